@@ -1,0 +1,34 @@
+#!/usr/bin/env node
+// Runs the whole tap suite and ends with the line CI reads: `N passed, N failed`.
+import { spawn } from 'node:child_process';
+
+const tapBin = new URL('../node_modules/tap/dist/esm/run.mjs', import.meta.url).pathname;
+const args = ['--reporter=tap', ...process.argv.slice(2)];
+const child = spawn(process.execPath, [tapBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+
+let summary = null;
+let tail = '';
+child.stdout.on('data', (chunk) => {
+  process.stdout.write(chunk);
+  const text = tail + chunk.toString();
+  const lines = text.split('\n');
+  tail = lines.pop() ?? '';
+  for (const line of lines) {
+    const m = /^# (\{.*\})\s*$/.exec(line);
+    if (m && m[1].includes('total')) summary = m[1];
+  }
+});
+
+child.on('close', (code) => {
+  if (tail) {
+    const m = /^# (\{.*\})\s*$/.exec(tail);
+    if (m && m[1].includes('total')) summary = m[1];
+  }
+  const num = (key) => Number(new RegExp(`${key}:\\s*(\\d+)`).exec(summary ?? '')?.[1] ?? 0);
+  const passed = num('pass');
+  let failed = num('fail');
+  if (code !== 0 && failed === 0) failed = 1; // a crashed file or runner error still fails the run
+  const skipped = num('skip') + num('todo');
+  process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+  process.exit(code ?? 1);
+});

@@ -1,0 +1,24 @@
+import type { Logger } from 'pino';
+import type Router from '@koa/router';
+import type { Config } from '../config/index.js';
+import type { Clock } from '../domain/clock.js';
+import type { Principal } from '../domain/types.js';
+import type { Services } from '../services/index.js';
+import type { Validator } from './validation.js';
+
+export interface ApiDeps {
+  config: Readonly<Config>;
+  services: Services;
+  validator: Validator;
+  clock: Clock;
+  log: Logger;
+  version: string;
+  /** True while the database answers; /health reports it. */
+  databaseUp(): Promise<boolean>;
+}
+
+export interface ApiState {
+  principal: Principal;
+}
+
+export type ApiRouter = Router<ApiState>;

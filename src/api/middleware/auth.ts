@@ -1,0 +1,37 @@
+// The spec's three ways to pass a token: Bearer header, `api_key` query parameter, `api_key` JSON body field.
+import type Koa from 'koa';
+import { Unauthorized } from '../../domain/errors.js';
+import type { AccessService } from '../../services/access.js';
+import type { ApiState } from '../context.js';
+
+export function tokenFrom(ctx: Koa.Context): string | undefined {
+  const header = ctx.get('authorization');
+  if (header) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return m?.[1];
+  }
+  const q = ctx.query.api_key;
+  if (typeof q === 'string' && q) return q;
+  const body = (ctx.request as { body?: unknown }).body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const b = (body as Record<string, unknown>).api_key;
+    if (typeof b === 'string' && b) return b;
+  }
+  return undefined;
+}
+
+/** Removes the credential from query and body so validation never sees it as an unknown field. */
+function stripCredential(ctx: Koa.Context): void {
+  const body = (ctx.request as { body?: unknown }).body;
+  if (body && typeof body === 'object' && !Array.isArray(body)) delete (body as Record<string, unknown>).api_key;
+}
+
+export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> {
+  return async (ctx, next) => {
+    const principal = await access.authenticate(tokenFrom(ctx));
+    if (!principal) throw new Unauthorized();
+    ctx.state.principal = principal;
+    stripCredential(ctx);
+    await next();
+  };
+}

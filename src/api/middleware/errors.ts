@@ -1,0 +1,65 @@
+// The one place where errors become HTTP: typed service errors, body-parser and router errors
+// map to the spec's error body; anything else is logged and answered 500 without internals.
+import type Koa from 'koa';
+import type { Logger } from 'pino';
+import { ServiceError } from '../../domain/errors.js';
+import type { Clock } from '../../domain/clock.js';
+
+export interface ErrorBody {
+  error: string;
+  code?: string;
+  timestamp: string;
+  path: string;
+}
+
+const HTTP_CODES: Record<number, string> = {
+  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE',
+};
+
+export function errorBody(status: number, message: string, path: string, clock: Clock, code?: string): ErrorBody {
+  return { error: message, code: code ?? HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : undefined), timestamp: clock.now().toISOString(), path };
+}
+
+export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+      if (ctx.status === 404 && ctx.body === undefined) {
+        ctx.status = 404;
+        ctx.body = errorBody(404, `no route for ${ctx.method} ${ctx.path}`, ctx.path, clock, 'ROUTE_NOT_FOUND');
+      }
+    } catch (err) {
+      const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; headers?: Record<string, string> };
+      let status: number;
+      let message: string;
+      let code: string | undefined;
+      let extra: Record<string, unknown> = {};
+      if (err instanceof ServiceError) {
+        status = err.status;
+        message = err.message;
+        code = err.code;
+        if (err.details && typeof err.details === 'object') extra = err.details as Record<string, unknown>;
+      } else if (e?.type === 'entity.too.large' || e?.status === 413) {
+        status = 413;
+        message = 'request body is larger than 1 MB';
+      } else if (e?.type === 'entity.parse.failed' || (e?.status === 400 && err instanceof SyntaxError)) {
+        status = 400;
+        message = 'request body is not valid JSON';
+        code = 'INVALID_JSON';
+      } else if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500) {
+        status = e.status;
+        message = e.expose ? (e.message ?? 'bad request') : 'bad request';
+        if (e.headers) ctx.set(e.headers);
+      } else {
+        status = 500;
+        message = 'internal server error';
+        // Only name, message and stack: an error object may carry the request body.
+        const { name, message: msg, stack } = (err ?? {}) as Error;
+        log.error({ err: { name, message: msg, stack }, method: ctx.method, path: ctx.path }, 'unhandled error');
+      }
+      ctx.status = status;
+      ctx.body = { ...extra, ...errorBody(status, message, ctx.path, clock, code) };
+    }
+  };
+}

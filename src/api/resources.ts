@@ -1,0 +1,72 @@
+// Resource -> JSON for both API surfaces (public and user API share these).
+import { fullUrl } from '../domain/endpoint.js';
+import type { Domain, Endpoint, LivenessConfig, Portfolio } from '../domain/types.js';
+import type { EndpointDetail } from '../services/endpoints.js';
+
+export function portfolioJson(p: Portfolio) {
+  return { id: p.id, name: p.name, description: p.description, domain_count: p.domain_count, created_at: p.created_at, updated_at: p.updated_at };
+}
+
+export function domainJson(d: Domain) {
+  const expiry = d.expiry_override ?? d.registry_expiry_date;
+  return {
+    id: d.id,
+    domain: d.domain,
+    portfolio_id: d.portfolio_id,
+    notes: d.notes,
+    is_verified: d.is_verified,
+    verification_token: d.verification_token,
+    health_score: d.health_score,
+    health_grade: d.health_grade,
+    expiry_date: expiry,
+    exposure_monitoring_enabled: d.exposure_monitoring_enabled,
+    whois: { registrar: d.registrar, expiry_date: expiry, nameservers: d.nameservers },
+    dkim_selectors: d.dkim_selectors,
+    created_at: d.created_at,
+    updated_at: d.updated_at,
+  };
+}
+
+export function endpointJson(e: Endpoint) {
+  return {
+    id: e.id,
+    domain_id: e.domain_id,
+    domain: e.domain,
+    name: e.name,
+    endpoint_type: e.endpoint_type,
+    subdomain: e.subdomain,
+    path: e.path,
+    port: e.port,
+    is_enabled: e.is_enabled,
+    timeout_seconds: e.timeout_seconds,
+    notes: e.notes,
+    full_url: fullUrl(e),
+    created_at: e.created_at,
+    updated_at: e.updated_at,
+  };
+}
+
+export function endpointDetailJson(d: EndpointDetail, healthScore: number | null = null) {
+  return {
+    ...endpointJson(d.endpoint),
+    ssl_status: d.ssl_status,
+    ssl_expiry_date: d.ssl_expiry_date,
+    liveness_enabled: d.liveness_enabled,
+    health_score: healthScore,
+  };
+}
+
+export function livenessJson(c: LivenessConfig, endpointUrl?: string) {
+  return {
+    id: c.id,
+    endpoint_id: c.endpoint_id,
+    ...(endpointUrl !== undefined ? { endpoint_url: endpointUrl } : {}),
+    is_enabled: c.is_enabled,
+    timeout_seconds: c.timeout_seconds,
+    expected_status_code: c.expected_status_code,
+    interval_seconds: c.interval_seconds,
+    failure_threshold: c.failure_threshold,
+    created_at: c.created_at,
+    updated_at: c.updated_at,
+  };
+}

@@ -1,0 +1,33 @@
+import type Koa from 'koa';
+import type { ApiDeps, ApiRouter } from '../context.js';
+import { livenessJson, endpointJson } from '../resources.js';
+import { deleteBody, listBody } from '../shape.js';
+import type { LivenessInput } from '../../services/liveness.js';
+import { created, page, pathId, team } from './common.js';
+
+export function livenessRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+  const base = '/api/v1/liveness';
+  router.get(base, ...secure, async (ctx) => {
+    const q = v.query<{ limit?: number; offset?: number; endpoint_id?: string; domain_id?: string; is_enabled?: boolean }>('liveness-list', ctx.query);
+    const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
+    ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));
+  });
+  router.post(base, ...secure, async (ctx) => {
+    const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
+    created(ctx, livenessJson(await s.liveness.create(team(ctx), body)));
+  });
+  router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
+    const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+    const ep = await s.endpoints.get(team(ctx), c.endpoint_id);
+    ctx.body = livenessJson(c, endpointJson(ep).full_url);
+  });
+  router.put(`${base}/:livenessId`, ...secure, async (ctx) => {
+    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+    const body = v.body<Partial<LivenessInput>>('liveness-update', ctx.request.body);
+    ctx.body = livenessJson(await s.liveness.update(team(ctx), id, body));
+  });
+  router.delete(`${base}/:livenessId`, ...secure, async (ctx) => {
+    const c = await s.liveness.remove(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+    ctx.body = deleteBody('liveness', 'Liveness configuration', { id: c.id, endpoint_id: c.endpoint_id }, { deleted_id: c.id });
+  });
+}

@@ -1,0 +1,30 @@
+import type Koa from 'koa';
+import type { ApiDeps, ApiRouter } from '../context.js';
+import { portfolioJson } from '../resources.js';
+import { deleteBody, listBody } from '../shape.js';
+import type { PortfolioInput } from '../../services/portfolios.js';
+import { created, page, pathId, team } from './common.js';
+
+export function portfolioRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+  const base = '/api/v1/portfolios';
+  router.get(base, ...secure, async (ctx) => {
+    const q = v.query<{ limit?: number; offset?: number; name?: string }>('portfolio-list', ctx.query);
+    ctx.body = listBody('portfolios', await s.portfolios.list(team(ctx), { name: q.name }, page(q)), portfolioJson);
+  });
+  router.post(base, ...secure, async (ctx) => {
+    const body = v.body<PortfolioInput>('portfolio-create', ctx.request.body);
+    created(ctx, portfolioJson(await s.portfolios.create(team(ctx), body)));
+  });
+  router.get(`${base}/:portfolioId`, ...secure, async (ctx) => {
+    ctx.body = portfolioJson(await s.portfolios.get(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio')));
+  });
+  router.put(`${base}/:portfolioId`, ...secure, async (ctx) => {
+    const id = pathId(ctx, 'portfolioId', 'Portfolio');
+    const body = v.body<Partial<PortfolioInput>>('portfolio-update', ctx.request.body);
+    ctx.body = portfolioJson(await s.portfolios.update(team(ctx), id, body));
+  });
+  router.delete(`${base}/:portfolioId`, ...secure, async (ctx) => {
+    const p = await s.portfolios.remove(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio'));
+    ctx.body = deleteBody('portfolio', 'Portfolio', portfolioJson(p));
+  });
+}

@@ -1,0 +1,49 @@
+// The koa application: both API surfaces on one app, errors mapped in one middleware.
+import Koa from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import type { ApiDeps, ApiState } from './context.js';
+import { errorMiddleware } from './middleware/errors.js';
+import { authMiddleware } from './middleware/auth.js';
+import { rateLimitMiddleware } from './middleware/rate-limit.js';
+import { healthRoutes, tokenRoutes } from './routes/system.js';
+import { portfolioRoutes } from './routes/portfolios.js';
+import { domainRoutes } from './routes/domains.js';
+import { endpointRoutes } from './routes/endpoints.js';
+import { livenessRoutes } from './routes/liveness.js';
+
+export function createApi(deps: ApiDeps): { app: Koa; router: Router<ApiState> } {
+  const app = new Koa({ proxy: false });
+  const router = new Router<ApiState>();
+  const secure = [authMiddleware(deps.services.access), rateLimitMiddleware(deps.config.rateLimit, deps.clock)] as Koa.Middleware[];
+
+  healthRoutes(router, deps);
+  tokenRoutes(router, secure);
+  portfolioRoutes(router, deps, secure);
+  domainRoutes(router, deps, secure);
+  endpointRoutes(router, deps, secure);
+  livenessRoutes(router, deps, secure);
+
+  app.use(errorMiddleware(deps.log, deps.clock));
+  app.use(async (ctx, next) => {
+    const t0 = performance.now();
+    try {
+      await next();
+    } finally {
+      // Path only: the query string may hold an api_key.
+      deps.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0) }, 'request');
+    }
+  });
+  app.use(
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit: '1mb',
+      // Any body is read as JSON whatever its Content-Type (curl -d sends form encoding).
+      detectJSON: () => true,
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'],
+    }),
+  );
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return { app, router };
+}

@@ -1,0 +1,93 @@
+// Every request body and query is checked against a JSON Schema from schemas/ (loaded once).
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import { Invalid } from '../domain/errors.js';
+
+const addFormats = formatsPlugin.default;
+
+/** schemas/ at the package root, from src/api (tsx) and dist/api (built) alike. */
+export const SCHEMA_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../schemas');
+
+export function loadSchemas(dir = SCHEMA_DIR): Record<string, object> {
+  const out: Record<string, object> = {};
+  const walk = (d: string) => {
+    for (const ent of fs.readdirSync(d, { withFileTypes: true })) {
+      const p = path.join(d, ent.name);
+      if (ent.isDirectory()) walk(p);
+      else if (ent.name.endsWith('.json') && ent.name !== 'openapi.json') {
+        const schema = JSON.parse(fs.readFileSync(p, 'utf8')) as { $id?: string };
+        const id = schema.$id ?? path.relative(dir, p).replace(/\.json$/, '').split(path.sep).join('/');
+        out[id] = { ...schema, $id: id };
+      }
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+function describe(errors: ErrorObject[] | null | undefined, where: string): string {
+  const e = errors?.[0];
+  if (!e) return `invalid ${where}`;
+  const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    return `${field ? `${field}.` : ''}${extra}: unknown field`;
+  }
+  if (e.keyword === 'required') return `${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: is required`;
+  if (e.keyword === 'enum') return `${field || where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  return `${field || where}: ${e.message ?? 'is invalid'}`;
+}
+
+export interface Validator {
+  /** Validates a JSON body (no coercion; unknown fields are errors) and returns it typed. */
+  body<T>(schemaId: string, value: unknown): T;
+  /** Validates query parameters (strings coerced to the schema's types, defaults applied). */
+  query<T>(schemaId: string, value: Record<string, unknown>): T;
+  /** For bulk items: null when valid, else the message. */
+  check(schemaId: string, value: unknown): string | null;
+  schemas: Record<string, object>;
+}
+
+export function createValidator(schemas: Record<string, object> = loadSchemas()): Validator {
+  const strict = new Ajv({ allErrors: false, strict: false });
+  const coercing = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true });
+  addFormats(strict);
+  addFormats(coercing);
+  for (const s of Object.values(schemas)) {
+    strict.addSchema(s);
+    coercing.addSchema(s);
+  }
+  const compiled = new Map<string, ValidateFunction>();
+  const get = (ajv: Ajv, id: string, key: string): ValidateFunction => {
+    let fn = compiled.get(key);
+    if (!fn) {
+      fn = ajv.getSchema(id);
+      if (!fn) throw new Error(`no schema "${id}" in schemas/`);
+      compiled.set(key, fn);
+    }
+    return fn;
+  };
+  return {
+    schemas,
+    body<T>(id: string, value: unknown): T {
+      const fn = get(strict, id, `b:${id}`);
+      if (!fn(value)) throw new Invalid(describe(fn.errors, 'body'));
+      return value as T;
+    },
+    query<T>(id: string, value: Record<string, unknown>): T {
+      const copy: Record<string, unknown> = {};
+      // Repeated parameters (?a=1&a=2) keep the last value rather than becoming arrays.
+      for (const [k, v] of Object.entries(value)) copy[k] = Array.isArray(v) ? v[v.length - 1] : v;
+      const fn = get(coercing, id, `q:${id}`);
+      if (!fn(copy)) throw new Invalid(describe(fn.errors, 'query'));
+      return copy as T;
+    },
+    check(id: string, value: unknown): string | null {
+      const fn = get(strict, id, `b:${id}`);
+      return fn(value) ? null : describe(fn.errors, 'item');
+    },
+  };
+}

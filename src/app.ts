@@ -1,0 +1,91 @@
+// The composition root: the only module that makes concrete instances.
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { pino, type Logger } from 'pino';
+import type Koa from 'koa';
+import type Router from '@koa/router';
+import type { Config } from './config/index.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { openStore, type Store } from './store/index.js';
+import { createServices, type Services } from './services/index.js';
+import { createApi } from './api/server.js';
+import { createValidator } from './api/validation.js';
+import type { ApiState } from './api/context.js';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+export interface AppOptions {
+  clock?: Clock;
+  log?: Logger;
+}
+
+export interface App {
+  config: Readonly<Config>;
+  store: Store;
+  services: Services;
+  koa: Koa;
+  router: Router<ApiState>;
+  log: Logger;
+  /** Starts the HTTP server and the workers; resolves with the bound URL. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops taking requests, finishes in-flight work, closes the database. */
+  stop(): Promise<void>;
+}
+
+export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+  return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
+}
+
+/** Store + services without the HTTP server or workers (CLI commands on the local database). */
+export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+  const store = await openStore(config.dbPath);
+  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints } });
+  return { store, services };
+}
+
+export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
+  const clock = opts.clock ?? systemClock;
+  const log = opts.log ?? createLogger(config);
+  const { store, services } = await openLocal(config, clock);
+  const { app: koa, router } = createApi({
+    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(),
+  });
+  let server: http.Server | undefined;
+  const timers: NodeJS.Timeout[] = [];
+  const every = (ms: number, fn: () => Promise<void>) => {
+    const t = setInterval(() => fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
+    t.unref();
+    timers.push(t);
+  };
+
+  return {
+    config, store, services, koa, router, log,
+    async start() {
+      await services.access.syncRevocations();
+      every(1000, () => services.access.syncRevocations());
+      every(30_000, () => services.access.flushUsage());
+      server = http.createServer(koa.callback());
+      server.keepAliveTimeout = 5000;
+      await new Promise<void>((resolve, reject) => {
+        server!.once('error', reject);
+        server!.listen(config.port, config.host, () => resolve());
+      });
+      const port = (server.address() as AddressInfo).port;
+      const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+      return { url: `http://${host}:${port}`, port };
+    },
+    async stop() {
+      timers.forEach(clearInterval);
+      if (server) {
+        const s = server;
+        await new Promise<void>((resolve) => {
+          s.close(() => resolve());
+          s.closeIdleConnections();
+        });
+      }
+      await services.access.flushUsage().catch(() => undefined);
+      await store.close();
+    },
+  };
+}

@@ -1,0 +1,64 @@
+// `dommon token ...` and `dommon users ...`.
+import type { Command } from 'commander';
+import { cliContext } from '../context.js';
+import { table, UsageError } from '../output.js';
+import { run } from '../run.js';
+
+export function tokenCommands(program: Command): void {
+  const token = program.command('token').description('API tokens (shown once, stored only as hashes)');
+  token
+    .command('create')
+    .description('create a token (and the team and user if they do not exist); prints the token alone')
+    .option('--user <email>', "the token's user (default: the team's first user, or admin@localhost)")
+    .option('--name <label>', 'token name')
+    .action(run(async (ctx, o: { user?: string; name?: string }) => {
+      if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
+      const { services } = await ctx.local();
+      const t = await services.access.createToken({ team: ctx.opts.team, user: o.user, name: o.name });
+      ctx.print.out(t, () => t.token);
+    }));
+  token
+    .command('list')
+    .description('list tokens (never their secret)')
+    .action(run(async (ctx) => {
+      const { services } = await ctx.local();
+      const rows = await services.access.listTokens(ctx.opts.team);
+      ctx.print.out(rows, () => table(rows, ['id', 'name', 'team', 'user', 'prefix', 'created_at', 'last_used_at', 'revoked_at']));
+    }));
+  token
+    .command('revoke <id>')
+    .description('revoke a token')
+    .action(run(async (ctx, id: string) => {
+      const { services } = await ctx.local();
+      const t = await services.access.revokeToken(id);
+      ctx.print.out(t, () => `revoked token ${t.id} (${t.name})`);
+    }));
+}
+
+export function userCommands(program: Command): void {
+  const users = program.command('users').description("the team's users");
+  users
+    .command('list')
+    .action(run(async (ctx) => {
+      const { services } = await ctx.local();
+      const rows = await services.access.listUsers(ctx.opts.team);
+      ctx.print.out(rows, () => table(rows, ['id', 'email', 'created_at']));
+    }));
+  users
+    .command('add <email>')
+    .action(run(async (ctx, email: string) => {
+      const { services } = await ctx.local();
+      const u = await services.access.addUser(ctx.opts.team, email);
+      ctx.print.out(u, () => `added ${u.email} (${u.id})`);
+    }));
+  users
+    .command('remove <email>')
+    .description("remove a user and revoke the user's tokens")
+    .action(run(async (ctx, email: string) => {
+      const { services } = await ctx.local();
+      const r = await services.access.removeUser(ctx.opts.team, email);
+      ctx.print.out(r, () => `removed ${r.user.email}; revoked ${r.revoked_tokens} token(s)`);
+    }));
+}
+
+export { cliContext };

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { loadConfig } from '../../config/index.js';
+import { createApp } from '../../app.js';
+import type { GlobalOpts } from '../context.js';
+
+export function serveCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the API and run every scheduler on the local database')
+    .option('--host <host>', 'listen address (DOMMON_HOST)')
+    .option('--port <port>', 'listen port, 0 picks a free one (DOMMON_PORT)')
+    .option('--log-level <level>', 'debug, info, warn or error (DOMMON_LOG_LEVEL)')
+    .action(async (flags: { host?: string; port?: string; logLevel?: string }, cmd: Command) => {
+      const g = cmd.optsWithGlobals<GlobalOpts>();
+      const config = loadConfig({ ...flags, dataDir: g.dataDir });
+      const app = await createApp(config);
+      let url: string;
+      try {
+        ({ url } = await app.start());
+      } catch (err) {
+        await app.stop().catch(() => undefined);
+        const e = err as NodeJS.ErrnoException;
+        if (e.code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is already in use`);
+        if (e.code === 'EACCES') throw new Error(`not allowed to listen on ${config.host}:${config.port}`);
+        throw err;
+      }
+      process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
+      app.log.info({ url, dataDir: config.dataDir }, 'listening');
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        app.log.info({ signal }, 'shutting down');
+        app.stop().then(
+          () => process.exit(0),
+          (err) => {
+            app.log.error({ err }, 'shutdown failed');
+            process.exit(1);
+          },
+        );
+      };
+      process.on('SIGINT', () => stop('SIGINT'));
+      process.on('SIGTERM', () => stop('SIGTERM'));
+    });
+}

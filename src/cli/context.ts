@@ -1,0 +1,42 @@
+// What every command gets: config from flags + env, and (lazily) the local services.
+import type { Command } from 'commander';
+import { loadConfig, type Config } from '../config/index.js';
+import type { Store } from '../store/index.js';
+import type { Services } from '../services/index.js';
+import { openLocal } from '../app.js';
+import { printer, type Printer } from './output.js';
+
+export interface GlobalOpts {
+  dataDir?: string;
+  json?: boolean;
+  team?: string;
+  remote?: string;
+  token?: string;
+}
+
+export interface CliContext {
+  opts: GlobalOpts;
+  config: Readonly<Config>;
+  print: Printer;
+  /** Opens the local database once; closed by `close()`. */
+  local(): Promise<{ store: Store; services: Services }>;
+  close(): Promise<void>;
+}
+
+export function cliContext(cmd: Command): CliContext {
+  const opts = cmd.optsWithGlobals<GlobalOpts>();
+  const config = loadConfig({ dataDir: opts.dataDir });
+  let opened: { store: Store; services: Services } | undefined;
+  return {
+    opts,
+    config,
+    print: printer(Boolean(opts.json)),
+    async local() {
+      opened ??= await openLocal(config);
+      return opened;
+    },
+    async close() {
+      await opened?.store.close();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// Flags + DOMMON_* environment -> one frozen, validated Config. The only module that reads env.
+import path from 'node:path';
+
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface Config {
+  host: string;
+  port: number;
+  dataDir: string;
+  dbPath: string;
+  dnsServers: string[];
+  whoisServer: string | null;
+  rdapUrl: string | null;
+  smtpUrl: string | null;
+  smtpFrom: string;
+  pushoverUrl: string;
+  rateLimit: number;
+  maxDomains: number | null;
+  maxEndpoints: number | null;
+  verifyInterval: number;
+  checkInterval: number;
+  notifyInterval: number;
+  resultRetentionDays: number;
+  logLevel: LogLevel;
+  metricsToken: string | null;
+}
+
+/** Options given as flags (commander camelCase names); they win over the environment. */
+export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string }>;
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(name: string, raw: string | undefined, def: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (raw === undefined || raw === '') return def;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`${name} must be a whole number, got "${raw}"`);
+  const n = Number(raw);
+  if (n < min || n > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${n}`);
+  return n;
+}
+
+function optInt(name: string, raw: string | undefined): number | null {
+  if (raw === undefined || raw === '' || raw === 'unlimited') return null;
+  return int(name, raw, 0, 0);
+}
+
+function hostPort(name: string, raw: string): string {
+  const v = raw.trim();
+  if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(v)) {
+    throw new ConfigError(`${name}: "${raw}" is not host or host:port`);
+  }
+  return v;
+}
+
+function url(name: string, raw: string | undefined, protocols: string[]): string | null {
+  if (raw === undefined || raw === '') return null;
+  let u: URL;
+  try {
+    u = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} is not a valid URL`);
+  }
+  if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
+  return raw.replace(/\/+$/, '');
+}
+
+export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
+  const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
+  const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new ConfigError(`DOMMON_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const whois = env.DOMMON_WHOIS_SERVER;
+  const config: Config = {
+    host: flags.host ?? env.DOMMON_HOST ?? '127.0.0.1',
+    port: int('port', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
+    dataDir,
+    dbPath: path.join(dataDir, 'dommon.db'),
+    dnsServers: (env.DOMMON_DNS_SERVERS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+      .map((s) => hostPort('DOMMON_DNS_SERVERS', s)),
+    whoisServer: whois ? hostPort('DOMMON_WHOIS_SERVER', whois) : null,
+    rdapUrl: url('DOMMON_RDAP_URL', env.DOMMON_RDAP_URL, ['http:', 'https:']),
+    smtpUrl: url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']),
+    smtpFrom: env.DOMMON_SMTP_FROM || 'dommon@localhost',
+    pushoverUrl: url('DOMMON_PUSHOVER_URL', env.DOMMON_PUSHOVER_URL, ['http:', 'https:']) ?? 'https://api.pushover.net',
+    rateLimit: int('DOMMON_RATE_LIMIT', env.DOMMON_RATE_LIMIT, 100, 1),
+    maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),
+    maxEndpoints: optInt('DOMMON_MAX_ENDPOINTS', env.DOMMON_MAX_ENDPOINTS),
+    verifyInterval: int('DOMMON_VERIFY_INTERVAL', env.DOMMON_VERIFY_INTERVAL, 300, 1),
+    checkInterval: int('DOMMON_CHECK_INTERVAL', env.DOMMON_CHECK_INTERVAL, 21600, 1),
+    notifyInterval: int('DOMMON_NOTIFY_INTERVAL', env.DOMMON_NOTIFY_INTERVAL, 5, 1),
+    resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
+    logLevel: logLevel as LogLevel,
+    metricsToken: env.DOMMON_METRICS_TOKEN || null,
+  };
+  return Object.freeze(config);
+}

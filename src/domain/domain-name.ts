@@ -1,0 +1,32 @@
+// Domain names are validated and normalised once, here: lowercase, IDN -> punycode, no trailing dot,
+// and registrable per the public suffix list (example.co.uk yes, co.uk no).
+import { domainToASCII } from 'node:url';
+import { parse } from 'tldts';
+
+export type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
+
+const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+export function normalizeDomainName(input: string): NameCheck {
+  let s = input.trim().toLowerCase();
+  if (s.endsWith('.')) s = s.slice(0, -1);
+  if (s.length === 0) return { ok: false, reason: 'domain must not be empty' };
+  if (/[\s/:@?#]/.test(s)) return { ok: false, reason: 'domain must be a bare host name (no scheme, path, port or spaces)' };
+  const ascii = domainToASCII(s);
+  if (!ascii) return { ok: false, reason: `"${input}" is not a valid domain name` };
+  if (ascii.length > 253) return { ok: false, reason: 'domain is longer than 253 characters' };
+  const labels = ascii.split('.');
+  if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) {
+    return { ok: false, reason: `"${input}" is not a valid domain name` };
+  }
+  const info = parse(ascii, { allowPrivateDomains: false });
+  if (info.isIp) return { ok: false, reason: 'an IP address is not a domain' };
+  // Unknown TLDs (.test, .internal, new gTLDs) are accepted; a bare public suffix is not.
+  if (!info.domain) return { ok: false, reason: `"${ascii}" is a public suffix, not a registrable domain` };
+  return { ok: true, name: ascii };
+}
+
+/** The registrable domain (eTLD+1) of a valid name, e.g. www.example.co.uk -> example.co.uk. */
+export function registrableDomain(name: string): string | null {
+  return parse(name).domain ?? null;
+}

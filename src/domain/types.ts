@@ -1,0 +1,114 @@
+// Domain types as services see them (never rows); the store maps rows to these.
+export const ENDPOINT_TYPES = ['https', 'http', 'port'] as const;
+export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+
+export interface Team {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface User {
+  id: string;
+  team_id: string;
+  email: string;
+  created_at: string;
+}
+
+export interface ApiToken {
+  id: string;
+  team_id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** What an authenticated request knows about its caller. */
+export interface Principal {
+  token_id: string;
+  token_name: string;
+  team_id: string;
+  team_name: string;
+  user_id: string;
+  user_email: string;
+}
+
+export interface Portfolio {
+  id: string;
+  team_id: string;
+  name: string;
+  description: string | null;
+  domain_count: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Domain {
+  id: string;
+  team_id: string;
+  domain: string;
+  portfolio_id: string | null;
+  notes: string | null;
+  is_verified: boolean;
+  verified_at: string | null;
+  verification_token: string;
+  health_score: number | null;
+  health_grade: string | null;
+  exposure_monitoring_enabled: boolean;
+  /** Manual expiry override for TLDs nobody can query (extension). */
+  expiry_override: string | null;
+  dkim_selectors: string[];
+  overall_status: string | null;
+  /** From the latest registration lookup (RDAP/WHOIS); null until one succeeded. */
+  registrar: string | null;
+  registry_expiry_date: string | null;
+  nameservers: string[];
+  registration_checked_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Endpoint {
+  id: string;
+  team_id: string;
+  domain_id: string;
+  domain: string;
+  name: string;
+  endpoint_type: EndpointType;
+  subdomain: string | null;
+  path: string | null;
+  port: number | null;
+  is_enabled: boolean;
+  timeout_seconds: number;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LivenessConfig {
+  id: string;
+  team_id: string;
+  endpoint_id: string;
+  is_enabled: boolean;
+  timeout_seconds: number;
+  expected_status_code: number;
+  interval_seconds: number;
+  failure_threshold: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+  limit: number;
+  offset: number;
+}

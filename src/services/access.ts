@@ -1,0 +1,147 @@
+// Teams, users and API tokens: the token is shown once, only its SHA-256 hash is stored, and
+// lookups are cached in memory (cleared when any process revokes a token, via the meta epoch).
+import { createHash, randomBytes } from 'node:crypto';
+import { Conflict, Invalid, NotFound } from '../domain/errors.js';
+import { isoNow } from '../domain/clock.js';
+import type { ApiToken, Principal, Team, User } from '../domain/types.js';
+import { newId } from '../store/repos/util.js';
+import type { ServiceDeps } from './deps.js';
+
+export const TOKEN_PREFIX = 'dmn_';
+const EPOCH_KEY = 'tokens_epoch';
+const EMAIL = /^[^\s@]+@[^\s@]+$/;
+
+export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+export interface CreatedToken {
+  token: string;
+  id: string;
+  team_id: string;
+  team: string;
+  user_id: string;
+  user: string;
+  token_name: string;
+}
+
+export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
+  const cache = new Map<string, Principal | null>();
+  const touched = new Set<string>();
+  let epoch: string | undefined;
+
+  async function ensureTeam(name: string): Promise<Team> {
+    const clean = name.trim();
+    if (!clean || clean.length > 100) throw new Invalid('team name must be 1-100 characters');
+    return (await store.teams.byName(clean)) ?? store.teams.create(clean, isoNow(clock));
+  }
+
+  async function requireTeam(name?: string): Promise<Team> {
+    if (name) {
+      const t = await store.teams.byName(name);
+      if (!t) throw new NotFound(`Team "${name}"`);
+      return t;
+    }
+    const all = await store.teams.list();
+    if (all.length === 1) return all[0]!;
+    if (all.length === 0) throw new NotFound('Team (create one with `dommon token create --team NAME`)');
+    throw new Invalid(`several teams exist (${all.map((t) => t.name).join(', ')}): choose one with --team`, 'TEAM_REQUIRED');
+  }
+
+  async function bumpEpoch(): Promise<void> {
+    await store.meta.set(EPOCH_KEY, newId());
+    cache.clear();
+  }
+
+  return {
+    ensureTeam,
+    requireTeam,
+    listTeams: () => store.teams.list(),
+
+    async createToken(opts: { team: string; user?: string; name?: string }): Promise<CreatedToken> {
+      if (opts.user !== undefined && !EMAIL.test(opts.user)) throw new Invalid(`"${opts.user}" is not an e-mail address`);
+      return store.transaction(async (tx) => {
+        const now = isoNow(clock);
+        const team = (await tx.teams.byName(opts.team.trim())) ?? (await tx.teams.create(opts.team.trim(), now));
+        let user: User | undefined;
+        if (opts.user) user = (await tx.users.byEmail(team.id, opts.user.toLowerCase())) ?? (await tx.users.create(team.id, opts.user.toLowerCase(), now));
+        else user = (await tx.users.list(team.id))[0] ?? (await tx.users.create(team.id, 'admin@localhost', now));
+        const secret = randomBytes(32).toString('base64url');
+        const token = `${TOKEN_PREFIX}${secret}`;
+        const id = newId();
+        const name = opts.name?.trim() || `token-${id.slice(0, 8)}`;
+        await tx.tokens.create({ id, team_id: team.id, user_id: user.id, name, prefix: token.slice(0, 10), token_hash: hashToken(token), created_at: now });
+        return { token, id, team_id: team.id, team: team.name, user_id: user.id, user: user.email, token_name: name };
+      });
+    },
+
+    async listTokens(teamName?: string): Promise<(ApiToken & { team: string; user: string })[]> {
+      const team = teamName ? await requireTeam(teamName) : undefined;
+      return store.tokens.list(team?.id);
+    },
+
+    async revokeToken(id: string): Promise<ApiToken> {
+      const tok = await store.tokens.byId(id);
+      if (!tok) throw new NotFound('Token');
+      if (tok.revoked_at) throw new Conflict('token is already revoked', 'TOKEN_REVOKED');
+      await store.tokens.revoke(id, isoNow(clock));
+      await bumpEpoch();
+      return { ...tok, revoked_at: isoNow(clock) };
+    },
+
+    async listUsers(teamName?: string): Promise<User[]> {
+      return store.users.list((await requireTeam(teamName)).id);
+    },
+
+    async addUser(teamName: string | undefined, email: string): Promise<User> {
+      if (!EMAIL.test(email)) throw new Invalid(`"${email}" is not an e-mail address`);
+      const team = teamName ? await ensureTeam(teamName) : await requireTeam();
+      if (await store.users.byEmail(team.id, email.toLowerCase())) throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
+      return store.users.create(team.id, email.toLowerCase(), isoNow(clock));
+    },
+
+    async removeUser(teamName: string | undefined, email: string): Promise<{ user: User; revoked_tokens: number }> {
+      const team = await requireTeam(teamName);
+      const user = await store.users.byEmail(team.id, email.toLowerCase());
+      if (!user) throw new NotFound(`User ${email}`);
+      const revoked = await store.transaction(async (tx) => {
+        const n = await tx.tokens.revokeForUser(user.id, isoNow(clock));
+        await tx.users.remove(user.id);
+        return n;
+      });
+      await bumpEpoch();
+      return { user, revoked_tokens: revoked };
+    },
+
+    /** The caller behind a raw token, or null. Cached: no database round trip per request. */
+    async authenticate(token: string | undefined): Promise<Principal | null> {
+      if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+      const hash = hashToken(token);
+      let p = cache.get(hash);
+      if (p === undefined) {
+        p = (await store.tokens.principalByHash(hash)) ?? null;
+        if (cache.size > 10_000) cache.clear();
+        cache.set(hash, p);
+      }
+      if (p) touched.add(p.token_id);
+      return p;
+    },
+
+    /** Called on a timer by the daemon: drops the cache when another process revoked a token. */
+    async syncRevocations(): Promise<void> {
+      const now = await store.meta.get(EPOCH_KEY);
+      if (now !== epoch) {
+        epoch = now;
+        cache.clear();
+      }
+    },
+
+    /** Writes last_used_at for tokens used since the previous flush (batched, off the hot path). */
+    async flushUsage(): Promise<void> {
+      if (!touched.size) return;
+      const ids = [...touched];
+      touched.clear();
+      await store.tokens.touch(ids, isoNow(clock));
+    },
+  };
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;

@@ -1,0 +1,140 @@
+import { randomBytes } from 'node:crypto';
+import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { isoNow } from '../domain/clock.js';
+import { normalizeDomainName } from '../domain/domain-name.js';
+import type { Domain, Page, PageOf } from '../domain/types.js';
+import type { Repos } from '../store/index.js';
+import type { DomainFilter } from '../store/repos/domains.js';
+import { newId } from '../store/repos/util.js';
+import { isUniqueViolation, type ServiceDeps } from './deps.js';
+
+export interface DomainInput {
+  domain: string;
+  portfolio_id?: string | null;
+  notes?: string | null;
+  expiry_date?: string | null;
+  dkim_selectors?: string[];
+}
+
+export interface BulkFailure {
+  index: number;
+  input: unknown;
+  error: string;
+  code: string | undefined;
+}
+
+export interface BulkResult<T> {
+  created: T[];
+  failed: BulkFailure[];
+}
+
+export const VERIFY_PREFIX = 'dommon-verify-';
+export const newVerificationToken = (): string => `${VERIFY_PREFIX}${randomBytes(16).toString('hex')}`;
+
+function normalize(name: string): string {
+  const r = normalizeDomainName(name);
+  if (!r.ok) throw new Invalid(`domain: ${r.reason}`, 'INVALID_DOMAIN');
+  return r.name;
+}
+
+export async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | null | undefined): Promise<void> {
+  if (portfolioId && !(await tx.portfolios.get(teamId, portfolioId))) throw new NotFound('Portfolio');
+}
+
+/** Runs `one` per item, each in its own transaction, and reports per item what failed and why. */
+export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
+  const out: BulkResult<T> = { created: [], failed: [] };
+  for (const [index, item] of items.entries()) {
+    try {
+      out.created.push(await one(item));
+    } catch (err) {
+      const e = err as { message?: string; code?: string; status?: number };
+      if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
+      out.failed.push({ index, input: item, error: e.message ?? 'failed', code: e.code });
+    }
+  }
+  return out;
+}
+
+export function createDomainService({ store, clock, limits }: ServiceDeps) {
+  async function get(teamId: string, id: string): Promise<Domain> {
+    const d = await store.domains.get(teamId, id);
+    if (!d) throw new NotFound('Domain');
+    return d;
+  }
+
+  async function create(teamId: string, input: DomainInput): Promise<Domain> {
+    const name = normalize(input.domain);
+    const id = newId();
+    try {
+      await store.transaction(async (tx) => {
+        if (limits.maxDomains !== null && (await tx.domains.count(teamId)) >= limits.maxDomains) {
+          throw new PlanLimit(`domain limit reached (${limits.maxDomains} per team)`, 'DOMAIN_LIMIT');
+        }
+        if (await tx.domains.byName(teamId, name)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+        await checkPortfolio(tx, teamId, input.portfolio_id);
+        const now = isoNow(clock);
+        await tx.domains.insert({
+          id, team_id: teamId, domain: name, portfolio_id: input.portfolio_id ?? null, notes: input.notes ?? null,
+          is_verified: 0, verified_at: null, verification_token: newVerificationToken(),
+          health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0,
+          expiry_override: input.expiry_date ?? null, dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
+          created_at: now, updated_at: now,
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+      throw err;
+    }
+    return get(teamId, id);
+  }
+
+  return {
+    get,
+    create,
+    list: (teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> => store.domains.list(teamId, f, page),
+    /** `parse` validates one raw item (throwing Invalid); each item commits on its own. */
+    bulkCreate: (teamId: string, items: unknown[], parse: (raw: unknown) => DomainInput) => bulk(items, (i) => create(teamId, parse(i))),
+
+    async update(teamId: string, id: string, input: Partial<DomainInput>): Promise<Domain> {
+      const name = input.domain !== undefined ? normalize(input.domain) : undefined;
+      try {
+        await store.transaction(async (tx) => {
+          const cur = await tx.domains.get(teamId, id);
+          if (!cur) throw new NotFound('Domain');
+          if (name && name !== cur.domain && (await tx.domains.byName(teamId, name))) {
+            throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+          }
+          await checkPortfolio(tx, teamId, input.portfolio_id);
+          const renamed = name !== undefined && name !== cur.domain;
+          await tx.domains.update(teamId, id, {
+            domain: name,
+            portfolio_id: input.portfolio_id,
+            notes: input.notes,
+            expiry_override: input.expiry_date,
+            dkim_selectors: input.dkim_selectors && JSON.stringify(input.dkim_selectors),
+            // A renamed domain must prove ownership again.
+            ...(renamed ? { is_verified: 0, verified_at: null, exposure_monitoring_enabled: 0 } : {}),
+            updated_at: isoNow(clock),
+          });
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+        throw err;
+      }
+      return get(teamId, id);
+    },
+
+    /** Deletes the domain; endpoints, liveness configs, results and findings cascade in one transaction. */
+    async remove(teamId: string, id: string): Promise<Domain> {
+      return store.transaction(async (tx) => {
+        const d = await tx.domains.get(teamId, id);
+        if (!d) throw new NotFound('Domain');
+        await tx.domains.remove(teamId, id);
+        return d;
+      });
+    },
+  };
+}
+
+export type DomainService = ReturnType<typeof createDomainService>;

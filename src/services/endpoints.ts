@@ -1,0 +1,158 @@
+import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { isoNow } from '../domain/clock.js';
+import { validSubdomain } from '../domain/endpoint.js';
+import type { Endpoint, EndpointType, Page, PageOf } from '../domain/types.js';
+import type { EndpointFilter } from '../store/repos/endpoints.js';
+import { newId } from '../store/repos/util.js';
+import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import { bulk } from './domains.js';
+
+export interface EndpointInput {
+  domain_id: string;
+  name: string;
+  endpoint_type: EndpointType;
+  subdomain?: string | null;
+  path?: string | null;
+  port?: number | null;
+  is_enabled?: boolean;
+  timeout_seconds?: number;
+  notes?: string | null;
+}
+
+export const DEFAULT_ENDPOINT_TIMEOUT = 10;
+
+export interface EndpointDetail {
+  endpoint: Endpoint;
+  ssl_status: string;
+  ssl_expiry_date: string | null;
+  ssl_issuer: string | null;
+  ssl_subject: string | null;
+  ssl_checked_at: string | null;
+  liveness_enabled: boolean;
+  liveness_id: string | null;
+}
+
+function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
+  const out = { ...input };
+  if (typeof out.subdomain === 'string') {
+    out.subdomain = out.subdomain.trim().toLowerCase().replace(/\.+$/, '') || null;
+    if (out.subdomain && !validSubdomain(out.subdomain)) throw new Invalid(`subdomain: "${input.subdomain}" is not a valid host prefix`);
+  }
+  if (typeof out.path === 'string') {
+    const p = out.path.trim();
+    out.path = p ? (p.startsWith('/') ? p : `/${p}`) : null;
+    if (out.path && /\s/.test(out.path)) throw new Invalid('path: must not contain spaces');
+  }
+  if (typeof out.name === 'string') {
+    out.name = out.name.trim();
+    if (!out.name) throw new Invalid('name: must not be empty');
+  }
+  return out;
+}
+
+function requirePort(type: EndpointType, port: number | null | undefined): void {
+  if (type === 'port' && (port === null || port === undefined)) throw new Invalid('port: required for endpoint_type "port"');
+}
+
+export function createEndpointService({ store, clock, limits }: ServiceDeps) {
+  async function get(teamId: string, id: string): Promise<Endpoint> {
+    const e = await store.endpoints.get(teamId, id);
+    if (!e) throw new NotFound('Endpoint');
+    return e;
+  }
+
+  async function create(teamId: string, raw: EndpointInput): Promise<Endpoint> {
+    const input = clean(raw) as EndpointInput;
+    requirePort(input.endpoint_type, input.port);
+    const id = newId();
+    try {
+      await store.transaction(async (tx) => {
+        const domain = await tx.domains.get(teamId, input.domain_id);
+        if (!domain) throw new NotFound('Domain');
+        if (limits.maxEndpoints !== null && (await tx.endpoints.count(teamId)) >= limits.maxEndpoints) {
+          throw new PlanLimit(`endpoint limit reached (${limits.maxEndpoints} per team)`, 'ENDPOINT_LIMIT');
+        }
+        if (await tx.endpoints.byName(domain.id, input.name)) {
+          throw new Conflict(`endpoint "${input.name}" already exists for ${domain.domain}`, 'ENDPOINT_EXISTS');
+        }
+        const now = isoNow(clock);
+        await tx.endpoints.insert({
+          id, team_id: teamId, domain_id: domain.id, name: input.name, endpoint_type: input.endpoint_type,
+          subdomain: input.subdomain ?? null, path: input.path ?? null, port: input.port ?? null,
+          is_enabled: input.is_enabled === false ? 0 : 1, timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
+          notes: input.notes ?? null, created_at: now, updated_at: now,
+        });
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
+      throw err;
+    }
+    return get(teamId, id);
+  }
+
+  /** Endpoint plus what detail views show: certificate state and liveness switch. */
+  async function detail(teamId: string, id: string): Promise<EndpointDetail> {
+    const endpoint = await get(teamId, id);
+    const [cert, live] = await Promise.all([store.endpoints.certificate(id), store.liveness.byEndpoint(id)]);
+    return {
+      endpoint,
+      ssl_status: cert?.ssl_status ?? 'unknown',
+      ssl_expiry_date: cert?.not_after ? cert.not_after.slice(0, 10) : null,
+      ssl_issuer: cert?.issuer ?? null,
+      ssl_subject: cert?.subject ?? null,
+      ssl_checked_at: cert?.checked_at ?? null,
+      liveness_enabled: live?.is_enabled ?? false,
+      liveness_id: live?.id ?? null,
+    };
+  }
+
+  return {
+    get,
+    detail,
+    create,
+    list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> => store.endpoints.list(teamId, f, page),
+    forDomain: (teamId: string, domainId: string) => store.endpoints.forDomain(teamId, domainId),
+    bulkCreate: (teamId: string, items: unknown[], parse: (raw: unknown) => EndpointInput) => bulk(items, (i) => create(teamId, parse(i))),
+
+    async update(teamId: string, id: string, raw: Partial<Omit<EndpointInput, 'domain_id'>>): Promise<Endpoint> {
+      const input = clean(raw);
+      try {
+        await store.transaction(async (tx) => {
+          const cur = await tx.endpoints.get(teamId, id);
+          if (!cur) throw new NotFound('Endpoint');
+          requirePort(input.endpoint_type ?? cur.endpoint_type, input.port === undefined ? cur.port : input.port);
+          if (input.name && input.name !== cur.name && (await tx.endpoints.byName(cur.domain_id, input.name))) {
+            throw new Conflict(`endpoint "${input.name}" already exists for ${cur.domain}`, 'ENDPOINT_EXISTS');
+          }
+          await tx.endpoints.update(teamId, id, {
+            name: input.name,
+            endpoint_type: input.endpoint_type,
+            subdomain: input.subdomain,
+            path: input.path,
+            port: input.port,
+            is_enabled: input.is_enabled === undefined ? undefined : input.is_enabled ? 1 : 0,
+            timeout_seconds: input.timeout_seconds,
+            notes: input.notes,
+            updated_at: isoNow(clock),
+          });
+        });
+      } catch (err) {
+        if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
+        throw err;
+      }
+      return get(teamId, id);
+    },
+
+    /** Deletes the endpoint; its liveness config, results and certificates cascade. */
+    async remove(teamId: string, id: string): Promise<Endpoint> {
+      return store.transaction(async (tx) => {
+        const e = await tx.endpoints.get(teamId, id);
+        if (!e) throw new NotFound('Endpoint');
+        await tx.endpoints.remove(teamId, id);
+        return e;
+      });
+    },
+  };
+}
+
+export type EndpointService = ReturnType<typeof createEndpointService>;

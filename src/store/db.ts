@@ -1,0 +1,56 @@
+// Opens the SQLite file (WAL, foreign keys, busy timeout) and applies pending migrations.
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import type { DB } from './schema.js';
+import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
+import type { Migration } from 'kysely';
+
+export interface OpenOptions {
+  /** Migrations to apply (tests pass a prefix of the list to build an old schema). */
+  migrations?: Record<string, Migration>;
+  readonly?: boolean;
+}
+
+export interface Connection {
+  db: Kysely<DB>;
+  sqlite: Database.Database;
+  file: string;
+  close(): Promise<void>;
+}
+
+export async function openConnection(file: string, opts: OpenOptions = {}): Promise<Connection> {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const sqlite = new Database(file, { readonly: opts.readonly ?? false });
+  sqlite.pragma('journal_mode = WAL');
+  // NORMAL in WAL mode survives a killed process (kill -9) without losing a committed transaction.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('auto_vacuum = INCREMENTAL');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const conn: Connection = {
+    db,
+    sqlite,
+    file,
+    async close() {
+      await db.destroy();
+    },
+  };
+  if (!opts.readonly) await migrate(conn, opts.migrations ?? MIGRATIONS);
+  return conn;
+}
+
+export async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+  const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider(migrations) });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) throw error instanceof Error ? error : new Error(String(error));
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+export async function migrationStatus(conn: Connection): Promise<{ name: string; applied_at: string | null }[]> {
+  const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider() });
+  const list = await migrator.getMigrations();
+  return list.map((m) => ({ name: m.name, applied_at: m.executedAt ? m.executedAt.toISOString() : null }));
+}

@@ -1,0 +1,59 @@
+// The store: one repository per resource over one Kysely executor; transaction() gives the same
+// repositories bound to a transaction so a use case commits all its writes (and events) together.
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { DB } from './schema.js';
+import { openConnection, type Connection, type OpenOptions } from './db.js';
+import { metaRepo, teamsRepo, tokensRepo, usersRepo } from './repos/teams.js';
+import { portfoliosRepo } from './repos/portfolios.js';
+import { domainsRepo } from './repos/domains.js';
+import { endpointsRepo } from './repos/endpoints.js';
+import { livenessRepo } from './repos/liveness.js';
+
+function repos(db: Kysely<DB>) {
+  return {
+    teams: teamsRepo(db),
+    users: usersRepo(db),
+    tokens: tokensRepo(db),
+    meta: metaRepo(db),
+    portfolios: portfoliosRepo(db),
+    domains: domainsRepo(db),
+    endpoints: endpointsRepo(db),
+    liveness: livenessRepo(db),
+  };
+}
+
+export type Repos = ReturnType<typeof repos>;
+
+export interface Store extends Repos {
+  /** The raw query builder, for repositories added by later modules. */
+  db: Kysely<DB>;
+  file: string;
+  transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function storeFrom(conn: Connection): Store {
+  return {
+    ...repos(conn.db),
+    db: conn.db,
+    file: conn.file,
+    transaction: (fn) => conn.db.transaction().execute((trx) => fn({ ...repos(trx), db: trx })),
+    async ping() {
+      try {
+        await sql`select 1`.execute(conn.db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => conn.close(),
+  };
+}
+
+export async function openStore(file: string, opts?: OpenOptions): Promise<Store> {
+  return storeFrom(await openConnection(file, opts));
+}
+
+export type { DB } from './schema.js';

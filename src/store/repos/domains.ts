@@ -1,0 +1,101 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, DomainsTable } from '../schema.js';
+import type { Domain, Page, PageOf } from '../../domain/types.js';
+import { containsLiteral, defined, parseJson, toBool } from './util.js';
+
+export interface DomainFilter {
+  domain?: string;
+  portfolio_id?: string;
+  ids?: string[];
+}
+
+type Row = Selectable<DomainsTable> & {
+  registrar: string | null;
+  reg_expiry: string | null;
+  nameservers: string | null;
+  reg_checked_at: string | null;
+};
+
+function toDomain(r: Row): Domain {
+  return {
+    id: r.id,
+    team_id: r.team_id,
+    domain: r.domain,
+    portfolio_id: r.portfolio_id,
+    notes: r.notes,
+    is_verified: toBool(r.is_verified),
+    verified_at: r.verified_at,
+    verification_token: r.verification_token,
+    health_score: r.health_score,
+    health_grade: r.health_grade,
+    overall_status: r.overall_status,
+    exposure_monitoring_enabled: toBool(r.exposure_monitoring_enabled),
+    expiry_override: r.expiry_override,
+    dkim_selectors: parseJson<string[]>(r.dkim_selectors, []),
+    registrar: r.registrar,
+    registry_expiry_date: r.reg_expiry,
+    nameservers: parseJson<string[]>(r.nameservers, []),
+    registration_checked_at: r.reg_checked_at,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export function domainsRepo(db: Kysely<DB>) {
+  const base = () =>
+    db
+      .selectFrom('domains as d')
+      .leftJoin('domain_registrations as r', 'r.domain_id', 'd.id')
+      .selectAll('d')
+      .select(['r.registrar', 'r.expiry_date as reg_expiry', 'r.nameservers', 'r.checked_at as reg_checked_at']);
+  const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: DomainFilter): Q => {
+    let out = q.where('d.team_id', '=', teamId);
+    if (f.domain) out = out.where(containsLiteral('d.domain', f.domain));
+    if (f.portfolio_id) out = out.where('d.portfolio_id', '=', f.portfolio_id);
+    if (f.ids) out = out.where('d.id', 'in', f.ids.length ? f.ids : ['']);
+    return out;
+  };
+  return {
+    async get(teamId: string, id: string): Promise<Domain | undefined> {
+      const r = await base().where('d.team_id', '=', teamId).where('d.id', '=', id).executeTakeFirst();
+      return r && toDomain(r);
+    },
+    async byName(teamId: string, name: string): Promise<Domain | undefined> {
+      const r = await base().where('d.team_id', '=', teamId).where('d.domain', '=', name).executeTakeFirst();
+      return r && toDomain(r);
+    },
+    async list(teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> {
+      const { total } = await filtered(db.selectFrom('domains as d'), teamId, f)
+        .select((e) => e.fn.countAll<number>().as('total'))
+        .executeTakeFirstOrThrow();
+      const rows = await filtered(base(), teamId, f).orderBy('d.created_at').orderBy('d.id').limit(page.limit).offset(page.offset).execute();
+      return { items: rows.map(toDomain), total: Number(total), ...page };
+    },
+    /** Every domain of every team (workers); small projection. */
+    async all(): Promise<Domain[]> {
+      return (await base().orderBy('d.created_at').execute()).map(toDomain);
+    },
+    async count(teamId: string): Promise<number> {
+      const r = await db.selectFrom('domains').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    async insert(row: Selectable<DomainsTable>): Promise<void> {
+      await db.insertInto('domains').values(row).execute();
+    },
+    async update(teamId: string, id: string, patch: Partial<Selectable<DomainsTable>>): Promise<void> {
+      await db.updateTable('domains').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+    async remove(teamId: string, id: string): Promise<void> {
+      await db.deleteFrom('domains').where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+    async countInPortfolio(teamId: string, portfolioId: string): Promise<number> {
+      const r = await db
+        .selectFrom('domains')
+        .where('team_id', '=', teamId)
+        .where('portfolio_id', '=', portfolioId)
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+  };
+}

@@ -1,0 +1,92 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, EndpointsTable } from '../schema.js';
+import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
+import { defined, toBool } from './util.js';
+
+export interface EndpointFilter {
+  domain_id?: string;
+  endpoint_type?: EndpointType;
+  is_enabled?: boolean;
+}
+
+type Row = Selectable<EndpointsTable> & { domain: string };
+
+function toEndpoint(r: Row): Endpoint {
+  return {
+    id: r.id,
+    team_id: r.team_id,
+    domain_id: r.domain_id,
+    domain: r.domain,
+    name: r.name,
+    endpoint_type: r.endpoint_type as EndpointType,
+    subdomain: r.subdomain,
+    path: r.path,
+    port: r.port,
+    is_enabled: toBool(r.is_enabled),
+    timeout_seconds: r.timeout_seconds,
+    notes: r.notes,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export function endpointsRepo(db: Kysely<DB>) {
+  const base = () => db.selectFrom('endpoints as e').innerJoin('domains as d', 'd.id', 'e.domain_id').selectAll('e').select('d.domain');
+  const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: EndpointFilter): Q => {
+    let out = q.where('e.team_id', '=', teamId);
+    if (f.domain_id) out = out.where('e.domain_id', '=', f.domain_id);
+    if (f.endpoint_type) out = out.where('e.endpoint_type', '=', f.endpoint_type);
+    if (f.is_enabled !== undefined) out = out.where('e.is_enabled', '=', f.is_enabled ? 1 : 0);
+    return out;
+  };
+  return {
+    async get(teamId: string, id: string): Promise<Endpoint | undefined> {
+      const r = await base().where('e.team_id', '=', teamId).where('e.id', '=', id).executeTakeFirst();
+      return r && toEndpoint(r);
+    },
+    /** By id regardless of team (workers only). */
+    async byId(id: string): Promise<Endpoint | undefined> {
+      const r = await base().where('e.id', '=', id).executeTakeFirst();
+      return r && toEndpoint(r);
+    },
+    async byName(domainId: string, name: string): Promise<Endpoint | undefined> {
+      const r = await base().where('e.domain_id', '=', domainId).where('e.name', '=', name).executeTakeFirst();
+      return r && toEndpoint(r);
+    },
+    async list(teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> {
+      const { total } = await filtered(db.selectFrom('endpoints as e'), teamId, f)
+        .select((e) => e.fn.countAll<number>().as('total'))
+        .executeTakeFirstOrThrow();
+      const rows = await filtered(base(), teamId, f).orderBy('e.created_at').orderBy('e.id').limit(page.limit).offset(page.offset).execute();
+      return { items: rows.map(toEndpoint), total: Number(total), ...page };
+    },
+    async forDomain(teamId: string, domainId: string): Promise<Endpoint[]> {
+      const rows = await base().where('e.team_id', '=', teamId).where('e.domain_id', '=', domainId).orderBy('e.created_at').orderBy('e.id').execute();
+      return rows.map(toEndpoint);
+    },
+    async all(): Promise<Endpoint[]> {
+      return (await base().orderBy('e.created_at').execute()).map(toEndpoint);
+    },
+    /** Latest TLS inspection summary, or undefined before the first check. */
+    async certificate(endpointId: string) {
+      return db
+        .selectFrom('endpoint_certificates')
+        .select(['ssl_status', 'not_after', 'issuer', 'subject', 'checked_at', 'error'])
+        .where('endpoint_id', '=', endpointId)
+        .executeTakeFirst();
+    },
+    async count(teamId: string): Promise<number> {
+      const r = await db.selectFrom('endpoints').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      return Number(r.n);
+    },
+    async insert(row: Selectable<EndpointsTable>): Promise<void> {
+      await db.insertInto('endpoints').values(row).execute();
+    },
+    async update(teamId: string, id: string, patch: Partial<Selectable<EndpointsTable>>): Promise<void> {
+      await db.updateTable('endpoints').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+    async remove(teamId: string, id: string): Promise<void> {
+      await db.deleteFrom('endpoints').where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+  };
+}

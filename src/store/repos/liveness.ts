@@ -1,0 +1,71 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, LivenessConfigsTable } from '../schema.js';
+import type { LivenessConfig, Page, PageOf } from '../../domain/types.js';
+import { defined, toBool } from './util.js';
+
+export interface LivenessFilter {
+  endpoint_id?: string;
+  domain_id?: string;
+  is_enabled?: boolean;
+}
+
+function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
+  return {
+    id: r.id,
+    team_id: r.team_id,
+    endpoint_id: r.endpoint_id,
+    is_enabled: toBool(r.is_enabled),
+    timeout_seconds: r.timeout_seconds,
+    expected_status_code: r.expected_status_code,
+    interval_seconds: r.interval_seconds,
+    failure_threshold: r.failure_threshold,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+export function livenessRepo(db: Kysely<DB>) {
+  const base = () => db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id').selectAll('l');
+  const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: LivenessFilter): Q => {
+    let out = q.where('l.team_id', '=', teamId);
+    if (f.endpoint_id) out = out.where('l.endpoint_id', '=', f.endpoint_id);
+    if (f.domain_id) out = out.where('e.domain_id', '=', f.domain_id);
+    if (f.is_enabled !== undefined) out = out.where('l.is_enabled', '=', f.is_enabled ? 1 : 0);
+    return out;
+  };
+  return {
+    async get(teamId: string, id: string): Promise<LivenessConfig | undefined> {
+      const r = await base().where('l.team_id', '=', teamId).where('l.id', '=', id).executeTakeFirst();
+      return r && toConfig(r);
+    },
+    async byId(id: string): Promise<LivenessConfig | undefined> {
+      const r = await base().where('l.id', '=', id).executeTakeFirst();
+      return r && toConfig(r);
+    },
+    async byEndpoint(endpointId: string): Promise<LivenessConfig | undefined> {
+      const r = await base().where('l.endpoint_id', '=', endpointId).executeTakeFirst();
+      return r && toConfig(r);
+    },
+    async list(teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> {
+      const { total } = await filtered(db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id'), teamId, f)
+        .select((e) => e.fn.countAll<number>().as('total'))
+        .executeTakeFirstOrThrow();
+      const rows = await filtered(base(), teamId, f).orderBy('l.created_at').orderBy('l.id').limit(page.limit).offset(page.offset).execute();
+      return { items: rows.map(toConfig), total: Number(total), ...page };
+    },
+    /** Every enabled config whose endpoint is enabled (the scheduler's working set). */
+    async allEnabled(): Promise<LivenessConfig[]> {
+      const rows = await base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1).execute();
+      return rows.map(toConfig);
+    },
+    async insert(row: Selectable<LivenessConfigsTable>): Promise<void> {
+      await db.insertInto('liveness_configs').values(row).execute();
+    },
+    async update(teamId: string, id: string, patch: Partial<Selectable<LivenessConfigsTable>>): Promise<void> {
+      await db.updateTable('liveness_configs').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+    async remove(teamId: string, id: string): Promise<void> {
+      await db.deleteFrom('liveness_configs').where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+  };
+}

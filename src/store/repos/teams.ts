@@ -1,0 +1,103 @@
+// Teams, their users and API tokens (stored only as SHA-256 hashes).
+import type { Kysely } from 'kysely';
+import type { DB } from '../schema.js';
+import type { ApiToken, Principal, Team, User } from '../../domain/types.js';
+import { newId } from './util.js';
+
+export function teamsRepo(db: Kysely<DB>) {
+  return {
+    async byName(name: string): Promise<Team | undefined> {
+      return db.selectFrom('teams').select(['id', 'name', 'created_at']).where('name', '=', name).executeTakeFirst();
+    },
+    async byId(id: string): Promise<Team | undefined> {
+      return db.selectFrom('teams').select(['id', 'name', 'created_at']).where('id', '=', id).executeTakeFirst();
+    },
+    async list(): Promise<Team[]> {
+      return db.selectFrom('teams').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('name').execute();
+    },
+    async create(name: string, now: string): Promise<Team> {
+      const team = { id: newId(), name, created_at: now };
+      await db.insertInto('teams').values({ ...team, timezone: 'UTC' }).execute();
+      return team;
+    },
+  };
+}
+
+export function usersRepo(db: Kysely<DB>) {
+  const cols = ['id', 'team_id', 'email', 'created_at'] as const;
+  return {
+    async byEmail(teamId: string, email: string): Promise<User | undefined> {
+      return db.selectFrom('users').select(cols).where('team_id', '=', teamId).where('email', '=', email).executeTakeFirst();
+    },
+    async byId(id: string): Promise<User | undefined> {
+      return db.selectFrom('users').select(cols).where('id', '=', id).executeTakeFirst();
+    },
+    async list(teamId: string): Promise<User[]> {
+      return db.selectFrom('users').select(cols).where('team_id', '=', teamId).orderBy('created_at').orderBy('email').execute();
+    },
+    async create(teamId: string, email: string, now: string): Promise<User> {
+      const user = { id: newId(), team_id: teamId, email, created_at: now };
+      await db.insertInto('users').values(user).execute();
+      return user;
+    },
+    async remove(id: string): Promise<void> {
+      await db.deleteFrom('users').where('id', '=', id).execute();
+    },
+  };
+}
+
+export function tokensRepo(db: Kysely<DB>) {
+  const cols = ['id', 'team_id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+  return {
+    async create(t: Omit<ApiToken, 'last_used_at' | 'revoked_at'> & { token_hash: string }): Promise<void> {
+      await db.insertInto('api_tokens').values({ ...t, last_used_at: null, revoked_at: null }).execute();
+    },
+    async principalByHash(hash: string): Promise<Principal | undefined> {
+      const row = await db
+        .selectFrom('api_tokens as t')
+        .innerJoin('teams as tm', 'tm.id', 't.team_id')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select(['t.id as token_id', 't.name as token_name', 't.team_id', 'tm.name as team_name', 't.user_id', 'u.email as user_email'])
+        .where('t.token_hash', '=', hash)
+        .where('t.revoked_at', 'is', null)
+        .executeTakeFirst();
+      return row;
+    },
+    async list(teamId?: string): Promise<(ApiToken & { team: string; user: string })[]> {
+      let q = db
+        .selectFrom('api_tokens as t')
+        .innerJoin('teams as tm', 'tm.id', 't.team_id')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select(cols.map((c) => `t.${c}` as const))
+        .select(['tm.name as team', 'u.email as user']);
+      if (teamId) q = q.where('t.team_id', '=', teamId);
+      return q.orderBy('t.created_at').execute();
+    },
+    async byId(id: string): Promise<ApiToken | undefined> {
+      return db.selectFrom('api_tokens').select(cols).where('id', '=', id).executeTakeFirst();
+    },
+    async revoke(id: string, now: string): Promise<number> {
+      const r = await db.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    async revokeForUser(userId: string, now: string): Promise<number> {
+      const r = await db.updateTable('api_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    async touch(ids: string[], now: string): Promise<void> {
+      if (ids.length) await db.updateTable('api_tokens').set({ last_used_at: now }).where('id', 'in', ids).execute();
+    },
+  };
+}
+
+export function metaRepo(db: Kysely<DB>) {
+  return {
+    async get(key: string): Promise<string | undefined> {
+      const r = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirst();
+      return r?.value;
+    },
+    async set(key: string, value: string): Promise<void> {
+      await db.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+    },
+  };
+}
