@@ -44,6 +44,55 @@ export async function openLocal(config: Readonly<Config>, clock: Clock = systemC
   return { store, services };
 }
 
+export interface LocalApi {
+  team: { id: string; name: string };
+  /** One API request served in-process (bound to 127.0.0.1:0, closed by close()). */
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  services: Services;
+  close(): Promise<void>;
+}
+
+/** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
+export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
+  const { store, services } = await openLocal(config);
+  try {
+    const team = await services.access.requireTeam(teamName);
+    const user = (await services.access.listUsers(team.name))[0];
+    const principal = {
+      token_id: 'local', token_name: 'local-cli', team_id: team.id, team_name: team.name,
+      user_id: user?.id ?? '', user_email: user?.email ?? 'admin@localhost',
+    };
+    const { app } = createApi(
+      { config, services, clock: systemClock, log: pino({ level: 'silent' }), version: VERSION, validator: createValidator(), databaseUp: () => store.ping() },
+      { principal },
+    );
+    const server = http.createServer(app.callback());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return {
+      team,
+      services,
+      async request(method, path, body) {
+        const res = await fetch(base + path, {
+          method,
+          headers: body === undefined ? {} : { 'content-type': 'application/json' },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return { status: res.status, body: text ? JSON.parse(text) : undefined };
+      },
+      async close() {
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await store.close();
+      },
+    };
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+}
+
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);

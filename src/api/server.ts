@@ -3,6 +3,7 @@ import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { ApiDeps, ApiState } from './context.js';
+import type { Principal } from '../domain/types.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { authMiddleware } from './middleware/auth.js';
 import { rateLimitMiddleware } from './middleware/rate-limit.js';
@@ -12,10 +13,20 @@ import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { livenessRoutes } from './routes/liveness.js';
 
-export function createApi(deps: ApiDeps): { app: Koa; router: Router<ApiState> } {
+export interface ApiOptions {
+  /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
+  principal?: Principal;
+}
+
+export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; router: Router<ApiState> } {
   const app = new Koa({ proxy: false });
   const router = new Router<ApiState>();
-  const secure = [authMiddleware(deps.services.access), rateLimitMiddleware(deps.config.rateLimit, deps.clock)] as Koa.Middleware[];
+  const fixed = opts.principal;
+  const secure = (
+    fixed
+      ? [async (ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next) => { ctx.state.principal = fixed; await next(); }]
+      : [authMiddleware(deps.services.access), rateLimitMiddleware(deps.config.rateLimit, deps.clock)]
+  ) as Koa.Middleware[];
 
   healthRoutes(router, deps);
   tokenRoutes(router, secure);

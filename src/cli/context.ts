@@ -25,7 +25,7 @@ export interface CliContext {
 
 export function cliContext(cmd: Command): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOpts>();
-  const config = loadConfig({ dataDir: opts.dataDir });
+  const config = loadConfig({ dataDir: opts.dataDir, remote: opts.remote, token: opts.token });
   let opened: { store: Store; services: Services } | undefined;
   return {
     opts,

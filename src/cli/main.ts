@@ -4,6 +4,7 @@ import { VERSION } from '../app.js';
 import { serveCommand } from './commands/serve.js';
 import { tokenCommands, userCommands } from './commands/access.js';
 import { exitCodeFor } from './output.js';
+import { resourceCommands } from './commands/resources.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -19,6 +20,7 @@ export function buildProgram(): Command {
   serveCommand(program);
   tokenCommands(program);
   userCommands(program);
+  resourceCommands(program);
   return program;
 }
 

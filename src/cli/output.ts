@@ -13,6 +13,7 @@ export function exitCodeFor(err: unknown): number {
     if (err.status === 400) return 2;
   }
   const status = (err as { status?: number })?.status;
+  if (status === 400) return 2;
   if (status === 404) return 3;
   if (status === 409) return 4;
   return 1;

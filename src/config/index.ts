@@ -24,10 +24,13 @@ export interface Config {
   resultRetentionDays: number;
   logLevel: LogLevel;
   metricsToken: string | null;
+  /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
+  remoteUrl: string | null;
+  remoteToken: string | null;
 }
 
 /** Options given as flags (commander camelCase names); they win over the environment. */
-export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string }>;
+export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string }>;
 
 export class ConfigError extends Error {}
 
@@ -97,6 +100,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
+    remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
+    remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
   };
   return Object.freeze(config);
 }

@@ -112,3 +112,27 @@ export interface PageOf<T> {
   limit: number;
   offset: number;
 }
+
+/** An endpoint with what detail views show: certificate state and liveness switch. */
+export interface EndpointDetail {
+  endpoint: Endpoint;
+  ssl_status: string;
+  ssl_expiry_date: string | null;
+  ssl_issuer: string | null;
+  ssl_subject: string | null;
+  ssl_checked_at: string | null;
+  liveness_enabled: boolean;
+  liveness_id: string | null;
+}
+
+export interface BulkFailure {
+  index: number;
+  input: unknown;
+  error: string;
+  code: string | undefined;
+}
+
+export interface BulkResult<T> {
+  created: T[];
+  failed: BulkFailure[];
+}

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
-import type { Domain, Page, PageOf } from '../domain/types.js';
+import type { BulkResult, Domain, Page, PageOf } from '../domain/types.js';
+export type { BulkResult } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
 import { newId } from '../store/repos/util.js';
@@ -14,18 +15,6 @@ export interface DomainInput {
   notes?: string | null;
   expiry_date?: string | null;
   dkim_selectors?: string[];
-}
-
-export interface BulkFailure {
-  index: number;
-  input: unknown;
-  error: string;
-  code: string | undefined;
-}
-
-export interface BulkResult<T> {
-  created: T[];
-  failed: BulkFailure[];
 }
 
 export const VERIFY_PREFIX = 'dommon-verify-';

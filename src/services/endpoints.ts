@@ -1,7 +1,8 @@
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { validSubdomain } from '../domain/endpoint.js';
-import type { Endpoint, EndpointType, Page, PageOf } from '../domain/types.js';
+import type { Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
+export type { EndpointDetail } from '../domain/types.js';
 import type { EndpointFilter } from '../store/repos/endpoints.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
@@ -21,16 +22,6 @@ export interface EndpointInput {
 
 export const DEFAULT_ENDPOINT_TIMEOUT = 10;
 
-export interface EndpointDetail {
-  endpoint: Endpoint;
-  ssl_status: string;
-  ssl_expiry_date: string | null;
-  ssl_issuer: string | null;
-  ssl_subject: string | null;
-  ssl_checked_at: string | null;
-  liveness_enabled: boolean;
-  liveness_id: string | null;
-}
 
 function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
   const out = { ...input };

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { livenessJson, endpointJson } from '../resources.js';
-import { deleteBody, listBody } from '../shape.js';
+import { livenessJson, endpointJson } from '../../domain/views.js';
+import { deleteBody, listBody } from '../../domain/shape.js';
 import type { LivenessInput } from '../../services/liveness.js';
 import { created, page, pathId, team } from './common.js';
 

@@ -1,7 +1,6 @@
-// Resource -> JSON for both API surfaces (public and user API share these).
-import { fullUrl } from '../domain/endpoint.js';
-import type { Domain, Endpoint, LivenessConfig, Portfolio } from '../domain/types.js';
-import type { EndpointDetail } from '../services/endpoints.js';
+// Resource -> JSON views shared by both API surfaces and the CLI's --json output.
+import { fullUrl } from './endpoint.js';
+import type { Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from './types.js';
 
 export function portfolioJson(p: Portfolio) {
   return { id: p.id, name: p.name, description: p.description, domain_count: p.domain_count, created_at: p.created_at, updated_at: p.updated_at };

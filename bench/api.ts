@@ -1,0 +1,96 @@
+// bench/api: seeds 10,000 domains for one team, then measures GET /api/v1/domains?limit=50 and
+// POST /api/v1/domains next to the bare koa ceiling, with 16 concurrent keep-alive clients.
+// Usage: npm run bench   (DURATION=5 CONCURRENCY=16 SEED=10000 to change)
+import { spawn } from 'node:child_process';
+import http from 'node:http';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config/index.js';
+import { openLocal } from '../src/app.js';
+
+const DURATION = Number(process.env.DURATION ?? 5) * 1000;
+const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
+const SEED = Number(process.env.SEED ?? 10_000);
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-'));
+const config = loadConfig({ dataDir });
+const { store, services } = await openLocal(config);
+const { token, team_id } = await services.access.createToken({ team: 'bench' });
+const t0 = Date.now();
+await store.transaction(async (tx) => {
+  const now = new Date().toISOString();
+  for (let i = 0; i < SEED; i++) {
+    await tx.domains.insert({
+      id: crypto.randomUUID(), team_id, domain: `seed-${i}.example.com`, portfolio_id: null, notes: null, is_verified: 0,
+      verified_at: null, verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null,
+      exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
+    });
+  }
+});
+await store.close();
+console.log(`seeded ${SEED} domains in ${Date.now() - t0} ms`);
+
+const server = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+const base = await new Promise<string>((resolve, reject) => {
+  server.stdout.on('data', (d: Buffer) => {
+    const m = /listening on (http:\/\/\S+)/.exec(d.toString());
+    if (m) resolve(m[1]!);
+  });
+  server.on('exit', (code) => reject(new Error(`server exited ${code}`)));
+});
+const url = new URL(base);
+const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+
+function once(method: string, p: string, body?: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const start = process.hrtime.bigint();
+    const req = http.request(
+      { host: url.hostname, port: url.port, method, path: p, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        res.resume();
+        res.on('end', () => {
+          if ((res.statusCode ?? 500) >= 400) reject(new Error(`${method} ${p}: ${res.statusCode}`));
+          else resolve(Number(process.hrtime.bigint() - start) / 1e6);
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+let counter = 0;
+async function measure(name: string, make: () => [string, string, string?]) {
+  // warm-up
+  for (let i = 0; i < 200; i++) await once(...make());
+  const lat: number[] = [];
+  const end = Date.now() + DURATION;
+  const t = Date.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (Date.now() < end) lat.push(await once(...make()));
+    }),
+  );
+  const secs = (Date.now() - t) / 1000;
+  lat.sort((a, b) => a - b);
+  const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))]!;
+  return { name, rps: lat.length / secs, p50: pct(0.5), p99: pct(0.99) };
+}
+
+const results = [
+  await measure('ceiling GET /__ceiling', () => ['GET', '/__ceiling']),
+  await measure('GET /api/v1/domains?limit=50', () => ['GET', '/api/v1/domains?limit=50']),
+  await measure('POST /api/v1/domains', () => ['POST', '/api/v1/domains', JSON.stringify({ domain: `new-${counter++}.example.org` })]),
+];
+const ceiling = results[0]!.rps;
+console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION / 1000} s each, ${SEED} domains seeded, Node ${process.version}, ${os.cpus().length} cores\n`);
+console.log('| route | req/s | p50 ms | p99 ms | % of ceiling |');
+console.log('| --- | ---: | ---: | ---: | ---: |');
+for (const r of results) {
+  console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / ceiling) * 100).toFixed(0)}% |`);
+}
+server.kill('SIGTERM');
+agent.destroy();
+await new Promise((r) => server.on('exit', r));
+fs.rmSync(dataDir, { recursive: true, force: true });
