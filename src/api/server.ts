@@ -11,7 +11,8 @@ import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
-import { livenessRoutes } from './routes/liveness.js';
+import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
+import { notificationRoutes } from './routes/notifications.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -34,6 +35,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   domainRoutes(router, deps, secure);
   endpointRoutes(router, deps, secure);
   livenessRoutes(router, deps, secure);
+  livenessDataRoutes(router, deps, secure);
+  notificationRoutes(router, deps, secure);
 
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {

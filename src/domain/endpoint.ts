@@ -41,3 +41,22 @@ const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 export function validSubdomain(s: string): boolean {
   return s.length <= 200 && s.toLowerCase().split('.').every((l) => LABEL.test(l));
 }
+
+export type Health = 'healthy' | 'warning' | 'critical' | 'unknown';
+
+/**
+ * Endpoint health: critical when its liveness is down or its certificate is expired, invalid or
+ * unreachable; warning when the certificate expires within 30 days or 24 h uptime is under 99 %;
+ * unknown before anything was checked; healthy otherwise.
+ */
+export function endpointHealth(ssl: string | null, liveness: 'up' | 'down' | 'unknown' | null, uptime24h: number | null): Health {
+  if (liveness === 'down' || ssl === 'expired' || ssl === 'invalid' || ssl === 'error') return 'critical';
+  if (ssl === 'expiring_soon' || (uptime24h !== null && uptime24h < 99)) return 'warning';
+  if ((ssl === null || ssl === 'unknown') && (liveness === null || liveness === 'unknown')) return 'unknown';
+  return 'healthy';
+}
+
+/** 0-100 score matching endpointHealth: healthy 100, warning 60, critical 10, unknown null. */
+export function endpointScore(h: Health): number | null {
+  return { healthy: 100, warning: 60, critical: 10, unknown: null }[h];
+}

@@ -97,6 +97,8 @@ export interface LivenessConfig {
   expected_status_code: number;
   interval_seconds: number;
   failure_threshold: number;
+  /** Internal integer key of its results and aggregates. */
+  seq: number;
   created_at: string;
   updated_at: string;
 }

@@ -5,14 +5,22 @@ import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
 import { createLivenessService } from './liveness.js';
 import { createPortfolioService } from './portfolios.js';
+import { createMonitorService } from './monitor.js';
+import { createStatusService } from './status.js';
+import { createNotificationService } from './notifications.js';
 
 export function createServices(deps: ServiceDeps) {
+  const endpoints = createEndpointService(deps);
+  const monitor = createMonitorService(deps);
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),
     domains: createDomainService(deps),
-    endpoints: createEndpointService(deps),
+    endpoints,
     liveness: createLivenessService(deps),
+    monitor,
+    status: createStatusService({ ...deps, endpoints, monitor }),
+    notifications: createNotificationService(deps),
   };
 }
 

@@ -9,6 +9,9 @@ import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
 import { endpointsRepo } from './repos/endpoints.js';
 import { livenessRepo } from './repos/liveness.js';
+import { livenessDataRepo } from './repos/liveness-data.js';
+import { eventsRepo } from './repos/events.js';
+import { notificationsRepo } from './repos/notifications.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -20,6 +23,9 @@ function repos(db: Kysely<DB>) {
     domains: domainsRepo(db),
     endpoints: endpointsRepo(db),
     liveness: livenessRepo(db),
+    livenessData: livenessDataRepo(db),
+    events: eventsRepo(db),
+    notifications: notificationsRepo(db),
   };
 }
 

@@ -48,14 +48,14 @@ export interface CertificateHistoryTable {
   not_before: string | null; not_after: string | null; first_seen: string; last_seen: string;
 }
 export interface LivenessConfigsTable {
-  id: string; team_id: string; endpoint_id: string; is_enabled: Bool; timeout_seconds: number;
+  id: string; seq: number; team_id: string; endpoint_id: string; is_enabled: Bool; timeout_seconds: number;
   expected_status_code: number; interval_seconds: number; failure_threshold: number;
   created_at: string; updated_at: string;
 }
 export interface LivenessResultsTable {
-  id: string; config_id: string; ts: number; ok: Bool; response_time_ms: number; status_code: number | null; error: string | null;
+  cfg: number; ts: number; ok: Bool; ms: number; status: number | null; error: string | null;
 }
-export interface LivenessAggregateTable { config_id: string; bucket: string; total: number; ok: number; sum_ms: number }
+export interface LivenessAggregateTable { cfg: number; bucket: number; total: number; ok: number; sum_ms: number }
 export interface LivenessStateTable {
   config_id: string; status: string | null; consecutive_failures: number; last_check: string | null;
   last_check_successful: Bool | null; response_time_ms: number | null; status_code: number | null;

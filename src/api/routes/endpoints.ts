@@ -23,13 +23,18 @@ export function endpointRoutes(router: ApiRouter, { services: s, validator: v }:
     created(ctx, bulkBody('endpoints', r, endpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
   });
   router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
-    ctx.body = endpointDetailJson(await s.endpoints.detail(team(ctx), pathId(ctx, 'endpointId', 'Endpoint')));
+    const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+    ctx.body = endpointDetailJson(d, score);
+  });
+  router.get(`${base}/:endpointId/status`, ...secure, async (ctx) => {
+    ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
   });
   router.put(`${base}/:endpointId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'endpointId', 'Endpoint');
     const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);
     await s.endpoints.update(team(ctx), id, body);
-    ctx.body = endpointDetailJson(await s.endpoints.detail(team(ctx), id));
+    const { d, score } = await s.status.endpointSummary(team(ctx), id);
+    ctx.body = endpointDetailJson(d, score);
   });
   router.delete(`${base}/:endpointId`, ...secure, async (ctx) => {
     const e = await s.endpoints.remove(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));

@@ -31,3 +31,23 @@ export function livenessRoutes(router: ApiRouter, { services: s, validator: v }:
     ctx.body = deleteBody('liveness', 'Liveness configuration', { id: c.id, endpoint_id: c.endpoint_id }, { deleted_id: c.id });
   });
 }
+
+export function livenessDataRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+  const base = '/api/v1/liveness/:livenessId';
+  router.get(`${base}/results`, ...secure, async (ctx) => {
+    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+    const q = v.query<{ limit?: number; offset?: number; hours?: number }>('liveness-results', ctx.query);
+    const p = page(q);
+    const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, ...p });
+    ctx.body = listBody('results', { items: r.items, total: r.total, ...p }, (x) => x, { hours: q.hours ?? 24 });
+  });
+  router.get(`${base}/stats`, ...secure, async (ctx) => {
+    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+    const q = v.query<{ days?: number }>('liveness-stats', ctx.query);
+    const r = await s.monitor.stats(team(ctx), id, q.days ?? 30);
+    ctx.body = { ...r, data: r.stats };
+  });
+  router.get(`${base}/status`, ...secure, async (ctx) => {
+    ctx.body = await s.monitor.status(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+  });
+}

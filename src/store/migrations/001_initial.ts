@@ -174,6 +174,8 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
     .createTable('liveness_configs')
     .addColumn('id', 'text', (c) => c.primaryKey())
+    // Small integer key for the high-volume result and aggregate tables (keeps a check under 40 bytes).
+    .addColumn('seq', 'integer', (c) => c.notNull().unique())
     .addColumn('team_id', 'text', (c) => c.notNull().references('teams.id').onDelete('cascade'))
     .addColumn('endpoint_id', 'text', (c) => c.notNull().unique().references('endpoints.id').onDelete('cascade'))
     .addColumn('is_enabled', 'integer', (c) => c.notNull().defaultTo(1))
@@ -186,30 +188,27 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('liveness_team_created').on('liveness_configs').columns(['team_id', 'created_at', 'id']).execute();
 
-  // Compact raw results (bounded by retention): epoch-seconds time and integer flags keep rows small.
-  await db.schema
-    .createTable('liveness_results')
-    .addColumn('id', 'text', (c) => c.primaryKey())
-    .addColumn('config_id', 'text', (c) => c.notNull().references('liveness_configs.id').onDelete('cascade'))
-    .addColumn('ts', 'integer', (c) => c.notNull())
-    .addColumn('ok', 'integer', (c) => c.notNull())
-    .addColumn('response_time_ms', 'integer', (c) => c.notNull())
-    .addColumn('status_code', 'integer')
-    .addColumn('error', 'text')
-    .execute();
-  await db.schema.createIndex('liveness_results_config_ts').on('liveness_results').columns(['config_id', 'ts']).execute();
+  // Raw results, bounded by retention: integer keys, epoch-ms time, no separate index (WITHOUT ROWID).
+  await sql`create table liveness_results (
+    cfg integer not null references liveness_configs(seq) on delete cascade,
+    ts integer not null,
+    ok integer not null,
+    ms integer not null,
+    status integer,
+    error text,
+    primary key (cfg, ts)
+  ) without rowid`.execute(db);
 
-  // Aggregates answer every stats/uptime query (hourly kept 48 h, daily kept a year).
+  // Aggregates answer every stats/uptime query: bucket = epoch hour (kept 48 h) or epoch day (kept a year).
   for (const t of ['liveness_hourly', 'liveness_daily']) {
-    await db.schema
-      .createTable(t)
-      .addColumn('config_id', 'text', (c) => c.notNull().references('liveness_configs.id').onDelete('cascade'))
-      .addColumn('bucket', 'text', (c) => c.notNull())
-      .addColumn('total', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('ok', 'integer', (c) => c.notNull().defaultTo(0))
-      .addColumn('sum_ms', 'integer', (c) => c.notNull().defaultTo(0))
-      .addPrimaryKeyConstraint(`${t}_pk`, ['config_id', 'bucket'])
-      .execute();
+    await sql`create table ${sql.table(t)} (
+      cfg integer not null references liveness_configs(seq) on delete cascade,
+      bucket integer not null,
+      total integer not null default 0,
+      ok integer not null default 0,
+      sum_ms integer not null default 0,
+      primary key (cfg, bucket)
+    ) without rowid`.execute(db);
   }
 
   await db.schema

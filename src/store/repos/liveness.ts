@@ -19,6 +19,7 @@ function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
     expected_status_code: r.expected_status_code,
     interval_seconds: r.interval_seconds,
     failure_threshold: r.failure_threshold,
+    seq: r.seq,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -58,8 +59,10 @@ export function livenessRepo(db: Kysely<DB>) {
       const rows = await base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1).execute();
       return rows.map(toConfig);
     },
-    async insert(row: Selectable<LivenessConfigsTable>): Promise<void> {
-      await db.insertInto('liveness_configs').values(row).execute();
+    /** Inserts with the next integer `seq` (call inside a transaction). */
+    async insert(row: Omit<Selectable<LivenessConfigsTable>, 'seq'>): Promise<void> {
+      const { n } = await db.selectFrom('liveness_configs').select((e) => e.fn.max('seq').as('n')).executeTakeFirstOrThrow();
+      await db.insertInto('liveness_configs').values({ ...row, seq: Number(n ?? 0) + 1 }).execute();
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<LivenessConfigsTable>>): Promise<void> {
       await db.updateTable('liveness_configs').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();

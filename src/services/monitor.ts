@@ -1,0 +1,169 @@
+// Liveness monitoring use cases: record probe outcomes (raw row, aggregates, state and down/recovery
+// events in one transaction) and answer results, stats and status from the aggregates.
+import { isoNow, type Clock } from '../domain/clock.js';
+import { NotFound } from '../domain/errors.js';
+import { fullUrl } from '../domain/endpoint.js';
+import {
+  applyOutcome, dayOf, dayString, hourOf, INITIAL_STATE, resultId, round2, statsHealth,
+  type CheckOutcome, type LivenessState,
+} from '../domain/liveness.js';
+import type { Endpoint, LivenessConfig } from '../domain/types.js';
+import type { Store } from '../store/index.js';
+
+export interface Recorded {
+  config: LivenessConfig;
+  endpoint: Endpoint;
+  outcome: CheckOutcome;
+  /** Epoch ms when the probe started. */
+  at: number;
+}
+
+export interface LivenessStatus {
+  status: 'up' | 'down' | 'unknown';
+  consecutive_failures: number;
+  uptime_24h: number | null;
+  uptime_7d: number | null;
+  avg_response_time_ms: number | null;
+  last_check: string | null;
+  last_check_successful: boolean | null;
+  response_time_ms: number | null;
+  status_code: number | null;
+  last_error: string | null;
+}
+
+export function createMonitorService({ store, clock }: { store: Store; clock: Clock }) {
+  async function config(teamId: string, id: string): Promise<LivenessConfig> {
+    const c = await store.liveness.get(teamId, id);
+    if (!c) throw new NotFound('Liveness configuration');
+    return c;
+  }
+
+  async function statusOf(c: LivenessConfig): Promise<LivenessStatus> {
+    const now = clock.now().getTime();
+    const s = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
+    const [h24, d7] = await Promise.all([
+      store.livenessData.hourlySums(c.seq, hourOf(now) - 23),
+      store.livenessData.dailySums(c.seq, dayOf(now) - 6),
+    ]);
+    return {
+      status: s.status ?? 'unknown',
+      consecutive_failures: s.consecutive_failures,
+      uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
+      uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
+      avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
+      last_check: s.last_check,
+      last_check_successful: s.last_check_successful,
+      response_time_ms: s.response_time_ms,
+      status_code: s.status_code,
+      last_error: s.last_error,
+    };
+  }
+
+  return {
+    statusOf,
+
+    /** Enabled configurations with their endpoints: the scheduler's working set. */
+    async targets(): Promise<{ config: LivenessConfig; endpoint: Endpoint }[]> {
+      const [configs, endpoints] = await Promise.all([store.liveness.allEnabled(), store.endpoints.all()]);
+      const byId = new Map(endpoints.map((e) => [e.id, e]));
+      return configs.flatMap((c) => {
+        const endpoint = byId.get(c.endpoint_id);
+        return endpoint ? [{ config: c, endpoint }] : [];
+      });
+    },
+
+    lastChecks: () => store.livenessData.lastChecks(),
+
+    /** Writes a batch of outcomes in one transaction. */
+    async record(batch: Recorded[]): Promise<void> {
+      if (!batch.length) return;
+      await store.transaction(async (tx) => {
+        const now = isoNow(clock);
+        for (const r of batch) {
+          // The config may have been deleted while its probe ran.
+          if (!(await tx.liveness.byId(r.config.id))) continue;
+          await tx.livenessData.addResult(
+            { cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error },
+            hourOf(r.at),
+            dayOf(r.at),
+          );
+          const prev: LivenessState = (await tx.livenessData.state(r.config.id)) ?? INITIAL_STATE;
+          const { next, event } = applyOutcome(prev, r.outcome, new Date(r.at).toISOString(), r.config.failure_threshold);
+          await tx.livenessData.saveState(r.config.id, next);
+          if (event) {
+            const url = fullUrl(r.endpoint);
+            await tx.events.add(
+              {
+                team_id: r.config.team_id,
+                event_type: 'liveness',
+                severity: event === 'down' ? 'high' : 'info',
+                category: event === 'down' ? 'endpoint_down' : 'endpoint_recovered',
+                domain_id: r.endpoint.domain_id,
+                endpoint_id: r.endpoint.id,
+                message: event === 'down'
+                  ? `${r.endpoint.name} (${url}) is DOWN after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
+                  : `${r.endpoint.name} (${url}) has RECOVERED (${r.outcome.responseTimeMs} ms)`,
+                details: { transition: event, url, status_code: r.outcome.statusCode, error: r.outcome.error, consecutive_failures: next.consecutive_failures },
+              },
+              now,
+            );
+          }
+        }
+      });
+    },
+
+    async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {
+      const c = await config(teamId, id);
+      const since = clock.now().getTime() - q.hours * 3_600_000;
+      const page = await store.livenessData.results(c.seq, since, q.limit, q.offset);
+      return {
+        total: page.total,
+        items: page.items.map((r) => {
+          const ts = new Date(r.ts).toISOString();
+          return { id: resultId(c.seq, r.ts), test_timestamp: ts, timestamp: ts, is_successful: r.ok, response_time_ms: r.ms, status_code: r.status, error: r.error };
+        }),
+      };
+    },
+
+    async stats(teamId: string, id: string, days: number) {
+      const c = await config(teamId, id);
+      const today = dayOf(clock.now().getTime());
+      const rows = await store.livenessData.daily(c.seq, today - days + 1);
+      const daily = rows.map((r) => ({
+        date: dayString(r.bucket),
+        total_tests: r.total,
+        successful_tests: r.ok,
+        success_rate: r.total ? round2((r.ok / r.total) * 100) : 0,
+        avg_response_time_ms: r.total ? Math.round(r.sum_ms / r.total) : 0,
+      }));
+      const total = rows.reduce((a, r) => a + r.total, 0);
+      const ok = rows.reduce((a, r) => a + r.ok, 0);
+      const sumMs = rows.reduce((a, r) => a + r.sum_ms, 0);
+      const state = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
+      const rate = total ? round2((ok / total) * 100) : null;
+      return {
+        stats: daily,
+        days,
+        total_tests: total,
+        successful_tests: ok,
+        success_rate: rate ?? 0,
+        avg_response_time_ms: total ? Math.round(sumMs / total) : 0,
+        status: statsHealth(rate, state.consecutive_failures, c.failure_threshold),
+        consecutive_failures: state.consecutive_failures,
+      };
+    },
+
+    async status(teamId: string, id: string): Promise<LivenessStatus & { id: string; endpoint_id: string }> {
+      const c = await config(teamId, id);
+      return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };
+    },
+
+    /** Retention of raw results (days) with hourly kept 48 h and daily a year. */
+    async prune(retentionDays: number): Promise<number> {
+      const now = clock.now().getTime();
+      return store.livenessData.prune(now - retentionDays * 86_400_000, hourOf(now) - 48, dayOf(now) - 366);
+    },
+  };
+}
+
+export type MonitorService = ReturnType<typeof createMonitorService>;

@@ -1,0 +1,167 @@
+// Notification settings (per user), test sends and the delivery log. Secrets are masked on the way out.
+import { Invalid, NotFound } from '../domain/errors.js';
+import { isoNow, type Clock } from '../domain/clock.js';
+import type { Principal } from '../domain/types.js';
+import type { Store } from '../store/index.js';
+import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
+import { newId, parseJson } from '../store/repos/util.js';
+
+export const CHANNELS = ['email', 'webhook', 'slack', 'pushover', 'teams'] as const;
+export type Channel = (typeof CHANNELS)[number];
+/** Channels that can only send instantly (the spec: a digest row for these is a 400). */
+export const INSTANT_ONLY: readonly Channel[] = ['webhook', 'pushover'];
+const SECRET_KEYS = ['secret_key', 'app_token', 'user_key', 'password'];
+
+export interface SettingInput {
+  delivery_class: 'instant' | 'digest';
+  is_enabled?: boolean;
+  frequency_days?: number | null;
+  notification_time?: string | null;
+  config?: Record<string, unknown>;
+  min_severity?: string;
+}
+
+export interface TestInput {
+  channel: Channel;
+  recipient: string;
+  subject?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** `abcdefgh1234` -> `********1234`: enough to recognise, never the secret. */
+export function mask(v: unknown): unknown {
+  if (typeof v !== 'string' || !v) return v;
+  return v.length <= 8 ? '********' : `********${v.slice(-4)}`;
+}
+
+export function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...config };
+  for (const k of SECRET_KEYS) if (k in out) out[k] = mask(out[k]);
+  return out;
+}
+
+export function settingJson(s: SettingRow) {
+  return {
+    id: s.id,
+    notification_type: s.notification_type,
+    delivery_class: s.delivery_class,
+    is_enabled: s.is_enabled,
+    frequency_days: s.frequency_days,
+    notification_time: s.notification_time,
+    config: maskConfig(s.config),
+    min_severity: s.min_severity,
+    user_id: s.user_id,
+    user: s.user_email,
+    last_digest_at: s.last_digest_at,
+    created_at: s.created_at,
+    updated_at: s.updated_at,
+  };
+}
+
+/** A delivery as the spec's delivery log entry. */
+export function logEntryJson(d: DeliveryRow) {
+  return {
+    id: d.id,
+    channels: [d.channel],
+    status: d.status === 'queued' ? 'partial' : d.status,
+    message_preview: d.message_preview,
+    sent_at: d.sent_at ?? d.next_attempt_at,
+    error_message: d.error_message,
+    metadata: parseJson<Record<string, unknown> | null>(d.metadata, null),
+    recipient: d.recipient,
+    attempts: d.attempts,
+    event_id: d.event_id,
+    is_test: d.is_test === 1,
+    created_at: d.created_at,
+  };
+}
+
+const RECIPIENT: Record<Channel, { test: (s: string) => boolean; what: string }> = {
+  email: { test: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/.test(s), what: 'an e-mail address' },
+  webhook: { test: isHttpUrl, what: 'an http(s) URL' },
+  slack: { test: isHttpUrl, what: 'an http(s) URL' },
+  teams: { test: isHttpUrl, what: 'an http(s) URL' },
+  pushover: { test: (s) => /^[A-Za-z0-9]{20,40}$/.test(s), what: 'a Pushover user key' },
+};
+
+function isHttpUrl(s: string): boolean {
+  try {
+    const u = new URL(s);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+export function createNotificationService({ store, clock }: { store: Store; clock: Clock }) {
+  return {
+    async listSettings(p: Principal) {
+      return (await store.notifications.settingsForUser(p.user_id)).map(settingJson);
+    },
+
+    /** Upserts the (type, delivery_class) row of the caller; `config` was validated by the channel's schema. */
+    async upsertSetting(p: Principal, type: string, input: SettingInput) {
+      if (!(CHANNELS as readonly string[]).includes(type)) throw new Invalid(`notification type must be one of ${CHANNELS.join(', ')}`, 'INVALID_CHANNEL');
+      const channel = type as Channel;
+      if (input.delivery_class === 'digest' && INSTANT_ONLY.includes(channel)) {
+        throw new Invalid(`${channel} supports instant delivery only; digest rows are not allowed`, 'DIGEST_NOT_SUPPORTED');
+      }
+      const cur = await store.notifications.setting(p.user_id, channel, input.delivery_class);
+      const config = { ...(input.config ?? cur?.config ?? {}) };
+      // A masked secret sent back unchanged keeps the stored secret.
+      for (const k of SECRET_KEYS) {
+        if (typeof config[k] === 'string' && (config[k] as string).startsWith('********') && cur?.config[k]) config[k] = cur.config[k];
+      }
+      if ((channel === 'webhook' || channel === 'slack' || channel === 'teams') && !config.webhook_url && (input.is_enabled ?? cur?.is_enabled ?? true)) {
+        throw new Invalid('config.webhook_url: is required', 'VALIDATION_ERROR');
+      }
+      if (channel === 'pushover' && (!config.user_key || !config.app_token) && (input.is_enabled ?? cur?.is_enabled ?? true)) {
+        throw new Invalid('config.user_key and config.app_token: are required', 'VALIDATION_ERROR');
+      }
+      const digest = input.delivery_class === 'digest';
+      await store.notifications.upsertSetting(
+        {
+          team_id: p.team_id,
+          user_id: p.user_id,
+          notification_type: channel,
+          delivery_class: input.delivery_class,
+          is_enabled: input.is_enabled ?? cur?.is_enabled ?? true,
+          frequency_days: digest ? (input.frequency_days ?? cur?.frequency_days ?? 7) : null,
+          notification_time: digest ? (input.notification_time ?? cur?.notification_time ?? '09:00:00') : null,
+          config,
+          min_severity: input.min_severity ?? cur?.min_severity ?? 'medium',
+        },
+        isoNow(clock),
+      );
+      return settingJson((await store.notifications.setting(p.user_id, channel, input.delivery_class))!);
+    },
+
+    /** Queues a test message to `recipient`; the worker delivers it and logs it under the same id. */
+    async testSend(p: Principal, input: TestInput) {
+      const rule = RECIPIENT[input.channel];
+      if (!rule.test(input.recipient)) throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
+      const id = newId();
+      const now = isoNow(clock);
+      await store.notifications.addDelivery({
+        id, team_id: p.team_id, event_id: null, setting_id: null, channel: input.channel, recipient: input.recipient, is_test: 1,
+        request: JSON.stringify({ subject: input.subject ?? null, user_id: p.user_id }),
+        status: 'queued', next_attempt_at: now, metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+        created_at: now, message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
+      });
+      return { id, channel: input.channel, recipient: input.recipient, status: 'queued' as const, created_at: now };
+    },
+
+    async log(p: Principal, q: { channel?: string; status?: string; limit: number; offset: number }) {
+      const r = await store.notifications.log(p.team_id, { channel: q.channel, status: q.status }, q.limit, q.offset);
+      return { items: r.items.map(logEntryJson), total: r.total };
+    },
+
+    async logEntry(p: Principal, id: string) {
+      const d = await store.notifications.delivery(id);
+      if (!d || d.team_id !== p.team_id) throw new NotFound('Delivery log entry');
+      return { ...logEntryJson(d), attempts_detail: await store.notifications.attempts(id) };
+    },
+  };
+}
+
+export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -1,0 +1,119 @@
+// Probe results, hourly/daily aggregates and the current state of each liveness configuration.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../schema.js';
+import type { LivenessState } from '../../domain/liveness.js';
+import { fromBool, toBool } from './util.js';
+
+export interface ResultRow {
+  cfg: number;
+  ts: number;
+  ok: boolean;
+  ms: number;
+  status: number | null;
+  error: string | null;
+}
+
+export interface Sums {
+  total: number;
+  ok: number;
+  sum_ms: number;
+}
+
+export function livenessDataRepo(db: Kysely<DB>) {
+  const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfg: number, from: number): Promise<Sums> => {
+    const r = await db
+      .selectFrom(table)
+      .select((e) => [e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
+      .where('cfg', '=', cfg)
+      .where('bucket', '>=', from)
+      .executeTakeFirst();
+    return { total: Number(r?.total ?? 0), ok: Number(r?.ok ?? 0), sum_ms: Number(r?.sum_ms ?? 0) };
+  };
+  return {
+    /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
+    async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
+      await db
+        .insertInto('liveness_results')
+        .values({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })
+        .onConflict((oc) => oc.doNothing())
+        .execute();
+      const ok = r.ok ? 1 : 0;
+      for (const [table, bucket] of [['liveness_hourly', hour], ['liveness_daily', day]] as const) {
+        await db
+          .insertInto(table)
+          .values({ cfg: r.cfg, bucket, total: 1, ok, sum_ms: r.ms })
+          .onConflict((oc) =>
+            oc.columns(['cfg', 'bucket']).doUpdateSet({
+              total: sql`total + 1`,
+              ok: sql`ok + ${ok}`,
+              sum_ms: sql`sum_ms + ${r.ms}`,
+            }),
+          )
+          .execute();
+      }
+    },
+    async state(configId: string): Promise<LivenessState | undefined> {
+      const r = await db.selectFrom('liveness_state').selectAll().where('config_id', '=', configId).executeTakeFirst();
+      if (!r) return undefined;
+      return {
+        status: r.status as LivenessState['status'],
+        consecutive_failures: r.consecutive_failures,
+        last_check: r.last_check,
+        last_check_successful: r.last_check_successful === null ? null : toBool(r.last_check_successful),
+        response_time_ms: r.response_time_ms,
+        status_code: r.status_code,
+        last_error: r.last_error,
+        alerted_down: toBool(r.alerted_down),
+      };
+    },
+    /** Last check time of every configuration (the scheduler resumes from these). */
+    async lastChecks(): Promise<Map<string, string>> {
+      const rows = await db.selectFrom('liveness_state').select(['config_id', 'last_check']).where('last_check', 'is not', null).execute();
+      return new Map(rows.map((r) => [r.config_id, r.last_check!]));
+    },
+    async saveState(configId: string, s: LivenessState): Promise<void> {
+      const row = {
+        status: s.status, consecutive_failures: s.consecutive_failures, last_check: s.last_check,
+        last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+        response_time_ms: s.response_time_ms, status_code: s.status_code, last_error: s.last_error, alerted_down: fromBool(s.alerted_down),
+      };
+      await db.insertInto('liveness_state').values({ config_id: configId, ...row }).onConflict((oc) => oc.column('config_id').doUpdateSet(row)).execute();
+    },
+    async results(cfg: number, sinceTs: number, limit: number, offset: number): Promise<{ items: ResultRow[]; total: number }> {
+      const { n } = await db
+        .selectFrom('liveness_results')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('cfg', '=', cfg)
+        .where('ts', '>=', sinceTs)
+        .executeTakeFirstOrThrow();
+      const rows = await db
+        .selectFrom('liveness_results')
+        .selectAll()
+        .where('cfg', '=', cfg)
+        .where('ts', '>=', sinceTs)
+        .orderBy('ts', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
+      return { items: rows.map((r) => ({ ...r, ok: toBool(r.ok) })), total: Number(n) };
+    },
+    /** Per-day aggregates from `fromDay` on, oldest first. */
+    async daily(cfg: number, fromDay: number) {
+      return db.selectFrom('liveness_daily').selectAll().where('cfg', '=', cfg).where('bucket', '>=', fromDay).orderBy('bucket').execute();
+    },
+    hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
+    dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
+    /** Recent response times, newest last (dashboard sparklines). */
+    async recent(cfg: number, n: number): Promise<number[]> {
+      const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
+      return rows.map((r) => r.ms).reverse();
+    },
+    /** Retention: raw rows before `ts`, hourly before `hour`, daily before `day`. */
+    async prune(beforeTs: number, beforeHour: number, beforeDay: number): Promise<number> {
+      const a = await db.deleteFrom('liveness_results').where('ts', '<', beforeTs).executeTakeFirst();
+      await db.deleteFrom('liveness_hourly').where('bucket', '<', beforeHour).execute();
+      await db.deleteFrom('liveness_daily').where('bucket', '<', beforeDay).execute();
+      return Number(a.numDeletedRows);
+    },
+  };
+}

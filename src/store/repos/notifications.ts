@@ -1,0 +1,151 @@
+// Notification settings rows, deliveries (the outbox fan-out), their attempts and the delivery log.
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.js';
+import { newId, parseJson, toBool } from './util.js';
+
+export interface SettingRow {
+  id: string;
+  team_id: string;
+  user_id: string;
+  user_email: string;
+  notification_type: string;
+  delivery_class: 'instant' | 'digest';
+  is_enabled: boolean;
+  frequency_days: number | null;
+  notification_time: string | null;
+  config: Record<string, unknown>;
+  min_severity: string;
+  last_digest_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+const toSetting = (r: Selectable<NotificationSettingsTable> & { user_email: string }): SettingRow => ({
+  ...r,
+  delivery_class: r.delivery_class as SettingRow['delivery_class'],
+  is_enabled: toBool(r.is_enabled),
+  config: parseJson<Record<string, unknown>>(r.config, {}),
+});
+
+export type DeliveryRow = Selectable<DeliveriesTable>;
+
+export function notificationsRepo(db: Kysely<DB>) {
+  const settings = () => db.selectFrom('notification_settings as s').innerJoin('users as u', 'u.id', 's.user_id').selectAll('s').select('u.email as user_email');
+  return {
+    async settingsForUser(userId: string): Promise<SettingRow[]> {
+      return (await settings().where('s.user_id', '=', userId).orderBy('s.notification_type').orderBy('s.delivery_class').execute()).map(toSetting);
+    },
+    async setting(userId: string, type: string, cls: string): Promise<SettingRow | undefined> {
+      const r = await settings().where('s.user_id', '=', userId).where('s.notification_type', '=', type).where('s.delivery_class', '=', cls).executeTakeFirst();
+      return r && toSetting(r);
+    },
+    async settingById(id: string): Promise<SettingRow | undefined> {
+      const r = await settings().where('s.id', '=', id).executeTakeFirst();
+      return r && toSetting(r);
+    },
+    /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
+    async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<SettingRow[]> {
+      return (await settings().where('s.team_id', '=', teamId).where('s.delivery_class', '=', cls).where('s.is_enabled', '=', 1).execute()).map(toSetting);
+    },
+    async enabledDigests(): Promise<SettingRow[]> {
+      return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(toSetting);
+    },
+    async upsertSetting(row: Omit<SettingRow, 'id' | 'user_email' | 'created_at' | 'updated_at' | 'last_digest_at'>, now: string): Promise<void> {
+      const values = {
+        is_enabled: row.is_enabled ? 1 : 0, frequency_days: row.frequency_days, notification_time: row.notification_time,
+        config: JSON.stringify(row.config), min_severity: row.min_severity, updated_at: now,
+      };
+      await db
+        .insertInto('notification_settings')
+        .values({ id: newId(), team_id: row.team_id, user_id: row.user_id, notification_type: row.notification_type, delivery_class: row.delivery_class, last_digest_at: null, created_at: now, ...values })
+        .onConflict((oc) => oc.columns(['user_id', 'notification_type', 'delivery_class']).doUpdateSet(values))
+        .execute();
+    },
+    async markDigestSent(id: string, at: string): Promise<void> {
+      await db.updateTable('notification_settings').set({ last_digest_at: at }).where('id', '=', id).execute();
+    },
+
+    async pendingEvents(limit: number) {
+      return db.selectFrom('events').selectAll().where('fanned_out_at', 'is', null).orderBy('created_at').limit(limit).execute();
+    },
+    async markFannedOut(ids: string[], at: string): Promise<void> {
+      if (ids.length) await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).execute();
+    },
+    async event(id: string) {
+      return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    async eventsSince(teamId: string, since: string, until: string) {
+      return db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('created_at', '>', since).where('created_at', '<=', until).where('event_type', '!=', 'test').orderBy('created_at').execute();
+    },
+
+    /** Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once. */
+    async addDelivery(d: Omit<DeliveryRow, 'attempts' | 'lease_owner' | 'lease_until' | 'error_message' | 'sent_at' | 'message_preview'> & { message_preview?: string | null }): Promise<boolean> {
+      const r = await db
+        .insertInto('deliveries')
+        .values({ ...d, message_preview: d.message_preview ?? null, attempts: 0, lease_owner: null, lease_until: null, error_message: null, sent_at: null })
+        .onConflict((oc) => oc.doNothing())
+        .executeTakeFirst();
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+    },
+    /** Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement). */
+    async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
+      return db
+        .updateTable('deliveries')
+        .set({ lease_owner: owner, lease_until: leaseUntil })
+        .where('id', 'in', (eb) =>
+          eb
+            .selectFrom('deliveries')
+            .select('id')
+            .where('status', 'in', ['queued', 'partial'])
+            .where('next_attempt_at', '<=', now)
+            .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
+            .orderBy('next_attempt_at')
+            .limit(limit),
+        )
+        .returningAll()
+        .execute();
+    },
+    async extendLease(id: string, owner: string, until: string): Promise<void> {
+      await db.updateTable('deliveries').set({ lease_until: until }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+    },
+    /** On daemon start: the previous owner is gone (one daemon per data directory), so its leases are void. */
+    async releaseAllLeases(): Promise<number> {
+      const r = await db.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst();
+      return Number(r.numUpdatedRows);
+    },
+    async recordAttempt(
+      d: { id: string; attempt: number; at: string; outcome: string; status_code: number | null; error: string | null; duration_ms: number },
+      update: { status: string; next_attempt_at: string; error_message: string | null; sent_at: string | null; message_preview: string | null; release: boolean },
+    ): Promise<void> {
+      await db.insertInto('delivery_attempts').values({ id: newId(), delivery_id: d.id, attempt: d.attempt, at: d.at, outcome: d.outcome, status_code: d.status_code, error: d.error, duration_ms: d.duration_ms }).execute();
+      await db
+        .updateTable('deliveries')
+        .set({
+          status: update.status, attempts: d.attempt, next_attempt_at: update.next_attempt_at, error_message: update.error_message,
+          sent_at: update.sent_at, message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
+          ...(update.release ? { lease_owner: null, lease_until: null } : {}),
+        })
+        .where('id', '=', d.id)
+        .execute();
+    },
+    async attempts(deliveryId: string) {
+      return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+    },
+    async delivery(id: string): Promise<DeliveryRow | undefined> {
+      return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    },
+    /** The delivery log: deliveries with at least one attempt, newest first. */
+    async log(teamId: string, f: { channel?: string; status?: string }, limit: number, offset: number) {
+      let q = db.selectFrom('deliveries').where('team_id', '=', teamId).where('attempts', '>', 0);
+      if (f.channel) q = q.where('channel', '=', f.channel);
+      if (f.status) q = q.where('status', '=', f.status);
+      const { n } = await q.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      return { items: rows, total: Number(n) };
+    },
+    async pruneLog(before: string): Promise<number> {
+      const r = await db.deleteFrom('deliveries').where('created_at', '<', before).where('status', 'in', ['success', 'failed']).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
+  };
+}
