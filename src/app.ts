@@ -63,7 +63,7 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       user_id: user?.id ?? '', user_email: user?.email ?? 'admin@localhost',
     };
     const { app } = createApi(
-      { config, services, clock: systemClock, log: pino({ level: 'silent' }), version: VERSION, validator: createValidator(), databaseUp: () => store.ping() },
+      { config, services, clock: systemClock, log: pino({ level: 'silent' }), version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t) },
       { principal },
     );
     const server = http.createServer(app.callback());
@@ -98,7 +98,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const log = opts.log ?? createLogger(config);
   const { store, services } = await openLocal(config, clock);
   const { app: koa, router } = createApi({
-    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(),
+    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
   let server: http.Server | undefined;
   const timers: NodeJS.Timeout[] = [];

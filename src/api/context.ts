@@ -13,6 +13,8 @@ export interface ApiDeps {
   clock: Clock;
   log: Logger;
   version: string;
+  /** Changes whenever one of the tables may have changed (read cache key). */
+  stamp(tables: readonly string[]): string;
   /** True while the database answers; /health reports it. */
   databaseUp(): Promise<boolean>;
 }

@@ -1,28 +1,7 @@
-// The dommon command line: commander program; each noun's commands live in commands/<noun>.ts.
-import { Command, CommanderError } from 'commander';
-import { VERSION } from '../app.js';
-import { serveCommand } from './commands/serve.js';
-import { tokenCommands, userCommands } from './commands/access.js';
+// Entry point of bin/dommon.js: runs the program and turns failures into the contract's exit codes.
+import { CommanderError } from 'commander';
+import { buildProgram } from './program.js';
 import { exitCodeFor } from './output.js';
-import { resourceCommands } from './commands/resources.js';
-
-export function buildProgram(): Command {
-  const program = new Command('dommon')
-    .description('self-hosted domain and certificate monitor')
-    .version(VERSION)
-    .option('--data-dir <dir>', 'data directory (DOMMON_DATA_DIR, default ./.dommon)')
-    .option('--json', 'print exactly one JSON document on stdout')
-    .option('--team <name>', 'team to act on (default: the only team)')
-    .option('--remote <url>', 'talk to a running daemon over the Public API (DOMMON_URL)')
-    .option('--token <token>', 'API token for --remote (DOMMON_TOKEN)')
-    .showHelpAfterError()
-    .exitOverride();
-  serveCommand(program);
-  tokenCommands(program);
-  userCommands(program);
-  resourceCommands(program);
-  return program;
-}
 
 async function main(): Promise<void> {
   const program = buildProgram();

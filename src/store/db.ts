@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { Kysely, Migrator, SqliteDialect } from 'kysely';
 import type { DB } from './schema.js';
 import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
+import { ChangeTracker } from './change-tracker.js';
 import type { Migration } from 'kysely';
 
 export interface OpenOptions {
@@ -15,6 +16,7 @@ export interface OpenOptions {
 
 export interface Connection {
   db: Kysely<DB>;
+  changes: ChangeTracker;
   sqlite: Database.Database;
   file: string;
   close(): Promise<void>;
@@ -29,9 +31,12 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('auto_vacuum = INCREMENTAL');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const changes = new ChangeTracker();
+  changes.attach(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [changes] });
   const conn: Connection = {
     db,
+    changes,
     sqlite,
     file,
     async close() {

@@ -37,6 +37,8 @@ export interface Store extends Repos {
   file: string;
   transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
+  /** A value that changes whenever one of `tables` may have changed (see change-tracker.ts). */
+  stamp(tables: readonly string[]): string;
   close(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export function storeFrom(conn: Connection): Store {
       }
     },
     close: () => conn.close(),
+    stamp: (tables) => conn.changes.stamp(tables),
   };
 }
 

@@ -3,11 +3,13 @@ import type { ApiDeps, ApiRouter } from '../context.js';
 import { domainJson, endpointJson } from '../../domain/views.js';
 import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
 import type { DomainInput } from '../../services/domains.js';
+import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
-export function domainRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
+  const { services: s, validator: v } = deps;
   const base = '/api/v1/domains';
-  router.get(base, ...secure, async (ctx) => {
+  router.get(base, ...secure, readCache(deps.stamp, ['domains', 'domain_registrations']), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>('domain-list', ctx.query);
     ctx.body = listBody('domains', await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)), domainJson);
   });

@@ -4,11 +4,13 @@ import { endpointDetailJson, endpointJson } from '../../domain/views.js';
 import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
 import type { EndpointInput } from '../../services/endpoints.js';
 import type { EndpointType } from '../../domain/types.js';
+import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
-export function endpointRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
+  const { services: s, validator: v } = deps;
   const base = '/api/v1/endpoints';
-  router.get(base, ...secure, async (ctx) => {
+  router.get(base, ...secure, readCache(deps.stamp, ['endpoints', 'domains']), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; domain_id?: string; endpoint_type?: EndpointType; is_enabled?: boolean }>('endpoint-list', ctx.query);
     const f = { domain_id: q.domain_id, endpoint_type: q.endpoint_type, is_enabled: q.is_enabled };
     ctx.body = listBody('endpoints', await s.endpoints.list(team(ctx), f, page(q)), endpointJson);

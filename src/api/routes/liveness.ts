@@ -3,11 +3,13 @@ import type { ApiDeps, ApiRouter } from '../context.js';
 import { livenessJson, endpointJson } from '../../domain/views.js';
 import { deleteBody, listBody } from '../../domain/shape.js';
 import type { LivenessInput } from '../../services/liveness.js';
+import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
-export function livenessRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
+  const { services: s, validator: v } = deps;
   const base = '/api/v1/liveness';
-  router.get(base, ...secure, async (ctx) => {
+  router.get(base, ...secure, readCache(deps.stamp, ['liveness_configs', 'endpoints', 'domains']), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; endpoint_id?: string; domain_id?: string; is_enabled?: boolean }>('liveness-list', ctx.query);
     const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
     ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));

@@ -3,11 +3,13 @@ import type { ApiDeps, ApiRouter } from '../context.js';
 import { portfolioJson } from '../../domain/views.js';
 import { deleteBody, listBody } from '../../domain/shape.js';
 import type { PortfolioInput } from '../../services/portfolios.js';
+import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
-export function portfolioRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function portfolioRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
+  const { services: s, validator: v } = deps;
   const base = '/api/v1/portfolios';
-  router.get(base, ...secure, async (ctx) => {
+  router.get(base, ...secure, readCache(deps.stamp, ['portfolios', 'domains']), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; name?: string }>('portfolio-list', ctx.query);
     ctx.body = listBody('portfolios', await s.portfolios.list(team(ctx), { name: q.name }, page(q)), portfolioJson);
   });

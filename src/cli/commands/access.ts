@@ -8,7 +8,7 @@ export function tokenCommands(program: Command): void {
   const token = program.command('token').description('API tokens (shown once, stored only as hashes)');
   token
     .command('create')
-    .description('create a token (and the team and user if they do not exist); prints the token alone')
+    .description('create a token for --team NAME (creating the team and user if needed); prints the token alone, once')
     .option('--user <email>', "the token's user (default: the team's first user, or admin@localhost)")
     .option('--name <label>', 'token name')
     .action(run(async (ctx, o: { user?: string; name?: string }) => {
@@ -39,6 +39,7 @@ export function userCommands(program: Command): void {
   const users = program.command('users').description("the team's users");
   users
     .command('list')
+    .description("list the team's users")
     .action(run(async (ctx) => {
       const { services } = await ctx.local();
       const rows = await services.access.listUsers(ctx.opts.team);
@@ -46,6 +47,7 @@ export function userCommands(program: Command): void {
     }));
   users
     .command('add <email>')
+    .description('add a user to the team (--team creates the team if needed)')
     .action(run(async (ctx, email: string) => {
       const { services } = await ctx.local();
       const u = await services.access.addUser(ctx.opts.team, email);

@@ -1,0 +1,45 @@
+// Per-table write counters: a Kysely plugin bumps a table's counter on every INSERT/UPDATE/DELETE,
+// and PRAGMA data_version notices commits by other processes (the CLI). A reader that remembers the
+// stamp of the tables it read knows, for the price of one pragma, whether its copy is still current.
+import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type Database from 'better-sqlite3';
+
+type AnyNode = { kind: string; [k: string]: any };
+
+function tableOf(n: AnyNode | undefined): string | undefined {
+  if (!n) return undefined;
+  if (n.kind === 'TableNode') return n.table?.identifier?.name;
+  if (n.kind === 'AliasNode') return tableOf(n.node);
+  return undefined;
+}
+
+export class ChangeTracker implements KyselyPlugin {
+  private readonly epochs = new Map<string, number>();
+  private all = 0;
+  private sqlite: Database.Database | undefined;
+
+  attach(sqlite: Database.Database): void {
+    this.sqlite = sqlite;
+  }
+
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    const n = args.node as unknown as AnyNode;
+    let table: string | undefined;
+    if (n.kind === 'InsertQueryNode') table = tableOf(n.into);
+    else if (n.kind === 'UpdateQueryNode') table = tableOf(n.table);
+    else if (n.kind === 'DeleteQueryNode') table = tableOf(n.from?.froms?.[0]);
+    else if (n.kind === 'RawNode') this.all++; // raw statements may write anything
+    if (table) this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+    return args.node;
+  }
+
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result;
+  }
+
+  /** Changes whenever one of `tables` was written here, or anything was committed elsewhere. */
+  stamp(tables: readonly string[]): string {
+    const dv = this.sqlite ? (this.sqlite.pragma('data_version', { simple: true }) as number) : 0;
+    return `${dv}:${this.all}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
+  }
+}
