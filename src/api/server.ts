@@ -13,6 +13,7 @@ import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
 import { notificationRoutes } from './routes/notifications.js';
+import { userApiRoutes } from './routes/user-api.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -37,6 +38,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   livenessRoutes(router, deps, secure);
   livenessDataRoutes(router, deps, secure);
   notificationRoutes(router, deps, secure);
+  userApiRoutes(router, deps, secure);
 
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {

@@ -11,15 +11,16 @@ import { createNotificationService } from './notifications.js';
 
 export function createServices(deps: ServiceDeps) {
   const endpoints = createEndpointService(deps);
+  const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),
-    domains: createDomainService(deps),
+    domains,
     endpoints,
     liveness: createLivenessService(deps),
     monitor,
-    status: createStatusService({ ...deps, endpoints, monitor }),
+    status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
   };
 }

@@ -8,35 +8,37 @@ import { created, page, pathId, team } from './common.js';
 
 export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
-  const base = '/api/v1/domains';
-  router.get(base, ...secure, readCache(deps.stamp, ['domains', 'domain_registrations']), async (ctx) => {
-    const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>('domain-list', ctx.query);
-    ctx.body = listBody('domains', await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)), domainJson);
-  });
-  router.post(base, ...secure, async (ctx) => {
-    const body = v.body<DomainInput>('domain-create', ctx.request.body);
-    created(ctx, domainJson(await s.domains.create(team(ctx), body)));
-  });
-  router.post(`${base}/bulk`, ...secure, async (ctx) => {
-    const body = v.body<{ domains: unknown[] }>('domain-bulk', ctx.request.body);
-    const r = await s.domains.bulkCreate(team(ctx), body.domains, (i) => v.body<DomainInput>('domain-create', i));
-    created(ctx, bulkBody('domains', r, domainJson, (d) => ({ id: d.id, domain: d.domain })));
-  });
-  router.get(`${base}/:domainId`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'domainId', 'Domain');
-    const q = v.query<{ include_endpoints?: boolean }>('domain-detail', ctx.query);
-    const d = await s.domains.get(team(ctx), id);
-    ctx.body = q.include_endpoints
-      ? { ...domainJson(d), endpoints: (await s.endpoints.forDomain(team(ctx), id)).map(endpointJson) }
-      : domainJson(d);
-  });
-  router.put(`${base}/:domainId`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'domainId', 'Domain');
-    const body = v.body<Partial<DomainInput>>('domain-update', ctx.request.body);
-    ctx.body = domainJson(await s.domains.update(team(ctx), id, body));
-  });
-  router.delete(`${base}/:domainId`, ...secure, async (ctx) => {
-    const d = await s.domains.remove(team(ctx), pathId(ctx, 'domainId', 'Domain'));
-    ctx.body = deleteBody('domain', 'Domain', { id: d.id, domain: d.domain });
-  });
+  // The same handlers answer the Public API and the User API path.
+  for (const base of ['/api/v1/domains', '/api-domains']) {
+    router.get(base, ...secure, readCache(deps.stamp, ['domains', 'domain_registrations']), async (ctx) => {
+      const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>('domain-list', ctx.query);
+      ctx.body = listBody('domains', await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)), domainJson);
+    });
+    router.post(base, ...secure, async (ctx) => {
+      const body = v.body<DomainInput>('domain-create', ctx.request.body);
+      created(ctx, domainJson(await s.domains.create(team(ctx), body)));
+    });
+    router.post(`${base}/bulk`, ...secure, async (ctx) => {
+      const body = v.body<{ domains: unknown[] }>('domain-bulk', ctx.request.body);
+      const r = await s.domains.bulkCreate(team(ctx), body.domains, (i) => v.body<DomainInput>('domain-create', i));
+      created(ctx, bulkBody('domains', r, domainJson, (d) => ({ id: d.id, domain: d.domain })));
+    });
+    router.get(`${base}/:domainId`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'domainId', 'Domain');
+      const q = v.query<{ include_endpoints?: boolean }>('domain-detail', ctx.query);
+      const d = await s.domains.get(team(ctx), id);
+      ctx.body = q.include_endpoints
+        ? { ...domainJson(d), endpoints: (await s.endpoints.forDomain(team(ctx), id)).map(endpointJson) }
+        : domainJson(d);
+    });
+    router.put(`${base}/:domainId`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'domainId', 'Domain');
+      const body = v.body<Partial<DomainInput>>('domain-update', ctx.request.body);
+      ctx.body = domainJson(await s.domains.update(team(ctx), id, body));
+    });
+    router.delete(`${base}/:domainId`, ...secure, async (ctx) => {
+      const d = await s.domains.remove(team(ctx), pathId(ctx, 'domainId', 'Domain'));
+      ctx.body = deleteBody('domain', 'Domain', { id: d.id, domain: d.domain });
+    });
+  }
 }

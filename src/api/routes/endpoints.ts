@@ -9,37 +9,39 @@ import { created, page, pathId, team } from './common.js';
 
 export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
-  const base = '/api/v1/endpoints';
-  router.get(base, ...secure, readCache(deps.stamp, ['endpoints', 'domains']), async (ctx) => {
-    const q = v.query<{ limit?: number; offset?: number; domain_id?: string; endpoint_type?: EndpointType; is_enabled?: boolean }>('endpoint-list', ctx.query);
-    const f = { domain_id: q.domain_id, endpoint_type: q.endpoint_type, is_enabled: q.is_enabled };
-    ctx.body = listBody('endpoints', await s.endpoints.list(team(ctx), f, page(q)), endpointJson);
-  });
-  router.post(base, ...secure, async (ctx) => {
-    const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
-    created(ctx, endpointJson(await s.endpoints.create(team(ctx), body)));
-  });
-  router.post(`${base}/bulk`, ...secure, async (ctx) => {
-    const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
-    const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) => v.body<EndpointInput>('endpoint-create', i));
-    created(ctx, bulkBody('endpoints', r, endpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
-  });
-  router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
-    const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-    ctx.body = endpointDetailJson(d, score);
-  });
-  router.get(`${base}/:endpointId/status`, ...secure, async (ctx) => {
-    ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-  });
-  router.put(`${base}/:endpointId`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'endpointId', 'Endpoint');
-    const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);
-    await s.endpoints.update(team(ctx), id, body);
-    const { d, score } = await s.status.endpointSummary(team(ctx), id);
-    ctx.body = endpointDetailJson(d, score);
-  });
-  router.delete(`${base}/:endpointId`, ...secure, async (ctx) => {
-    const e = await s.endpoints.remove(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-    ctx.body = deleteBody('endpoint', 'Endpoint', { id: e.id, name: e.name, domain_id: e.domain_id });
-  });
+  // The same handlers answer the Public API and the User API path.
+  for (const base of ['/api/v1/endpoints', '/api-endpoints']) {
+    router.get(base, ...secure, readCache(deps.stamp, ['endpoints', 'domains']), async (ctx) => {
+      const q = v.query<{ limit?: number; offset?: number; domain_id?: string; endpoint_type?: EndpointType; is_enabled?: boolean }>('endpoint-list', ctx.query);
+      const f = { domain_id: q.domain_id, endpoint_type: q.endpoint_type, is_enabled: q.is_enabled };
+      ctx.body = listBody('endpoints', await s.endpoints.list(team(ctx), f, page(q)), endpointJson);
+    });
+    router.post(base, ...secure, async (ctx) => {
+      const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
+      created(ctx, endpointJson(await s.endpoints.create(team(ctx), body)));
+    });
+    router.post(`${base}/bulk`, ...secure, async (ctx) => {
+      const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
+      const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) => v.body<EndpointInput>('endpoint-create', i));
+      created(ctx, bulkBody('endpoints', r, endpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
+    });
+    router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
+      const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+      ctx.body = endpointDetailJson(d, score);
+    });
+    router.get(`${base}/:endpointId/status`, ...secure, async (ctx) => {
+      ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+    });
+    router.put(`${base}/:endpointId`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'endpointId', 'Endpoint');
+      const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);
+      await s.endpoints.update(team(ctx), id, body);
+      const { d, score } = await s.status.endpointSummary(team(ctx), id);
+      ctx.body = endpointDetailJson(d, score);
+    });
+    router.delete(`${base}/:endpointId`, ...secure, async (ctx) => {
+      const e = await s.endpoints.remove(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+      ctx.body = deleteBody('endpoint', 'Endpoint', { id: e.id, name: e.name, domain_id: e.domain_id });
+    });
+  }
 }

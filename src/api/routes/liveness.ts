@@ -8,48 +8,52 @@ import { created, page, pathId, team } from './common.js';
 
 export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
-  const base = '/api/v1/liveness';
-  router.get(base, ...secure, readCache(deps.stamp, ['liveness_configs', 'endpoints', 'domains']), async (ctx) => {
-    const q = v.query<{ limit?: number; offset?: number; endpoint_id?: string; domain_id?: string; is_enabled?: boolean }>('liveness-list', ctx.query);
-    const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
-    ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));
-  });
-  router.post(base, ...secure, async (ctx) => {
-    const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
-    created(ctx, livenessJson(await s.liveness.create(team(ctx), body)));
-  });
-  router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
-    const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
-    const ep = await s.endpoints.get(team(ctx), c.endpoint_id);
-    ctx.body = livenessJson(c, endpointJson(ep).full_url);
-  });
-  router.put(`${base}/:livenessId`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
-    const body = v.body<Partial<LivenessInput>>('liveness-update', ctx.request.body);
-    ctx.body = livenessJson(await s.liveness.update(team(ctx), id, body));
-  });
-  router.delete(`${base}/:livenessId`, ...secure, async (ctx) => {
-    const c = await s.liveness.remove(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
-    ctx.body = deleteBody('liveness', 'Liveness configuration', { id: c.id, endpoint_id: c.endpoint_id }, { deleted_id: c.id });
-  });
+  // The same handlers answer the Public API and the User API path.
+  for (const base of ['/api/v1/liveness', '/api-liveness']) {
+    router.get(base, ...secure, readCache(deps.stamp, ['liveness_configs', 'endpoints', 'domains']), async (ctx) => {
+      const q = v.query<{ limit?: number; offset?: number; endpoint_id?: string; domain_id?: string; is_enabled?: boolean }>('liveness-list', ctx.query);
+      const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
+      ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));
+    });
+    router.post(base, ...secure, async (ctx) => {
+      const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
+      created(ctx, livenessJson(await s.liveness.create(team(ctx), body)));
+    });
+    router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
+      const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+      const ep = await s.endpoints.get(team(ctx), c.endpoint_id);
+      ctx.body = livenessJson(c, endpointJson(ep).full_url);
+    });
+    router.put(`${base}/:livenessId`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+      const body = v.body<Partial<LivenessInput>>('liveness-update', ctx.request.body);
+      ctx.body = livenessJson(await s.liveness.update(team(ctx), id, body));
+    });
+    router.delete(`${base}/:livenessId`, ...secure, async (ctx) => {
+      const c = await s.liveness.remove(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+      ctx.body = deleteBody('liveness', 'Liveness configuration', { id: c.id, endpoint_id: c.endpoint_id }, { deleted_id: c.id });
+    });
+  }
 }
 
 export function livenessDataRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
-  const base = '/api/v1/liveness/:livenessId';
-  router.get(`${base}/results`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
-    const q = v.query<{ limit?: number; offset?: number; hours?: number }>('liveness-results', ctx.query);
-    const p = page(q);
-    const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, ...p });
-    ctx.body = listBody('results', { items: r.items, total: r.total, ...p }, (x) => x, { hours: q.hours ?? 24 });
-  });
-  router.get(`${base}/stats`, ...secure, async (ctx) => {
-    const id = pathId(ctx, 'livenessId', 'Liveness configuration');
-    const q = v.query<{ days?: number }>('liveness-stats', ctx.query);
-    const r = await s.monitor.stats(team(ctx), id, q.days ?? 30);
-    ctx.body = { ...r, data: r.stats };
-  });
-  router.get(`${base}/status`, ...secure, async (ctx) => {
-    ctx.body = await s.monitor.status(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
-  });
+  for (const prefix of ['/api/v1/liveness', '/api-liveness']) {
+    const base = `${prefix}/:livenessId`;
+    router.get(`${base}/results`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+      const q = v.query<{ limit?: number; offset?: number; hours?: number }>('liveness-results', ctx.query);
+      const p = page(q);
+      const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, ...p });
+      ctx.body = listBody('results', { items: r.items, total: r.total, ...p }, (x) => x, { hours: q.hours ?? 24 });
+    });
+    router.get(`${base}/stats`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+      const q = v.query<{ days?: number }>('liveness-stats', ctx.query);
+      const r = await s.monitor.stats(team(ctx), id, q.days ?? 30);
+      ctx.body = { ...r, data: r.stats };
+    });
+    router.get(`${base}/status`, ...secure, async (ctx) => {
+      ctx.body = await s.monitor.status(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+    });
+  }
 }

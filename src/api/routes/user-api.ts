@@ -1,0 +1,35 @@
+// The User API paths that have no Public API twin: /api-auth, /api-endpoint-status, /api-domain-status.
+// (/api-domains, /api-endpoints and /api-liveness are served by the Public API handlers themselves.)
+import type Koa from 'koa';
+import type { ApiDeps, ApiRouter } from '../context.js';
+import { listBody } from '../../domain/shape.js';
+import type { Health } from '../../domain/endpoint.js';
+import { page, pathId, team } from './common.js';
+
+export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
+  const { services: s, validator: v } = deps;
+  router.post('/api-auth', async (ctx) => {
+    const body = v.body<{ apiKey: string; endpoint: string; method: string; userAgent?: string; ipAddress?: string }>('user-auth', ctx.request.body);
+    const p = await s.access.authenticate(body.apiKey);
+    if (!p) {
+      ctx.status = 401;
+      ctx.body = { success: false, error: 'Invalid API key', code: 'UNAUTHORIZED', timestamp: deps.clock.now().toISOString(), path: ctx.path };
+      return;
+    }
+    ctx.body = { success: true, teamId: p.team_id, apiTokenId: p.token_id, userId: p.user_id, tokenName: p.token_name };
+  });
+  router.get('/api-endpoint-status', ...secure, async (ctx) => {
+    const q = v.query<{ limit?: number; offset?: number; domain_id?: string; health?: Health }>('endpoint-status-list', ctx.query);
+    const pg = page(q);
+    const r = await s.status.endpointList(team(ctx), { domain_id: q.domain_id, health: q.health }, pg);
+    ctx.body = listBody('endpoints', { items: r.items, total: r.total, ...pg }, (x) => x, { summary: r.summary });
+  });
+  router.get('/api-endpoint-status/:endpointId', ...secure, async (ctx) => {
+    ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+  });
+  for (const path of ['/api-domain-status/:domainId', '/api/v1/domains/:domainId/status']) {
+    router.get(path, ...secure, async (ctx) => {
+      ctx.body = await s.status.domain(team(ctx), pathId(ctx, 'domainId', 'Domain'));
+    });
+  }
+}
