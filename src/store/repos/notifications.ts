@@ -74,6 +74,19 @@ export function notificationsRepo(db: Kysely<DB>) {
     async event(id: string) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** An event with the names its message shows: team, domain, endpoint and the domain's portfolio. */
+    async eventContext(id: string) {
+      return db
+        .selectFrom('events as e')
+        .innerJoin('teams as t', 't.id', 'e.team_id')
+        .leftJoin('domains as d', 'd.id', 'e.domain_id')
+        .leftJoin('endpoints as ep', 'ep.id', 'e.endpoint_id')
+        .leftJoin('portfolios as p', 'p.id', 'd.portfolio_id')
+        .selectAll('e')
+        .select(['t.name as team_name', 'd.domain as domain_name', 'ep.name as endpoint_name', 'p.name as portfolio_name'])
+        .where('e.id', '=', id)
+        .executeTakeFirst();
+    },
     async eventsSince(teamId: string, since: string, until: string) {
       return db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('created_at', '>', since).where('created_at', '<=', until).where('event_type', '!=', 'test').orderBy('created_at').execute();
     },

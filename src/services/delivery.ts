@@ -1,0 +1,237 @@
+// The notification worker's use cases: fan events out to every matching enabled instant row (the
+// outbox), build digests when due, and deliver with leases, retries (1 s, 2 s, 4 s) and an attempt log.
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import { isoNow, type Clock } from '../domain/clock.js';
+import { nextDigestAt } from '../domain/digest.js';
+import type { Store } from '../store/index.js';
+import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
+import { newId, parseJson } from '../store/repos/util.js';
+import type { Channel } from './notifications.js';
+
+export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
+const SEVERITY_ORDER = ['info', 'low', 'medium', 'high', 'critical'];
+
+export interface OutgoingEvent {
+  event_id: string;
+  event_type: string;
+  severity: string;
+  category: string | null;
+  team: string;
+  user: string;
+  domain_id: string | null;
+  domain: string | null;
+  endpoint_id: string | null;
+  endpoint_name: string | null;
+  details: Record<string, unknown>;
+  message: string;
+  timestamp: string;
+  subject?: string;
+}
+
+export interface OutgoingDigest {
+  kind: 'digest';
+  team: string;
+  user: string;
+  from: string;
+  to: string;
+  groups: { portfolio: string | null; items: OutgoingEvent[] }[];
+}
+
+export type Outgoing = ({ kind: 'event' } & OutgoingEvent) | OutgoingDigest;
+
+export interface SendOutcome {
+  ok: boolean;
+  status: number | null;
+  transient: boolean;
+  retryAfterSeconds?: number | null;
+  error: string | null;
+  preview: string;
+}
+
+/** What the worker needs from the channel plug-ins (src/channels): one attempt per call. */
+export type Deliver = (channel: Channel, message: Outgoing, config: Record<string, unknown>) => Promise<SendOutcome>;
+
+export interface DeliveryDeps {
+  store: Store;
+  clock: Clock;
+  log: Logger;
+  deliver: Deliver;
+  /** Waits between attempts; the spec's 1 s, 2 s, 4 s. */
+  retryWaitsMs?: readonly number[];
+  /** Upper bound of one attempt, for the lease (the spec's 30 s). */
+  attemptTimeoutMs?: number;
+  sleep?: (ms: number) => Promise<void>;
+}
+
+export function severityAtLeast(sev: string, min: string): boolean {
+  return SEVERITY_ORDER.indexOf(sev) >= SEVERITY_ORDER.indexOf(min);
+}
+
+export function createDeliveryService(deps: DeliveryDeps) {
+  const { store, clock, log, deliver } = deps;
+  const waits = deps.retryWaitsMs ?? RETRY_WAITS_MS;
+  const attemptMs = deps.attemptTimeoutMs ?? 30_000;
+  const sleep = deps.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
+  const owner = randomUUID();
+  const now = () => clock.now();
+
+  async function eventMessage(eventId: string, user: string): Promise<(OutgoingEvent & { portfolio: string | null }) | null> {
+    const e = await store.notifications.eventContext(eventId);
+    if (!e) return null;
+    const details = parseJson<Record<string, unknown>>(e.details, {});
+    return {
+      event_id: e.id, event_type: e.event_type, severity: e.severity, category: e.category, team: e.team_name, user,
+      domain_id: e.domain_id, domain: e.domain_name ?? (details.domain as string | undefined) ?? null,
+      endpoint_id: e.endpoint_id, endpoint_name: e.endpoint_name ?? (details.endpoint_name as string | undefined) ?? null,
+      details, message: e.message, timestamp: e.created_at, portfolio: e.portfolio_name,
+    };
+  }
+
+  /** Message + channel config of one delivery (test sends derive their config from the recipient). */
+  async function prepare(d: DeliveryRow): Promise<{ message: Outgoing; config: Record<string, unknown> } | { error: string }> {
+    const req = parseJson<{ subject?: string | null; user_id?: string; digest?: { from: string; to: string; event_ids: string[] } }>(d.request, {});
+    const setting = d.setting_id ? await store.notifications.settingById(d.setting_id) : undefined;
+    if (d.is_test) {
+      const team = await store.teams.byId(d.team_id);
+      const user = req.user_id ? await store.users.byId(req.user_id) : undefined;
+      const own = user ? await store.notifications.setting(user.id, d.channel, 'instant') : undefined;
+      const recipient = d.recipient ?? '';
+      const config: Record<string, unknown> =
+        d.channel === 'email' ? { recipients: [recipient] }
+        : d.channel === 'pushover' ? { ...(own?.config ?? {}), user_key: recipient }
+        : { ...(d.channel === 'webhook' ? { secret_key: own?.config.secret_key, template: own?.config.template } : {}), webhook_url: recipient };
+      if (d.channel === 'pushover' && !config.app_token) return { error: 'pushover test: no app_token configured (PUT /api/v1/notifications/settings/pushover first)' };
+      const message: Outgoing = {
+        kind: 'event', event_id: d.id, event_type: 'test', severity: 'info', category: 'test', team: team?.name ?? '', user: user?.email ?? '',
+        domain_id: null, domain: null, endpoint_id: null, endpoint_name: null,
+        details: { metadata: parseJson(d.metadata, null) }, message: 'Test notification from dommon', timestamp: d.created_at,
+        ...(req.subject ? { subject: req.subject } : {}),
+      };
+      return { message, config };
+    }
+    if (!setting) return { error: 'the notification setting of this delivery was removed' };
+    const config = { ...setting.config };
+    if (d.channel === 'email' && !(Array.isArray(config.recipients) && config.recipients.length)) config.recipients = [setting.user_email];
+    if (req.digest) {
+      const team = await store.teams.byId(d.team_id);
+      const items = (await Promise.all(req.digest.event_ids.map((id) => eventMessage(id, setting.user_email)))).filter((x) => x !== null);
+      const byPortfolio = new Map<string | null, OutgoingEvent[]>();
+      for (const { portfolio, ...it } of items) byPortfolio.set(portfolio, [...(byPortfolio.get(portfolio) ?? []), it]);
+      return {
+        message: { kind: 'digest', team: team?.name ?? '', user: setting.user_email, from: req.digest.from, to: req.digest.to, groups: [...byPortfolio].map(([portfolio, list]) => ({ portfolio, items: list })) },
+        config,
+      };
+    }
+    const ev = d.event_id ? await eventMessage(d.event_id, setting.user_email) : null;
+    if (!ev) return { error: 'the event of this delivery no longer exists' };
+    const { portfolio: _portfolio, ...event } = ev;
+    return { message: { kind: 'event', ...event }, config };
+  }
+
+  /** Runs every attempt of one claimed delivery, recording each; crash-safe through the lease. */
+  async function run(d: DeliveryRow): Promise<void> {
+    const prepared = await prepare(d);
+    let attempt = d.attempts;
+    for (;;) {
+      attempt++;
+      const started = now();
+      let out: SendOutcome;
+      if ('error' in prepared) out = { ok: false, status: null, transient: false, error: prepared.error, preview: d.message_preview ?? '' };
+      else {
+        try {
+          out = await deliver(d.channel as Channel, prepared.message, prepared.config);
+        } catch (err) {
+          out = { ok: false, status: null, transient: true, error: (err as Error).message, preview: d.message_preview ?? '' };
+        }
+      }
+      const at = now();
+      const retriesLeft = attempt <= waits.length;
+      const retry = !out.ok && out.transient && retriesLeft;
+      const wait = retry ? Math.max(waits[attempt - 1]!, Math.min(out.retryAfterSeconds ?? 0, 60) * 1000) : 0;
+      const status = out.ok ? 'success' : retry ? 'partial' : 'failed';
+      await store.notifications.recordAttempt(
+        { id: d.id, attempt, at: at.toISOString(), outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent', status_code: out.status, error: out.error, duration_ms: at.getTime() - started.getTime() },
+        {
+          status,
+          next_attempt_at: new Date(at.getTime() + wait).toISOString(),
+          error_message: out.ok ? null : out.error,
+          sent_at: at.toISOString(),
+          message_preview: out.preview || null,
+          release: !retry,
+        },
+      );
+      if (!retry) return;
+      await store.notifications.extendLease(d.id, owner, new Date(at.getTime() + wait + attemptMs + 5000).toISOString());
+      await sleep(wait);
+    }
+  }
+
+  return {
+    owner,
+    /** Daemon start: leases of a previous (dead) process are void. */
+    releaseLeases: () => store.notifications.releaseAllLeases(),
+
+    /** Turns pending events into deliveries for each matching enabled instant row, in one transaction per batch. */
+    async fanOut(batch = 200): Promise<number> {
+      const events = await store.notifications.pendingEvents(batch);
+      if (!events.length) return 0;
+      let created = 0;
+      await store.transaction(async (tx) => {
+        const rowsByTeam = new Map<string, SettingRow[]>();
+        for (const e of events) {
+          let rows = rowsByTeam.get(e.team_id);
+          if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
+          for (const s of rows) {
+            if (e.event_type === 'exposure' && !severityAtLeast(e.severity, s.min_severity)) continue;
+            const ok = await tx.notifications.addDelivery({
+              id: newId(), team_id: e.team_id, event_id: e.id, setting_id: s.id, channel: s.notification_type,
+              recipient: s.notification_type === 'email' ? ((s.config.recipients as string[] | undefined)?.join(', ') || s.user_email) : ((s.config.webhook_url as string | undefined) ?? s.user_email),
+              is_test: 0, request: '{}', status: 'queued', next_attempt_at: e.created_at, metadata: null, created_at: isoNow(clock),
+              message_preview: e.message.slice(0, 200),
+            });
+            if (ok) created++;
+          }
+        }
+        await tx.notifications.markFannedOut(events.map((e) => e.id), isoNow(clock));
+      });
+      return created;
+    },
+
+    /** Creates digest deliveries for rows that are due; nothing is sent when there is nothing to say. */
+    async digests(): Promise<number> {
+      const t = now().getTime();
+      let n = 0;
+      for (const s of await store.notifications.enabledDigests()) {
+        const due = nextDigestAt(s.last_digest_at, s.created_at, s.frequency_days ?? 7, s.notification_time ?? '09:00:00');
+        if (due > t) continue;
+        const from = s.last_digest_at ?? s.created_at;
+        const to = new Date(t).toISOString();
+        await store.transaction(async (tx) => {
+          const events = await tx.notifications.eventsSince(s.team_id, from, to);
+          if (events.length) {
+            await tx.notifications.addDelivery({
+              id: newId(), team_id: s.team_id, event_id: null, setting_id: s.id, channel: s.notification_type,
+              recipient: s.notification_type === 'email' ? s.user_email : ((s.config.webhook_url as string | undefined) ?? null), is_test: 0,
+              request: JSON.stringify({ digest: { from, to, event_ids: events.map((e) => e.id) } }), status: 'queued', next_attempt_at: to,
+              metadata: JSON.stringify({ digest: true, items: events.length }), created_at: to, message_preview: `Digest: ${events.length} item(s)`,
+            });
+            n++;
+          }
+          await tx.notifications.markDigestSent(s.id, to);
+        });
+      }
+      return n;
+    },
+
+    /** Claims due deliveries and runs them concurrently; resolves when every claimed one is settled. */
+    async deliverDue(limit = 50): Promise<number> {
+      const t = now();
+      const claimed = await store.notifications.claim(owner, t.toISOString(), new Date(t.getTime() + attemptMs + 5000).toISOString(), limit);
+      await Promise.all(claimed.map((d) => run(d).catch((err) => log.error({ delivery: d.id, err: { message: (err as Error).message } }, 'delivery failed'))));
+      return claimed.length;
+    },
+  };
+}
+
+export type DeliveryService = ReturnType<typeof createDeliveryService>;
