@@ -75,6 +75,9 @@ export function domainsRepo(db: Kysely<DB>) {
     async all(): Promise<Domain[]> {
       return (await base().orderBy('d.created_at').execute()).map(toDomain);
     },
+    async unverified(): Promise<Domain[]> {
+      return (await base().where('d.is_verified', '=', 0).orderBy('d.created_at').execute()).map(toDomain);
+    },
     async count(teamId: string): Promise<number> {
       const r = await db.selectFrom('domains').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(r.n);

@@ -1,0 +1,68 @@
+// Ownership verification: the TXT record `_dommon-verify.<domain>` must hold the domain's token.
+// Also the exposure toggle, which needs a verified domain.
+import { Forbidden, NotFound } from '../domain/errors.js';
+import { isoNow, type Clock } from '../domain/clock.js';
+import type { Domain } from '../domain/types.js';
+import type { Store } from '../store/index.js';
+
+export const VERIFY_LABEL = '_dommon-verify';
+
+/** TXT strings at a name ([] when there is none); lookup failures are an empty answer, not an error. */
+export type TxtLookup = (name: string) => Promise<string[]>;
+
+export function verificationView(d: Domain) {
+  const name = `${VERIFY_LABEL}.${d.domain}`;
+  return {
+    id: d.id,
+    domain: d.domain,
+    verification_token: d.verification_token,
+    is_verified: d.is_verified,
+    verified_at: d.verified_at,
+    record: { type: 'TXT', name, value: d.verification_token },
+    instructions: `Publish a TXT record at ${name} with the value ${d.verification_token}; dommon checks it every DOMMON_VERIFY_INTERVAL seconds.`,
+  };
+}
+
+export function createVerificationService({ store, clock, txt }: { store: Store; clock: Clock; txt: TxtLookup }) {
+  async function domain(teamId: string, id: string): Promise<Domain> {
+    const d = await store.domains.get(teamId, id);
+    if (!d) throw new NotFound('Domain');
+    return d;
+  }
+
+  /** Looks the record up now; flips is_verified when the token is there. Returns whether it was found. */
+  async function check(d: Domain): Promise<boolean> {
+    const values = await txt(`${VERIFY_LABEL}.${d.domain}`).catch(() => [] as string[]);
+    const found = values.some((v) => v.trim() === d.verification_token);
+    if (found && !d.is_verified) {
+      const now = isoNow(clock);
+      await store.domains.update(d.team_id, d.id, { is_verified: 1, verified_at: now, updated_at: now });
+    }
+    return found;
+  }
+
+  return {
+    async get(teamId: string, id: string) {
+      return verificationView(await domain(teamId, id));
+    },
+    async checkNow(teamId: string, id: string) {
+      const found = await check(await domain(teamId, id));
+      return { ...verificationView(await domain(teamId, id)), record_found: found, checked_at: isoNow(clock) };
+    },
+    /** One worker cycle: every unverified domain of every team. */
+    async cycle(): Promise<number> {
+      let verified = 0;
+      for (const d of await store.domains.unverified()) if (await check(d)) verified++;
+      return verified;
+    },
+    async setExposure(teamId: string, id: string, enabled: boolean) {
+      const d = await domain(teamId, id);
+      if (enabled && !d.is_verified) throw new Forbidden('exposure scanning needs a verified domain: publish the verification TXT record first', 'DOMAIN_NOT_VERIFIED');
+      await store.domains.update(teamId, id, { exposure_monitoring_enabled: enabled ? 1 : 0, updated_at: isoNow(clock) });
+      const after = await domain(teamId, id);
+      return { id: after.id, domain: after.domain, is_verified: after.is_verified, exposure_monitoring_enabled: after.exposure_monitoring_enabled };
+    },
+  };
+}
+
+export type VerificationService = ReturnType<typeof createVerificationService>;
