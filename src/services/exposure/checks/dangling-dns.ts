@@ -1,5 +1,5 @@
 // dangling_dns: CNAMEs (to services outside the takeover list) whose target does not exist, and
-// A/AAAA records of the domain's own names where nothing answers on TCP 80 or 443.
+// A/AAAA records of the domain's own names where nothing answers on TCP 80 or 443 (nor on an admin port).
 import type { DetectedFinding } from '../../../domain/exposure.js';
 import { providerFor } from '../fingerprints.js';
 import { ownAddressHosts, type ExposureCheck } from '../types.js';
@@ -33,6 +33,9 @@ export const danglingDns: ExposureCheck = {
         if (ctx.signal.aborted) return;
         const states = await Promise.all(h.addresses.flatMap((a) => [80, 443].map(async (p) => ({ a, p, s: await ctx.tcp(a, p) }))));
         if (states.some((x) => x.s === 'open' || x.s === 'error')) return;
+        // A host that answers on one of the admin ports (a database, a mail relay) is alive, not dangling.
+        const others = await Promise.all(h.addresses.flatMap((a) => ctx.options.adminPorts.map((p) => ctx.tcp(a, p))));
+        if (others.some((s) => s === 'open')) return;
         out.push({
           category: 'dangling_dns',
           severity: 'medium',
