@@ -50,12 +50,21 @@ t.test('exposure API rules', async (t) => {
   });
 
   t.test('scheduled cycle honours DOMMON_EXPOSURE_INTERVAL', async (t) => {
+    // Names the TLS inspector saw in a certificate join the inventory (wildcards and foreign names do not).
+    const ep = await api.post('/api/v1/endpoints', { domain_id: id, name: 'site', endpoint_type: 'https', subdomain: 'www' });
+    await w.app.store.db
+      .insertInto('endpoint_certificates')
+      .values({ endpoint_id: ep.body.id, sans: JSON.stringify([`www.${ZONE}`, `cdn.${ZONE}`, `*.${ZONE}`, 'other.example']) })
+      .execute();
     t.equal(await w.app.services.exposure.cycle(3600), 0, 'scanned less than an hour ago');
     w.clock.advance(3601_000);
     t.equal(await w.app.services.exposure.cycle(3600), 1);
     const latest = (await api.get(`/api/v1/domains/${id}/exposure/scans`)).body.data[0];
     t.equal(latest.trigger, 'schedule');
     t.equal(latest.status, 'completed');
+    t.ok(latest.hosts.includes(`cdn.${ZONE}`), 'a SAN is scanned even where only the wildcard answers');
+    t.notOk(latest.hosts.some((h: string) => h.includes('*') || h === 'other.example'));
+    t.notOk(latest.hosts.includes(`api.${ZONE}`));
   });
 
   t.test('user-added names', async (t) => {

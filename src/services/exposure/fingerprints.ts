@@ -6,6 +6,8 @@ export interface TakeoverFingerprint {
   provider: string;
   /** CNAME target suffixes (lowercase, no trailing dot). */
   cnames: readonly string[];
+  /** Targets whose suffix varies (regions): matched against the whole target. */
+  patterns?: readonly RegExp[];
   /** Substrings of the provider's page for an unclaimed name; empty = NXDOMAIN evidence only. */
   markers: readonly string[];
   /** What to do about it, in one sentence. */
@@ -18,7 +20,7 @@ const claimOrRemove = (what: string) =>
 export const TAKEOVER_FINGERPRINTS: readonly TakeoverFingerprint[] = [
   { provider: 'GitHub Pages', cnames: ['github.io'], markers: ["There isn't a GitHub Pages site here."], remediation: claimOrRemove('GitHub Pages (add the custom domain to a repository you own)') },
   { provider: 'Heroku', cnames: ['herokuapp.com', 'herokudns.com', 'herokussl.com'], markers: ['No such app', 'herokucdn.com/error-pages/no-such-app.html'], remediation: claimOrRemove('Heroku (create the app or add the domain to yours)') },
-  { provider: 'Amazon S3', cnames: ['s3.amazonaws.com', 's3-website', 'amazonaws.com'], markers: ['NoSuchBucket', 'The specified bucket does not exist'], remediation: claimOrRemove('Amazon S3 (create the bucket with this exact name in your account)') },
+  { provider: 'Amazon S3', cnames: ['s3.amazonaws.com'], patterns: [/\.s3[.-]([a-z0-9-]+\.)?amazonaws\.com$/, /\.s3-website[.-][a-z0-9-]+\.amazonaws\.com$/], markers: ['NoSuchBucket', 'The specified bucket does not exist'], remediation: claimOrRemove('Amazon S3 (create the bucket with this exact name in your account)') },
   { provider: 'Microsoft Azure', cnames: ['azurewebsites.net', 'cloudapp.net', 'cloudapp.azure.com', 'trafficmanager.net', 'blob.core.windows.net', 'azureedge.net', 'azure-api.net', 'azurefd.net'], markers: ['404 Web Site not found', 'The resource you are looking for has been removed'], remediation: claimOrRemove('Microsoft Azure (recreate the resource)') },
   { provider: 'Fastly', cnames: ['fastly.net'], markers: ['Fastly error: unknown domain'], remediation: claimOrRemove('Fastly (add the domain to a service you own)') },
   { provider: 'Shopify', cnames: ['myshopify.com'], markers: ['Sorry, this shop is currently unavailable.', 'Only one step left!'], remediation: claimOrRemove('Shopify (connect the domain to your store)') },
@@ -41,5 +43,5 @@ export const TAKEOVER_FINGERPRINTS: readonly TakeoverFingerprint[] = [
 /** The provider whose CNAME suffix matches `target`, if any. */
 export function providerFor(target: string, list: readonly TakeoverFingerprint[] = TAKEOVER_FINGERPRINTS): TakeoverFingerprint | undefined {
   const t = target.toLowerCase().replace(/\.$/, '');
-  return list.find((f) => f.cnames.some((c) => t === c || t.endsWith(`.${c}`) || (c.includes('-') && t.includes(c))));
+  return list.find((f) => f.cnames.some((c) => t === c || t.endsWith(`.${c}`)) || (f.patterns ?? []).some((re) => re.test(t)));
 }
