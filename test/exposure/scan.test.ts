@@ -197,4 +197,14 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal(scans.body.pagination.total, 4);
   t.equal(scans.body.data[0].started_at > scans.body.data[3].started_at, true, 'newest first');
   t.ok(scans.body.data.every((s: { status: string; trigger: string }) => s.status === 'completed' && s.trigger === 'manual'));
+
+  // A broken resolver fails the scan instead of resolving everything it could not see.
+  const openBefore = (await findings(api, id, '&status=open')).map((f) => f.id).sort();
+  w.dns.servfail = true;
+  w.clock.advance(60_000);
+  const broken = await scan(w, api, id);
+  w.dns.servfail = false;
+  t.equal(broken.status, 'failed');
+  t.match(broken.error, /DNS look-ups failing/);
+  t.same((await findings(api, id, '&status=open')).map((f) => f.id).sort(), openBefore, 'nothing resolved by a failed scan');
 });

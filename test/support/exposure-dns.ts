@@ -22,10 +22,13 @@ export interface ExposureDnsServer {
   /** AXFR requests seen (zone names). */
   axfrRequests: string[];
   queries: number;
+  /** While true, every query is answered SERVFAIL (a broken resolver). */
+  servfail: boolean;
   close(): Promise<void>;
 }
 
 const NOERROR = 0;
+const SERVFAIL = 2;
 const NXDOMAIN = 3;
 const REFUSED = 5;
 
@@ -59,6 +62,7 @@ function respond(s: ExposureDnsServer, query: dnsPacket.DecodedPacket): dnsPacke
   const q = query.questions?.[0];
   const base = { type: 'response' as const, id: query.id, questions: query.questions };
   if (!q) return [{ ...base, flags: dnsPacket.RECURSION_AVAILABLE | REFUSED }];
+  if (s.servfail) return [{ ...base, flags: dnsPacket.RECURSION_AVAILABLE | SERVFAIL }];
   if (q.type === 'AXFR') {
     const zone = lc(q.name);
     s.axfrRequests.push(zone);
@@ -91,7 +95,7 @@ export async function startExposureDns(records: Rec[], opts: { axfr?: string[]; 
     }
     const sockets = new Set<net.Socket>();
     const s: ExposureDnsServer = {
-      address, port, server: `${address}:${port}`, records, axfr: new Set(opts.axfr ?? []), axfrRequests: [], queries: 0,
+      address, port, server: `${address}:${port}`, records, axfr: new Set(opts.axfr ?? []), axfrRequests: [], queries: 0, servfail: false,
       async close() {
         sockets.forEach((x) => x.destroy());
         await Promise.all([new Promise<void>((r) => udp.close(() => r())), new Promise<void>((r) => tcp.close(() => r()))]);

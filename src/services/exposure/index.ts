@@ -76,7 +76,7 @@ export function createExposureService(deps: ExposureDeps) {
   }
 
   /** Writes what a scan saw: inserts, re-opens and refreshes findings; resolves what was not seen. */
-  async function reconcile(d: Domain, scanId: string, found: DetectedFinding[], completed: Set<ExposureCategory>): Promise<void> {
+  async function reconcile(d: Domain, scanId: string, found: DetectedFinding[], completed: Set<ExposureCategory>, uncertain: Set<string>): Promise<void> {
     const now = isoNow(clock);
     await store.transaction(async (tx) => {
       const existing = new Map<string, FindingRow>((await tx.exposure.findingRows(d.id)).map((r) => [r.fingerprint, r]));
@@ -112,6 +112,7 @@ export function createExposureService(deps: ExposureDeps) {
       for (const prev of existing.values()) {
         // Only a check that ran to the end can say a finding is gone.
         if (prev.status !== 'open' || seen.has(prev.fingerprint) || !completed.has(prev.category as ExposureCategory)) continue;
+        if (prev.target && uncertain.has(prev.target)) continue;
         await tx.exposure.updateFinding(prev.id, { status: 'resolved', resolved_at: now });
         await tx.events.add(
           {
@@ -182,7 +183,7 @@ export function createExposureService(deps: ExposureDeps) {
         }
       }
       await store.exposure.updateScan(scanId, { checks: JSON.stringify(outcomes) });
-      await reconcile(d, scanId, found, completed);
+      await reconcile(d, scanId, found, completed, new Set(inventory.uncertain));
     } catch (err) {
       deps.onError?.(err, scanId);
       await store.exposure

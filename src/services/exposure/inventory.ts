@@ -19,13 +19,15 @@ const records = (l: Lookup<string>): string[] => (l.status === 'ok' ? l.records.
 
 async function resolveHost(dns: ExposureDns, limit: Limit, name: string): Promise<Omit<HostInfo, 'sources'>> {
   const cname = await limit(() => dns.cname(name));
-  if (cname.status === 'nxdomain') return { name, nxdomain: true, cname: null, addresses: [], targetNxdomain: false };
+  if (cname.status === 'nxdomain') return { name, nxdomain: true, cname: null, addresses: [], targetNxdomain: false, error: null };
   const target = records(cname)[0] ?? null;
   const [a, aaaa] = await Promise.all([limit(() => dns.a(name)), limit(() => dns.aaaa(name))]);
+  const failed = [cname, a, aaaa].find((l) => l.status === 'error');
+  const error = failed && failed.status === 'error' ? failed.error : null;
   const addresses = [...records(a), ...records(aaaa)];
   // With a CNAME, NXDOMAIN on the address look-up means the end of the chain does not exist.
   const targetNxdomain = target !== null && addresses.length === 0 && (a.status === 'nxdomain' || aaaa.status === 'nxdomain');
-  return { name, nxdomain: false, cname: target, addresses, targetNxdomain };
+  return { name, nxdomain: false, cname: target, addresses, targetNxdomain, error };
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join() === [...b].sort().join();
@@ -48,15 +50,19 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
 
   const probe = `dommon-wildcard-${randomBytes(6).toString('hex')}.${domain}`;
   const [wild, ns, mx] = await Promise.all([resolveHost(dns, limit, probe), limit(() => dns.ns(domain)), limit(() => dns.mx(domain))]);
+  // Without working DNS a scan can tell nothing apart: fail it rather than resolve findings.
+  if (wild.error && ns.status === 'error') throw new Error(`DNS look-ups failing (${wild.error}); check DOMMON_DNS_SERVERS`);
   const wildcard = { detected: !wild.nxdomain && (wild.addresses.length > 0 || wild.cname !== null), addresses: wild.addresses, cname: wild.cname };
 
   const names = [...sources.keys()];
   const resolved = await Promise.all(names.map((n) => resolveHost(dns, limit, n)));
   const hosts: HostInfo[] = [];
+  const uncertain = resolved.filter((r) => r.error !== null).map((r) => r.name);
   for (const r of resolved) {
     const src = [...sources.get(r.name)!].sort() as NameSource[];
     const onlyWordlist = src.length === 1 && src[0] === 'wordlist';
     if (onlyWordlist) {
+      if (r.error) continue;
       if (r.nxdomain || (r.addresses.length === 0 && r.cname === null)) continue;
       // Under a wildcard, a guessed name answering like the random label is the wildcard, not a host.
       if (wildcard.detected && r.cname === wildcard.cname && sameSet(r.addresses, wildcard.addresses)) continue;
@@ -65,5 +71,5 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
   }
   // Named sources first, then guessed names, within the bound.
   hosts.sort((a, b) => Number(a.sources.includes('wordlist') && a.sources.length === 1) - Number(b.sources.includes('wordlist') && b.sources.length === 1) || a.name.localeCompare(b.name));
-  return { domain, hosts: hosts.slice(0, input.maxHosts), wildcard, nameservers: records(ns), mailHosts: records(mx) };
+  return { domain, hosts: hosts.slice(0, input.maxHosts), wildcard, nameservers: records(ns), mailHosts: records(mx), uncertain };
 }

@@ -18,6 +18,8 @@ export interface HostInfo {
   addresses: string[];
   /** The alias chain ends at a name that does not exist. */
   targetNxdomain: boolean;
+  /** A look-up failed (timeout, SERVFAIL): what the checks saw of this name is not conclusive. */
+  error: string | null;
 }
 
 export interface Inventory {
@@ -26,6 +28,8 @@ export interface Inventory {
   wildcard: { detected: boolean; addresses: string[]; cname: string | null };
   nameservers: string[];
   mailHosts: string[];
+  /** Names whose look-ups failed: their earlier findings are neither confirmed nor resolved. */
+  uncertain: string[];
 }
 
 export interface ExposureOptions {
