@@ -57,6 +57,7 @@ export function createExposureService(deps: ExposureDeps) {
   const { store, clock, dns, net } = deps;
   const options: ExposureOptions = { ...DEFAULT_EXPOSURE_OPTIONS, ...deps.options };
   const inFlight = new Set<Promise<void>>();
+  const starting = new Map<string, Promise<ExposureScan>>();
   // Shutdown ends running scans early; whatever they could not finish resolves nothing.
   const shutdown = new AbortController();
 
@@ -203,11 +204,18 @@ export function createExposureService(deps: ExposureDeps) {
     async start(teamId: string, domainId: string): Promise<ExposureScan> {
       const d = await domainOf(teamId, domainId);
       eligibility(d);
-      const running = await store.exposure.runningScan(d.id);
-      if (running) return running;
-      const scan = await createScan(d, 'manual');
-      background(d, scan.id);
-      return scan;
+      // Two requests at once must not both start a scan: the second waits for the first's record.
+      const pending = starting.get(d.id);
+      if (pending) return pending;
+      const p = (async () => {
+        const running = await store.exposure.runningScan(d.id);
+        if (running) return running;
+        const scan = await createScan(d, 'manual');
+        background(d, scan.id);
+        return scan;
+      })().finally(() => starting.delete(d.id));
+      starting.set(d.id, p);
+      return p;
     },
     /** Runs a scan to completion and returns it (worker, CLI). */
     async scanNow(teamId: string, domainId: string, trigger: ScanTrigger = 'manual'): Promise<ExposureScan> {
