@@ -2,6 +2,9 @@
 // exposure, writes events, resolves fixed findings, re-opens returning ones and sees expired certificates.
 import t from 'tap';
 import { startWorld, ZONE, type World } from '../support/exposure-world.js';
+import { createValidator } from '../../src/api/validation.js';
+
+const shapes = createValidator();
 
 type Finding = {
   id: string; host: string; category: string; severity: string; title: string; status: string;
@@ -56,6 +59,9 @@ t.test('exposure scan of acme.test', async (t) => {
 
   const f1 = await findings(api, id);
   t.equal(s1.findings_count, f1.length);
+  t.equal(shapes.check('exposure-scan', started.body), null, 'scan answer matches schemas/responses/exposure-scan.json');
+  t.equal(shapes.check('exposure-scan', s1), null);
+  t.same(f1.map((f) => shapes.check('exposure-finding', f)).filter(Boolean), [], 'findings match schemas/responses/exposure-finding.json');
 
   const blog = pick(f1, 'subdomain_takeover', `blog.${ZONE}`);
   t.equal(blog.length, 1, 'GitHub Pages CNAME to an NXDOMAIN name');
