@@ -12,12 +12,17 @@ import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
+import { createExposureDns, createExposureNet } from './services/exposure/index.js';
+import type { ExposureOptions } from './services/exposure/types.js';
+import { periodic } from './scheduler/periodic.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface AppOptions {
   clock?: Clock;
   log?: Logger;
+  /** Exposure scanner reach: the port actually dialled for a well-known one, and scan bounds. */
+  exposure?: { portFor?: (port: number, address: string) => number; options?: Partial<ExposureOptions> };
 }
 
 export interface App {
@@ -38,9 +43,14 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
-export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure'> = {}): Promise<{ store: Store; services: Services }> {
   const store = await openStore(config.dbPath);
-  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints } });
+  const exposure = {
+    dns: createExposureDns({ servers: config.dnsServers }),
+    net: createExposureNet({ portFor: opts.exposure?.portFor }),
+    options: opts.exposure?.options,
+  };
+  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure });
   return { store, services };
 }
 
@@ -96,12 +106,14 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
-  const { store, services } = await openLocal(config, clock);
+  const { store, services } = await openLocal(config, clock, opts);
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
   let server: http.Server | undefined;
   const timers: NodeJS.Timeout[] = [];
+  // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
+  const exposureWorker = periodic('exposure', Math.min(config.exposureInterval, 60) * 1000, () => services.exposure.cycle(config.exposureInterval), log, { runAtStart: false });
   const every = (ms: number, fn: () => Promise<void>) => {
     const t = setInterval(() => fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
@@ -114,6 +126,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
       every(30_000, () => services.access.flushUsage());
+      await services.exposure.recover();
+      exposureWorker.start();
       server = http.createServer(koa.callback());
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
@@ -126,6 +140,9 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     },
     async stop() {
       timers.forEach(clearInterval);
+      services.exposure.abort();
+      await exposureWorker.stop();
+      await services.exposure.drain();
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => {

@@ -21,6 +21,8 @@ export interface Config {
   verifyInterval: number;
   checkInterval: number;
   notifyInterval: number;
+  /** Seconds between exposure scans of one verified, enabled domain. */
+  exposureInterval: number;
   resultRetentionDays: number;
   logLevel: LogLevel;
   metricsToken: string | null;
@@ -97,6 +99,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     verifyInterval: int('DOMMON_VERIFY_INTERVAL', env.DOMMON_VERIFY_INTERVAL, 300, 1),
     checkInterval: int('DOMMON_CHECK_INTERVAL', env.DOMMON_CHECK_INTERVAL, 21600, 1),
     notifyInterval: int('DOMMON_NOTIFY_INTERVAL', env.DOMMON_NOTIFY_INTERVAL, 5, 1),
+    exposureInterval: int('DOMMON_EXPOSURE_INTERVAL', env.DOMMON_EXPOSURE_INTERVAL, 86400, 60),
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,

@@ -1,11 +1,16 @@
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/index.js';
+import type { ExposureDns } from './exposure/dns.js';
+import type { ExposureNet } from './exposure/net.js';
+import type { ExposureOptions } from './exposure/types.js';
 
 /** What every service receives (plain-argument dependency injection; app.ts builds it). */
 export interface ServiceDeps {
   store: Store;
   clock: Clock;
   limits: { maxDomains: number | null; maxEndpoints: number | null };
+  /** DNS and network reach of the exposure scanner (app.ts builds them from config). */
+  exposure: { dns: ExposureDns; net: ExposureNet; options?: Partial<ExposureOptions> };
 }
 
 /** True for SQLite's (and later PostgreSQL's) unique-constraint violation. */

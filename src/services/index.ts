@@ -8,6 +8,7 @@ import { createPortfolioService } from './portfolios.js';
 import { createMonitorService } from './monitor.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
+import { createExposureService } from './exposure/index.js';
 
 export function createServices(deps: ServiceDeps) {
   const endpoints = createEndpointService(deps);
@@ -22,6 +23,7 @@ export function createServices(deps: ServiceDeps) {
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
+    exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
   };
 }
 

@@ -84,6 +84,10 @@ export interface DeliveryAttemptsTable {
 export interface ExposureScansTable {
   id: string; team_id: string; domain_id: string; status: string; trigger: string; started_at: string;
   finished_at: string | null; findings_count: number; error: string | null;
+  hosts: string; wildcard: Bool; checks: string;
+}
+export interface ExposureSubdomainsTable {
+  id: string; team_id: string; domain_id: string; name: string; created_at: string;
 }
 export interface ExposureFindingsTable {
   id: string; team_id: string; domain_id: string; scan_id: string | null; fingerprint: string; category: string;
@@ -119,5 +123,6 @@ export interface DB {
   delivery_attempts: DeliveryAttemptsTable;
   exposure_scans: ExposureScansTable;
   exposure_findings: ExposureFindingsTable;
+  exposure_subdomains: ExposureSubdomainsTable;
   check_schedule: CheckScheduleTable;
 }
