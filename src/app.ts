@@ -12,12 +12,17 @@ import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
+import { deliverOnce } from './channels/index.js';
+import { createDeliveryService, type DeliveryService } from './services/delivery.js';
+import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface AppOptions {
   clock?: Clock;
   log?: Logger;
+  /** Notification worker timing; defaults are the spec's (tests shorten them, nothing else does). */
+  notify?: { retryWaitsMs?: readonly number[]; attemptTimeoutMs?: number; intervalMs?: number };
 }
 
 export interface App {
@@ -27,6 +32,8 @@ export interface App {
   koa: Koa;
   router: Router<ApiState>;
   log: Logger;
+  /** The notification outbox worker and its delivery service. */
+  notify: { worker: NotifyWorker; delivery: DeliveryService };
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -100,6 +107,14 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
+  const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl };
+  const delivery = createDeliveryService({
+    store, clock, log,
+    deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
+    retryWaitsMs: opts.notify?.retryWaitsMs,
+    attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
+  });
+  const notify = { worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }), delivery };
   let server: http.Server | undefined;
   const timers: NodeJS.Timeout[] = [];
   const every = (ms: number, fn: () => Promise<void>) => {
@@ -109,7 +124,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log,
+    config, store, services, koa, router, log, notify,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -120,6 +135,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      await notify.worker.start();
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -133,6 +149,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
           s.closeIdleConnections();
         });
       }
+      await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
       await store.close();
     },
