@@ -1,6 +1,7 @@
 // The notification worker's use cases: fan events out to every matching enabled instant row (the
 // outbox), build digests when due, and deliver with leases, retries (1 s, 2 s, 4 s) and an attempt log.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { nextDigestAt } from '../domain/digest.js';
@@ -46,6 +47,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   const attemptMs = deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   const owner = randomUUID();
   const stopper = new AbortController();
+  setMaxListeners(0, stopper.signal); // one listener per delivery waiting for its retry
   const inFlight = new Set<Promise<void>>();
   const now = () => clock.now();
 
@@ -187,8 +189,11 @@ export function createDeliveryService(deps: DeliveryDeps) {
       if (!events.length) return 0;
       let created = 0;
       await store.transaction(async (tx) => {
+        // Writing first takes SQLite's write lock at once (a read-then-write transaction could fail
+        // with SQLITE_BUSY next to another worker), and leaves out events another worker took.
+        const mine = new Set(await tx.notifications.markFannedOut(events.map((e) => e.id), isoNow(clock)));
         const rowsByTeam = new Map<string, SettingRow[]>();
-        for (const e of events) {
+        for (const e of events.filter((x) => mine.has(x.id))) {
           let rows = rowsByTeam.get(e.team_id);
           if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
           for (const s of rows) {
@@ -203,7 +208,6 @@ export function createDeliveryService(deps: DeliveryDeps) {
             if (ok) created++;
           }
         }
-        await tx.notifications.markFannedOut(events.map((e) => e.id), isoNow(clock));
       });
       return created;
     },
@@ -221,6 +225,8 @@ export function createDeliveryService(deps: DeliveryDeps) {
         const from = s.last_digest_at ?? s.created_at;
         const to = new Date(t).toISOString();
         await store.transaction(async (tx) => {
+          // Compare-and-set first: one digest per period even with two workers (and the write lock at once).
+          if (!(await tx.notifications.markDigestSent(s.id, s.last_digest_at, to))) return;
           const events = await tx.notifications.eventsSince(s.team_id, from, to);
           if (events.length) {
             await tx.notifications.addDelivery({
@@ -231,7 +237,6 @@ export function createDeliveryService(deps: DeliveryDeps) {
             });
             n++;
           }
-          await tx.notifications.markDigestSent(s.id, to);
         });
       }
       return n;

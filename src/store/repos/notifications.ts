@@ -69,15 +69,25 @@ export function notificationsRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.columns(['user_id', 'notification_type', 'delivery_class']).doUpdateSet(values))
         .execute();
     },
-    async markDigestSent(id: string, at: string): Promise<void> {
-      await db.updateTable('notification_settings').set({ last_digest_at: at }).where('id', '=', id).execute();
+    /** Compare-and-set of the last send: false when another worker got there first. */
+    async markDigestSent(id: string, prev: string | null, at: string): Promise<boolean> {
+      const r = await db
+        .updateTable('notification_settings')
+        .set({ last_digest_at: at })
+        .where('id', '=', id)
+        .where((w) => (prev === null ? w('last_digest_at', 'is', null) : w('last_digest_at', '=', prev)))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
 
     async pendingEvents(limit: number) {
       return db.selectFrom('events').selectAll().where('fanned_out_at', 'is', null).orderBy('created_at').limit(limit).execute();
     },
-    async markFannedOut(ids: string[], at: string): Promise<void> {
-      if (ids.length) await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).execute();
+    /** Marks events fanned out; returns the ids this caller marked (another worker may have taken some). */
+    async markFannedOut(ids: string[], at: string): Promise<string[]> {
+      if (!ids.length) return [];
+      const rows = await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).where('fanned_out_at', 'is', null).returning('id').execute();
+      return rows.map((r) => r.id);
     },
     async event(id: string) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
