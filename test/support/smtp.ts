@@ -66,8 +66,8 @@ export function parseMail(raw: string): { subject: string; text: string; html: s
   const parts = boundary ? top.body.split(`--${boundary}`).slice(1, -1).map(splitHead) : [top];
   for (const p of parts) {
     const t = (p.headers['content-type'] ?? 'text/plain').toLowerCase();
-    if (t.startsWith('text/plain')) out.text = decodeBody(p.headers, p.body).trim();
-    if (t.startsWith('text/html')) out.html = decodeBody(p.headers, p.body).trim();
+    if (t.startsWith('text/plain')) out.text = decodeBody(p.headers, p.body).replace(/\r\n/g, '\n').trim();
+    if (t.startsWith('text/html')) out.html = decodeBody(p.headers, p.body).replace(/\r\n/g, '\n').trim();
   }
   return out;
 }
