@@ -168,7 +168,8 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
 
     async logEntry(p: Principal, id: string) {
       const d = await store.notifications.delivery(id);
-      if (!d || d.team_id !== p.team_id) throw new NotFound('Delivery log entry');
+      // The entry exists from the first attempt (a queued test send is not in the log yet).
+      if (!d || d.team_id !== p.team_id || d.attempts === 0) throw new NotFound('Delivery log entry');
       return { ...logEntryJson(d), attempts_detail: await store.notifications.attempts(id) };
     },
   };

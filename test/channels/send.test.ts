@@ -20,7 +20,7 @@ const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000
 t.test('webhook: statuses are classified (2xx ok; 5xx/408/429 transient; other 4xx permanent)', async (t) => {
   const table: [number, boolean, boolean][] = [[200, true, false], [204, true, false], [500, false, true], [503, false, true], [408, false, true], [429, false, true], [404, false, false], [400, false, false], [410, false, false]];
   let i = 0;
-  const rx = await startWebhookReceiver(() => ({ status: table[i]![0], headers: table[i]![0] === 429 ? { 'retry-after': '7' } : {} }));
+  const rx = await startWebhookReceiver(() => ({ status: table[i]![0], headers: table[i]![0] === 429 ? { 'retry-after': '7' } : ({} as Record<string, string>) }));
   t.teardown(() => rx.close());
   for (; i < table.length; i++) {
     const [status, ok, transient] = table[i]!;
