@@ -12,6 +12,9 @@ import { client, tempDir } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { until } from './harness.js';
 
+// Building (when src/ changed) and two daemon start-ups take a while on a busy machine.
+t.setTimeout(240_000);
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
 /** `npm run build` when dist/ is missing or older than any source file. */
