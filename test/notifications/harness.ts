@@ -27,8 +27,9 @@ export interface Member {
   api: ReturnType<typeof client>;
 }
 
-export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify'] } = {}): Promise<NotifyApp> {
-  const dataDir = tempDir('dommon-notify-');
+/** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
+export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; dataDir?: string } = {}): Promise<NotifyApp> {
+  const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...opts.env });
   const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify } });
   const { url } = await app.start();
@@ -48,7 +49,7 @@ export async function startNotifyApp(opts: { env?: Record<string, string>; clock
     },
     async close() {
       await app.stop();
-      fs.rmSync(dataDir, { recursive: true, force: true });
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
