@@ -15,7 +15,7 @@ t.test('stop during a retry wait, resume after restart', async (t) => {
     await rx.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
-  const notify = { retryWaitsMs: [1500, 1500, 1500] };
+  const notify = { retryWaitsMs: [2000, 2000, 2000] };
   const first = await startNotifyApp({ dataDir, notify });
   const m = await first.team('restarters');
   await m.api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: rx.url } });
@@ -25,7 +25,7 @@ t.test('stop during a retry wait, resume after restart', async (t) => {
   await until(async () => (await row()).attempts === 1, 3000, 'first attempt recorded');
   const t0 = performance.now();
   await first.close();
-  t.ok(performance.now() - t0 < 1000, `stop() returned in ${Math.round(performance.now() - t0)} ms, not after the 1.5 s wait`);
+  t.ok(performance.now() - t0 < 1800, `stop() returned in ${Math.round(performance.now() - t0)} ms, not after the 2 s wait`);
   t.equal(rx.requests.length, 1, 'no retry before the restart');
   const store = await openStore(path.join(dataDir, 'dommon.db'));
   const d = await store.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirstOrThrow();
@@ -37,7 +37,7 @@ t.test('stop during a retry wait, resume after restart', async (t) => {
   t.teardown(() => second.close());
   const reqs = await rx.waitFor(2, 5000);
   const gap = reqs[1]!.at - reqs[0]!.at;
-  t.ok(gap >= 1490, `retry after the wait (${Math.round(gap)} ms)`);
+  t.ok(gap >= 1850, `retry after the wait (${Math.round(gap)} ms)`);
   const done = await until(async () => {
     const r = await second.app.store.db.selectFrom('deliveries').selectAll().where('id', '=', d.id).executeTakeFirstOrThrow();
     return r.status === 'success' ? r : null;
