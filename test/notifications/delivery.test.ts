@@ -5,7 +5,11 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { startWebhookReceiver, verifySignature, type Received } from '../support/webhook-receiver.js';
 import { startSmtp } from '../support/smtp.js';
+import { RETRY_WAITS_MS } from '../../src/services/delivery.js';
 import { FAST, startNotifyApp, until, type Member } from './harness.js';
+
+// Generous for a shared 2-core machine; alone the file takes about 10 s.
+t.setTimeout(120_000);
 
 const smtp = await startSmtp();
 const s = await startNotifyApp({ env: { DOMMON_SMTP_URL: smtp.url, DOMMON_SMTP_FROM: 'alerts@dommon.test' } });
@@ -109,12 +113,13 @@ t.test('500 three times then 200: four attempts, waits 1-2-4 (shortened), partia
   t.equal(final.attempts, 4);
   t.same(final.attempts_detail.map((x: { outcome: string; status_code: number }) => [x.outcome, x.status_code]), [['transient', 500], ['transient', 500], ['transient', 500], ['success', 200]]);
   const g = gaps(reqs);
-  // As the daemon recorded them (end of one attempt to start of the next), and as the receiver saw
-  // them (arrival to arrival, which also carries request latency on a busy machine).
+  // As the daemon recorded them (end of one attempt to start of the next): at least the injected
+  // wait and less than the spec's (so the injected one was used); the receiver sees at least the wait
+  // too (arrival to arrival adds request latency, which on a busy machine has no useful upper bound).
   const waits = daemonWaits(final.attempts_detail);
   FAST.retryWaitsMs.forEach((w, i) => {
-    t.ok(waits[i]! >= w - 5 && waits[i]! < w + 600, `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`);
-    t.ok(g[i]! >= w - 150 && g[i]! < w + 1000, `wait ${i + 1} (receiver): ${Math.round(g[i]!)} ms ~ ${w} ms`);
+    t.ok(waits[i]! >= w - 5 && waits[i]! < RETRY_WAITS_MS[i]!, `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`);
+    t.ok(g[i]! >= w - 150, `wait ${i + 1} (receiver): ${Math.round(g[i]!)} ms >= ${w} ms`);
   });
   t.ok(reqs.every((r) => r.json.event_id === eventId), 'same event every time');
   await new Promise((r) => setTimeout(r, 200));
@@ -158,10 +163,10 @@ t.test('429 with Retry-After: the retry waits at least Retry-After', async (t) =
   const eventId = await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: 'down' });
   const reqs = await rx.waitFor(2, 4000);
   const g = gaps(reqs)[0]!;
-  t.ok(g >= 850 && g < 1800, `receiver: ${Math.round(g)} ms between the attempts`);
+  t.ok(g >= 850, `receiver: ${Math.round(g)} ms between the attempts`);
   const final = await settled(m, (await deliveryOf(eventId)).id);
   const w = daemonWaits(final.attempts_detail)[0]!;
-  t.ok(w >= 995 && w < 1500, `daemon waited ${w} ms for Retry-After: 1 (backoff alone is ${FAST.retryWaitsMs[0]} ms)`);
+  t.ok(w >= 995 && w < 2000, `daemon waited ${w} ms for Retry-After: 1 (backoff alone is ${FAST.retryWaitsMs[0]} ms)`);
   t.equal(final.status, 'success');
   t.match(final.attempts_detail, [{ outcome: 'transient', status_code: 429 }, { outcome: 'success', status_code: 200 }]);
 });
@@ -175,10 +180,10 @@ t.test('a receiver hanging past the timeout is a transient failure, then retried
   const reqs = await rx.waitFor(2, 4000);
   const g = gaps(reqs)[0]!;
   const expected = FAST.attemptTimeoutMs + FAST.retryWaitsMs[0];
-  t.ok(g >= expected - 150 && g < expected + 1000, `second attempt ${Math.round(g)} ms after the first (timeout ${FAST.attemptTimeoutMs} + wait ${FAST.retryWaitsMs[0]})`);
+  t.ok(g >= expected - 150, `second attempt ${Math.round(g)} ms after the first (timeout ${FAST.attemptTimeoutMs} + wait ${FAST.retryWaitsMs[0]})`);
   const final = await settled(m, (await deliveryOf(eventId)).id);
   const took = final.attempts_detail[0].duration_ms;
-  t.ok(took >= FAST.attemptTimeoutMs - 5 && took < FAST.attemptTimeoutMs + 500, `the hanging attempt was cut at ${took} ms (timeout ${FAST.attemptTimeoutMs} ms)`);
+  t.ok(took >= FAST.attemptTimeoutMs - 5 && took < FAST.attemptTimeoutMs + 1000, `the hanging attempt was cut at ${took} ms (timeout ${FAST.attemptTimeoutMs} ms)`);
   t.ok(daemonWaits(final.attempts_detail)[0]! >= FAST.retryWaitsMs[0] - 5, 'then the first wait');
   t.equal(final.status, 'success');
   t.match(final.attempts_detail[0], { outcome: 'transient', status_code: null, error: /timeout/ });

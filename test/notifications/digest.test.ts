@@ -1,6 +1,8 @@
 // Digests: due at notification_time in the team's time zone every frequency_days; one message per
 // channel grouped by portfolio; nothing when there is nothing to say. Driven by an injected clock.
 import t from 'tap';
+
+t.setTimeout(90_000); // headroom on a busy shared machine
 import { nextDigestAt } from '../../src/domain/digest.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { startSmtp } from '../support/smtp.js';

@@ -1,5 +1,7 @@
 // PUT/GET /api/v1/notifications/settings: the spec's rules, per-channel config schemas, masking.
 import t from 'tap';
+
+t.setTimeout(90_000); // headroom on a busy shared machine
 import { startNotifyApp } from './harness.js';
 
 t.test('settings rows', async (t) => {
