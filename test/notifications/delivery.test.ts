@@ -12,7 +12,10 @@ import { FAST, startNotifyApp, until, type Member } from './harness.js';
 t.setTimeout(120_000);
 
 const smtp = await startSmtp();
-const s = await startNotifyApp({ env: { DOMMON_SMTP_URL: smtp.url, DOMMON_SMTP_FROM: 'alerts@dommon.test' } });
+const push = await startWebhookReceiver(); // stands in for the Pushover API (DOMMON_PUSHOVER_URL)
+const s = await startNotifyApp({
+  env: { DOMMON_SMTP_URL: smtp.url, DOMMON_SMTP_FROM: 'alerts@dommon.test', DOMMON_PUSHOVER_URL: push.url.replace(/\/hook$/, '') },
+});
 // Two more workers in their own processes on the same file, loading while the other tests run;
 // they start polling only when the last test says `go`.
 const children = [0, 1].map(() =>
@@ -30,6 +33,7 @@ t.teardown(async () => {
   children.forEach((c) => c.exitCode === null && c.kill());
   await s.close();
   await smtp.close();
+  await push.close();
 });
 
 async function webhookRow(m: Member, url: string, extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
@@ -242,6 +246,24 @@ t.test('an email row without recipients mails its user; subject from the event',
   t.equal(got.subject, '[dommon] [HIGH] Domain renewal: mail.example: mail.example expires in 15 days');
   t.match(got.text, 'Domain: mail.example');
   t.match(got.html, '<td>mail.example</td>');
+});
+
+t.test('pushover: events and test sends reach {DOMMON_PUSHOVER_URL}/1/messages.json', async (t) => {
+  const m = await s.team('pushers');
+  const userKey = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
+  const appToken = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
+  t.equal((await m.api.put('/api/v1/notifications/settings/pushover', { delivery_class: 'instant', config: { user_key: userKey, app_token: appToken } })).status, 200);
+  const eventId = await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'critical', message: 'api is down' });
+  const test = await m.api.post('/api/v1/notifications/test', { channel: 'pushover', recipient: 'gznej3rKEVAvPUxu9vvNnqpmZpokzF' });
+  t.equal(test.status, 201);
+  await push.waitFor(2);
+  const ev = push.requests.find((r) => r.json.title?.includes('Liveness'))!;
+  t.equal(ev.path, '/1/messages.json');
+  t.match(ev.json, { token: appToken, user: userKey, priority: 1, message: 'api is down' });
+  const tst = push.requests.find((r) => r.json.user === 'gznej3rKEVAvPUxu9vvNnqpmZpokzF')!;
+  t.match(tst.json, { token: appToken, priority: -1, message: 'Test notification from dommon' }, 'a test send uses the caller’s app token');
+  t.equal((await settled(m, test.body.id)).status, 'success');
+  t.equal((await settled(m, (await deliveryOf(eventId)).id)).status, 'success');
 });
 
 t.test('delivery log: filters, newest first, paging, X-Total-Count', async (t) => {
