@@ -15,6 +15,9 @@ import type { ApiState } from './api/context.js';
 import { createExposureDns, createExposureNet } from './services/exposure/index.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import { periodic } from './scheduler/periodic.js';
+import { deliverOnce } from './channels/index.js';
+import { createDeliveryService, type DeliveryService } from './services/delivery.js';
+import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -23,6 +26,8 @@ export interface AppOptions {
   log?: Logger;
   /** Exposure scanner reach: the port actually dialled for a well-known one, and scan bounds. */
   exposure?: { portFor?: (port: number, address: string) => number; options?: Partial<ExposureOptions> };
+  /** Notification worker timing; defaults are the spec's (tests shorten them, nothing else does). */
+  notify?: { retryWaitsMs?: readonly number[]; attemptTimeoutMs?: number; intervalMs?: number };
 }
 
 export interface App {
@@ -32,6 +37,8 @@ export interface App {
   koa: Koa;
   router: Router<ApiState>;
   log: Logger;
+  /** The notification outbox worker and its delivery service. */
+  notify: { worker: NotifyWorker; delivery: DeliveryService };
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -110,6 +117,14 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
+  const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl };
+  const delivery = createDeliveryService({
+    store, clock, log,
+    deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
+    retryWaitsMs: opts.notify?.retryWaitsMs,
+    attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
+  });
+  const notify = { worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }), delivery };
   let server: http.Server | undefined;
   const timers: NodeJS.Timeout[] = [];
   // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
@@ -121,7 +136,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log,
+    config, store, services, koa, router, log, notify,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -134,6 +149,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      await notify.worker.start();
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -150,6 +166,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
           s.closeIdleConnections();
         });
       }
+      await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
       await store.close();
     },

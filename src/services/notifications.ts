@@ -6,10 +6,10 @@ import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
 
-export const CHANNELS = ['email', 'webhook', 'slack', 'pushover', 'teams'] as const;
-export type Channel = (typeof CHANNELS)[number];
-/** Channels that can only send instantly (the spec: a digest row for these is a 400). */
-export const INSTANT_ONLY: readonly Channel[] = ['webhook', 'pushover'];
+import { CHANNELS, INSTANT_ONLY, type Channel } from '../domain/notification.js';
+import { parseTemplate } from '../channels/webhook.js';
+
+export { CHANNELS, INSTANT_ONLY, type Channel };
 const SECRET_KEYS = ['secret_key', 'app_token', 'user_key', 'password'];
 
 export interface SettingInput {
@@ -110,7 +110,17 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       const config = { ...(input.config ?? cur?.config ?? {}) };
       // A masked secret sent back unchanged keeps the stored secret.
       for (const k of SECRET_KEYS) {
-        if (typeof config[k] === 'string' && (config[k] as string).startsWith('********') && cur?.config[k]) config[k] = cur.config[k];
+        if (typeof config[k] !== 'string' || !(config[k] as string).startsWith('********')) continue;
+        if (!cur?.config[k]) throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
+        config[k] = cur.config[k];
+      }
+      if (channel === 'webhook' && config.template !== undefined) {
+        try {
+          const t = parseTemplate(config.template);
+          if (t === null || typeof t !== 'object') throw new Error('template must be a JSON object or array');
+        } catch (err) {
+          throw new Invalid(`config.template: ${(err as Error).message}`);
+        }
       }
       if ((channel === 'webhook' || channel === 'slack' || channel === 'teams') && !config.webhook_url && (input.is_enabled ?? cur?.is_enabled ?? true)) {
         throw new Invalid('config.webhook_url: is required', 'VALIDATION_ERROR');
@@ -158,7 +168,8 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
 
     async logEntry(p: Principal, id: string) {
       const d = await store.notifications.delivery(id);
-      if (!d || d.team_id !== p.team_id) throw new NotFound('Delivery log entry');
+      // The entry exists from the first attempt (a queued test send is not in the log yet).
+      if (!d || d.team_id !== p.team_id || d.attempts === 0) throw new NotFound('Delivery log entry');
       return { ...logEntryJson(d), attempts_detail: await store.notifications.attempts(id) };
     },
   };

@@ -18,9 +18,11 @@ export interface SettingRow {
   last_digest_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The team's IANA time zone (digests are sent at local notification_time). */
+  team_timezone: string;
 }
 
-const toSetting = (r: Selectable<NotificationSettingsTable> & { user_email: string }): SettingRow => ({
+const toSetting = (r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string }): SettingRow => ({
   ...r,
   delivery_class: r.delivery_class as SettingRow['delivery_class'],
   is_enabled: toBool(r.is_enabled),
@@ -30,7 +32,13 @@ const toSetting = (r: Selectable<NotificationSettingsTable> & { user_email: stri
 export type DeliveryRow = Selectable<DeliveriesTable>;
 
 export function notificationsRepo(db: Kysely<DB>) {
-  const settings = () => db.selectFrom('notification_settings as s').innerJoin('users as u', 'u.id', 's.user_id').selectAll('s').select('u.email as user_email');
+  const settings = () =>
+    db
+      .selectFrom('notification_settings as s')
+      .innerJoin('users as u', 'u.id', 's.user_id')
+      .innerJoin('teams as t', 't.id', 's.team_id')
+      .selectAll('s')
+      .select(['u.email as user_email', 't.timezone as team_timezone']);
   return {
     async settingsForUser(userId: string): Promise<SettingRow[]> {
       return (await settings().where('s.user_id', '=', userId).orderBy('s.notification_type').orderBy('s.delivery_class').execute()).map(toSetting);
@@ -50,7 +58,7 @@ export function notificationsRepo(db: Kysely<DB>) {
     async enabledDigests(): Promise<SettingRow[]> {
       return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(toSetting);
     },
-    async upsertSetting(row: Omit<SettingRow, 'id' | 'user_email' | 'created_at' | 'updated_at' | 'last_digest_at'>, now: string): Promise<void> {
+    async upsertSetting(row: Omit<SettingRow, 'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'>, now: string): Promise<void> {
       const values = {
         is_enabled: row.is_enabled ? 1 : 0, frequency_days: row.frequency_days, notification_time: row.notification_time,
         config: JSON.stringify(row.config), min_severity: row.min_severity, updated_at: now,
@@ -61,15 +69,25 @@ export function notificationsRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.columns(['user_id', 'notification_type', 'delivery_class']).doUpdateSet(values))
         .execute();
     },
-    async markDigestSent(id: string, at: string): Promise<void> {
-      await db.updateTable('notification_settings').set({ last_digest_at: at }).where('id', '=', id).execute();
+    /** Compare-and-set of the last send: false when another worker got there first. */
+    async markDigestSent(id: string, prev: string | null, at: string): Promise<boolean> {
+      const r = await db
+        .updateTable('notification_settings')
+        .set({ last_digest_at: at })
+        .where('id', '=', id)
+        .where((w) => (prev === null ? w('last_digest_at', 'is', null) : w('last_digest_at', '=', prev)))
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
 
     async pendingEvents(limit: number) {
       return db.selectFrom('events').selectAll().where('fanned_out_at', 'is', null).orderBy('created_at').limit(limit).execute();
     },
-    async markFannedOut(ids: string[], at: string): Promise<void> {
-      if (ids.length) await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).execute();
+    /** Marks events fanned out; returns the ids this caller marked (another worker may have taken some). */
+    async markFannedOut(ids: string[], at: string): Promise<string[]> {
+      if (!ids.length) return [];
+      const rows = await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).where('fanned_out_at', 'is', null).returning('id').execute();
+      return rows.map((r) => r.id);
     },
     async event(id: string) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
@@ -120,6 +138,10 @@ export function notificationsRepo(db: Kysely<DB>) {
     },
     async extendLease(id: string, owner: string, until: string): Promise<void> {
       await db.updateTable('deliveries').set({ lease_until: until }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+    },
+    /** Gives one delivery back (the worker is stopping mid-attempt); it is claimed again later. */
+    async releaseLease(id: string, owner: string): Promise<void> {
+      await db.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
     },
     /** On daemon start: the previous owner is gone (one daemon per data directory), so its leases are void. */
     async releaseAllLeases(): Promise<number> {

@@ -1,0 +1,95 @@
+// E-mail through nodemailer over DOMMON_SMTP_URL: plain text and HTML, subject from the event.
+import { createTransport } from 'nodemailer';
+import type { Outgoing, SendOutcome } from '../domain/notification.js';
+import { digestLine, digestTitle, escapeHtml, eventLabel, headline, portfolioName, truncate } from './format.js';
+import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
+
+export interface EmailMessage {
+  to: string[];
+  subject: string;
+  text: string;
+  html: string;
+}
+
+const wrap = (title: string, inner: string) =>
+  `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(title)}</h2>${inner}<p style="color:#888;font-size:12px">Sent by dommon</p></body></html>`;
+
+export function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
+  const to = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+  if (m.kind === 'digest') {
+    const title = digestTitle(m);
+    const text = [
+      title,
+      `${m.from} to ${m.to}`,
+      '',
+      ...m.groups.flatMap((g) => [`${portfolioName(g.portfolio)}:`, ...g.items.map((it) => `  - ${digestLine(it)}`), '']),
+    ].join('\n');
+    const html = wrap(
+      title,
+      `<p>${escapeHtml(m.from)} to ${escapeHtml(m.to)}</p>` +
+        m.groups.map((g) => `<h3>${escapeHtml(portfolioName(g.portfolio))}</h3><ul>${g.items.map((it) => `<li>${escapeHtml(digestLine(it))}</li>`).join('')}</ul>`).join(''),
+    );
+    return { to, subject: truncate(title, 200), text, html };
+  }
+  const title = headline(m);
+  const facts = [
+    ['Event', eventLabel(m.event_type)],
+    ['Severity', m.severity],
+    ['Domain', m.domain],
+    ['Endpoint', m.endpoint_name],
+    ['Category', m.category],
+    ['Team', m.team],
+    ['Time', m.timestamp],
+  ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+  const text = [title, '', m.message, '', ...facts.map(([k, v]) => `${k}: ${v}`)].join('\n');
+  const html = wrap(
+    title,
+    `<p>${escapeHtml(m.message)}</p><table>${facts.map(([k, v]) => `<tr><th align="left">${escapeHtml(k)}</th><td>${escapeHtml(v)}</td></tr>`).join('')}</table>`,
+  );
+  const subject = m.subject ?? `[dommon] ${title}: ${m.message}`;
+  return { to, subject: truncate(subject.replace(/[\r\n]+/g, ' '), 200), text, html };
+}
+
+/** SMTP reply 5xx is permanent (e.g. 550 no such mailbox); 4xx, timeouts and connection errors are transient. */
+function classify(err: Error & { responseCode?: number; code?: string }): SendOutcome {
+  const code = err.responseCode ?? null;
+  const transient = code === null || code < 500;
+  return { ok: false, status: code, transient, error: `SMTP ${err.code ?? 'error'}${code ? ` ${code}` : ''}: ${err.message}` };
+}
+
+export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
+  if (!ctx.smtpUrl) return { ok: false, status: null, transient: false, error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)' };
+  if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
+  const transport = createTransport({
+    url: ctx.smtpUrl,
+    connectionTimeout: ctx.timeoutMs,
+    greetingTimeout: ctx.timeoutMs,
+    socketTimeout: ctx.timeoutMs,
+    // Loopback and private relays often present self-signed certificates on STARTTLS.
+    tls: { rejectUnauthorized: false },
+  });
+  const onAbort = () => transport.close();
+  ctx.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const timer = new Promise<never>((_, reject) => {
+      const t = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ctx.timeoutMs} ms`), { code: 'ETIMEDOUT' })), ctx.timeoutMs);
+      t.unref();
+    });
+    const info = await Promise.race([transport.sendMail({ from: ctx.smtpFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html }), timer]);
+    const rejected = (info.rejected ?? []).length;
+    if (rejected && rejected === msg.to.length) return { ok: false, status: null, transient: false, error: `SMTP rejected every recipient: ${info.response}` };
+    return { ok: true, status: 250, transient: false, error: null };
+  } catch (err) {
+    if (ctx.signal?.aborted) throw new AttemptAborted();
+    return classify(err as Error);
+  } finally {
+    ctx.signal?.removeEventListener('abort', onAbort);
+    transport.close();
+  }
+}
+
+export const email: ChannelPlugin<EmailMessage> = {
+  render: (m, { config }) => emailMessage(m, config),
+  send: sendEmail,
+  preview: (r) => truncate(r.subject, 200),
+};

@@ -1,0 +1,60 @@
+// Pure text helpers the renderers share: headline of an event, its target, the digest listing.
+import { digestItemCount, type OutgoingDigest, type OutgoingEvent } from '../domain/notification.js';
+
+const LABELS: Record<string, string> = {
+  whois: 'Domain expiry (WHOIS)',
+  domain_expiry: 'Domain renewal',
+  ssl: 'SSL certificate',
+  ssl_expiry: 'SSL certificate expiry',
+  liveness: 'Liveness',
+  exposure: 'Exposure finding',
+  registration: 'Registration change',
+  test: 'Test notification',
+};
+
+export function eventLabel(eventType: string): string {
+  return LABELS[eventType] ?? eventType.replace(/_/g, ' ');
+}
+
+/** `api (example.com)`, `example.com` or null. */
+export function eventTarget(e: OutgoingEvent): string | null {
+  if (e.endpoint_name && e.domain) return `${e.endpoint_name} (${e.domain})`;
+  return e.endpoint_name ?? e.domain ?? null;
+}
+
+/** `[HIGH] Exposure finding: example.com`. */
+export function headline(e: OutgoingEvent): string {
+  const target = eventTarget(e);
+  return `[${e.severity.toUpperCase()}] ${eventLabel(e.event_type)}${target ? `: ${target}` : ''}`;
+}
+
+export function digestTitle(d: OutgoingDigest): string {
+  const n = digestItemCount(d);
+  return `dommon digest for ${d.team}: ${n} item${n === 1 ? '' : 's'}`;
+}
+
+export function portfolioName(p: string | null): string {
+  return p ?? 'No portfolio';
+}
+
+/** One line per digest item: `[HIGH] Exposure finding: example.com: message`. */
+export function digestLine(e: OutgoingEvent): string {
+  return `${headline(e)} - ${e.message}`;
+}
+
+export function truncate(s: string, max: number): string {
+  return s.length <= max ? s : `${s.slice(0, Math.max(0, max - 1))}…`;
+}
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+/** Slack mrkdwn needs only &, < and > escaped. */
+export function escapeSlack(s: string): string {
+  return s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+}
+
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v ? v : undefined;
+}

@@ -1,0 +1,70 @@
+// Notification vocabulary shared by services and the channel plug-ins: channel kinds, the message a
+// channel renders (one event or a digest), one attempt's outcome, and severity order.
+
+export const CHANNELS = ['email', 'webhook', 'slack', 'pushover', 'teams'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Channels that can only send instantly (the spec: a digest row for these is a 400). */
+export const INSTANT_ONLY: readonly Channel[] = ['webhook', 'pushover'];
+
+export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+/** True when `sev` is at least `min` (unknown severities count as `info`). */
+export function severityAtLeast(sev: string, min: string): boolean {
+  const rank = (s: string) => Math.max(0, (SEVERITIES as readonly string[]).indexOf(s));
+  return rank(sev) >= rank(min);
+}
+
+/** One event as every channel sees it; the field names are the spec's webhook payload. */
+export interface OutgoingEvent {
+  event_id: string;
+  event_type: string;
+  severity: string;
+  category: string | null;
+  team: string;
+  user: string;
+  domain_id: string | null;
+  domain: string | null;
+  endpoint_id: string | null;
+  endpoint_name: string | null;
+  details: Record<string, unknown>;
+  message: string;
+  timestamp: string;
+  /** E-mail subject of a test send. */
+  subject?: string;
+}
+
+export interface DigestGroup {
+  /** Portfolio name; null for domains outside any portfolio. */
+  portfolio: string | null;
+  items: OutgoingEvent[];
+}
+
+export interface OutgoingDigest {
+  kind: 'digest';
+  digest_id: string;
+  team: string;
+  user: string;
+  from: string;
+  to: string;
+  groups: DigestGroup[];
+}
+
+export type Outgoing = ({ kind: 'event' } & OutgoingEvent) | OutgoingDigest;
+
+/** The result of one delivery attempt; channels return it instead of throwing. */
+export interface SendOutcome {
+  ok: boolean;
+  /** HTTP status (or SMTP reply code) when the peer answered. */
+  status: number | null;
+  /** Retried when true (5xx, 408, 429, network errors, timeouts). */
+  transient: boolean;
+  /** Retry-After of a 429/503, in seconds. */
+  retryAfterSeconds?: number | null;
+  error: string | null;
+}
+
+export function digestItemCount(d: OutgoingDigest): number {
+  return d.groups.reduce((n, g) => n + g.items.length, 0);
+}

@@ -1,0 +1,37 @@
+// The notification worker: every DOMMON_NOTIFY_INTERVAL seconds it fans new events out, creates
+// due digests and starts due deliveries (their retries run in the background, under a lease).
+import type { Logger } from 'pino';
+import type { DeliveryService } from '../services/delivery.js';
+import { periodic, type Worker } from './periodic.js';
+
+export interface NotifyWorker extends Worker {
+  /** One cycle now (tests, and after a test send if a caller wants it sooner). */
+  runNow(): Promise<void>;
+}
+
+export function notifyWorker({ delivery, log, intervalMs }: { delivery: DeliveryService; log: Logger; intervalMs: number }): NotifyWorker {
+  const cycle = async () => {
+    // Bounded batches, so one cycle cannot hold the database for long.
+    for (let i = 0; i < 10; i++) {
+      await delivery.fanOut(200);
+      if (!(await delivery.pendingEvents())) break;
+    }
+    await delivery.digests();
+    await delivery.startDue(50);
+  };
+  const job = periodic('notify', intervalMs, cycle, log);
+  return {
+    name: 'notify',
+    async start() {
+      // One daemon per data directory: whatever a previous (killed) process had claimed is due again.
+      const released = await delivery.releaseLeases();
+      if (released) log.info({ released }, 'resuming deliveries left by a previous process');
+      job.start();
+    },
+    async stop() {
+      await job.stop();
+      await delivery.stop();
+    },
+    runNow: job.runNow,
+  };
+}

@@ -1,0 +1,68 @@
+// The real app with a shortened notification worker (AppOptions.notify, tests only), plus helpers to
+// create teams and write events through the store as the probing/intel services do.
+import fs from 'node:fs';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/index.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
+import type { Clock } from '../../src/domain/clock.js';
+import type { NewEvent } from '../../src/store/repos/events.js';
+import { client, tempDir } from '../support/app.js';
+
+// The timeout stays well above loopback latency on a busy 2-core machine: an attempt that times out
+// is retried, which (correctly, at-least-once) sends again and would blur the counts tests assert.
+export const FAST = { intervalMs: 40, retryWaitsMs: [100, 200, 400], attemptTimeoutMs: 1500 } as const;
+
+export interface NotifyApp {
+  app: App;
+  url: string;
+  dataDir: string;
+  /** A team with one user and its API client. */
+  team(name: string, user?: string): Promise<Member>;
+  event(e: NewEvent): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface Member {
+  team_id: string;
+  user_id: string;
+  user: string;
+  api: ReturnType<typeof client>;
+}
+
+/** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
+export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; dataDir?: string } = {}): Promise<NotifyApp> {
+  const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
+  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...opts.env });
+  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify } });
+  const { url } = await app.start();
+  const clock = opts.clock ?? { now: () => new Date() };
+  return {
+    app,
+    url,
+    dataDir,
+    async team(name, user = `ops@${name}.test`) {
+      const tok = await app.services.access.createToken({ team: name, user });
+      return { team_id: tok.team_id, user_id: tok.user_id, user: tok.user, api: client(url, tok.token) };
+    },
+    async event(e) {
+      const id = await app.store.events.add(e, clock.now().toISOString());
+      if (!id) throw new Error('event not recorded (dedupe key)');
+      return id;
+    },
+    async close() {
+      await app.stop();
+      if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Polls `fn` until it returns a truthy value (or throws after `ms`). */
+export async function until<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000, what = 'condition'): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

@@ -1,0 +1,31 @@
+// A second notification worker in its own process on the same database file (used by delivery.test.ts):
+// prints `ready`, waits for a `go` line on stdin, polls fan-out and due deliveries until stdin
+// closes, then prints how many deliveries it claimed.
+import { pino } from 'pino';
+import { openStore } from '../../src/store/index.js';
+import { createDeliveryService } from '../../src/services/delivery.js';
+import { deliverOnce } from '../../src/channels/index.js';
+
+const [file] = process.argv.slice(2);
+let stop = false;
+let go: () => void;
+const started = new Promise<void>((r) => (go = r));
+process.stdin.on('data', (d: Buffer) => d.toString().includes('go') && go()).on('end', () => ((stop = true), go()));
+const store = await openStore(file!);
+const ctx = { smtpUrl: null, smtpFrom: 'x@y', pushoverUrl: 'http://127.0.0.1:9' };
+const worker = createDeliveryService({
+  store,
+  clock: { now: () => new Date() },
+  log: pino({ level: 'silent' }),
+  deliver: (c, msg, cfg, o) => deliverOnce(c, msg, { config: cfg }, { ...ctx, ...o }),
+});
+let claimed = 0;
+process.stdout.write('ready\n');
+await started;
+while (!stop) {
+  await worker.fanOut();
+  claimed += await worker.deliverDue();
+  await new Promise((r) => setTimeout(r, 10));
+}
+await store.close();
+process.stdout.write(`claimed=${claimed}\n`);
