@@ -1,5 +1,6 @@
 // The User API paths that have no Public API twin: /api-auth, /api-endpoint-status, /api-domain-status.
-// (/api-domains, /api-endpoints and /api-liveness are served by the Public API handlers themselves.)
+// (/api-domains, /api-endpoints and /api-liveness are served by the Public API handlers themselves;
+// the two status paths here also answer their Public API twins /api/v1/{endpoints,domains}/:id/status.)
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
 import { listBody } from '../../domain/shape.js';
@@ -24,9 +25,12 @@ export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Midd
     const r = await s.status.endpointList(team(ctx), { domain_id: q.domain_id, health: q.health }, pg);
     ctx.body = listBody('endpoints', { items: r.items, total: r.total, ...pg }, (x) => x, { summary: r.summary });
   });
-  router.get('/api-endpoint-status/:endpointId', ...secure, async (ctx) => {
-    ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-  });
+  // Comprehensive status: one handler for the User API path and its Public API twin.
+  for (const path of ['/api-endpoint-status/:endpointId', '/api/v1/endpoints/:endpointId/status']) {
+    router.get(path, ...secure, async (ctx) => {
+      ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+    });
+  }
   for (const path of ['/api-domain-status/:domainId', '/api/v1/domains/:domainId/status']) {
     router.get(path, ...secure, async (ctx) => {
       ctx.body = await s.status.domain(team(ctx), pathId(ctx, 'domainId', 'Domain'));

@@ -1,0 +1,127 @@
+// Checks every answer the test suite receives from the app against the OpenAPI document: the operation
+// (method + path) must be documented, the status listed, and the body valid against that status's schema.
+// request()/client() in app.ts call this for every app started by startApp(), so the document cannot
+// drift from the server. The document and each compiled validator are built once per process.
+import { Ajv, type ValidateFunction } from 'ajv';
+import formatsPlugin from 'ajv-formats';
+import { loadSchemas } from '../../src/api/validation.js';
+import { buildOpenApi } from '../../src/api/openapi/document.js';
+
+type Json = Record<string, any>;
+
+interface Route {
+  method: string;
+  path: string;
+  re: RegExp;
+  params: number;
+  op: Json;
+}
+
+let state: { doc: Json; ajv: Ajv; routes: Route[]; compiled: Map<string, ValidateFunction> } | undefined;
+
+export function openApiDocument(): Json {
+  return init().doc;
+}
+
+function init() {
+  if (state) return state;
+  const doc = buildOpenApi(loadSchemas()) as Json;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  formatsPlugin.default(ajv);
+  ajv.addSchema(doc, 'oas', undefined, false);
+  const routes: Route[] = [];
+  for (const [p, item] of Object.entries<Json>(doc.paths)) {
+    const re = new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^/}]+\\?\}/g, '[^/]+')}/?$`);
+    const params = (p.match(/\{/g) ?? []).length;
+    for (const [method, op] of Object.entries<Json>(item)) routes.push({ method: method.toUpperCase(), path: p, re, params, op });
+  }
+  // Literal segments win over parameters (`/domains/bulk` before `/domains/{domainId}`).
+  routes.sort((a, b) => a.params - b.params);
+  state = { doc, ajv, routes, compiled: new Map() };
+  return state;
+}
+
+const esc = (s: string) => s.replace(/~/g, '~0').replace(/\//g, '~1');
+
+/** The JSON pointer (in `oas`) of a response object, following a `$ref` to components/responses. */
+function responsePointer(route: Route, status: string, res: Json): { pointer: string; res: Json } {
+  if (typeof res.$ref === 'string') {
+    const name = res.$ref.replace('#/components/responses/', '');
+    return { pointer: `#/components/responses/${esc(name)}`, res: init().doc.components.responses[name] };
+  }
+  return { pointer: `#/paths/${esc(route.path)}/${route.method.toLowerCase()}/responses/${status}`, res };
+}
+
+export interface Received {
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  status: number;
+  contentType: string | null;
+  body: unknown;
+  text: string;
+}
+
+/** Throws (loudly, with the reason) when the answer does not match the document. */
+export function checkResponse(r: Received): void {
+  const { ajv, routes, compiled } = init();
+  const method = r.method.toUpperCase();
+  if (method === 'OPTIONS') return; // the router's own answer, not an operation
+  const m = method === 'HEAD' ? 'GET' : method;
+  const where = `${method} ${r.path} -> ${r.status}`;
+  const route = routes.find((x) => x.method === m && x.re.test(r.path));
+  if (!route) {
+    // Unknown paths and methods are fine only when the server says so with the error body.
+    const pathKnown = routes.some((x) => x.re.test(r.path));
+    const expected = pathKnown ? 405 : 404;
+    if (r.status === expected && method !== 'HEAD') return validate(`E${expected}`, '#/components/responses/E' + expected, where);
+    throw new Error(`OpenAPI: ${where}: operation not in the document (add it to src/api/openapi/operations.ts)`);
+  }
+  const listed = route.op.responses[String(r.status)] ?? route.op.responses.default;
+  if (!listed) {
+    throw new Error(`OpenAPI: ${where}: status ${r.status} is not documented for ${m} ${route.path} (documented: ${Object.keys(route.op.responses).join(', ')})`);
+  }
+  if (method === 'HEAD') return;
+  const { pointer, res } = responsePointer(route, String(r.status), listed);
+  const content = res.content as Json | undefined;
+  if (!content) {
+    if (r.text) throw new Error(`OpenAPI: ${where}: documented without a body but answered one`);
+    return;
+  }
+  const json = content['application/json'];
+  if (!json) {
+    const type = Object.keys(content)[0]!;
+    if (!r.contentType?.startsWith(type)) throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented ${type}`);
+    return;
+  }
+  if (!r.contentType?.includes('application/json')) throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented application/json`);
+  const key = `${pointer}/content/application~1json/schema`;
+  let fn = compiled.get(key);
+  if (!fn) {
+    fn = ajv.compile({ $ref: `oas${key}` });
+    compiled.set(key, fn);
+  }
+  validateWith(fn, r.body, `${where} (${m} ${route.path})`, json.schema?.$ref);
+
+  function validate(name: string, ptr: string, w: string) {
+    const k = `${ptr}/content/application~1json/schema`;
+    let f = compiled.get(k);
+    if (!f) {
+      f = ajv.compile({ $ref: `oas${k}` });
+      compiled.set(k, f);
+    }
+    validateWith(f, r.body, `${w} (${name})`, 'Error');
+  }
+}
+
+function validateWith(fn: ValidateFunction, body: unknown, where: string, schemaRef: string | undefined): void {
+  if (fn(body)) return;
+  const errs = (fn.errors ?? []).slice(0, 5).map((e) => {
+    const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
+    return `${e.instancePath || '(body)'} ${e.message}${extra}`;
+  });
+  const name = schemaRef ? String(schemaRef).split('/').pop() : 'inline';
+  throw new Error(
+    `OpenAPI: ${where}: the answer does not match schema ${name} (schemas/responses/): ${errs.join('; ')}\nbody: ${JSON.stringify(body)?.slice(0, 600)}`,
+  );
+}
