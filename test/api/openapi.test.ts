@@ -8,7 +8,7 @@ import { loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
 import { buildOpenApi, toOpenApiPath, toOpenApiSchema } from '../../src/api/openapi/document.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
 import { startApp, request } from '../support/app.js';
-import { openApiDocument } from '../support/openapi.js';
+import { checkResponse, openApiDocument } from '../support/openapi.js';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
@@ -103,4 +103,22 @@ t.test('schemas/openapi.json is the built document (run `npm run build` after ch
   const file = path.join(SCHEMA_DIR, 'openapi.json');
   t.ok(fs.existsSync(file), 'schemas/openapi.json exists');
   t.same(JSON.parse(fs.readFileSync(file, 'utf8')), openApiDocument());
+});
+
+t.test('the response check of test/support fails loudly on drift', async (t) => {
+  const ok = { method: 'GET', path: '/health', status: 200, contentType: 'application/json; charset=utf-8', text: 'x' };
+  const health = { status: 'healthy', service: 'dommon', version: 'v1', app_version: '0.1.0', timestamp: '2026-01-01T00:00:00.000Z', database: 'connected' };
+  t.doesNotThrow(() => checkResponse({ ...ok, body: health }));
+  t.throws(() => checkResponse({ ...ok, body: { ...health, extra: 1 } }), /does not match schema Health.*"extra"/s, 'undocumented field');
+  t.throws(() => checkResponse({ ...ok, body: { ...health, timestamp: 'yesterday' } }), /timestamp must match format "date-time"/, 'wrong format');
+  t.throws(() => checkResponse({ ...ok, status: 418, body: {} }), /status 418 is not documented/, 'undocumented status');
+  t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api/v1/domains/00000000-0000-4000-8000-000000000000/verification', status: 200, body: {} }), /not in the document/, 'unknown operation');
+  t.throws(() => checkResponse({ ...ok, method: 'DELETE', path: '/health', status: 200, body: {} }), /not in the document/, 'undocumented method');
+  // The router's own 404/405 answers for unknown paths are fine when they carry the error body.
+  const err = { error: 'no route', code: 'ROUTE_NOT_FOUND', timestamp: '2026-01-01T00:00:00.000Z', path: '/nope' };
+  t.doesNotThrow(() => checkResponse({ ...ok, path: '/nope', status: 404, body: err }));
+  t.throws(() => checkResponse({ ...ok, path: '/nope', status: 404, body: { message: 'x' } }), /does not match schema Error/);
+  t.doesNotThrow(() => checkResponse({ ...ok, path: '/api/v1/domains/00000000-0000-4000-8000-000000000000', status: 404, body: { ...err, code: 'NOT_FOUND' } }));
+  // Literal segments win over parameters.
+  t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api-domains/bulk', status: 201, body: { domains: [] } }), /schema DomainBulkResult/);
 });

@@ -10,11 +10,14 @@ import { page, pathId, team } from './common.js';
 export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
   router.post('/api-auth', async (ctx) => {
-    const body = v.body<{ apiKey: string; endpoint: string; method: string; userAgent?: string; ipAddress?: string }>('user-auth', ctx.request.body);
-    const p = await s.access.authenticate(body.apiKey);
+    const raw = ctx.request.body as { apiKey?: unknown } | undefined;
+    // A missing key is an authentication failure (401), like a wrong one; other bad fields are a 400.
+    const missing = !raw || typeof raw !== 'object' || Array.isArray(raw) || typeof raw.apiKey !== 'string' || !raw.apiKey;
+    const body = missing ? undefined : v.body<{ apiKey: string; endpoint: string; method: string; userAgent?: string; ipAddress?: string }>('user-auth', raw);
+    const p = body ? await s.access.authenticate(body.apiKey) : null;
     if (!p) {
       ctx.status = 401;
-      ctx.body = { success: false, error: 'Invalid API key', code: 'UNAUTHORIZED', timestamp: deps.clock.now().toISOString(), path: ctx.path };
+      ctx.body = { success: false, error: body ? 'Invalid API key' : 'apiKey is required', code: 'UNAUTHORIZED', timestamp: deps.clock.now().toISOString(), path: ctx.path };
       return;
     }
     ctx.body = { success: true, teamId: p.team_id, apiTokenId: p.token_id, userId: p.user_id, tokenName: p.token_name };
