@@ -10,7 +10,8 @@
 // - `responses` maps each success status to a response schema `$id` (schemas/responses) or to
 //   `{ contentType }` for a non-JSON answer.
 // - Error statuses are derived (400 everywhere, 401 + 429 when authenticated, 404 with a path
-//   parameter, 413 with a body, 500 everywhere); list only the others in `errors` (402, 403, 409, 503).
+//   parameter, 413 with a body, 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
+//   or 404 when a body field names a missing resource).
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -56,7 +57,7 @@ export const OPERATIONS: OperationDoc[] = [
 
   // Domains (Public API + User API twins)
   { method: 'get', path: '/api/v1/domains', alias: '/api-domains', summary: 'List domains', tag: 'Domains', query: 'domain-list', responses: { 200: 'DomainList' } },
-  { method: 'post', path: '/api/v1/domains', alias: '/api-domains', summary: 'Add a domain', tag: 'Domains', body: 'domain-create', responses: { 201: 'Domain' }, errors: [402, 409] },
+  { method: 'post', path: '/api/v1/domains', alias: '/api-domains', summary: 'Add a domain', tag: 'Domains', body: 'domain-create', responses: { 201: 'Domain' }, errors: [402, 404, 409] },
   { method: 'post', path: '/api/v1/domains/bulk', alias: '/api-domains/bulk', summary: 'Add many domains (each item commits on its own)', tag: 'Domains', body: 'domain-bulk', responses: { 201: 'DomainBulkResult' } },
   { method: 'get', path: '/api/v1/domains/:domainId', alias: '/api-domains/:domainId', summary: 'Get a domain (include_endpoints adds its endpoints)', tag: 'Domains', query: 'domain-detail', responses: { 200: 'Domain' } },
   { method: 'put', path: '/api/v1/domains/:domainId', alias: '/api-domains/:domainId', summary: 'Update a domain', tag: 'Domains', body: 'domain-update', responses: { 200: 'Domain' }, errors: [409] },
@@ -65,7 +66,7 @@ export const OPERATIONS: OperationDoc[] = [
 
   // Endpoints
   { method: 'get', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'List endpoints', tag: 'Endpoints', query: 'endpoint-list', responses: { 200: 'EndpointList' } },
-  { method: 'post', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'Add an endpoint', tag: 'Endpoints', body: 'endpoint-create', responses: { 201: 'Endpoint' }, errors: [402, 409] },
+  { method: 'post', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'Add an endpoint', tag: 'Endpoints', body: 'endpoint-create', responses: { 201: 'Endpoint' }, errors: [402, 404, 409] },
   { method: 'post', path: '/api/v1/endpoints/bulk', alias: '/api-endpoints/bulk', summary: 'Add many endpoints (each item commits on its own)', tag: 'Endpoints', body: 'endpoint-bulk', responses: { 201: 'EndpointBulkResult' } },
   { method: 'get', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Get an endpoint (detail)', tag: 'Endpoints', responses: { 200: 'EndpointDetail' } },
   { method: 'put', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Update an endpoint', tag: 'Endpoints', body: 'endpoint-update', responses: { 200: 'EndpointDetail' }, errors: [409] },
@@ -75,7 +76,7 @@ export const OPERATIONS: OperationDoc[] = [
 
   // Liveness
   { method: 'get', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'List liveness configurations', tag: 'Liveness', query: 'liveness-list', responses: { 200: 'LivenessList' } },
-  { method: 'post', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'Configure liveness for an endpoint', tag: 'Liveness', body: 'liveness-create', responses: { 201: 'Liveness' }, errors: [409] },
+  { method: 'post', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'Configure liveness for an endpoint', tag: 'Liveness', body: 'liveness-create', responses: { 201: 'Liveness' }, errors: [404, 409] },
   { method: 'get', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Get a liveness configuration', tag: 'Liveness', responses: { 200: 'Liveness' } },
   { method: 'put', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Update a liveness configuration', tag: 'Liveness', body: 'liveness-update', responses: { 200: 'Liveness' } },
   { method: 'delete', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Delete a liveness configuration and its history', tag: 'Liveness', responses: { 200: 'LivenessDeleted' } },
