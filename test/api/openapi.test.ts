@@ -34,7 +34,7 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
       for (const name of [...p.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
         t.ok(op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required), `${where}: path parameter ${name}`);
       }
-      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/api-auth') {
+      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/docs' || p === '/api-auth') {
         t.same(op.security, [], `${where}: no auth`);
       } else {
         t.same(op.security, [{ bearerAuth: [] }, { apiKeyQuery: [] }], `${where}: bearer and query key`);
@@ -97,6 +97,14 @@ t.test('GET /api/v1/openapi.json serves the document without a token', async (t)
   t.match(r.headers.get('content-type'), /application\/json/);
   t.same(r.body, openApiDocument());
   t.equal(r.body.info.version, '2.0.0');
+
+  const d = await request(s.url, 'GET', '/docs');
+  t.equal(d.status, 200);
+  t.match(d.headers.get('content-type'), /text\/html/);
+  t.match(d.text, /<title>dommon API 2\.0\.0<\/title>/);
+  t.notMatch(d.text, /<script|https?:\/\/(?!127)/, 'no script and no outside address');
+  for (const p of ['/api-endpoint-status', '/api/v1/domains/{domainId}', '/api-auth']) t.ok(d.text.includes(`<code>${p}</code>`), `lists ${p}`);
+  t.ok(d.text.includes('id="schema-DomainList"'), 'renders the schemas');
 });
 
 t.test('schemas/openapi.json is the built document (run `npm run build` after changing the table or schemas/)', async (t) => {
