@@ -47,6 +47,8 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
       }
     }
   }
+  const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId));
+  t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   // The error body and a list answer, as the spec shows them.
   t.same(doc.components.schemas.Error.required, ['error', 'timestamp', 'path']);
   t.same(doc.components.schemas.DomainList.properties.data, { type: 'array', items: { $ref: '#/components/schemas/Domain' } });

@@ -92,7 +92,8 @@ export function errorStatuses(op: OperationDoc): number[] {
     s.add(429);
   }
   if (/:[A-Za-z]/.test(op.path)) s.add(404);
-  if (op.body) s.add(413);
+  // Any request with a body goes through the JSON body parser (1 MB limit).
+  if (op.body || op.method !== 'get') s.add(413);
   for (const k of Object.keys(op.responses)) s.delete(Number(k));
   return [...s].sort((a, b) => a - b);
 }
