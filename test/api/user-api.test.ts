@@ -3,6 +3,9 @@
 // by client() (test/support/openapi.ts).
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
+import { responsesSeen } from '../support/openapi.js';
+import { OPERATIONS } from '../../src/api/openapi/operations.js';
+import { toOpenApiPath } from '../../src/api/openapi/document.js';
 
 const DAY = 86_400_000;
 
@@ -275,5 +278,18 @@ t.test('User API', async (t) => {
     t.equal(r.body.code, 'ROUTE_NOT_FOUND');
     const m = await request(s.url, 'PATCH', '/api-domains', { token });
     t.equal(m.status, 405);
+  });
+
+  t.test('every documented User API answer was received and checked above', async (t) => {
+    const missing: string[] = [];
+    for (const op of OPERATIONS) {
+      const p = op.alias ?? (op.path.startsWith('/api-') ? op.path : undefined);
+      if (!p) continue;
+      for (const status of Object.keys(op.responses)) {
+        const key = `${op.method.toUpperCase()} ${toOpenApiPath(p)} ${status}`;
+        if (!responsesSeen().has(key)) missing.push(key);
+      }
+    }
+    t.same(missing, []);
   });
 });

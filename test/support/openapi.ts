@@ -19,6 +19,13 @@ interface Route {
 
 let state: { doc: Json; ajv: Ajv; routes: Route[]; compiled: Map<string, ValidateFunction> } | undefined;
 
+const seen = new Set<string>();
+
+/** `GET /api/v1/domains/{domainId} 200` for every documented answer checked so far in this process. */
+export function responsesSeen(): ReadonlySet<string> {
+  return seen;
+}
+
 export function openApiDocument(): Json {
   return init().doc;
 }
@@ -82,6 +89,7 @@ export function checkResponse(r: Received): void {
     throw new Error(`OpenAPI: ${where}: status ${r.status} is not documented for ${m} ${route.path} (documented: ${Object.keys(route.op.responses).join(', ')})`);
   }
   if (method === 'HEAD') return;
+  seen.add(`${m} ${route.path} ${r.status}`);
   const { pointer, res } = responsePointer(route, String(r.status), listed);
   const content = res.content as Json | undefined;
   if (!content) {
