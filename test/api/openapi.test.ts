@@ -65,7 +65,15 @@ t.test('JSON Schema -> OpenAPI 3.0 schema conversion', async (t) => {
   t.same(toOpenApiSchema({ type: 'number', exclusiveMinimum: 0 }), { type: 'number', minimum: 0, exclusiveMinimum: true });
   t.same(toOpenApiSchema({ items: { $ref: 'Domain' } }), { items: { $ref: '#/components/schemas/Domain' } });
   t.same(toOpenApiSchema({ $ref: 'Domain', description: 'd' }), { description: 'd', allOf: [{ $ref: '#/components/schemas/Domain' }] });
-  t.throws(() => toOpenApiSchema({ type: ['string', 'integer'] }), /only \[T, "null"\]/);
+  t.same(toOpenApiSchema({ type: ['string', 'integer', 'null'] }), { anyOf: [{ type: 'string' }, { type: 'integer' }], nullable: true });
+  t.same(
+    toOpenApiSchema({ type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, patternProperties: { '^x': {} }, 'x-keep': 1 }),
+    { type: 'object', 'x-if': { required: ['a'] }, 'x-then': { required: ['b'] }, 'x-patternProperties': { '^x': {} }, 'x-keep': 1 },
+  );
+  // A converted schema using every draft-07 keyword above still makes a valid document.
+  const extra = { ...loadSchemas(), Odd: { $id: 'Odd', type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, properties: { v: { type: ['string', 'number'], const: 'x' } } } };
+  const r = await new Validator().validate(buildOpenApi(extra) as any);
+  t.equal(r.valid, true, JSON.stringify(r.errors));
   t.equal(toOpenApiPath('/api/v1/liveness/:livenessId/stats'), '/api/v1/liveness/{livenessId}/stats');
 });
 

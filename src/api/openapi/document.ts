@@ -19,11 +19,19 @@ export function componentName(id: string): string {
 }
 
 const DROP = new Set(['$id', '$schema', '$comment', 'examples']);
+/** Keywords an OpenAPI 3.0 Schema Object allows; any other JSON Schema keyword is kept as `x-<keyword>`. */
+const OAS_KEYWORDS = new Set([
+  'title', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern',
+  'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum', 'type', 'allOf', 'oneOf',
+  'anyOf', 'not', 'items', 'properties', 'additionalProperties', 'description', 'format', 'default', 'nullable',
+  'discriminator', 'readOnly', 'writeOnly', 'example', 'externalDocs', 'deprecated', 'xml', '$ref',
+]);
 
 /**
  * JSON Schema (draft-07 subset used in schemas/) -> OpenAPI 3.0 Schema Object:
- * `type: [T, "null"]` -> `type: T, nullable: true`; `const` -> one-value `enum`;
- * `$ref: "<id>"` -> `#/components/schemas/<id>`; numeric exclusive bounds -> boolean form.
+ * `type: [T, "null"]` -> `type: T, nullable: true` (several types -> `anyOf`); `const` -> one-value `enum`;
+ * `$ref: "<id>"` -> `#/components/schemas/<id>`; numeric exclusive bounds -> boolean form; keywords
+ * OpenAPI 3.0 lacks (`if`, `patternProperties`, ...) -> `x-<keyword>`, so the document stays valid.
  */
 export function toOpenApiSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(toOpenApiSchema);
@@ -31,13 +39,16 @@ export function toOpenApiSchema(schema: unknown): unknown {
   const s = schema as Json;
   const out: Json = {};
   for (const [k, v] of Object.entries(s)) {
-    if (DROP.has(k)) continue;
+    if (DROP.has(k) || k.startsWith('x-')) {
+      if (k.startsWith('x-')) out[k] = v;
+      continue;
+    }
     switch (k) {
       case 'type':
         if (Array.isArray(v)) {
           const types = v.filter((t) => t !== 'null');
-          if (types.length !== 1) throw new Error(`schema type ${JSON.stringify(v)}: only [T, "null"] converts to OpenAPI 3.0`);
-          out.type = types[0];
+          if (types.length === 1) out.type = types[0];
+          else out.anyOf = types.map((t) => ({ type: t }));
           if (types.length !== v.length) out.nullable = true;
         } else out.type = v;
         break;
@@ -55,8 +66,6 @@ export function toOpenApiSchema(schema: unknown): unknown {
         } else out[k] = v;
         break;
       case 'properties':
-      case 'patternProperties':
-      case 'definitions':
         out[k] = Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, toOpenApiSchema(ps)]));
         break;
       case 'enum':
@@ -66,7 +75,8 @@ export function toOpenApiSchema(schema: unknown): unknown {
         out[k] = v;
         break;
       default:
-        out[k] = typeof v === 'object' ? toOpenApiSchema(v) : v;
+        if (OAS_KEYWORDS.has(k)) out[k] = typeof v === 'object' ? toOpenApiSchema(v) : v;
+        else out[`x-${k}`] = v;
     }
   }
   if (out.$ref && Object.keys(out).length > 1) {
