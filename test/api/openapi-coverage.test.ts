@@ -85,3 +85,16 @@ t.test('every Public API operation answers its documented success status with a 
   }
   t.same(missing, [], 'documented answers this test never received');
 });
+
+t.test('a 429 answers the documented error body and headers', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '2' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('limited'));
+  t.equal((await api.get('/api/v1/validate')).status, 200);
+  t.equal((await api.get('/api-domains')).status, 200);
+  const r = await api.get('/api-domains');
+  t.equal(r.status, 429);
+  t.equal(r.body.code, 'RATE_LIMITED');
+  t.ok(Number(r.headers.get('retry-after')) >= 1);
+  t.ok(responsesSeen().has('GET /api-domains 429'));
+});

@@ -132,6 +132,9 @@ t.test('the response check of test/support fails loudly on drift', async (t) => 
   t.throws(() => checkResponse({ ...ok, status: 418, body: {} }), /status 418 is not documented/, 'undocumented status');
   t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api/v1/domains/00000000-0000-4000-8000-000000000000/verification', status: 200, body: {} }), /not in the document/, 'unknown operation');
   t.throws(() => checkResponse({ ...ok, method: 'DELETE', path: '/health', status: 200, body: {} }), /not in the document/, 'undocumented method');
+  const domains = { ...ok, path: '/api/v1/domains', body: { data: [], pagination: { total: 0, limit: 50, offset: 0, has_more: false }, domains: [], total: 0, limit: 50, offset: 0 } };
+  t.throws(() => checkResponse({ ...domains, headers: new Headers() }), /documented header X-RateLimit-Limit is missing/, 'missing header');
+  t.doesNotThrow(() => checkResponse({ ...domains, headers: new Headers({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }) }));
   // The router's own 404/405 answers for unknown paths are fine when they carry the error body.
   const err = { error: 'no route', code: 'ROUTE_NOT_FOUND', timestamp: '2026-01-01T00:00:00.000Z', path: '/nope' };
   t.doesNotThrow(() => checkResponse({ ...ok, path: '/nope', status: 404, body: err }));

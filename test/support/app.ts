@@ -82,7 +82,7 @@ export async function request<T = any>(
     parsed = undefined;
   }
   if (!opts.unchecked && appUrls.has(base)) {
-    checkResponse({ method, path: new URL(base + p).pathname, status: res.status, contentType: res.headers.get('content-type'), body: parsed, text });
+    checkResponse({ method, path: new URL(base + p).pathname, status: res.status, contentType: res.headers.get('content-type'), body: parsed, text, headers: res.headers });
   }
   return { status: res.status, body: parsed as T, headers: res.headers, text };
 }

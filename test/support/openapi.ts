@@ -67,6 +67,8 @@ export interface Received {
   contentType: string | null;
   body: unknown;
   text: string;
+  /** When given, the headers the document lists for the answer must be present. */
+  headers?: Headers;
 }
 
 /** Throws (loudly, with the reason) when the answer does not match the document. */
@@ -91,6 +93,11 @@ export function checkResponse(r: Received): void {
   if (method === 'HEAD') return;
   seen.add(`${m} ${route.path} ${r.status}`);
   const { pointer, res } = responsePointer(route, String(r.status), listed);
+  if (r.headers) {
+    for (const h of Object.keys(res.headers ?? {})) {
+      if (!r.headers.has(h)) throw new Error(`OpenAPI: ${where}: documented header ${h} is missing`);
+    }
+  }
   const content = res.content as Json | undefined;
   if (!content) {
     if (r.text) throw new Error(`OpenAPI: ${where}: documented without a body but answered one`);

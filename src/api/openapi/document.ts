@@ -114,15 +114,21 @@ function operationId(method: string, path: string): string {
   return method + (path.startsWith('/api-') ? 'User' : '') + camel.join('');
 }
 
-function responseObject(status: number, doc: ResponseDoc, schemas: Record<string, object>): Json {
+const RATE_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+function responseObject(status: number, doc: ResponseDoc, schemas: Record<string, object>, auth: boolean): Json {
   const d = typeof doc === 'string' ? { schema: doc } : doc;
   const description = d.description ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
+  const headers: Json = {};
+  if (auth) for (const h of RATE_HEADERS) headers[h] = { $ref: `#/components/headers/${h}` };
+  for (const [h, text] of Object.entries(d.headers ?? {})) headers[h] = { description: text, schema: { type: 'integer' } };
+  const base: Json = { description, ...(Object.keys(headers).length ? { headers } : {}) };
   if (d.contentType && d.contentType !== 'application/json') {
-    return { description, content: { [d.contentType]: { schema: { type: 'string' } } } };
+    return { ...base, content: { [d.contentType]: { schema: { type: 'string' } } } };
   }
-  if (!d.schema) return { description };
+  if (!d.schema) return base;
   if (!schemas[d.schema]) throw new Error(`response schema "${d.schema}" is not in schemas/`);
-  return { description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } } } };
+  return { ...base, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } } } };
 }
 
 function parameters(op: OperationDoc, path: string, schemas: Record<string, object>): Json[] {
@@ -162,7 +168,7 @@ const API_KEY_FIELD = { type: 'string', description: 'The API token, when passed
 
 function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schemas: Record<string, object>): Json {
   const responses: Json = {};
-  for (const [status, doc] of Object.entries(op.responses)) responses[status] = responseObject(Number(status), doc, schemas);
+  for (const [status, doc] of Object.entries(op.responses)) responses[status] = responseObject(Number(status), doc, schemas, op.auth !== false);
   for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   const o: Json = {
     operationId: operationId(op.method, path),
@@ -208,7 +214,9 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     const schema = status === 503 ? 'HealthDegraded' : 'Error';
     errorResponses[`E${status}`] = {
       description: STATUS_TEXT[status],
-      ...(status === 429 ? { headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } } } } : {}),
+      ...(status === 429
+        ? { headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } }, ...Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } }
+        : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
     };
   }
@@ -240,6 +248,11 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     components: {
       schemas: components,
       responses: errorResponses,
+      headers: {
+        'X-RateLimit-Limit': { description: 'Requests allowed per minute for the team (DOMMON_RATE_LIMIT)', schema: { type: 'integer' } },
+        'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
+        'X-RateLimit-Reset': { description: 'End of the current window (epoch seconds)', schema: { type: 'integer' } },
+      },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
         apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The token as the query parameter api_key' },

@@ -15,7 +15,9 @@
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
-export type ResponseDoc = string | { schema?: string; contentType?: string; description?: string };
+export type ResponseDoc =
+  | string
+  | { schema?: string; contentType?: string; description?: string; /** Extra response headers: name -> description. */ headers?: Record<string, string> };
 
 export interface OperationDoc {
   method: HttpMethod;
@@ -89,7 +91,7 @@ export const OPERATIONS: OperationDoc[] = [
   { method: 'get', path: '/api/v1/notifications/settings', summary: "The caller's channel settings rows", tag: 'Notifications', responses: { 200: 'NotificationSettings' } },
   { method: 'put', path: '/api/v1/notifications/settings/:type', summary: 'Upsert the (type, delivery_class) settings row', tag: 'Notifications', params: { type: CHANNEL }, body: 'notification-setting', responses: { 200: 'NotificationSetting' } },
   { method: 'post', path: '/api/v1/notifications/test', summary: 'Queue a test notification', tag: 'Notifications', body: 'notification-test', responses: { 201: 'NotificationTest' } },
-  { method: 'get', path: '/api/v1/notifications/log', summary: 'Delivery log, newest first (X-Total-Count header)', tag: 'Notifications', query: 'notification-log', responses: { 200: 'NotificationLog' } },
+  { method: 'get', path: '/api/v1/notifications/log', summary: 'Delivery log, newest first (X-Total-Count header)', tag: 'Notifications', query: 'notification-log', responses: { 200: { schema: 'NotificationLog', headers: { 'X-Total-Count': 'Entries matching the filters' } } } },
   { method: 'get', path: '/api/v1/notifications/log/:id', summary: 'One delivery log entry with its attempts', tag: 'Notifications', responses: { 200: 'NotificationLogEntryDetail' } },
 
   // User API only
