@@ -15,6 +15,7 @@ import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
 import { exposureRoutes } from './routes/exposure.js';
+import { openapiRoutes } from './routes/openapi.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -32,6 +33,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   ) as Koa.Middleware[];
 
   healthRoutes(router, deps);
+  openapiRoutes(router, deps);
   tokenRoutes(router, secure);
   portfolioRoutes(router, deps, secure);
   domainRoutes(router, deps, secure);

@@ -6,6 +6,7 @@ import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createApp, type App } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
+import { checkResponse } from './openapi.js';
 
 export interface TestApp {
   app: App;
@@ -17,6 +18,9 @@ export interface TestApp {
   close(): Promise<void>;
 }
 
+/** Base URLs of the apps startApp() started: their answers are checked against the OpenAPI document. */
+const appUrls = new Set<string>();
+
 export function tempDir(prefix = 'dommon-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -27,6 +31,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { clock?:
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...env });
   const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }) });
   const { url } = await app.start();
+  appUrls.add(url);
   return {
     app,
     url,
@@ -36,6 +41,7 @@ export async function startApp(env: Record<string, string> = {}, opts: { clock?:
       return (await app.services.access.createToken({ team, user })).token;
     },
     async close() {
+      appUrls.delete(url);
       await app.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
@@ -49,12 +55,16 @@ export interface Res<T = any> {
   text: string;
 }
 
-/** One HTTP request; body objects are sent as JSON, strings raw. */
+/**
+ * One HTTP request; body objects are sent as JSON, strings raw. Answers of an app started by
+ * startApp() are checked against the OpenAPI document (test/support/openapi.ts): an undocumented
+ * operation or status, or a body that does not match its schema, throws. `unchecked` skips that.
+ */
 export async function request<T = any>(
   base: string,
   method: string,
   p: string,
-  opts: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  opts: { token?: string; body?: unknown; headers?: Record<string, string>; unchecked?: boolean } = {},
 ): Promise<Res<T>> {
   const headers: Record<string, string> = { ...opts.headers };
   if (opts.token) headers.authorization = `Bearer ${opts.token}`;
@@ -70,6 +80,9 @@ export async function request<T = any>(
     parsed = text ? JSON.parse(text) : undefined;
   } catch {
     parsed = undefined;
+  }
+  if (!opts.unchecked && appUrls.has(base)) {
+    checkResponse({ method, path: new URL(base + p).pathname, status: res.status, contentType: res.headers.get('content-type'), body: parsed, text, headers: res.headers });
   }
   return { status: res.status, body: parsed as T, headers: res.headers, text };
 }

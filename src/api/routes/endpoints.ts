@@ -29,9 +29,6 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
       ctx.body = endpointDetailJson(d, score);
     });
-    router.get(`${base}/:endpointId/status`, ...secure, async (ctx) => {
-      ctx.body = await s.status.endpoint(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-    });
     router.put(`${base}/:endpointId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'endpointId', 'Endpoint');
       const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);

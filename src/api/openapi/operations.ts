@@ -1,0 +1,99 @@
+// The one table of documented operations: adding a route's documentation is one entry here
+// (plus its response schema in schemas/responses/). The OpenAPI document, the route-coverage
+// contract test and the response checks of the test suite are all derived from this table.
+//
+// Conventions, so entries stay short:
+// - `path` uses koa-router syntax (`:domainId`); a second path (the User API twin served by the same
+//   handler) goes in `alias`.
+// - Path parameters are UUIDs unless `params` says otherwise.
+// - `query` / `body` name schemas by their `$id` (schemas/queries, schemas/requests).
+// - `responses` maps each success status to a response schema `$id` (schemas/responses) or to
+//   `{ contentType }` for a non-JSON answer.
+// - Error statuses are derived (400 everywhere, 401 + 429 when authenticated, 404 with a path
+//   parameter, 413 unless GET, 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
+//   or 404 when a body field names a missing resource).
+
+export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
+
+export type ResponseDoc =
+  | string
+  | { schema?: string; contentType?: string; description?: string; /** Extra response headers: name -> description. */ headers?: Record<string, string> };
+
+export interface OperationDoc {
+  method: HttpMethod;
+  /** koa-router syntax: `/api/v1/domains/:domainId`. */
+  path: string;
+  /** The same handler also answers here (User API twin), documented as its own operation. */
+  alias?: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  /** Default true: Bearer header, `api_key` query parameter or `api_key` body field. */
+  auth?: boolean;
+  /** Schema `$id` of the query parameters. */
+  query?: string;
+  /** Schema `$id` of the JSON request body. */
+  body?: string;
+  /** Path parameter schemas other than the default UUID. */
+  params?: Record<string, Record<string, unknown>>;
+  responses: Record<number, ResponseDoc>;
+  /** Extra error statuses beyond the derived ones. */
+  errors?: number[];
+}
+
+const CHANNEL = { type: 'string', enum: ['email', 'webhook', 'slack', 'pushover', 'teams'] };
+
+export const OPERATIONS: OperationDoc[] = [
+  // System
+  { method: 'get', path: '/health', summary: 'Service and database health', tag: 'System', auth: false, responses: { 200: 'Health' }, errors: [503] },
+  { method: 'get', path: '/api/v1/openapi.json', summary: 'This OpenAPI document', tag: 'System', auth: false, responses: { 200: 'OpenApiDocument' } },
+  { method: 'get', path: '/docs', summary: 'This document as a readable HTML reference', tag: 'System', auth: false, responses: { 200: { contentType: 'text/html' } } },
+  { method: 'get', path: '/api/v1/validate', summary: 'Check a token', tag: 'Auth', responses: { 200: 'TokenValidation' } },
+  { method: 'post', path: '/api/v1/auth', summary: 'Authenticate a token (team, user, token)', tag: 'Auth', responses: { 200: 'TokenAuth' } },
+
+  // Portfolios
+  { method: 'get', path: '/api/v1/portfolios', summary: 'List portfolios', tag: 'Portfolios', query: 'portfolio-list', responses: { 200: 'PortfolioList' } },
+  { method: 'post', path: '/api/v1/portfolios', summary: 'Create a portfolio', tag: 'Portfolios', body: 'portfolio-create', responses: { 201: 'Portfolio' } },
+  { method: 'get', path: '/api/v1/portfolios/:portfolioId', summary: 'Get a portfolio', tag: 'Portfolios', responses: { 200: 'Portfolio' } },
+  { method: 'put', path: '/api/v1/portfolios/:portfolioId', summary: 'Update a portfolio', tag: 'Portfolios', body: 'portfolio-update', responses: { 200: 'Portfolio' } },
+  { method: 'delete', path: '/api/v1/portfolios/:portfolioId', summary: 'Delete a portfolio (409 while domains are assigned)', tag: 'Portfolios', responses: { 200: 'PortfolioDeleted' }, errors: [409] },
+
+  // Domains (Public API + User API twins)
+  { method: 'get', path: '/api/v1/domains', alias: '/api-domains', summary: 'List domains', tag: 'Domains', query: 'domain-list', responses: { 200: 'DomainList' } },
+  { method: 'post', path: '/api/v1/domains', alias: '/api-domains', summary: 'Add a domain', tag: 'Domains', body: 'domain-create', responses: { 201: 'Domain' }, errors: [402, 404, 409] },
+  { method: 'post', path: '/api/v1/domains/bulk', alias: '/api-domains/bulk', summary: 'Add many domains (each item commits on its own)', tag: 'Domains', body: 'domain-bulk', responses: { 201: 'DomainBulkResult' } },
+  { method: 'get', path: '/api/v1/domains/:domainId', alias: '/api-domains/:domainId', summary: 'Get a domain (include_endpoints adds its endpoints)', tag: 'Domains', query: 'domain-detail', responses: { 200: 'Domain' } },
+  { method: 'put', path: '/api/v1/domains/:domainId', alias: '/api-domains/:domainId', summary: 'Update a domain', tag: 'Domains', body: 'domain-update', responses: { 200: 'Domain' }, errors: [409] },
+  { method: 'delete', path: '/api/v1/domains/:domainId', alias: '/api-domains/:domainId', summary: 'Delete a domain (cascades)', tag: 'Domains', responses: { 200: 'DomainDeleted' } },
+  { method: 'get', path: '/api/v1/domains/:domainId/status', alias: '/api-domain-status/:domainId', summary: 'Comprehensive domain status (both variants)', tag: 'Status', responses: { 200: 'DomainStatus' } },
+
+  // Endpoints
+  { method: 'get', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'List endpoints', tag: 'Endpoints', query: 'endpoint-list', responses: { 200: 'EndpointList' } },
+  { method: 'post', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'Add an endpoint', tag: 'Endpoints', body: 'endpoint-create', responses: { 201: 'Endpoint' }, errors: [402, 404, 409] },
+  { method: 'post', path: '/api/v1/endpoints/bulk', alias: '/api-endpoints/bulk', summary: 'Add many endpoints (each item commits on its own)', tag: 'Endpoints', body: 'endpoint-bulk', responses: { 201: 'EndpointBulkResult' } },
+  { method: 'get', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Get an endpoint (detail)', tag: 'Endpoints', responses: { 200: 'EndpointDetail' } },
+  { method: 'put', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Update an endpoint', tag: 'Endpoints', body: 'endpoint-update', responses: { 200: 'EndpointDetail' }, errors: [409] },
+  { method: 'delete', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Delete an endpoint', tag: 'Endpoints', responses: { 200: 'EndpointDeleted' } },
+  { method: 'get', path: '/api/v1/endpoints/:endpointId/status', alias: '/api-endpoint-status/:endpointId', summary: 'Comprehensive endpoint status (both variants)', tag: 'Status', responses: { 200: 'EndpointStatus' } },
+  { method: 'get', path: '/api-endpoint-status', summary: 'Every endpoint status with summary counts', tag: 'Status', query: 'endpoint-status-list', responses: { 200: 'EndpointStatusList' } },
+
+  // Liveness
+  { method: 'get', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'List liveness configurations', tag: 'Liveness', query: 'liveness-list', responses: { 200: 'LivenessList' } },
+  { method: 'post', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'Configure liveness for an endpoint', tag: 'Liveness', body: 'liveness-create', responses: { 201: 'Liveness' }, errors: [404, 409] },
+  { method: 'get', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Get a liveness configuration', tag: 'Liveness', responses: { 200: 'Liveness' } },
+  { method: 'put', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Update a liveness configuration', tag: 'Liveness', body: 'liveness-update', responses: { 200: 'Liveness' } },
+  { method: 'delete', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Delete a liveness configuration and its history', tag: 'Liveness', responses: { 200: 'LivenessDeleted' } },
+  { method: 'get', path: '/api/v1/liveness/:livenessId/results', alias: '/api-liveness/:livenessId/results', summary: 'Probe results of the last `hours`', tag: 'Liveness', query: 'liveness-results', responses: { 200: 'LivenessResults' } },
+  { method: 'get', path: '/api/v1/liveness/:livenessId/stats', alias: '/api-liveness/:livenessId/stats', summary: 'Daily statistics (`stats` = `data`) and totals', tag: 'Liveness', query: 'liveness-stats', responses: { 200: 'LivenessStats' } },
+  { method: 'get', path: '/api/v1/liveness/:livenessId/status', alias: '/api-liveness/:livenessId/status', summary: 'Current liveness status', tag: 'Liveness', responses: { 200: 'LivenessStatus' } },
+
+  // Notifications
+  { method: 'get', path: '/api/v1/notifications/settings', summary: "The caller's channel settings rows", tag: 'Notifications', responses: { 200: 'NotificationSettings' } },
+  { method: 'put', path: '/api/v1/notifications/settings/:type', summary: 'Upsert the (type, delivery_class) settings row', tag: 'Notifications', params: { type: CHANNEL }, body: 'notification-setting', responses: { 200: 'NotificationSetting' } },
+  { method: 'post', path: '/api/v1/notifications/test', summary: 'Queue a test notification', tag: 'Notifications', body: 'notification-test', responses: { 201: 'NotificationTest' } },
+  { method: 'get', path: '/api/v1/notifications/log', summary: 'Delivery log, newest first (X-Total-Count header)', tag: 'Notifications', query: 'notification-log', responses: { 200: { schema: 'NotificationLog', headers: { 'X-Total-Count': 'Entries matching the filters' } } } },
+  { method: 'get', path: '/api/v1/notifications/log/:id', summary: 'One delivery log entry with its attempts', tag: 'Notifications', responses: { 200: 'NotificationLogEntryDetail' } },
+
+  // User API only
+  { method: 'post', path: '/api-auth', summary: 'Validate an API key for an endpoint and method', tag: 'User API', auth: false, body: 'user-auth', responses: { 200: 'UserAuth', 401: 'UserAuthFailure' } },
+];

@@ -1,0 +1,100 @@
+// Every documented success answer of the Public API is produced once by the real server, so each
+// response schema in schemas/responses/ is proven against a real answer (client() validates them).
+// The User API twins are covered the same way by test/api/user-api.test.ts.
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { OPERATIONS } from '../../src/api/openapi/operations.js';
+import { toOpenApiPath } from '../../src/api/openapi/document.js';
+import { responsesSeen } from '../support/openapi.js';
+
+t.test('every Public API operation answers its documented success status with a valid body', async (t) => {
+  // DOMMON_NOTIFY_INTERVAL far out: the queued test send stays queued while we read it.
+  const s = await startApp({ DOMMON_NOTIFY_INTERVAL: '3600' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('coverage', 'cov@example.com'));
+  const anon = client(s.url);
+
+  t.equal((await anon.get('/health')).status, 200);
+  t.equal((await anon.get('/api/v1/openapi.json')).status, 200);
+  t.equal((await anon.get('/docs')).status, 200);
+  t.equal((await api.get('/api/v1/validate')).status, 200);
+  t.equal((await api.post('/api/v1/auth')).status, 200);
+
+  const pf = await api.post('/api/v1/portfolios', { name: 'Main', description: 'all of them' });
+  t.equal(pf.status, 201);
+  t.equal((await api.get('/api/v1/portfolios?name=ma')).body.data[0].name, 'Main');
+  t.equal((await api.get(`/api/v1/portfolios/${pf.body.id}`)).body.description, 'all of them');
+  t.equal((await api.put(`/api/v1/portfolios/${pf.body.id}`, { description: null })).body.description, null);
+
+  const d = await api.post('/api/v1/domains', { domain: 'cover.example', portfolio_id: pf.body.id, dkim_selectors: ['s1'] });
+  t.equal(d.status, 201);
+  t.equal((await api.get(`/api/v1/portfolios/${pf.body.id}`)).body.domain_count, 1);
+  t.equal((await api.delete(`/api/v1/portfolios/${pf.body.id}`)).status, 409);
+  t.equal((await api.post('/api/v1/domains/bulk', { domains: [{ domain: 'cover2.example' }] })).body.created, 1);
+  t.equal((await api.get('/api/v1/domains?portfolio_id=' + pf.body.id)).body.pagination.total, 1);
+  t.same((await api.get(`/api/v1/domains/${d.body.id}`)).body.dkim_selectors, ['s1']);
+  t.equal((await api.put(`/api/v1/domains/${d.body.id}`, { portfolio_id: null, expiry_date: '2030-01-31' })).body.expiry_date, '2030-01-31');
+  const ds = await api.get(`/api/v1/domains/${d.body.id}/status`);
+  t.equal(ds.body.whois_expiry, '2030-01-31');
+  t.equal(ds.body.whois.expiry_date, '2030-01-31');
+
+  const e = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'web', endpoint_type: 'https', port: 8443, path: '/x' });
+  t.equal(e.status, 201);
+  t.equal(e.body.full_url, 'https://cover.example:8443/x');
+  t.equal((await api.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.body.id, name: 'b', endpoint_type: 'http' }] })).body.created, 1);
+  t.equal((await api.get('/api/v1/endpoints?endpoint_type=https')).body.data.length, 1);
+  t.equal((await api.get(`/api/v1/endpoints/${e.body.id}`)).body.ssl_status, 'unknown');
+  t.equal((await api.put(`/api/v1/endpoints/${e.body.id}`, { is_enabled: false })).body.is_enabled, false);
+  t.equal((await api.get(`/api/v1/endpoints/${e.body.id}/status`)).body.overall_health, 'unknown');
+
+  const l = await api.post('/api/v1/liveness', { endpoint_id: e.body.id, is_enabled: false });
+  t.equal(l.status, 201);
+  t.equal((await api.get('/api/v1/liveness?is_enabled=false')).body.data.length, 1);
+  t.equal((await api.get(`/api/v1/liveness/${l.body.id}`)).body.endpoint_url, 'https://cover.example:8443/x');
+  t.equal((await api.put(`/api/v1/liveness/${l.body.id}`, { expected_status_code: 204 })).body.expected_status_code, 204);
+  t.same((await api.get(`/api/v1/liveness/${l.body.id}/results`)).body.data, []);
+  t.equal((await api.get(`/api/v1/liveness/${l.body.id}/stats?days=7`)).body.days, 7);
+  t.equal((await api.get(`/api/v1/liveness/${l.body.id}/status`)).body.status, 'unknown');
+
+  const set = await api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: 'supersecretvalue' } });
+  t.equal(set.status, 200);
+  t.equal(set.body.config.secret_key, '********alue');
+  t.equal((await api.get('/api/v1/notifications/settings')).body.length, 1);
+  const test = await api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook', metadata: { a: 1 } });
+  t.equal(test.status, 201);
+  t.equal(test.body.status, 'queued');
+  t.ok(Array.isArray((await api.get('/api/v1/notifications/log')).body));
+  const entry = await api.get(`/api/v1/notifications/log/${test.body.id}`);
+  t.equal(entry.status, 200);
+  t.same(entry.body.metadata, { a: 1 });
+
+  t.equal((await api.delete(`/api/v1/liveness/${l.body.id}`)).status, 200);
+  t.equal((await api.delete(`/api/v1/endpoints/${e.body.id}`)).status, 200);
+  t.equal((await api.delete(`/api/v1/domains/${d.body.id}`)).status, 200);
+  t.equal((await api.delete(`/api/v1/portfolios/${pf.body.id}`)).status, 200);
+
+  // Every success status of every primary (non-alias) path was answered and checked.
+  const missing: string[] = [];
+  for (const op of OPERATIONS) {
+    if (op.path.startsWith('/api-')) continue;
+    for (const status of Object.keys(op.responses)) {
+      if (Number(status) >= 300) continue;
+      const key = `${op.method.toUpperCase()} ${toOpenApiPath(op.path)} ${status}`;
+      if (!responsesSeen().has(key)) missing.push(key);
+    }
+  }
+  t.same(missing, [], 'documented answers this test never received');
+});
+
+t.test('a 429 answers the documented error body and headers', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '2' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('limited'));
+  t.equal((await api.get('/api/v1/validate')).status, 200);
+  t.equal((await api.get('/api-domains')).status, 200);
+  const r = await api.get('/api-domains');
+  t.equal(r.status, 429);
+  t.equal(r.body.code, 'RATE_LIMITED');
+  t.ok(Number(r.headers.get('retry-after')) >= 1);
+  t.ok(responsesSeen().has('GET /api-domains 429'));
+});

@@ -1,0 +1,145 @@
+// Contract tests of the OpenAPI document: valid OpenAPI 3.0.3, the same paths and methods as the koa
+// router (both ways), served at /api/v1/openapi.json without auth, and schemas/openapi.json up to date.
+import fs from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
+import { buildOpenApi, toOpenApiPath, toOpenApiSchema } from '../../src/api/openapi/document.js';
+import { OPERATIONS } from '../../src/api/openapi/operations.js';
+import { startApp, request } from '../support/app.js';
+import { checkResponse, openApiDocument } from '../support/openapi.js';
+
+const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
+
+t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation complete', async (t) => {
+  const doc = buildOpenApi(loadSchemas()) as any;
+  const v = new Validator();
+  const r = await v.validate(doc);
+  t.same(r.errors, undefined, 'no validation errors');
+  t.equal(r.valid, true);
+  t.equal(v.version, '3.0');
+  t.equal(doc.openapi, '3.0.3');
+  t.equal(doc.info.version, '2.0.0');
+  t.same(Object.keys(doc.components.securitySchemes).sort(), ['apiKeyQuery', 'bearerAuth']);
+  t.same(doc.components.securitySchemes.apiKeyQuery, { type: 'apiKey', in: 'query', name: 'api_key', description: doc.components.securitySchemes.apiKeyQuery.description });
+  // Both surfaces in one document.
+  t.ok(doc.paths['/api/v1/domains'] && doc.paths['/api-domains'] && doc.paths['/api-auth']);
+  for (const [p, item] of Object.entries<any>(doc.paths)) {
+    for (const [m, op] of Object.entries<any>(item)) {
+      const where = `${m.toUpperCase()} ${p}`;
+      t.ok(op.operationId && op.summary, `${where}: id and summary`);
+      t.ok(op.responses['500'], `${where}: documents 500`);
+      t.ok(Object.keys(op.responses).some((s) => s.startsWith('2')), `${where}: a success status`);
+      for (const name of [...p.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
+        t.ok(op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required), `${where}: path parameter ${name}`);
+      }
+      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/docs' || p === '/api-auth') {
+        t.same(op.security, [], `${where}: no auth`);
+      } else {
+        t.same(op.security, [{ bearerAuth: [] }, { apiKeyQuery: [] }], `${where}: bearer and query key`);
+        t.equal(op['x-api-key-body'], true, `${where}: body key`);
+        t.ok(op.responses['401'] && op.responses['429'], `${where}: 401 and 429`);
+        if (op.requestBody) t.ok(op.requestBody.content['application/json'].schema.properties.api_key, `${where}: body api_key field`);
+      }
+      for (const [status, res] of Object.entries<any>(op.responses)) {
+        if (Number(status) >= 400 && !res.content) t.match(res.$ref, /^#\/components\/responses\/E\d+$/, `${where} ${status}: the error body`);
+      }
+    }
+  }
+  const ids = Object.values<any>(doc.paths).flatMap((item) => Object.values<any>(item).map((op) => op.operationId));
+  t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
+  // The error body and a list answer, as the spec shows them.
+  t.same(doc.components.schemas.Error.required, ['error', 'timestamp', 'path']);
+  t.same(doc.components.schemas.DomainList.properties.data, { type: 'array', items: { $ref: '#/components/schemas/Domain' } });
+  // Query parameters come from the query schemas.
+  const list = doc.paths['/api-endpoint-status'].get.parameters.map((x: any) => x.name).sort();
+  t.same(list, ['domain_id', 'health', 'limit', 'offset']);
+  const limit = doc.paths['/api-domains'].get.parameters.find((x: any) => x.name === 'limit');
+  t.same(limit.schema, { type: 'integer', minimum: 1, default: 50 });
+});
+
+t.test('JSON Schema -> OpenAPI 3.0 schema conversion', async (t) => {
+  t.same(toOpenApiSchema({ $id: 'x', type: ['string', 'null'], format: 'uuid' }), { type: 'string', format: 'uuid', nullable: true });
+  t.same(toOpenApiSchema({ const: 'a' }), { enum: ['a'] });
+  t.same(toOpenApiSchema({ type: 'number', exclusiveMinimum: 0 }), { type: 'number', minimum: 0, exclusiveMinimum: true });
+  t.same(toOpenApiSchema({ items: { $ref: 'Domain' } }), { items: { $ref: '#/components/schemas/Domain' } });
+  t.same(toOpenApiSchema({ $ref: 'Domain', description: 'd' }), { description: 'd', allOf: [{ $ref: '#/components/schemas/Domain' }] });
+  t.same(toOpenApiSchema({ type: ['string', 'integer', 'null'] }), { anyOf: [{ type: 'string' }, { type: 'integer' }], nullable: true });
+  t.same(
+    toOpenApiSchema({ type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, patternProperties: { '^x': {} }, 'x-keep': 1 }),
+    { type: 'object', 'x-if': { required: ['a'] }, 'x-then': { required: ['b'] }, 'x-patternProperties': { '^x': {} }, 'x-keep': 1 },
+  );
+  // A converted schema using every draft-07 keyword above still makes a valid document.
+  const extra = { ...loadSchemas(), Odd: { $id: 'Odd', type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, properties: { v: { type: ['string', 'number'], const: 'x' } } } };
+  const r = await new Validator().validate(buildOpenApi(extra) as any);
+  t.equal(r.valid, true, JSON.stringify(r.errors));
+  t.equal(toOpenApiPath('/api/v1/liveness/:livenessId/stats'), '/api/v1/liveness/{livenessId}/stats');
+});
+
+t.test('every route the server serves is documented, and every documented path is served', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const served = new Set<string>();
+  for (const layer of s.app.router.stack) {
+    for (const m of layer.methods) {
+      const method = m.toLowerCase();
+      if (!METHODS.includes(method)) continue; // HEAD is GET's, OPTIONS is the router's
+      served.add(`${method} ${toOpenApiPath(String(layer.path))}`);
+    }
+  }
+  const doc = openApiDocument() as any;
+  const documented = new Set<string>();
+  for (const [p, item] of Object.entries<any>(doc.paths)) for (const m of Object.keys(item)) documented.add(`${m} ${p}`);
+  const missing = [...served].filter((x) => !documented.has(x)).sort();
+  const stale = [...documented].filter((x) => !served.has(x)).sort();
+  t.same(missing, [], 'routes missing from src/api/openapi/operations.ts');
+  t.same(stale, [], 'documented operations the server does not serve');
+  t.ok(served.size >= 60, `the walk saw the routes (${served.size})`);
+  t.equal(documented.size, OPERATIONS.reduce((n, o) => n + (o.alias ? 2 : 1), 0));
+});
+
+t.test('GET /api/v1/openapi.json serves the document without a token', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const r = await request(s.url, 'GET', '/api/v1/openapi.json');
+  t.equal(r.status, 200);
+  t.match(r.headers.get('content-type'), /application\/json/);
+  t.same(r.body, openApiDocument());
+  t.equal(r.body.info.version, '2.0.0');
+
+  const d = await request(s.url, 'GET', '/docs');
+  t.equal(d.status, 200);
+  t.match(d.headers.get('content-type'), /text\/html/);
+  t.match(d.text, /<title>dommon API 2\.0\.0<\/title>/);
+  t.notMatch(d.text, /<script|https?:\/\/(?!127)/, 'no script and no outside address');
+  for (const p of ['/api-endpoint-status', '/api/v1/domains/{domainId}', '/api-auth']) t.ok(d.text.includes(`<code>${p}</code>`), `lists ${p}`);
+  t.ok(d.text.includes('id="schema-DomainList"'), 'renders the schemas');
+});
+
+t.test('schemas/openapi.json is the built document (run `npm run build` after changing the table or schemas/)', async (t) => {
+  const file = path.join(SCHEMA_DIR, 'openapi.json');
+  t.ok(fs.existsSync(file), 'schemas/openapi.json exists');
+  t.same(JSON.parse(fs.readFileSync(file, 'utf8')), openApiDocument());
+});
+
+t.test('the response check of test/support fails loudly on drift', async (t) => {
+  const ok = { method: 'GET', path: '/health', status: 200, contentType: 'application/json; charset=utf-8', text: 'x' };
+  const health = { status: 'healthy', service: 'dommon', version: 'v1', app_version: '0.1.0', timestamp: '2026-01-01T00:00:00.000Z', database: 'connected' };
+  t.doesNotThrow(() => checkResponse({ ...ok, body: health }));
+  t.throws(() => checkResponse({ ...ok, body: { ...health, extra: 1 } }), /does not match schema Health.*"extra"/s, 'undocumented field');
+  t.throws(() => checkResponse({ ...ok, body: { ...health, timestamp: 'yesterday' } }), /timestamp must match format "date-time"/, 'wrong format');
+  t.throws(() => checkResponse({ ...ok, status: 418, body: {} }), /status 418 is not documented/, 'undocumented status');
+  t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api/v1/domains/00000000-0000-4000-8000-000000000000/verification', status: 200, body: {} }), /not in the document/, 'unknown operation');
+  t.throws(() => checkResponse({ ...ok, method: 'DELETE', path: '/health', status: 200, body: {} }), /not in the document/, 'undocumented method');
+  const domains = { ...ok, path: '/api/v1/domains', body: { data: [], pagination: { total: 0, limit: 50, offset: 0, has_more: false }, domains: [], total: 0, limit: 50, offset: 0 } };
+  t.throws(() => checkResponse({ ...domains, headers: new Headers() }), /documented header X-RateLimit-Limit is missing/, 'missing header');
+  t.doesNotThrow(() => checkResponse({ ...domains, headers: new Headers({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }) }));
+  // The router's own 404/405 answers for unknown paths are fine when they carry the error body.
+  const err = { error: 'no route', code: 'ROUTE_NOT_FOUND', timestamp: '2026-01-01T00:00:00.000Z', path: '/nope' };
+  t.doesNotThrow(() => checkResponse({ ...ok, path: '/nope', status: 404, body: err }));
+  t.throws(() => checkResponse({ ...ok, path: '/nope', status: 404, body: { message: 'x' } }), /does not match schema Error/);
+  t.doesNotThrow(() => checkResponse({ ...ok, path: '/api/v1/domains/00000000-0000-4000-8000-000000000000', status: 404, body: { ...err, code: 'NOT_FOUND' } }));
+  // Literal segments win over parameters.
+  t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api-domains/bulk', status: 201, body: { domains: [] } }), /schema DomainBulkResult/);
+});
