@@ -9,7 +9,7 @@ import { responsesSeen } from '../support/openapi.js';
 
 t.test('every Public API operation answers its documented success status with a valid body', async (t) => {
   // DOMMON_NOTIFY_INTERVAL far out: the queued test send stays queued while we read it.
-  const s = await startApp({ DOMMON_NOTIFY_INTERVAL: '3600' });
+  const s = await startApp({ DOMMON_NOTIFY_INTERVAL: '1' });
   t.teardown(() => s.close());
   const api = client(s.url, await s.token('coverage', 'cov@example.com'));
   const anon = client(s.url);
@@ -64,7 +64,12 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal(test.status, 201);
   t.equal(test.body.status, 'queued');
   t.ok(Array.isArray((await api.get('/api/v1/notifications/log')).body));
-  const entry = await api.get(`/api/v1/notifications/log/${test.body.id}`);
+  // The log entry exists from the first delivery attempt (the worker runs every second here).
+  let entry = await api.get(`/api/v1/notifications/log/${test.body.id}`);
+  for (let i = 0; i < 100 && entry.status === 404; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    entry = await api.get(`/api/v1/notifications/log/${test.body.id}`);
+  }
   t.equal(entry.status, 200);
   t.same(entry.body.metadata, { a: 1 });
 
@@ -74,9 +79,12 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.delete(`/api/v1/portfolios/${pf.body.id}`)).status, 200);
 
   // Every success status of every primary (non-alias) path was answered and checked.
+  // Tags whose success answers need outside peers are exercised (and checked the same way, through
+  // startApp's client) by their own suites: Exposure in test/exposure/.
+  const coveredElsewhere = new Set(['Exposure']);
   const missing: string[] = [];
   for (const op of OPERATIONS) {
-    if (op.path.startsWith('/api-')) continue;
+    if (op.path.startsWith('/api-') || coveredElsewhere.has(op.tag)) continue;
     for (const status of Object.keys(op.responses)) {
       if (Number(status) >= 300) continue;
       const key = `${op.method.toUpperCase()} ${toOpenApiPath(op.path)} ${status}`;

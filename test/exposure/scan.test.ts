@@ -59,9 +59,9 @@ t.test('exposure scan of acme.test', async (t) => {
 
   const f1 = await findings(api, id);
   t.equal(s1.findings_count, f1.length);
-  t.equal(shapes.check('exposure-scan', started.body), null, 'scan answer matches schemas/responses/exposure-scan.json');
-  t.equal(shapes.check('exposure-scan', s1), null);
-  t.same(f1.map((f) => shapes.check('exposure-finding', f)).filter(Boolean), [], 'findings match schemas/responses/exposure-finding.json');
+  t.equal(shapes.check('ExposureScan', started.body), null, 'scan answer matches schemas/responses/exposure-scan.json');
+  t.equal(shapes.check('ExposureScan', s1), null);
+  t.same(f1.map((f) => shapes.check('ExposureFinding', f)).filter(Boolean), [], 'findings match schemas/responses/exposure-finding.json');
 
   const blog = pick(f1, 'subdomain_takeover', `blog.${ZONE}`);
   t.equal(blog.length, 1, 'GitHub Pages CNAME to an NXDOMAIN name');

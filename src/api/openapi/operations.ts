@@ -87,6 +87,17 @@ export const OPERATIONS: OperationDoc[] = [
   { method: 'get', path: '/api/v1/liveness/:livenessId/stats', alias: '/api-liveness/:livenessId/stats', summary: 'Daily statistics (`stats` = `data`) and totals', tag: 'Liveness', query: 'liveness-stats', responses: { 200: 'LivenessStats' } },
   { method: 'get', path: '/api/v1/liveness/:livenessId/status', alias: '/api-liveness/:livenessId/status', summary: 'Current liveness status', tag: 'Liveness', responses: { 200: 'LivenessStatus' } },
 
+  // Exposure scanning
+  { method: 'post', path: '/api/v1/domains/:domainId/exposure/scans', summary: 'Start an exposure scan now (runs in the background)', tag: 'Exposure', responses: { 202: 'ExposureScan' }, errors: [403] },
+  { method: 'get', path: '/api/v1/domains/:domainId/exposure/scans', summary: "List a domain's exposure scans", tag: 'Exposure', query: 'exposure-scans', responses: { 200: 'ExposureScanList' } },
+  { method: 'get', path: '/api/v1/exposure/scans/:scanId', summary: 'Get one exposure scan', tag: 'Exposure', responses: { 200: 'ExposureScan' } },
+  { method: 'get', path: '/api/v1/domains/:domainId/exposure/findings', summary: "List a domain's exposure findings", tag: 'Exposure', query: 'exposure-findings', responses: { 200: 'ExposureFindingList' } },
+  { method: 'get', path: '/api/v1/exposure/findings', summary: "List the team's exposure findings", tag: 'Exposure', query: 'exposure-findings', responses: { 200: 'ExposureFindingList' } },
+  { method: 'get', path: '/api/v1/exposure/findings/:findingId', summary: 'Get one exposure finding', tag: 'Exposure', responses: { 200: 'ExposureFinding' } },
+  { method: 'get', path: '/api/v1/domains/:domainId/exposure/subdomains', summary: "Names the user added to the domain's inventory", tag: 'Exposure', responses: { 200: 'ExposureSubdomainList' } },
+  { method: 'post', path: '/api/v1/domains/:domainId/exposure/subdomains', summary: "Add a name to the domain's inventory", tag: 'Exposure', body: 'exposure-subdomain', responses: { 201: 'ExposureSubdomain' }, errors: [409] },
+  { method: 'delete', path: '/api/v1/domains/:domainId/exposure/subdomains/:subdomainId', summary: 'Remove an added name', tag: 'Exposure', responses: { 200: 'ExposureSubdomainDeleted' } },
+
   // Notifications
   { method: 'get', path: '/api/v1/notifications/settings', summary: "The caller's channel settings rows", tag: 'Notifications', responses: { 200: 'NotificationSettings' } },
   { method: 'put', path: '/api/v1/notifications/settings/:type', summary: 'Upsert the (type, delivery_class) settings row', tag: 'Notifications', params: { type: CHANNEL }, body: 'notification-setting', responses: { 200: 'NotificationSetting' } },
