@@ -1,7 +1,7 @@
 // Entry point of bin/dommon.js: runs the program and turns failures into the contract's exit codes.
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
-import { exitCodeFor } from './output.js';
+import { errorLine, exitCodeFor } from './output.js';
 
 async function main(): Promise<void> {
   const program = buildProgram();
@@ -10,10 +10,11 @@ async function main(): Promise<void> {
   } catch (err) {
     if (err instanceof CommanderError) {
       if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
+      // commander already printed its one-line message (configureOutput in program.ts)
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`dommon: ${(err as Error).message}\n`);
+    process.stderr.write(errorLine(err));
     process.exitCode = exitCodeFor(err);
   }
 }

@@ -1,0 +1,211 @@
+// The `dommon status` screen: one row per domain with its endpoints beneath; keys move, filter, sort,
+// open a detail view and quit. Pure over its props (snapshot, now), so tests render it directly.
+import React, { useState } from 'react';
+import { Box, Text, useInput } from 'ink';
+import { age, counts, days, sparkline, SORTS, visibleRows, type Row, type Snapshot, type SortKey } from './model.js';
+
+export interface DashboardProps {
+  snapshot: Snapshot | null;
+  now: Date;
+  /** colour on (TTY without NO_COLOR) */
+  color?: boolean;
+  /** rows of the terminal; the list scrolls within it */
+  height?: number;
+  error?: string | null;
+  onQuit?: () => void;
+  onRefresh?: () => void;
+  /** keys off (for --once) */
+  static?: boolean;
+}
+
+const STATUS_COLOR: Record<string, string> = {
+  healthy: 'green', up: 'green', valid: 'green',
+  warning: 'yellow', expiring_soon: 'yellow',
+  critical: 'red', down: 'red', expired: 'red', invalid: 'red', error: 'red',
+};
+const GRADE_COLOR: Record<string, string> = { A: 'green', B: 'green', C: 'yellow', D: 'red', F: 'red' };
+
+const W = { name: 34, grade: 6, expiry: 8, ssl: 14, live: 6, spark: 24, last: 10 };
+
+function Cell(props: { width?: number; color?: string; children: React.ReactNode; bold?: boolean; inverse?: boolean; dim?: boolean }) {
+  return (
+    <Box width={props.width} flexShrink={0} marginRight={1}>
+      <Text wrap="truncate" color={props.color} bold={props.bold} inverse={props.inverse} dimColor={props.dim}>
+        {props.children}
+      </Text>
+    </Box>
+  );
+}
+
+function expiryColor(d: number | null): string | undefined {
+  if (d === null) return undefined;
+  return d <= 7 ? 'red' : d <= 30 ? 'yellow' : 'green';
+}
+
+function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; now: Date; color: boolean }) {
+  const c = (name: string | undefined) => (color ? name : undefined);
+  const mark = selected ? '>' : ' ';
+  if (row.kind === 'domain') {
+    return (
+      <Box>
+        <Cell width={W.name + 2} bold inverse={selected && color}>{`${mark} ${row.name}`}</Cell>
+        <Cell width={W.grade} color={c(GRADE_COLOR[row.grade?.[0] ?? ''])}>{row.grade ?? '-'}</Cell>
+        <Cell width={W.expiry} color={c(expiryColor(row.expiryDays))}>{days(row.expiryDays)}</Cell>
+        <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
+        <Cell width={W.live}>{' '}</Cell>
+        <Cell width={W.spark} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
+        <Cell width={W.last} dim={color}>{age(row.lastCheck, now)}</Cell>
+      </Box>
+    );
+  }
+  const spark = sparkline(row.recent);
+  const last = row.recent[row.recent.length - 1];
+  return (
+    <Box>
+      <Cell width={W.name + 2} inverse={selected && color}>{`${mark}   ${row.name} ${row.url}`}</Cell>
+      <Cell width={W.grade}>{' '}</Cell>
+      <Cell width={W.expiry}>{' '}</Cell>
+      <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
+      <Cell width={W.live} color={c(STATUS_COLOR[row.liveness ?? ''])}>{row.liveness ?? '-'}</Cell>
+      <Cell width={W.spark} color={c(row.liveness === 'down' ? 'red' : 'cyan')}>{spark ? `${spark} ${last?.ok ? `${last.ms}ms` : 'fail'}` : '-'}</Cell>
+      <Cell width={W.last} dim={color}>{age(row.lastCheck, now)}</Cell>
+    </Box>
+  );
+}
+
+function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
+  const line = (k: string, v: unknown, col?: string) => (
+    <Box key={k}>
+      <Box width={22} flexShrink={0}><Text dimColor={color}>{k}</Text></Box>
+      <Text color={color ? col : undefined}>{v === null || v === undefined || v === '' ? '-' : String(v)}</Text>
+    </Box>
+  );
+  const fields =
+    row.kind === 'domain'
+      ? [
+          line('domain', row.name),
+          line('verified', row.verified ? 'yes' : 'no'),
+          line('health', row.health, STATUS_COLOR[row.health]),
+          line('grade / score', row.grade ? `${row.grade} (${row.score ?? '-'})` : null),
+          line('registration expiry', row.expiryDate ? `${row.expiryDate} (${days(row.expiryDays)})` : null, expiryColor(row.expiryDays)),
+          line('registrar', row.registrar),
+          line('certificates', row.ssl ? `${row.ssl}, soonest in ${days(row.sslDays)}` : null, STATUS_COLOR[row.ssl ?? '']),
+          line('endpoints', row.endpoints.map((e) => e.name).join(', ')),
+          line('last check', row.lastCheck ? `${row.lastCheck} (${age(row.lastCheck, now)})` : null),
+          line('id', row.id),
+        ]
+      : [
+          line('endpoint', `${row.name} (${row.type})`),
+          line('url', row.url),
+          line('enabled', row.enabled ? 'yes' : 'no'),
+          line('health', row.health, STATUS_COLOR[row.health]),
+          line('certificate', row.ssl ? `${row.ssl}, expires ${row.sslExpiry ?? '-'} (${days(row.sslDays)})` : null, STATUS_COLOR[row.ssl ?? '']),
+          line('liveness', row.liveness, STATUS_COLOR[row.liveness ?? '']),
+          line('uptime 24h', row.uptime24h === null ? null : `${row.uptime24h}%`),
+          line('avg response', row.avgMs === null ? null : `${row.avgMs} ms`),
+          line('recent', row.recent.length ? `${sparkline(row.recent, 40)}  ${row.recent.map((r) => (r.ok ? r.ms : 'x')).slice(-10).join(' ')}` : null),
+          line('last check', row.lastCheck ? `${row.lastCheck} (${age(row.lastCheck, now)})` : null),
+          line('id', row.id),
+        ];
+  return (
+    <Box flexDirection="column" borderStyle="round" paddingX={1}>
+      {fields}
+      <Text dimColor={color}>Enter/Esc back · q quit</Text>
+    </Box>
+  );
+}
+
+export function Dashboard(p: DashboardProps) {
+  const color = p.color ?? true;
+  const [cursor, setCursor] = useState(0);
+  const [filter, setFilter] = useState('');
+  const [typing, setTyping] = useState(false);
+  const [sort, setSort] = useState<SortKey>('name');
+  const [detail, setDetail] = useState(false);
+  const rows = p.snapshot ? visibleRows(p.snapshot, filter, sort) : [];
+  const sel = Math.min(cursor, Math.max(0, rows.length - 1));
+
+  useInput(
+    (input, key) => {
+      if (typing) {
+        if (key.return || key.escape) setTyping(false);
+        if (key.escape) setFilter('');
+        else if (key.backspace || key.delete) setFilter((f) => f.slice(0, -1));
+        else if (!key.return && input && !key.ctrl && !key.meta) setFilter((f) => f + input);
+        setCursor(0);
+        return;
+      }
+      if (detail) {
+        if (key.return || key.escape) setDetail(false);
+        else if (input === 'q') p.onQuit?.();
+        return;
+      }
+      if (input === 'q' || (key.ctrl && input === 'c')) p.onQuit?.();
+      else if (key.downArrow || input === 'j') setCursor(Math.min(sel + 1, rows.length - 1));
+      else if (key.upArrow || input === 'k') setCursor(Math.max(sel - 1, 0));
+      else if (input === 'g') setCursor(0);
+      else if (input === 'G') setCursor(rows.length - 1);
+      else if (input === '/') setTyping(true);
+      else if (input === 's') setSort((s) => SORTS[(SORTS.indexOf(s) + 1) % SORTS.length]!);
+      else if (input === 'r') p.onRefresh?.();
+      else if (key.return && rows.length) setDetail(true);
+      else if (key.escape) setFilter('');
+    },
+    { isActive: !p.static },
+  );
+
+  const n = p.snapshot ? counts(p.snapshot) : null;
+  const header = (
+    <Box>
+      <Text bold>dommon status</Text>
+      <Text>
+        {n
+          ? `  ${n.domains} domain(s), ${n.endpoints} endpoint(s)  ${n.up} up  ${n.down} down  ${n.critical} critical  ${n.warning} warning`
+          : '  loading...'}
+      </Text>
+      <Text dimColor={color}>{p.snapshot ? `  updated ${p.snapshot.at.slice(11, 19)}Z` : ''}</Text>
+    </Box>
+  );
+  const status = (
+    <Box>
+      <Text dimColor={color}>{`sort: ${sort}`}</Text>
+      <Text color={color && typing ? 'cyan' : undefined}>{filter || typing ? `  filter: ${filter}${typing ? '_' : ''}` : ''}</Text>
+      {p.error ? <Text color={color ? 'red' : undefined}>{`  ${p.error}`}</Text> : null}
+    </Box>
+  );
+  const keys = <Text dimColor={color}>↑/↓ j/k move · / filter · s sort · Enter detail · r refresh · q quit</Text>;
+
+  if (detail && rows[sel]) {
+    return (
+      <Box flexDirection="column">
+        {header}
+        <Detail row={rows[sel]!} now={p.now} color={color} />
+      </Box>
+    );
+  }
+  // Scroll: keep the selection inside the window the terminal leaves for rows.
+  const room = Math.max(3, (p.height ?? 1000) - 6);
+  const start = Math.max(0, Math.min(sel - Math.floor(room / 2), rows.length - room));
+  const shown = rows.slice(start, start + room);
+  return (
+    <Box flexDirection="column">
+      {header}
+      {status}
+      <Box>
+        <Cell width={W.name + 2} bold>{'  NAME'}</Cell>
+        <Cell width={W.grade} bold>GRADE</Cell>
+        <Cell width={W.expiry} bold>EXPIRES</Cell>
+        <Cell width={W.ssl} bold>SSL</Cell>
+        <Cell width={W.live} bold>LIVE</Cell>
+        <Cell width={W.spark} bold>RESPONSE</Cell>
+        <Cell width={W.last} bold>CHECKED</Cell>
+      </Box>
+      {shown.length ? (
+        shown.map((r, i) => <RowLine key={`${r.kind}:${r.id}`} row={r} selected={!p.static && start + i === sel} now={p.now} color={color} />)
+      ) : (
+        <Text>{p.snapshot ? (filter ? `nothing matches "${filter}"` : 'no domains yet: dommon domains add example.com') : ''}</Text>
+      )}
+      {p.static ? null : keys}
+    </Box>
+  );
+}
