@@ -25,7 +25,7 @@ const STATUS_COLOR: Record<string, string> = {
 };
 const GRADE_COLOR: Record<string, string> = { A: 'green', B: 'green', C: 'yellow', D: 'red', F: 'red' };
 
-const W = { name: 34, grade: 6, expiry: 8, ssl: 14, live: 6, spark: 24, last: 10 };
+const W = { name: 34, health: 9, grade: 6, expiry: 8, ssl: 14, live: 6, spark: 24, last: 10 };
 
 function Cell(props: { width?: number; color?: string; children: React.ReactNode; bold?: boolean; inverse?: boolean; dim?: boolean }) {
   return (
@@ -49,11 +49,12 @@ function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; n
     return (
       <Box>
         <Cell width={W.name + 2} bold inverse={selected && color}>{`${mark} ${row.name}`}</Cell>
+        <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
         <Cell width={W.grade} color={c(GRADE_COLOR[row.grade?.[0] ?? ''])}>{row.grade ?? '-'}</Cell>
         <Cell width={W.expiry} color={c(expiryColor(row.expiryDays))}>{days(row.expiryDays)}</Cell>
         <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
         <Cell width={W.live}>{' '}</Cell>
-        <Cell width={W.spark} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
+        <Cell width={W.spark}>{' '}</Cell>
         <Cell width={W.last} dim={color}>{age(row.lastCheck, now)}</Cell>
       </Box>
     );
@@ -63,6 +64,7 @@ function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; n
   return (
     <Box>
       <Cell width={W.name + 2} inverse={selected && color}>{`${mark}   ${row.name} ${row.url}`}</Cell>
+      <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
       <Cell width={W.grade}>{' '}</Cell>
       <Cell width={W.expiry}>{' '}</Cell>
       <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
@@ -193,6 +195,7 @@ export function Dashboard(p: DashboardProps) {
       {status}
       <Box>
         <Cell width={W.name + 2} bold>{'  NAME'}</Cell>
+        <Cell width={W.health} bold>HEALTH</Cell>
         <Cell width={W.grade} bold>GRADE</Cell>
         <Cell width={W.expiry} bold>EXPIRES</Cell>
         <Cell width={W.ssl} bold>SSL</Cell>

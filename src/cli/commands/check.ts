@@ -4,9 +4,7 @@ import type { Command } from 'commander';
 import { run } from '../run.js';
 import { UsageError } from '../output.js';
 import { addOptions, convert, withExamples, type OptSpec } from '../spec.js';
-import { CHECKS, CHECK_KINDS, type CheckKind } from '../check/index.js';
-import { collectTargets } from '../check/targets.js';
-import { reportText, runChecks } from '../check/report.js';
+import { CHECK_KINDS, type CheckKind } from '../check/types.js';
 
 const options: OptSpec[] = [
   { flags: '--file <file>', description: 'read more targets from a file, one per line (- for stdin)' },
@@ -46,6 +44,8 @@ export function checkCommand(program: Command): void {
       const kinds = (convert('list', o.checks, '--checks') as string[] | undefined) ?? [...CHECK_KINDS];
       const unknown = kinds.filter((k) => !(CHECK_KINDS as readonly string[]).includes(k));
       if (unknown.length) throw new UsageError(`unknown check(s): ${unknown.join(', ')} (known: ${CHECK_KINDS.join(', ')})`);
+      // loaded here so that other commands do not pay for tldts and node:tls
+      const [{ CHECKS }, { collectTargets }, { reportText, runChecks }] = await Promise.all([import('../check/index.js'), import('../check/targets.js'), import('../check/report.js')]);
       const list = collectTargets(targets, o.file ? read(String(o.file)) : null);
       const ca = o.ca ? [read(String(o.ca))] : [];
       const report = await runChecks(list, CHECKS, kinds as CheckKind[], { warnDays, critDays, timeoutMs: timeout * 1000, ca, now: () => new Date() });

@@ -103,6 +103,7 @@ async function importDomains(t: Transport, items: ImportLine[], base: Record<str
   }
   bar.done();
   r.errors.sort((a, b) => a.line - b.line);
+  r.skipped_domains.sort((a, b) => a.line - b.line);
   return r;
 }
 

@@ -1,13 +1,10 @@
 // `dommon status`: the live Ink dashboard (local database or --remote); --once prints one frame.
 import { stripVTControlCharacters } from 'node:util';
-import { createElement } from 'react';
-import { render, renderToString } from 'ink';
 import type { Command } from 'commander';
 import { run } from '../run.js';
 import { colorEnabled, UsageError } from '../output.js';
 import { addOptions, convert, withExamples, type OptSpec } from '../spec.js';
 import { openTransport } from '../transport.js';
-import { apiSource, Dashboard, StatusApp } from '../../tui/index.js';
 
 const options: OptSpec[] = [
   { flags: '--once', description: 'print one frame and exit (with --json: the data as one JSON document)' },
@@ -25,6 +22,8 @@ export function statusCommand(program: Command): void {
     run(async (ctx, o: Record<string, unknown>) => {
       const interval = convert('int', o.interval, '--interval') as number;
       if (interval < 1) throw new UsageError('--interval must be at least 1 second');
+      // ink and react load only here: every other command starts faster without them
+      const [{ createElement }, { render, renderToString }, { apiSource, Dashboard, StatusApp }] = await Promise.all([import('react'), import('ink'), import('../../tui/index.js')]);
       const t = await openTransport(ctx);
       const source = apiSource((m, p) => t.request(m, p), () => t.close());
       try {
