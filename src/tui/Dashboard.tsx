@@ -1,7 +1,7 @@
 // The `dommon status` screen: one row per domain with its endpoints beneath; keys move, filter, sort,
 // open a detail view and quit. Pure over its props (snapshot, now), so tests render it directly.
-import React, { useState } from 'react';
-import { Box, Text, useInput } from 'ink';
+import React, { useEffect, useReducer } from 'react';
+import { Box, Text, useInput, type Key } from 'ink';
 import { age, counts, days, sparkline, SORTS, visibleRows, type Row, type Snapshot, type SortKey } from './model.js';
 
 export interface DashboardProps {
@@ -117,44 +117,67 @@ function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
   );
 }
 
+export interface ViewState {
+  cursor: number;
+  filter: string;
+  typing: boolean;
+  sort: SortKey;
+  detail: boolean;
+  quit: boolean;
+  refreshes: number;
+}
+
+export const INITIAL_VIEW: ViewState = { cursor: 0, filter: '', typing: false, sort: 'name', detail: false, quit: false, refreshes: 0 };
+
+type KeyAction = { input: string; key: Key; snapshot: Snapshot | null };
+
+/**
+ * Every key press as a pure state transition. React applies queued actions in order on the latest
+ * state, so keys typed faster than the screen renders are never lost or applied to a stale screen.
+ */
+export function onKey(s: ViewState, { input, key, snapshot }: KeyAction): ViewState {
+  const count = (v: ViewState) => (snapshot ? visibleRows(snapshot, v.filter, v.sort).length : 0);
+  const clamp = (v: ViewState, c: number) => Math.max(0, Math.min(c, count(v) - 1));
+  if (s.typing) {
+    if (key.escape) return { ...s, typing: false, filter: '', cursor: 0 };
+    if (key.return) return { ...s, typing: false };
+    if (key.backspace || key.delete) return { ...s, filter: s.filter.slice(0, -1), cursor: 0 };
+    if (input && !key.ctrl && !key.meta) return { ...s, filter: s.filter + input, cursor: 0 };
+    return s;
+  }
+  if (s.detail) {
+    if (key.return || key.escape) return { ...s, detail: false };
+    if (input === 'q') return { ...s, quit: true };
+    return s;
+  }
+  if (input === 'q' || (key.ctrl && input === 'c')) return { ...s, quit: true };
+  if (key.downArrow || input === 'j') return { ...s, cursor: clamp(s, clamp(s, s.cursor) + 1) };
+  if (key.upArrow || input === 'k') return { ...s, cursor: clamp(s, clamp(s, s.cursor) - 1) };
+  if (input === 'g') return { ...s, cursor: 0 };
+  if (input === 'G') return { ...s, cursor: clamp(s, count(s) - 1) };
+  if (input === '/') return { ...s, typing: true };
+  if (input === 's') return { ...s, sort: SORTS[(SORTS.indexOf(s.sort) + 1) % SORTS.length]! };
+  if (input === 'r') return { ...s, refreshes: s.refreshes + 1 };
+  if (key.return && count(s)) return { ...s, detail: true };
+  if (key.escape) return { ...s, filter: '', cursor: 0 };
+  return s;
+}
+
 export function Dashboard(p: DashboardProps) {
   const color = p.color ?? true;
-  const [cursor, setCursor] = useState(0);
-  const [filter, setFilter] = useState('');
-  const [typing, setTyping] = useState(false);
-  const [sort, setSort] = useState<SortKey>('name');
-  const [detail, setDetail] = useState(false);
+  const [view, dispatch] = useReducer(onKey, INITIAL_VIEW);
+  const { filter, typing, sort, detail } = view;
   const rows = p.snapshot ? visibleRows(p.snapshot, filter, sort) : [];
-  const sel = Math.min(cursor, Math.max(0, rows.length - 1));
+  const sel = Math.min(view.cursor, Math.max(0, rows.length - 1));
+  const { onQuit, onRefresh } = p;
+  useEffect(() => {
+    if (view.quit) onQuit?.();
+  }, [view.quit, onQuit]);
+  useEffect(() => {
+    if (view.refreshes) onRefresh?.();
+  }, [view.refreshes, onRefresh]);
 
-  useInput(
-    (input, key) => {
-      if (typing) {
-        if (key.return || key.escape) setTyping(false);
-        if (key.escape) setFilter('');
-        else if (key.backspace || key.delete) setFilter((f) => f.slice(0, -1));
-        else if (!key.return && input && !key.ctrl && !key.meta) setFilter((f) => f + input);
-        setCursor(0);
-        return;
-      }
-      if (detail) {
-        if (key.return || key.escape) setDetail(false);
-        else if (input === 'q') p.onQuit?.();
-        return;
-      }
-      if (input === 'q' || (key.ctrl && input === 'c')) p.onQuit?.();
-      else if (key.downArrow || input === 'j') setCursor(Math.min(sel + 1, rows.length - 1));
-      else if (key.upArrow || input === 'k') setCursor(Math.max(sel - 1, 0));
-      else if (input === 'g') setCursor(0);
-      else if (input === 'G') setCursor(rows.length - 1);
-      else if (input === '/') setTyping(true);
-      else if (input === 's') setSort((s) => SORTS[(SORTS.indexOf(s) + 1) % SORTS.length]!);
-      else if (input === 'r') p.onRefresh?.();
-      else if (key.return && rows.length) setDetail(true);
-      else if (key.escape) setFilter('');
-    },
-    { isActive: !p.static },
-  );
+  useInput((input, key) => dispatch({ input, key, snapshot: p.snapshot }), { isActive: !p.static });
 
   const n = p.snapshot ? counts(p.snapshot) : null;
   const header = (
