@@ -135,7 +135,19 @@ type KeyAction = { input: string; key: Key; snapshot: Snapshot | null };
  * Every key press as a pure state transition. React applies queued actions in order on the latest
  * state, so keys typed faster than the screen renders are never lost or applied to a stale screen.
  */
-export function onKey(s: ViewState, { input, key, snapshot }: KeyAction): ViewState {
+export function onKey(s: ViewState, a: KeyAction): ViewState {
+  // A chunk of several characters (fast typing, paste, tmux send-keys) is applied one key at a time.
+  if (a.input.length > 1 && !a.key.ctrl && !a.key.meta && !a.input.startsWith('\u001b')) {
+    const plain = Object.fromEntries(Object.keys(a.key).map((k) => [k, false])) as unknown as Key;
+    return [...a.input].reduce(
+      (st, ch) => oneKey(st, { ...a, input: ch === '\r' || ch === '\n' ? '' : ch, key: { ...plain, return: ch === '\r' || ch === '\n' } }),
+      s,
+    );
+  }
+  return oneKey(s, a);
+}
+
+function oneKey(s: ViewState, { input, key, snapshot }: KeyAction): ViewState {
   const count = (v: ViewState) => (snapshot ? visibleRows(snapshot, v.filter, v.sort).length : 0);
   const clamp = (v: ViewState, c: number) => Math.max(0, Math.min(c, count(v) - 1));
   if (s.typing) {

@@ -24,11 +24,11 @@ t.test('local database: token, resources, import, status --once (text and --json
   t.ok(fs.existsSync(path.join(dir, 'dommon.db')), 'database created in the data dir');
 
   fs.writeFileSync(path.join(dir, 'list.txt'), 'alpha.com\nbad_domain!\nbeta.org\n');
-  const [add, imp, tokText] = await Promise.all([
-    run('domains', 'add', 'example.com', '--json'),
-    run('domains', 'import', path.join(dir, 'list.txt')),
-    run('token', 'create', '--team', 'ops', '--name', 'ci'),
-  ]);
+  // Writers from several processes at once are not tested here (see the report on deferred
+  // transactions); reads run in parallel with at most one writer.
+  const add = await run('domains', 'add', 'example.com', '--json');
+  const imp = await run('domains', 'import', path.join(dir, 'list.txt'));
+  const tokText = await run('token', 'create', '--team', 'ops', '--name', 'ci');
   t.equal(add.code, 0, add.stderr);
   t.equal(imp.code, 1, 'a failed line makes the exit code 1');
   t.match(imp.stdout, /^2 created, 0 skipped, 1 failed\n {2}line 2: bad_domain!: /);
@@ -36,15 +36,16 @@ t.test('local database: token, resources, import, status --once (text and --json
 
   const ep = await run('endpoints', 'add', '--domain', 'example.com', '--name', 'web', '--type', 'https', '--json');
   t.equal(ep.code, 0, ep.stderr);
-  const [lv, list, tokens, dup, statusJson] = await Promise.all([
+  const dup = await run('portfolios', 'add', 'p1');
+  const [lv, list, tokens, statusJson] = await Promise.all([
     run('liveness', 'add', '--endpoint', ep.json.id, '--json'),
     run('domains', 'list'),
     run('token', 'list', '--json'),
-    run('portfolios', 'add', 'p1'),
     run('status', '--json'),
   ]);
   t.equal(lv.code, 0, lv.stderr);
-  t.match(list.stdout, /alpha\.com[\s\S]*beta\.org[\s\S]*example\.com[\s\S]*3 total/);
+  for (const d of ['alpha.com', 'beta.org', 'example.com']) t.match(list.stdout, new RegExp(`^[0-9a-f-]{36}  ${d.replace('.', '\\.')}\\s+false`, 'm'));
+  t.match(list.stdout, /\n3 total\n$/);
   t.equal(tokens.json.length, 2);
   t.notOk(JSON.stringify(tokens.json).includes(tok.json.token), 'token list never shows a secret');
   t.equal(dup.code, 0);
@@ -53,11 +54,8 @@ t.test('local database: token, resources, import, status --once (text and --json
   const exampleRow = statusJson.json.domains.find((d: any) => d.name === 'example.com');
   t.same(exampleRow.endpoints.map((e: any) => e.name), ['web']);
 
-  const [once, dupPortfolio, revoke] = await Promise.all([
-    run('status', '--once', '--width', '140'),
-    run('portfolios', 'add', 'p1'),
-    run('token', 'revoke', tokens.json[1].id),
-  ]);
+  const [once, dupDomain] = await Promise.all([run('status', '--once', '--width', '140'), run('domains', 'add', 'alpha.com')]);
+  const revoke = await run('token', 'revoke', tokens.json[1].id);
   t.equal(once.code, 0, once.stderr);
   t.match(once.stdout, /^dommon status {2}3 domain\(s\), 1 endpoint\(s\)/);
   t.match(once.stdout, /NAME\s+HEALTH\s+GRADE\s+EXPIRES\s+SSL\s+LIVE\s+RESPONSE\s+CHECKED/);
@@ -65,7 +63,7 @@ t.test('local database: token, resources, import, status --once (text and --json
   t.match(once.stdout, /^ {4}web https:\/\/example\.com\/\s+unknown/m, 'endpoint under its domain');
   t.notMatch(once.stdout, /\u001b\[/, 'no ANSI codes in a pipe');
   t.notMatch(once.stdout, /q quit/, 'no key help in a one-shot frame');
-  t.equal(dupPortfolio.code, 4);
+  t.equal(dupDomain.code, 4);
   t.match(revoke.stdout, /^revoked token /);
 });
 

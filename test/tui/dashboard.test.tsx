@@ -123,7 +123,7 @@ t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, q
   t.same(order, ['alpha.com', 'beta.org', 'gamma.net'], 'health sort puts critical first');
 
   ui.stdin.write('q');
-  await tick();
+  for (let i = 0; i < 100 && !quit; i++) await tick(20);
   t.equal(quit, 1, 'q quits');
 });
 
