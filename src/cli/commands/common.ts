@@ -49,6 +49,7 @@ interface CrudOptions {
 
 /** list / add / show / update / remove over one API collection. */
 export function crud(o: CrudOptions): CommandSpec[] {
+  const a = /^[aeiou]/.test(o.one) ? 'an' : 'a';
   const id = (t: Transport, ref: string) => (o.resolve ? o.resolve(t, ref) : Promise.resolve(ref));
   return [
     {
@@ -61,7 +62,7 @@ export function crud(o: CrudOptions): CommandSpec[] {
     },
     {
       name: `add${o.addArg ? ` <${o.addArg.name}>` : ''}`,
-      description: `add a ${o.one}`,
+      description: `add ${a} ${o.one}`,
       options: o.create,
       examples: o.examples?.add,
       action: ({ t, args, body }) => call(t, 'POST', o.path, o.addArg ? { [o.addArg.field]: args[0], ...body } : body),
@@ -77,7 +78,7 @@ export function crud(o: CrudOptions): CommandSpec[] {
     },
     {
       name: 'update <id>',
-      description: `change fields of a ${o.one}`,
+      description: `change fields of ${a} ${o.one}`,
       options: o.update,
       examples: o.examples?.update,
       action: async ({ t, args, body }) => call(t, 'PUT', `${o.path}/${await id(t, args[0]!)}`, body),
@@ -85,7 +86,7 @@ export function crud(o: CrudOptions): CommandSpec[] {
     },
     {
       name: 'remove <id>',
-      description: `delete a ${o.one} (cascades as the API does)`,
+      description: `delete ${a} ${o.one} (cascades as the API does)`,
       examples: o.examples?.remove,
       action: async ({ t, args }) => call(t, 'DELETE', `${o.path}/${await id(t, args[0]!)}`),
       text: messageText,
