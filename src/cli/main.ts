@@ -9,7 +9,12 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return;
+      // `dommon help` is fine; `dommon` alone (help shown as an error) is a usage error
+      if (err.code === 'commander.help') {
+        process.exitCode = err.exitCode ? 2 : 0;
+        return;
+      }
       // commander already printed its one-line message (configureOutput in program.ts)
       process.exitCode = 2;
       return;
