@@ -70,5 +70,7 @@ t.test('dommon status in tmux: rows, filter, detail, quit', { skip: hasTmux ? fa
   tmux('send-keys', '-t', 'dash', 'q');
   const end = Date.now() + 15_000;
   while (Date.now() < end && dead().startsWith('0')) await new Promise((r) => setTimeout(r, 100));
-  t.equal(dead(), '1 0', 'q quits the dashboard with exit code 0');
+  const [isDead, status] = dead().split(' ');
+  t.equal(isDead, '1', 'q quits the dashboard');
+  t.equal(status, '0', `with exit code 0 (signal: ${tmux('display-message', '-p', '-t', 'dash', '#{pane_dead_signal}').trim()}); screen:\n${screen()}`);
 });
