@@ -45,9 +45,9 @@ export interface Palette {
   status: Paint;
 }
 
-const GOOD = new Set(['healthy', 'up', 'valid', 'success', 'ok', 'pass', 'true', 'active', 'queued']);
+const GOOD = new Set(['healthy', 'up', 'valid', 'success', 'ok', 'pass', 'active', 'queued']);
 const WARN = new Set(['warning', 'expiring_soon', 'partial', 'skipped', 'expiring']);
-const BAD = new Set(['critical', 'down', 'expired', 'invalid', 'error', 'failed', 'fail', 'false']);
+const BAD = new Set(['critical', 'down', 'expired', 'invalid', 'error', 'failed', 'fail']);
 
 export function palette(enabled: boolean): Palette {
   const wrap = (open: number, close: number): Paint => (s) => (enabled && s ? `\u001b[${open}m${s}\u001b[${close}m` : s);
