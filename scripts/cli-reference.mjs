@@ -8,10 +8,13 @@ function rows(cmd, prefix) {
   const out = [];
   for (const sub of cmd.commands) {
     if (sub.name() === 'help') continue;
-    const name = `${prefix} ${sub.name()}${sub.registeredArguments.map((a) => (a.required ? ` <${a.name()}>` : ` [${a.name()}]`)).join('')}`;
+    const arg = (a) => `${a.name()}${a.variadic ? '...' : ''}`;
+    const name = `${prefix} ${sub.name()}${sub.registeredArguments.map((a) => (a.required ? ` <${arg(a)}>` : ` [${arg(a)}]`)).join('')}`;
     if (sub.commands.length) out.push(...rows(sub, name));
     else {
-      const opts = sub.options.map((o) => `\`${o.flags}\``).join(', ');
+      const opts = sub.options
+        .map((o) => `\`${o.flags}\`${o.mandatory ? ' (required)' : ''}${o.argChoices ? ` (${o.argChoices.join(', ')})` : ''}`)
+        .join(', ');
       out.push(`| \`${name.trim()}\` | ${sub.description()}${opts ? `<br>options: ${opts}` : ''} |`);
     }
   }

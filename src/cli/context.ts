@@ -3,7 +3,6 @@ import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/index.js';
 import type { Store } from '../store/index.js';
 import type { Services } from '../services/index.js';
-import { openLocal } from '../app.js';
 import { printer, type Printer } from './output.js';
 
 export interface GlobalOpts {
@@ -32,7 +31,8 @@ export function cliContext(cmd: Command): CliContext {
     config,
     print: printer(Boolean(opts.json)),
     async local() {
-      opened ??= await openLocal(config);
+      // app.js (koa, kysely, sqlite) loads only for commands that open the database
+      opened ??= await (await import('../app.js')).openLocal(config);
       return opened;
     },
     async close() {

@@ -1,7 +1,7 @@
 // Entry point of bin/dommon.js: runs the program and turns failures into the contract's exit codes.
 import { CommanderError } from 'commander';
 import { buildProgram } from './program.js';
-import { exitCodeFor } from './output.js';
+import { errorLine, exitCodeFor } from './output.js';
 
 async function main(): Promise<void> {
   const program = buildProgram();
@@ -9,11 +9,17 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version' || err.code === 'commander.help') return;
+      if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return;
+      // `dommon help` is fine; `dommon` alone (help shown as an error) is a usage error
+      if (err.code === 'commander.help') {
+        process.exitCode = err.exitCode ? 2 : 0;
+        return;
+      }
+      // commander already printed its one-line message (configureOutput in program.ts)
       process.exitCode = 2;
       return;
     }
-    process.stderr.write(`dommon: ${(err as Error).message}\n`);
+    process.stderr.write(errorLine(err));
     process.exitCode = exitCodeFor(err);
   }
 }

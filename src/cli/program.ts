@@ -1,9 +1,21 @@
-// The dommon command line: commander program; each noun's commands live in commands/<noun>.ts.
+// The dommon command line: commander program; each noun's commands live in commands/<noun>.ts as a
+// table (spec.ts) that drives commander, --help and the README reference.
 import { Command } from 'commander';
-import { VERSION } from '../app.js';
+import { readFileSync } from 'node:fs';
 import { serveCommand } from './commands/serve.js';
 import { tokenCommands, userCommands } from './commands/access.js';
-import { resourceCommands } from './commands/resources.js';
+import { registerCommand, registerNoun } from './spec.js';
+import { portfoliosNoun } from './commands/portfolios.js';
+import { domainsNoun } from './commands/domains.js';
+import { endpointsNoun } from './commands/endpoints.js';
+import { livenessNoun } from './commands/liveness.js';
+import { notificationsNoun } from './commands/notifications.js';
+import { renewalsCommand } from './commands/renewals.js';
+import { checkCommand } from './commands/check.js';
+import { statusCommand } from './commands/status.js';
+import { completionCommand } from './commands/completion.js';
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -14,12 +26,19 @@ export function buildProgram(): Command {
     .option('--team <name>', 'team to act on (default: the only team)')
     .option('--remote <url>', 'talk to a running daemon over the Public API (DOMMON_URL)')
     .option('--token <token>', 'API token for --remote (DOMMON_TOKEN)')
-    .showHelpAfterError()
+    .configureOutput({
+      // Usage errors are one line on stderr (exit code 2 is set in main.ts).
+      outputError: (str, write) => write(`dommon: ${str.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see --help)\n`),
+    })
     .exitOverride();
   serveCommand(program);
   tokenCommands(program);
   userCommands(program);
-  resourceCommands(program);
+  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun]) registerNoun(program, noun);
+  registerCommand(program, renewalsCommand);
+  checkCommand(program);
+  statusCommand(program);
+  // (operations commands register here)
+  completionCommand(program);
   return program;
 }
-

@@ -1,7 +1,7 @@
 // Wraps a command action: builds the context, prints a failure as one line, sets the exit code.
 import type { Command } from 'commander';
 import { cliContext, type CliContext } from './context.js';
-import { exitCodeFor } from './output.js';
+import { errorLine, exitCodeFor } from './output.js';
 
 export function run<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Promise<void>) {
   return async (...args: unknown[]): Promise<void> => {
@@ -14,7 +14,7 @@ export function run<A extends unknown[]>(fn: (ctx: CliContext, ...args: A) => Pr
       const options = args[args.length - 2];
       await fn(ctx, ...([...positional, options] as unknown as A));
     } catch (err) {
-      process.stderr.write(`dommon: ${(err as Error).message ?? String(err)}\n`);
+      process.stderr.write(errorLine(err));
       process.exitCode = exitCodeFor(err);
     } finally {
       await ctx?.close().catch(() => undefined);

@@ -1,5 +1,4 @@
 // Resource commands speak the Public API: in-process on the local database, or to a daemon with --remote.
-import { openLocalApi } from '../app.js';
 import type { CliContext } from './context.js';
 import { UsageError } from './output.js';
 
@@ -17,7 +16,7 @@ export class ApiError extends Error {
 
 export async function openTransport(ctx: CliContext): Promise<Transport> {
   const { remoteUrl, remoteToken } = ctx.config;
-  if (!remoteUrl) return openLocalApi(ctx.config, ctx.opts.team);
+  if (!remoteUrl) return (await import('../app.js')).openLocalApi(ctx.config, ctx.opts.team);
   if (!remoteToken) throw new UsageError('--remote needs --token (or DOMMON_TOKEN)');
   return {
     async request(method, path, body) {

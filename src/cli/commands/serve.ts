@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { createApp } from '../../app.js';
 import type { GlobalOpts } from '../context.js';
 
 export function serveCommand(program: Command): void {
@@ -13,6 +12,7 @@ export function serveCommand(program: Command): void {
     .action(async (flags: { host?: string; port?: string; logLevel?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir });
+      const { createApp } = await import('../../app.js');
       const app = await createApp(config);
       let url: string;
       try {

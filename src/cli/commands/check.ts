@@ -1,0 +1,56 @@
+// `dommon check TARGET...`: one-shot checks for cron and CI, no database; exit 0 healthy, 1 warning, 2 critical.
+import fs from 'node:fs';
+import type { Command } from 'commander';
+import { run } from '../run.js';
+import { UsageError } from '../output.js';
+import { addOptions, convert, withExamples, type OptSpec } from '../spec.js';
+import { CHECK_KINDS, type CheckKind } from '../check/types.js';
+
+const options: OptSpec[] = [
+  { flags: '--file <file>', description: 'read more targets from a file, one per line (- for stdin)' },
+  { flags: '--warn-days <n>', description: 'warning when a certificate or registration expires within N days', kind: 'int', default: '30' },
+  { flags: '--crit-days <n>', description: 'critical when it expires within N days', kind: 'int', default: '7' },
+  { flags: '--checks <list>', description: `comma list of checks to run (${CHECK_KINDS.join(', ')}; default all)`, kind: 'list' },
+  { flags: '--timeout <s>', description: 'seconds per network step', kind: 'int', default: '10' },
+  { flags: '--ca <file>', description: 'also trust the CA certificate(s) in this PEM file' },
+];
+
+function read(file: string): string {
+  try {
+    return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+}
+
+export function checkCommand(program: Command): void {
+  const cmd = program
+    .command('check')
+    .argument('[targets...]', 'domains (example.com), URLs (https://host:port/path) or host:port')
+    .description('check domains, URLs or host:port now (registration, TLS, DNS security, liveness); no database; exit 0 healthy, 1 warning, 2 critical');
+  addOptions(cmd, options);
+  withExamples(cmd, [
+    'dommon check example.com',
+    'dommon check https://example.com/health mail.example.com:993 --warn-days 21 --crit-days 7',
+    'dommon check --file targets.txt --json > report.json || echo "needs attention: exit $?"',
+  ]);
+  cmd.action(
+    run(async (ctx, targets: string[], o: Record<string, unknown>) => {
+      const warnDays = convert('int', o.warnDays, '--warn-days') as number;
+      const critDays = convert('int', o.critDays, '--crit-days') as number;
+      const timeout = convert('int', o.timeout, '--timeout') as number;
+      if (critDays > warnDays) throw new UsageError('--crit-days must not be larger than --warn-days');
+      if (timeout < 1) throw new UsageError('--timeout must be at least 1 second');
+      const kinds = (convert('list', o.checks, '--checks') as string[] | undefined) ?? [...CHECK_KINDS];
+      const unknown = kinds.filter((k) => !(CHECK_KINDS as readonly string[]).includes(k));
+      if (unknown.length) throw new UsageError(`unknown check(s): ${unknown.join(', ')} (known: ${CHECK_KINDS.join(', ')})`);
+      // loaded here so that other commands do not pay for tldts and node:tls
+      const [{ CHECKS }, { collectTargets }, { reportText, runChecks }] = await Promise.all([import('../check/index.js'), import('../check/targets.js'), import('../check/report.js')]);
+      const list = collectTargets(targets, o.file ? read(String(o.file)) : null);
+      const ca = o.ca ? [read(String(o.ca))] : [];
+      const report = await runChecks(list, CHECKS, kinds as CheckKind[], { warnDays, critDays, timeoutMs: timeout * 1000, ca, now: () => new Date() });
+      ctx.print.out(report, () => reportText(report, ctx.print.paint));
+      process.exitCode = report.exit_code;
+    }),
+  );
+}

@@ -1,0 +1,54 @@
+// `dommon endpoints list|add|show|update|remove`.
+import type { NounSpec, OptSpec } from '../spec.js';
+import { crud, domainId } from './common.js';
+import { ENDPOINT_TYPES } from '../../domain/types.js';
+
+const fields: OptSpec[] = [
+  { flags: '--subdomain <s>', description: 'host prefix, e.g. www', field: 'subdomain' },
+  { flags: '--path <p>', description: 'URL path', field: 'path' },
+  { flags: '--port <n>', description: 'TCP port', field: 'port', kind: 'int' },
+  { flags: '--timeout <s>', description: 'request timeout in seconds', field: 'timeout_seconds', kind: 'int' },
+  { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
+  { flags: '--notes <text>', description: 'free text', field: 'notes' },
+];
+const type = (required: boolean): OptSpec => ({ flags: '--type <type>', description: 'endpoint type', field: 'endpoint_type', choices: ENDPOINT_TYPES, required });
+
+const [list, add, ...rest] = crud({
+  path: '/api/v1/endpoints',
+  one: 'endpoint',
+  columns: ['id', 'domain', 'name', 'endpoint_type:TYPE', 'full_url:URL', 'is_enabled:ENABLED'],
+  create: [
+    { flags: '--domain <name-or-id>', description: 'parent domain', field: 'domain_id', required: true },
+    { flags: '--name <name>', description: 'endpoint name, unique per domain', field: 'name', required: true },
+    type(true),
+    ...fields,
+  ],
+  update: [{ flags: '--name <name>', description: 'new name', field: 'name' }, type(false), ...fields],
+  filters: [
+    { flags: '--domain <name-or-id>', description: 'only this domain', field: 'domain_id' },
+    type(false),
+    { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
+  ],
+  examples: {
+    list: ['dommon endpoints list --domain example.com --type https'],
+    add: ['dommon endpoints add --domain example.com --name web --type https --subdomain www', 'dommon endpoints add --domain example.com --name ssh --type port --port 22'],
+    show: ['dommon endpoints show <id>'],
+    update: ['dommon endpoints update <id> --enabled false'],
+    remove: ['dommon endpoints remove <id>'],
+  },
+});
+
+/** `--domain` takes a name or an id; the API wants the id. */
+const withDomain = (c: typeof list): typeof list => ({
+  ...c,
+  async action(io) {
+    if (typeof io.body.domain_id === 'string') io.body.domain_id = await domainId(io.t, io.body.domain_id);
+    return c.action(io);
+  },
+});
+
+export const endpointsNoun: NounSpec = {
+  name: 'endpoints',
+  description: 'URLs and ports monitored under a domain',
+  commands: [withDomain(list!), withDomain(add!), ...rest],
+};

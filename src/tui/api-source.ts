@@ -1,0 +1,120 @@
+// A StatusSource over the Public API (the CLI hands it the local in-process API or a --remote daemon).
+// Fields that other parts of dommon fill later (grade, registration, certificates) may be null: shown as `-`.
+import type { DomainRow, EndpointRow, Liveness, Snapshot, StatusSource } from './model.js';
+
+export type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
+
+export interface ApiSourceOptions {
+  /** probe results shown in the sparkline */
+  recent?: number;
+  /** parallel requests */
+  concurrency?: number;
+  now?: () => Date;
+}
+
+/** 'unknown' (nothing checked yet) is shown as `-` like a missing value. */
+const known = (v: unknown): string | null => (typeof v === 'string' && v !== 'unknown' ? v : null);
+
+async function get(request: Request, path: string): Promise<any> {
+  const r = await request('GET', path);
+  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`), { status: r.status });
+  return r.body;
+}
+
+async function all(request: Request, path: string): Promise<any[]> {
+  const out: any[] = [];
+  for (let offset = 0; ; offset += 100) {
+    const sep = path.includes('?') ? '&' : '?';
+    const r = await get(request, `${path}${sep}limit=100&offset=${offset}`);
+    out.push(...r.data);
+    if (!r.pagination?.has_more || !r.data.length) return out;
+  }
+}
+
+async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  }));
+  return out;
+}
+
+export function apiSource(request: Request, close: () => Promise<void> = async () => {}, o: ApiSourceOptions = {}): StatusSource {
+  const recent = o.recent ?? 20;
+  const n = o.concurrency ?? 8;
+  const now = o.now ?? (() => new Date());
+  return {
+    close,
+    async load(): Promise<Snapshot> {
+      const [domains, endpoints, statuses, configs] = await Promise.all([
+        all(request, '/api/v1/domains'),
+        all(request, '/api/v1/endpoints'),
+        all(request, '/api-endpoint-status'),
+        all(request, '/api/v1/liveness'),
+      ]);
+      const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
+      const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
+      const results = new Map<string, { ms: number; ok: boolean }[]>();
+      await pool(configs, n, async (c) => {
+        const r = await get(request, `/api/v1/liveness/${c.id}/results?hours=24&limit=${recent}`);
+        results.set(c.id, (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse());
+      });
+      const domainStatus = new Map<string, any>();
+      await pool(domains, n, async (d) => {
+        domainStatus.set(d.id, await get(request, `/api/v1/domains/${d.id}/status`));
+      });
+
+      const epRows = new Map<string, EndpointRow[]>();
+      for (const e of endpoints) {
+        const s = statusOf.get(e.id);
+        const cfg = cfgOf.get(e.id);
+        const live = s?.liveness;
+        const row: EndpointRow = {
+          kind: 'endpoint',
+          id: e.id,
+          domainId: e.domain_id,
+          name: e.name,
+          url: e.full_url,
+          type: e.endpoint_type,
+          enabled: e.is_enabled,
+          health: s?.overall_health ?? 'unknown',
+          ssl: known(s?.ssl?.status),
+          sslExpiry: s?.ssl?.expiry_date ?? null,
+          sslDays: s?.ssl?.days_until_expiry ?? null,
+          liveness: cfg?.is_enabled ? ((live?.status as Liveness) ?? 'unknown') : null,
+          uptime24h: live?.uptime_24h ?? null,
+          avgMs: live?.avg_response_time_ms ?? null,
+          recent: cfg ? (results.get(cfg.id) ?? []) : [],
+          lastCheck: live?.last_check ?? s?.last_checked_at ?? null,
+          livenessId: cfg?.id ?? null,
+        };
+        epRows.set(e.domain_id, [...(epRows.get(e.domain_id) ?? []), row]);
+      }
+      const rows: DomainRow[] = domains.map((d) => {
+        const st = domainStatus.get(d.id);
+        const eps = epRows.get(d.id) ?? [];
+        return {
+          kind: 'domain',
+          id: d.id,
+          name: d.domain,
+          verified: d.is_verified,
+          grade: d.health_grade ?? null,
+          score: d.health_score ?? null,
+          health: st?.overall_status ?? 'unknown',
+          expiryDate: st?.whois?.expiry_date ?? d.expiry_date ?? null,
+          expiryDays: st?.whois?.days_until_expiry ?? null,
+          registrar: st?.whois?.registrar ?? null,
+          ssl: known(st?.ssl?.status),
+          sslDays: st?.ssl?.days_until_expiry ?? null,
+          lastCheck: st?.last_checked_at ?? null,
+          endpoints: eps,
+        };
+      });
+      return { at: now().toISOString(), domains: rows };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+// Runs the BUILT command line (bin/dommon.js -> dist/) as a child process, the way users and cron do.
+// The first caller builds dist/ when it is missing or older than src/ (a lock dir keeps parallel test
+// files from building twice).
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const BIN = path.join(ROOT, 'bin/dommon.js');
+
+function newest(dir: string): number {
+  let t = 0;
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const p = path.join(dir, e.name);
+    t = Math.max(t, e.isDirectory() ? newest(p) : fs.statSync(p).mtimeMs);
+  }
+  return t;
+}
+
+function stale(): boolean {
+  const main = path.join(ROOT, 'dist/cli/main.js');
+  return !fs.existsSync(main) || fs.statSync(main).mtimeMs < newest(path.join(ROOT, 'src'));
+}
+
+export async function ensureBuilt(): Promise<void> {
+  if (!stale()) return;
+  const lock = path.join(ROOT, 'dist.build-lock');
+  for (;;) {
+    try {
+      fs.mkdirSync(lock);
+      break;
+    } catch {
+      if (Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  try {
+    if (!stale()) return;
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
+    // tsc keeps the mtime of unchanged outputs; touch the entry so the next check sees a fresh build.
+    const now = new Date();
+    fs.utimesSync(path.join(ROOT, 'dist/cli/main.js'), now, now);
+  } finally {
+    fs.rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as JSON (undefined when it is not) */
+  json: any;
+}
+
+export interface CliOptions {
+  env?: Record<string, string | undefined>;
+  input?: string;
+  cwd?: string;
+  timeoutMs?: number;
+}
+
+/** `dommon ...args`; env has no DOMMON_* from the parent, NO_COLOR unset unless given. */
+export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
+  const env: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DOMMON_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v;
+  Object.assign(env, { DOMMON_LOG_LEVEL: 'error' }, o.env);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c) => (stdout += c));
+    child.stderr.on('data', (c) => (stderr += c));
+    const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 90_000);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      let json: unknown;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolve({ code: code ?? -1, stdout, stderr, json });
+    });
+    child.stdin.end(o.input ?? '');
+  });
+}
+
+/** A bound runner for one data dir: run('domains', 'list', '--json'). */
+export function cliIn(dataDir: string, env: Record<string, string> = {}) {
+  return (...args: string[]) => cli(['--data-dir', dataDir, ...args], { env });
+}
