@@ -2,11 +2,28 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { Kysely, Migrator, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, Migrator, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
 import type { DB } from './schema.js';
 import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
 import { ChangeTracker } from './change-tracker.js';
 import type { Migration } from 'kysely';
+
+// Transactions start with BEGIN IMMEDIATE: a deferred BEGIN that reads and then writes after another
+// process (the CLI beside the daemon) committed fails with SQLITE_BUSY at once, past the busy timeout.
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
 
 export interface OpenOptions {
   /** Migrations to apply (tests pass a prefix of the list to build an old schema). */
@@ -33,7 +50,7 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('auto_vacuum = INCREMENTAL');
   const changes = new ChangeTracker();
   changes.attach(sqlite);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }), plugins: [changes] });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), plugins: [changes] });
   const conn: Connection = {
     db,
     changes,
