@@ -8,11 +8,15 @@ import { createPortfolioService } from './portfolios.js';
 import { createMonitorService } from './monitor.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
+import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
+import { pino } from 'pino';
 
-export function createServices(deps: ServiceDeps) {
+/** io: DNS/RDAP/WHOIS access for the domain-intelligence services (app.ts builds it from the config). */
+export function createServices(deps: ServiceDeps, io?: IntelIo) {
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
+  const intel = createIntelServices({ store: deps.store, clock: deps.clock, monitor, io: io ?? unconfiguredIo(pino({ level: 'silent' })) });
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),
@@ -22,6 +26,9 @@ export function createServices(deps: ServiceDeps) {
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
+    intel,
+    verification: intel.verification,
+    renewals: intel.renewals,
   };
 }
 

@@ -12,6 +12,10 @@ import { livenessRepo } from './repos/liveness.js';
 import { livenessDataRepo } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
+import { registrationsRepo } from './repos/registrations.js';
+import { securityRepo } from './repos/security.js';
+import { scheduleRepo } from './repos/schedule.js';
+import { renewalsRepo } from './repos/renewals.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -26,6 +30,10 @@ function repos(db: Kysely<DB>) {
     livenessData: livenessDataRepo(db),
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
+    registrations: registrationsRepo(db),
+    security: securityRepo(db),
+    schedule: scheduleRepo(db),
+    renewals: renewalsRepo(db),
   };
 }
 
