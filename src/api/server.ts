@@ -14,6 +14,7 @@ import { endpointRoutes } from './routes/endpoints.js';
 import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
+import { intelRoutes } from './routes/intel.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -39,6 +40,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   livenessDataRoutes(router, deps, secure);
   notificationRoutes(router, deps, secure);
   userApiRoutes(router, deps, secure);
+  intelRoutes(router, deps, secure);
 
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {

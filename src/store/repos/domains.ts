@@ -66,6 +66,11 @@ export function domainsRepo(db: Kysely<DB>) {
       const r = await base().where('d.team_id', '=', teamId).where('d.id', '=', id).executeTakeFirst();
       return r && toDomain(r);
     },
+    /** By id regardless of team (workers only). */
+    async byId(id: string): Promise<Domain | undefined> {
+      const r = await base().where('d.id', '=', id).executeTakeFirst();
+      return r && toDomain(r);
+    },
     async byName(teamId: string, name: string): Promise<Domain | undefined> {
       const r = await base().where('d.team_id', '=', teamId).where('d.domain', '=', name).executeTakeFirst();
       return r && toDomain(r);
