@@ -32,6 +32,8 @@ export interface DnsResolver {
   ds(name: string): Promise<{ keyTag: number; algorithm: number; digestType: number }[]>;
   dnskey(name: string): Promise<{ flags: number; algorithm: number }[]>;
   servers: string[];
+  /** Cancels outstanding queries (shutdown). */
+  cancel?(): void;
 }
 
 export interface ServerAddress {
@@ -113,6 +115,9 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
   }
 
   return {
+    cancel() {
+      void ready?.then(({ resolver }) => resolver.cancel()).catch(() => undefined);
+    },
     get servers() {
       return [...servers];
     },

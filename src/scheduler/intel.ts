@@ -90,7 +90,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       for (const w of workers) void w.start();
     },
     async stop() {
-      intel.bootstrap?.stop();
+      intel.abort();
       await Promise.all(workers.map((w) => w.stop()));
     },
   };

@@ -57,6 +57,12 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
     renewals,
     verification,
     bootstrap: io.bootstrap,
+    /** Shutdown: abandons running look-ups. */
+    abort() {
+      registration.abort();
+      io.dns.cancel?.();
+      io.bootstrap?.stop();
+    },
     /** Registration refresh followed by the health it feeds. */
     async refreshRegistration(d: Domain) {
       const r = await registration.refresh(d);

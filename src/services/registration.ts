@@ -80,11 +80,12 @@ export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log, probes, limiter } = deps;
   const budget = deps.budgetMs ?? LOOKUP_BUDGET_MS;
   const inflight = new Map<string, Promise<Registration>>();
+  const shutdown = new AbortController();
 
   /** RDAP, then WHOIS; the first answer wins, failures are collected into the reason. */
   async function lookup(name: string): Promise<LookupResult> {
     const deadline = performance.now() + budget;
-    const signal = AbortSignal.timeout(budget);
+    const signal = AbortSignal.any([AbortSignal.timeout(budget), shutdown.signal]);
     const attempts: string[] = [];
     const failures: LookupOutcome[] = [];
     let anyServer = false;
@@ -204,6 +205,8 @@ export function createRegistrationService(deps: RegistrationDeps) {
   return {
     lookup,
     refresh,
+    /** Shutdown: abandons running look-ups (they end as errors and are retried after restart). */
+    abort: () => shutdown.abort(),
     async get(teamId: string, id: string) {
       return view(await domain(teamId, id));
     },
