@@ -64,6 +64,8 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
   const timeoutMs = opts.timeoutMs ?? 3000;
   const tries = opts.tries ?? 2;
   let ready: Promise<{ resolver: dns.promises.Resolver; addrs: ServerAddress[] }> | undefined;
+  const pending = new Set<() => void>();
+  let cancelled = false;
 
   // Host names in the list are resolved once (the Resolver only takes addresses).
   const setup = () =>
@@ -102,7 +104,8 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
     for (let attempt = 0; attempt < tries; attempt++) {
       for (const a of addrs) {
         try {
-          const res = await udpQuery(a, name, type, timeoutMs);
+          if (cancelled) throw new DnsError('DNS query cancelled', 'ECANCELLED');
+          const res = await udpQuery(a, name, type, timeoutMs, pending);
           if (res.rcode === 'NXDOMAIN') return [];
           if (res.rcode && res.rcode !== 'NOERROR') throw new DnsError(`DNS ${res.rcode}`, res.rcode);
           return (res.answers ?? []).filter((x) => x.type === type);
@@ -116,6 +119,8 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
 
   return {
     cancel() {
+      cancelled = true;
+      for (const c of [...pending]) c();
       void ready?.then(({ resolver }) => resolver.cancel()).catch(() => undefined);
     },
     get servers() {
@@ -148,11 +153,17 @@ function caaOf(rec: dns.CaaRecord): CaaRecord {
 }
 
 /** One UDP query (RD set, EDNS0 with DO so validating resolvers return DNSSEC records). */
-function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', timeoutMs: number): Promise<packet.Packet & { rcode?: string }> {
+function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', timeoutMs: number, pending: Set<() => void>): Promise<packet.Packet & { rcode?: string }> {
   return new Promise((resolve, reject) => {
     const id = randomInt(0, 65536);
     const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
+    let finished = false;
+    const cancel = () => done(new DnsError('DNS query cancelled', 'ECANCELLED'));
+    pending.add(cancel);
     const done = (err: Error | null, res?: packet.Packet) => {
+      if (finished) return;
+      finished = true;
+      pending.delete(cancel);
       clearTimeout(timer);
       socket.close();
       if (err) reject(err);
@@ -176,6 +187,7 @@ function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', ti
       questions: [{ type, name, class: 'IN' }],
       additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, extendedRcode: 0, ednsVersion: 0, flags: packet.DNSSEC_OK, flag_do: true, options: [] } as unknown as packet.Answer],
     });
-    socket.send(query, server.port, server.host);
+    // A connected socket surfaces ICMP "port unreachable" as ECONNREFUSED instead of a timeout.
+    socket.connect(server.port, server.host, () => socket.send(query));
   });
 }

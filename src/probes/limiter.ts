@@ -28,7 +28,7 @@ interface ServerState {
 }
 
 export function createServerLimiter(opts: LimiterOptions): ServerLimiter {
-  const spacing = opts.spacingMs ?? 1000;
+  const spacing = opts.spacingMs ?? 500;
   const base = opts.baseBackoffMs ?? 60_000;
   const max = opts.maxBackoffMs ?? 6 * 3_600_000;
   const servers = new Map<string, ServerState>();
