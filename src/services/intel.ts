@@ -64,14 +64,14 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
       io.bootstrap?.stop();
     },
     /** Registration refresh followed by the health it feeds. */
-    async refreshRegistration(d: Domain) {
-      const r = await registration.refresh(d);
+    async refreshRegistration(d: Domain, opts: { fresh?: boolean } = {}) {
+      const r = await registration.refresh(d, opts);
       const fresh = await store.domains.get(d.team_id, d.id);
       if (fresh) await health.recompute(fresh);
       return r;
     },
-    async refreshSecurity(d: Domain) {
-      const s = await security.refresh(d);
+    async refreshSecurity(d: Domain, opts: { fresh?: boolean } = {}) {
+      const s = await security.refresh(d, opts);
       const fresh = await store.domains.get(d.team_id, d.id);
       if (fresh) await health.recompute(fresh);
       return s;

@@ -175,8 +175,11 @@ export function createRegistrationService(deps: RegistrationDeps) {
   }
 
   /** One refresh per domain at a time: a second caller joins the running one. */
-  function refresh(d: Domain): Promise<Registration> {
-    let p = inflight.get(d.id);
+  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
+  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<Registration> {
+    const running = inflight.get(d.id);
+    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
+    let p = running;
     if (!p) {
       p = doRefresh(d).finally(() => inflight.delete(d.id));
       inflight.set(d.id, p);
@@ -211,7 +214,7 @@ export function createRegistrationService(deps: RegistrationDeps) {
       return view(await domain(teamId, id));
     },
     async checkNow(teamId: string, id: string) {
-      await refresh(await domain(teamId, id));
+      await refresh(await domain(teamId, id), { fresh: true });
       return view(await domain(teamId, id));
     },
     /** Writes any due expiry-window alert of a domain (the sweep calls this as days pass). */

@@ -136,8 +136,11 @@ export function createSecurityService(deps: SecurityDeps) {
     return record;
   }
 
-  function refresh(d: Domain): Promise<SecurityRecord> {
-    let p = inflight.get(d.id);
+  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
+  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<SecurityRecord> {
+    const running = inflight.get(d.id);
+    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
+    let p = running;
     if (!p) {
       p = run(d).finally(() => inflight.delete(d.id));
       inflight.set(d.id, p);
@@ -162,7 +165,7 @@ export function createSecurityService(deps: SecurityDeps) {
     },
     async checkNow(teamId: string, id: string) {
       const d = await domain(teamId, id);
-      const s = await refresh(d);
+      const s = await refresh(d, { fresh: true });
       const reg = await store.registrations.get(d.id);
       return securityView(d, s, reg?.transfer_lock ?? null);
     },

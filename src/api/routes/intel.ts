@@ -15,7 +15,7 @@ export function intelRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middle
     });
     router.post(`${base}/:domainId/security`, ...secure, async (ctx) => {
       const d = await s.domains.get(team(ctx), id(ctx));
-      await s.intel.refreshSecurity(d);
+      await s.intel.refreshSecurity(d, { fresh: true });
       ctx.body = await s.intel.security.get(team(ctx), d.id);
     });
     router.get(`${base}/:domainId/registration`, ...secure, async (ctx) => {
@@ -23,7 +23,7 @@ export function intelRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middle
     });
     router.post(`${base}/:domainId/registration`, ...secure, async (ctx) => {
       const d = await s.domains.get(team(ctx), id(ctx));
-      await s.intel.refreshRegistration(d);
+      await s.intel.refreshRegistration(d, { fresh: true });
       ctx.body = await s.intel.registration.get(team(ctx), d.id);
     });
     router.get(`${base}/:domainId/verification`, ...secure, async (ctx) => {
