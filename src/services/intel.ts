@@ -2,6 +2,7 @@
 // verification, built from the I/O that app.ts hands over (resolver, registration probes, limiter).
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import { expiryWindow } from '../domain/registration.js';
 import type { Domain } from '../domain/types.js';
 import { DnsError, type DnsResolver } from '../probes/dns.js';
 import type { RegistrationProbes } from '../probes/registration.js';
@@ -80,9 +81,11 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
     async sweep(): Promise<{ domains: number; alerts: number }> {
       let alerts = 0;
       const all = await store.domains.all();
+      const now = clock.now();
       for (const d of all) {
         await health.recompute(d);
-        if (await registration.expiryAlert(d)) alerts++;
+        const expiry = d.expiry_override ?? d.registry_expiry_date;
+        if (expiry && expiryWindow(expiry, now) !== null && (await registration.expiryAlert(d))) alerts++;
       }
       return { domains: all.length, alerts };
     },

@@ -69,9 +69,8 @@ export function createSecurityService(deps: SecurityDeps) {
     return n;
   }
 
-  async function run(d: Domain): Promise<SecurityRecord> {
-    const name = registrableDomain(d.domain) ?? d.domain;
-    const reg = await store.registrations.get(d.id);
+  /** Runs every check for a name without storing anything (also what a one-shot `dommon check` needs). */
+  async function evaluate(name: string, dkimSelectors: string[], reg: { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null } | undefined) {
     const transferLock = reg?.transfer_lock ?? null;
     const errors: Record<string, string> = {};
 
@@ -89,7 +88,7 @@ export function createSecurityService(deps: SecurityDeps) {
       errors.dmarc = errText(err);
       return evaluateDmarc([]);
     });
-    const selectors = [...new Set([...d.dkim_selectors, ...COMMON_DKIM_SELECTORS])];
+    const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
     const dkimP = pool(selectors, 8, async (sel) => {
       try {
         return (await dns.txt(`${sel}._domainkey.${name}`)).some(isDkimKey) ? sel : null;
@@ -107,24 +106,34 @@ export function createSecurityService(deps: SecurityDeps) {
     ]).then(([ds, keys]) => evaluateDnssec(ds.length, keys.length, reg?.dnssec_signed ?? null));
 
     const [spf, dmarc, dkim, caa, dnssec] = await Promise.all([spfP, dmarcP, dkimP, caaP, dnssecP]);
-    const score = securityScore({ spf: spf.status, dmarc: dmarc.status, dkim: dkim.status, caa: caa.status, dnssec: dnssec.enabled, transfer_lock: transferLock });
-    const recs = recommendations({ domain: name, spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock });
-    const now = clock.now();
-    const record: SecurityRecord = {
-      domain_id: d.id,
-      spf: spf.status,
-      dmarc: dmarc.status,
-      dkim: dkim.status,
-      caa: caa.status,
-      dnssec_enabled: dnssec.enabled,
-      security_score: score,
+    return {
+      spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock,
+      security_score: securityScore({ spf: spf.status, dmarc: dmarc.status, dkim: dkim.status, caa: caa.status, dnssec: dnssec.enabled, transfer_lock: transferLock }),
+      recommendations: recommendations({ domain: name, spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock }),
       details: {
         spf, dmarc, dkim, caa, dnssec,
         transfer_lock: { locked: transferLock, statuses: reg?.statuses ?? [], source: reg?.source ?? null },
         ...(Object.keys(errors).length ? { lookup_errors: errors } : {}),
         resolvers: dns.servers.length ? dns.servers : 'system',
       },
-      recommendations: recs,
+    };
+  }
+
+  async function run(d: Domain): Promise<SecurityRecord> {
+    const name = registrableDomain(d.domain) ?? d.domain;
+    const reg = await store.registrations.get(d.id);
+    const r = await evaluate(name, d.dkim_selectors, reg);
+    const now = clock.now();
+    const record: SecurityRecord = {
+      domain_id: d.id,
+      spf: r.spf.status,
+      dmarc: r.dmarc.status,
+      dkim: r.dkim.status,
+      caa: r.caa.status,
+      dnssec_enabled: r.dnssec.enabled,
+      security_score: r.security_score,
+      details: r.details,
+      recommendations: r.recommendations,
       checked_at: now.toISOString(),
       next_check_at: new Date(now.getTime() + deps.checkInterval * 1000).toISOString(),
     };
@@ -156,6 +165,7 @@ export function createSecurityService(deps: SecurityDeps) {
 
   return {
     refresh,
+    evaluate,
     /** The stored result; checks the domain now when it has never been checked. */
     async get(teamId: string, id: string) {
       const d = await domain(teamId, id);
