@@ -3,6 +3,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryWindow } from '../domain/registration.js';
+import { computeHealth } from '../domain/health.js';
+import { registrableDomain } from '../domain/domain-name.js';
 import type { Domain } from '../domain/types.js';
 import { DnsError, type DnsResolver } from '../probes/dns.js';
 import type { RegistrationProbes } from '../probes/registration.js';
@@ -76,6 +78,34 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
       const fresh = await store.domains.get(d.team_id, d.id);
       if (fresh) await health.recompute(fresh);
       return s;
+    },
+    /**
+     * One-shot check of a name without storing anything (for `dommon check`): registration lookup,
+     * DNS security and the health they give (certificates and liveness are the caller's to add).
+     */
+    async checkName(input: string, certificates: string[] = []) {
+      const name = registrableDomain(input) ?? input;
+      const reg = await registration.lookup(name);
+      const data = reg.kind === 'ok' ? reg.data : null;
+      const sec = await security.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined);
+      const health = computeHealth({ expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] }, clock.now());
+      return {
+        domain: name,
+        registration: {
+          state: reg.kind === 'ok' ? 'ok' : reg.kind === 'unsupported' ? 'unsupported' : 'error',
+          reason: reg.kind === 'ok' ? null : reg.reason,
+          source: reg.kind === 'unsupported' ? null : reg.source,
+          ...(data ?? {}),
+        },
+        security: {
+          transfer_lock: sec.transfer_lock ?? false, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
+          checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
+          recommendations: sec.recommendations,
+        },
+        health_score: health.score,
+        health_grade: health.grade,
+        overall_status: health.overall_status,
+      };
     },
     /** Health of every domain plus any expiry-window alert that time has made due (certificates and liveness change elsewhere). */
     async sweep(): Promise<{ domains: number; alerts: number }> {

@@ -117,6 +117,16 @@ t.test('security checks pass and fail, score, recommendations, details', async (
   t.equal(fixed.checks.spf, 'pass');
   t.equal((await api.get(`/api/v1/domains/${bad}/security`)).body.checks.spf, 'pass');
 
+  // One-shot check (what `dommon check` uses): nothing stored, same rules.
+  const one = await s.app.services.intel.checkName('www.good.com');
+  t.equal(one.domain, 'good.com');
+  t.equal(one.registration.state, 'ok');
+  t.equal(one.registration.expiry_date, '2030-01-01');
+  t.same(one.security.checks, { spf: 'pass', dmarc: 'pass', dkim: 'pass', caa: 'pass' });
+  t.equal(one.security.security_score, 100);
+  t.equal(one.health_grade, 'A');
+  t.equal(one.overall_status, 'healthy');
+
   t.equal((await api.get('/api/v1/domains/00000000-0000-4000-8000-000000000000/security')).status, 404);
   t.equal((await api.get('/api-domains/not-a-uuid/security')).status, 404);
 });
