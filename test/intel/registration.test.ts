@@ -99,6 +99,13 @@ t.test('RDAP success, WHOIS fallback (Verisign, Nominet, DENIC), rate limit, cha
   t.equal(whoisEvents.length, 3);
   t.ok(whoisEvents.some((e) => /registrar changed from RDAP Registrar Inc\. to New Registrar SA/.test(e.message)));
   t.ok(whoisEvents.some((e) => /renewed/.test(e.message)));
+
+  // Renaming drops the old name's registration data (and history goes on).
+  t.equal((await api.put(`/api/v1/domains/${okId}`, { domain: 'renamed.com' })).status, 200);
+  const renamed = (await api.get(`/api/v1/domains/${okId}/registration`)).body;
+  t.equal(renamed.registrar, null);
+  t.not(renamed.state, 'ok');
+  t.equal((await api.get(`/api/v1/domains/${okId}`)).body.whois.registrar, null);
   // Rate-limited by RDAP (429 + Retry-After) and by WHOIS (text): explicit error with the reason, retried later
   const limId = await add('limited.org');
   const before = Date.now();

@@ -43,6 +43,10 @@ export function registrationsRepo(db: Kysely<DB>) {
       };
       await db.insertInto('domain_registrations').values({ domain_id: reg.domain_id, ...row }).onConflict((oc) => oc.column('domain_id').doUpdateSet(row)).execute();
     },
+    /** Forgets the registration data (the domain was renamed); history stays. */
+    async remove(domainId: string): Promise<void> {
+      await db.deleteFrom('domain_registrations').where('domain_id', '=', domainId).execute();
+    },
     async addHistory(domainId: string, changes: RegistrationChange[], at: string): Promise<void> {
       if (!changes.length) return;
       await db

@@ -37,6 +37,9 @@ export function securityRepo(db: Kysely<DB>) {
         next_check_at: r.next_check_at,
       };
     },
+    async remove(domainId: string): Promise<void> {
+      await db.deleteFrom('domain_security').where('domain_id', '=', domainId).execute();
+    },
     async save(s: SecurityRecord): Promise<void> {
       const row = {
         spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa, dnssec_enabled: fromBool(s.dnssec_enabled), security_score: s.security_score,
