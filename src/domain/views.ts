@@ -19,11 +19,7 @@ export function domainJson(d: Domain) {
     health_grade: d.health_grade,
     expiry_date: expiry,
     exposure_monitoring_enabled: d.exposure_monitoring_enabled,
-    whois: {
-      registrar: d.registrar, expiry_date: expiry, nameservers: d.nameservers,
-      state: d.registration_state, reason: d.registration_reason, source: d.expiry_override ? 'manual' : d.registration_source,
-      checked_at: d.registration_checked_at,
-    },
+    whois: { registrar: d.registrar, expiry_date: expiry, nameservers: d.nameservers },
     dkim_selectors: d.dkim_selectors,
     created_at: d.created_at,
     updated_at: d.updated_at,

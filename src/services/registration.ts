@@ -201,6 +201,8 @@ export function createRegistrationService(deps: RegistrationDeps) {
       ...registrationView(reg),
       expiry_override: d.expiry_override,
       effective_expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
+      /** Where effective_expiry_date comes from: `manual` (the domain's expiry_date) or the registry source. */
+      expiry_source: d.expiry_override ? 'manual' : reg?.expiry_date ? reg.source : null,
       history: await store.registrations.history(d.id),
     };
   }

@@ -83,10 +83,7 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
         health_score: d.health_score,
         health_grade: d.health_grade,
         overall_status: d.overall_status ?? (endpointWorst === 'unknown' ? 'unknown' : endpointWorst),
-        whois: {
-          registrar: d.registrar, expiry_date: expiry, days_until_expiry: expiry ? daysUntil(expiry, now) : null, nameservers: d.nameservers,
-          state: d.registration_state, reason: d.registration_reason, source: d.expiry_override ? 'manual' : d.registration_source,
-        },
+        whois: { registrar: d.registrar, expiry_date: expiry, days_until_expiry: expiry ? daysUntil(expiry, now) : null, nameservers: d.nameservers },
         ssl: { status: worst ?? 'unknown', expiry_date: soonest, days_until_expiry: soonest ? daysUntil(soonest, now) : null },
         endpoints: summaries.map((x) => ({ id: x.d.endpoint.id, name: x.d.endpoint.name, full_url: fullUrl(x.d.endpoint), health: x.health })),
       };

@@ -115,8 +115,8 @@ t.test('RDAP success, WHOIS fallback (Verisign, Nominet, DENIC), rate limit, cha
   t.match(lim.reason, /RDAP .*(rate limited \(429\)|backing off until)/);
   t.match(lim.reason, /WHOIS .*(rate limited|backing off until)/);
   t.ok(Date.parse(lim.next_check_at) - before >= 110_000, 'next check honours Retry-After / back-off');
-  const limDetail = (await api.get(`/api/v1/domains/${limId}`)).body;
-  t.equal(limDetail.whois.state, 'error');
+  const limDetail = (await api.get(`/api/v1/domains/${limId}/registration`)).body;
+  t.equal(limDetail.state, 'error');
   const rdapHits = rdap.requests.filter((r) => r === '/domain/limited.org').length;
   const again = (await api.post(`/api/v1/domains/${limId}/registration`)).body;
   t.match(again.reason, /backing off until/);
@@ -138,8 +138,8 @@ t.test('scheduler fills registration data for a new domain by itself, never cras
   let d: any;
   for (let i = 0; i < 50; i++) {
     d = (await api.get(`/api/v1/domains/${id}`)).body;
-    const b = (await api.get(`/api/v1/domains/${broken}`)).body;
-    if (d.whois.registrar && d.health_grade && b.whois.state !== 'unknown' && (await s.app.store.security.get(id))) break;
+    const b = (await api.get(`/api/v1/domains/${broken}/registration`)).body;
+    if (d.whois.registrar && d.health_grade && b.state !== 'unknown' && (await s.app.store.security.get(id))) break;
     await new Promise((r) => setTimeout(r, 100));
   }
   t.equal(d.whois.registrar, 'Auto Reg');
@@ -148,8 +148,8 @@ t.test('scheduler fills registration data for a new domain by itself, never cras
   const sec = await s.app.store.security.get(id);
   t.ok(sec, 'security refreshed by the scheduler too');
   t.equal(sec!.spf, 'pass');
-  const b = (await api.get(`/api/v1/domains/${broken}`)).body;
-  t.equal(b.whois.state, 'error');
+  const b = (await api.get(`/api/v1/domains/${broken}/registration`)).body;
+  t.equal(b.state, 'error');
   const sched = await s.app.store.schedule.get('registration', id);
   t.ok(sched && Date.parse(sched.next_run_at) > Date.now() + 3_600_000, 'next run follows DOMMON_CHECK_INTERVAL');
 });
@@ -167,14 +167,17 @@ t.test('unsupported TLD: explicit state and reason; manual expiry_date wins', as
   t.match(r.reason, /no RDAP service for \.zz/);
   t.match(r.reason, /no known WHOIS server for \.zz/);
   let d = (await api.get(`/api/v1/domains/${id}`)).body;
-  t.equal(d.whois.state, 'unsupported');
+  t.equal((await api.get(`/api/v1/domains/${id}/registration`)).body.state, 'unsupported', 'stays visible after a read');
   t.equal(d.expiry_date, null);
   const upd = await api.put(`/api/v1/domains/${id}`, { expiry_date: '2031-07-01' });
   t.equal(upd.status, 200);
   d = (await api.get(`/api/v1/domains/${id}`)).body;
   t.equal(d.expiry_date, '2031-07-01');
   t.equal(d.whois.expiry_date, '2031-07-01');
-  t.equal(d.whois.source, 'manual');
+  const withOverride = (await api.get(`/api/v1/domains/${id}/registration`)).body;
+  t.equal(withOverride.expiry_source, 'manual');
+  t.equal(withOverride.effective_expiry_date, '2031-07-01');
+  t.equal(withOverride.state, 'unsupported');
   const ev = await s.app.store.events.list((await s.app.services.access.requireTeam('test-team')).id);
   t.equal(ev.filter((e) => e.category === 'registration_unsupported').length, 1);
 });
