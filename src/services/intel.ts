@@ -112,8 +112,8 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
       let alerts = 0;
       const all = await store.domains.all();
       const now = clock.now();
+      await health.recomputeAll(all);
       for (const d of all) {
-        await health.recompute(d);
         const expiry = d.expiry_override ?? d.registry_expiry_date;
         if (expiry && expiryWindow(expiry, now) !== null && (await registration.expiryAlert(d))) alerts++;
       }

@@ -73,6 +73,18 @@ export function renewalsRepo(db: Kysely<DB>) {
         from ${from} where ${where} order by ${expiry}, d.domain, e.name limit ${page.limit} offset ${page.offset}`.execute(db);
       return { items: rows.rows, total: Number(total.rows[0]?.n ?? 0) };
     },
+    /** Certificate status of every enabled endpoint, by domain (health sweep). */
+    async allCertificates(): Promise<Map<string, string[]>> {
+      const rows = await db
+        .selectFrom('endpoint_certificates as c')
+        .innerJoin('endpoints as e', 'e.id', 'c.endpoint_id')
+        .select(['e.domain_id', 'c.ssl_status'])
+        .where('e.is_enabled', '=', 1)
+        .execute();
+      const out = new Map<string, string[]>();
+      for (const r of rows) out.set(r.domain_id, [...(out.get(r.domain_id) ?? []), r.ssl_status]);
+      return out;
+    },
     /** Certificate status of every endpoint of a domain (health input). */
     async domainCertificates(domainId: string): Promise<{ endpoint_id: string; ssl_status: string; not_after: string | null }[]> {
       return db

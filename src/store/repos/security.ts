@@ -37,6 +37,11 @@ export function securityRepo(db: Kysely<DB>) {
         next_check_at: r.next_check_at,
       };
     },
+    /** domain_id -> security score of every checked domain (health sweep). */
+    async scores(): Promise<Map<string, number>> {
+      const rows = await db.selectFrom('domain_security').select(['domain_id', 'security_score']).where('security_score', 'is not', null).execute();
+      return new Map(rows.map((r) => [r.domain_id, r.security_score!]));
+    },
     async remove(domainId: string): Promise<void> {
       await db.deleteFrom('domain_security').where('domain_id', '=', domainId).execute();
     },
