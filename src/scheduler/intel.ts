@@ -31,6 +31,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const { store, intel, clock, log } = deps;
   const concurrency = deps.concurrency ?? 4;
   const leaseMs = 120_000;
+  const startedAt = performance.now();
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
@@ -71,7 +72,8 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
         await runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed'));
       }
     }));
-    if (deps.refreshBootstrap !== false && intel.bootstrap) {
+    // The first bootstrap refresh waits a minute after start, so short-lived processes never fetch it.
+    if (deps.refreshBootstrap !== false && intel.bootstrap && performance.now() - startedAt > 60_000) {
       void intel.bootstrap.refreshIfStale(now).then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));
     }
     return jobs.length;
