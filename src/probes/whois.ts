@@ -120,18 +120,24 @@ export function whoisQueryText(name: string): string {
 export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: number, signal?: AbortSignal): Promise<LookupOutcome> {
   const label = `${server.host}:${server.port}`;
   let text: string;
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
   try {
     const q = whoisQuery({ host: server.host, port: server.port, query: whoisQueryText(name), timeout: Math.max(1000, timeoutMs) });
+    // whoiser's timeout is an idle timeout; the budget is enforced here as a whole.
     const aborted = new Promise<never>((_, reject) => {
-      const t = setTimeout(() => reject(new Error('timed out')), Math.max(1000, timeoutMs));
-      t.unref();
-      signal?.addEventListener('abort', () => reject(new Error('timed out')), { once: true });
+      timer = setTimeout(() => reject(new Error('timed out')), Math.max(1000, timeoutMs));
+      onAbort = () => reject(new Error(signal?.reason?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
     q.catch(() => undefined);
     text = await Promise.race([q, aborted]);
   } catch (err) {
     const e = err as Error & { code?: string };
     return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: ${e.code ?? e.message}` };
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
   switch (classifyWhois(text)) {
     case 'empty':

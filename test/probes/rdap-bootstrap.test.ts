@@ -70,3 +70,23 @@ t.test('per-server limiter: spacing, back-off with Retry-After and doubling', as
   lim.success('a');
   t.equal(lim.penalize('a', null), 60_000, 'a good answer resets the strikes');
 });
+
+t.test('WHOIS look-up budget: a server that never answers ends as an error, not a hang', async (t) => {
+  const net = await import('node:net');
+  const { whoisLookup } = await import('../../src/probes/whois.js');
+  const sockets: import('node:net').Socket[] = [];
+  const silent = net.createServer((s) => void sockets.push(s));
+  await new Promise<void>((r) => silent.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    sockets.forEach((s) => s.destroy());
+    return new Promise<void>((r) => silent.close(() => r()));
+  });
+  const port = (silent.address() as AddressInfo).port;
+  const t0 = performance.now();
+  const out = await whoisLookup('slow.com', { host: '127.0.0.1', port }, 1000);
+  t.equal(out.kind, 'error');
+  t.match((out as { reason: string }).reason, /timed out|Timeout/);
+  t.ok(performance.now() - t0 < 2500, 'within the budget');
+  const refused = await whoisLookup('x.com', { host: '127.0.0.1', port: 9 }, 1000);
+  t.match((refused as { reason: string }).reason, /ECONNREFUSED/);
+});
