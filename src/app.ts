@@ -18,6 +18,12 @@ import { periodic } from './scheduler/periodic.js';
 import { deliverOnce } from './channels/index.js';
 import { createDeliveryService, type DeliveryService } from './services/delivery.js';
 import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
+import type { IntelIo } from './services/intel.js';
+import { createDnsResolver } from './probes/dns.js';
+import { createBootstrapStore } from './probes/rdap.js';
+import { createRegistrationProbes } from './probes/registration.js';
+import { createServerLimiter } from './probes/limiter.js';
+import { createIntelScheduler } from './scheduler/intel.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -49,15 +55,31 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
 }
 
+/** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER). */
+export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logger): IntelIo {
+  const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy') });
+  return {
+    dns: createDnsResolver(config.dnsServers),
+    probes: createRegistrationProbes({ bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, now: () => clock.now() }),
+    limiter: createServerLimiter({ clock }),
+    bootstrap,
+    checkInterval: config.checkInterval,
+    log,
+  };
+}
+
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
-export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure'> = {}): Promise<{ store: Store; services: Services }> {
+export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure' | 'log'> = {}): Promise<{ store: Store; services: Services }> {
   const store = await openStore(config.dbPath);
   const exposure = {
     dns: createExposureDns({ servers: config.dnsServers }),
     net: createExposureNet({ portFor: opts.exposure?.portFor }),
     options: opts.exposure?.options,
   };
-  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure });
+  const services = createServices(
+    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure },
+    createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' })),
+  );
   return { store, services };
 }
 
@@ -113,7 +135,11 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
-  const { store, services } = await openLocal(config, clock, opts);
+  const { store, services } = await openLocal(config, clock, { ...opts, log });
+  const intelScheduler = createIntelScheduler({
+    store, intel: services.intel, clock, log, checkInterval: config.checkInterval, verifyInterval: config.verifyInterval,
+    refreshBootstrap: config.rdapUrl === null,
+  });
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
@@ -143,6 +169,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       every(30_000, () => services.access.flushUsage());
       await services.exposure.recover();
       exposureWorker.start();
+      intelScheduler.start();
       server = http.createServer(koa.callback());
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
@@ -159,6 +186,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       services.exposure.abort();
       await exposureWorker.stop();
       await services.exposure.drain();
+      await intelScheduler.stop();
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => {

@@ -16,6 +16,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
 import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
+import { intelRoutes } from './routes/intel.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -43,6 +44,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   notificationRoutes(router, deps, secure);
   userApiRoutes(router, deps, secure);
   exposureRoutes(router, deps, secure);
+  intelRoutes(router, deps, secure);
 
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {

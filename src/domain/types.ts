@@ -67,6 +67,10 @@ export interface Domain {
   registry_expiry_date: string | null;
   nameservers: string[];
   registration_checked_at: string | null;
+  /** unknown | ok | error | unsupported, with the reason of the last failed lookup. */
+  registration_state: string;
+  registration_reason: string | null;
+  registration_source: string | null;
   created_at: string;
   updated_at: string;
 }

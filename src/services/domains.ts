@@ -106,6 +106,12 @@ export function createDomainService({ store, clock, limits }: ServiceDeps) {
             ...(renamed ? { is_verified: 0, verified_at: null, exposure_monitoring_enabled: 0 } : {}),
             updated_at: isoNow(clock),
           });
+          if (renamed) {
+            // Registration and DNS data belong to the old name: drop them and look the new one up now.
+            await tx.registrations.remove(id);
+            await tx.security.remove(id);
+            for (const kind of ['registration', 'security']) await tx.schedule.dueAt(kind, id, isoNow(clock));
+          }
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');

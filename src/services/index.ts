@@ -9,11 +9,15 @@ import { createMonitorService } from './monitor.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
 import { createExposureService } from './exposure/index.js';
+import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
+import { pino } from 'pino';
 
-export function createServices(deps: ServiceDeps) {
+/** io: DNS/RDAP/WHOIS access for the domain-intelligence services (app.ts builds it from the config). */
+export function createServices(deps: ServiceDeps, io?: IntelIo) {
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
+  const intel = createIntelServices({ store: deps.store, clock: deps.clock, monitor, io: io ?? unconfiguredIo(pino({ level: 'silent' })) });
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),
@@ -24,6 +28,9 @@ export function createServices(deps: ServiceDeps) {
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
+    intel,
+    verification: intel.verification,
+    renewals: intel.renewals,
   };
 }
 

@@ -13,6 +13,10 @@ import { livenessDataRepo } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
 import { exposureRepo } from './repos/exposure.js';
+import { registrationsRepo } from './repos/registrations.js';
+import { securityRepo } from './repos/security.js';
+import { scheduleRepo } from './repos/schedule.js';
+import { renewalsRepo } from './repos/renewals.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -28,6 +32,10 @@ function repos(db: Kysely<DB>) {
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
     exposure: exposureRepo(db),
+    registrations: registrationsRepo(db),
+    security: securityRepo(db),
+    schedule: scheduleRepo(db),
+    renewals: renewalsRepo(db),
   };
 }
 

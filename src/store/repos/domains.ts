@@ -14,6 +14,9 @@ type Row = Selectable<DomainsTable> & {
   reg_expiry: string | null;
   nameservers: string | null;
   reg_checked_at: string | null;
+  reg_state: string | null;
+  reg_reason: string | null;
+  reg_source: string | null;
 };
 
 function toDomain(r: Row): Domain {
@@ -36,6 +39,9 @@ function toDomain(r: Row): Domain {
     registry_expiry_date: r.reg_expiry,
     nameservers: parseJson<string[]>(r.nameservers, []),
     registration_checked_at: r.reg_checked_at,
+    registration_state: r.reg_state ?? 'unknown',
+    registration_reason: r.reg_reason,
+    registration_source: r.reg_source,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -47,7 +53,7 @@ export function domainsRepo(db: Kysely<DB>) {
       .selectFrom('domains as d')
       .leftJoin('domain_registrations as r', 'r.domain_id', 'd.id')
       .selectAll('d')
-      .select(['r.registrar', 'r.expiry_date as reg_expiry', 'r.nameservers', 'r.checked_at as reg_checked_at']);
+      .select(['r.registrar', 'r.expiry_date as reg_expiry', 'r.nameservers', 'r.checked_at as reg_checked_at', 'r.state as reg_state', 'r.reason as reg_reason', 'r.source as reg_source']);
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: DomainFilter): Q => {
     let out = q.where('d.team_id', '=', teamId);
     if (f.domain) out = out.where(containsLiteral('d.domain', f.domain));
@@ -58,6 +64,11 @@ export function domainsRepo(db: Kysely<DB>) {
   return {
     async get(teamId: string, id: string): Promise<Domain | undefined> {
       const r = await base().where('d.team_id', '=', teamId).where('d.id', '=', id).executeTakeFirst();
+      return r && toDomain(r);
+    },
+    /** By id regardless of team (workers only). */
+    async byId(id: string): Promise<Domain | undefined> {
+      const r = await base().where('d.id', '=', id).executeTakeFirst();
       return r && toDomain(r);
     },
     async byName(teamId: string, name: string): Promise<Domain | undefined> {

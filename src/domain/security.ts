@@ -1,0 +1,228 @@
+// Pure DNS-security rules: SPF/DMARC/DKIM/CAA record evaluation, the security score and the
+// one-sentence recommendation of every failed check. The look-ups themselves live in services/security.ts.
+
+export type CheckValue = 'pass' | 'fail';
+
+/** The SPF mechanisms and modifiers that cost a DNS look-up (RFC 7208 §4.6.4). */
+const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
+export const SPF_MAX_LOOKUPS = 10;
+
+export interface SpfTerm {
+  qualifier: '+' | '-' | '~' | '?';
+  name: string;
+  value: string | null;
+}
+
+export function isSpf(txt: string): boolean {
+  return /^v=spf1(\s|$)/i.test(txt.trim());
+}
+
+export function parseSpf(record: string): SpfTerm[] {
+  return record
+    .trim()
+    .split(/\s+/)
+    .slice(1)
+    .filter(Boolean)
+    .map((t) => {
+      const q = '+-~?'.includes(t[0]!) ? (t[0] as SpfTerm['qualifier']) : '+';
+      const body = '+-~?'.includes(t[0]!) ? t.slice(1) : t;
+      const m = /^([a-z0-9]+)(?:[:=](.*))?$/i.exec(body);
+      const name = (m?.[1] ?? body).toLowerCase();
+      return { qualifier: q, name, value: m?.[2] ?? null };
+    });
+}
+
+/** Look-up costing terms of one record (not counting what its includes contain). */
+export function spfLookupTerms(terms: SpfTerm[]): SpfTerm[] {
+  return terms.filter((t) => LOOKUP_TERMS.has(t.name));
+}
+
+export interface SpfResult {
+  status: CheckValue;
+  records: string[];
+  lookups: number;
+  all: string | null;
+  problems: string[];
+}
+
+/** records: the SPF TXT records at the domain; lookups: the recursive count the service made. */
+export function evaluateSpf(records: string[], lookups: number): SpfResult {
+  const problems: string[] = [];
+  if (records.length === 0) problems.push('no SPF record');
+  if (records.length > 1) problems.push(`${records.length} SPF records (exactly one is allowed)`);
+  let all: string | null = null;
+  if (records.length >= 1) {
+    const terms = parseSpf(records[0]!);
+    const a = terms.find((t) => t.name === 'all');
+    all = a ? `${a.qualifier}all` : null;
+    if (a && a.qualifier === '+') problems.push('"+all" lets every server on the internet send mail as this domain');
+  }
+  if (lookups > SPF_MAX_LOOKUPS) problems.push(`${lookups} DNS look-ups (the limit is ${SPF_MAX_LOOKUPS})`);
+  return { status: problems.length ? 'fail' : 'pass', records, lookups, all, problems };
+}
+
+export interface DmarcResult {
+  status: CheckValue;
+  record: string | null;
+  policy: string | null;
+  subdomain_policy: string | null;
+  pct: number | null;
+  rua: string | null;
+  problems: string[];
+}
+
+export function parseTags(record: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of record.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) out[part.slice(0, i).trim().toLowerCase()] = part.slice(i + 1).trim();
+  }
+  return out;
+}
+
+/** Passes with one `v=DMARC1` record whose policy is `quarantine` or `reject`. */
+export function evaluateDmarc(txts: string[]): DmarcResult {
+  const records = txts.filter((t) => /^v=DMARC1\s*(;|$)/i.test(t.trim()));
+  const problems: string[] = [];
+  const record = records[0] ?? null;
+  const tags = record ? parseTags(record) : {};
+  const policy = tags.p?.toLowerCase() ?? null;
+  if (!record) problems.push('no DMARC record');
+  else if (records.length > 1) problems.push(`${records.length} DMARC records (exactly one is allowed)`);
+  if (record && !policy) problems.push('DMARC record has no policy (p=)');
+  if (policy && !['none', 'quarantine', 'reject'].includes(policy)) problems.push(`unknown DMARC policy "${policy}"`);
+  if (policy === 'none') problems.push('DMARC policy is "none" (monitoring only; spoofed mail is still delivered)');
+  const pct = tags.pct !== undefined && /^\d+$/.test(tags.pct) ? Number(tags.pct) : null;
+  return {
+    status: problems.length ? 'fail' : 'pass',
+    record,
+    policy,
+    subdomain_policy: tags.sp?.toLowerCase() ?? null,
+    pct,
+    rua: tags.rua ?? null,
+    problems,
+  };
+}
+
+/** Selectors probed on every domain, plus the ones the user adds (dkim_selectors). */
+export const COMMON_DKIM_SELECTORS = [
+  'default', 'dkim', 'mail', 'selector1', 'selector2', 'google', 'k1', 'k2', 'k3', 's1', 's2',
+  'key1', 'key2', 'smtp', 'mandrill', 'mxvault', 'zoho', 'protonmail', 'protonmail2', 'protonmail3',
+  'fm1', 'fm2', 'fm3', 'everlytickey1', 'everlytickey2', 'sig1', 'dkim1', 'mailjet', 'sendgrid', 's1024',
+] as const;
+
+/** A published (non-revoked) DKIM key: `v=DKIM1` optional, `p=` non-empty. */
+export function isDkimKey(txt: string): boolean {
+  const t = txt.trim();
+  if (!/(^|;)\s*p=/i.test(t) && !/^v=DKIM1/i.test(t)) return false;
+  const tags = parseTags(t);
+  return !!tags.p && tags.p.length > 0;
+}
+
+export interface DkimResult {
+  status: CheckValue;
+  selectors_checked: string[];
+  selectors_found: string[];
+}
+
+export function evaluateDkim(checked: string[], found: string[]): DkimResult {
+  return { status: found.length ? 'pass' : 'fail', selectors_checked: checked, selectors_found: found };
+}
+
+export interface CaaResult {
+  status: CheckValue;
+  issuers: string[];
+  wildcard_issuers: string[];
+  iodef: string[];
+}
+
+export function evaluateCaa(records: { tag: string; value: string }[]): CaaResult {
+  const issuers = records.filter((r) => r.tag === 'issue').map((r) => r.value);
+  const wildcard = records.filter((r) => r.tag === 'issuewild').map((r) => r.value);
+  return {
+    status: issuers.length + wildcard.length > 0 ? 'pass' : 'fail',
+    issuers,
+    wildcard_issuers: wildcard,
+    iodef: records.filter((r) => r.tag === 'iodef').map((r) => r.value),
+  };
+}
+
+export interface DnssecResult {
+  enabled: boolean;
+  ds_records: number;
+  dnskey_records: number;
+  /** secureDNS.delegationSigned from RDAP, when known. */
+  registry_signed: boolean | null;
+}
+
+export function evaluateDnssec(ds: number, dnskey: number, registrySigned: boolean | null): DnssecResult {
+  return { enabled: ds > 0 && dnskey > 0, ds_records: ds, dnskey_records: dnskey, registry_signed: registrySigned };
+}
+
+/** Points of each check in the 0-100 security score; a check whose result is unknown is left out and the rest scaled. */
+export const SECURITY_WEIGHTS = { spf: 20, dmarc: 20, dkim: 15, caa: 10, dnssec: 20, transfer_lock: 15 } as const;
+
+export interface SecurityInputs {
+  spf: CheckValue;
+  dmarc: CheckValue;
+  dkim: CheckValue;
+  caa: CheckValue;
+  dnssec: boolean;
+  transfer_lock: boolean | null;
+}
+
+export function securityScore(i: SecurityInputs): number {
+  const parts: [number, boolean | null][] = [
+    [SECURITY_WEIGHTS.spf, i.spf === 'pass'],
+    [SECURITY_WEIGHTS.dmarc, i.dmarc === 'pass'],
+    [SECURITY_WEIGHTS.dkim, i.dkim === 'pass'],
+    [SECURITY_WEIGHTS.caa, i.caa === 'pass'],
+    [SECURITY_WEIGHTS.dnssec, i.dnssec],
+    [SECURITY_WEIGHTS.transfer_lock, i.transfer_lock],
+  ];
+  const known = parts.filter(([, v]) => v !== null);
+  const max = known.reduce((a, [w]) => a + w, 0);
+  const got = known.reduce((a, [w, v]) => a + (v ? w : 0), 0);
+  return max ? Math.round((got / max) * 100) : 0;
+}
+
+export interface RecommendationInputs {
+  domain: string;
+  spf: SpfResult;
+  dmarc: DmarcResult;
+  dkim: DkimResult;
+  caa: CaaResult;
+  dnssec: DnssecResult;
+  transfer_lock: boolean | null;
+}
+
+/** One concrete sentence per failed check, in a fixed order. */
+export function recommendations(r: RecommendationInputs): string[] {
+  const out: string[] = [];
+  const d = r.domain;
+  if (r.spf.status === 'fail') {
+    if (r.spf.records.length === 0) out.push(`Publish an SPF record at ${d}, for example "v=spf1 mx -all", listing only the servers that send mail for the domain.`);
+    else if (r.spf.records.length > 1) out.push(`Merge the ${r.spf.records.length} SPF records at ${d} into a single "v=spf1" TXT record; receivers treat several as a permanent error.`);
+    else if (r.spf.all === '+all') out.push(`Replace "+all" in the SPF record of ${d} with "-all" (or "~all") so that servers you do not list cannot send as ${d}.`);
+    else out.push(`Reduce the SPF record of ${d} to at most ${SPF_MAX_LOOKUPS} DNS look-ups (it needs ${r.spf.lookups}): flatten includes or drop unused ones.`);
+  }
+  if (r.dmarc.status === 'fail') {
+    if (!r.dmarc.record) out.push(`Publish a DMARC record at _dmarc.${d}, for example "v=DMARC1; p=quarantine; rua=mailto:dmarc@${d}".`);
+    else if (r.dmarc.policy === 'none') out.push(`Raise the DMARC policy of ${d} from "p=none" to "p=quarantine" or "p=reject" once your reports show legitimate mail passes.`);
+    else out.push(`Fix the DMARC record at _dmarc.${d}: ${r.dmarc.problems.join('; ')}.`);
+  }
+  if (r.dkim.status === 'fail') {
+    out.push(`Publish a DKIM key (TXT at <selector>._domainkey.${d}) for each service that sends mail as ${d}, and add its selector to the domain's dkim_selectors if it is not a common one.`);
+  }
+  if (r.caa.status === 'fail') {
+    out.push(`Add a CAA record at ${d}, for example "0 issue \\"letsencrypt.org\\"", so that only the certificate authorities you use may issue certificates for it.`);
+  }
+  if (!r.dnssec.enabled) {
+    if (r.dnssec.ds_records > 0) out.push(`The parent zone has a DS record for ${d} but ${d} serves no DNSKEY: publish the signed zone or remove the DS record at your registrar, or resolution will fail.`);
+    else out.push(`Enable DNSSEC for ${d}: sign the zone at your DNS provider and publish its DS record at your registrar.`);
+  }
+  if (r.transfer_lock === false) {
+    out.push(`Turn on the registrar transfer lock (clientTransferProhibited) for ${d} to prevent unauthorised transfers.`);
+  }
+  return out;
+}

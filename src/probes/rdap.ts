@@ -1,0 +1,227 @@
+// RDAP (RFC 9083) domain look-ups and the IANA bootstrap (RFC 9224) that says which server to ask.
+// A probe returns an outcome; it never throws for a failing server.
+import fs from 'node:fs';
+import path from 'node:path';
+import {
+  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, parseRegistryDate, parseRegistryTimestamp,
+  type LookupOutcome, type RegistrationData,
+} from '../domain/registration.js';
+import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
+
+export const IANA_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
+export const BOOTSTRAP_MAX_AGE_MS = 7 * 86_400_000;
+export const BOOTSTRAP_FILE = 'rdap-dns.json';
+
+export interface BootstrapFile {
+  publication?: string;
+  services: [string[], string[]][];
+  /** When this copy was fetched (added by dommon to the saved copy). */
+  fetched_at?: string;
+}
+
+export function isBootstrap(x: unknown): x is BootstrapFile {
+  const b = x as BootstrapFile;
+  return !!b && Array.isArray(b.services) && b.services.every((s) => Array.isArray(s) && Array.isArray(s[0]) && Array.isArray(s[1]));
+}
+
+/** TLD (or multi-label suffix) -> base URL ending in '/', https preferred. */
+export function bootstrapIndex(b: BootstrapFile): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [tlds, urls] of b.services) {
+    const url = urls.find((u) => u.startsWith('https://')) ?? urls[0];
+    if (!url) continue;
+    for (const t of tlds) out.set(t.toLowerCase(), url.endsWith('/') ? url : `${url}/`);
+  }
+  return out;
+}
+
+/** Longest matching suffix of the name's labels (example.com.br tries com.br, then br). */
+export function rdapBaseFor(name: string, index: Map<string, string>): string | null {
+  const labels = name.toLowerCase().split('.');
+  for (let i = 1; i < labels.length; i++) {
+    const hit = index.get(labels.slice(i).join('.'));
+    if (hit) return hit;
+  }
+  return null;
+}
+
+export interface BootstrapStore {
+  /** Base URL for a registrable domain, or null when no RDAP service covers its TLD. */
+  baseFor(name: string): string | null;
+  publication(): string | null;
+  fetchedAt(): string | null;
+  /** Fetches a fresh copy when the current one is older than a week; failures keep the last good copy. */
+  refreshIfStale(now: Date): Promise<'fresh' | 'refreshed' | 'failed' | 'busy'>;
+  /** Aborts an in-flight refresh (shutdown). */
+  stop(): void;
+}
+
+export interface BootstrapOptions {
+  dataDir: string;
+  url?: string;
+  fetch?: typeof fetch;
+  onError?: (err: Error) => void;
+}
+
+/** The shipped copy, replaced by the last good copy in the data directory when there is one. */
+export function createBootstrapStore(opts: BootstrapOptions): BootstrapStore {
+  const file = path.join(opts.dataDir, BOOTSTRAP_FILE);
+  let current: BootstrapFile = SHIPPED_BOOTSTRAP;
+  try {
+    const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
+    if (isBootstrap(saved)) current = saved;
+  } catch {
+    // none saved yet, or unreadable: the shipped copy serves
+  }
+  let index = bootstrapIndex(current);
+  let inflight: Promise<'refreshed' | 'failed'> | undefined;
+  const aborter = new AbortController();
+  let lastAttempt = 0;
+
+  return {
+    baseFor: (name) => rdapBaseFor(name, index),
+    publication: () => current.publication ?? null,
+    fetchedAt: () => current.fetched_at ?? null,
+    stop: () => aborter.abort(),
+    async refreshIfStale(now) {
+      const age = now.getTime() - Date.parse(current.fetched_at ?? current.publication ?? '1970-01-01');
+      if (age < BOOTSTRAP_MAX_AGE_MS) return 'fresh';
+      // After a failure, wait an hour before trying again.
+      if (now.getTime() - lastAttempt < 3_600_000) return 'fresh';
+      if (inflight) return 'busy';
+      lastAttempt = now.getTime();
+      inflight = (async () => {
+        try {
+          const res = await (opts.fetch ?? fetch)(opts.url ?? IANA_BOOTSTRAP_URL, {
+            signal: AbortSignal.any([aborter.signal, AbortSignal.timeout(20_000)]),
+            headers: { accept: 'application/json' },
+          });
+          if (!res.ok) throw new Error(`HTTP ${res.status} from ${opts.url ?? IANA_BOOTSTRAP_URL}`);
+          const body = (await res.json()) as unknown;
+          if (!isBootstrap(body) || body.services.length === 0) throw new Error('bootstrap file has no services');
+          const next: BootstrapFile = { ...body, fetched_at: now.toISOString() };
+          fs.mkdirSync(opts.dataDir, { recursive: true });
+          fs.writeFileSync(`${file}.tmp`, JSON.stringify(next));
+          fs.renameSync(`${file}.tmp`, file);
+          current = next;
+          index = bootstrapIndex(next);
+          return 'refreshed' as const;
+        } catch (err) {
+          opts.onError?.(err as Error);
+          return 'failed' as const;
+        } finally {
+          inflight = undefined;
+        }
+      })();
+      return inflight;
+    },
+  };
+}
+
+// ---- RFC 9083 response parsing ----
+
+interface RdapEntity {
+  roles?: string[];
+  vcardArray?: [string, [string, unknown, string, unknown][]];
+  handle?: string;
+  publicIds?: { type: string; identifier: string }[];
+  entities?: RdapEntity[];
+}
+
+interface RdapDomain {
+  objectClassName?: string;
+  ldhName?: string;
+  events?: { eventAction: string; eventDate: string }[];
+  entities?: RdapEntity[];
+  nameservers?: { ldhName?: string; unicodeName?: string }[];
+  status?: string[];
+  secureDNS?: { delegationSigned?: boolean; zoneSigned?: boolean };
+}
+
+function vcardName(e: RdapEntity): string | null {
+  const props = e.vcardArray?.[1];
+  if (!Array.isArray(props)) return null;
+  for (const key of ['fn', 'org']) {
+    const p = props.find((x) => Array.isArray(x) && x[0] === key);
+    const v = p?.[3];
+    if (typeof v === 'string' && v.trim()) return v.trim();
+    if (Array.isArray(v) && typeof v[0] === 'string' && v[0].trim()) return v[0].trim();
+  }
+  return null;
+}
+
+function findRegistrar(entities: RdapEntity[] | undefined): string | null {
+  for (const e of entities ?? []) {
+    if (e.roles?.includes('registrar')) return vcardName(e) ?? e.handle ?? null;
+  }
+  for (const e of entities ?? []) {
+    const inner = findRegistrar(e.entities);
+    if (inner) return inner;
+  }
+  return null;
+}
+
+export function parseRdapDomain(body: unknown): RegistrationData {
+  const d = (body ?? {}) as RdapDomain;
+  const event = (action: string) => d.events?.find((e) => e.eventAction?.toLowerCase() === action)?.eventDate ?? null;
+  const statuses = (d.status ?? []).map(normalizeStatus);
+  return {
+    ...EMPTY_REGISTRATION,
+    registrar: findRegistrar(d.entities),
+    expiry_date: parseRegistryDate(event('expiration')),
+    creation_date: parseRegistryTimestamp(event('registration')),
+    updated_date: parseRegistryTimestamp(event('last changed')),
+    nameservers: [...new Set((d.nameservers ?? []).map((n) => (n.ldhName ?? n.unicodeName ?? '').toLowerCase().replace(/\.$/, '')).filter(Boolean))].sort(),
+    statuses,
+    transfer_lock: hasTransferLock(statuses),
+    dnssec_signed: typeof d.secureDNS?.delegationSigned === 'boolean' ? d.secureDNS.delegationSigned : null,
+  };
+}
+
+/** Retry-After as milliseconds: delta-seconds or an HTTP date. */
+export function retryAfterMs(header: string | null, now: Date): number | null {
+  if (!header) return null;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const t = Date.parse(header);
+  return Number.isNaN(t) ? null : Math.max(0, t - now.getTime());
+}
+
+/** One RDAP domain query: `{base}domain/{name}`. */
+export async function rdapLookup(name: string, base: string, signal: AbortSignal, now: () => Date, fetchFn: typeof fetch = fetch): Promise<LookupOutcome> {
+  const url = `${base.endsWith('/') ? base : `${base}/`}domain/${encodeURIComponent(name)}`;
+  const server = new URL(url).host;
+  let res: Response;
+  try {
+    res = await fetchFn(url, { signal, headers: { accept: 'application/rdap+json, application/json' }, redirect: 'follow' });
+  } catch (err) {
+    const e = err as Error & { cause?: { code?: string; message?: string } };
+    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : (e.cause?.code ?? e.cause?.message ?? e.message);
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: ${why}` };
+  }
+  if (res.status === 404) {
+    await res.body?.cancel();
+    return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered (404)` };
+  }
+  if (res.status === 429) {
+    await res.body?.cancel();
+    return { kind: 'rate_limited', source: 'rdap', server, reason: `RDAP ${server}: rate limited (429)`, retryAfterMs: retryAfterMs(res.headers.get('retry-after'), now()) };
+  }
+  if (!res.ok) {
+    await res.body?.cancel();
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: HTTP ${res.status}` };
+  }
+  let body: unknown;
+  try {
+    body = await res.json();
+  } catch {
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer is not JSON` };
+  }
+  const b = body as RdapDomain & { errorCode?: number };
+  if (b.errorCode === 404) return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered` };
+  if (b.objectClassName && b.objectClassName !== 'domain') return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer is a ${b.objectClassName}, not a domain` };
+  const data = parseRdapDomain(body);
+  if (!data.expiry_date && !data.registrar && !data.nameservers.length) {
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer holds no registration data` };
+  }
+  return { kind: 'ok', source: 'rdap', server, data };
+}

@@ -1,0 +1,101 @@
+// Registration and DNS-security refreshes from the check_schedule table, the health/expiry sweep,
+// the weekly RDAP bootstrap refresh and the ownership-verification worker. Nothing here throws out
+// of a cycle: every failure is logged and the target is rescheduled.
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { Domain } from '../domain/types.js';
+import type { Store } from '../store/index.js';
+import type { IntelServices } from '../services/intel.js';
+import { periodic, type Worker } from './periodic.js';
+
+export const REFRESH_KINDS = ['registration', 'security'] as const;
+export type RefreshKind = (typeof REFRESH_KINDS)[number];
+
+export interface IntelSchedulerDeps {
+  store: Store;
+  intel: IntelServices;
+  clock: Clock;
+  log: Logger;
+  /** DOMMON_CHECK_INTERVAL and DOMMON_VERIFY_INTERVAL, seconds. */
+  checkInterval: number;
+  verifyInterval: number;
+  /** How often the schedule table is looked at (ms). */
+  tickMs?: number;
+  sweepMs?: number;
+  concurrency?: number;
+  /** Skip the IANA bootstrap refresh (DOMMON_RDAP_URL set: nothing to bootstrap). */
+  refreshBootstrap?: boolean;
+}
+
+export function createIntelScheduler(deps: IntelSchedulerDeps) {
+  const { store, intel, clock, log } = deps;
+  const concurrency = deps.concurrency ?? 4;
+  const leaseMs = 120_000;
+  const startedAt = performance.now();
+  const runners = {
+    registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
+    security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
+  } satisfies Record<RefreshKind, (d: Domain) => Promise<string>>;
+
+  async function runOne(kind: RefreshKind, targetId: string): Promise<void> {
+    const d = await store.domains.byId(targetId);
+    if (!d) return;
+    try {
+      const outcome = await runners[kind](d);
+      log.debug({ kind, domain: d.domain, outcome }, 'refresh done');
+    } catch (err) {
+      // The service reschedules on success; on a crash retry after a tenth of the interval.
+      const now = clock.now();
+      const next = new Date(now.getTime() + Math.max(60, deps.checkInterval / 10) * 1000).toISOString();
+      await store.schedule.finish(kind, targetId, now.toISOString(), next, `failed: ${(err as Error).message}`).catch(() => undefined);
+      log.warn({ kind, domain: d.domain, err: (err as Error).message }, 'refresh failed');
+      return;
+    }
+    const row = await store.schedule.get(kind, targetId);
+    if (row) await store.schedule.finish(kind, targetId, clock.now().toISOString(), row.next_run_at, 'ok');
+  }
+
+  /** One pass: sync rows for new domains, claim what is due, run it with a concurrency limit. */
+  async function tick(): Promise<number> {
+    const now = clock.now();
+    const iso = now.toISOString();
+    const jobs: { kind: RefreshKind; id: string }[] = [];
+    for (const kind of REFRESH_KINDS) {
+      await store.schedule.syncDomains(kind, iso);
+      const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
+      jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
+    }
+    let i = 0;
+    await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
+      while (i < jobs.length) {
+        const j = jobs[i++]!;
+        await runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed'));
+      }
+    }));
+    // The first bootstrap refresh waits a minute after start, so short-lived processes never fetch it.
+    if (deps.refreshBootstrap !== false && intel.bootstrap && performance.now() - startedAt > 60_000) {
+      void intel.bootstrap.refreshIfStale(now).then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));
+    }
+    return jobs.length;
+  }
+
+  const workers: (Worker & { runNow(): Promise<void> })[] = [
+    periodic('intel-refresh', deps.tickMs ?? 1000, tick, log),
+    periodic('intel-sweep', deps.sweepMs ?? 60_000, () => intel.sweep(), log),
+    periodic('verification', deps.verifyInterval * 1000, () => intel.verification.cycle(), log),
+  ];
+
+  return {
+    tick,
+    workers,
+    start() {
+      for (const w of workers) void w.start();
+    },
+    async stop() {
+      intel.abort();
+      await Promise.all(workers.map((w) => w.stop()));
+    },
+  };
+}
+
+export type IntelScheduler = ReturnType<typeof createIntelScheduler>;

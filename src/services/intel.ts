@@ -1,0 +1,125 @@
+// Domain intelligence wiring: registration data, DNS security, health, renewals and ownership
+// verification, built from the I/O that app.ts hands over (resolver, registration probes, limiter).
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import { expiryWindow } from '../domain/registration.js';
+import { computeHealth } from '../domain/health.js';
+import { registrableDomain } from '../domain/domain-name.js';
+import type { Domain } from '../domain/types.js';
+import { DnsError, type DnsResolver } from '../probes/dns.js';
+import type { RegistrationProbes } from '../probes/registration.js';
+import type { ServerLimiter } from '../probes/limiter.js';
+import type { BootstrapStore } from '../probes/rdap.js';
+import type { Store } from '../store/index.js';
+import type { MonitorService } from './monitor.js';
+import { createRegistrationService } from './registration.js';
+import { createSecurityService } from './security.js';
+import { createHealthService } from './health.js';
+import { createRenewalService } from './renewals.js';
+import { createVerificationService } from './verification.js';
+
+/** The outside world the intelligence services talk to; app.ts builds the real one. */
+export interface IntelIo {
+  dns: DnsResolver;
+  probes: RegistrationProbes;
+  limiter: ServerLimiter;
+  bootstrap: BootstrapStore | null;
+  /** DOMMON_CHECK_INTERVAL, seconds. */
+  checkInterval: number;
+  log: Logger;
+}
+
+/** For processes built without I/O (unit use of createServices): every look-up reports it is not configured. */
+export function unconfiguredIo(log: Logger): IntelIo {
+  const fail = async (): Promise<never> => {
+    throw new DnsError('DNS look-ups are not configured in this process', 'ENOTCONFIGURED');
+  };
+  const none = { serverFor: () => null, missing: () => 'registration look-ups are not configured in this process', lookup: fail };
+  return {
+    dns: { txt: fail, caa: fail, mx: fail, ns: fail, cname: fail, ds: fail, dnskey: fail, servers: [] },
+    probes: { rdap: none, whois: none },
+    limiter: { blockedUntil: () => null, acquire: async () => true, penalize: () => 0, success: () => undefined },
+    bootstrap: null,
+    checkInterval: 21600,
+    log,
+  };
+}
+
+export function createIntelServices(deps: { store: Store; clock: Clock; monitor: MonitorService; io: IntelIo }) {
+  const { store, clock, monitor, io } = deps;
+  const registration = createRegistrationService({ store, clock, log: io.log, probes: io.probes, limiter: io.limiter, checkInterval: io.checkInterval });
+  const security = createSecurityService({ store, clock, dns: io.dns, checkInterval: io.checkInterval });
+  const health = createHealthService({ store, clock, monitor });
+  const renewals = createRenewalService({ store, clock });
+  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name) });
+
+  return {
+    registration,
+    security,
+    health,
+    renewals,
+    verification,
+    bootstrap: io.bootstrap,
+    /** Shutdown: abandons running look-ups. */
+    abort() {
+      registration.abort();
+      io.dns.cancel?.();
+      io.bootstrap?.stop();
+    },
+    /** Registration refresh followed by the health it feeds. */
+    async refreshRegistration(d: Domain, opts: { fresh?: boolean } = {}) {
+      const r = await registration.refresh(d, opts);
+      const fresh = await store.domains.get(d.team_id, d.id);
+      if (fresh) await health.recompute(fresh);
+      return r;
+    },
+    async refreshSecurity(d: Domain, opts: { fresh?: boolean } = {}) {
+      const s = await security.refresh(d, opts);
+      const fresh = await store.domains.get(d.team_id, d.id);
+      if (fresh) await health.recompute(fresh);
+      return s;
+    },
+    /**
+     * One-shot check of a name without storing anything (for `dommon check`): registration lookup,
+     * DNS security and the health they give (certificates and liveness are the caller's to add).
+     */
+    async checkName(input: string, certificates: string[] = []) {
+      const name = registrableDomain(input) ?? input;
+      const reg = await registration.lookup(name);
+      const data = reg.kind === 'ok' ? reg.data : null;
+      const sec = await security.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined);
+      const health = computeHealth({ expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] }, clock.now());
+      return {
+        domain: name,
+        registration: {
+          state: reg.kind === 'ok' ? 'ok' : reg.kind === 'unsupported' ? 'unsupported' : 'error',
+          reason: reg.kind === 'ok' ? null : reg.reason,
+          source: reg.kind === 'unsupported' ? null : reg.source,
+          ...(data ?? {}),
+        },
+        security: {
+          transfer_lock: sec.transfer_lock ?? false, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
+          checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
+          recommendations: sec.recommendations,
+        },
+        health_score: health.score,
+        health_grade: health.grade,
+        overall_status: health.overall_status,
+      };
+    },
+    /** Health of every domain plus any expiry-window alert that time has made due (certificates and liveness change elsewhere). */
+    async sweep(): Promise<{ domains: number; alerts: number }> {
+      let alerts = 0;
+      const all = await store.domains.all();
+      const now = clock.now();
+      await health.recomputeAll(all);
+      for (const d of all) {
+        const expiry = d.expiry_override ?? d.registry_expiry_date;
+        if (expiry && expiryWindow(expiry, now) !== null && (await registration.expiryAlert(d))) alerts++;
+      }
+      return { domains: all.length, alerts };
+    },
+  };
+}
+
+export type IntelServices = ReturnType<typeof createIntelServices>;

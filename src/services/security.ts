@@ -1,0 +1,186 @@
+// DNS-security checks of a domain (SPF, DMARC, DKIM, CAA, DNSSEC) through the configured resolvers,
+// plus the transfer lock from registration data; stored with score, details and recommendations.
+import { isoNow, type Clock } from '../domain/clock.js';
+import { NotFound } from '../domain/errors.js';
+import { registrableDomain } from '../domain/domain-name.js';
+import {
+  COMMON_DKIM_SELECTORS, SPF_MAX_LOOKUPS, evaluateCaa, evaluateDkim, evaluateDmarc, evaluateDnssec, evaluateSpf,
+  isDkimKey, isSpf, parseSpf, recommendations, securityScore, spfLookupTerms,
+} from '../domain/security.js';
+import type { Domain } from '../domain/types.js';
+import type { DnsResolver } from '../probes/dns.js';
+import type { Store } from '../store/index.js';
+import type { SecurityRecord } from '../store/repos/security.js';
+
+export interface SecurityDeps {
+  store: Store;
+  clock: Clock;
+  dns: DnsResolver;
+  checkInterval: number;
+}
+
+const errText = (err: unknown) => (err as Error)?.message ?? String(err);
+
+/** Runs `fn` over items with at most `n` at a time. */
+async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let i = 0;
+  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
+    while (i < items.length) {
+      const k = i++;
+      out[k] = await fn(items[k]!);
+    }
+  }));
+  return out;
+}
+
+export function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: boolean | null) {
+  return {
+    domain: d.domain,
+    domain_id: d.id,
+    transfer_lock: transferLock ?? false,
+    transfer_lock_known: transferLock !== null,
+    dnssec_enabled: s?.dnssec_enabled ?? false,
+    security_score: s?.security_score ?? null,
+    checks: s ? { spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa } : null,
+    recommendations: s?.recommendations ?? [],
+    details: s?.details ?? {},
+    checked_at: s?.checked_at ?? null,
+    next_check_at: s?.next_check_at ?? null,
+  };
+}
+
+export function createSecurityService(deps: SecurityDeps) {
+  const { store, clock, dns } = deps;
+  const inflight = new Map<string, Promise<SecurityRecord>>();
+
+  /** Total DNS-querying terms of an SPF record, following include/redirect (stops once past the limit). */
+  async function spfLookups(record: string, seen: Set<string>, depth: number): Promise<number> {
+    let n = 0;
+    for (const t of spfLookupTerms(parseSpf(record))) {
+      n++;
+      if (n > SPF_MAX_LOOKUPS || depth > SPF_MAX_LOOKUPS) return n;
+      if ((t.name === 'include' || t.name === 'redirect') && t.value && !seen.has(t.value.toLowerCase())) {
+        seen.add(t.value.toLowerCase());
+        const inner = (await dns.txt(t.value).catch(() => [] as string[])).filter(isSpf)[0];
+        if (inner) n += await spfLookups(inner, seen, depth + 1);
+      }
+    }
+    return n;
+  }
+
+  /** Runs every check for a name without storing anything (also what a one-shot `dommon check` needs). */
+  async function evaluate(name: string, dkimSelectors: string[], reg: { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null } | undefined) {
+    const transferLock = reg?.transfer_lock ?? null;
+    const errors: Record<string, string> = {};
+
+    const spfP = (async () => {
+      try {
+        const records = (await dns.txt(name)).filter(isSpf);
+        const lookups = records.length === 1 ? await spfLookups(records[0]!, new Set([name]), 0) : 0;
+        return evaluateSpf(records, lookups);
+      } catch (err) {
+        errors.spf = errText(err);
+        return { ...evaluateSpf([], 0), problems: [`lookup failed: ${errText(err)}`] };
+      }
+    })();
+    const dmarcP = dns.txt(`_dmarc.${name}`).then(evaluateDmarc, (err) => {
+      errors.dmarc = errText(err);
+      return evaluateDmarc([]);
+    });
+    const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
+    const dkimP = pool(selectors, 8, async (sel) => {
+      try {
+        return (await dns.txt(`${sel}._domainkey.${name}`)).some(isDkimKey) ? sel : null;
+      } catch {
+        return null;
+      }
+    }).then((found) => evaluateDkim(selectors, found.filter((x): x is string => x !== null)));
+    const caaP = dns.caa(name).then(evaluateCaa, (err) => {
+      errors.caa = errText(err);
+      return evaluateCaa([]);
+    });
+    const dnssecP = Promise.all([
+      dns.ds(name).catch((err) => { errors.dnssec = errText(err); return []; }),
+      dns.dnskey(name).catch((err) => { errors.dnssec = errText(err); return []; }),
+    ]).then(([ds, keys]) => evaluateDnssec(ds.length, keys.length, reg?.dnssec_signed ?? null));
+
+    const [spf, dmarc, dkim, caa, dnssec] = await Promise.all([spfP, dmarcP, dkimP, caaP, dnssecP]);
+    return {
+      spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock,
+      security_score: securityScore({ spf: spf.status, dmarc: dmarc.status, dkim: dkim.status, caa: caa.status, dnssec: dnssec.enabled, transfer_lock: transferLock }),
+      recommendations: recommendations({ domain: name, spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock }),
+      details: {
+        spf, dmarc, dkim, caa, dnssec,
+        transfer_lock: { locked: transferLock, statuses: reg?.statuses ?? [], source: reg?.source ?? null },
+        ...(Object.keys(errors).length ? { lookup_errors: errors } : {}),
+        resolvers: dns.servers.length ? dns.servers : 'system',
+      },
+    };
+  }
+
+  async function run(d: Domain): Promise<SecurityRecord> {
+    const name = registrableDomain(d.domain) ?? d.domain;
+    const reg = await store.registrations.get(d.id);
+    const r = await evaluate(name, d.dkim_selectors, reg);
+    const now = clock.now();
+    const record: SecurityRecord = {
+      domain_id: d.id,
+      spf: r.spf.status,
+      dmarc: r.dmarc.status,
+      dkim: r.dkim.status,
+      caa: r.caa.status,
+      dnssec_enabled: r.dnssec.enabled,
+      security_score: r.security_score,
+      details: r.details,
+      recommendations: r.recommendations,
+      checked_at: now.toISOString(),
+      next_check_at: new Date(now.getTime() + deps.checkInterval * 1000).toISOString(),
+    };
+    await store.transaction(async (tx) => {
+      if (!(await tx.domains.get(d.team_id, d.id))) return;
+      await tx.security.save(record);
+      await tx.schedule.dueAt('security', d.id, record.next_check_at!);
+    });
+    return record;
+  }
+
+  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
+  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<SecurityRecord> {
+    const running = inflight.get(d.id);
+    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
+    let p = running;
+    if (!p) {
+      p = run(d).finally(() => inflight.delete(d.id));
+      inflight.set(d.id, p);
+    }
+    return p;
+  }
+
+  async function domain(teamId: string, id: string): Promise<Domain> {
+    const d = await store.domains.get(teamId, id);
+    if (!d) throw new NotFound('Domain');
+    return d;
+  }
+
+  return {
+    refresh,
+    evaluate,
+    /** The stored result; checks the domain now when it has never been checked. */
+    async get(teamId: string, id: string) {
+      const d = await domain(teamId, id);
+      const s = (await store.security.get(d.id)) ?? (await refresh(d));
+      const reg = await store.registrations.get(d.id);
+      return securityView(d, s, reg?.transfer_lock ?? null);
+    },
+    async checkNow(teamId: string, id: string) {
+      const d = await domain(teamId, id);
+      const s = await refresh(d, { fresh: true });
+      const reg = await store.registrations.get(d.id);
+      return securityView(d, s, reg?.transfer_lock ?? null);
+    },
+    now: () => isoNow(clock),
+  };
+}
+
+export type SecurityService = ReturnType<typeof createSecurityService>;

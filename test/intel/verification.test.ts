@@ -1,0 +1,74 @@
+// Ownership verification worker (DOMMON_VERIFY_INTERVAL) and the exposure toggle.
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { startDnsServer } from '../support/dns-server.js';
+
+t.test('verification record, worker cycle flips is_verified, exposure 403 then 200', async (t) => {
+  const dns = await startDnsServer({});
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
+  t.teardown(async () => {
+    await s.close();
+    await dns.close();
+  });
+  const api = client(s.url, await s.token());
+  const created = (await api.post('/api/v1/domains', { domain: 'verify-me.com' })).body;
+  const id = created.id;
+
+  const v = await api.get(`/api/v1/domains/${id}/verification`);
+  t.equal(v.status, 200);
+  t.equal(v.body.id, id);
+  t.equal(v.body.domain, 'verify-me.com');
+  t.equal(v.body.verification_token, created.verification_token);
+  t.match(v.body.verification_token, /^dommon-verify-[0-9a-f]{32}$/);
+  t.equal(v.body.is_verified, false);
+  t.same(v.body.record, { type: 'TXT', name: '_dommon-verify.verify-me.com', value: created.verification_token });
+
+  // Not verified: exposure can't be switched on (403), but off is always allowed.
+  const denied = await api.put(`/api/v1/domains/${id}/exposure`, { enabled: true });
+  t.equal(denied.status, 403);
+  t.match(denied.body.error, /verified/);
+  t.equal(denied.body.path, `/api/v1/domains/${id}/exposure`);
+  t.ok(denied.body.timestamp);
+  t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: false })).status, 200);
+  t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: 'yes' })).status, 400, 'body validated by schema');
+  t.equal((await api.put(`/api/v1/domains/${id}/exposure`, {})).status, 400);
+  t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: true, extra: 1 })).status, 400);
+
+  // Check now without the record: still unverified.
+  const early = await api.post(`/api/v1/domains/${id}/verification`);
+  t.equal(early.status, 200);
+  t.equal(early.body.is_verified, false);
+  t.equal(early.body.record_found, false);
+
+  // Publish a wrong value, then the token: the worker (1 s cycle) flips it without any call from us.
+  dns.zone['_dommon-verify.verify-me.com'] = { TXT: ['dommon-verify-wrong'] };
+  await new Promise((r) => setTimeout(r, 1300));
+  t.equal((await api.get(`/api/v1/domains/${id}`)).body.is_verified, false, 'a wrong token does not verify');
+  dns.zone['_dommon-verify.verify-me.com'] = { TXT: ['other=1', created.verification_token] };
+  const t0 = Date.now();
+  let verified = false;
+  while (Date.now() - t0 < 3000 && !verified) {
+    await new Promise((r) => setTimeout(r, 100));
+    verified = (await api.get(`/api/v1/domains/${id}`)).body.is_verified;
+  }
+  t.ok(verified, 'is_verified flipped within one worker cycle');
+  t.ok(Date.now() - t0 <= 2200, `flipped after ${Date.now() - t0} ms (interval 1 s)`);
+  t.ok(dns.queries.some((q) => q.name === '_dommon-verify.verify-me.com' && q.type === 'TXT'));
+
+  const ok = await api.put(`/api/v1/domains/${id}/exposure`, { enabled: true });
+  t.equal(ok.status, 200);
+  t.same(ok.body, { id, domain: 'verify-me.com', is_verified: true, exposure_monitoring_enabled: true });
+  t.equal((await api.get(`/api/v1/domains/${id}`)).body.exposure_monitoring_enabled, true);
+  const statusB = (await api.get(`/api/v1/domains/${id}/status`)).body;
+  t.equal(statusB.is_verified, true);
+  t.equal((await api.put('/api-domains/' + id + '/exposure', { enabled: false })).body.exposure_monitoring_enabled, false, 'User API path too');
+
+  // Check now on a second domain flips it at once.
+  const second = (await api.post('/api/v1/domains', { domain: 'second.com' })).body;
+  dns.zone['_dommon-verify.second.com'] = { TXT: [second.verification_token] };
+  const now = await api.post(`/api/v1/domains/${second.id}/verification`);
+  t.equal(now.body.is_verified, true);
+  t.equal(now.body.record_found, true);
+  t.equal((await api.get('/api/v1/domains/00000000-0000-4000-8000-000000000000/verification')).status, 404);
+  t.equal((await api.put('/api/v1/domains/00000000-0000-4000-8000-000000000000/exposure', { enabled: true })).status, 404);
+});
