@@ -38,6 +38,18 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal(ds.body.whois_expiry, '2030-01-31');
   t.equal(ds.body.whois.expiry_date, '2030-01-31');
 
+  // Domain intelligence (DNS, RDAP and WHOIS point at closed loopback ports here: the answers say so).
+  t.equal((await api.get(`/api/v1/domains/${d.body.id}/security`)).body.domain, 'cover.example');
+  t.equal((await api.post(`/api/v1/domains/${d.body.id}/security`)).status, 200);
+  t.equal((await api.get(`/api/v1/domains/${d.body.id}/registration`)).body.effective_expiry_date, '2030-01-31');
+  t.equal((await api.post(`/api/v1/domains/${d.body.id}/registration`)).body.expiry_source, 'manual');
+  t.equal((await api.get(`/api/v1/domains/${d.body.id}/verification`)).body.is_verified, false);
+  t.equal((await api.post(`/api/v1/domains/${d.body.id}/verification`)).body.is_verified, false);
+  t.equal((await api.put(`/api/v1/domains/${d.body.id}/exposure`, { enabled: false })).body.exposure_monitoring_enabled, false);
+  t.equal((await api.put(`/api/v1/domains/${d.body.id}/exposure`, { enabled: true })).status, 403);
+  const rn = await api.get('/api/v1/renewals?type=domains');
+  t.same(rn.body.data.map((r: { name: string; expiry_date: string }) => [r.name, r.expiry_date]), [['cover.example', '2030-01-31']]);
+
   const e = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'web', endpoint_type: 'https', port: 8443, path: '/x' });
   t.equal(e.status, 201);
   t.equal(e.body.full_url, 'https://cover.example:8443/x');

@@ -87,6 +87,16 @@ export const OPERATIONS: OperationDoc[] = [
   { method: 'get', path: '/api/v1/liveness/:livenessId/stats', alias: '/api-liveness/:livenessId/stats', summary: 'Daily statistics (`stats` = `data`) and totals', tag: 'Liveness', query: 'liveness-stats', responses: { 200: 'LivenessStats' } },
   { method: 'get', path: '/api/v1/liveness/:livenessId/status', alias: '/api-liveness/:livenessId/status', summary: 'Current liveness status', tag: 'Liveness', responses: { 200: 'LivenessStatus' } },
 
+  // Domain intelligence
+  { method: 'get', path: '/api/v1/domains/:domainId/security', alias: '/api-domains/:domainId/security', summary: 'Domain security results (SPF, DMARC, DKIM, CAA, DNSSEC, transfer lock)', tag: 'Domains', responses: { 200: 'DomainSecurity' } },
+  { method: 'post', path: '/api/v1/domains/:domainId/security', alias: '/api-domains/:domainId/security', summary: 'Run the DNS security checks now', tag: 'Domains', responses: { 200: 'DomainSecurity' } },
+  { method: 'get', path: '/api/v1/domains/:domainId/registration', alias: '/api-domains/:domainId/registration', summary: 'Registration data (RDAP/WHOIS), state and change history', tag: 'Domains', responses: { 200: 'DomainRegistration' } },
+  { method: 'post', path: '/api/v1/domains/:domainId/registration', alias: '/api-domains/:domainId/registration', summary: 'Look the registration up now', tag: 'Domains', responses: { 200: 'DomainRegistration' } },
+  { method: 'get', path: '/api/v1/domains/:domainId/verification', alias: '/api-domains/:domainId/verification', summary: 'Verification token, state and the TXT record to publish', tag: 'Domains', responses: { 200: 'DomainVerification' } },
+  { method: 'post', path: '/api/v1/domains/:domainId/verification', alias: '/api-domains/:domainId/verification', summary: 'Check the verification TXT record now', tag: 'Domains', responses: { 200: 'DomainVerification' } },
+  { method: 'put', path: '/api/v1/domains/:domainId/exposure', alias: '/api-domains/:domainId/exposure', summary: 'Switch exposure scanning (403 unless the domain is verified)', tag: 'Domains', body: 'exposure-toggle', responses: { 200: 'DomainExposure' }, errors: [403] },
+  { method: 'get', path: '/api/v1/renewals', alias: '/api-renewals', summary: 'Domain registrations or certificates by expiry', tag: 'Renewals', query: 'renewals', responses: { 200: 'RenewalList' } },
+
   // Exposure scanning
   { method: 'post', path: '/api/v1/domains/:domainId/exposure/scans', summary: 'Start an exposure scan now (runs in the background)', tag: 'Exposure', responses: { 202: 'ExposureScan' }, errors: [403] },
   { method: 'get', path: '/api/v1/domains/:domainId/exposure/scans', summary: "List a domain's exposure scans", tag: 'Exposure', query: 'exposure-scans', responses: { 200: 'ExposureScanList' } },
