@@ -12,6 +12,10 @@ import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
+import { Registry } from 'prom-client';
+import { createMetrics, type Metrics } from './services/metrics.js';
+import { createRetentionService, type RetentionService } from './services/retention.js';
+import { periodic } from './scheduler/periodic.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -27,6 +31,8 @@ export interface App {
   koa: Koa;
   router: Router<ApiState>;
   log: Logger;
+  metrics: Metrics;
+  retention: RetentionService;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -38,10 +44,13 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
-export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+export async function openLocal(
+  config: Readonly<Config>, clock: Clock = systemClock, extra: { metrics?: (store: Store) => Metrics } = {},
+): Promise<{ store: Store; services: Services; metrics?: Metrics }> {
   const store = await openStore(config.dbPath);
-  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints } });
-  return { store, services };
+  const metrics = extra.metrics?.(store);
+  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, metrics });
+  return { store, services, metrics };
 }
 
 export interface LocalApi {
@@ -96,9 +105,14 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
-  const { store, services } = await openLocal(config, clock);
+  const opened = await openLocal(config, clock, { metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }) });
+  const { store, services } = opened;
+  const metrics = opened.metrics!;
+  const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays });
+  // Checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
+  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(), log, { runAtStart: false });
   const { app: koa, router } = createApi({
-    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
+    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
   let server: http.Server | undefined;
   const timers: NodeJS.Timeout[] = [];
@@ -109,7 +123,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log,
+    config, store, services, koa, router, log, metrics, retention,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -120,12 +134,17 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      retentionWorker.start();
+      const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
+      first.unref();
+      timers.push(first);
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
     },
     async stop() {
       timers.forEach(clearInterval);
+      await retentionWorker.stop();
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => {

@@ -14,6 +14,8 @@ import { endpointRoutes } from './routes/endpoints.js';
 import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
 import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { httpMetricsMiddleware } from './middleware/metrics.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -39,7 +41,9 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   livenessDataRoutes(router, deps, secure);
   notificationRoutes(router, deps, secure);
   userApiRoutes(router, deps, secure);
+  metricsRoutes(router, deps);
 
+  if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {
     const t0 = performance.now();

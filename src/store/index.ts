@@ -12,6 +12,8 @@ import { livenessRepo } from './repos/liveness.js';
 import { livenessDataRepo } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
+import { metricsRepo } from './repos/metrics.js';
+import { retentionRepo } from './repos/retention.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -26,6 +28,8 @@ function repos(db: Kysely<DB>) {
     livenessData: livenessDataRepo(db),
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
+    metrics: metricsRepo(db),
+    retention: retentionRepo(db),
   };
 }
 
