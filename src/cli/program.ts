@@ -4,6 +4,7 @@ import { VERSION } from '../app.js';
 import { serveCommand } from './commands/serve.js';
 import { tokenCommands, userCommands } from './commands/access.js';
 import { resourceCommands } from './commands/resources.js';
+import { opsCommands } from './commands/ops.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -20,6 +21,7 @@ export function buildProgram(): Command {
   tokenCommands(program);
   userCommands(program);
   resourceCommands(program);
+  opsCommands(program);
   return program;
 }
 

@@ -138,11 +138,14 @@ async function pingSmtp(smtpUrl: string, timeoutMs: number): Promise<string> {
   }
 }
 
-function modeWarning(file: string, what: string): string | null {
+/** World-writable directory, or a database other users can reach and read (it holds token hashes and channel secrets). */
+function permissionWarning(dir: string, dbPath: string): string | null {
   try {
-    const mode = fs.statSync(file).mode & 0o777;
-    if (mode & 0o002) return `${what} is writable by every user (mode ${mode.toString(8)})`;
-    if (mode & 0o004 && what === 'database') return `${what} is readable by every user (mode ${mode.toString(8)}); it holds token hashes and channel secrets`;
+    const dirMode = fs.statSync(dir).mode & 0o777;
+    if (dirMode & 0o002) return `${dir} is writable by every user (mode ${dirMode.toString(8)})`;
+    if (!fs.existsSync(dbPath) || (dirMode & 0o001) === 0) return null;
+    const dbMode = fs.statSync(dbPath).mode & 0o777;
+    if (dbMode & 0o004) return `${dbPath} is readable by every user (mode ${dbMode.toString(8)}, directory ${dirMode.toString(8)}); it holds token hashes and channel secrets: chmod 700 ${dir}`;
     return null;
   } catch {
     return null;
@@ -158,7 +161,7 @@ export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: nu
     if (!fs.existsSync(dir)) return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
     const problem = writableDirProblem(dir);
     if (problem) return { status: 'fail', detail: `${dir} is not writable: ${problem}` };
-    const warn = modeWarning(dir, 'data directory') ?? modeWarning(config.dbPath, 'database');
+    const warn = permissionWarning(dir, config.dbPath);
     if (warn) return { status: 'warn', detail: warn };
     const st = fs.statfsSync(dir);
     const free = st.bavail * st.bsize;

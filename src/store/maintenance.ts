@@ -172,3 +172,20 @@ export function writableDirProblem(dir: string): string | null {
     return e.code ? `${e.code}` : e.message;
   }
 }
+
+/**
+ * Turns on incremental auto-vacuum for a file made without it (a full VACUUM, so only while no
+ * daemon runs). Returns true when the file was converted.
+ */
+export function enableIncrementalVacuum(file: string): boolean {
+  const db = new Database(file, { fileMustExist: true });
+  try {
+    db.pragma('busy_timeout = 5000');
+    if (Number(db.pragma('auto_vacuum', { simple: true })) === 2) return false;
+    db.pragma('auto_vacuum = INCREMENTAL');
+    db.exec('VACUUM');
+    return true;
+  } finally {
+    db.close();
+  }
+}
