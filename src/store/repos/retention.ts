@@ -70,9 +70,16 @@ export function retentionRepo(db: Kysely<DB>) {
       const r = await sql<{ freelist_count: number }>`select freelist_count from pragma_freelist_count()`.execute(db);
       return Number(r.rows[0]?.freelist_count ?? 0);
     },
-    /** Returns up to `pages` free pages to the file system (needs auto_vacuum = INCREMENTAL). */
+    /**
+     * Returns up to `pages` free pages to the file system (needs auto_vacuum = INCREMENTAL). The
+     * driver steps a statement once and each step frees one page, so it runs once per page, inside
+     * one transaction (one commit per slice, not per page).
+     */
     async incrementalVacuum(pages: number): Promise<void> {
-      await sql.raw(`pragma incremental_vacuum(${Math.max(1, Math.floor(pages))})`).execute(db);
+      const step = sql.raw('pragma incremental_vacuum');
+      await db.transaction().execute(async (trx) => {
+        for (let i = 0; i < pages; i++) await step.execute(trx);
+      });
     },
     /** Copies the WAL into the file without waiting for readers, so the file shrinks too. */
     async checkpoint(): Promise<void> {
