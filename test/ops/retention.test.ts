@@ -10,7 +10,7 @@ import { tempDir } from '../support/app.js';
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
 
-async function setup(t: Tap.Test, configs = 4) {
+async function setup(t: { teardown(fn: () => unknown): void }, configs = 4) {
   const dir = tempDir('dommon-retention-');
   const file = path.join(dir, 'dommon.db');
   let now = START;
