@@ -4,6 +4,7 @@
 import dgram from 'node:dgram';
 import dns from 'node:dns/promises';
 import fs from 'node:fs';
+import path from 'node:path';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
@@ -158,7 +159,18 @@ export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: nu
   const dir = config.dataDir;
 
   checks.push(await timed('data directory', async () => {
-    if (!fs.existsSync(dir)) return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
+    if (!fs.existsSync(dir)) {
+      // Could serve create it? The nearest existing ancestor must be a writable directory.
+      let up = path.dirname(dir);
+      while (!fs.existsSync(up) && path.dirname(up) !== up) up = path.dirname(up);
+      if (!fs.statSync(up).isDirectory()) return { status: 'fail', detail: `${dir} is not writable: ENOTDIR (${up} is a file)` };
+      try {
+        fs.accessSync(up, fs.constants.W_OK);
+      } catch {
+        return { status: 'fail', detail: `${dir} is not writable: EACCES (cannot create it in ${up})` };
+      }
+      return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
+    }
     const problem = writableDirProblem(dir);
     if (problem) return { status: 'fail', detail: `${dir} is not writable: ${problem}` };
     const warn = permissionWarning(dir, config.dbPath);

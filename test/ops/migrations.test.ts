@@ -45,19 +45,23 @@ t.test('migrations only move forward, and a failing one leaves the database as i
   const base = { ...MIGRATIONS };
   (await openConnection(f, { migrations: base })).close();
   await t.rejects(openConnection(f, { migrations: { ...base, '990_add_note': addColumn, '991_fail': failing } }), /boom/);
-  const conn = await openConnection(f, { migrations: base });
+  const conn = await openConnection(f, { migrations: { ...base, '990_add_note': addColumn } });
   const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(conn.db);
-  t.notOk(tables.rows.some((r) => r.name === 'half_done'), 'the failed migration created nothing');
+  t.notOk(tables.rows.some((r) => r.name === 'half_done'), 'the failed migration created nothing (its transaction rolled back)');
   const cols = await sql<{ name: string }>`select name from pragma_table_info('teams')`.execute(conn.db);
-  t.notOk(cols.rows.some((r) => r.name === 'ops_note'), 'pending migrations roll back together');
+  t.ok(cols.rows.some((r) => r.name === 'ops_note'), 'the migration before it committed on its own');
   await conn.close();
-  t.same(inspectDatabase(f).applied.map((a) => a.name), Object.keys(base).sort());
+  t.same(inspectDatabase(f).applied.map((a) => a.name), [...Object.keys(base).sort(), '990_add_note']);
+  // Fixed, the failed migration applies on the next open.
+  const fixed: Migration = { up: async (db) => { await db.schema.createTable('half_done').addColumn('x', 'integer').execute(); } };
+  (await openConnection(f, { migrations: { ...base, '990_add_note': addColumn, '991_fail': fixed } })).close();
+  t.same(inspectDatabase(f).pending, [], 'only known migrations are pending');
+  t.ok(inspectDatabase(f).applied.some((a) => a.name === '991_fail'));
 
   await t.rejects(Promise.resolve().then(() => MIGRATIONS['001_initial']!.down!({} as never)), /only move forward/);
 
   // A file migrated by a newer dommon is reported, and refused by restore.
-  (await openConnection(f, { migrations: { ...base, '990_add_note': addColumn } })).close();
   const info = inspectDatabase(f);
-  t.same(info.unknown, ['990_add_note']);
+  t.same(info.unknown, ['990_add_note', '991_fail']);
   t.match(restoreProblem(info), /newer dommon/);
 });
