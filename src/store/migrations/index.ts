@@ -11,7 +11,8 @@ export const MIGRATIONS: Record<string, Migration> = {
  * a migration that fails leaves nothing half-applied.
  */
 export function inTransaction(m: Migration): Migration {
-  return { ...m, up: (db) => db.transaction().execute((trx) => m.up(trx)) };
+  // Dialects whose adapter already wraps the run (PostgreSQL) need no second transaction.
+  return { ...m, up: (db) => (db.isTransaction ? m.up(db) : db.transaction().execute((trx) => m.up(trx))) };
 }
 
 export class StaticMigrationProvider implements MigrationProvider {
