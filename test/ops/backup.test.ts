@@ -9,6 +9,9 @@ import { backupDatabase, inspectDatabase, restoreDatabase } from '../../src/stor
 import { tempDir } from '../support/app.js';
 import { dommon, serveDaemon } from '../support/spawn-dommon.js';
 
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
 async function seed(dir: string): Promise<string> {
   const store = await openStore(path.join(dir, 'dommon.db'));
   const services = createServices({ store, clock: systemClock, limits: { maxDomains: null, maxEndpoints: null } });

@@ -11,6 +11,9 @@ import { startTcpWhois } from '../support/tcp-whois.js';
 import { startSmtpSink } from '../support/smtp-sink.js';
 import { dommon } from '../support/spawn-dommon.js';
 
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
   const s = net.createServer();

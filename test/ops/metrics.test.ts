@@ -2,6 +2,9 @@ import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 import { parseExposition } from '../support/prometheus.js';
 
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
 const METRICS_TOKEN = 'metrics-secret-0123456789';
 
 t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, HTTP route templates, token', async (t) => {

@@ -7,6 +7,9 @@ import { createRetentionService, RETENTION_WINDOWS } from '../../src/services/re
 import type { Clock } from '../../src/domain/clock.js';
 import { tempDir } from '../support/app.js';
 
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
 const DAY = 86_400_000;
 const START = Date.UTC(2026, 0, 1);
 

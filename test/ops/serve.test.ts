@@ -4,6 +4,9 @@ import t from 'tap';
 import { tempDir } from '../support/app.js';
 import { dommon, serveDaemon } from '../support/spawn-dommon.js';
 
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
 t.test('serve on a taken port exits 1 with one clear line', async (t) => {
   const blocker = net.createServer();
   await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
