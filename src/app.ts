@@ -24,6 +24,9 @@ import { createBootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes } from './probes/registration.js';
 import { createServerLimiter } from './probes/limiter.js';
 import { createIntelScheduler } from './scheduler/intel.js';
+import { Registry } from 'prom-client';
+import { createMetrics, type Metrics } from './services/metrics.js';
+import { createRetentionService, type RetentionService } from './services/retention.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -45,6 +48,8 @@ export interface App {
   log: Logger;
   /** The notification outbox worker and its delivery service. */
   notify: { worker: NotifyWorker; delivery: DeliveryService };
+  metrics: Metrics;
+  retention: RetentionService;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -69,18 +74,21 @@ export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logge
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
-export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure' | 'log'> = {}): Promise<{ store: Store; services: Services }> {
+export async function openLocal(
+  config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure' | 'log'> & { metrics?: (store: Store) => Metrics } = {},
+): Promise<{ store: Store; services: Services; metrics?: Metrics }> {
   const store = await openStore(config.dbPath);
+  const metrics = opts.metrics?.(store);
   const exposure = {
     dns: createExposureDns({ servers: config.dnsServers }),
     net: createExposureNet({ portFor: opts.exposure?.portFor }),
     options: opts.exposure?.options,
   };
   const services = createServices(
-    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure },
+    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics },
     createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' })),
   );
-  return { store, services };
+  return { store, services, metrics };
 }
 
 export interface LocalApi {
@@ -135,13 +143,18 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
-  const { store, services } = await openLocal(config, clock, { ...opts, log });
+  const opened = await openLocal(config, clock, { ...opts, log, metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }) });
+  const { store, services } = opened;
+  const metrics = opened.metrics!;
   const intelScheduler = createIntelScheduler({
     store, intel: services.intel, clock, log, checkInterval: config.checkInterval, verifyInterval: config.verifyInterval,
     refreshBootstrap: config.rdapUrl === null,
   });
+  const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays });
+  // Checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
+  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(), log, { runAtStart: false });
   const { app: koa, router } = createApi({
-    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
+    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
   const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl };
   const delivery = createDeliveryService({
@@ -162,7 +175,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log, notify,
+    config, store, services, koa, router, log, notify, metrics, retention,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -177,6 +190,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.listen(config.port, config.host, () => resolve());
       });
       await notify.worker.start();
+      retentionWorker.start();
+      const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
+      first.unref();
+      timers.push(first);
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -187,6 +204,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await exposureWorker.stop();
       await services.exposure.drain();
       await intelScheduler.stop();
+      await retentionWorker.stop();
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => {

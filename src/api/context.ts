@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Services } from '../services/index.js';
 import type { Validator } from './validation.js';
+import type { Metrics } from '../services/metrics.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -17,6 +18,8 @@ export interface ApiDeps {
   stamp(tables: readonly string[]): string;
   /** True while the database answers; /health reports it. */
   databaseUp(): Promise<boolean>;
+  /** Prometheus metrics (GET /metrics and the HTTP middleware); absent for the CLI's in-process API. */
+  metrics?: Metrics;
 }
 
 export interface ApiState {

@@ -17,6 +17,8 @@ import { userApiRoutes } from './routes/user-api.js';
 import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { intelRoutes } from './routes/intel.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { httpMetricsMiddleware } from './middleware/metrics.js';
 
 export interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -45,7 +47,9 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   userApiRoutes(router, deps, secure);
   exposureRoutes(router, deps, secure);
   intelRoutes(router, deps, secure);
+  metricsRoutes(router, deps);
 
+  if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(async (ctx, next) => {
     const t0 = performance.now();

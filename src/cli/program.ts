@@ -13,6 +13,7 @@ import { notificationsNoun } from './commands/notifications.js';
 import { renewalsCommand } from './commands/renewals.js';
 import { checkCommand } from './commands/check.js';
 import { statusCommand } from './commands/status.js';
+import { opsCommands } from './commands/ops.js';
 import { completionCommand } from './commands/completion.js';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -38,7 +39,7 @@ export function buildProgram(): Command {
   registerCommand(program, renewalsCommand);
   checkCommand(program);
   statusCommand(program);
-  // (operations commands register here)
+  opsCommands(program);
   completionCommand(program);
   return program;
 }

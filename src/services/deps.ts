@@ -3,6 +3,7 @@ import type { Store } from '../store/index.js';
 import type { ExposureDns } from './exposure/dns.js';
 import type { ExposureNet } from './exposure/net.js';
 import type { ExposureOptions } from './exposure/types.js';
+import type { Metrics } from './metrics.js';
 
 /** What every service receives (plain-argument dependency injection; app.ts builds it). */
 export interface ServiceDeps {
@@ -11,6 +12,8 @@ export interface ServiceDeps {
   limits: { maxDomains: number | null; maxEndpoints: number | null };
   /** DNS and network reach of the exposure scanner (app.ts builds them from config). */
   exposure: { dns: ExposureDns; net: ExposureNet; options?: Partial<ExposureOptions> };
+  /** Counters for checks and deliveries (`metrics?.check(kind, outcome)`); absent in CLI commands. */
+  metrics?: Pick<Metrics, 'check' | 'delivery'>;
 }
 
 /** True for SQLite's (and later PostgreSQL's) unique-constraint violation. */

@@ -42,12 +42,13 @@ export interface Connection {
 export async function openConnection(file: string, opts: OpenOptions = {}): Promise<Connection> {
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const sqlite = new Database(file, { readonly: opts.readonly ?? false });
+  // Before anything writes the header (switching to WAL does): auto_vacuum only applies to a new file.
+  if (!opts.readonly) sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a killed process (kill -9) without losing a committed transaction.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('auto_vacuum = INCREMENTAL');
   const changes = new ChangeTracker();
   changes.attach(sqlite);
   const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), plugins: [changes] });

@@ -17,6 +17,8 @@ import { registrationsRepo } from './repos/registrations.js';
 import { securityRepo } from './repos/security.js';
 import { scheduleRepo } from './repos/schedule.js';
 import { renewalsRepo } from './repos/renewals.js';
+import { metricsRepo } from './repos/metrics.js';
+import { retentionRepo } from './repos/retention.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -36,6 +38,8 @@ function repos(db: Kysely<DB>) {
     security: securityRepo(db),
     schedule: scheduleRepo(db),
     renewals: renewalsRepo(db),
+    metrics: metricsRepo(db),
+    retention: retentionRepo(db),
   };
 }
 

@@ -48,6 +48,7 @@ export const OPERATIONS: OperationDoc[] = [
   { method: 'get', path: '/health', summary: 'Service and database health', tag: 'System', auth: false, responses: { 200: 'Health' }, errors: [503] },
   { method: 'get', path: '/api/v1/openapi.json', summary: 'This OpenAPI document', tag: 'System', auth: false, responses: { 200: 'OpenApiDocument' } },
   { method: 'get', path: '/docs', summary: 'This document as a readable HTML reference', tag: 'System', auth: false, responses: { 200: { contentType: 'text/html' } } },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (Bearer DOMMON_METRICS_TOKEN when set)', tag: 'System', auth: false, responses: { 200: { contentType: 'text/plain' } }, errors: [401] },
   { method: 'get', path: '/api/v1/validate', summary: 'Check a token', tag: 'Auth', responses: { 200: 'TokenValidation' } },
   { method: 'post', path: '/api/v1/auth', summary: 'Authenticate a token (team, user, token)', tag: 'Auth', responses: { 200: 'TokenAuth' } },
 

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
+import { acquireLock } from '../../store/lock.js';
+import { writableDirProblem } from '../../store/maintenance.js';
 import type { GlobalOpts } from '../context.js';
 
 export function serveCommand(program: Command): void {
@@ -12,16 +14,28 @@ export function serveCommand(program: Command): void {
     .action(async (flags: { host?: string; port?: string; logLevel?: string }, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir });
+      const problem = writableDirProblem(config.dataDir);
+      if (problem) throw new Error(`data directory ${config.dataDir} is not writable (${problem})`);
+      // One daemon per data directory; `dommon restore` checks this lock too.
+      const release = acquireLock(config.dataDir);
       const { createApp } = await import('../../app.js');
-      const app = await createApp(config);
+      let app: Awaited<ReturnType<typeof createApp>>;
+      try {
+        app = await createApp(config);
+      } catch (err) {
+        release();
+        throw new Error(`cannot open the database ${config.dbPath}: ${(err as Error).message}`);
+      }
       let url: string;
       try {
         ({ url } = await app.start());
       } catch (err) {
         await app.stop().catch(() => undefined);
+        release();
         const e = err as NodeJS.ErrnoException;
         if (e.code === 'EADDRINUSE') throw new Error(`port ${config.port} on ${config.host} is already in use`);
         if (e.code === 'EACCES') throw new Error(`not allowed to listen on ${config.host}:${config.port}`);
+        if (e.code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${config.host}: no such local address`);
         throw err;
       }
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
@@ -32,14 +46,21 @@ export function serveCommand(program: Command): void {
         stopping = true;
         app.log.info({ signal }, 'shutting down');
         app.stop().then(
-          () => process.exit(0),
+          () => {
+            release();
+            process.exit(0);
+          },
           (err) => {
             app.log.error({ err }, 'shutdown failed');
+            release();
             process.exit(1);
           },
         );
       };
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
+      // Logs go to stderr (journald), the database needs no reopening and config changes need a
+      // restart: SIGHUP (e.g. from logrotate or a closing terminal) must not kill the daemon.
+      process.on('SIGHUP', () => app.log.info({ signal: 'SIGHUP' }, 'SIGHUP received: nothing to reopen (logs go to stderr; restart to change configuration)'));
     });
 }

@@ -8,9 +8,18 @@ export const MIGRATIONS: Record<string, Migration> = {
   '006_exposure': m006,
 };
 
+/**
+ * Kysely's SQLite adapter runs migrations without a transaction, so each `up` gets its own:
+ * a migration that fails leaves nothing half-applied.
+ */
+export function inTransaction(m: Migration): Migration {
+  // Dialects whose adapter already wraps the run (PostgreSQL) need no second transaction.
+  return { ...m, up: (db) => (db.isTransaction ? m.up(db) : db.transaction().execute((trx) => m.up(trx))) };
+}
+
 export class StaticMigrationProvider implements MigrationProvider {
   constructor(private readonly migrations: Record<string, Migration> = MIGRATIONS) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return this.migrations;
+    return Object.fromEntries(Object.entries(this.migrations).map(([name, m]) => [name, inTransaction(m)]));
   }
 }

@@ -1,0 +1,221 @@
+// `dommon doctor`: is this installation healthy? The database (integrity, schema version), the data
+// directory (writable, not open to other users, free space) and whether each configured outside
+// peer (DNS, RDAP, WHOIS, SMTP) answers. Each check is a result, never an exception.
+import dgram from 'node:dgram';
+import dns from 'node:dns/promises';
+import fs from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import { randomInt } from 'node:crypto';
+import dnsPacket from 'dns-packet';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config/index.js';
+import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
+import { lockHolder } from '../store/lock.js';
+
+export const DOCTOR_STATUSES = ['ok', 'warn', 'fail', 'skip'] as const;
+export type DoctorStatus = (typeof DOCTOR_STATUSES)[number];
+
+export interface DoctorCheck {
+  name: string;
+  status: DoctorStatus;
+  detail: string;
+  ms?: number;
+}
+
+export interface DoctorReport {
+  ok: boolean;
+  data_dir: string;
+  checks: DoctorCheck[];
+}
+
+const MIN_FREE_BYTES = 100 * 1024 * 1024;
+
+/** "host", "host:port", "[v6]:port" or a bare IPv6 address. */
+export function splitHostPort(v: string, defPort: number): { host: string; port: number } {
+  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(v);
+  if (bracket) return { host: bracket[1]!, port: bracket[2] ? Number(bracket[2]) : defPort };
+  if (net.isIPv6(v)) return { host: v, port: defPort };
+  const i = v.lastIndexOf(':');
+  return i > 0 ? { host: v.slice(0, i), port: Number(v.slice(i + 1)) } : { host: v, port: defPort };
+}
+
+async function timed(name: string, fn: () => Promise<Omit<DoctorCheck, 'name' | 'ms'>>): Promise<DoctorCheck> {
+  const t0 = performance.now();
+  try {
+    const r = await fn();
+    return { name, ...r, ms: Math.round(performance.now() - t0) };
+  } catch (err) {
+    return { name, status: 'fail', detail: (err as Error).message || String(err), ms: Math.round(performance.now() - t0) };
+  }
+}
+
+/** One UDP query for the root NS set; any well-formed answer with our id means the resolver answers. */
+async function pingDns(server: string, timeoutMs: number): Promise<string> {
+  const { host, port } = splitHostPort(server, 53);
+  const address = net.isIP(host) ? host : (await dns.lookup(host)).address;
+  const id = randomInt(1, 65535);
+  const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'NS', name: '.' }] });
+  const socket = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
+  try {
+    return await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`no answer from ${server} within ${timeoutMs} ms`)), timeoutMs);
+      socket.on('error', (err) => {
+        clearTimeout(timer);
+        reject(new Error(`${server}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+      });
+      socket.on('message', (msg) => {
+        try {
+          const p = dnsPacket.decode(msg);
+          if (p.id !== id) return;
+          clearTimeout(timer);
+          resolve(`${server} answered (${(p as { rcode?: string }).rcode ?? 'NOERROR'})`);
+        } catch {
+          /* not a DNS answer: keep waiting */
+        }
+      });
+      socket.send(query, port, address);
+    });
+  } finally {
+    socket.close();
+  }
+}
+
+async function pingRdap(base: string, timeoutMs: number): Promise<Omit<DoctorCheck, 'name' | 'ms'>> {
+  const url = `${base}/help`;
+  let res: Response;
+  try {
+    res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code;
+    throw new Error(`${url}: ${cause ?? (err as Error).message}`);
+  }
+  await res.body?.cancel().catch(() => undefined);
+  if (res.status >= 500) return { status: 'warn', detail: `${url} answered HTTP ${res.status}` };
+  return { status: 'ok', detail: `${url} answered HTTP ${res.status}` };
+}
+
+/** Connects, asks for one name and reads until the server closes (WHOIS answers then hangs up). */
+async function pingWhois(server: string, timeoutMs: number): Promise<Omit<DoctorCheck, 'name' | 'ms'>> {
+  const { host, port } = splitHostPort(server, 43);
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    const socket = net.connect({ host, port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      if (bytes) resolve({ status: 'ok', detail: `${server} answered ${bytes} bytes` });
+      else reject(new Error(`no answer from ${server} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on('connect', () => socket.write('example.com\r\n'));
+    socket.on('data', (d) => {
+      bytes += d.length;
+    });
+    socket.on('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`${server}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      if (bytes) resolve({ status: 'ok', detail: `${server} answered ${bytes} bytes` });
+      else resolve({ status: 'warn', detail: `${server} accepted the connection but sent nothing` });
+    });
+  });
+}
+
+/** Greeting, EHLO and (with credentials in the URL) authentication, as the e-mail channel will do. */
+async function pingSmtp(smtpUrl: string, timeoutMs: number): Promise<string> {
+  const u = new URL(smtpUrl);
+  const where = `${u.protocol}//${u.hostname}:${u.port || (u.protocol === 'smtps:' ? 465 : 25)}`;
+  const transport = nodemailer.createTransport(smtpUrl, { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as object);
+  try {
+    await transport.verify();
+    return `${where} answered${u.username ? ' and accepted the credentials' : ''}`;
+  } catch (err) {
+    // The message may echo the URL; never print the password.
+    const e = err as NodeJS.ErrnoException & { responseCode?: number };
+    throw new Error(`${where}: ${e.code ?? ''}${e.responseCode ? ` ${e.responseCode}` : ''} ${e.message.replace(u.password || '\u0000', '****')}`.replace(/\s+/g, ' ').trim());
+  } finally {
+    transport.close();
+  }
+}
+
+/** World-writable directory, or a database other users can reach and read (it holds token hashes and channel secrets). */
+function permissionWarning(dir: string, dbPath: string): string | null {
+  try {
+    const dirMode = fs.statSync(dir).mode & 0o777;
+    if (dirMode & 0o002) return `${dir} is writable by every user (mode ${dirMode.toString(8)})`;
+    if (!fs.existsSync(dbPath) || (dirMode & 0o001) === 0) return null;
+    const dbMode = fs.statSync(dbPath).mode & 0o777;
+    if (dbMode & 0o004) return `${dbPath} is readable by every user (mode ${dbMode.toString(8)}, directory ${dirMode.toString(8)}); it holds token hashes and channel secrets: chmod 700 ${dir}`;
+    return null;
+  } catch {
+    return null;
+  }
+}
+
+export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: number } = {}): Promise<DoctorReport> {
+  const timeoutMs = opts.timeoutMs ?? 3000;
+  const checks: DoctorCheck[] = [];
+  const dir = config.dataDir;
+
+  checks.push(await timed('data directory', async () => {
+    if (!fs.existsSync(dir)) {
+      // Could serve create it? The nearest existing ancestor must be a writable directory.
+      let up = path.dirname(dir);
+      while (!fs.existsSync(up) && path.dirname(up) !== up) up = path.dirname(up);
+      if (!fs.statSync(up).isDirectory()) return { status: 'fail', detail: `${dir} is not writable: ENOTDIR (${up} is a file)` };
+      try {
+        fs.accessSync(up, fs.constants.W_OK);
+      } catch {
+        return { status: 'fail', detail: `${dir} is not writable: EACCES (cannot create it in ${up})` };
+      }
+      return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
+    }
+    const problem = writableDirProblem(dir);
+    if (problem) return { status: 'fail', detail: `${dir} is not writable: ${problem}` };
+    const warn = permissionWarning(dir, config.dbPath);
+    if (warn) return { status: 'warn', detail: warn };
+    const st = fs.statfsSync(dir);
+    const free = st.bavail * st.bsize;
+    if (free < MIN_FREE_BYTES) return { status: 'warn', detail: `${dir} is writable but only ${Math.round(free / 1048576)} MB are free` };
+    return { status: 'ok', detail: `${dir} is writable (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}, ${Math.round(free / 1048576)} MB free)` };
+  }));
+
+  const dbExists = fs.existsSync(config.dbPath);
+  checks.push(await timed('database integrity', async () => {
+    if (!dbExists) return { status: 'warn', detail: `no database at ${config.dbPath} yet (created on first use)` };
+    const info = inspectDatabase(config.dbPath);
+    if (info.integrity.join() !== 'ok') return { status: 'fail', detail: `integrity_check: ${info.integrity.slice(0, 3).join('; ')}` };
+    const vacuum = info.auto_vacuum === 'incremental' ? '' : ` (auto_vacuum ${info.auto_vacuum}: retention cannot shrink the file)`;
+    return { status: vacuum ? 'warn' : 'ok', detail: `ok, ${info.bytes} bytes, journal ${info.journal_mode}${vacuum}` };
+  }));
+  checks.push(await timed('schema version', async () => {
+    if (!dbExists) return { status: 'skip', detail: 'no database yet' };
+    const info = inspectDatabase(config.dbPath, { quick: true });
+    const current = info.applied.at(-1)?.name ?? 'none';
+    if (info.unknown.length) return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
+    if (info.pending.length) return { status: 'warn', detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)` };
+    return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+  }));
+  checks.push(await timed('daemon', async () => {
+    const pid = lockHolder(dir);
+    return { status: 'ok', detail: pid ? `a daemon (pid ${pid}) is serving this data directory` : 'no daemon is serving this data directory' };
+  }));
+
+  if (config.dnsServers.length) {
+    for (const s of config.dnsServers) checks.push(await timed(`dns ${s}`, async () => ({ status: 'ok', detail: await pingDns(s, timeoutMs) })));
+  } else {
+    checks.push({ name: 'dns', status: 'skip', detail: 'DOMMON_DNS_SERVERS not set: the system resolvers are used' });
+  }
+  checks.push(config.rdapUrl
+    ? await timed('rdap', () => pingRdap(config.rdapUrl!, timeoutMs))
+    : { name: 'rdap', status: 'skip', detail: 'DOMMON_RDAP_URL not set: the IANA bootstrap is used' });
+  checks.push(config.whoisServer
+    ? await timed('whois', () => pingWhois(config.whoisServer!, timeoutMs))
+    : { name: 'whois', status: 'skip', detail: 'DOMMON_WHOIS_SERVER not set: per-TLD servers are used' });
+  checks.push(config.smtpUrl
+    ? await timed('smtp', async () => ({ status: 'ok', detail: await pingSmtp(config.smtpUrl!, timeoutMs) }))
+    : { name: 'smtp', status: 'skip', detail: 'DOMMON_SMTP_URL not set: e-mail notifications cannot be sent' });
+
+  return { ok: !checks.some((c) => c.status === 'fail'), data_dir: dir, checks };
+}

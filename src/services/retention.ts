@@ -1,0 +1,144 @@
+// Keeps the database bounded: a daily job deletes old raw results, finished delivery logs, old
+// events and history in small batches (yielding between them so probes keep writing), then runs
+// an incremental vacuum so the file gives the space back.
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { Store } from '../store/index.js';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** Windows of everything besides raw liveness results (DOMMON_RESULT_RETENTION_DAYS); README lists them. */
+export const RETENTION_WINDOWS = {
+  /** hourly liveness aggregates */
+  hourlyHours: 48,
+  /** daily liveness aggregates */
+  dailyDays: 366,
+  /** finished deliveries (success/failed) and their attempts: the notification log */
+  deliveryLogDays: 90,
+  /** events already fanned out to every channel */
+  eventDays: 90,
+  /** fanned-out events that carry a dedupe key (they stop a repeated alert for the same window) */
+  dedupedEventDays: 400,
+  /** registration changes (registrar, expiry, name servers, statuses) */
+  registrationHistoryDays: 730,
+  /** certificates no longer served */
+  certificateHistoryDays: 730,
+  /** finished exposure scans (findings stay) */
+  exposureScanDays: 180,
+} as const;
+
+export interface RetentionReport {
+  started_at: string;
+  duration_ms: number;
+  batches: number;
+  deleted: {
+    liveness_results: number;
+    liveness_aggregates: number;
+    deliveries: number;
+    events: number;
+    registration_history: number;
+    certificate_history: number;
+    exposure_scans: number;
+  };
+  freed_pages: number;
+}
+
+export interface RetentionDeps {
+  store: Store;
+  clock: Clock;
+  resultRetentionDays: number;
+  log?: Logger;
+  /** Rows per delete statement. */
+  batchSize?: number;
+  /** Pages per incremental_vacuum step. */
+  vacuumPages?: number;
+}
+
+const LAST_RUN_KEY = 'retention.last_run';
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+export function createRetentionService(deps: RetentionDeps) {
+  const { store, clock } = deps;
+  const batchSize = deps.batchSize ?? 1000;
+  const vacuumPages = deps.vacuumPages ?? 512;
+  let running: Promise<RetentionReport> | undefined;
+
+  async function drain(step: () => Promise<number>, counter: { batches: number }): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const n = await step();
+      counter.batches++;
+      total += n;
+      await yieldToLoop();
+      if (n < batchSize) return total;
+    }
+  }
+
+  async function runOnce(): Promise<RetentionReport> {
+    const now = clock.now();
+    const t0 = performance.now();
+    const ms = now.getTime();
+    const ago = (days: number) => new Date(ms - days * DAY_MS).toISOString();
+    const w = RETENTION_WINDOWS;
+    const r = store.retention;
+    const counter = { batches: 0 };
+
+    let results = 0;
+    const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
+    for (const seq of await r.livenessSeqs()) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter);
+    const aggregates = await r.deleteAggregates(Math.floor(ms / HOUR_MS) - w.hourlyHours, Math.floor(ms / DAY_MS) - w.dailyDays);
+    const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter);
+    const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter);
+    const registration = await drain(() => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize), counter);
+    const certificates = await drain(() => r.deleteCertificateHistory(ago(w.certificateHistoryDays), batchSize), counter);
+    const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter);
+
+    // Freed pages go back to the file system a slice at a time; the checkpoint lets the file shrink.
+    const freeBefore = await r.freePages();
+    let free = freeBefore;
+    while (free > 0) {
+      await r.incrementalVacuum(vacuumPages);
+      await yieldToLoop();
+      const next = await r.freePages();
+      if (next >= free) break; // auto_vacuum is off for this file: nothing to give back
+      free = next;
+    }
+    await r.checkpoint();
+
+    const report: RetentionReport = {
+      started_at: now.toISOString(),
+      duration_ms: Math.round(performance.now() - t0),
+      batches: counter.batches,
+      deleted: {
+        liveness_results: results, liveness_aggregates: aggregates, deliveries, events,
+        registration_history: registration, certificate_history: certificates, exposure_scans: scans,
+      },
+      freed_pages: freeBefore - free,
+    };
+    await store.meta.set(LAST_RUN_KEY, report.started_at);
+    deps.log?.info({ retention: report }, 'retention run finished');
+    return report;
+  }
+
+  return {
+    /** One full pass now (never two at once). */
+    runOnce(): Promise<RetentionReport> {
+      running ??= runOnce().finally(() => {
+        running = undefined;
+      });
+      return running;
+    },
+    /** Runs when the last pass is a day old (or never ran); the daemon calls this hourly, so restarts do not skip it. */
+    async runIfDue(): Promise<RetentionReport | null> {
+      const last = await store.meta.get(LAST_RUN_KEY);
+      if (last && clock.now().getTime() - Date.parse(last) < DAY_MS) return null;
+      return this.runOnce();
+    },
+    async lastRun(): Promise<string | null> {
+      return (await store.meta.get(LAST_RUN_KEY)) ?? null;
+    },
+  };
+}
+
+export type RetentionService = ReturnType<typeof createRetentionService>;

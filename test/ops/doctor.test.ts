@@ -1,0 +1,104 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import t from 'tap';
+import { loadConfig } from '../../src/config/index.js';
+import { openStore } from '../../src/store/index.js';
+import { runDoctor } from '../../src/services/doctor.js';
+import { tempDir } from '../support/app.js';
+import { startUdpDns } from '../support/udp-dns.js';
+import { startHttpRdap } from '../support/http-rdap.js';
+import { startTcpWhois } from '../support/tcp-whois.js';
+import { startSmtpSink } from '../support/smtp-sink.js';
+import { dommon } from '../support/spawn-dommon.js';
+
+// Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
+t.setTimeout(180_000);
+
+/** A loopback port nothing listens on. */
+async function closedPort(): Promise<number> {
+  const s = net.createServer();
+  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+  const port = (s.address() as net.AddressInfo).port;
+  await new Promise<void>((r) => s.close(() => r()));
+  return port;
+}
+
+async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string> {
+  const dir = tempDir('dommon-doctor-');
+  fs.chmodSync(dir, 0o700);
+  const store = await openStore(`${dir}/dommon.db`);
+  await store.close();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+t.test('doctor: every configured peer answers', async (t) => {
+  const [dnsA, dnsB, rdap, whois, smtp] = await Promise.all([startUdpDns(), startUdpDns(), startHttpRdap(), startTcpWhois(), startSmtpSink({ user: 'mailer', pass: 's3cret-pass' })]);
+  t.teardown(() => Promise.all([dnsA.close(), dnsB.close(), rdap.close(), whois.close(), smtp.close()]));
+  const dir = await dataDir(t);
+  const env = { DOMMON_DNS_SERVERS: `${dnsA.address},${dnsB.address}`, DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: whois.address, DOMMON_SMTP_URL: smtp.url };
+  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000 });
+  const by = new Map(report.checks.map((c) => [c.name, c]));
+  t.same(report.checks.map((c) => [c.name, c.status]), [
+    ['data directory', 'ok'], ['database integrity', 'ok'], ['schema version', 'ok'], ['daemon', 'ok'],
+    [`dns ${dnsA.address}`, 'ok'], [`dns ${dnsB.address}`, 'ok'], ['rdap', 'ok'], ['whois', 'ok'], ['smtp', 'ok'],
+  ], JSON.stringify(report.checks));
+  t.equal(report.ok, true);
+  t.match(by.get('schema version')!.detail, /at 001_initial/);
+  t.equal(dnsA.queries.length, 1, 'the DNS peer saw the query');
+  t.equal(rdap.requests[0], '/help');
+  t.same(whois.queries, ['example.com']);
+  t.match(by.get('smtp')!.detail, /accepted the credentials/);
+
+  // Through the CLI: one JSON document, exit 0.
+  const r = await dommon(['--data-dir', dir, '--json', 'doctor'], env);
+  t.equal(r.code, 0, r.stderr);
+  const json = JSON.parse(r.stdout);
+  t.equal(json.ok, true);
+  t.equal(json.checks.length, 9);
+});
+
+t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output; exit 1', async (t) => {
+  const smtp = await startSmtpSink({ user: 'mailer', pass: 'right-pass' });
+  t.teardown(() => smtp.close());
+  const dir = await dataDir(t);
+  const [p1, p2, p3] = [await closedPort(), await closedPort(), await closedPort()];
+  const env = {
+    DOMMON_DNS_SERVERS: `127.0.0.1:${p1}`, DOMMON_RDAP_URL: `http://127.0.0.1:${p2}`, DOMMON_WHOIS_SERVER: `127.0.0.1:${p3}`,
+    DOMMON_SMTP_URL: `smtp://mailer:wrong-pass-xyz@127.0.0.1:${smtp.port}`,
+  };
+  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 500 });
+  const status = Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
+  t.same(status, { 'data directory': 'ok', 'database integrity': 'ok', 'schema version': 'ok', daemon: 'ok', [`dns 127.0.0.1:${p1}`]: 'fail', rdap: 'fail', whois: 'fail', smtp: 'fail' });
+  t.equal(report.ok, false);
+  const by = new Map(report.checks.map((c) => [c.name, c.detail]));
+  t.match(by.get(`dns 127.0.0.1:${p1}`), /no answer/);
+  t.match(by.get('rdap'), /ECONNREFUSED/);
+  t.match(by.get('whois'), /ECONNREFUSED/);
+  t.match(by.get('smtp'), /535|EAUTH/);
+  t.notOk(JSON.stringify(report).includes('wrong-pass-xyz'), 'the SMTP password is never printed');
+
+  const r = await dommon(['--data-dir', dir, 'doctor', '--timeout', '500'], env);
+  t.equal(r.code, 1);
+  t.match(r.stdout, /FAIL\s+rdap/);
+  t.match(r.stdout, /4 check\(s\) failed/);
+  t.notOk(r.stdout.includes('wrong-pass-xyz'));
+});
+
+t.test('doctor: a corrupt database and an unwritable data directory fail; unset peers are skipped', async (t) => {
+  const dir = tempDir('dommon-doctor-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.writeFileSync(`${dir}/dommon.db`, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(4096, 7)]));
+  const report = await runDoctor(loadConfig({ dataDir: dir }, {}), { timeoutMs: 500 });
+  const status = Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
+  t.equal(status['database integrity'], 'fail');
+  t.equal(status.dns, 'skip');
+  t.equal(status.smtp, 'skip');
+  t.equal(report.ok, false);
+
+  const file = `${dir}/plain-file`;
+  fs.writeFileSync(file, '');
+  const r2 = await runDoctor(loadConfig({ dataDir: `${file}/data` }, {}), { timeoutMs: 500 });
+  t.equal(r2.checks[0]!.status, 'fail');
+  t.match(r2.checks[0]!.detail, /not writable: (ENOTDIR|EEXIST)/);
+});
