@@ -34,7 +34,7 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
       for (const name of [...p.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
         t.ok(op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required), `${where}: path parameter ${name}`);
       }
-      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/docs' || p === '/api-auth') {
+      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/docs' || p === '/api-auth' || p === '/metrics') {
         t.same(op.security, [], `${where}: no auth`);
       } else {
         t.same(op.security, [{ bearerAuth: [] }, { apiKeyQuery: [] }], `${where}: bearer and query key`);
