@@ -7,6 +7,9 @@ import t from 'tap';
 import { tempDir } from '../support/app.js';
 import { dommon, ensureBuilt, serve } from '../support/cli.js';
 
+// The file spawns Node processes: allow more than tap's 30 s per file on a loaded machine.
+t.setTimeout(240_000);
+
 t.test('SIGKILL during creates loses no acknowledged row', async (t) => {
   const T0 = Date.now();
   await ensureBuilt();

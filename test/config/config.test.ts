@@ -6,6 +6,9 @@ import { ConfigError, loadConfig } from '../../src/config/index.js';
 import { tempDir } from '../support/app.js';
 import { dommon, ensureBuilt } from '../support/cli.js';
 
+// The file spawns Node processes: allow more than tap's 30 s per file on a loaded machine.
+t.setTimeout(240_000);
+
 t.test('defaults and precedence', async (t) => {
   const c = loadConfig({}, {});
   t.equal(c.host, '127.0.0.1');
@@ -89,6 +92,7 @@ t.test('each invalid DOMMON_* value is a ConfigError naming the variable', async
 });
 
 t.test('the CLI exits 2 with a one-line message on a bad variable', async (t) => {
+  t.setTimeout(150_000); // each CLI run is a fresh Node process (~1 s on a loaded machine)
   await ensureBuilt();
   const dir = tempDir('dommon-config-');
   for (const [args, env] of [
