@@ -267,3 +267,23 @@ t.test('the same name in two teams; the User API path answers the same', async (
   t.same(ua.body.data.map((d: any) => d.id), [ra.body.id]);
   t.ok(ua.body.pagination);
 });
+
+t.test('list totals stay right across writes, also by another process', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token());
+  await api.post('/api/v1/domains/bulk', { domains: [{ domain: 'a.com' }, { domain: 'b.com' }] });
+  t.equal((await api.get('/api/v1/domains?offset=0')).body.total, 2);
+  t.equal((await api.get('/api/v1/domains?offset=1')).body.total, 2, 'same filter, other page');
+  await api.post('/api/v1/domains', { domain: 'c.com' });
+  t.equal((await api.get('/api/v1/domains?offset=2')).body.total, 3, 'a write in this process');
+  const { openLocal } = await import('../../src/app.js');
+  const other = await openLocal(s.config);
+  const team = (await other.services.access.listTeams())[0]!;
+  await other.services.domains.create(team.id, { domain: 'd.com' });
+  await other.store.close();
+  const r = await api.get('/api/v1/domains?offset=3');
+  t.equal(r.body.total, 4, 'a write by another process (the CLI)');
+  t.same(r.body.data.map((d: any) => d.domain), ['d.com']);
+  t.equal((await api.get('/api/v1/domains?domain=d.c')).body.total, 1, 'another filter has its own total');
+});
