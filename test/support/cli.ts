@@ -72,7 +72,9 @@ export function dommon(args: string[], env: Record<string, string> = {}, input?:
 
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DOMMON_')) env[k] = v;
+  // Drop the runner's own hooks too (tap puts its process-info loader in NODE_OPTIONS): the CLI
+  // starts as it would in a user's shell, and much faster.
+  for (const [k, v] of Object.entries(process.env)) if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$)/.test(k)) env[k] = v;
   return { ...env, DOMMON_LOG_LEVEL: 'error', ...extra };
 }
 
