@@ -15,7 +15,12 @@ t.test('token and users commands', async (t) => {
   await ensureBuilt();
   const dir = tempDir('dommon-cli-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const run = (...args: string[]) => dommon(['--data-dir', dir, ...args]);
+  const run = async (...args: string[]) => {
+    const t0 = Date.now();
+    const r = await dommon(['--data-dir', dir, ...args]);
+    t.comment(`${Date.now() - t0} ms: dommon ${args.join(' ')}`);
+    return r;
+  };
 
   // token create: the token alone on stdout; the team and the default user are created
   const plain = await run('token', 'create', '--team', 'ops');
@@ -31,12 +36,11 @@ t.test('token and users commands', async (t) => {
   t.match(tok.user_id, UUID);
 
   // independent runs go in parallel (each is a fresh Node process)
-  const [usage, badUser, list, listText, filtered, unknownTeam] = await Promise.all([
+  const [usage, badUser, list, listText, unknownTeam] = await Promise.all([
     run('token', 'create'),
     run('token', 'create', '--team', 'ops', '--user', 'not-an-email'),
     run('--json', 'token', 'list'),
     run('token', 'list'),
-    run('--json', '--team', 'ops', 'token', 'list'),
     run('--team', 'nope', 'token', 'list'),
   ]);
   t.equal(usage.code, 2, 'create without --team is a usage error');
@@ -55,7 +59,6 @@ t.test('token and users commands', async (t) => {
   t.match(listText.stdout, /ID\s+NAME\s+TEAM\s+USER/);
   t.match(listText.stdout, /ci\s+ops\s+alice@example\.com/);
   t.notOk(listText.stdout.includes(tok.token));
-  t.equal(JSON.parse(filtered.stdout).length, 2, '--team filters');
   t.equal(unknownTeam.code, 3, 'unknown team: not found');
 
   // users
@@ -92,12 +95,12 @@ t.test('token and users commands', async (t) => {
   t.match(JSON.parse(removed.stdout), { user: { email: 'alice@example.com' }, revoked_tokens: 1 });
   const after = JSON.parse((await run('--json', 'token', 'list')).stdout);
   t.notOk(after.some((r: any) => r.id === tok.id && r.revoked_at === null), "alice's token is revoked or gone");
+  const target = after.find((r: any) => r.revoked_at === null && r.team === 'ops');
   t.equal((await run('--team', 'ops', 'users', 'remove', 'alice@example.com')).code, 3, 'already removed: not found');
   const removeText = await run('--team', 'ops', 'users', 'remove', 'carol@example.com');
   t.match(removeText.stdout, /removed carol@example\.com; revoked 0 token/);
 
   // revoke
-  const target = JSON.parse((await run('--json', 'token', 'list')).stdout).find((r: any) => r.revoked_at === null && r.team === 'ops');
   const rev = await run('token', 'revoke', target.id);
   t.equal(rev.code, 0, rev.stderr);
   t.match(rev.stdout, new RegExp(`revoked token ${target.id}`));
