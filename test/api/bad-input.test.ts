@@ -3,6 +3,9 @@
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 
+// Many requests: allow for a machine shared with other jobs (tap's default is 30 s per file).
+t.setTimeout(120_000);
+
 t.test('malformed JSON, wrong content, oversized bodies', async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '100000' });
   t.teardown(() => s.close());

@@ -38,6 +38,9 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
   return { d, eps };
 }
 
+// Many requests: allow for a machine shared with other jobs (tap's default is 30 s per file).
+t.setTimeout(120_000);
+
 t.test('delete cascades: liveness config -> results; endpoint -> liveness; domain -> everything', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());

@@ -6,6 +6,9 @@ import { client, startApp } from '../support/app.js';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
+// Many requests: allow for a machine shared with other jobs (tap's default is 30 s per file).
+t.setTimeout(120_000);
+
 t.test('create, get, update, delete an endpoint', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());

@@ -2,6 +2,9 @@
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 
+// Many requests: allow for a machine shared with other jobs (tap's default is 30 s per file).
+t.setTimeout(120_000);
+
 t.test("another team's resources are invisible", async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());
