@@ -80,7 +80,12 @@ export function createValidator(schemas: Record<string, object> = loadSchemas())
     query<T>(id: string, value: Record<string, unknown>): T {
       const copy: Record<string, unknown> = {};
       // Repeated parameters (?a=1&a=2) keep the last value rather than becoming arrays.
-      for (const [k, v] of Object.entries(value)) copy[k] = Array.isArray(v) ? v[v.length - 1] : v;
+      const props = (schemas[id] as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+      for (const [k, v] of Object.entries(value)) {
+        const last = Array.isArray(v) ? v[v.length - 1] : v;
+        // Query booleans also take 1/0 (ajv coerces only "true"/"false").
+        copy[k] = props[k]?.type === 'boolean' && (last === '1' || last === '0') ? last === '1' : last;
+      }
       const fn = get(coercing, id, `q:${id}`);
       if (!fn(copy)) throw new Invalid(describe(fn.errors, 'query'));
       return copy as T;

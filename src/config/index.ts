@@ -53,11 +53,22 @@ function optInt(name: string, raw: string | undefined): number | null {
 
 function hostPort(name: string, raw: string): string {
   const v = raw.trim();
-  if (!/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+)(:\d{1,5})?$/.test(v)) {
-    throw new ConfigError(`${name}: "${raw}" is not host or host:port`);
+  const m = /^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+|[0-9a-fA-F:]+?)(?::(\d{1,5}))?$/.exec(v);
+  const port = m?.[2] === undefined ? undefined : Number(m[2]);
+  if (!m || (port !== undefined && (port < 1 || port > 65535))) {
+    throw new ConfigError(`${name}: "${raw}" is not host or host:port (port 1-65535)`);
   }
   return v;
 }
+
+/** A listen address: a host name, IPv4 or IPv6 literal (no port, no spaces). */
+function host(name: string, raw: string): string {
+  const v = raw.trim();
+  if (!/^([A-Za-z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(v)) throw new ConfigError(`${name} must be a host name or IP address, got "${raw}"`);
+  return v.replace(/^\[(.*)\]$/, '$1');
+}
+
+const MAILBOX = /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
 
 function url(name: string, raw: string | undefined, protocols: string[]): string | null {
   if (raw === undefined || raw === '') return null;
@@ -71,6 +82,12 @@ function url(name: string, raw: string | undefined, protocols: string[]): string
   return raw.replace(/\/+$/, '');
 }
 
+function mailbox(raw: string | undefined): string {
+  if (raw === undefined || raw.trim() === '') return 'dommon@localhost';
+  if (!MAILBOX.test(raw.trim())) throw new ConfigError(`DOMMON_SMTP_FROM must be an e-mail address (or "Name <address>"), got "${raw}"`);
+  return raw.trim();
+}
+
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
   const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
@@ -79,8 +96,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
   }
   const whois = env.DOMMON_WHOIS_SERVER;
   const config: Config = {
-    host: flags.host ?? env.DOMMON_HOST ?? '127.0.0.1',
-    port: int('port', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
+    host: host(flags.host !== undefined ? '--host' : 'DOMMON_HOST', flags.host ?? env.DOMMON_HOST ?? '127.0.0.1'),
+    port: int(flags.port !== undefined ? '--port' : 'DOMMON_PORT', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
     dataDir,
     dbPath: path.join(dataDir, 'dommon.db'),
     dnsServers: (env.DOMMON_DNS_SERVERS ?? '')
@@ -91,7 +108,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     whoisServer: whois ? hostPort('DOMMON_WHOIS_SERVER', whois) : null,
     rdapUrl: url('DOMMON_RDAP_URL', env.DOMMON_RDAP_URL, ['http:', 'https:']),
     smtpUrl: url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']),
-    smtpFrom: env.DOMMON_SMTP_FROM || 'dommon@localhost',
+    smtpFrom: mailbox(env.DOMMON_SMTP_FROM),
     pushoverUrl: url('DOMMON_PUSHOVER_URL', env.DOMMON_PUSHOVER_URL, ['http:', 'https:']) ?? 'https://api.pushover.net',
     rateLimit: int('DOMMON_RATE_LIMIT', env.DOMMON_RATE_LIMIT, 100, 1),
     maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),

@@ -27,6 +27,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
   const cache = new Map<string, Principal | null>();
   const touched = new Set<string>();
   let epoch: string | undefined;
+  /** store.stamp() when the cache was last known current: it moves when another process commits. */
+  let seen: string | undefined;
 
   async function ensureTeam(name: string): Promise<Team> {
     const clean = name.trim();
@@ -44,6 +46,15 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     if (all.length === 1) return all[0]!;
     if (all.length === 0) throw new NotFound('Team (create one with `dommon token create --team NAME`)');
     throw new Invalid(`several teams exist (${all.map((t) => t.name).join(', ')}): choose one with --team`, 'TEAM_REQUIRED');
+  }
+
+  /** Drops the cache when another process revoked a token (also called on a timer by the daemon). */
+  async function syncRevocations(): Promise<void> {
+    const now = await store.meta.get(EPOCH_KEY);
+    if (now !== epoch) {
+      epoch = now;
+      cache.clear();
+    }
   }
 
   async function bumpEpoch(): Promise<void> {
@@ -114,6 +125,13 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     /** The caller behind a raw token, or null. Cached: no database round trip per request. */
     async authenticate(token: string | undefined): Promise<Principal | null> {
       if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+      // One pragma (no query) tells whether another process (`dommon token revoke`) committed since
+      // the last look; only then is the revocation epoch read again.
+      const stamp = store.stamp(['meta', 'api_tokens', 'users']);
+      if (stamp !== seen) {
+        await syncRevocations();
+        seen = stamp;
+      }
       const hash = hashToken(token);
       let p = cache.get(hash);
       if (p === undefined) {
@@ -125,14 +143,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       return p;
     },
 
-    /** Called on a timer by the daemon: drops the cache when another process revoked a token. */
-    async syncRevocations(): Promise<void> {
-      const now = await store.meta.get(EPOCH_KEY);
-      if (now !== epoch) {
-        epoch = now;
-        cache.clear();
-      }
-    },
+    syncRevocations,
 
     /** Writes last_used_at for tokens used since the previous flush (batched, off the hot path). */
     async flushUsage(): Promise<void> {

@@ -46,6 +46,7 @@ export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Prom
 }
 
 export function createDomainService({ store, clock, limits }: ServiceDeps) {
+  const totals = new Map<string, { stamp: string; total: number }>();
   async function get(teamId: string, id: string): Promise<Domain> {
     const d = await store.domains.get(teamId, id);
     if (!d) throw new NotFound('Domain');
@@ -81,7 +82,19 @@ export function createDomainService({ store, clock, limits }: ServiceDeps) {
   return {
     get,
     create,
-    list: (teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> => store.domains.list(teamId, f, page),
+    /**
+     * One page; the total for a (team, filter) is remembered until the domains table changes, so
+     * paging through a large list costs one indexed page read, not a count over every row each time.
+     */
+    async list(teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> {
+      const key = `${teamId} ${f.domain ?? ''} ${f.portfolio_id ?? ''} ${f.ids?.join(',') ?? '*'}`;
+      const stamp = store.stamp(['domains']);
+      const hit = totals.get(key);
+      const r = await store.domains.list(teamId, f, page, hit?.stamp === stamp ? hit.total : undefined);
+      if (totals.size >= 1000) totals.clear();
+      totals.set(key, { stamp, total: r.total });
+      return r;
+    },
     /** `parse` validates one raw item (throwing Invalid); each item commits on its own. */
     bulkCreate: (teamId: string, items: unknown[], parse: (raw: unknown) => DomainInput) => bulk(items, (i) => create(teamId, parse(i))),
 

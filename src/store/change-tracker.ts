@@ -16,10 +16,11 @@ function tableOf(n: AnyNode | undefined): string | undefined {
 export class ChangeTracker implements KyselyPlugin {
   private readonly epochs = new Map<string, number>();
   private all = 0;
-  private sqlite: Database.Database | undefined;
+  private dataVersion: Database.Statement | undefined;
 
   attach(sqlite: Database.Database): void {
-    this.sqlite = sqlite;
+    // Prepared once: stamp() runs on every authenticated request and every cached list read.
+    this.dataVersion = sqlite.prepare('pragma data_version').pluck();
   }
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
@@ -39,7 +40,12 @@ export class ChangeTracker implements KyselyPlugin {
 
   /** Changes whenever one of `tables` was written here, or anything was committed elsewhere. */
   stamp(tables: readonly string[]): string {
-    const dv = this.sqlite ? (this.sqlite.pragma('data_version', { simple: true }) as number) : 0;
+    let dv = 0;
+    try {
+      dv = this.dataVersion ? (this.dataVersion.get() as number) : 0;
+    } catch {
+      dv = -1; // closed database: never equal to a live stamp
+    }
     return `${dv}:${this.all}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
   }
 }

@@ -51,7 +51,7 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('busy_timeout = 5000');
   const changes = new ChangeTracker();
   changes.attach(sqlite);
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: sqlite }), plugins: [changes] });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }), plugins: [changes] });
   const conn: Connection = {
     db,
     changes,
@@ -63,6 +63,32 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   };
   if (!opts.readonly) await migrate(conn, opts.migrations ?? MIGRATIONS);
   return conn;
+}
+
+/**
+ * What Kysely's SqliteDialect needs of a database (prepare, close), with prepared statements kept
+ * by SQL text: the same query shape is compiled by SQLite once, not on every request.
+ */
+function cachingStatements(sqlite: Database.Database): Database.Database {
+  const cache = new Map<string, Database.Statement>();
+  const wrapper = {
+    prepare(sqlText: string): Database.Statement {
+      let stmt = cache.get(sqlText);
+      if (!stmt) {
+        stmt = sqlite.prepare(sqlText);
+        // DDL (migrations) changes the schema: never keep statements across it.
+        if (/^\s*(create|alter|drop)\b/i.test(sqlText)) return stmt;
+        if (cache.size >= 500) cache.clear();
+        cache.set(sqlText, stmt);
+      }
+      return stmt;
+    },
+    close(): void {
+      cache.clear();
+      sqlite.close();
+    },
+  };
+  return wrapper as unknown as Database.Database;
 }
 
 export async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {

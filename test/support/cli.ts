@@ -1,7 +1,7 @@
 // Runs the BUILT command line (bin/dommon.js -> dist/) as a child process, the way users and cron do.
 // The first caller builds dist/ when it is missing or older than src/ (a lock dir keeps parallel test
 // files from building twice).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -64,11 +64,9 @@ export interface CliOptions {
 
 /** `dommon ...args`; env has no DOMMON_* from the parent, NO_COLOR unset unless given. */
 export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
-  const env: Record<string, string | undefined> = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DOMMON_') && k !== 'NO_COLOR' && k !== 'FORCE_COLOR') env[k] = v;
-  Object.assign(env, { DOMMON_LOG_LEVEL: 'error' }, o.env);
+  const env = cleanEnv(o.env);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env: env as NodeJS.ProcessEnv, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (c) => (stdout += c));
@@ -92,4 +90,46 @@ export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
 /** A bound runner for one data dir: run('domains', 'list', '--json'). */
 export function cliIn(dataDir: string, env: Record<string, string> = {}) {
   return (...args: string[]) => cli(['--data-dir', dataDir, ...args], { env });
+}
+
+/** Runs `dommon ...args` to completion (env: extra variables; DOMMON_* of the test runner are dropped). */
+export function dommon(args: string[], env: Record<string, string> = {}, input?: string): Promise<CliResult> {
+  return cli(args, { env, input });
+}
+
+/** The runner's environment without DOMMON_*, colour switches and tap's hooks (NODE_OPTIONS holds its
+ * process-info loader): the CLI starts as it would in a user's shell, and much faster. */
+export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(k)) env[k] = v;
+  return { ...env, DOMMON_LOG_LEVEL: 'error', ...extra };
+}
+
+export interface Daemon {
+  child: ChildProcess;
+  url: string;
+  stderr(): string;
+}
+
+/** `dommon serve --data-dir DIR --port 0`; resolves on the `listening on http://...` line. */
+export function serve(dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s: ${out} ${err}`)), 20_000);
+    child.stderr.on('data', (d) => (err += d));
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]!, stderr: () => err });
+      }
+    });
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`serve exited ${code}: ${out} ${err}`));
+    });
+  });
 }

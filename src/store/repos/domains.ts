@@ -75,10 +75,13 @@ export function domainsRepo(db: Kysely<DB>) {
       const r = await base().where('d.team_id', '=', teamId).where('d.domain', '=', name).executeTakeFirst();
       return r && toDomain(r);
     },
-    async list(teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> {
-      const { total } = await filtered(db.selectFrom('domains as d'), teamId, f)
-        .select((e) => e.fn.countAll<number>().as('total'))
-        .executeTakeFirstOrThrow();
+    /** `knownTotal`: the caller's still-current count for this filter (skips the count query). */
+    async list(teamId: string, f: DomainFilter, page: Page, knownTotal?: number): Promise<PageOf<Domain>> {
+      const total =
+        knownTotal ??
+        (await filtered(db.selectFrom('domains as d'), teamId, f)
+          .select((e) => e.fn.countAll<number>().as('total'))
+          .executeTakeFirstOrThrow()).total;
       const rows = await filtered(base(), teamId, f).orderBy('d.created_at').orderBy('d.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(toDomain), total: Number(total), ...page };
     },

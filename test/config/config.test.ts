@@ -1,0 +1,115 @@
+// Configuration: defaults, flags over variables, one test per invalid DOMMON_* rule, and the CLI's
+// exit code 2 with a one-line message for a bad value.
+import path from 'node:path';
+import t from 'tap';
+import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { tempDir } from '../support/app.js';
+import { dommon, ensureBuilt } from '../support/cli.js';
+
+// The file spawns Node processes: allow more than tap's 30 s per file on a loaded machine.
+t.setTimeout(240_000);
+
+t.test('defaults and precedence', async (t) => {
+  const c = loadConfig({}, {});
+  t.equal(c.host, '127.0.0.1');
+  t.equal(c.port, 8080);
+  t.equal(c.dataDir, path.resolve('.dommon'));
+  t.equal(c.dbPath, path.join(path.resolve('.dommon'), 'dommon.db'));
+  t.equal(c.rateLimit, 100);
+  t.equal(c.maxDomains, null);
+  t.equal(c.maxEndpoints, null);
+  t.equal(c.verifyInterval, 300);
+  t.equal(c.checkInterval, 21600);
+  t.equal(c.notifyInterval, 5);
+  t.equal(c.logLevel, 'info');
+  t.equal(c.smtpFrom, 'dommon@localhost');
+  t.equal(c.pushoverUrl, 'https://api.pushover.net');
+  t.same(c.dnsServers, []);
+  t.equal(c.whoisServer, null);
+  t.ok(Object.isFrozen(c));
+  const env = { DOMMON_HOST: '0.0.0.0', DOMMON_PORT: '9000', DOMMON_DATA_DIR: '/tmp/env-dir', DOMMON_LOG_LEVEL: 'warn' };
+  const e = loadConfig({}, env);
+  t.match(e, { host: '0.0.0.0', port: 9000, dataDir: '/tmp/env-dir', logLevel: 'warn' });
+  const f = loadConfig({ host: '::1', port: '0', dataDir: '/tmp/flag-dir', logLevel: 'DEBUG' }, env);
+  t.match(f, { host: '::1', port: 0, dataDir: '/tmp/flag-dir', logLevel: 'debug' }, 'a flag wins over the variable');
+  const full = loadConfig({}, {
+    DOMMON_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1,[::1]:53', DOMMON_WHOIS_SERVER: 'localhost:4343', DOMMON_RDAP_URL: 'http://127.0.0.1:9/rdap/',
+    DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525', DOMMON_SMTP_FROM: 'Dommon <alerts@example.com>', DOMMON_RATE_LIMIT: '5',
+    DOMMON_MAX_DOMAINS: '10', DOMMON_MAX_ENDPOINTS: 'unlimited', DOMMON_VERIFY_INTERVAL: '1', DOMMON_CHECK_INTERVAL: '60', DOMMON_NOTIFY_INTERVAL: '2',
+  });
+  t.same(full.dnsServers, ['127.0.0.1:5353', '10.0.0.1', '[::1]:53']);
+  t.match(full, { whoisServer: 'localhost:4343', rdapUrl: 'http://127.0.0.1:9/rdap', smtpUrl: 'smtp://u:p@127.0.0.1:2525', smtpFrom: 'Dommon <alerts@example.com>',
+    rateLimit: 5, maxDomains: 10, maxEndpoints: null, verifyInterval: 1, checkInterval: 60, notifyInterval: 2 });
+});
+
+// [variable, bad value, what the message must mention]
+const invalid: [string, string, RegExp][] = [
+  ['DOMMON_PORT', 'abc', /DOMMON_PORT/],
+  ['DOMMON_PORT', '65536', /DOMMON_PORT/],
+  ['DOMMON_PORT', '-1', /DOMMON_PORT/],
+  ['DOMMON_PORT', '80.5', /DOMMON_PORT/],
+  ['DOMMON_HOST', 'not a host', /DOMMON_HOST/],
+  ['DOMMON_LOG_LEVEL', 'verbose', /DOMMON_LOG_LEVEL/],
+  ['DOMMON_DNS_SERVERS', '8.8.8.8,not a server', /DOMMON_DNS_SERVERS/],
+  ['DOMMON_DNS_SERVERS', '127.0.0.1:99999', /DOMMON_DNS_SERVERS/],
+  ['DOMMON_WHOIS_SERVER', 'whois:port', /DOMMON_WHOIS_SERVER/],
+  ['DOMMON_WHOIS_SERVER', 'localhost:0', /DOMMON_WHOIS_SERVER/],
+  ['DOMMON_RDAP_URL', 'not a url', /DOMMON_RDAP_URL/],
+  ['DOMMON_RDAP_URL', 'ftp://rdap.example', /DOMMON_RDAP_URL/],
+  ['DOMMON_SMTP_URL', 'http://mail.example', /DOMMON_SMTP_URL/],
+  ['DOMMON_SMTP_FROM', 'not-an-address', /DOMMON_SMTP_FROM/],
+  ['DOMMON_PUSHOVER_URL', 'pushover', /DOMMON_PUSHOVER_URL/],
+  ['DOMMON_RATE_LIMIT', '0', /DOMMON_RATE_LIMIT/],
+  ['DOMMON_RATE_LIMIT', 'many', /DOMMON_RATE_LIMIT/],
+  ['DOMMON_MAX_DOMAINS', '-5', /DOMMON_MAX_DOMAINS/],
+  ['DOMMON_MAX_DOMAINS', 'lots', /DOMMON_MAX_DOMAINS/],
+  ['DOMMON_MAX_ENDPOINTS', '1e3', /DOMMON_MAX_ENDPOINTS/],
+  ['DOMMON_VERIFY_INTERVAL', '0', /DOMMON_VERIFY_INTERVAL/],
+  ['DOMMON_CHECK_INTERVAL', '1h', /DOMMON_CHECK_INTERVAL/],
+  ['DOMMON_NOTIFY_INTERVAL', '0', /DOMMON_NOTIFY_INTERVAL/],
+  ['DOMMON_URL', 'localhost:8080', /DOMMON_URL/],
+];
+
+function configError(fn: () => unknown): Error | undefined {
+  try {
+    fn();
+  } catch (err) {
+    return err as Error;
+  }
+  return undefined;
+}
+
+t.test('each invalid DOMMON_* value is a ConfigError naming the variable', async (t) => {
+  for (const [name, value, mention] of invalid) {
+    const err = configError(() => loadConfig({}, { [name]: value }));
+    t.ok(err instanceof ConfigError, `${name}=${value} is a ConfigError`);
+    t.match(err?.message, mention, `${name}=${value}: ${err?.message}`);
+    t.notOk(err?.message.includes('\n'), 'one line');
+  }
+  t.ok(configError(() => loadConfig({ port: 'x' }, {})) instanceof ConfigError, '--port x');
+  t.ok(configError(() => loadConfig({ logLevel: 'loud' }, {})) instanceof ConfigError, '--log-level loud');
+  t.ok(configError(() => loadConfig({ remote: 'nope' }, {})) instanceof ConfigError, '--remote nope');
+});
+
+t.test('the CLI exits 2 with a one-line message on a bad variable', async (t) => {
+  t.setTimeout(150_000); // each CLI run is a fresh Node process (~1 s on a loaded machine)
+  await ensureBuilt();
+  const dir = tempDir('dommon-config-');
+  for (const [args, env] of [
+    [['serve', '--port', '0'], { DOMMON_RATE_LIMIT: '0' }],
+    [['serve'], { DOMMON_PORT: 'http' }],
+    [['token', 'list'], { DOMMON_LOG_LEVEL: 'chatty' }],
+    [['domains', 'list'], { DOMMON_MAX_DOMAINS: 'x' }],
+  ] as [string[], Record<string, string>][]) {
+    const r = await dommon(['--data-dir', dir, ...args], env);
+    const what = `${Object.entries(env)[0]!.join('=')} dommon ${args.join(' ')}`;
+    t.equal(r.code, 2, what);
+    t.equal(r.stdout, '', `${what}: nothing on stdout`);
+    const lines = r.stderr.trim().split('\n');
+    t.equal(lines.length, 1, `${what}: one line: ${r.stderr}`);
+    t.match(lines[0], new RegExp(Object.keys(env)[0]!), `${what}: names the variable`);
+  }
+  const flag = await dommon(['--data-dir', dir, 'serve', '--port', '99999']);
+  t.equal(flag.code, 2, '--port 99999');
+  t.equal(flag.stderr.trim().split('\n').length, 1);
+});
