@@ -12,8 +12,8 @@ export interface TlsTarget {
   timeoutMs: number;
 }
 
-/** Verification errors that only concern dates: the chain itself is trusted; dates are judged by the caller's clock. */
-const DATE_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID']);
+/** Verification errors that leave the chain itself trusted: dates (judged by the caller's clock) and the host name (checked separately). */
+const NOT_CHAIN_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID']);
 const SELF_SIGNED_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
 
 function dn(s: string): string {
@@ -68,7 +68,7 @@ export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSig
         leaf: certificateInfo(leafX),
         chain,
         protocol: socket.getProtocol(),
-        trusted: authErr === null || DATE_ERRORS.has(authErr),
+        trusted: authErr === null || NOT_CHAIN_ERRORS.has(authErr),
         self_signed: selfSigned,
         hostname_match: match,
         authorization_error: authErr,
