@@ -12,12 +12,16 @@ import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
+import { createResolver, livenessProbe, type ProbeDeps } from './probes/index.js';
+import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
 export interface AppOptions {
   clock?: Clock;
   log?: Logger;
+  /** Probe settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
+  probes?: { ca?: string | string[] };
 }
 
 export interface App {
@@ -27,6 +31,8 @@ export interface App {
   koa: Koa;
   router: Router<ApiState>;
   log: Logger;
+  /** The liveness scheduler, TLS inspection and retention workers. */
+  probing: ProbingWorkers;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -38,10 +44,11 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
-export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock): Promise<{ store: Store; services: Services }> {
+export async function openLocal(config: Readonly<Config>, clock: Clock = systemClock, probeOpts: AppOptions['probes'] = {}): Promise<{ store: Store; services: Services; probes: ProbeDeps }> {
   const store = await openStore(config.dbPath);
-  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints } });
-  return { store, services };
+  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers), ...(probeOpts.ca ? { ca: probeOpts.ca } : {}) };
+  const services = createServices({ store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, probes, checkInterval: config.checkInterval });
+  return { store, services, probes };
 }
 
 export interface LocalApi {
@@ -96,7 +103,11 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
-  const { store, services } = await openLocal(config, clock);
+  const { store, services, probes } = await openLocal(config, clock, opts.probes);
+  const probing = createProbingWorkers({
+    monitor: services.monitor, liveness: services.liveness, certificates: services.certificates, probe: livenessProbe(probes),
+    clock, log, stamp: (t) => store.stamp(t), resultRetentionDays: config.resultRetentionDays,
+  });
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t),
   });
@@ -109,7 +120,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log,
+    config, store, services, koa, router, log, probing,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -120,6 +131,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
+      await probing.start();
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -133,6 +145,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
           s.closeIdleConnections();
         });
       }
+      // In-flight probes finish or are cancelled within 3 s; finished results are written in one transaction.
+      await probing.stop(3000);
       await services.access.flushUsage().catch(() => undefined);
       await store.close();
     },

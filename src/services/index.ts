@@ -8,8 +8,11 @@ import { createPortfolioService } from './portfolios.js';
 import { createMonitorService } from './monitor.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
+import { createCertificateService } from './certificates.js';
+import { inspectTls, type ProbeDeps } from '../probes/index.js';
 
-export function createServices(deps: ServiceDeps) {
+/** `probes` (resolver, trusted CAs) and `checkInterval` drive TLS inspection. */
+export function createServices(deps: ServiceDeps & { probes: ProbeDeps; checkInterval: number }) {
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
@@ -22,6 +25,7 @@ export function createServices(deps: ServiceDeps) {
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
+    certificates: createCertificateService({ ...deps, inspect: (target, signal) => inspectTls(target, deps.probes, signal) }),
   };
 }
 

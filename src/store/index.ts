@@ -12,6 +12,7 @@ import { livenessRepo } from './repos/liveness.js';
 import { livenessDataRepo } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
+import { certificatesRepo } from './repos/certificates.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -26,6 +27,7 @@ function repos(db: Kysely<DB>) {
     livenessData: livenessDataRepo(db),
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
+    certificates: certificatesRepo(db),
   };
 }
 
