@@ -22,10 +22,10 @@ export function tempDir(prefix = 'dommon-test-'): string {
 }
 
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }). */
-export async function startApp(env: Record<string, string> = {}, opts: { clock?: Clock; dataDir?: string } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: { clock?: Clock; dataDir?: string; probes?: { ca?: string | string[] } } = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }) });
+  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes });
   const { url } = await app.start();
   return {
     app,
