@@ -20,6 +20,8 @@ const flag = (name: string) => {
 };
 const durationFlag = flag('--duration') ? Number(flag('--duration')) : undefined;
 const only = flag('--only')?.split(',').map(Number);
+// --dist: run the daemon from the compiled dist/ (npm run build first), as `dommon serve` does.
+const useDist = args.includes('--dist');
 const SCENARIOS = [
   { n: 100, interval: 20 },
   { n: 500, interval: 20 },
@@ -32,10 +34,10 @@ function lines(child: ChildProcess, onLine: (l: string) => void): void {
   createInterface({ input: child.stdout! }).on('line', onLine);
 }
 
-function cpuTicks(pid: number): number {
+function cpuTicks(pid: number): { user: number; sys: number } {
   const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
   const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return Number(parts[11]) + Number(parts[12]); // utime + stime
+  return { user: Number(parts[11]), sys: Number(parts[12]) }; // utime, stime
 }
 
 function rssMb(pid: number): number {
@@ -85,7 +87,8 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());
   const requests0 = await count();
 
-  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-daemon.ts', dataDir], {
+  const nodeArgs = [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), ...(useDist ? [] : ['--import', 'tsx'])];
+  const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, useDist ? 'dist' : 'src'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
   });
@@ -108,7 +111,9 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     rssMax = Math.max(rssMax, rssMb(pid));
   }
   const elapsed = (Date.now() - started) / 1000;
-  const ticks = cpuTicks(pid) - ticks0;
+  const t1 = cpuTicks(pid);
+  const ticks = t1.user + t1.sys - ticks0.user - ticks0.sys;
+  const sysShare = ticks ? (t1.sys - ticks0.sys) / ticks : 0;
   const requests = (await count()) - requests0;
   const stats = last;
   child.kill('SIGTERM');
@@ -126,11 +131,13 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     'cpu_%_core': +((cpuSec / elapsed) * 100).toFixed(1),
     rss_mb: Math.round(rssMax),
     cpu_ms_per_check: +((cpuSec * 1000) / Math.max(1, stats.checks)).toFixed(3),
+    // Share of that CPU spent in the kernel (loopback TCP handshakes are charged to the prober).
+    'kernel_%': Math.round(sysShare * 100),
     checks: stats.checks,
     expected,
     target_requests: requests,
-    p99_late_ms: stats.p99,
-    max_late_ms: stats.max,
+    p99_late_ms: Math.round(stats.p99),
+    max_late_ms: Math.round(stats.max),
     // All liveness tables (raw rows + per-config state and hourly/daily rows, a fixed cost per config that
     // dominates short runs) and the raw results table alone (what grows with every check).
     db_bytes_per_check: +(bytes / Math.max(1, stats.checks)).toFixed(1),

@@ -26,6 +26,8 @@ export interface CertificateServiceDeps {
 export function createCertificateService(deps: CertificateServiceDeps) {
   const { store, clock, inspect } = deps;
   const concurrency = deps.concurrency ?? 8;
+  // Endpoints never inspected are looked for only when the endpoints table changed (a scan); due ones by index.
+  let endpointsStamp: string | null = null;
 
   /** Stores one inspection result and its events in one transaction; returns the new state. */
   async function record(e: Endpoint, r: TlsResult): Promise<CertificateState> {
@@ -130,7 +132,11 @@ export function createCertificateService(deps: CertificateServiceDeps) {
 
     /** One worker cycle: every eligible endpoint never inspected or due, a few handshakes at a time. */
     async cycle(signal: AbortSignal = new AbortController().signal, limit = 200): Promise<number> {
-      const ids = await store.certificates.due(isoNow(clock), limit);
+      const stamp = store.stamp(['endpoints']);
+      const includeNew = stamp !== endpointsStamp;
+      const ids = await store.certificates.due(isoNow(clock), limit, { includeNew });
+      // Look for new ones again next cycle if this one may not have taken them all.
+      if (includeNew && ids.length < limit) endpointsStamp = stamp;
       let done = 0;
       const queue = [...ids];
       const worker = async () => {

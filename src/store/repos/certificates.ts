@@ -88,8 +88,8 @@ export function certificatesRepo(db: Kysely<DB>) {
         .execute();
     },
     /** Eligible endpoints due for inspection: never inspected (new) first, then by next_run_at. */
-    async due(nowIso: string, limit: number): Promise<string[]> {
-      const fresh = await eligible()
+    async due(nowIso: string, limit: number, opts: { includeNew?: boolean } = {}): Promise<string[]> {
+      const fresh = opts.includeNew === false ? [] : await eligible()
         .select('e.id')
         .where(({ not, exists, selectFrom }) =>
           not(exists(selectFrom('check_schedule as s').select('s.target_id').where('s.kind', '=', KIND).whereRef('s.target_id', '=', 'e.id'))),
