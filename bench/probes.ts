@@ -142,6 +142,7 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     // dominates short runs) and the raw results table alone (what grows with every check).
     db_bytes_per_check: +(bytes / Math.max(1, stats.checks)).toFixed(1),
     raw_bytes_per_check: +(rawBytes / Math.max(1, stats.checks)).toFixed(1),
+    checked_once: stats.checkedOnce,
     all_checked_s: stats.allCheckedMs === null ? null : +(stats.allCheckedMs / 1000).toFixed(1),
   };
 }

@@ -143,7 +143,6 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   function tick(): void {
     if (stopped) return;
     const target = Math.floor(now() / SLOT_MS);
-    if (cursor === 0) cursor = target;
     // After a long pause (suspended process) visit only the occupied slots, not every empty one.
     const slots = target - cursor > 10_000 ? [...wheel.keys()].filter((k) => k <= target).sort((a, b) => a - b) : null;
     for (let i = 0; slots ? i < slots.length : cursor <= target; i++, slots || cursor++) {
@@ -233,7 +232,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       aborter = new AbortController();
       stats.startedAt = now();
       stats.firstRun.clear();
-      cursor = 0;
+      // The cursor starts at the current slot before anything is placed: nothing lands behind it.
+      cursor = Math.floor(now() / SLOT_MS);
       await load(true);
       unsubscribe = deps.onChange(() => void reload());
       every(SLOT_MS, tick);
