@@ -9,6 +9,7 @@ import type { Endpoint } from '../domain/types.js';
 import type { NewEvent } from '../store/repos/events.js';
 import type { CertificateState } from '../store/repos/certificates.js';
 import type { Store } from '../store/index.js';
+import type { Logger } from 'pino';
 
 /** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
 export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
@@ -21,6 +22,7 @@ export interface CertificateServiceDeps {
   checkInterval: number;
   /** Parallel handshakes in one cycle. */
   concurrency?: number;
+  log?: Pick<Logger, 'warn'>;
 }
 
 export function createCertificateService(deps: CertificateServiceDeps) {
@@ -36,6 +38,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
     const next = new Date(now.getTime() + deps.checkInterval * 1000).toISOString();
     const status = sslStatus(r, now);
     return store.transaction(async (tx) => {
+      // The endpoint may have been deleted (or stopped speaking TLS) while its handshake ran.
+      const current = await tx.endpoints.byId(e.id);
+      if (!current || !wantsTls(current)) return emptyState(e.id);
       const prev = await tx.certificates.get(e.id);
       const events: NewEvent[] = [];
       const url = fullUrl(e);
@@ -143,8 +148,14 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         for (let id = queue.shift(); id && !signal.aborted; id = queue.shift()) {
           const e = await store.endpoints.byId(id);
           if (!e || !wantsTls(e)) continue;
-          await check(e, signal);
-          done++;
+          try {
+            await check(e, signal);
+            done++;
+          } catch (err) {
+            // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
+            deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
+            await store.certificates.schedule(id, new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(), isoNow(clock), 'error').catch(() => undefined);
+          }
         }
       };
       await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));

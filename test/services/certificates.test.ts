@@ -99,4 +99,12 @@ t.test('the TLS cycle picks new endpoints at once and due ones on DOMMON_CHECK_I
   clock.advance(3601_000);
   t.equal(await s.services.certificates.cycle(), 1, 'due again after DOMMON_CHECK_INTERVAL');
   t.equal(target.connections, 2);
+
+  // An endpoint deleted while its handshake ran: the result is dropped, nothing is written, no error.
+  const gone = await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'gone', endpoint_type: 'https', port: target.port });
+  const r = await inspectTls({ host: 'example.com', port: target.port, timeoutMs: 2000 }, s.probes, new AbortController().signal);
+  await s.services.endpoints.remove(s.teamId, gone.id);
+  const st = await s.services.certificates.record(gone, r);
+  t.equal(st.ssl_status, 'unknown');
+  t.equal(await s.store.certificates.get(gone.id), undefined);
 });
