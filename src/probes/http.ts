@@ -16,7 +16,6 @@ const USER_AGENT = 'dommon-liveness/1';
 export async function probeHttp(t: HttpTarget, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const { signal, timedOut } = deadline(parent, t.timeoutMs);
   let url: URL;
   try {
     url = new URL(t.url);
@@ -25,6 +24,7 @@ export async function probeHttp(t: HttpTarget, deps: ProbeDeps, parent: AbortSig
   }
   const secure = url.protocol === 'https:';
   const host = url.hostname.replace(/^\[|\]$/g, '');
+  const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   try {
     const addr = await raceSignal(deps.resolver.resolve(host), signal);
     const status = await new Promise<number>((resolve, reject) => {
@@ -56,5 +56,7 @@ export async function probeHttp(t: HttpTarget, deps: ProbeDeps, parent: AbortSig
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
     return failure(reason, reason === 'timeout' ? `no response within ${t.timeoutMs / 1000} s` : detail, elapsed());
+  } finally {
+    done();
   }
 }

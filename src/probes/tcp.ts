@@ -11,8 +11,8 @@ export interface TcpTarget {
 export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const { signal, timedOut } = deadline(parent, t.timeoutMs);
   if (!(t.port > 0 && t.port < 65536)) return failure('error', `invalid port ${t.port}`, 0);
+  const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   try {
     const addr = await raceSignal(deps.resolver.resolve(t.host), signal);
     await new Promise<void>((resolve, reject) => {
@@ -27,5 +27,7 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
     return failure(reason, reason === 'timeout' ? `no connection within ${t.timeoutMs / 1000} s` : detail, elapsed());
+  } finally {
+    done();
   }
 }

@@ -34,8 +34,8 @@ export function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
 
 export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSignal): Promise<TlsResult> {
   const started = performance.now();
-  const { signal, timedOut } = deadline(parent, t.timeoutMs);
   const host = t.host.replace(/^\[|\]$/g, '');
+  const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   try {
     const addr = await raceSignal(deps.resolver.resolve(host), signal);
     const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
@@ -80,5 +80,7 @@ export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSig
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
     return { ok: false, reason, error: `${reason}: ${reason === 'timeout' ? `no handshake within ${t.timeoutMs / 1000} s` : detail}` };
+  } finally {
+    done();
   }
 }

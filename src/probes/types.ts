@@ -42,10 +42,28 @@ export function classify(err: unknown, signal: AbortSignal, timedOut: () => bool
   return { reason: 'error', detail: code ? `${code} ${e.message}` : String(e?.message ?? err) };
 }
 
-/** A probe's own deadline joined with the caller's signal; `timedOut()` tells which one fired. */
-export function deadline(signal: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean } {
-  const t = AbortSignal.timeout(Math.max(1, timeoutMs));
-  return { signal: AbortSignal.any([signal, t]), timedOut: () => t.aborted && !signal.aborted };
+/**
+ * A probe's own deadline joined with the caller's signal; `timedOut()` tells which one fired and
+ * `done()` releases the timer and the listener (one plain timer: cheaper than AbortSignal.any/timeout).
+ */
+export function deadline(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const ac = new AbortController();
+  let timed = false;
+  const onAbort = () => ac.abort(parent.reason);
+  const timer = setTimeout(() => {
+    timed = true;
+    ac.abort(new DOMException('probe timed out', 'TimeoutError'));
+  }, Math.max(1, timeoutMs));
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ac.signal,
+    timedOut: () => timed && !parent.aborted,
+    done: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onAbort);
+    },
+  };
 }
 
 /** Rejects with an AbortError as soon as `signal` fires (DNS look-ups take no signal). */

@@ -5,6 +5,7 @@
 // - a global concurrency limit; outcomes are written in batched transactions;
 // - changes apply without a restart: at once for API/CLI calls in this process (onChange), within
 //   `pollMs` for writes by another process (the store's change stamp), and a full reload every `reloadMs`.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { CheckOutcome } from '../domain/liveness.js';
@@ -230,6 +231,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     async start(): Promise<void> {
       stopped = false;
       aborter = new AbortController();
+      // Every in-flight probe listens on the shutdown signal.
+      setMaxListeners(concurrency + 16, aborter.signal);
       stats.startedAt = now();
       stats.firstRun.clear();
       // The cursor starts at the current slot before anything is placed: nothing lands behind it.
