@@ -9,10 +9,14 @@ import { createMonitorService } from './monitor.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
 import { createCertificateService } from './certificates.js';
-import { inspectTls, type ProbeDeps } from '../probes/index.js';
+import { createResolver, inspectTls, type ProbeDeps } from '../probes/index.js';
 
-/** `probes` (resolver, trusted CAs) and `checkInterval` drive TLS inspection. */
-export function createServices(deps: ServiceDeps & { probes: ProbeDeps; checkInterval: number }) {
+/**
+ * `probes` (resolver, trusted CAs) and `checkInterval` drive TLS inspection; app.ts passes both
+ * from the config (the defaults, system resolver and 6 h, keep other callers compiling).
+ */
+export function createServices(deps: ServiceDeps & { probes?: ProbeDeps; checkInterval?: number }) {
+  const probes = deps.probes ?? { resolver: createResolver([]) };
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
@@ -25,7 +29,7 @@ export function createServices(deps: ServiceDeps & { probes: ProbeDeps; checkInt
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
-    certificates: createCertificateService({ ...deps, inspect: (target, signal) => inspectTls(target, deps.probes, signal) }),
+    certificates: createCertificateService({ ...deps, checkInterval: deps.checkInterval ?? 21_600, inspect: (target, signal) => inspectTls(target, probes, signal) }),
   };
 }
 

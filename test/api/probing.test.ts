@@ -11,7 +11,7 @@ import { waitFor } from '../support/wait.js';
 t.test('liveness transitions, events, stats and status', async (t) => {
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server });
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(async () => { await s.close(); await target.close(); await dns.close(); });
   const api = client(s.url, await s.token('probing'));
   const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
@@ -22,22 +22,22 @@ t.test('liveness transitions, events, stats and status', async (t) => {
   t.equal(cfg.interval_seconds, 1);
 
   const status = async () => (await api.get(`/api/v1/liveness/${cfg.id}/status`)).body;
-  const up = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 5000);
+  const up = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 10000);
   t.equal(up.consecutive_failures, 0);
   t.equal(up.last_check_successful, true);
   t.type(up.response_time_ms, 'number');
   t.equal(up.uptime_24h, 100);
 
   target.behave({ kind: 'status', code: 500 });
-  const one = await waitFor(async () => { const b = await status(); return b.consecutive_failures === 1 && b; }, 5000);
+  const one = await waitFor(async () => { const b = await status(); return b.consecutive_failures === 1 && b; }, 10000);
   t.equal(one.status, 'up', 'one failure is below failure_threshold 2: still up');
-  const down = await waitFor(async () => { const b = await status(); return b.status === 'down' && b; }, 5000);
+  const down = await waitFor(async () => { const b = await status(); return b.status === 'down' && b; }, 10000);
   t.equal(down.consecutive_failures, 2);
   t.equal(down.last_check_successful, false);
-  await waitFor(async () => (await status()).consecutive_failures >= 3, 5000);
+  await waitFor(async () => (await status()).consecutive_failures >= 3, 10000);
 
   target.behave({ kind: 'status', code: 200 });
-  const back = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 5000);
+  const back = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 10000);
   t.equal(back.consecutive_failures, 0);
 
   const events = (await s.app.store.events.list(teamId)).filter((e) => e.event_type === 'liveness').reverse();
@@ -78,7 +78,7 @@ t.test('liveness transitions, events, stats and status', async (t) => {
 t.test('changing interval_seconds through the API takes effect without a restart', async (t) => {
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server });
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(async () => { await s.close(); await target.close(); await dns.close(); });
   const api = client(s.url, await s.token('interval'));
   const domain = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
@@ -106,7 +106,7 @@ t.test('TLS inspection right after creation: ssl_status, detail and both status 
   const ca = makeCa('Probing Test CA');
   const soon = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.net', toDays: 20 }) });
   const self = await startHttpTarget({ tls: issue({ cn: 'self.example.net', toDays: 100 }) });
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server }, { probes: { ca: ca.cert } });
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' }, { probes: { ca: ca.cert } });
   t.teardown(async () => { await s.close(); await soon.close(); await self.close(); await dns.close(); });
   const api = client(s.url, await s.token('tls'));
   const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
