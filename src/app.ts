@@ -27,6 +27,8 @@ import { createIntelScheduler } from './scheduler/intel.js';
 import { Registry } from 'prom-client';
 import { createMetrics, type Metrics } from './services/metrics.js';
 import { createRetentionService, type RetentionService } from './services/retention.js';
+import { createResolver, livenessProbe, type ProbeDeps } from './probes/index.js';
+import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
 
 export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -37,6 +39,8 @@ export interface AppOptions {
   exposure?: { portFor?: (port: number, address: string) => number; options?: Partial<ExposureOptions> };
   /** Notification worker timing; defaults are the spec's (tests shorten them, nothing else does). */
   notify?: { retryWaitsMs?: readonly number[]; attemptTimeoutMs?: number; intervalMs?: number };
+  /** Probe settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
+  probes?: { ca?: string | string[] };
 }
 
 export interface App {
@@ -50,6 +54,8 @@ export interface App {
   notify: { worker: NotifyWorker; delivery: DeliveryService };
   metrics: Metrics;
   retention: RetentionService;
+  /** The liveness scheduler, TLS inspection and retention workers. */
+  probing: ProbingWorkers;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -75,8 +81,9 @@ export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logge
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
 export async function openLocal(
-  config: Readonly<Config>, clock: Clock = systemClock, opts: Pick<AppOptions, 'exposure' | 'log'> & { metrics?: (store: Store) => Metrics } = {},
-): Promise<{ store: Store; services: Services; metrics?: Metrics }> {
+  config: Readonly<Config>, clock: Clock = systemClock,
+  opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
+): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const exposure = {
@@ -84,11 +91,12 @@ export async function openLocal(
     net: createExposureNet({ portFor: opts.exposure?.portFor }),
     options: opts.exposure?.options,
   };
+  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers), ...(opts.probes?.ca ? { ca: opts.probes.ca } : {}) };
   const services = createServices(
-    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics },
+    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics, probes, checkInterval: config.checkInterval },
     createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' })),
   );
-  return { store, services, metrics };
+  return { store, services, metrics, probes };
 }
 
 export interface LocalApi {
@@ -144,11 +152,15 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? createLogger(config);
   const opened = await openLocal(config, clock, { ...opts, log, metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }) });
-  const { store, services } = opened;
+  const { store, services, probes } = opened;
   const metrics = opened.metrics!;
   const intelScheduler = createIntelScheduler({
     store, intel: services.intel, clock, log, checkInterval: config.checkInterval, verifyInterval: config.verifyInterval,
     refreshBootstrap: config.rdapUrl === null,
+  });
+  const probing = createProbingWorkers({
+    monitor: services.monitor, liveness: services.liveness, certificates: services.certificates, probe: livenessProbe(probes),
+    clock, log, stamp: (t) => store.stamp(t), resultRetentionDays: config.resultRetentionDays,
   });
   const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays });
   // Checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
@@ -175,7 +187,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log, notify, metrics, retention,
+    config, store, services, koa, router, log, notify, metrics, retention, probing,
     async start() {
       await services.access.syncRevocations();
       every(1000, () => services.access.syncRevocations());
@@ -194,6 +206,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
       first.unref();
       timers.push(first);
+      await probing.start();
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -212,6 +225,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
           s.closeIdleConnections();
         });
       }
+      // In-flight probes finish or are cancelled within 3 s; finished results are written in one transaction.
+      await probing.stop(3000);
       await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
       await store.close();

@@ -3,7 +3,9 @@
 // - next run = previous due time + interval, so slow probes never make the schedule drift;
 // - first runs are spread over the interval, and after a restart each config resumes from its last result;
 // - a global concurrency limit; outcomes are written in batched transactions;
-// - API/CLI changes in this process apply at once (onChange), other processes' within `reloadMs`.
+// - changes apply without a restart: at once for API/CLI calls in this process (onChange), within
+//   `pollMs` for writes by another process (the store's change stamp), and a full reload every `reloadMs`.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { CheckOutcome } from '../domain/liveness.js';
@@ -18,8 +20,11 @@ export interface LivenessSchedulerDeps {
   probe: LivenessProbe;
   clock: Clock;
   log: Logger;
+  /** A value that changes when configurations or endpoints may have changed (store.stamp). */
+  stamp?: () => string;
   concurrency?: number;
   flushMs?: number;
+  pollMs?: number;
   reloadMs?: number;
   /** 0..1 random source for jitter (tests may pin it). */
   random?: () => number;
@@ -31,9 +36,18 @@ interface Entry {
   config: LivenessConfig;
   endpoint: Endpoint;
   due: number;
-  /** Bumped on every reschedule; wheel entries with an older version are stale. */
+  /** Set on every reschedule; wheel items with another version are stale. */
   version: number;
   running: boolean;
+}
+
+export interface SchedulerStats {
+  checks: number;
+  /** Lateness of recent runs against their schedule (ms), a bounded window. */
+  lateMs: number[];
+  /** Start time of each config's first run after start() (epoch ms). */
+  firstRun: Map<string, number>;
+  startedAt: number;
 }
 
 export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
@@ -42,24 +56,30 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   const random = deps.random ?? Math.random;
   const entries = new Map<string, Entry>();
   const wheel = new Map<number, { id: string; version: number }[]>();
-  const ready: string[] = [];
+  let ready: string[] = [];
+  let readyHead = 0;
   let cursor = 0;
   let running = 0;
+  let versions = 0;
   let buffer: Recorded[] = [];
   let stopped = true;
   const inflight = new Set<Promise<void>>();
-  const aborter = new AbortController();
+  let aborter = new AbortController();
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
   let reloading: Promise<void> | undefined;
-  const stats = { checks: 0, lateMs: [] as number[] };
+  let reloadAgain = false;
+  let flushing: Promise<void> = Promise.resolve();
+  let lastStamp = '';
+  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), startedAt: 0 };
 
   const now = () => clock.now().getTime();
 
   function place(e: Entry, due: number): void {
     e.due = due;
-    e.version++;
-    const slot = Math.floor(due / SLOT_MS);
+    e.version = ++versions;
+    // A due time in a slot the cursor already passed lands in the current slot.
+    const slot = Math.max(Math.floor(due / SLOT_MS), cursor);
     const list = wheel.get(slot);
     const item = { id: e.config.id, version: e.version };
     if (list) list.push(item);
@@ -74,14 +94,16 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       place(e, firstDue());
       return;
     }
-    const intervalChanged = cur.config.interval_seconds !== config.interval_seconds;
+    const oldInterval = cur.config.interval_seconds * 1000;
+    const newInterval = config.interval_seconds * 1000;
     cur.config = config;
     cur.endpoint = endpoint;
-    // A new interval counts from the last run.
-    if (intervalChanged && !cur.running) place(cur, Math.max(now(), cur.due - cur.config.interval_seconds * 1000 + config.interval_seconds * 1000));
+    // A new interval counts from the last run (a running probe reschedules itself when it ends).
+    if (oldInterval !== newInterval && !cur.running) place(cur, Math.max(now(), cur.due - oldInterval + newInterval));
   }
 
-  async function reload(initial = false): Promise<void> {
+  async function load(initial: boolean): Promise<void> {
+    if (deps.stamp) lastStamp = deps.stamp();
     const [targets, last] = await Promise.all([monitor.targets(), initial ? monitor.lastChecks() : Promise.resolve(new Map<string, string>())]);
     const t = now();
     const seen = new Set<string>();
@@ -95,36 +117,57 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
           // Overdue after a restart: spread over one interval instead of all at once.
           return next > t ? next : t + random() * interval;
         }
+        // First run ever: spread over the interval at start; a config added later starts within a second.
         return t + random() * (initial ? interval : Math.min(interval, 1000));
       });
     }
     for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id);
   }
 
+  /** Reloads now, or once more after the reload in progress (changes never pile up reloads). */
+  function reload(): Promise<void> {
+    if (reloading) {
+      reloadAgain = true;
+      return reloading;
+    }
+    reloading = (async () => {
+      do {
+        reloadAgain = false;
+        await load(false).catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness reload failed'));
+      } while (reloadAgain && !stopped);
+    })().finally(() => {
+      reloading = undefined;
+    });
+    return reloading;
+  }
+
   function tick(): void {
     if (stopped) return;
-    const t = now();
-    const target = Math.floor(t / SLOT_MS);
-    if (cursor === 0) cursor = target;
-    for (; cursor <= target; cursor++) {
-      const list = wheel.get(cursor);
+    const target = Math.floor(now() / SLOT_MS);
+    // After a long pause (suspended process) visit only the occupied slots, not every empty one.
+    const slots = target - cursor > 10_000 ? [...wheel.keys()].filter((k) => k <= target).sort((a, b) => a - b) : null;
+    for (let i = 0; slots ? i < slots.length : cursor <= target; i++, slots || cursor++) {
+      const slot = slots ? slots[i]! : cursor;
+      const list = wheel.get(slot);
       if (!list) continue;
-      wheel.delete(cursor);
+      wheel.delete(slot);
       for (const { id, version } of list) {
         const e = entries.get(id);
         if (e && e.version === version && !e.running) ready.push(id);
       }
     }
-    // Entries scheduled in the past (slot already passed) land in the current slot.
     cursor = target;
     drain();
   }
 
   function drain(): void {
-    while (running < concurrency && ready.length && !stopped) {
-      const e = entries.get(ready.shift()!);
-      if (!e || e.running) continue;
-      run(e);
+    while (running < concurrency && readyHead < ready.length && !stopped) {
+      const e = entries.get(ready[readyHead++]!);
+      if (e && !e.running) run(e);
+    }
+    if (readyHead > 1024 && readyHead * 2 > ready.length) {
+      ready = ready.slice(readyHead);
+      readyHead = 0;
     }
   }
 
@@ -132,38 +175,46 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     const started = now();
     stats.checks++;
     stats.lateMs.push(started - e.due);
-    if (stats.lateMs.length > 10_000) stats.lateMs.splice(0, 5_000);
+    if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
+    if (!stats.firstRun.has(e.config.id)) stats.firstRun.set(e.config.id, started);
     e.running = true;
     running++;
-    const interval = e.config.interval_seconds * 1000;
-    // Next due from the schedule, skipping missed beats rather than bunching them.
-    let next = e.due + interval;
-    if (next <= started) next += Math.ceil((started - next + 1) / interval) * interval;
-    const signal = AbortSignal.any([aborter.signal, AbortSignal.timeout(e.config.timeout_seconds * 1000 + 1000)]);
+    const signal = aborter.signal;
     const p = probe(e.endpoint, e.config, signal)
-      .catch((err): CheckOutcome => ({ ok: false, responseTimeMs: now() - started, statusCode: null, error: `probe error: ${(err as Error).message}` }))
+      .catch((err): CheckOutcome => ({ ok: false, responseTimeMs: now() - started, statusCode: null, error: `error: ${(err as Error).message}` }))
       .then((outcome) => {
-        if (!aborter.signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
+        // A probe cut short by shutdown learnt nothing: it is not recorded.
+        if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
       })
       .finally(() => {
         e.running = false;
         running--;
         inflight.delete(p);
-        if (entries.get(e.config.id) === e && !stopped) place(e, next);
+        if (entries.get(e.config.id) === e && !stopped) {
+          // Next due from the schedule (with the current interval), skipping missed beats rather than bunching them.
+          const interval = e.config.interval_seconds * 1000;
+          const t = now();
+          let next = e.due + interval;
+          if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
+          place(e, next);
+        }
         drain();
       });
     inflight.add(p);
   }
 
-  async function flush(): Promise<void> {
-    if (!buffer.length) return;
-    const batch = buffer;
-    buffer = [];
-    try {
-      await monitor.record(batch);
-    } catch (err) {
-      log.error({ err: { message: (err as Error).message } }, 'writing liveness results failed');
-    }
+  function flush(): Promise<void> {
+    flushing = flushing.then(async () => {
+      if (!buffer.length) return;
+      const batch = buffer;
+      buffer = [];
+      try {
+        await monitor.record(batch);
+      } catch (err) {
+        log.error({ err: { message: (err as Error).message }, results: batch.length }, 'writing liveness results failed');
+      }
+    });
+    return flushing;
   }
 
   function every(ms: number, fn: () => unknown): void {
@@ -175,32 +226,50 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   return {
     stats,
     size: () => entries.size,
+    /** When a configuration is due next (epoch ms), for tests and tooling. */
+    dueOf: (configId: string): number | undefined => entries.get(configId)?.due,
     async start(): Promise<void> {
       stopped = false;
-      await reload(true);
-      unsubscribe = deps.onChange((id) => {
-        reloading = reload().catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness reload failed'));
-      });
+      aborter = new AbortController();
+      // Every in-flight probe listens on the shutdown signal.
+      setMaxListeners(concurrency + 16, aborter.signal);
+      stats.startedAt = now();
+      stats.firstRun.clear();
+      // The cursor starts at the current slot before anything is placed: nothing lands behind it.
+      cursor = Math.floor(now() / SLOT_MS);
+      await load(true);
+      unsubscribe = deps.onChange(() => void reload());
       every(SLOT_MS, tick);
       every(deps.flushMs ?? 1000, () => void flush());
-      every(deps.reloadMs ?? 30_000, () => void reload().catch(() => undefined));
+      if (deps.stamp) {
+        const stamp = deps.stamp;
+        every(deps.pollMs ?? 1000, () => {
+          if (stamp() !== lastStamp) void reload();
+        });
+      }
+      every(deps.reloadMs ?? 60_000, () => void reload());
       tick();
     },
-    /** Stops scheduling, gives in-flight probes `graceMs` to finish, then cancels them; flushes what finished. */
+    /** Stops scheduling, gives in-flight probes `graceMs` to finish, then cancels them; writes what finished. */
     async stop(graceMs = 3000): Promise<void> {
+      if (stopped) return;
       stopped = true;
       unsubscribe?.();
-      timers.forEach(clearInterval);
+      timers.splice(0).forEach(clearInterval);
       await reloading;
-      const all = Promise.allSettled([...inflight]);
       const timer = setTimeout(() => aborter.abort(), graceMs);
-      await all;
+      await Promise.allSettled([...inflight]);
       clearTimeout(timer);
       aborter.abort();
       await flush();
+      entries.clear();
+      wheel.clear();
+      ready = [];
+      readyHead = 0;
     },
-    /** For tests and tooling: writes buffered outcomes now. */
+    /** Writes buffered outcomes now (tests and tooling). */
     flush,
+    reload,
   };
 }
 

@@ -11,9 +11,15 @@ import { createNotificationService } from './notifications.js';
 import { createExposureService } from './exposure/index.js';
 import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
 import { pino } from 'pino';
+import { createCertificateService } from './certificates.js';
+import { createResolver, inspectTls, type ProbeDeps } from '../probes/index.js';
 
-/** io: DNS/RDAP/WHOIS access for the domain-intelligence services (app.ts builds it from the config). */
-export function createServices(deps: ServiceDeps, io?: IntelIo) {
+/**
+ * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
+ * and `checkInterval` drive TLS inspection. app.ts builds all of them from the config.
+ */
+export function createServices(deps: ServiceDeps & { probes?: ProbeDeps; checkInterval?: number }, io?: IntelIo) {
+  const probes = deps.probes ?? { resolver: createResolver([]) };
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
@@ -31,6 +37,7 @@ export function createServices(deps: ServiceDeps, io?: IntelIo) {
     intel,
     verification: intel.verification,
     renewals: intel.renewals,
+    certificates: createCertificateService({ ...deps, checkInterval: deps.checkInterval ?? 21_600, inspect: (target, signal) => inspectTls(target, probes, signal) }),
   };
 }
 

@@ -74,22 +74,24 @@ export function createMonitorService({ store, clock }: { store: Store; clock: Cl
 
     lastChecks: () => store.livenessData.lastChecks(),
 
-    /** Writes a batch of outcomes in one transaction. */
+    /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
     async record(batch: Recorded[]): Promise<void> {
       if (!batch.length) return;
+      const ordered = [...batch].sort((a, b) => a.at - b.at);
       await store.transaction(async (tx) => {
         const now = isoNow(clock);
-        for (const r of batch) {
-          // The config may have been deleted while its probe ran.
-          if (!(await tx.liveness.byId(r.config.id))) continue;
-          await tx.livenessData.addResult(
-            { cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error },
-            hourOf(r.at),
-            dayOf(r.at),
-          );
-          const prev: LivenessState = (await tx.livenessData.state(r.config.id)) ?? INITIAL_STATE;
+        const ids = [...new Set(ordered.map((r) => r.config.id))];
+        // A config may have been deleted while its probe ran.
+        const live = await tx.liveness.existing(ids);
+        const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
+        const rows = [];
+        const changed = new Map<string, LivenessState>();
+        for (const r of ordered) {
+          if (!live.has(r.config.id)) continue;
+          rows.push({ cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error });
+          const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
           const { next, event } = applyOutcome(prev, r.outcome, new Date(r.at).toISOString(), r.config.failure_threshold);
-          await tx.livenessData.saveState(r.config.id, next);
+          changed.set(r.config.id, next);
           if (event) {
             const url = fullUrl(r.endpoint);
             await tx.events.add(
@@ -103,12 +105,14 @@ export function createMonitorService({ store, clock }: { store: Store; clock: Cl
                 message: event === 'down'
                   ? `${r.endpoint.name} (${url}) is DOWN after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
                   : `${r.endpoint.name} (${url}) has RECOVERED (${r.outcome.responseTimeMs} ms)`,
-                details: { transition: event, url, status_code: r.outcome.statusCode, error: r.outcome.error, consecutive_failures: next.consecutive_failures },
+                details: { transition: event, url, status_code: r.outcome.statusCode, error: r.outcome.error, consecutive_failures: next.consecutive_failures, response_time_ms: r.outcome.responseTimeMs },
               },
               now,
             );
           }
         }
+        await tx.livenessData.addResults(rows, hourOf, dayOf);
+        await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
       });
     },
 
@@ -158,10 +162,23 @@ export function createMonitorService({ store, clock }: { store: Store; clock: Cl
       return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };
     },
 
-    /** Retention of raw results (days) with hourly kept 48 h and daily a year. */
-    async prune(retentionDays: number): Promise<number> {
+    /**
+     * Retention: raw results older than `retentionDays` go, hourly aggregates are kept 48 h and daily
+     * ones a year. Works one configuration at a time and yields between them, so probes and API
+     * requests keep running while it does. Returns the number of raw rows removed.
+     */
+    async prune(retentionDays: number, opts: { signal?: AbortSignal; yieldEvery?: number } = {}): Promise<number> {
       const now = clock.now().getTime();
-      return store.livenessData.prune(now - retentionDays * 86_400_000, hourOf(now) - 48, dayOf(now) - 366);
+      const before = now - retentionDays * 86_400_000;
+      let removed = 0;
+      const seqs = await store.livenessData.seqs();
+      for (let i = 0; i < seqs.length; i++) {
+        if (opts.signal?.aborted) break;
+        removed += await store.livenessData.pruneResults(seqs[i]!, before);
+        if ((i + 1) % (opts.yieldEvery ?? 50) === 0) await new Promise((r) => setImmediate(r));
+      }
+      await store.livenessData.pruneAggregates(hourOf(now) - 48, dayOf(now) - 366);
+      return removed;
     },
   };
 }

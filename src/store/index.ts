@@ -19,6 +19,7 @@ import { scheduleRepo } from './repos/schedule.js';
 import { renewalsRepo } from './repos/renewals.js';
 import { metricsRepo } from './repos/metrics.js';
 import { retentionRepo } from './repos/retention.js';
+import { certificatesRepo } from './repos/certificates.js';
 
 function repos(db: Kysely<DB>) {
   return {
@@ -40,6 +41,7 @@ function repos(db: Kysely<DB>) {
     renewals: renewalsRepo(db),
     metrics: metricsRepo(db),
     retention: retentionRepo(db),
+    certificates: certificatesRepo(db),
   };
 }
 

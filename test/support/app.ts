@@ -26,12 +26,12 @@ export function tempDir(prefix = 'dommon-test-'): string {
 }
 
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }). */
-export async function startApp(env: Record<string, string> = {}, opts: { clock?: Clock; dataDir?: string } = {}): Promise<TestApp> {
+export async function startApp(env: Record<string, string> = {}, opts: { clock?: Clock; dataDir?: string; probes?: { ca?: string | string[] } } = {}): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet.
   const offline = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9' };
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...offline, ...env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }) });
+  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes });
   const { url } = await app.start();
   appUrls.add(url);
   return {

@@ -43,6 +43,15 @@ export function livenessRepo(db: Kysely<DB>) {
       const r = await base().where('l.id', '=', id).executeTakeFirst();
       return r && toConfig(r);
     },
+    /** Which of `ids` still exist (a batch of results skips configs deleted while probing). */
+    async existing(ids: string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await db.selectFrom('liveness_configs').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+        rows.forEach((r) => out.add(r.id));
+      }
+      return out;
+    },
     async byEndpoint(endpointId: string): Promise<LivenessConfig | undefined> {
       const r = await base().where('l.endpoint_id', '=', endpointId).executeTakeFirst();
       return r && toConfig(r);

@@ -1,0 +1,27 @@
+// The real dommon app for bench/probes, started on a seeded data dir: from the compiled dist/ (as
+// `dommon serve` runs) or from src/ under tsx. Once a second it prints the liveness scheduler's
+// figures as one JSON line. SIGTERM stops it the way `dommon serve` does.
+// Usage: node bench/probe-daemon.mjs DATA_DIR dist   |   node --import tsx bench/probe-daemon.mjs DATA_DIR src
+import { pino } from 'pino';
+
+const [dataDir, root = 'src'] = process.argv.slice(2);
+const { loadConfig } = await import(`../${root}/config/index.js`);
+const { createApp } = await import(`../${root}/app.js`);
+const config = loadConfig({ dataDir, port: 0 }, process.env);
+const app = await createApp(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
+const { url } = await app.start();
+const sched = app.probing.liveness;
+process.stdout.write(`${JSON.stringify({ listening: url, size: sched.size() })}\n`);
+let allAt = null;
+const timer = setInterval(() => {
+  const late = [...sched.stats.lateMs].sort((a, b) => a - b);
+  if (allAt === null && sched.stats.firstRun.size >= sched.size()) allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
+  process.stdout.write(`${JSON.stringify({
+    checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt,
+    p99: late.length ? late[Math.floor(late.length * 0.99)] : null, max: late.at(-1) ?? null,
+  })}\n`);
+}, 1000);
+process.on('SIGTERM', () => {
+  clearInterval(timer);
+  void app.stop().then(() => process.exit(0));
+});

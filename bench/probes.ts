@@ -1,0 +1,164 @@
+// bench/probes: dommon's liveness engine against a loopback HTTP server that counts requests.
+// Per N (configs) and interval: CPU % of one core (from /proc ticks of the dommon process), RSS,
+// CPU ms per check, checks done vs expected, p99 lateness against schedule, database bytes per
+// check, and the time from start until every config was checked once.
+// Usage: node --import tsx bench/probes.ts [--duration SECONDS] [--only 100,500]
+//   (default duration: 3 intervals per N; the issue's set: N=100, 500, 2000 at 20 s, 10000 at 60 s)
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import Database from 'better-sqlite3';
+import { loadConfig } from '../src/config/index.js';
+import { openLocal } from '../src/app.js';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const durationFlag = flag('--duration') ? Number(flag('--duration')) : undefined;
+const only = flag('--only')?.split(',').map(Number);
+// --dist: run the daemon from the compiled dist/ (npm run build first), as `dommon serve` does.
+const useDist = args.includes('--dist');
+const SCENARIOS = [
+  { n: 100, interval: 20 },
+  { n: 500, interval: 20 },
+  { n: 2000, interval: 20 },
+  { n: 10_000, interval: 60 },
+].filter((s) => !only || only.includes(s.n));
+const TICK = 100; // clock ticks per second on Linux (getconf CLK_TCK)
+
+function lines(child: ChildProcess, onLine: (l: string) => void): void {
+  createInterface({ input: child.stdout! }).on('line', onLine);
+}
+
+function cpuTicks(pid: number): { user: number; sys: number } {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
+  return { user: Number(parts[11]), sys: Number(parts[12]) }; // utime, stime
+}
+
+function rssMb(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : 0;
+}
+
+/** Bytes of the liveness tables (pages, indexes included), via SQLite's dbstat. */
+function livenessBytes(file: string, tables = ['liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state']): number {
+  const db = new Database(file, { readonly: true });
+  try {
+    const r = db.prepare(`select sum(pgsize) as b from dbstat where name in (${tables.map((t) => `'${t}'`).join(',')})`).get() as { b: number };
+    return r.b ?? 0;
+  } finally {
+    db.close();
+  }
+}
+
+async function scenario(n: number, interval: number, target: { port: number; dns: string }) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-probes-'));
+  const config = loadConfig({ dataDir });
+  const { store, services } = await openLocal(config);
+  const { team_id } = await services.access.createToken({ team: 'bench' });
+  const now = new Date().toISOString();
+  await store.transaction(async (tx) => {
+    const domainId = crypto.randomUUID();
+    await tx.domains.insert({
+      id: domainId, team_id, domain: 'bench.example.com', portfolio_id: null, notes: null, is_verified: 0, verified_at: null,
+      verification_token: 'dommon-verify-bench', health_score: null, health_grade: null, overall_status: null,
+      exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
+    });
+    for (let i = 0; i < n; i++) {
+      const id = crypto.randomUUID();
+      await tx.endpoints.insert({
+        id, team_id, domain_id: domainId, name: `e${i}`, endpoint_type: 'http', subdomain: `h${i % 50}`, path: `/p${i}`, port: target.port,
+        is_enabled: 1, timeout_seconds: 10, notes: null, created_at: now, updated_at: now,
+      });
+      await tx.db.insertInto('liveness_configs').values({
+        id: crypto.randomUUID(), seq: i + 1, team_id, endpoint_id: id, is_enabled: 1, timeout_seconds: 10, expected_status_code: 200,
+        interval_seconds: interval, failure_threshold: 1, created_at: now, updated_at: now,
+      }).execute();
+    }
+  });
+  await store.close();
+  const bytes0 = livenessBytes(config.dbPath);
+  const raw0 = livenessBytes(config.dbPath, ['liveness_results']);
+  const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());
+  const requests0 = await count();
+
+  const nodeArgs = [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), ...(useDist ? [] : ['--import', 'tsx'])];
+  const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, useDist ? 'dist' : 'src'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
+  });
+  let last: any = {};
+  const started = await new Promise<number>((resolve, reject) => {
+    lines(child, (l) => {
+      const j = JSON.parse(l);
+      if (j.listening) resolve(Date.now());
+      else last = j;
+    });
+    child.on('exit', (code) => reject(new Error(`daemon exited ${code}`)));
+  });
+  const pid = child.pid!;
+  const ticks0 = cpuTicks(pid);
+  const duration = (durationFlag ?? interval * 3) * 1000;
+  let rssMax = 0;
+  const until = started + duration;
+  while (Date.now() < until) {
+    await new Promise((r) => setTimeout(r, 1000));
+    rssMax = Math.max(rssMax, rssMb(pid));
+  }
+  const elapsed = (Date.now() - started) / 1000;
+  const t1 = cpuTicks(pid);
+  const ticks = t1.user + t1.sys - ticks0.user - ticks0.sys;
+  const sysShare = ticks ? (t1.sys - ticks0.sys) / ticks : 0;
+  const requests = (await count()) - requests0;
+  const stats = last;
+  child.kill('SIGTERM');
+  await new Promise((r) => child.once('exit', r));
+  const bytes = livenessBytes(config.dbPath) - bytes0;
+  const rawBytes = livenessBytes(config.dbPath, ['liveness_results']) - raw0;
+  fs.rmSync(dataDir, { recursive: true, force: true });
+  const cpuSec = ticks / TICK;
+  // Expected: first runs spread over one interval, then one per interval.
+  const expected = Math.round((n * elapsed) / interval);
+  return {
+    N: n,
+    interval_s: interval,
+    seconds: Math.round(elapsed),
+    'cpu_%_core': +((cpuSec / elapsed) * 100).toFixed(1),
+    rss_mb: Math.round(rssMax),
+    cpu_ms_per_check: +((cpuSec * 1000) / Math.max(1, stats.checks)).toFixed(3),
+    // Share of that CPU spent in the kernel (loopback TCP handshakes are charged to the prober).
+    'kernel_%': Math.round(sysShare * 100),
+    checks: stats.checks,
+    expected,
+    target_requests: requests,
+    p99_late_ms: Math.round(stats.p99),
+    max_late_ms: Math.round(stats.max),
+    // All liveness tables (raw rows + per-config state and hourly/daily rows, a fixed cost per config that
+    // dominates short runs) and the raw results table alone (what grows with every check).
+    db_bytes_per_check: +(bytes / Math.max(1, stats.checks)).toFixed(1),
+    raw_bytes_per_check: +(rawBytes / Math.max(1, stats.checks)).toFixed(1),
+    checked_once: stats.checkedOnce,
+    all_checked_s: stats.allCheckedMs === null ? null : +(stats.allCheckedMs / 1000).toFixed(1),
+  };
+}
+
+const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
+const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l))));
+const rows = [];
+try {
+  for (const s of SCENARIOS) {
+    const r = await scenario(s.n, s.interval, target);
+    console.log(JSON.stringify(r));
+    rows.push(r);
+  }
+} finally {
+  peer.kill('SIGTERM');
+}
+const cols = Object.keys(rows[0] ?? {});
+console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
+for (const r of rows) console.log(`| ${cols.map((c) => (r as any)[c] ?? '-').join(' | ')} |`);

@@ -1,0 +1,73 @@
+// Pure certificate rules: ssl_status from an inspection, expiry alert windows, event severities.
+import { daysUntil } from './clock.js';
+
+export const SSL_STATUSES = ['valid', 'expiring_soon', 'expired', 'invalid', 'error', 'unknown'] as const;
+export type SslStatus = (typeof SSL_STATUSES)[number];
+
+/** Days before expiry at which an `ssl_expiry` event is raised, once per window per certificate. */
+export const EXPIRY_WINDOWS = [30, 14, 7, 1] as const;
+export const EXPIRING_SOON_DAYS = 30;
+
+export interface CertificateInfo {
+  subject: string;
+  issuer: string;
+  sans: string[];
+  not_before: string;
+  not_after: string;
+  serial: string;
+  fingerprint256: string;
+}
+
+/** What one TLS handshake showed. */
+export interface TlsInspection {
+  ok: true;
+  leaf: CertificateInfo;
+  chain: CertificateInfo[];
+  protocol: string | null;
+  /** The chain leads to a trusted root (expiry aside: dates are judged with the injectable clock). */
+  trusted: boolean;
+  self_signed: boolean;
+  hostname_match: boolean;
+  /** OpenSSL's verification error code, when not authorized. */
+  authorization_error: string | null;
+  handshake_ms: number;
+}
+
+export interface TlsFailure {
+  ok: false;
+  reason: string;
+  error: string;
+}
+
+export type TlsResult = TlsInspection | TlsFailure;
+
+/** valid / expiring_soon (<= 30 days) / expired / invalid (untrusted, self-signed, wrong host) / error. */
+export function sslStatus(r: TlsResult, now: Date): SslStatus {
+  if (!r.ok) return 'error';
+  if (Date.parse(r.leaf.not_after) <= now.getTime()) return 'expired';
+  if (Date.parse(r.leaf.not_before) > now.getTime()) return 'invalid';
+  if (!r.trusted || r.self_signed || !r.hostname_match) return 'invalid';
+  if (daysUntil(r.leaf.not_after, now) <= EXPIRING_SOON_DAYS) return 'expiring_soon';
+  return 'valid';
+}
+
+/** Why a certificate is invalid, in words (null when it is not). */
+export function invalidReason(r: TlsInspection): string | null {
+  if (r.self_signed) return 'self-signed certificate';
+  if (!r.trusted) return `untrusted chain${r.authorization_error ? ` (${r.authorization_error})` : ''}`;
+  if (!r.hostname_match) return 'certificate does not match the host name';
+  return null;
+}
+
+/** The smallest alert window the certificate is in (30, 14, 7, 1), or null outside all of them or once expired. */
+export function expiryWindow(notAfter: string, now: Date): number | null {
+  const days = daysUntil(notAfter, now);
+  if (days < 0 || Date.parse(notAfter) <= now.getTime()) return null;
+  let w: number | null = null;
+  for (const x of EXPIRY_WINDOWS) if (days <= x) w = x;
+  return w;
+}
+
+export function windowSeverity(window: number): 'critical' | 'high' | 'medium' {
+  return window <= 1 ? 'critical' : window <= 7 ? 'high' : 'medium';
+}

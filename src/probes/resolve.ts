@@ -1,0 +1,101 @@
+// Name resolution for every probe: DOMMON_DNS_SERVERS (host or host:port) when set, else the system
+// resolver. Answers from configured servers are cached for their TTL, as a visitor's resolver would.
+import dns from 'node:dns';
+import net from 'node:net';
+
+export interface Address {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface Resolver {
+  /** One address for `host` (IPv4 first); an IP literal is answered as is. Rejects with a dns error code. */
+  resolve(host: string): Promise<Address>;
+  /** TXT strings at `name` (joined chunks), for workers that need them. */
+  txt(name: string): Promise<string[]>;
+}
+
+export interface ResolverOptions {
+  timeoutMs?: number;
+  tries?: number;
+  now?: () => number;
+  /** Upper bound on how long an answer is reused (seconds). */
+  maxTtl?: number;
+}
+
+function dnsError(code: string, host: string): NodeJS.ErrnoException {
+  const e = new Error(`${code} ${host}`) as NodeJS.ErrnoException & { hostname: string };
+  e.code = code;
+  e.syscall = 'queryA';
+  e.hostname = host;
+  return e;
+}
+
+/** "1.2.3.4", "1.2.3.4:5353", "[::1]:53", "::1" -> the form Resolver#setServers takes; names are looked up once. */
+async function serverAddress(s: string): Promise<string> {
+  if (net.isIP(s)) return s;
+  const bracket = /^\[(.+)\](?::(\d+))?$/.exec(s);
+  if (bracket) return bracket[2] ? `[${bracket[1]}]:${bracket[2]}` : bracket[1]!;
+  const m = /^(.+?):(\d+)$/.exec(s);
+  const host = m ? m[1]! : s;
+  const port = m ? m[2] : undefined;
+  const ip = net.isIP(host) ? host : (await dns.promises.lookup(host)).address;
+  if (!port) return ip;
+  return net.isIPv6(ip) ? `[${ip}]:${port}` : `${ip}:${port}`;
+}
+
+export function createResolver(servers: readonly string[], opts: ResolverOptions = {}): Resolver {
+  const now = opts.now ?? Date.now;
+  const maxTtl = opts.maxTtl ?? 300;
+  const cache = new Map<string, { addr: Address; until: number }>();
+  let ready: Promise<dns.promises.Resolver> | undefined;
+  const custom = () =>
+    (ready ??= Promise.all(servers.map(serverAddress)).then((list) => {
+      const r = new dns.promises.Resolver({ timeout: opts.timeoutMs ?? 2000, tries: opts.tries ?? 2 });
+      r.setServers(list);
+      return r;
+    }));
+
+  async function viaServers(host: string): Promise<Address> {
+    const hit = cache.get(host);
+    if (hit && hit.until > now()) return hit.addr;
+    const r = await custom();
+    let addr: Address | undefined;
+    let ttl = 0;
+    for (const family of [4, 6] as const) {
+      try {
+        const list = family === 4 ? await r.resolve4(host, { ttl: true }) : await r.resolve6(host, { ttl: true });
+        if (list.length) {
+          addr = { address: list[0]!.address, family };
+          ttl = Math.min(...list.map((x) => x.ttl));
+          break;
+        }
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        // No A record: try AAAA; anything else (NXDOMAIN, timeout, refused) is the answer.
+        if (code !== 'ENODATA' || family === 6) throw dnsError(code ?? 'ENOTFOUND', host);
+      }
+    }
+    if (!addr) throw dnsError('ENODATA', host);
+    if (ttl > 0) {
+      if (cache.size > 50_000) cache.clear();
+      cache.set(host, { addr, until: now() + Math.min(ttl, maxTtl) * 1000 });
+    }
+    return addr;
+  }
+
+  return {
+    async resolve(host: string): Promise<Address> {
+      const h = host.replace(/^\[|\]$/g, '');
+      const fam = net.isIP(h);
+      if (fam) return { address: h, family: fam as 4 | 6 };
+      if (servers.length) return viaServers(h);
+      const r = await dns.promises.lookup(h);
+      return { address: r.address, family: r.family as 4 | 6 };
+    },
+    async txt(name: string): Promise<string[]> {
+      const list = servers.length ? await (await custom()).resolveTxt(name) : await dns.promises.resolveTxt(name);
+      return list.map((chunks) => chunks.join(''));
+    },
+  };
+}

@@ -1,0 +1,33 @@
+// port liveness: a TCP connect to the endpoint's host and port; success once the connection is open.
+import net from 'node:net';
+import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+
+export interface TcpTarget {
+  host: string;
+  port: number;
+  timeoutMs: number;
+}
+
+export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  if (!(t.port > 0 && t.port < 65536)) return failure('error', `invalid port ${t.port}`, 0);
+  const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
+  try {
+    const addr = await raceSignal(deps.resolver.resolve(t.host), signal);
+    await new Promise<void>((resolve, reject) => {
+      const socket = net.connect({ host: addr.address, port: t.port, family: addr.family, signal });
+      socket.once('connect', () => {
+        socket.destroy();
+        resolve();
+      });
+      socket.once('error', reject);
+    });
+    return { ok: true, responseTimeMs: elapsed(), statusCode: null, error: null, reason: null };
+  } catch (err) {
+    const { reason, detail } = classify(err, parent, timedOut);
+    return failure(reason, reason === 'timeout' ? `no connection within ${t.timeoutMs / 1000} s` : detail, elapsed());
+  } finally {
+    done();
+  }
+}

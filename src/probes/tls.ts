@@ -1,0 +1,86 @@
+// TLS inspection: one handshake with SNI, the leaf and chain read with crypto.X509Certificate,
+// whether the chain is trusted and whether the certificate names the host. Never throws.
+import crypto from 'node:crypto';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { CertificateInfo, TlsResult } from '../domain/certificate.js';
+import { classify, deadline, raceSignal, type ProbeDeps } from './types.js';
+
+export interface TlsTarget {
+  host: string;
+  port: number;
+  timeoutMs: number;
+}
+
+/** Verification errors that leave the chain itself trusted: dates (judged by the caller's clock) and the host name (checked separately). */
+const NOT_CHAIN_ERRORS = new Set(['CERT_HAS_EXPIRED', 'CERT_NOT_YET_VALID', 'ERR_TLS_CERT_ALTNAME_INVALID']);
+const SELF_SIGNED_ERRORS = new Set(['DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN']);
+
+function dn(s: string): string {
+  return s.split('\n').filter(Boolean).join(', ');
+}
+
+export function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
+  return {
+    subject: dn(x.subject),
+    issuer: dn(x.issuer),
+    sans: (x.subjectAltName ?? '').split(/,\s*/).filter(Boolean).map((s) => s.replace(/^(DNS|IP Address):/, '')),
+    not_before: new Date(x.validFrom).toISOString(),
+    not_after: new Date(x.validTo).toISOString(),
+    serial: x.serialNumber,
+    fingerprint256: x.fingerprint256,
+  };
+}
+
+export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSignal): Promise<TlsResult> {
+  const started = performance.now();
+  const host = t.host.replace(/^\[|\]$/g, '');
+  const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
+  try {
+    const addr = await raceSignal(deps.resolver.resolve(host), signal);
+    const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
+      const s = tls.connect({
+        host: addr.address,
+        port: t.port,
+        servername: net.isIP(host) ? undefined : host,
+        rejectUnauthorized: false,
+        ca: deps.ca,
+        signal,
+      } as tls.ConnectionOptions);
+      s.once('secureConnect', () => resolve(s));
+      s.once('error', reject);
+    });
+    try {
+      const peer = socket.getPeerCertificate(true);
+      if (!peer || !peer.raw) return { ok: false, reason: 'tls', error: 'tls: the server sent no certificate' };
+      const leafX = new crypto.X509Certificate(peer.raw);
+      const chain: CertificateInfo[] = [];
+      const seen = new Set<string>([peer.fingerprint256]);
+      for (let c = peer.issuerCertificate; c && c.raw && !seen.has(c.fingerprint256); c = c.issuerCertificate) {
+        seen.add(c.fingerprint256);
+        chain.push(certificateInfo(new crypto.X509Certificate(c.raw)));
+      }
+      const authErr = socket.authorized ? null : String((socket.authorizationError as unknown as { code?: string })?.code ?? socket.authorizationError ?? 'UNKNOWN');
+      const selfSigned = (authErr !== null && SELF_SIGNED_ERRORS.has(authErr) && chain.length === 0) || (leafX.subject === leafX.issuer && leafX.checkIssued(leafX) && leafX.verify(leafX.publicKey) && !socket.authorized);
+      const match = net.isIP(host) ? leafX.checkIP(host) !== undefined : leafX.checkHost(host) !== undefined;
+      return {
+        ok: true,
+        leaf: certificateInfo(leafX),
+        chain,
+        protocol: socket.getProtocol(),
+        trusted: authErr === null || NOT_CHAIN_ERRORS.has(authErr),
+        self_signed: selfSigned,
+        hostname_match: match,
+        authorization_error: authErr,
+        handshake_ms: Math.round(performance.now() - started),
+      };
+    } finally {
+      socket.destroy();
+    }
+  } catch (err) {
+    const { reason, detail } = classify(err, parent, timedOut);
+    return { ok: false, reason, error: `${reason}: ${reason === 'timeout' ? `no handshake within ${t.timeoutMs / 1000} s` : detail}` };
+  } finally {
+    done();
+  }
+}

@@ -1,0 +1,86 @@
+// What every probe shares: its dependencies (resolver, trusted CAs) and the failure reasons it reports.
+import type { Resolver } from './resolve.js';
+
+/** Why a check failed; the stored error text starts with it (`timeout: ...`). */
+export const PROBE_REASONS = ['timeout', 'dns', 'refused', 'reset', 'tls', 'status', 'cancelled', 'error'] as const;
+export type ProbeReason = (typeof PROBE_REASONS)[number];
+
+export interface ProbeDeps {
+  resolver: Resolver;
+  /** Extra trusted CA certificates (PEM); tests pass their own CA here. Default: Node's roots. */
+  ca?: string | string[];
+}
+
+export interface ProbeOutcome {
+  ok: boolean;
+  responseTimeMs: number;
+  statusCode: number | null;
+  error: string | null;
+  reason: ProbeReason | null;
+}
+
+export function failure(reason: ProbeReason, detail: string, responseTimeMs: number, statusCode: number | null = null): ProbeOutcome {
+  return { ok: false, responseTimeMs, statusCode, error: `${reason}: ${detail}`, reason };
+}
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_|EPROTO)/;
+
+/** Maps a socket/request error to a reason; `timedOut` says the probe's own deadline fired. */
+export function classify(err: unknown, signal: AbortSignal, timedOut: () => boolean): { reason: ProbeReason; detail: string } {
+  const e = err as NodeJS.ErrnoException & { hostname?: string };
+  const code = e?.code ?? '';
+  if (timedOut()) return { reason: 'timeout', detail: 'no answer in time' };
+  if (signal.aborted || code === 'ABORT_ERR' || e?.name === 'AbortError') return { reason: 'cancelled', detail: 'probe cancelled' };
+  if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ESERVFAIL' || code.startsWith('EAI_') || e?.syscall === 'getaddrinfo' || e?.syscall?.startsWith('query')) {
+    return { reason: 'dns', detail: `${code || 'lookup failed'}${e.hostname ? ` ${e.hostname}` : ''}` };
+  }
+  if (code === 'ECONNREFUSED') return { reason: 'refused', detail: 'connection refused' };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(e?.message ?? '')) return { reason: 'reset', detail: 'connection closed before a response' };
+  if (code === 'ETIMEDOUT') return { reason: 'timeout', detail: 'connect timed out' };
+  if (TLS_CODES.test(code) || /ssl|tls|certificate/i.test(e?.message ?? '')) return { reason: 'tls', detail: code || e.message };
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'refused', detail: code };
+  return { reason: 'error', detail: code ? `${code} ${e.message}` : String(e?.message ?? err) };
+}
+
+/**
+ * A probe's own deadline joined with the caller's signal; `timedOut()` tells which one fired and
+ * `done()` releases the timer and the listener (one plain timer: cheaper than AbortSignal.any/timeout).
+ */
+export function deadline(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+  const ac = new AbortController();
+  let timed = false;
+  const onAbort = () => ac.abort(parent.reason);
+  const timer = setTimeout(() => {
+    timed = true;
+    ac.abort(new DOMException('probe timed out', 'TimeoutError'));
+  }, Math.max(1, timeoutMs));
+  if (parent.aborted) onAbort();
+  else parent.addEventListener('abort', onAbort, { once: true });
+  return {
+    signal: ac.signal,
+    timedOut: () => timed && !parent.aborted,
+    done: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', onAbort);
+    },
+  };
+}
+
+/** Rejects with an AbortError as soon as `signal` fires (DNS look-ups take no signal). */
+export function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    p.then(
+      (v) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(v);
+      },
+      (e) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(e);
+      },
+    );
+  });
+}

@@ -1,0 +1,177 @@
+// TLS inspection of endpoints: inspect (probes/tls), store the latest state and the certificate
+// history, and raise `ssl_expiry` events in the same transaction: expiry windows 30/14/7/1 (once
+// per window per certificate), expired, became invalid, renewed or issuer changed.
+import { isoNow, daysUntil, type Clock } from '../domain/clock.js';
+import { expiryWindow, invalidReason, sslStatus, windowSeverity, type TlsResult } from '../domain/certificate.js';
+import { effectivePort, fullUrl, hostOf, wantsTls } from '../domain/endpoint.js';
+import { NotFound } from '../domain/errors.js';
+import type { Endpoint } from '../domain/types.js';
+import type { NewEvent } from '../store/repos/events.js';
+import type { CertificateState } from '../store/repos/certificates.js';
+import type { Store } from '../store/index.js';
+import type { Logger } from 'pino';
+
+/** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
+export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
+
+export interface CertificateServiceDeps {
+  store: Store;
+  clock: Clock;
+  inspect: TlsInspector;
+  /** Seconds between two inspections of one endpoint (DOMMON_CHECK_INTERVAL). */
+  checkInterval: number;
+  /** Parallel handshakes in one cycle. */
+  concurrency?: number;
+  log?: Pick<Logger, 'warn'>;
+}
+
+export function createCertificateService(deps: CertificateServiceDeps) {
+  const { store, clock, inspect } = deps;
+  const concurrency = deps.concurrency ?? 8;
+  // Endpoints never inspected are looked for only when the endpoints table changed (a scan); due ones by index.
+  let endpointsStamp: string | null = null;
+
+  /** Stores one inspection result and its events in one transaction; returns the new state. */
+  async function record(e: Endpoint, r: TlsResult): Promise<CertificateState> {
+    const now = clock.now();
+    const nowIso = now.toISOString();
+    const next = new Date(now.getTime() + deps.checkInterval * 1000).toISOString();
+    const status = sslStatus(r, now);
+    return store.transaction(async (tx) => {
+      // The endpoint may have been deleted (or stopped speaking TLS) while its handshake ran.
+      const current = await tx.endpoints.byId(e.id);
+      if (!current || !wantsTls(current)) return emptyState(e.id);
+      const prev = await tx.certificates.get(e.id);
+      const events: NewEvent[] = [];
+      const url = fullUrl(e);
+      const base = { team_id: e.team_id, event_type: 'ssl_expiry', domain_id: e.domain_id, endpoint_id: e.id };
+      let state: CertificateState;
+      if (!r.ok) {
+        // A failed handshake keeps the last certificate's details (dates, issuer) for the views.
+        state = {
+          ...(prev ?? emptyState(e.id)),
+          endpoint_id: e.id, ssl_status: 'error', error: r.error, checked_at: nowIso, next_check_at: next,
+        };
+      } else {
+        const leaf = r.leaf;
+        const fp = leaf.fingerprint256;
+        const details = {
+          url, subject: leaf.subject, issuer: leaf.issuer, not_after: leaf.not_after, fingerprint256: fp, serial: leaf.serial,
+          days_until_expiry: daysUntil(leaf.not_after, now), ssl_status: status,
+        };
+        const isNew = await tx.certificates.seen(e.id, leaf, nowIso);
+        if (prev?.fingerprint256 && prev.fingerprint256 !== fp && isNew) {
+          const issuerChanged = prev.issuer !== leaf.issuer;
+          events.push({
+            ...base,
+            severity: issuerChanged ? 'medium' : 'info',
+            category: issuerChanged ? 'issuer_changed' : 'certificate_renewed',
+            message: issuerChanged
+              ? `${e.name} (${url}) now serves a certificate from a different issuer: ${leaf.issuer} (was ${prev.issuer})`
+              : `${e.name} (${url}) certificate was renewed; it now expires ${leaf.not_after.slice(0, 10)}`,
+            details: { ...details, previous_fingerprint256: prev.fingerprint256, previous_issuer: prev.issuer, previous_not_after: prev.not_after },
+            dedupe_key: `ssl:${e.id}:${fp}:new`,
+          });
+        }
+        const window = status === 'expired' ? null : expiryWindow(leaf.not_after, now);
+        if (status === 'expired') {
+          events.push({
+            ...base, severity: 'critical', category: 'certificate_expired',
+            message: `${e.name} (${url}) certificate EXPIRED on ${leaf.not_after.slice(0, 10)}`,
+            details, dedupe_key: `ssl:${e.id}:${fp}:expired`,
+          });
+        } else if (window !== null) {
+          events.push({
+            ...base, severity: windowSeverity(window), category: 'certificate_expiring',
+            message: `${e.name} (${url}) certificate expires in ${details.days_until_expiry} day(s) (${leaf.not_after.slice(0, 10)})`,
+            details: { ...details, window_days: window }, dedupe_key: `ssl:${e.id}:${fp}:w${window}`,
+          });
+        }
+        if (status === 'invalid' && prev?.ssl_status !== 'invalid') {
+          const why = invalidReason(r) ?? 'certificate not yet valid';
+          events.push({
+            ...base, severity: 'high', category: 'certificate_invalid',
+            message: `${e.name} (${url}) certificate is INVALID: ${why}`,
+            details: { ...details, reason: why, trusted: r.trusted, self_signed: r.self_signed, hostname_match: r.hostname_match, authorization_error: r.authorization_error },
+            dedupe_key: null,
+          });
+        }
+        state = {
+          endpoint_id: e.id, ssl_status: status, subject: leaf.subject, issuer: leaf.issuer, sans: leaf.sans,
+          not_before: leaf.not_before, not_after: leaf.not_after, serial: leaf.serial, fingerprint256: fp, protocol: r.protocol,
+          trusted: r.trusted, hostname_match: r.hostname_match, error: status === 'invalid' ? invalidReason(r) : null,
+          alerted_window: window ?? (status === 'expired' ? 0 : null), checked_at: nowIso, next_check_at: next,
+        };
+      }
+      await tx.certificates.save(state);
+      await tx.certificates.schedule(e.id, next, nowIso, state.ssl_status);
+      for (const ev of events) await tx.events.add(ev, nowIso);
+      return state;
+    });
+  }
+
+  async function check(e: Endpoint, signal: AbortSignal = new AbortController().signal): Promise<CertificateState> {
+    const r = await inspect({ host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 }, signal);
+    // Cancelled by shutdown: nothing was learnt, nothing is written.
+    if (!r.ok && r.reason === 'cancelled') return (await store.certificates.get(e.id)) ?? emptyState(e.id);
+    return record(e, r);
+  }
+
+  return {
+    record,
+    check,
+
+    /** Inspects one endpoint of the team now (extension: check-now). */
+    async checkNow(teamId: string, endpointId: string): Promise<CertificateState> {
+      const e = await store.endpoints.get(teamId, endpointId);
+      if (!e) throw new NotFound('Endpoint');
+      if (!wantsTls(e)) return { ...emptyState(e.id), ssl_status: 'unknown' };
+      return check(e);
+    },
+
+    async history(teamId: string, endpointId: string) {
+      const e = await store.endpoints.get(teamId, endpointId);
+      if (!e) throw new NotFound('Endpoint');
+      return { current: await store.certificates.get(e.id), history: await store.certificates.history(e.id) };
+    },
+
+    /** One worker cycle: every eligible endpoint never inspected or due, a few handshakes at a time. */
+    async cycle(signal: AbortSignal = new AbortController().signal, limit = 200): Promise<number> {
+      const stamp = store.stamp(['endpoints']);
+      const includeNew = stamp !== endpointsStamp;
+      const ids = await store.certificates.due(isoNow(clock), limit, { includeNew });
+      // Look for new ones again next cycle if this one may not have taken them all.
+      if (includeNew && ids.length < limit) endpointsStamp = stamp;
+      let done = 0;
+      const queue = [...ids];
+      const worker = async () => {
+        for (let id = queue.shift(); id && !signal.aborted; id = queue.shift()) {
+          const e = await store.endpoints.byId(id);
+          if (!e || !wantsTls(e)) continue;
+          try {
+            await check(e, signal);
+            done++;
+          } catch (err) {
+            // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
+            deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
+            await store.certificates.schedule(id, new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(), isoNow(clock), 'error').catch(() => undefined);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+      return done;
+    },
+
+    forgetIneligible: () => store.certificates.forgetIneligible(),
+  };
+}
+
+function emptyState(endpointId: string): CertificateState {
+  return {
+    endpoint_id: endpointId, ssl_status: 'unknown', subject: null, issuer: null, sans: [], not_before: null, not_after: null,
+    serial: null, fingerprint256: null, protocol: null, trusted: null, hostname_match: null, error: null, alerted_window: null,
+    checked_at: null, next_check_at: null,
+  };
+}
+
+export type CertificateService = ReturnType<typeof createCertificateService>;

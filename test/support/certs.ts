@@ -1,0 +1,76 @@
+// Test certificates made on the fly with the openssl CLI and EC P-256 keys (fast): a test CA, leaves
+// it signs with any validity window (also already expired), and self-signed leaves.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface TestCa {
+  cert: string;
+  key: string;
+  dir: string;
+}
+
+export interface TestCert {
+  cert: string;
+  key: string;
+}
+
+const DAY = 86_400_000;
+
+function openssl(args: string[], cwd: string): void {
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+
+/** openssl's YYYYMMDDHHMMSSZ. */
+function stamp(d: Date): string {
+  return d.toISOString().replace(/[-:T]/g, '').slice(0, 14) + 'Z';
+}
+
+function workDir(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-certs-'));
+  fs.writeFileSync(path.join(dir, 'index.txt'), '');
+  fs.writeFileSync(
+    path.join(dir, 'ca.cnf'),
+    [
+      '[ca]', 'default_ca = d', '[d]', `database = ${dir}/index.txt`, `new_certs_dir = ${dir}`, 'rand_serial = yes',
+      'default_md = sha256', 'policy = p', 'unique_subject = no', 'email_in_dn = no', '[p]', 'commonName = supplied',
+      '[req]', 'distinguished_name = dn', '[dn]',
+    ].join('\n'),
+  );
+  return dir;
+}
+
+export function makeCa(name = 'dommon Test CA'): TestCa {
+  const dir = workDir();
+  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt',
+    '-subj', `/CN=${name}`, '-days', '3650', '-config', 'ca.cnf',
+    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
+  return { cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'), key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'), dir };
+}
+
+export interface IssueOptions {
+  /** Signing CA; omitted: self-signed. */
+  ca?: TestCa;
+  cn: string;
+  sans?: string[];
+  /** Validity relative to now, in days (negative = past). */
+  fromDays?: number;
+  toDays: number;
+  now?: Date;
+}
+
+export function issue(o: IssueOptions): TestCert {
+  const dir = o.ca?.dir ?? workDir();
+  const id = Math.random().toString(36).slice(2);
+  const now = o.now ?? new Date();
+  const sans = o.sans ?? [o.cn];
+  fs.writeFileSync(path.join(dir, `${id}.ext`), `subjectAltName=${sans.map((s) => (/^[\d.]+$/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
+  openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${id}.key`, '-out', `${id}.csr`,
+    '-subj', `/CN=${o.cn}`, '-config', 'ca.cnf'], dir);
+  const signer = o.ca ? ['-cert', 'ca.crt', '-keyfile', 'ca.key'] : ['-selfsign', '-keyfile', `${id}.key`];
+  openssl(['ca', '-batch', '-config', 'ca.cnf', ...signer, '-in', `${id}.csr`, '-out', `${id}.crt`, '-notext',
+    '-startdate', stamp(new Date(now.getTime() + (o.fromDays ?? -1) * DAY)), '-enddate', stamp(new Date(now.getTime() + o.toDays * DAY)),
+    '-extfile', `${id}.ext`], dir);
+  return { cert: fs.readFileSync(path.join(dir, `${id}.crt`), 'utf8'), key: fs.readFileSync(path.join(dir, `${id}.key`), 'utf8') };
+}

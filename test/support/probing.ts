@@ -1,0 +1,48 @@
+// A store + services on a temp file with an injectable clock, plus helpers that create monitored
+// endpoints directly through the services (no HTTP server needed).
+import fs from 'node:fs';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/index.js';
+import { openLocal } from '../../src/app.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { tempDir } from './app.js';
+
+export function mutableClock(start = Date.now()) {
+  let t = start;
+  return {
+    now: () => new Date(t),
+    set: (ms: number) => { t = ms; },
+    advance: (ms: number) => { t += ms; },
+    ms: () => t,
+  };
+}
+
+export async function openTestStore(env: Record<string, string> = {}, clock?: Clock) {
+  const dataDir = tempDir('dommon-probing-');
+  const config = loadConfig({ dataDir }, { DOMMON_LOG_LEVEL: 'error', ...env });
+  const local = await openLocal(config, clock);
+  const { team_id } = await local.services.access.createToken({ team: 'probing' });
+  return {
+    ...local,
+    config,
+    teamId: team_id,
+    log: pino({ level: 'silent' }),
+    async close() {
+      await local.store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export type TestStore = Awaited<ReturnType<typeof openTestStore>>;
+
+/** n http endpoints on `port` (names web-0..), each with a liveness config. */
+export async function monitored(s: TestStore, n: number, port: number, cfg: { interval_seconds: number; timeout_seconds?: number; failure_threshold?: number }, domain = 'example.com') {
+  const d = await s.services.domains.create(s.teamId, { domain } as never);
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const e = await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: `web-${i}`, endpoint_type: 'http', port });
+    out.push(await s.services.liveness.create(s.teamId, { endpoint_id: e.id, ...cfg }));
+  }
+  return out;
+}
