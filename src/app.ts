@@ -174,6 +174,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
+    metrics,
   });
   const notify = { worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }), delivery };
   let server: http.Server | undefined;

@@ -23,6 +23,8 @@ export interface CertificateServiceDeps {
   /** Parallel handshakes in one cycle. */
   concurrency?: number;
   log?: Pick<Logger, 'warn'>;
+  /** Counts inspections by resulting ssl_status (dommon_checks_total{kind="tls"}). */
+  metrics?: { check(kind: string, outcome: string): void };
 }
 
 export function createCertificateService(deps: CertificateServiceDeps) {
@@ -114,7 +116,9 @@ export function createCertificateService(deps: CertificateServiceDeps) {
     const r = await inspect({ host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 }, signal);
     // Cancelled by shutdown: nothing was learnt, nothing is written.
     if (!r.ok && r.reason === 'cancelled') return (await store.certificates.get(e.id)) ?? emptyState(e.id);
-    return record(e, r);
+    const state = await record(e, r);
+    deps.metrics?.check('tls', state.ssl_status);
+    return state;
   }
 
   return {

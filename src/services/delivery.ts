@@ -37,6 +37,8 @@ export interface DeliveryDeps {
   retryWaitsMs?: readonly number[];
   /** Upper bound of one attempt; the spec's 30 s (tests inject a shorter one). */
   attemptTimeoutMs?: number;
+  /** Counts every attempt by channel and outcome (dommon_notification_deliveries_total). */
+  metrics?: { delivery(channel: string, status: string): void };
 }
 
 class Stopped extends Error {}
@@ -146,6 +148,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const retry = !out.ok && out.transient && attempt <= waits.length;
       const retryAfterMs = Math.min(out.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_S) * 1000;
       const wait = retry ? Math.max(waits[attempt - 1]!, retryAfterMs) : 0;
+      deps.metrics?.delivery(d.channel, out.ok ? 'success' : retry ? 'retry' : 'failed');
       await store.notifications.recordAttempt(
         {
           id: d.id, attempt, at: at.toISOString(), outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent',

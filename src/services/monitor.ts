@@ -31,7 +31,7 @@ export interface LivenessStatus {
   last_error: string | null;
 }
 
-export function createMonitorService({ store, clock }: { store: Store; clock: Clock }) {
+export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string): void } }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
@@ -114,6 +114,7 @@ export function createMonitorService({ store, clock }: { store: Store; clock: Cl
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
       });
+      if (metrics) for (const r of ordered) metrics.check('liveness', r.outcome.ok ? 'success' : 'failure');
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {

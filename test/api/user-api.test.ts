@@ -280,6 +280,22 @@ t.test('User API', async (t) => {
     t.equal(m.status, 405);
   });
 
+  t.test('domain intelligence and renewals under /api-domains/{id}/... and /api-renewals', async (t) => {
+    // DNS, RDAP and WHOIS point at closed loopback ports in startApp: the answers say so, never a 500.
+    const created = await api.post('/api-domains', { domain: 'intel-user-api.example' });
+    t.equal(created.status, 201);
+    const domainId = created.body.id as string;
+    t.equal((await api.get(`/api-domains/${domainId}/security`)).status, 200);
+    t.equal((await api.post(`/api-domains/${domainId}/security`)).status, 200);
+    t.equal((await api.get(`/api-domains/${domainId}/registration`)).body.id, domainId);
+    t.equal((await api.post(`/api-domains/${domainId}/registration`)).status, 200);
+    t.equal((await api.get(`/api-domains/${domainId}/verification`)).body.is_verified, false);
+    t.equal((await api.post(`/api-domains/${domainId}/verification`)).body.is_verified, false);
+    t.equal((await api.put(`/api-domains/${domainId}/exposure`, { enabled: false })).body.exposure_monitoring_enabled, false);
+    t.equal((await api.put(`/api-domains/${domainId}/exposure`, { enabled: true })).status, 403);
+    t.ok(Array.isArray((await api.get('/api-renewals?type=certificates')).body.data));
+  });
+
   t.test('every documented User API answer was received and checked above', async (t) => {
     const missing: string[] = [];
     for (const op of OPERATIONS) {
