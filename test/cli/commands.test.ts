@@ -80,7 +80,7 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
     run('domains', 'show', 'example.com', '--include-endpoints', '--json'),
     run('endpoints', 'update', ep.json.id, '--enabled', 'false', '--path', '/health', '--json'),
     run('endpoints', 'update', ep.json.id, '--enabled', 'maybe'),
-    run('liveness', 'add', '--endpoint', ep.json.id, '--interval', '30', '--expected-status', '204', '--json'),
+    run('liveness', 'add', '--endpoint', ep.json.id, '--interval', '30', '--expected-status', '204', '--enabled', 'false', '--json'),
   ]);
   t.equal(epDup.code, 4);
   t.same(withEps.json.endpoints.map((e: any) => e.name), ['web']);
