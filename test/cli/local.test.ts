@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { tempDir } from '../support/app.js';
-import { BIN, cli, cliIn, ensureBuilt } from '../support/cli.js';
+import { BIN, cleanEnv, cli, cliIn, ensureBuilt } from '../support/cli.js';
 
 t.setTimeout(240_000);
 t.before(ensureBuilt);
@@ -72,7 +72,7 @@ t.test('serve + --remote: the same commands against a running daemon', { timeout
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const tok = await cli(['--data-dir', dir, 'token', 'create', '--team', 'ops']);
   const token = tok.stdout.trim();
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0'], { env: { ...process.env, DOMMON_LOG_LEVEL: 'error' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   t.teardown(() => child.kill('SIGKILL'));
   const url = await new Promise<string>((resolve, reject) => {

@@ -97,12 +97,15 @@ export function dommon(args: string[], env: Record<string, string> = {}, input?:
   return cli(args, { env, input });
 }
 
+export const OFFLINE = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9' };
+
 /** The runner's environment without DOMMON_*, colour switches and tap's hooks (NODE_OPTIONS holds its
  * process-info loader): the CLI starts as it would in a user's shell, and much faster. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(k)) env[k] = v;
-  return { ...env, DOMMON_LOG_LEVEL: 'error', ...extra };
+  // DNS, RDAP and WHOIS default to a closed loopback port (as in startApp): no child ever reaches the internet.
+  return { ...env, DOMMON_LOG_LEVEL: 'error', ...OFFLINE, ...extra };
 }
 
 export interface Daemon {

@@ -1,10 +1,11 @@
-// Runs the dommon CLI from source (node --import tsx src/cli/main.ts) in a child process.
+// Runs the built dommon CLI (bin/dommon.js, built first when dist/ is stale) in a child process,
+// with the test runner's hooks stripped from the environment (see cli.ts).
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BIN, cleanEnv, ensureBuilt } from './cli.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = path.join(ROOT, 'src/cli/main.ts');
 
 export interface CliResult {
   code: number | null;
@@ -13,9 +14,10 @@ export interface CliResult {
 }
 
 /** One command to completion. env holds DOMMON_* overrides. */
-export function dommon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
+export async function dommon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
+  await ensureBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args], { cwd: ROOT, env: { ...process.env, DOMMON_LOG_LEVEL: 'warn', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv({ DOMMON_LOG_LEVEL: 'warn', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -38,9 +40,10 @@ export interface Daemon {
 }
 
 /** `dommon serve` in a child; resolves once it printed `listening on URL`. */
-export function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
+export async function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
+  await ensureBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', MAIN, ...args, 'serve', '--port', '0'], { cwd: ROOT, env: { ...process.env, DOMMON_LOG_LEVEL: 'info', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv({ DOMMON_LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
