@@ -34,7 +34,8 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
     await s.app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: e.id, ssl_status: 'valid' } as any).execute();
     eps.push({ e, l });
   }
-  await s.app.store.db.insertInto('domain_registrations').values({ domain_id: d.id, registrar: 'R' } as any).execute();
+  // The registration worker may already have written this domain's row: upsert.
+  await s.app.store.db.insertInto('domain_registrations').values({ domain_id: d.id, registrar: 'R' } as any).onConflict((oc) => oc.column('domain_id').doUpdateSet({ registrar: 'R' })).execute();
   return { d, eps };
 }
 
