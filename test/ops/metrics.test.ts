@@ -16,22 +16,38 @@ t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, H
   const dom = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
   const other = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
   t.ok(dom.id && other.id, 'domains created');
-  const web = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'web', endpoint_type: 'https', subdomain: 'www' })).body;
-  const apiEp = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'api', endpoint_type: 'https', subdomain: 'api' })).body;
-  const noLiveness = (await api.post('/api/v1/endpoints', { domain_id: other.id, name: 'site', endpoint_type: 'https' })).body;
-  for (const e of [web, apiEp]) t.equal((await api.post('/api/v1/liveness', { endpoint_id: e.id })).status, 201);
+  const web = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'web', endpoint_type: 'https', subdomain: 'www', is_enabled: false })).body;
+  const apiEp = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'api', endpoint_type: 'https', subdomain: 'api', is_enabled: false })).body;
+  const noLiveness = (await api.post('/api/v1/endpoints', { domain_id: other.id, name: 'site', endpoint_type: 'https', is_enabled: false })).body;
+  const byName = new Map<string, { config: any; endpoint: any }>();
+  for (const e of [web, apiEp]) {
+    const l = await api.post('/api/v1/liveness', { endpoint_id: e.id });
+    t.equal(l.status, 201);
+    const team = (await app.store.endpoints.all()).find((x) => x.id === e.id)!.team_id;
+    byName.set(e.name, { config: await app.store.liveness.get(team, l.body.id), endpoint: await app.store.endpoints.get(team, e.id) });
+  }
 
-  // Outcomes through the monitor service, as the scheduler records them.
-  const targets = await app.services.monitor.targets();
-  const byName = new Map(targets.map((x) => [x.endpoint.name, x]));
+  // Outcomes through the monitor service, as the scheduler records them (the endpoints are disabled,
+  // so the daemon's own scheduler leaves them alone).
+
   const now = Date.now();
   await app.services.monitor.record([
     { ...byName.get('web')!, outcome: { ok: true, responseTimeMs: 123, statusCode: 200, error: null }, at: now - 1000 },
     { ...byName.get('api')!, outcome: { ok: false, responseTimeMs: 2500, statusCode: null, error: 'connection refused' }, at: now - 1000 },
   ]);
   // What the TLS and registration workers write.
+  // The daemon's own workers run too: endpoints are disabled (no probes, no TLS inspection), and the
+  // registration worker's first look-up (against closed loopback peers) and the health score it
+  // triggers are let finish before known values are written over them.
+  for (let i = 0; i < 200; i++) {
+    const regs = await app.store.db.selectFrom('domain_registrations').select('domain_id').where('checked_at', 'is not', null).execute();
+    if (regs.length >= 2) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await new Promise((r) => setTimeout(r, 200));
   await app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: web.id, ssl_status: 'valid', sans: '[]', not_after: '2027-03-01T12:00:00.000Z' }).execute();
-  await app.store.db.insertInto('domain_registrations').values({ domain_id: dom.id, state: 'ok', expiry_date: '2028-05-17', nameservers: '[]', statuses: '[]' }).execute();
+  await app.store.db.insertInto('domain_registrations').values({ domain_id: dom.id, state: 'ok', expiry_date: '2028-05-17', nameservers: '[]', statuses: '[]' })
+    .onConflict((oc) => oc.column('domain_id').doUpdateSet({ state: 'ok', expiry_date: '2028-05-17' })).execute();
   await app.store.db.updateTable('domains').set({ health_score: 85, is_verified: 1 }).where('id', '=', dom.id).execute();
   await app.store.db.updateTable('domains').set({ expiry_override: '2029-01-02' }).where('id', '=', other.id).execute();
 
@@ -73,7 +89,9 @@ t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, H
   t.equal(m.value('dommon_domain_expiry_timestamp_seconds', { team: 'acme', domain: 'example.com' }), Date.UTC(2028, 4, 17) / 1000);
   t.equal(m.value('dommon_domain_expiry_timestamp_seconds', { team: 'acme', domain: 'example.org' }), Date.UTC(2029, 0, 2) / 1000, 'manual expiry override');
   t.equal(m.value('dommon_domain_health_score', { team: 'acme', domain: 'example.com' }), 85);
-  t.equal(m.value('dommon_domain_health_score', { team: 'acme', domain: 'example.org' }), undefined);
+  // example.org's score is the health service's own (computed from its manual expiry): the gauge shows the stored value.
+  const orgScore = (await api.get(`/api/v1/domains/${other.id}`)).body.health_score as number | null;
+  t.equal(m.value('dommon_domain_health_score', { team: 'acme', domain: 'example.org' }), orgScore ?? undefined);
   t.equal(m.value('dommon_domain_verified', { team: 'acme', domain: 'example.com' }), 1);
   t.equal(m.value('dommon_domain_verified', { team: 'acme', domain: 'example.org' }), 0);
 

@@ -25,7 +25,8 @@ t.test('dommon status in tmux: rows, filter, detail, quit', { skip: hasTmux ? fa
 
   // The shell prints the exit code on the screen once the dashboard ends (tmux's pane_dead_status
   // proved unreliable across versions).
-  const cmd = `DOMMON_LOG_LEVEL=error ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --data-dir ${JSON.stringify(dir)} status --interval 1; echo dommon-exit=$?`;
+  // `env -u CI`: Ink draws only the last frame when it believes it runs in CI; a user's terminal has no CI.
+  const cmd = `env -u CI -u CONTINUOUS_INTEGRATION DOMMON_LOG_LEVEL=error ${JSON.stringify(process.execPath)} ${JSON.stringify(BIN)} --data-dir ${JSON.stringify(dir)} status --interval 1; echo dommon-exit=$?`;
   // remain-on-exit keeps the pane (and its last screen and exit status) after the program ends
   tmux('-f', '/dev/null', 'new-session', '-d', '-s', 'dash', '-x', '140', '-y', '30', 'sleep 600');
   tmux('set-option', '-t', 'dash', 'remain-on-exit', 'on');
