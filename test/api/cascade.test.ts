@@ -21,7 +21,7 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
   const eps = [];
   for (const n of ['web', 'api']) {
     const e = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: n, endpoint_type: 'https' })).body;
-    const l = (await api.post('/api/v1/liveness', { endpoint_id: e.id })).body;
+    const l = (await api.post('/api/v1/liveness', { endpoint_id: e.id, is_enabled: false })).body;
     const cfg = (await s.app.store.liveness.byId(l.id))!;
     const now = Date.now();
     await s.app.store.transaction(async (tx) => {

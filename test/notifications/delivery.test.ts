@@ -124,7 +124,8 @@ t.test('500 three times then 200: four attempts, waits 1-2-4 (shortened), partia
   // too (arrival to arrival adds request latency, which on a busy machine has no useful upper bound).
   const waits = daemonWaits(final.attempts_detail);
   FAST.retryWaitsMs.forEach((w, i) => {
-    t.ok(waits[i]! >= w - 5 && waits[i]! < RETRY_WAITS_MS[i]!, `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`);
+    // attempt times are stored to the ms and durations rounded: allow 30 ms of measurement error below.
+        t.ok(waits[i]! >= w - 30 && waits[i]! < RETRY_WAITS_MS[i]!, `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`);
     t.ok(g[i]! >= w - 150, `wait ${i + 1} (receiver): ${Math.round(g[i]!)} ms >= ${w} ms`);
   });
   t.ok(reqs.every((r) => r.json.event_id === eventId), 'same event every time');
