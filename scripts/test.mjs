@@ -9,7 +9,7 @@ const build = spawnSync(process.execPath, [tapBin, 'build'], { stdio: ['ignore',
 if (build.status !== 0) process.exit(build.status ?? 1);
 
 // Several files wait on child processes and timers rather than the CPU: run more of them at once.
-const args = ['--reporter=tap', '--jobs=4', ...process.argv.slice(2)];
+const args = ['--reporter=tap', '--jobs=2', ...process.argv.slice(2)];
 const child = spawn(process.execPath, [tapBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;
