@@ -1,7 +1,7 @@
 // E-mail through nodemailer over DOMMON_SMTP_URL: plain text and HTML, subject from the event.
 import { createTransport } from 'nodemailer';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
-import { digestLine, digestTitle, escapeHtml, eventLabel, headline, portfolioName, truncate } from './format.js';
+import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 
 export interface EmailMessage {
@@ -32,15 +32,7 @@ export function emailMessage(m: Outgoing, config: Record<string, unknown>): Emai
     return { to, subject: truncate(title, 200), text, html };
   }
   const title = headline(m);
-  const facts = [
-    ['Event', eventLabel(m.event_type)],
-    ['Severity', m.severity],
-    ['Domain', m.domain],
-    ['Endpoint', m.endpoint_name],
-    ['Category', m.category],
-    ['Team', m.team],
-    ['Time', m.timestamp],
-  ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+  const facts = eventFacts(m, { team: true, time: true });
   const text = [title, '', m.message, '', ...facts.map(([k, v]) => `${k}: ${v}`)].join('\n');
   const html = wrap(
     title,

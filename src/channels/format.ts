@@ -28,6 +28,20 @@ export function headline(e: OutgoingEvent): string {
   return `[${e.severity.toUpperCase()}] ${eventLabel(e.event_type)}${target ? `: ${target}` : ''}`;
 }
 
+/** The labelled facts of an event, in the order every channel shows them; empty ones left out. */
+export function eventFacts(e: OutgoingEvent, include: { team?: boolean; time?: boolean } = {}): [string, string][] {
+  const facts: [string, string | null | undefined][] = [
+    ['Event', eventLabel(e.event_type)],
+    ['Severity', e.severity],
+    ['Domain', e.domain],
+    ['Endpoint', e.endpoint_name],
+    ['Category', e.category],
+    ...(include.team ? [['Team', e.team] as [string, string]] : []),
+    ...(include.time ? [['Time', e.timestamp] as [string, string]] : []),
+  ];
+  return facts.filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+}
+
 export function digestTitle(d: OutgoingDigest): string {
   const n = digestItemCount(d);
   return `dommon digest for ${d.team}: ${n} item${n === 1 ? '' : 's'}`;

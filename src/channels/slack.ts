@@ -1,6 +1,6 @@
 // Slack incoming webhook: `text` as the notification fallback plus Block Kit blocks.
 import type { Outgoing } from '../domain/notification.js';
-import { digestLine, digestTitle, escapeSlack, eventLabel, headline, portfolioName, truncate } from './format.js';
+import { digestLine, digestTitle, escapeSlack, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { postJson } from './http.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
@@ -22,13 +22,7 @@ export function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
     return { text: title, blocks: blocks.length > MAX_BLOCKS ? [...blocks.slice(0, MAX_BLOCKS - 1), blocks[blocks.length - 1]!] : blocks };
   }
   const title = headline(m);
-  const fields = [
-    ['Event', eventLabel(m.event_type)],
-    ['Severity', m.severity],
-    ['Domain', m.domain],
-    ['Endpoint', m.endpoint_name],
-    ['Category', m.category],
-  ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+  const fields = eventFacts(m);
   return {
     text: `${title}: ${m.message}`,
     blocks: [

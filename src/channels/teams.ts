@@ -1,6 +1,6 @@
 // Microsoft Teams incoming webhook (Workflows or connector): a message with one Adaptive Card.
 import type { Outgoing } from '../domain/notification.js';
-import { digestLine, digestTitle, eventLabel, headline, portfolioName, truncate } from './format.js';
+import { digestLine, digestTitle, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { postJson } from './http.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
@@ -18,14 +18,7 @@ export function adaptiveCard(m: Outgoing): Element {
       body.push(text(g.items.map((it) => `- ${digestLine(it)}`).join('\n')));
     }
   } else {
-    const facts = [
-      ['Event', eventLabel(m.event_type)],
-      ['Severity', m.severity],
-      ['Domain', m.domain],
-      ['Endpoint', m.endpoint_name],
-      ['Category', m.category],
-      ['Time', m.timestamp],
-    ].filter((f): f is [string, string] => typeof f[1] === 'string' && f[1] !== '');
+    const facts = eventFacts(m, { time: true });
     body = [
       text(headline(m), { size: 'Large', weight: 'Bolder', color: COLORS[m.severity] ?? 'Default' }),
       text(m.message),

@@ -1,6 +1,7 @@
 // A StatusSource over the Public API (the CLI hands it the local in-process API or a --remote daemon).
 // Fields that other parts of dommon fill later (grade, registration, certificates) may be null: shown as `-`.
 import type { DomainRow, EndpointRow, Liveness, Snapshot, StatusSource } from './model.js';
+import { mapLimit } from '../domain/concurrency.js';
 
 export type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
 
@@ -31,18 +32,6 @@ async function all(request: Request, path: string): Promise<any[]> {
   }
 }
 
-async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
-  return out;
-}
-
 export function apiSource(request: Request, close: () => Promise<void> = async () => {}, o: ApiSourceOptions = {}): StatusSource {
   const recent = o.recent ?? 20;
   const n = o.concurrency ?? 8;
@@ -59,12 +48,12 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
       const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
       const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
       const results = new Map<string, { ms: number; ok: boolean }[]>();
-      await pool(configs, n, async (c) => {
+      await mapLimit(configs, n, async (c) => {
         const r = await get(request, `/api/v1/liveness/${c.id}/results?hours=24&limit=${recent}`);
         results.set(c.id, (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse());
       });
       const domainStatus = new Map<string, any>();
-      await pool(domains, n, async (d) => {
+      await mapLimit(domains, n, async (d) => {
         domainStatus.set(d.id, await get(request, `/api/v1/domains/${d.id}/status`));
       });
 

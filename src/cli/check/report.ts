@@ -1,6 +1,7 @@
 // Runs the checks over every target and grades the run: exit 0 healthy, 1 warning, 2 critical (worst target).
 import { SEVERITIES, type CheckFn, type CheckKind, type CheckOptions, type CheckResult, type Severity, type Target } from './types.js';
 import type { Palette } from '../output.js';
+import { mapLimit } from '../../domain/concurrency.js';
 
 export interface TargetReport {
   target: string;
@@ -28,20 +29,8 @@ export function exitCode(s: Severity): 0 | 1 | 2 {
   return s === 'critical' ? 2 : s === 'warning' ? 1 : 0;
 }
 
-async function limited<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  }));
-  return out;
-}
-
 export async function runChecks(targets: Target[], registry: Record<CheckKind, CheckFn>, kinds: CheckKind[], o: CheckOptions): Promise<CheckReport> {
-  const reports = await limited(targets, 8, async (t): Promise<TargetReport> => {
+  const reports = await mapLimit(targets, 8, async (t): Promise<TargetReport> => {
     const results = await Promise.all(kinds.map(async (k) => {
       try {
         return await registry[k](t, o);
