@@ -43,6 +43,8 @@ export function createServerLimiter(opts: LimiterOptions): ServerLimiter {
       return st && st.blockedUntil > opts.clock.now().getTime() ? st.blockedUntil : null;
     },
     async acquire(server, budgetMs, signal) {
+      // An aborted signal never fires 'abort' again: without this check a shutdown would wait out every slot.
+      if (signal?.aborted) return false;
       const st = state(server);
       // Spacing uses the monotonic clock: it is about real request rate, not about dates.
       const now = performance.now();

@@ -32,6 +32,8 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const concurrency = deps.concurrency ?? 4;
   const leaseMs = 120_000;
   const startedAt = performance.now();
+  // Set by stop(): claimed jobs not yet started stay claimed (their lease runs out) instead of running.
+  let stopping = false;
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
@@ -44,6 +46,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       const outcome = await runners[kind](d);
       log.debug({ kind, domain: d.domain, outcome }, 'refresh done');
     } catch (err) {
+      if (stopping) return; // cancelled by stop(): the claim's lease runs out and the next start retries
       // The service reschedules on success; on a crash retry after a tenth of the interval.
       const now = clock.now();
       const next = new Date(now.getTime() + Math.max(60, deps.checkInterval / 10) * 1000).toISOString();
@@ -67,7 +70,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     }
     let i = 0;
     await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
-      while (i < jobs.length) {
+      while (i < jobs.length && !stopping) {
         const j = jobs[i++]!;
         await runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed'));
       }
@@ -89,9 +92,11 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     tick,
     workers,
     start() {
+      stopping = false;
       for (const w of workers) void w.start();
     },
     async stop() {
+      stopping = true;
       intel.abort();
       await Promise.all(workers.map((w) => w.stop()));
     },

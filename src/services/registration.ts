@@ -133,6 +133,8 @@ export function createRegistrationService(deps: RegistrationDeps) {
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
     const outcome = await lookup(name).catch((err: Error): LookupResult => ({ kind: 'error', source: 'rdap', server: '', reason: `lookup failed: ${err.message}`, attempts: [] }));
+    // Cut short by a shutdown: the answer says nothing about the domain, so nothing is stored.
+    if (shutdown.signal.aborted) throw new Error('lookup cancelled: shutting down');
     const now = clock.now();
     const at = now.toISOString();
     return store.transaction(async (tx) => {

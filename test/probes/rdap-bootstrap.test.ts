@@ -71,6 +71,18 @@ t.test('per-server limiter: spacing, back-off with Retry-After and doubling', as
   t.equal(lim.penalize('a', null), 60_000, 'a good answer resets the strikes');
 });
 
+t.test('per-server limiter: an aborted signal ends a wait at once, and later waits never start', async (t) => {
+  const lim = createServerLimiter({ clock: { now: () => new Date() }, spacingMs: 5_000 });
+  const ac = new AbortController();
+  t.equal(await lim.acquire('a', 60_000, ac.signal), true, 'first slot is free');
+  const t0 = performance.now();
+  const waiting = lim.acquire('a', 60_000, ac.signal);
+  setTimeout(() => ac.abort(), 20);
+  t.equal(await waiting, false, 'a wait in progress answers false on abort');
+  t.equal(await lim.acquire('a', 60_000, ac.signal), false, 'an already aborted signal answers false');
+  t.ok(performance.now() - t0 < 1_000, `no slot waited out (${Math.round(performance.now() - t0)} ms, slots are 5 s apart)`);
+});
+
 t.test('WHOIS look-up budget: a server that never answers ends as an error, not a hang', async (t) => {
   const net = await import('node:net');
   const { whoisLookup } = await import('../../src/probes/whois.js');
