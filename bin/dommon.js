@@ -1,2 +1,3 @@
 #!/usr/bin/env node
-import '../dist/cli/main.js';
+// The command line as one bundle (scripts/bundle.mjs); the same code as dist/cli/main.js.
+import '../dist/bundle/main.js';

@@ -1,7 +1,6 @@
 // The composition root: the only module that makes concrete instances.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import type Koa from 'koa';
 import type Router from '@koa/router';
@@ -30,7 +29,8 @@ import { createRetentionService, type RetentionService } from './services/retent
 import { createResolver, livenessProbe, type ProbeDeps } from './probes/index.js';
 import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
 
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+import { VERSION } from './package.js';
+export { VERSION };
 
 export interface AppOptions {
   clock?: Clock;

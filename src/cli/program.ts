@@ -1,7 +1,7 @@
 // The dommon command line: commander program; each noun's commands live in commands/<noun>.ts as a
 // table (spec.ts) that drives commander, --help and the README reference.
 import { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { VERSION } from '../package.js';
 import { serveCommand } from './commands/serve.js';
 import { tokenCommands, userCommands } from './commands/access.js';
 import { registerCommand, registerNoun } from './spec.js';
@@ -16,7 +16,7 @@ import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { completionCommand } from './commands/completion.js';
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
 
 export function buildProgram(): Command {
   const program = new Command('dommon')

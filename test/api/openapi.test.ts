@@ -4,13 +4,22 @@ import fs from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
+import { createValidator, loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
 import { buildOpenApi, toOpenApiPath, toOpenApiSchema } from '../../src/api/openapi/document.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
 import { startApp, request } from '../support/app.js';
 import { checkResponse, openApiDocument } from '../support/openapi.js';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
+
+t.test('every schema in schemas/ is a valid JSON Schema and compiles (the server skips this check at start)', async (t) => {
+  const schemas = loadSchemas();
+  const v = createValidator(schemas, { checkSchemas: true });
+  const ids = Object.keys(schemas);
+  t.ok(ids.length > 40, `${ids.length} schemas`);
+  for (const id of ids) t.doesNotThrow(() => v.check(id, {}), id);
+  t.throws(() => createValidator({ Broken: { $id: 'Broken', type: 'object', required: 'name' } }, { checkSchemas: true }), /schema is invalid/, 'a broken schema is caught');
+});
 
 t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation complete', async (t) => {
   const doc = buildOpenApi(loadSchemas()) as any;

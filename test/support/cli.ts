@@ -19,7 +19,7 @@ function newest(dir: string): number {
 }
 
 function stale(): boolean {
-  const main = path.join(ROOT, 'dist/cli/main.js');
+  const main = path.join(ROOT, 'dist/bundle/main.js');
   return !fs.existsSync(main) || fs.statSync(main).mtimeMs < newest(path.join(ROOT, 'src'));
 }
 
@@ -39,9 +39,9 @@ export async function ensureBuilt(): Promise<void> {
     if (!stale()) return;
     const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
-    // tsc keeps the mtime of unchanged outputs; touch the entry so the next check sees a fresh build.
-    const now = new Date();
-    fs.utimesSync(path.join(ROOT, 'dist/cli/main.js'), now, now);
+    // bin/dommon.js runs the esbuild bundle of dist's sources (a fresh file on every run)
+    const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], { encoding: 'utf8' });
+    if (b.status !== 0) throw new Error(`bundle failed:\n${b.stdout}${b.stderr}`);
   } finally {
     fs.rmSync(lock, { recursive: true, force: true });
   }
