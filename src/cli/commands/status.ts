@@ -22,14 +22,15 @@ export function statusCommand(program: Command): void {
     run(async (ctx, o: Record<string, unknown>) => {
       const interval = convert('int', o.interval, '--interval') as number;
       if (interval < 1) throw new UsageError('--interval must be at least 1 second');
-      // ink and react load only here: every other command starts faster without them
-      const [{ createElement }, { render, renderToString }, { apiSource, Dashboard, StatusApp }] = await Promise.all([import('react'), import('ink'), import('../../tui/index.js')]);
+      const { apiSource } = await import('../../tui/api-source.js');
       const t = await openTransport(ctx);
       const source = apiSource((m, p) => t.request(m, p), () => t.close());
       try {
-        if (o.once || ctx.print.json) {
+        if (ctx.print.json) return ctx.print.out(await source.load());
+        // ink and react load only to draw: every other command (and --json) starts faster without them
+        const [{ createElement }, { render, renderToString }, { Dashboard, StatusApp }] = await Promise.all([import('react'), import('ink'), import('../../tui/index.js')]);
+        if (o.once) {
           const snapshot = await source.load();
-          if (ctx.print.json) return ctx.print.out(snapshot);
           const columns = (convert('int', o.width, '--width') as number | undefined) ?? process.stdout.columns ?? 120;
           const color = colorEnabled(process.stdout);
           const frame = renderToString(createElement(Dashboard, { snapshot, now: new Date(), color, static: true }), { columns });
