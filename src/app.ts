@@ -30,6 +30,7 @@ import { createResolver, livenessProbe, type ProbeDeps } from './probes/index.js
 import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
 
 import { VERSION } from './package.js';
+import { inject, type InjectOptions } from 'light-my-request';
 export { VERSION };
 
 export interface AppOptions {
@@ -101,7 +102,7 @@ export async function openLocal(
 
 export interface LocalApi {
   team: { id: string; name: string };
-  /** One API request served in-process (bound to 127.0.0.1:0, closed by close()). */
+  /** One API request served in-process, through the same koa app as the daemon's. */
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
   services: Services;
   close(): Promise<void>;
@@ -121,24 +122,20 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       { config, services, clock: systemClock, log: pino({ level: 'silent' }), version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t) },
       { principal },
     );
-    const server = http.createServer(app.callback());
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    // Requests are injected into koa's handler (light-my-request): no socket, no HTTP client to load.
+    const handler = app.callback();
     return {
       team,
       services,
       async request(method, path, body) {
-        const res = await fetch(base + path, {
-          method,
-          headers: body === undefined ? {} : { 'content-type': 'application/json' },
-          body: body === undefined ? undefined : JSON.stringify(body),
+        const res = await inject(handler, {
+          method: method as InjectOptions['method'],
+          url: path,
+          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
         });
-        const text = await res.text();
-        return { status: res.status, body: text ? JSON.parse(text) : undefined };
+        return { status: res.statusCode, body: res.payload ? JSON.parse(res.payload) : undefined };
       },
       async close() {
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
         await store.close();
       },
     };

@@ -58,8 +58,9 @@ export interface Validator {
  */
 export function createValidator(schemas: Record<string, object> = loadSchemas(), opts: { checkSchemas?: boolean } = {}): Validator {
   const validateSchema = opts.checkSchemas ?? false;
-  const strict = new Ajv({ allErrors: false, strict: false, validateSchema });
-  const coercing = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true, validateSchema });
+  // meta: without the check, the draft-07 meta-schema is not even loaded (our schemas name no $schema)
+  const strict = new Ajv({ allErrors: false, strict: false, validateSchema, meta: validateSchema });
+  const coercing = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true, validateSchema, meta: validateSchema });
   addFormats(strict);
   addFormats(coercing);
   for (const s of Object.values(schemas)) {
