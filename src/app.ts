@@ -55,7 +55,7 @@ export interface App {
   notify: { worker: NotifyWorker; delivery: DeliveryService };
   metrics: Metrics;
   retention: RetentionService;
-  /** The liveness scheduler, TLS inspection and retention workers. */
+  /** The liveness scheduler and TLS inspection workers. */
   probing: ProbingWorkers;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
@@ -157,11 +157,13 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   });
   const probing = createProbingWorkers({
     monitor: services.monitor, liveness: services.liveness, certificates: services.certificates, probe: livenessProbe(probes),
-    clock, log, stamp: (t) => store.stamp(t), resultRetentionDays: config.resultRetentionDays,
+    clock, log, stamp: (t) => store.stamp(t),
   });
   const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays });
-  // Checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
-  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(), log, { runAtStart: false });
+  // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
+  // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
+  let retentionAbort = new AbortController();
+  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, { runAtStart: false });
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
@@ -200,6 +202,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.listen(config.port, config.host, () => resolve());
       });
       await notify.worker.start();
+      retentionAbort = new AbortController();
       retentionWorker.start();
       const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
       first.unref();
@@ -215,6 +218,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await exposureWorker.stop();
       await services.exposure.drain();
       await intelScheduler.stop();
+      retentionAbort.abort();
       await retentionWorker.stop();
       if (server) {
         const s = server;

@@ -163,24 +163,6 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
       return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };
     },
 
-    /**
-     * Retention: raw results older than `retentionDays` go, hourly aggregates are kept 48 h and daily
-     * ones a year. Works one configuration at a time and yields between them, so probes and API
-     * requests keep running while it does. Returns the number of raw rows removed.
-     */
-    async prune(retentionDays: number, opts: { signal?: AbortSignal; yieldEvery?: number } = {}): Promise<number> {
-      const now = clock.now().getTime();
-      const before = now - retentionDays * 86_400_000;
-      let removed = 0;
-      const seqs = await store.livenessData.seqs();
-      for (let i = 0; i < seqs.length; i++) {
-        if (opts.signal?.aborted) break;
-        removed += await store.livenessData.pruneResults(seqs[i]!, before);
-        if ((i + 1) % (opts.yieldEvery ?? 50) === 0) await new Promise((r) => setImmediate(r));
-      }
-      await store.livenessData.pruneAggregates(hourOf(now) - 48, dayOf(now) - 366);
-      return removed;
-    },
   };
 }
 

@@ -1,6 +1,7 @@
 // Keeps the database bounded: a daily job deletes old raw results, finished delivery logs, old
 // events and history in small batches (yielding between them so probes keep writing), then runs
-// an incremental vacuum so the file gives the space back.
+// an incremental vacuum so the file gives the space back. The only place that prunes anything:
+// the probing workers and the notification worker never delete history themselves.
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/index.js';
@@ -40,7 +41,11 @@ export interface RetentionReport {
     registration_history: number;
     certificate_history: number;
     exposure_scans: number;
+    /** TLS schedule rows (and certificate state) of endpoints that are gone or no longer speak TLS. */
+    tls_schedules: number;
   };
+  /** Stopped early by the daemon's shutdown (the pass runs again at the next start). */
+  aborted: boolean;
   freed_pages: number;
 }
 
@@ -64,9 +69,10 @@ export function createRetentionService(deps: RetentionDeps) {
   const vacuumPages = deps.vacuumPages ?? 512;
   let running: Promise<RetentionReport> | undefined;
 
-  async function drain(step: () => Promise<number>, counter: { batches: number }): Promise<number> {
+  async function drain(step: () => Promise<number>, counter: { batches: number }, signal?: AbortSignal): Promise<number> {
     let total = 0;
     for (;;) {
+      if (signal?.aborted) return total;
       const n = await step();
       counter.batches++;
       total += n;
@@ -75,7 +81,7 @@ export function createRetentionService(deps: RetentionDeps) {
     }
   }
 
-  async function runOnce(): Promise<RetentionReport> {
+  async function runOnce(signal?: AbortSignal): Promise<RetentionReport> {
     const now = clock.now();
     const t0 = performance.now();
     const ms = now.getTime();
@@ -86,18 +92,19 @@ export function createRetentionService(deps: RetentionDeps) {
 
     let results = 0;
     const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
-    for (const seq of await r.livenessSeqs()) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter);
+    for (const seq of await r.livenessSeqs()) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
     const aggregates = await r.deleteAggregates(Math.floor(ms / HOUR_MS) - w.hourlyHours, Math.floor(ms / DAY_MS) - w.dailyDays);
-    const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter);
-    const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter);
-    const registration = await drain(() => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize), counter);
-    const certificates = await drain(() => r.deleteCertificateHistory(ago(w.certificateHistoryDays), batchSize), counter);
-    const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter);
+    const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter, signal);
+    const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter, signal);
+    const registration = await drain(() => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize), counter, signal);
+    const certificates = await drain(() => r.deleteCertificateHistory(ago(w.certificateHistoryDays), batchSize), counter, signal);
+    const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter, signal);
+    const tlsSchedules = await store.certificates.forgetIneligible();
 
     // Freed pages go back to the file system a slice at a time; the checkpoint lets the file shrink.
     const freeBefore = await r.freePages();
     let free = freeBefore;
-    while (free > 0) {
+    while (free > 0 && !signal?.aborted) {
       await r.incrementalVacuum(vacuumPages);
       await yieldToLoop();
       const next = await r.freePages();
@@ -112,28 +119,29 @@ export function createRetentionService(deps: RetentionDeps) {
       batches: counter.batches,
       deleted: {
         liveness_results: results, liveness_aggregates: aggregates, deliveries, events,
-        registration_history: registration, certificate_history: certificates, exposure_scans: scans,
+        registration_history: registration, certificate_history: certificates, exposure_scans: scans, tls_schedules: tlsSchedules,
       },
       freed_pages: freeBefore - free,
+      aborted: signal?.aborted ?? false,
     };
-    await store.meta.set(LAST_RUN_KEY, report.started_at);
+    if (!report.aborted) await store.meta.set(LAST_RUN_KEY, report.started_at);
     deps.log?.info({ retention: report }, 'retention run finished');
     return report;
   }
 
   return {
-    /** One full pass now (never two at once). */
-    runOnce(): Promise<RetentionReport> {
-      running ??= runOnce().finally(() => {
+    /** One full pass now (never two at once); `signal` stops it between batches. */
+    runOnce(signal?: AbortSignal): Promise<RetentionReport> {
+      running ??= runOnce(signal).finally(() => {
         running = undefined;
       });
       return running;
     },
     /** Runs when the last pass is a day old (or never ran); the daemon calls this hourly, so restarts do not skip it. */
-    async runIfDue(): Promise<RetentionReport | null> {
+    async runIfDue(signal?: AbortSignal): Promise<RetentionReport | null> {
       const last = await store.meta.get(LAST_RUN_KEY);
       if (last && clock.now().getTime() - Date.parse(last) < DAY_MS) return null;
-      return this.runOnce();
+      return this.runOnce(signal);
     },
     async lastRun(): Promise<string | null> {
       return (await store.meta.get(LAST_RUN_KEY)) ?? null;

@@ -1,7 +1,9 @@
 // Contract tests of the OpenAPI document: valid OpenAPI 3.0.3, the same paths and methods as the koa
 // router (both ways), served at /api/v1/openapi.json without auth, and schemas/openapi.json up to date.
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
+import { createRequire } from 'node:module';
 import t from 'tap';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { createValidator, loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
@@ -43,7 +45,7 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
       for (const name of [...p.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
         t.ok(op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required), `${where}: path parameter ${name}`);
       }
-      if (p === '/health' || p === '/api/v1/openapi.json' || p === '/docs' || p === '/api-auth' || p === '/metrics') {
+      if (p === '/health' || p === '/api/v1/openapi.json' || p.startsWith('/docs') || p === '/api-auth' || p === '/metrics') {
         t.same(op.security, [], `${where}: no auth`);
       } else {
         t.same(op.security, [{ bearerAuth: [] }, { apiKeyQuery: [] }], `${where}: bearer and query key`);
@@ -117,14 +119,58 @@ t.test('GET /api/v1/openapi.json serves the document without a token', async (t)
   t.same(r.body, openApiDocument());
   t.equal(r.body.info.version, '2.0.0');
 
+  // /docs: Swagger UI from the installed swagger-ui-dist, pointed at the document; no token, no CDN.
   const d = await request(s.url, 'GET', '/docs');
   t.equal(d.status, 200);
   t.match(d.headers.get('content-type'), /text\/html/);
   t.match(d.text, /<title>dommon API 2\.0\.0<\/title>/);
-  t.notMatch(d.text, /<script|https?:\/\/(?!127)/, 'no script and no outside address');
-  for (const p of ['/api-endpoint-status', '/api/v1/domains/{domainId}', '/api-auth']) t.ok(d.text.includes(`<code>${p}</code>`), `lists ${p}`);
-  t.ok(d.text.includes('id="schema-DomainList"'), 'renders the schemas');
+  t.notMatch(d.text, /https?:\/\//, 'no outside address');
+  const refs = [...d.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).sort();
+  t.same(refs, ['/api/v1/openapi.json', '/docs/dommon-docs.js', '/docs/favicon-16x16.png', '/docs/favicon-32x32.png', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']);
+  const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
+  const assets: [string, RegExp, number][] = [
+    ['swagger-ui.css', /^text\/css/, 100_000],
+    ['swagger-ui-bundle.js', /^text\/javascript/, 1_000_000],
+    ['favicon-32x32.png', /^image\/png$/, 200],
+  ];
+  for (const [name, type, size] of assets) {
+    const a = await fetch(`${s.url}/docs/${name}`);
+    const body = Buffer.from(await a.arrayBuffer());
+    t.equal(a.status, 200, name);
+    t.match(a.headers.get('content-type'), type, `${name} content type`);
+    t.ok(body.length > size, `${name}: ${body.length} bytes`);
+    t.ok(body.equals(fs.readFileSync(path.join(dist, name))), `${name} is the package's file`);
+    t.equal(a.headers.get('cache-control'), 'public, max-age=86400');
+    t.equal(a.headers.get('x-content-type-options'), 'nosniff');
+    // (raw: fetch adds `Cache-Control: no-cache` to a conditional request, which forbids a 304)
+    const again = await rawGet(s.url, `/docs/${name}`, { 'if-none-match': a.headers.get('etag')! });
+    t.equal(again.status, 304, `${name} revalidates by ETag`);
+    t.equal(again.body, '');
+  }
+  // The initializer (ours) starts Swagger UI on the document: the answer goes through the document check.
+  const init = await request(s.url, 'GET', '/docs/dommon-docs.js');
+  t.match(init.headers.get('content-type'), /^text\/javascript/);
+  t.match(init.text, /SwaggerUIBundle\(\{\s*url: "\/api\/v1\/openapi\.json"/);
+  // Only the allow-list: no other file of the package, nothing outside it, however the path is spelled.
+  for (const p of ['/docs/../package.json', '/docs/..%2Fpackage.json', '/docs/%2e%2e%2fpackage.json', '/docs/..%5Cpackage.json', '/docs/package.json', '/docs/index.html', '/docs/swagger-ui.css.map', '/docs/constructor', '/docs/__proto__', '/docs/%2e%2e']) {
+    const r = await rawGet(s.url, p);
+    t.equal(r.status, 404, p);
+    t.notMatch(r.body, /swagger-ui-dist|"version"/, `${p}: no file content`);
+  }
 });
+
+/** A GET whose path goes out exactly as written (fetch would resolve `..`). */
+function rawGet(base: string, p: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.get({ host: '127.0.0.1', port: new URL(base).port, path: p, headers }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode!, body }));
+    });
+    req.on('error', reject);
+  });
+}
 
 t.test('schemas/openapi.json is the built document (run `npm run build` after changing the table or schemas/)', async (t) => {
   const file = path.join(SCHEMA_DIR, 'openapi.json');

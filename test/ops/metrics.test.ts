@@ -1,58 +1,60 @@
+import { X509Certificate } from 'node:crypto';
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 import { parseExposition } from '../support/prometheus.js';
+import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
+import { issue, makeCa } from '../support/certs.js';
+import { waitFor } from '../support/wait.js';
 
 // Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
 t.setTimeout(180_000);
 
 const METRICS_TOKEN = 'metrics-secret-0123456789';
 
-t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, HTTP route templates, token', async (t) => {
-  const s = await startApp({ DOMMON_METRICS_TOKEN: METRICS_TOKEN });
-  t.teardown(() => s.close());
+t.test('/metrics after real probes against loopback targets: endpoint gauges, check counters, domain gauges, HTTP route templates, token', async (t) => {
+  // An HTTPS target answering 200 with a certificate of a test CA, and an HTTP one answering 500;
+  // every name resolves to 127.0.0.1 through the loopback DNS server.
+  const dns = await startLoopbackDns();
+  const ca = makeCa('Metrics Test CA');
+  const leaf = issue({ ca, cn: 'www.example.com', toDays: 90 });
+  const good = await startHttpTarget({ tls: leaf });
+  const bad = await startHttpTarget({ behaviour: { kind: 'status', code: 500 } });
+  const s = await startApp({ DOMMON_METRICS_TOKEN: METRICS_TOKEN, DOMMON_DNS_SERVERS: dns.server }, { probes: { ca: ca.cert } });
+  t.teardown(async () => { await s.close(); await good.close(); await bad.close(); await dns.close(); });
   const api = client(s.url, await s.token('acme'));
   const { app } = s;
+  const db = app.store.db;
 
   const dom = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
   const other = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
   t.ok(dom.id && other.id, 'domains created');
-  const web = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'web', endpoint_type: 'https', subdomain: 'www', is_enabled: false })).body;
-  const apiEp = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'api', endpoint_type: 'https', subdomain: 'api', is_enabled: false })).body;
+  const web = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'web', endpoint_type: 'https', subdomain: 'www', port: good.port })).body;
+  const apiEp = (await api.post('/api/v1/endpoints', { domain_id: dom.id, name: 'api', endpoint_type: 'http', subdomain: 'api', port: bad.port })).body;
   const noLiveness = (await api.post('/api/v1/endpoints', { domain_id: other.id, name: 'site', endpoint_type: 'https', is_enabled: false })).body;
-  const byName = new Map<string, { config: any; endpoint: any }>();
+  const seq = new Map<string, number>();
   for (const e of [web, apiEp]) {
-    const l = await api.post('/api/v1/liveness', { endpoint_id: e.id });
+    const l = await api.post('/api/v1/liveness', { endpoint_id: e.id, interval_seconds: 1, timeout_seconds: 1, failure_threshold: 1 });
     t.equal(l.status, 201);
-    const team = (await app.store.endpoints.all()).find((x) => x.id === e.id)!.team_id;
-    byName.set(e.name, { config: await app.store.liveness.get(team, l.body.id), endpoint: await app.store.endpoints.get(team, e.id) });
+    seq.set(e.name, (await db.selectFrom('liveness_configs').select('seq').where('id', '=', l.body.id).executeTakeFirstOrThrow()).seq);
   }
 
-  // Outcomes through the monitor service, as the scheduler records them (the endpoints are disabled,
-  // so the daemon's own scheduler leaves them alone).
+  // The daemon's own scheduler probes both, its TLS worker inspects the HTTPS one; then the
+  // scheduler is stopped (its results flushed) so counters and rows can be compared exactly.
+  const state = async (name: string) => (await db.selectFrom('liveness_state').select(['status', 'response_time_ms']).where('config_id', '=',
+    db.selectFrom('liveness_configs').select('id').where('seq', '=', seq.get(name)!)).executeTakeFirst())?.status;
+  const inspected = async () => (await db.selectFrom('endpoint_certificates').select('not_after').where('endpoint_id', '=', web.id).executeTakeFirst())?.not_after;
+  await waitFor(async () => (await state('web')) === 'up' && (await state('api')) === 'down' && (await inspected()), 10_000);
+  await app.probing.liveness.stop();
 
-  const now = Date.now();
-  await app.services.monitor.record([
-    { ...byName.get('web')!, outcome: { ok: true, responseTimeMs: 123, statusCode: 200, error: null }, at: now - 1000 },
-    { ...byName.get('api')!, outcome: { ok: false, responseTimeMs: 2500, statusCode: null, error: 'connection refused' }, at: now - 1000 },
-  ]);
-  // What the TLS and registration workers write.
-  // The daemon's own workers run too: endpoints are disabled (no probes, no TLS inspection), and the
-  // registration worker's first look-up (against closed loopback peers) and the health score it
-  // triggers are let finish before known values are written over them.
-  for (let i = 0; i < 200; i++) {
-    const regs = await app.store.db.selectFrom('domain_registrations').select('domain_id').where('checked_at', 'is not', null).execute();
-    if (regs.length >= 2) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  // What the registration worker writes (its own look-ups go to closed loopback peers here, and the
+  // health score they trigger is let finish before known values are written over them).
+  await waitFor(async () => (await db.selectFrom('domain_registrations').select('domain_id').where('checked_at', 'is not', null).execute()).length >= 2, 10_000);
   await new Promise((r) => setTimeout(r, 200));
-  await app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: web.id, ssl_status: 'valid', sans: '[]', not_after: '2027-03-01T12:00:00.000Z' }).execute();
-  await app.store.db.insertInto('domain_registrations').values({ domain_id: dom.id, state: 'ok', expiry_date: '2028-05-17', nameservers: '[]', statuses: '[]' })
+  await db.insertInto('domain_registrations').values({ domain_id: dom.id, state: 'ok', expiry_date: '2028-05-17', nameservers: '[]', statuses: '[]' })
     .onConflict((oc) => oc.column('domain_id').doUpdateSet({ state: 'ok', expiry_date: '2028-05-17' })).execute();
-  await app.store.db.updateTable('domains').set({ health_score: 85, is_verified: 1 }).where('id', '=', dom.id).execute();
-  await app.store.db.updateTable('domains').set({ expiry_override: '2029-01-02' }).where('id', '=', other.id).execute();
+  await db.updateTable('domains').set({ health_score: 85, is_verified: 1 }).where('id', '=', dom.id).execute();
+  await db.updateTable('domains').set({ expiry_override: '2029-01-02' }).where('id', '=', other.id).execute();
 
-  // Liveness checks are counted by monitor.record() above (one success, one failure).
-  app.metrics.check('tls', 'failure');
   app.metrics.delivery('webhook', 'success');
   app.metrics.delivery('Email', 'failed');
 
@@ -72,20 +74,32 @@ t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, H
     t.equal((await request(s.url, 'GET', '/metrics', { token: await s.token('acme') })).status, 401);
   });
 
+  /** Raw results of one configuration: successes, failures and the newest response time. */
+  const results = async (name: string) => {
+    const rows = await db.selectFrom('liveness_results').select(['ok', 'ms']).where('cfg', '=', seq.get(name)!).orderBy('ts', 'desc').execute();
+    return { ok: rows.filter((r) => r.ok).length, failed: rows.filter((r) => !r.ok).length, lastMs: rows[0]!.ms };
+  };
   const res = await request(s.url, 'GET', '/metrics', { token: METRICS_TOKEN });
   t.equal(res.status, 200);
   t.match(res.headers.get('content-type'), /^text\/plain; version=0\.0\.4/);
   const m = parseExposition(res.text);
   const ep = (endpoint: string, domain = 'example.com') => ({ team: 'acme', domain, endpoint });
+  const webResults = await results('web');
+  const apiResults = await results('api');
+  t.ok(webResults.ok >= 1 && webResults.failed === 0, `web: ${webResults.ok} successful probes`);
+  t.ok(apiResults.failed >= 1 && apiResults.ok === 0, `api: ${apiResults.failed} failed probes`);
+  t.ok(good.requests >= webResults.ok && bad.requests >= apiResults.failed, 'each result is a request the targets saw');
 
   t.equal(m.types.get('dommon_endpoint_up'), 'gauge');
   t.equal(m.value('dommon_endpoint_up', ep('web')), 1);
   t.equal(m.value('dommon_endpoint_up', ep('api')), 0);
   t.equal(m.value('dommon_endpoint_up', ep('site', 'example.org')), undefined, 'no liveness config, no up series');
-  t.equal(m.value('dommon_endpoint_response_seconds', ep('web')), 0.123);
-  t.equal(m.value('dommon_endpoint_response_seconds', ep('api')), 2.5);
-  t.equal(m.value('dommon_ssl_expiry_timestamp_seconds', ep('web')), Date.UTC(2027, 2, 1, 12) / 1000);
-  t.equal(m.value('dommon_ssl_expiry_timestamp_seconds', ep('api')), undefined);
+  t.ok(m.value('dommon_endpoint_response_seconds', ep('web'))! > 0, 'an HTTPS probe takes time');
+  t.equal(m.value('dommon_endpoint_response_seconds', ep('web')), webResults.lastMs / 1000, 'the last probe\'s response time');
+  t.equal(m.value('dommon_endpoint_response_seconds', ep('api')), apiResults.lastMs / 1000);
+  const notAfter = Date.parse(new X509Certificate(leaf.cert).validTo) / 1000;
+  t.equal(m.value('dommon_ssl_expiry_timestamp_seconds', ep('web')), notAfter, 'notAfter of the certificate the target serves');
+  t.equal(m.value('dommon_ssl_expiry_timestamp_seconds', ep('api')), undefined, 'plain HTTP: no certificate');
   t.equal(m.value('dommon_domain_expiry_timestamp_seconds', { team: 'acme', domain: 'example.com' }), Date.UTC(2028, 4, 17) / 1000);
   t.equal(m.value('dommon_domain_expiry_timestamp_seconds', { team: 'acme', domain: 'example.org' }), Date.UTC(2029, 0, 2) / 1000, 'manual expiry override');
   t.equal(m.value('dommon_domain_health_score', { team: 'acme', domain: 'example.com' }), 85);
@@ -95,10 +109,11 @@ t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, H
   t.equal(m.value('dommon_domain_verified', { team: 'acme', domain: 'example.com' }), 1);
   t.equal(m.value('dommon_domain_verified', { team: 'acme', domain: 'example.org' }), 0);
 
+  // Every probe the scheduler ran is counted once, by kind and outcome.
   t.equal(m.types.get('dommon_checks_total'), 'counter');
-  t.equal(m.value('dommon_checks_total', { kind: 'liveness', outcome: 'success' }), 1);
-  t.equal(m.value('dommon_checks_total', { kind: 'liveness', outcome: 'failure' }), 1);
-  t.equal(m.value('dommon_checks_total', { kind: 'tls', outcome: 'failure' }), 1);
+  t.equal(m.value('dommon_checks_total', { kind: 'liveness', outcome: 'success' }), webResults.ok);
+  t.equal(m.value('dommon_checks_total', { kind: 'liveness', outcome: 'failure' }), apiResults.failed);
+  t.equal(m.value('dommon_checks_total', { kind: 'tls', outcome: 'valid' }), 1, 'one TLS inspection, of the HTTPS endpoint');
   t.equal(m.value('dommon_notification_deliveries_total', { channel: 'webhook', status: 'success' }), 1);
   t.equal(m.value('dommon_notification_deliveries_total', { channel: 'email', status: 'failed' }), 1, 'labels lower-cased');
 
@@ -122,12 +137,19 @@ t.test('/metrics: per-endpoint and per-domain gauges from the store, counters, H
   t.ok(m.value('dommon_database_size_bytes', { state: 'used' })! > 0);
   t.equal(m.value('dommon_metrics_truncated'), 0);
 
-  // Gauges are read at scrape time: a new outcome shows on the next scrape.
-  await app.services.monitor.record([{ ...byName.get('api')!, outcome: { ok: true, responseTimeMs: 40, statusCode: 200, error: null }, at: now }]);
+  // Gauges are read at scrape time: the target recovers, the scheduler probes it again, the next
+  // scrape shows it up.
+  bad.behave({ kind: 'status', code: 200 });
+  await app.probing.liveness.start();
+  await waitFor(async () => (await state('api')) === 'up', 10_000);
+  await app.probing.liveness.stop();
   await api.delete(`/api/v1/endpoints/${noLiveness.id}`);
   const m2 = parseExposition((await request(s.url, 'GET', '/metrics', { token: METRICS_TOKEN })).text);
+  const [web2, api2] = [await results('web'), await results('api')];
   t.equal(m2.value('dommon_endpoint_up', ep('api')), 1);
-  t.equal(m2.value('dommon_endpoint_response_seconds', ep('api')), 0.04);
+  t.equal(m2.value('dommon_endpoint_response_seconds', ep('api')), api2.lastMs / 1000);
+  t.equal(m2.value('dommon_checks_total', { kind: 'liveness', outcome: 'success' }), web2.ok + api2.ok);
+  t.equal(m2.value('dommon_checks_total', { kind: 'liveness', outcome: 'failure' }), api2.failed);
   t.equal(m2.value('dommon_objects', { kind: 'endpoint' }), 2);
   t.equal(m2.value('dommon_http_requests_total', { method: 'GET', route: '/metrics', status: '200' }), 1, 'the previous scrape is counted');
 });

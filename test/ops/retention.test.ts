@@ -151,6 +151,8 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
     await db.insertInto('registration_history').values({ id, domain_id: domainId, field: 'registrar', old_value: 'a', new_value: 'b', observed_at: ago(days) }).execute();
     await db.insertInto('certificate_history').values({ id, endpoint_id: endpointId, fingerprint256: id, first_seen: ago(days + 90), last_seen: ago(days) }).execute();
   }
+  // TLS schedule rows of an endpoint that is gone, and of one still served (kept).
+  for (const target of ['gone-endpoint', endpointId]) await db.insertInto('check_schedule').values({ kind: 'tls', target_id: target, next_run_at: ago(1) }).execute();
   const retention = createRetentionService({ store: ctx.store, clock: ctx.clock, resultRetentionDays: 30, batchSize: 2 });
   const report = await retention.runOnce();
   const ids = async (table: 'events' | 'deliveries' | 'registration_history' | 'certificate_history') =>
@@ -160,10 +162,20 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
   t.same(await ids('events'), ['e-new', 'e-old-dedupe', 'e-old-pending', 'e-old-unfanned'], 'fanned-out events without pending deliveries go; dedupe keys stay longer');
   t.same(await ids('registration_history'), ['h-new']);
   t.same(await ids('certificate_history'), ['h-new']);
-  t.same(report.deleted, { liveness_results: 0, liveness_aggregates: 0, deliveries: 2, events: 2, registration_history: 1, certificate_history: 1, exposure_scans: 0 });
+  t.same(report.deleted, { liveness_results: 0, liveness_aggregates: 0, deliveries: 2, events: 2, registration_history: 1, certificate_history: 1, exposure_scans: 0, tls_schedules: 1 });
+  t.same((await db.selectFrom('check_schedule').select('target_id').execute()).map((r) => r.target_id), [endpointId]);
 
   t.equal(await retention.runIfDue(), null, 'not due again the same day');
   ctx.setNow(now + DAY + 1);
   t.ok(await retention.runIfDue(), 'due a day later');
   t.equal(await retention.lastRun(), new Date(now + DAY + 1).toISOString());
+
+  // The daemon's shutdown stops a pass between batches; it does not count as done.
+  const stop = new AbortController();
+  stop.abort();
+  ctx.setNow(now + 3 * DAY);
+  const cut = await retention.runOnce(stop.signal);
+  t.equal(cut.aborted, true);
+  t.equal(cut.batches, 0, 'no batch after the abort');
+  t.equal(await retention.lastRun(), new Date(now + DAY + 1).toISOString(), 'an aborted pass is not recorded: it runs again at the next start');
 });

@@ -1,7 +1,9 @@
 // Results, aggregates and retention with an injected clock: stats and uptime from aggregates equal
-// the raw results; retention removes old raw rows and keeps aggregates (hourly 48 h, daily a year).
+// the raw results; retention (the one retention worker, src/services/retention.ts) removes old raw
+// rows and keeps aggregates (hourly 48 h, daily a year).
 import t from 'tap';
 import { mutableClock, monitored, openTestStore } from '../support/probing.js';
+import { createRetentionService } from '../../src/services/retention.js';
 
 const DAY = 86_400_000;
 
@@ -42,7 +44,10 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
 
   const before = await s.store.livenessData.countResults(cfg!.seq);
   t.equal(before, batch.length);
-  const removed = await s.services.monitor.prune(30, { yieldEvery: 1 });
+  const retention = createRetentionService({ store: s.store, clock, resultRetentionDays: 30, batchSize: 7 });
+  const report = await retention.runOnce();
+  const removed = report.deleted.liveness_results;
+  t.ok(report.batches > removed / 7, `chunked deletes (${report.batches} batches)`);
   const cutoff = clock.ms() - 30 * DAY;
   t.equal(removed, batch.filter((b) => b.at < cutoff).length, 'raw rows older than 30 days removed');
   t.equal(await s.store.livenessData.countResults(cfg!.seq), batch.filter((b) => b.at >= cutoff).length);
@@ -56,6 +61,6 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
   const hourly = await s.store.livenessData.hourlySums(cfg!.seq, 0);
   t.ok(hourly.total <= 25, `hourly aggregates kept 48 h only (${hourly.total} results in them)`);
   clock.advance(400 * DAY);
-  await s.services.monitor.prune(30);
+  await retention.runOnce();
   t.equal((await s.services.monitor.stats(s.teamId, cfg!.id, 500)).total_tests, 0);
 });

@@ -123,8 +123,9 @@ function responseObject(status: number, doc: ResponseDoc, schemas: Record<string
   if (auth) for (const h of RATE_HEADERS) headers[h] = { $ref: `#/components/headers/${h}` };
   for (const [h, text] of Object.entries(d.headers ?? {})) headers[h] = { description: text, schema: { type: 'integer' } };
   const base: Json = { description, ...(Object.keys(headers).length ? { headers } : {}) };
-  if (d.contentType && d.contentType !== 'application/json') {
-    return { ...base, content: { [d.contentType]: { schema: { type: 'string' } } } };
+  const types = typeof d.contentType === 'string' ? [d.contentType] : (d.contentType ?? []);
+  if (types.length && !types.includes('application/json')) {
+    return { ...base, content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', ...(t.startsWith('image/') ? { format: 'binary' } : {}) } }])) };
   }
   if (!d.schema) return base;
   if (!schemas[d.schema]) throw new Error(`response schema "${d.schema}" is not in schemas/`);

@@ -13,11 +13,13 @@
 //   parameter, 413 unless GET, 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
 //   or 404 when a body field names a missing resource).
 
+import { DOCS_ASSETS } from './swagger-ui.js';
+
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
 export type ResponseDoc =
   | string
-  | { schema?: string; contentType?: string; description?: string; /** Extra response headers: name -> description. */ headers?: Record<string, string> };
+  | { schema?: string; /** One type, or several (the answer has one of them). */ contentType?: string | string[]; description?: string; /** Extra response headers: name -> description. */ headers?: Record<string, string> };
 
 export interface OperationDoc {
   method: HttpMethod;
@@ -47,7 +49,17 @@ export const OPERATIONS: OperationDoc[] = [
   // System
   { method: 'get', path: '/health', summary: 'Service and database health', tag: 'System', auth: false, responses: { 200: 'Health' }, errors: [503] },
   { method: 'get', path: '/api/v1/openapi.json', summary: 'This OpenAPI document', tag: 'System', auth: false, responses: { 200: 'OpenApiDocument' } },
-  { method: 'get', path: '/docs', summary: 'This document as a readable HTML reference', tag: 'System', auth: false, responses: { 200: { contentType: 'text/html' } } },
+  { method: 'get', path: '/docs', summary: 'This document as a readable HTML reference (Swagger UI)', tag: 'System', auth: false, responses: { 200: { contentType: 'text/html' } } },
+  {
+    method: 'get',
+    path: '/docs/:asset',
+    summary: 'A file of the /docs page (Swagger UI, served from the installed swagger-ui-dist package)',
+    description: 'Only the listed files are served (CSS, JavaScript or PNG); any other name answers 404.',
+    tag: 'System',
+    auth: false,
+    params: { asset: { type: 'string', enum: Object.keys(DOCS_ASSETS) } },
+    responses: { 200: { contentType: [...new Set(Object.values(DOCS_ASSETS).map((t) => t.split(';')[0]!))], description: 'The file, with its content type and an ETag' }, 304: { description: 'Not modified (If-None-Match)' } },
+  },
   { method: 'get', path: '/metrics', summary: 'Prometheus metrics (Bearer DOMMON_METRICS_TOKEN when set)', tag: 'System', auth: false, responses: { 200: { contentType: 'text/plain' } }, errors: [401] },
   { method: 'get', path: '/api/v1/validate', summary: 'Check a token', tag: 'Auth', responses: { 200: 'TokenValidation' } },
   { method: 'post', path: '/api/v1/auth', summary: 'Authenticate a token (team, user, token)', tag: 'Auth', responses: { 200: 'TokenAuth' } },

@@ -194,20 +194,6 @@ export function livenessDataRepo(db: Kysely<DB>) {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
       return rows.map((r) => r.ms).reverse();
     },
-    /** Retention of one configuration's raw rows (a primary-key range: cheap, never a table scan). */
-    async pruneResults(cfg: number, beforeTs: number): Promise<number> {
-      const r = await db.deleteFrom('liveness_results').where('cfg', '=', cfg).where('ts', '<', beforeTs).executeTakeFirst();
-      return Number(r.numDeletedRows);
-    },
-    /** Retention of aggregates: hourly before `hour`, daily before `day`. */
-    async pruneAggregates(beforeHour: number, beforeDay: number): Promise<void> {
-      await db.deleteFrom('liveness_hourly').where('bucket', '<', beforeHour).execute();
-      await db.deleteFrom('liveness_daily').where('bucket', '<', beforeDay).execute();
-    },
-    /** Every configuration's result key (retention walks them one by one). */
-    async seqs(): Promise<number[]> {
-      return (await db.selectFrom('liveness_configs').select('seq').orderBy('seq').execute()).map((r) => r.seq);
-    },
     async countResults(cfg?: number): Promise<number> {
       let q = db.selectFrom('liveness_results').select((e) => e.fn.countAll<number>().as('n'));
       if (cfg !== undefined) q = q.where('cfg', '=', cfg);

@@ -178,9 +178,5 @@ export function notificationsRepo(db: Kysely<DB>) {
       const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
       return { items: rows, total: Number(n) };
     },
-    async pruneLog(before: string): Promise<number> {
-      const r = await db.deleteFrom('deliveries').where('created_at', '<', before).where('status', 'in', ['success', 'failed']).executeTakeFirst();
-      return Number(r.numDeletedRows);
-    },
   };
 }
