@@ -42,7 +42,7 @@ export function createNameCheck(deps: NameCheckDeps) {
         attempts: reg.attempts,
       },
       security: {
-        transfer_lock: sec.transfer_lock ?? false, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
+        transfer_lock: sec.transfer_lock, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
         checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
         recommendations: sec.recommendations,
         lookup_errors: (sec.details as { lookup_errors?: Record<string, string> }).lookup_errors ?? {},

@@ -64,9 +64,11 @@ const liveness: CheckFn = async (target, run) => {
   const o = await run.engine.liveness(target.endpoint, { timeoutMs, expectedStatus: expectedStatus ?? 200 }, run.signal);
   const up = livenessUp(o, expectedStatus);
   const where = target.url ? { url: target.url } : { host: target.host, port: target.port };
-  const details = { ...where, probe: target.endpoint.endpoint_type, up, status_code: o.statusCode, response_time_ms: o.responseTimeMs, reason: up ? null : o.reason, error: up ? null : o.error };
-  const what = target.url ? (o.statusCode !== null ? `HTTP ${o.statusCode}` : 'GET') : 'TCP connect';
-  const summary = up ? `${what} in ${o.responseTimeMs} ms` : `down: ${o.error}`;
+  // The probe asked for 200 when no status was expected; its error then says what this check accepts.
+  const error = up ? null : o.reason === 'status' && expectedStatus === null ? `HTTP ${o.statusCode} (expected 2xx or 3xx)` : o.error;
+  const details = { ...where, probe: target.endpoint.endpoint_type, up, status_code: o.statusCode, response_time_ms: o.responseTimeMs, reason: up ? null : o.reason, error };
+  const what = target.url ? `HTTP ${o.statusCode}` : 'TCP connect';
+  const summary = up ? `${what} in ${o.responseTimeMs} ms` : `down: ${error}`;
   return { check: 'liveness', status: up ? 'ok' : 'critical', summary, details };
 };
 
@@ -107,7 +109,8 @@ function health(checks: CheckResult[], now: Date): TargetReport['health'] {
     expiry_date: (reg?.expiry_date as string | null | undefined) ?? null,
     certificates: cert ? [cert.ssl_status as string] : [],
     security_score: (sec?.security_score as number | undefined) ?? null,
-    liveness: live ? [{ status: live.up ? 'up' : 'down', uptime_24h: null }] : [],
+    // One probe now is the whole sample: up counts as 100 % uptime.
+    liveness: live ? [{ status: live.up ? 'up' : 'down', uptime_24h: live.up ? 100 : 0 }] : [],
   }, now);
   return { score: h.score, grade: h.grade, overall_status: h.overall_status };
 }
