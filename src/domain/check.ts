@@ -1,6 +1,7 @@
 // Pure rules of `dommon check`: how each check's result grades against the thresholds, and the
 // exit code of a run (0 healthy, 1 warning, 2 critical; the worst target decides).
 import type { SslStatus } from './certificate.js';
+import type { LookupOutcome } from './registration.js';
 
 export const CHECK_KINDS = ['registration', 'tls', 'dns-security', 'liveness'] as const;
 export type CheckKind = (typeof CHECK_KINDS)[number];
@@ -40,8 +41,8 @@ export function tlsSeverity(status: SslStatus, days: number | null, t: Pick<Thre
   return expirySeverity(days, t);
 }
 
-/** Outcome of the RDAP/WHOIS look-up (see domain/registration.ts LookupOutcome kinds). */
-export type LookupKind = 'ok' | 'not_found' | 'rate_limited' | 'error' | 'unsupported';
+/** Outcome of the RDAP/WHOIS look-up. */
+export type LookupKind = LookupOutcome['kind'];
 
 /**
  * Registration: a name the registry does not know is critical (lapsed or never registered); a failed

@@ -99,7 +99,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
   const config = loadConfig({}, env);
   const bundle = path.join(good.dir, 'bundle.pem');
   fs.writeFileSync(bundle, good.caPem + soon.caPem);
-  const engine = createCheckEngine(config, { ca: [good.caPem, soon.caPem, localOnly.caPem], registrationBudgetMs: 6000 });
+  const engine = createCheckEngine(config, { ca: [good.caPem, soon.caPem, localOnly.caPem], registrationBudgetMs: 10_000 });
   const untrusting = createCheckEngine(config);
   t.teardown(async () => {
     engine.close();
@@ -107,7 +107,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     await Promise.all([dns, rdap, whois, site, expiring, wrongHost, plain].map((p) => p.close()));
     for (const c of [good, soon, localOnly]) fs.rmSync(c.dir, { recursive: true, force: true });
   });
-  const opts = { warnDays: 30, critDays: 7, minSecurity: 50, expectedStatus: null, timeoutMs: 3000, now: () => new Date() };
+  const opts = { warnDays: 30, critDays: 7, minSecurity: 50, expectedStatus: null, timeoutMs: 5000, now: () => new Date() };
   const check = (targets: string[], kinds: CheckKind[], o: Partial<typeof opts> = {}, e = engine): Promise<CheckReport> =>
     runChecks(targets.map(parseTarget), e, kinds, { ...opts, ...o });
   const byCheck = (r: CheckReport, i = 0) => Object.fromEntries(r.targets[i]!.checks.map((c) => [c.check, c]));
@@ -180,7 +180,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     const [healthy, warning, critical, usage] = await Promise.all([
       run([`https://www.good.com:${site.port}/`, '--ca', bundle, '--json']),
       run(['warn.com', 'fallback.com', '--checks', 'registration,dns-security', '--json']),
-      run(['soon.com', `web.test:${closed}`, '--checks', 'registration,dns-security,liveness', '--timeout', '3']),
+      run(['soon.com', `web.test:${closed}`, '--checks', 'registration,dns-security,liveness']),
       run(['example.com', 'ftp://x/']),
     ]);
     t.equal(healthy.code, 0, healthy.stderr);

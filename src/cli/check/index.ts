@@ -4,7 +4,7 @@
 import { computeHealth, type HealthResult } from '../../domain/health.js';
 import { mapLimit } from '../../domain/concurrency.js';
 import {
-  exitCode, livenessUp, registrationSeverity, securitySeverity, tlsSeverity, worst, type LookupKind,
+  exitCode, livenessUp, registrationSeverity, securitySeverity, tlsSeverity, worst,
 } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
 import type { CheckFn, CheckKind, CheckOptions, CheckResult, Severity, Target, TargetRun } from './types.js';
@@ -14,7 +14,7 @@ const onOff = (b: boolean | null) => (b === null ? 'unknown' : b ? 'on' : 'off')
 const registration: CheckFn = async (target, run) => {
   if (target.kind === 'hostport' || !target.domain) return null;
   const r = (await run.name()).registration;
-  const kind = r.outcome as LookupKind;
+  const kind = r.outcome;
   const status = registrationSeverity(kind, r.days_until_expiry, run.opts);
   const { state, outcome, ...rest } = r;
   const details = { domain: target.domain, state, outcome, ...rest };
@@ -52,7 +52,7 @@ const tls: CheckFn = async (target, run) => {
   const days = r.days_until_expiry!;
   const when = leaf.not_after.slice(0, 10);
   const summary = r.ssl_status === 'expired'
-    ? `certificate EXPIRED ${-days} day(s) ago (${when})`
+    ? `certificate EXPIRED on ${when}`
     : r.ssl_status === 'invalid'
       ? `certificate invalid: ${r.invalid_reason ?? 'not yet valid'}`
       : `certificate expires in ${days} day(s) (${when}), ${r.ssl_status}`;
