@@ -18,10 +18,7 @@ import { deliverOnce } from './channels/index.js';
 import { createDeliveryService, type DeliveryService } from './services/delivery.js';
 import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
 import type { IntelIo } from './services/intel.js';
-import { createDnsResolver } from './probes/dns.js';
-import { createBootstrapStore } from './probes/rdap.js';
-import { createRegistrationProbes } from './probes/registration.js';
-import { createServerLimiter } from './probes/limiter.js';
+import { createLookupIo } from './oneshot.js';
 import { createIntelScheduler } from './scheduler/intel.js';
 import { Registry } from 'prom-client';
 import { createMetrics, type Metrics } from './services/metrics.js';
@@ -69,15 +66,8 @@ export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
 
 /** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER). */
 export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logger): IntelIo {
-  const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy') });
-  return {
-    dns: createDnsResolver(config.dnsServers),
-    probes: createRegistrationProbes({ bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, now: () => clock.now() }),
-    limiter: createServerLimiter({ clock }),
-    bootstrap,
-    checkInterval: config.checkInterval,
-    log,
-  };
+  const io = createLookupIo(config, clock, (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'));
+  return { ...io, checkInterval: config.checkInterval, log };
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */

@@ -1,12 +1,14 @@
 // The probe registry: one liveness probe per endpoint type, checked by the compiler
 // (a new endpoint type is a new file plus one entry here). TLS inspection is separate (tls.ts).
-import { effectivePort, fullUrl, hostOf } from '../domain/endpoint.js';
+import { effectivePort, fullUrl, hostOf, type UrlParts } from '../domain/endpoint.js';
 import type { Endpoint, EndpointType, LivenessConfig } from '../domain/types.js';
 import { probeHttp } from './http.js';
 import { probeTcp } from './tcp.js';
 import type { ProbeDeps, ProbeOutcome } from './types.js';
 
-export type LivenessProbeFn = (endpoint: Endpoint, config: LivenessConfig, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
+/** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
+export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
+export type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
 
 const web: LivenessProbeFn = (e, c, deps, signal) =>
   probeHttp({ url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code }, deps, signal);

@@ -3,8 +3,6 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryWindow } from '../domain/registration.js';
-import { computeHealth } from '../domain/health.js';
-import { registrableDomain } from '../domain/domain-name.js';
 import type { Domain } from '../domain/types.js';
 import { DnsError, type DnsResolver } from '../probes/dns.js';
 import type { RegistrationProbes } from '../probes/registration.js';
@@ -17,6 +15,7 @@ import { createSecurityService } from './security.js';
 import { createHealthService } from './health.js';
 import { createRenewalService } from './renewals.js';
 import { createVerificationService } from './verification.js';
+import { createNameCheck } from './check.js';
 
 /** The outside world the intelligence services talk to; app.ts builds the real one. */
 export interface IntelIo {
@@ -80,33 +79,10 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
       return s;
     },
     /**
-     * One-shot check of a name without storing anything (for `dommon check`): registration lookup,
-     * DNS security and the health they give (certificates and liveness are the caller's to add).
+     * One-shot check of a name without storing anything (the same code `dommon check` runs): registration
+     * lookup, DNS security and the health they give (certificates and liveness are the caller's to add).
      */
-    async checkName(input: string, certificates: string[] = []) {
-      const name = registrableDomain(input) ?? input;
-      const reg = await registration.lookup(name);
-      const data = reg.kind === 'ok' ? reg.data : null;
-      const sec = await security.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined);
-      const health = computeHealth({ expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] }, clock.now());
-      return {
-        domain: name,
-        registration: {
-          state: reg.kind === 'ok' ? 'ok' : reg.kind === 'unsupported' ? 'unsupported' : 'error',
-          reason: reg.kind === 'ok' ? null : reg.reason,
-          source: reg.kind === 'unsupported' ? null : reg.source,
-          ...(data ?? {}),
-        },
-        security: {
-          transfer_lock: sec.transfer_lock ?? false, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
-          checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
-          recommendations: sec.recommendations,
-        },
-        health_score: health.score,
-        health_grade: health.grade,
-        overall_status: health.overall_status,
-      };
-    },
+    checkName: createNameCheck({ clock, lookup: registration.lookup, evaluate: security.evaluate }),
     /** Health of every domain plus any expiry-window alert that time has made due (certificates and liveness change elsewhere). */
     async sweep(): Promise<{ domains: number; alerts: number }> {
       let alerts = 0;

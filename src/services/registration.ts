@@ -76,10 +76,13 @@ export async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration |
   return id !== null;
 }
 
-export function createRegistrationService(deps: RegistrationDeps) {
-  const { store, clock, log, probes, limiter } = deps;
+/** What a registration look-up needs: no database (the service stores its results; `dommon check` does not). */
+export type RegistrationLookupDeps = Pick<RegistrationDeps, 'clock' | 'probes' | 'limiter' | 'budgetMs'>;
+
+/** RDAP, then WHOIS, within the budget and the per-server limits; `abort()` abandons running look-ups. */
+export function createRegistrationLookup(deps: RegistrationLookupDeps) {
+  const { clock, probes, limiter } = deps;
   const budget = deps.budgetMs ?? LOOKUP_BUDGET_MS;
-  const inflight = new Map<string, Promise<Registration>>();
   const shutdown = new AbortController();
 
   /** RDAP, then WHOIS; the first answer wins, failures are collected into the reason. */
@@ -129,6 +132,16 @@ export function createRegistrationService(deps: RegistrationDeps) {
     if (base && base.kind === 'error') return { ...base, reason, attempts };
     return { kind: 'error', source: 'rdap', server: '', reason, attempts };
   }
+
+  return { lookup, abort: () => shutdown.abort() };
+}
+
+export type RegistrationLookup = ReturnType<typeof createRegistrationLookup>;
+
+export function createRegistrationService(deps: RegistrationDeps) {
+  const { store, clock, log } = deps;
+  const { lookup, abort } = createRegistrationLookup(deps);
+  const inflight = new Map<string, Promise<Registration>>();
 
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
@@ -213,7 +226,7 @@ export function createRegistrationService(deps: RegistrationDeps) {
     lookup,
     refresh,
     /** Shutdown: abandons running look-ups (they end as errors and are retried after restart). */
-    abort: () => shutdown.abort(),
+    abort,
     async get(teamId: string, id: string) {
       return view(await domain(teamId, id));
     },

@@ -50,10 +50,11 @@ export function securityView(d: Domain, s: SecurityRecord | undefined, transferL
   };
 }
 
-export function createSecurityService(deps: SecurityDeps) {
-  const { store, clock, dns } = deps;
-  const inflight = new Map<string, Promise<SecurityRecord>>();
+/** Registration facts the security checks use (transfer lock, registry DNSSEC flag), when known. */
+export type SecurityRegistration = { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null };
 
+/** SPF, DMARC, DKIM, CAA and DNSSEC of a name through the resolver; stores nothing (the service stores, `dommon check` prints). */
+export function createSecurityEvaluator(dns: DnsResolver) {
   /** Total DNS-querying terms of an SPF record, following include/redirect (stops once past the limit). */
   async function spfLookups(record: string, seen: Set<string>, depth: number): Promise<number> {
     let n = 0;
@@ -70,7 +71,7 @@ export function createSecurityService(deps: SecurityDeps) {
   }
 
   /** Runs every check for a name without storing anything (also what a one-shot `dommon check` needs). */
-  async function evaluate(name: string, dkimSelectors: string[], reg: { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null } | undefined) {
+  async function evaluate(name: string, dkimSelectors: string[], reg: SecurityRegistration | undefined) {
     const transferLock = reg?.transfer_lock ?? null;
     const errors: Record<string, string> = {};
 
@@ -118,6 +119,16 @@ export function createSecurityService(deps: SecurityDeps) {
       },
     };
   }
+
+  return evaluate;
+}
+
+export type SecurityEvaluator = ReturnType<typeof createSecurityEvaluator>;
+
+export function createSecurityService(deps: SecurityDeps) {
+  const { store, clock, dns } = deps;
+  const inflight = new Map<string, Promise<SecurityRecord>>();
+  const evaluate = createSecurityEvaluator(dns);
 
   async function run(d: Domain): Promise<SecurityRecord> {
     const name = registrableDomain(d.domain) ?? d.domain;

@@ -1,17 +1,21 @@
 // TARGET strings -> Target: a domain (example.com), a URL (https://host:port/path) or host:port.
 import net from 'node:net';
-import { normalizeDomainName } from '../../domain/domain-name.js';
+import { normalizeDomainName, registrableDomain } from '../../domain/domain-name.js';
 import { TLS_PORTS } from '../../domain/endpoint.js';
 import { UsageError } from '../output.js';
 import type { Target } from './types.js';
 
 const HOST = /^(?!-)[a-z0-9_.-]{1,253}$/i;
 
-function registrable(host: string): string | null {
-  if (net.isIP(host)) return null;
+/** The name as probes use it (lowercase, punycode) and its registrable domain, for names that have one. */
+function names(host: string): { host: string; domain: string | null } {
+  if (net.isIP(host)) return { host, domain: null };
   const n = normalizeDomainName(host);
-  return n.ok ? n.name : null;
+  return n.ok ? { host: n.name, domain: registrableDomain(n.name) } : { host: host.toLowerCase(), domain: null };
 }
+
+/** IPv6 literals keep their brackets where a URL or an endpoint host needs them. */
+const urlHost = (host: string) => (net.isIPv6(host) ? `[${host}]` : host);
 
 export function parseTarget(input: string): Target {
   const s = input.trim();
@@ -24,23 +28,28 @@ export function parseTarget(input: string): Target {
       throw new UsageError(`"${s}" is not a valid URL`);
     }
     if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`"${s}": only http and https URLs can be checked`);
-    const host = u.hostname.replace(/^\[|\]$/g, '');
+    const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
     const tls = u.protocol === 'https:';
-    return { input: s, kind: 'url', host, port: Number(u.port || (tls ? 443 : 80)), url: u.toString(), tls, domain: registrable(host) };
+    const port = Number(u.port || (tls ? 443 : 80));
+    const endpoint = { endpoint_type: tls ? 'https' : 'http', domain: urlHost(host), subdomain: null, port, path: `${u.pathname}${u.search}` } as const;
+    return { input: s, kind: 'url', host, port, url: u.toString(), endpoint, tls, domain };
   }
   const hp = /^(\[[0-9a-f:.]+\]|[^:/\s]+):(\d{1,5})$/i.exec(s);
   if (hp) {
-    const host = hp[1]!.replace(/^\[|\]$/g, '');
+    const raw = hp[1]!.replace(/^\[|\]$/g, '');
     const port = Number(hp[2]);
     if (port < 1 || port > 65535) throw new UsageError(`"${s}": port must be 1-65535`);
-    if (!net.isIP(host) && !HOST.test(host)) throw new UsageError(`"${s}" is not host:port`);
-    return { input: s, kind: 'hostport', host, port, url: null, tls: (TLS_PORTS as readonly number[]).includes(port), domain: registrable(host) };
+    if (!net.isIP(raw) && !HOST.test(raw)) throw new UsageError(`"${s}" is not host:port`);
+    const { host } = names(raw);
+    const endpoint = { endpoint_type: 'port', domain: urlHost(host), subdomain: null, port, path: null } as const;
+    // Registration and DNS security are for domains and URLs; a host:port is a service check.
+    return { input: s, kind: 'hostport', host, port, url: null, endpoint, tls: (TLS_PORTS as readonly number[]).includes(port), domain: null };
   }
-  const host = s.replace(/\.$/, '').toLowerCase();
-  if (!net.isIP(host) && (!HOST.test(host) || host.includes('/'))) throw new UsageError(`"${s}" is not a domain, URL or host:port`);
-  const tls = true;
-  const urlHost = net.isIPv6(host) ? `[${host}]` : host;
-  return { input: s, kind: 'domain', host, port: 443, url: `https://${urlHost}/`, tls, domain: registrable(host) };
+  const raw = s.replace(/\.$/, '');
+  if (!net.isIP(raw) && (!HOST.test(raw) || raw.includes('/'))) throw new UsageError(`"${s}" is not a domain, URL or host:port`);
+  const { host, domain } = names(raw);
+  const endpoint = { endpoint_type: 'https', domain: urlHost(host), subdomain: null, port: 443, path: '/' } as const;
+  return { input: s, kind: 'domain', host, port: 443, url: `https://${urlHost(host)}/`, endpoint, tls: true, domain };
 }
 
 /** Targets from the command line and from --file (one per line, `#` comments). */

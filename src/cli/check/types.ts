@@ -1,10 +1,9 @@
 // The shapes of `dommon check`: a parsed target, one check's result, and a check function.
-export const CHECK_KINDS = ['registration', 'tls', 'dns-security', 'liveness'] as const;
-export type CheckKind = (typeof CHECK_KINDS)[number];
+import type { UrlParts } from '../../domain/endpoint.js';
+import type { CheckKind, Severity, Thresholds } from '../../domain/check.js';
+import type { CheckService, NameCheck } from '../../services/check.js';
 
-/** Ordered from best to worst; `skipped` never changes the exit code. */
-export const SEVERITIES = ['skipped', 'ok', 'warning', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+export { CHECK_KINDS, SEVERITIES, type CheckKind, type Severity } from '../../domain/check.js';
 
 export interface Target {
   /** what the user typed */
@@ -12,11 +11,13 @@ export interface Target {
   kind: 'domain' | 'url' | 'hostport';
   host: string;
   port: number;
-  /** http(s) URL to GET for liveness; null for a plain TCP host:port */
+  /** the URL a liveness GET asks for; null for a plain TCP host:port */
   url: string | null;
+  /** what the liveness probe registry is given (https/http GET or a port connect) */
+  endpoint: UrlParts;
   /** whether the port speaks TLS (https URLs, bare domains, host:443/8443/993/995/465) */
   tls: boolean;
-  /** registrable domain for registration and DNS checks; null for IPs and local names */
+  /** registrable domain (tldts) whose registration and DNS security are checked; null for host:port, IPs and local names */
   domain: string | null;
 }
 
@@ -27,14 +28,20 @@ export interface CheckResult {
   details: Record<string, unknown>;
 }
 
-export interface CheckOptions {
-  warnDays: number;
-  critDays: number;
+export interface CheckOptions extends Thresholds {
+  /** Bound of each network step (handshake, GET, connect). */
   timeoutMs: number;
-  /** extra trusted CA certificates (PEM), added to Node's roots */
-  ca: string[];
-  now: () => Date;
+  /** Expected HTTP status for liveness; null: any 2xx/3xx. */
+  expectedStatus: number | null;
+}
+
+/** What one target's checks share: the engine, the options and one name check (registration + DNS security) run at most once. */
+export interface TargetRun {
+  engine: CheckService;
+  opts: CheckOptions;
+  name(): Promise<NameCheck>;
+  signal: AbortSignal;
 }
 
 /** Returns null when the check does not apply to the target (e.g. TLS on a plain HTTP URL). */
-export type CheckFn = (target: Target, opts: CheckOptions) => Promise<CheckResult | null>;
+export type CheckFn = (target: Target, run: TargetRun) => Promise<CheckResult | null>;
