@@ -258,12 +258,27 @@ function rdata(a: packet.Answer): string {
   return JSON.stringify(d);
 }
 
+/** Splits a DNS-over-TCP byte stream (2-byte length prefixes) into whole messages, prefix included. */
+export function tcpFrames(): (chunk: Buffer) => Buffer[] {
+  let buf = Buffer.alloc(0);
+  return (chunk) => {
+    buf = Buffer.concat([buf, chunk]);
+    const out: Buffer[] = [];
+    while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+      const end = buf.readUInt16BE(0) + 2;
+      out.push(buf.subarray(0, end));
+      buf = buf.subarray(end);
+    }
+    return out;
+  };
+}
+
 /** One AXFR over TCP: length-prefixed messages until the closing SOA, a refusal, an error or the timeout. */
 export function axfr(address: string, port: number, zone: string, timeoutMs: number): Promise<AxfrResult> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: address, port });
     const records: ZoneRecord[] = [];
-    let buf = Buffer.alloc(0);
+    const frames = tcpFrames();
     let soaSeen = 0;
     let done = false;
     const finish = (r: AxfrResult) => {
@@ -278,12 +293,7 @@ export function axfr(address: string, port: number, zone: string, timeoutMs: num
       socket.write(packet.streamEncode({ type: 'query', id: randomInt(0, 65536), flags: 0, questions: [{ type: 'AXFR', name: zone }] }));
     });
     socket.on('data', (chunk: Buffer) => {
-      buf = Buffer.concat([buf, chunk]);
-      while (buf.length >= 2) {
-        const len = buf.readUInt16BE(0);
-        if (buf.length < len + 2) break;
-        const msg = buf.subarray(0, len + 2);
-        buf = buf.subarray(len + 2);
+      for (const msg of frames(chunk)) {
         let res: packet.DecodedPacket;
         try {
           res = packet.streamDecode(msg) as packet.DecodedPacket;
