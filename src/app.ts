@@ -11,7 +11,7 @@ import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
-import { createExposureDns, createExposureNet } from './services/exposure/index.js';
+import { createExposureNet } from './services/exposure/index.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import { periodic } from './scheduler/periodic.js';
 import { deliverOnce } from './channels/index.js';
@@ -77,15 +77,17 @@ export async function openLocal(
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
+  const io = createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' }));
+  // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   const exposure = {
-    dns: createExposureDns({ servers: config.dnsServers }),
+    dns: io.dns,
     net: createExposureNet({ portFor: opts.exposure?.portFor }),
     options: opts.exposure?.options,
   };
   const probes: ProbeDeps = { resolver: createResolver(config.dnsServers), ...(opts.probes?.ca ? { ca: opts.probes.ca } : {}) };
   const services = createServices(
     { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics, probes, checkInterval: config.checkInterval },
-    createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' })),
+    io,
   );
   return { store, services, metrics, probes };
 }

@@ -8,6 +8,7 @@ const LABELS: Record<string, string> = {
   ssl_expiry: 'SSL certificate expiry',
   liveness: 'Liveness',
   exposure: 'Exposure finding',
+  exposure_resolved: 'Exposure finding resolved',
   registration: 'Registration change',
   test: 'Test notification',
 };

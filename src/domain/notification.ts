@@ -16,6 +16,21 @@ export function severityAtLeast(sev: string, min: string): boolean {
   return rank(sev) >= rank(min);
 }
 
+/**
+ * Event types only digests list: a resolved exposure finding is good news, noted in the next digest
+ * instead of paging anyone (the `exposure` event of a new or re-opened finding is the alert).
+ */
+export const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
+
+/**
+ * Whether an instant row alerts on an event: never on digest-only types; exposure findings from the
+ * row's `min_severity` up; every other event always (min_severity is about exposure alerts only).
+ */
+export function instantAlert(e: { event_type: string; severity: string }, minSeverity: string): boolean {
+  if (DIGEST_ONLY_EVENTS.includes(e.event_type)) return false;
+  return e.event_type !== 'exposure' || severityAtLeast(e.severity, minSeverity);
+}
+
 /** One event as every channel sees it; the field names are the spec's webhook payload. */
 export interface OutgoingEvent {
   event_id: string;

@@ -1,6 +1,7 @@
 // DNS look-ups for every check dommon makes, always through the configured resolvers
-// (DOMMON_DNS_SERVERS) or the system's. Node's resolver answers TXT/CAA/MX/NS/CNAME; DS and DNSKEY
-// (which it cannot ask) go over UDP with dns-packet to the same servers.
+// (DOMMON_DNS_SERVERS) or the system's. Node's resolver answers A/AAAA/TXT/CAA/MX/NS/CNAME; DS and
+// DNSKEY (which it cannot ask) go over UDP with dns-packet to the same servers, and a zone transfer
+// (AXFR, for the exposure scanner) over TCP to the nameserver asked.
 import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
@@ -21,16 +22,52 @@ export interface CaaRecord {
   value: string;
 }
 
+export interface MxRecord {
+  exchange: string;
+  priority: number;
+}
+
+/** One answer with "no such name" (NXDOMAIN), "no such record" (NODATA) and failures told apart. */
+export type Lookup<T> =
+  | { status: 'ok'; records: T[] }
+  | { status: 'nxdomain' }
+  | { status: 'nodata' }
+  | { status: 'error'; error: string };
+
+/** The resolver's questions answered as Lookup (the exposure scanner needs NXDOMAIN apart from NODATA). */
+export interface DnsLookups {
+  a(name: string): Promise<Lookup<string>>;
+  aaaa(name: string): Promise<Lookup<string>>;
+  cname(name: string): Promise<Lookup<string>>;
+  ns(name: string): Promise<Lookup<string>>;
+  /** Each TXT record's strings joined. */
+  txt(name: string): Promise<Lookup<string>>;
+  caa(name: string): Promise<Lookup<CaaRecord>>;
+  mx(name: string): Promise<Lookup<MxRecord>>;
+}
+
+export interface ZoneRecord {
+  name: string;
+  type: string;
+  data: string;
+}
+
+export type AxfrResult = { ok: true; records: ZoneRecord[] } | { ok: false; error: string };
+
 export interface DnsResolver {
   /** TXT strings (chunks joined); [] when the name or the record does not exist. */
   txt(name: string): Promise<string[]>;
   caa(name: string): Promise<CaaRecord[]>;
-  mx(name: string): Promise<{ exchange: string; priority: number }[]>;
+  mx(name: string): Promise<MxRecord[]>;
   ns(name: string): Promise<string[]>;
   cname(name: string): Promise<string[]>;
   /** DS (asked of the resolver, which fetches it from the parent zone) and DNSKEY record counts. */
   ds(name: string): Promise<{ keyTag: number; algorithm: number; digestType: number }[]>;
   dnskey(name: string): Promise<{ flags: number; algorithm: number }[]>;
+  /** The same questions (and A/AAAA) with NXDOMAIN, NODATA and failures told apart. */
+  lookup: DnsLookups;
+  /** Asks `address:port` (TCP) for a full zone transfer of `zone`; never throws. */
+  axfr(address: string, port: number, zone: string, timeoutMs: number): Promise<AxfrResult>;
   servers: string[];
   /** Cancels outstanding queries (shutdown). */
   cancel?(): void;
@@ -51,7 +88,26 @@ export function parseServer(s: string): ServerAddress {
   return { host: s, port: 53 };
 }
 
-const NO_DATA = new Set(['ENOTFOUND', 'ENODATA', 'NXDOMAIN', 'NOTFOUND']);
+const NO_NAME = new Set(['ENOTFOUND', 'NXDOMAIN', 'NOTFOUND']);
+
+/** Node's resolver outcome as a Lookup: ENOTFOUND is NXDOMAIN, ENODATA (or an empty answer) NODATA. */
+async function outcome<T>(p: Promise<T[]>): Promise<Lookup<T>> {
+  try {
+    const records = await p;
+    return records.length ? { status: 'ok', records } : { status: 'nodata' };
+  } catch (err) {
+    const code = (err as { code?: string }).code ?? 'ESERVFAIL';
+    if (NO_NAME.has(code)) return { status: 'nxdomain' };
+    if (code === 'ENODATA') return { status: 'nodata' };
+    return { status: 'error', error: code };
+  }
+}
+
+/** The records of a Lookup; [] when the name or the record does not exist, DnsError on a failure. */
+export function recordsOf<T>(l: Lookup<T>): T[] {
+  if (l.status === 'error') throw new DnsError(`DNS ${l.error}`, l.error);
+  return l.status === 'ok' ? l.records : [];
+}
 
 export interface ResolverOptions {
   /** Per-attempt timeout (ms). */
@@ -87,16 +143,16 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
       return { resolver, addrs };
     })());
 
-  async function call<T>(fn: (r: dns.promises.Resolver) => Promise<T>, empty: T): Promise<T> {
-    const { resolver } = await setup();
-    try {
-      return await fn(resolver);
-    } catch (err) {
-      const code = (err as { code?: string }).code ?? 'ESERVFAIL';
-      if (NO_DATA.has(code)) return empty;
-      throw new DnsError(`DNS ${code}`, code);
-    }
-  }
+  const ask = <T>(fn: (r: dns.promises.Resolver) => Promise<T[]>): Promise<Lookup<T>> => outcome(setup().then(({ resolver }) => fn(resolver)));
+  const lookup: DnsLookups = {
+    a: (name) => ask((r) => r.resolve4(name)),
+    aaaa: (name) => ask((r) => r.resolve6(name)),
+    cname: (name) => ask((r) => r.resolveCname(name)),
+    ns: (name) => ask((r) => r.resolveNs(name)),
+    txt: (name) => ask((r) => r.resolveTxt(name).then((rs) => rs.map((chunks) => chunks.join('')))),
+    caa: (name) => ask((r) => r.resolveCaa(name).then((rs) => rs.map(caaOf))),
+    mx: (name) => ask((r) => r.resolveMx(name)),
+  };
 
   async function raw(name: string, type: 'DS' | 'DNSKEY'): Promise<packet.Answer[]> {
     const { addrs } = await setup();
@@ -126,11 +182,13 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
     get servers() {
       return [...servers];
     },
-    txt: (name) => call((r) => r.resolveTxt(name).then((rs) => rs.map((chunks) => chunks.join(''))), [] as string[]),
-    caa: (name) => call((r) => r.resolveCaa(name).then((rs) => rs.map(caaOf)), [] as CaaRecord[]),
-    mx: (name) => call((r) => r.resolveMx(name), [] as { exchange: string; priority: number }[]),
-    ns: (name) => call((r) => r.resolveNs(name), [] as string[]),
-    cname: (name) => call((r) => r.resolveCname(name), [] as string[]),
+    lookup,
+    axfr,
+    txt: async (name) => recordsOf(await lookup.txt(name)),
+    caa: async (name) => recordsOf(await lookup.caa(name)),
+    mx: async (name) => recordsOf(await lookup.mx(name)),
+    ns: async (name) => recordsOf(await lookup.ns(name)),
+    cname: async (name) => recordsOf(await lookup.cname(name)),
     async ds(name) {
       return (await raw(name, 'DS')).map((a) => {
         const d = (a as packet.DSAnswer).data;
@@ -189,5 +247,71 @@ function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', ti
     });
     // A connected socket surfaces ICMP "port unreachable" as ECONNREFUSED instead of a timeout.
     socket.connect(server.port, server.host, () => socket.send(query));
+  });
+}
+
+function rdata(a: packet.Answer): string {
+  const d = (a as { data?: unknown }).data;
+  if (typeof d === 'string') return d;
+  if (Buffer.isBuffer(d)) return d.toString();
+  if (Array.isArray(d)) return d.map((x) => (Buffer.isBuffer(x) ? x.toString() : String(x))).join('');
+  return JSON.stringify(d);
+}
+
+/** Splits a DNS-over-TCP byte stream (2-byte length prefixes) into whole messages, prefix included. */
+export function tcpFrames(): (chunk: Buffer) => Buffer[] {
+  let buf = Buffer.alloc(0);
+  return (chunk) => {
+    buf = Buffer.concat([buf, chunk]);
+    const out: Buffer[] = [];
+    while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
+      const end = buf.readUInt16BE(0) + 2;
+      out.push(buf.subarray(0, end));
+      buf = buf.subarray(end);
+    }
+    return out;
+  };
+}
+
+/** One AXFR over TCP: length-prefixed messages until the closing SOA, a refusal, an error or the timeout. */
+export function axfr(address: string, port: number, zone: string, timeoutMs: number): Promise<AxfrResult> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: address, port });
+    const records: ZoneRecord[] = [];
+    const frames = tcpFrames();
+    let soaSeen = 0;
+    let done = false;
+    const finish = (r: AxfrResult) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(r);
+    };
+    const timer = setTimeout(() => finish(records.length ? { ok: true, records } : { ok: false, error: 'timeout' }), timeoutMs);
+    socket.on('connect', () => {
+      socket.write(packet.streamEncode({ type: 'query', id: randomInt(0, 65536), flags: 0, questions: [{ type: 'AXFR', name: zone }] }));
+    });
+    socket.on('data', (chunk: Buffer) => {
+      for (const msg of frames(chunk)) {
+        let res: packet.DecodedPacket;
+        try {
+          res = packet.streamDecode(msg) as packet.DecodedPacket;
+        } catch {
+          return finish({ ok: false, error: 'malformed answer' });
+        }
+        const rcode = (res as { rcode?: string }).rcode ?? 'NOERROR';
+        if (rcode !== 'NOERROR') return finish({ ok: false, error: rcode });
+        for (const a of res.answers ?? []) {
+          records.push({ name: a.name, type: a.type, data: rdata(a) });
+          if (a.type === 'SOA') soaSeen++;
+        }
+        if (soaSeen >= 2 || (res.answers ?? []).length === 0) {
+          return finish(soaSeen >= 1 ? { ok: true, records } : { ok: false, error: 'empty answer' });
+        }
+      }
+    });
+    socket.on('error', (err: NodeJS.ErrnoException) => finish({ ok: false, error: err.code ?? err.message }));
+    socket.on('close', () => finish(soaSeen >= 1 ? { ok: true, records } : { ok: false, error: 'connection closed' }));
   });
 }

@@ -5,7 +5,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { nextDigestAt } from '../domain/digest.js';
-import { severityAtLeast, type Channel, type Outgoing, type OutgoingEvent, type SendOutcome } from '../domain/notification.js';
+import { instantAlert, type Channel, type Outgoing, type OutgoingEvent, type SendOutcome } from '../domain/notification.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
@@ -200,8 +200,8 @@ export function createDeliveryService(deps: DeliveryDeps) {
           let rows = rowsByTeam.get(e.team_id);
           if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
           for (const s of rows) {
-            // min_severity applies to exposure alerts on instant rows (digests ignore it).
-            if (e.event_type === 'exposure' && !severityAtLeast(e.severity, s.min_severity)) continue;
+            // min_severity applies to exposure alerts on instant rows; resolutions wait for digests.
+            if (!instantAlert(e, s.min_severity)) continue;
             const ok = await tx.notifications.addDelivery({
               id: newId(), team_id: e.team_id, event_id: e.id, setting_id: s.id, channel: s.notification_type,
               recipient: recipientOf(s),

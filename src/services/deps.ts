@@ -1,8 +1,7 @@
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/index.js';
-import type { ExposureDns } from './exposure/dns.js';
 import type { ExposureNet } from './exposure/net.js';
-import type { ExposureOptions } from './exposure/types.js';
+import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
 
 /** What every service receives (plain-argument dependency injection; app.ts builds it). */

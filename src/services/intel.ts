@@ -35,7 +35,11 @@ export function unconfiguredIo(log: Logger): IntelIo {
   };
   const none = { serverFor: () => null, missing: () => 'registration look-ups are not configured in this process', lookup: fail };
   return {
-    dns: { txt: fail, caa: fail, mx: fail, ns: fail, cname: fail, ds: fail, dnskey: fail, servers: [] },
+    dns: {
+      txt: fail, caa: fail, mx: fail, ns: fail, cname: fail, ds: fail, dnskey: fail, servers: [],
+      lookup: { a: fail, aaaa: fail, cname: fail, ns: fail, txt: fail, caa: fail, mx: fail },
+      axfr: async () => ({ ok: false, error: 'DNS look-ups are not configured in this process' }),
+    },
     probes: { rdap: none, whois: none },
     limiter: { blockedUntil: () => null, acquire: async () => true, penalize: () => 0, success: () => undefined },
     bootstrap: null,

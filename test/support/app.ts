@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.js';
-import { createApp, type App } from '../../src/app.js';
+import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { checkResponse } from './openapi.js';
 
@@ -25,13 +25,16 @@ export function tempDir(prefix = 'dommon-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }). */
-export async function startApp(env: Record<string, string> = {}, opts: { clock?: Clock; dataDir?: string; probes?: { ca?: string | string[] } } = {}): Promise<TestApp> {
+/** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
+export async function startApp(
+  env: Record<string, string> = {},
+  opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure'> = {},
+): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet.
   const offline = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9' };
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...offline, ...env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes });
+  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure });
   const { url } = await app.start();
   appUrls.add(url);
   return {

@@ -4,6 +4,7 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import dnsPacket from 'dns-packet';
+import { tcpFrames } from '../../src/probes/dns.js';
 
 export interface Rec {
   name: string;
@@ -114,13 +115,9 @@ export async function startExposureDns(records: Rec[], opts: { axfr?: string[]; 
       sockets.add(sock);
       sock.on('close', () => sockets.delete(sock));
       sock.on('error', () => undefined);
-      let buf = Buffer.alloc(0);
+      const frames = tcpFrames();
       sock.on('data', (chunk: Buffer) => {
-        buf = Buffer.concat([buf, chunk]);
-        while (buf.length >= 2 && buf.length >= buf.readUInt16BE(0) + 2) {
-          const len = buf.readUInt16BE(0);
-          const msg = buf.subarray(0, len + 2);
-          buf = buf.subarray(len + 2);
+        for (const msg of frames(chunk)) {
           let query: dnsPacket.DecodedPacket;
           try {
             query = dnsPacket.streamDecode(msg) as dnsPacket.DecodedPacket;

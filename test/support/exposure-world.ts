@@ -1,12 +1,10 @@
 // The exposure test world: a DNS server for acme.test (takeover-prone CNAMEs, a wildcard, an
 // AXFR-open nameserver, missing DMARC/CAA), loopback peers standing in for web, database and legacy
-// TLS hosts, and the real app whose scanner dials them through the port-override hook.
-import fs from 'node:fs';
-import { pino } from 'pino';
-import { loadConfig } from '../../src/config/index.js';
-import { createApp, type App } from '../../src/app.js';
+// TLS hosts, and the real app (startApp: offline defaults, answers checked against the OpenAPI
+// document) whose scanner dials them through the port-override hook.
+import type { App } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
-import { client, tempDir } from './app.js';
+import { client, startApp } from './app.js';
 import { startExposureDns, type ExposureDnsServer, type Rec } from './exposure-dns.js';
 import { closedPort, httpPage, makeCert, tcpListener, tls10Supported, tlsServer, type Peer } from './exposure-peers.js';
 
@@ -73,18 +71,15 @@ export async function startWorld(): Promise<World> {
   };
   let now = Date.now();
   const clock = { now: () => new Date(now), advance: (ms: number) => void (now += ms) };
-  const dataDir = tempDir('dommon-exposure-');
-  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', DOMMON_DNS_SERVERS: dns.server });
-  const app = await createApp(config, {
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server }, {
     clock,
-    log: pino({ level: 'silent' }),
     exposure: {
       // Every other well-known port on every address goes to a port that refuses.
       portFor: (port, address) => ports[`${address}:${port}`] ?? closed,
       options: { connectTimeoutMs: 500, httpTimeoutMs: 1500, tlsTimeoutMs: 1500, axfrTimeoutMs: 1500 },
     },
   });
-  const { url } = await app.start();
+  const { app, url } = s;
   return {
     app, url, dns, tls10, clock,
     async token(team = 'acme-team') {
@@ -93,10 +88,9 @@ export async function startWorld(): Promise<World> {
     },
     api: (token) => client(url, token),
     async close() {
-      await app.stop();
+      await s.close();
       await dns.close();
       await Promise.all(peers.map((p) => p.close()));
-      fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -14,12 +14,11 @@ import type { Store } from '../../store/index.js';
 import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
 import { newId } from '../../store/repos/util.js';
 import { isUniqueViolation } from '../deps.js';
-import type { ExposureDns } from './dns.js';
 import type { ExposureNet, PortState } from './net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
 import { DEFAULT_WORDLIST } from './wordlist.js';
-import { createLimit, type CheckContext, type ExposureOptions } from './types.js';
+import { createLimit, type CheckContext, type ExposureDns, type ExposureOptions } from './types.js';
 
 export const DEFAULT_EXPOSURE_OPTIONS: ExposureOptions = {
   adminPorts: ADMIN_PORTS,
@@ -304,5 +303,5 @@ export function createExposureService(deps: ExposureDeps) {
 }
 
 export type ExposureService = ReturnType<typeof createExposureService>;
-export { createExposureDns, type ExposureDns } from './dns.js';
+export type { ExposureDns } from './types.js';
 export { createExposureNet, type ExposureNet } from './net.js';

@@ -3,8 +3,8 @@
 // detected by resolving a random label.
 import { randomBytes } from 'node:crypto';
 import { withinDomain } from '../../domain/exposure.js';
-import type { ExposureDns, Lookup } from './dns.js';
-import type { HostInfo, Inventory, Limit, NameSource } from './types.js';
+import type { Lookup } from '../../probes/dns.js';
+import type { ExposureDns, HostInfo, Inventory, Limit, NameSource } from './types.js';
 
 export interface InventoryInput {
   domain: string;
@@ -18,10 +18,10 @@ export interface InventoryInput {
 const records = (l: Lookup<string>): string[] => (l.status === 'ok' ? l.records.map((r) => r.toLowerCase().replace(/\.$/, '')) : []);
 
 async function resolveHost(dns: ExposureDns, limit: Limit, name: string): Promise<Omit<HostInfo, 'sources'>> {
-  const cname = await limit(() => dns.cname(name));
+  const cname = await limit(() => dns.lookup.cname(name));
   if (cname.status === 'nxdomain') return { name, nxdomain: true, cname: null, addresses: [], targetNxdomain: false, error: null };
   const target = records(cname)[0] ?? null;
-  const [a, aaaa] = await Promise.all([limit(() => dns.a(name)), limit(() => dns.aaaa(name))]);
+  const [a, aaaa] = await Promise.all([limit(() => dns.lookup.a(name)), limit(() => dns.lookup.aaaa(name))]);
   const failed = [cname, a, aaaa].find((l) => l.status === 'error');
   const error = failed && failed.status === 'error' ? failed.error : null;
   const addresses = [...records(a), ...records(aaaa)];
@@ -49,7 +49,7 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
   input.wordlist.forEach((w) => add(`${w}.${domain}`, 'wordlist'));
 
   const probe = `dommon-wildcard-${randomBytes(6).toString('hex')}.${domain}`;
-  const [wild, ns, mx] = await Promise.all([resolveHost(dns, limit, probe), limit(() => dns.ns(domain)), limit(() => dns.mx(domain))]);
+  const [wild, ns, mx] = await Promise.all([resolveHost(dns, limit, probe), limit(() => dns.lookup.ns(domain)), limit(() => dns.lookup.mx(domain))]);
   // Without working DNS a scan can tell nothing apart: fail it rather than resolve findings.
   if (wild.error && ns.status === 'error') throw new Error(`DNS look-ups failing (${wild.error}); check DOMMON_DNS_SERVERS`);
   const wildcard = { detected: !wild.nxdomain && (wild.addresses.length > 0 || wild.cname !== null), addresses: wild.addresses, cname: wild.cname };
@@ -71,5 +71,5 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
   }
   // Named sources first, then guessed names, within the bound.
   hosts.sort((a, b) => Number(a.sources.includes('wordlist') && a.sources.length === 1) - Number(b.sources.includes('wordlist') && b.sources.length === 1) || a.name.localeCompare(b.name));
-  return { domain, hosts: hosts.slice(0, input.maxHosts), wildcard, nameservers: records(ns), mailHosts: records(mx), uncertain };
+  return { domain, hosts: hosts.slice(0, input.maxHosts), wildcard, nameservers: records(ns), mailHosts: records(mx.status === 'ok' ? { status: 'ok', records: mx.records.map((m) => m.exchange) } : mx), uncertain };
 }

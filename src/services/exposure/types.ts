@@ -2,8 +2,11 @@
 import type { Clock } from '../../domain/clock.js';
 import type { Domain } from '../../domain/types.js';
 import type { DetectedFinding, ExposureCategory } from '../../domain/exposure.js';
-import type { ExposureDns } from './dns.js';
+import type { DnsResolver } from '../../probes/dns.js';
 import type { ExposureNet, PortState } from './net.js';
+
+/** What a scan asks of DNS: look-ups that tell NXDOMAIN apart, and AXFR (src/probes/dns.ts). */
+export type ExposureDns = Pick<DnsResolver, 'lookup' | 'axfr'>;
 
 export type NameSource = 'apex' | 'endpoint' | 'certificate' | 'user' | 'wordlist';
 

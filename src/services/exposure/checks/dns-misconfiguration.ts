@@ -1,9 +1,9 @@
 // dns_misconfiguration: missing or weak SPF and DMARC, missing CAA on the apex.
 import type { DetectedFinding, Severity } from '../../../domain/exposure.js';
-import type { Lookup } from '../dns.js';
+import type { Lookup } from '../../../probes/dns.js';
 import type { ExposureCheck } from '../types.js';
 
-function values(l: Lookup<string>, what: string): string[] {
+function values<T>(l: Lookup<T>, what: string): T[] {
   if (l.status === 'error') throw new Error(`${what} look-up failed: ${l.error}`);
   return l.status === 'ok' ? l.records : [];
 }
@@ -14,9 +14,9 @@ export const dnsMisconfiguration: ExposureCheck = {
   async run(ctx) {
     const d = ctx.inventory.domain;
     const [txt, dmarcTxt, caa] = await Promise.all([
-      ctx.dnsLimit(() => ctx.dns.txt(d)),
-      ctx.dnsLimit(() => ctx.dns.txt(`_dmarc.${d}`)),
-      ctx.dnsLimit(() => ctx.dns.caa(d)),
+      ctx.dnsLimit(() => ctx.dns.lookup.txt(d)),
+      ctx.dnsLimit(() => ctx.dns.lookup.txt(`_dmarc.${d}`)),
+      ctx.dnsLimit(() => ctx.dns.lookup.caa(d)),
     ]);
     const out: DetectedFinding[] = [];
     const add = (severity: Severity, key: string, title: string, evidence: string, remediation: string) =>

@@ -8,13 +8,13 @@ export const zoneTransfer: ExposureCheck = {
   async run(ctx) {
     const out: DetectedFinding[] = [];
     const zone = ctx.inventory.domain;
-    const nsLookup = await ctx.dnsLimit(() => ctx.dns.ns(zone));
+    const nsLookup = await ctx.dnsLimit(() => ctx.dns.lookup.ns(zone));
     if (nsLookup.status === 'error') throw new Error(`NS look-up failed: ${nsLookup.error}`);
     const nameservers = nsLookup.status === 'ok' ? nsLookup.records.map((n) => n.toLowerCase().replace(/\.$/, '')) : [];
     // One nameserver at a time: polite to the servers being tested.
     for (const ns of nameservers) {
       if (ctx.signal.aborted) break;
-      const a = await ctx.dnsLimit(() => ctx.dns.a(ns));
+      const a = await ctx.dnsLimit(() => ctx.dns.lookup.a(ns));
       const addresses = a.status === 'ok' ? a.records : [];
       for (const address of addresses) {
         const r = await ctx.dns.axfr(address, ctx.net.portFor(53, address), zone, ctx.options.axfrTimeoutMs);
