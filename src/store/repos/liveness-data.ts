@@ -29,6 +29,21 @@ export function livenessDataRepo(db: Kysely<DB>) {
       .executeTakeFirst();
     return { total: Number(r?.total ?? 0), ok: Number(r?.ok ?? 0), sum_ms: Number(r?.sum_ms ?? 0) };
   };
+  /** The same sums for many configurations, grouped by config (absent: no rows). */
+  const sumsByCfg = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: number[], from: number): Promise<Map<number, Sums>> => {
+    const out = new Map<number, Sums>();
+    for (let i = 0; i < cfgs.length; i += 500) {
+      const rows = await db
+        .selectFrom(table)
+        .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
+        .where('cfg', 'in', cfgs.slice(i, i + 500))
+        .where('bucket', '>=', from)
+        .groupBy('cfg')
+        .execute();
+      for (const r of rows) out.set(r.cfg, { total: Number(r.total ?? 0), ok: Number(r.ok ?? 0), sum_ms: Number(r.sum_ms ?? 0) });
+    }
+    return out;
+  };
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
@@ -189,6 +204,8 @@ export function livenessDataRepo(db: Kysely<DB>) {
     },
     hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
     dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
+    hourlySumsMany: (cfgs: number[], fromHour: number) => sumsByCfg('liveness_hourly', cfgs, fromHour),
+    dailySumsMany: (cfgs: number[], fromDay: number) => sumsByCfg('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
