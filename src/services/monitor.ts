@@ -32,7 +32,7 @@ export interface LivenessStatus {
   last_error: string | null;
 }
 
-export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string): void } }) {
+export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void } }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
@@ -101,7 +101,7 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         const now = isoNow(clock);
         const ids = [...new Set(ordered.map((r) => r.config.id))];
         // A config may have been deleted while its probe ran.
-        const live = await tx.liveness.existing(ids);
+        const live = await tx.livenessData.existing(ids);
         const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
         const rows = [];
         const changed = new Map<string, LivenessState>();
@@ -133,7 +133,11 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
       });
-      if (metrics) for (const r of ordered) metrics.check('liveness', r.outcome.ok ? 'success' : 'failure');
+      if (metrics) {
+        const ok = ordered.reduce((n, r) => n + (r.outcome.ok ? 1 : 0), 0);
+        if (ok) metrics.check('liveness', 'success', ok);
+        if (ordered.length > ok) metrics.check('liveness', 'failure', ordered.length - ok);
+      }
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {

@@ -53,6 +53,11 @@ export class ChangeTracker implements KyselyPlugin {
     return args.result;
   }
 
+  /** Records a write made outside Kysely (a repository's prepared statement). */
+  touch(table: string): void {
+    this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+  }
+
   /** Changes whenever one of `tables` was written here, or anything was committed elsewhere. */
   stamp(tables: readonly string[]): string {
     let dv = 0;
