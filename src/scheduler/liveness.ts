@@ -4,7 +4,8 @@
 // - first runs are spread over the interval, and after a restart each config resumes from its last result;
 // - a global concurrency limit; outcomes are written in batched transactions;
 // - changes apply without a restart: at once for API/CLI calls in this process (onChange), within
-//   `pollMs` for writes by another process (the store's change stamp), and a full reload every `reloadMs`.
+//   `pollMs` for writes by another process (the store's change stamp), and a full reload every `reloadMs` (10 min: a safety net,
+//   each one reads every configuration and endpoint).
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -247,7 +248,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
           if (stamp() !== lastStamp) void reload();
         });
       }
-      every(deps.reloadMs ?? 60_000, () => void reload());
+      every(deps.reloadMs ?? 600_000, () => void reload());
       tick();
     },
     /** Stops scheduling, gives in-flight probes `graceMs` to finish, then cancels them; writes what finished. */

@@ -14,13 +14,13 @@ export function createHealthService({ store, clock, monitor }: { store: Store; c
       store.security.get(d.id),
       store.endpoints.forDomain(d.team_id, d.id),
     ]);
+    const configs = await store.liveness.forEndpoints(endpoints.filter((e) => e.is_enabled).map((e) => e.id));
+    const byEndpoint = new Map(configs.filter((c) => c.is_enabled).map((c) => [c.endpoint_id, c]));
+    const statuses = await monitor.statusesOf([...byEndpoint.values()]);
     const liveness: HealthInputs['liveness'] = [];
     for (const e of endpoints) {
-      if (!e.is_enabled) continue;
-      const cfg = await store.liveness.byEndpoint(e.id);
-      if (!cfg || !cfg.is_enabled) continue;
-      const st = await monitor.statusOf(cfg);
-      liveness.push({ status: st.status, uptime_24h: st.uptime_24h });
+      const st = statuses.get(byEndpoint.get(e.id)?.id ?? '');
+      if (st) liveness.push({ status: st.status, uptime_24h: st.uptime_24h });
     }
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
@@ -50,11 +50,15 @@ export function createHealthService({ store, clock, monitor }: { store: Store; c
     ]);
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     const liveness = new Map<string, HealthInputs['liveness']>();
-    for (const cfg of configs) {
-      const e = endpointById.get(cfg.endpoint_id);
-      if (!e || !e.is_enabled) continue;
-      const st = await monitor.statusOf(cfg);
-      liveness.set(e.domain_id, [...(liveness.get(e.domain_id) ?? []), { status: st.status, uptime_24h: st.uptime_24h }]);
+    const live = configs.filter((cfg) => endpointById.get(cfg.endpoint_id)?.is_enabled);
+    const statuses = await monitor.statusesOf(live);
+    for (const cfg of live) {
+      const domainId = endpointById.get(cfg.endpoint_id)!.domain_id;
+      const st = statuses.get(cfg.id)!;
+      const list = liveness.get(domainId);
+      const item = { status: st.status, uptime_24h: st.uptime_24h };
+      if (list) list.push(item);
+      else liveness.set(domainId, [item]);
     }
     const now = clock.now();
     let changed = 0;

@@ -104,9 +104,9 @@ export function createMetrics(deps: MetricsDeps) {
 
   return {
     registry,
-    /** One check finished: kind (liveness, tls, registration, dns, verification, exposure) and outcome (success, failure, error, ...). */
-    check(kind: string, outcome: string): void {
-      checks.inc(bounded(checks, { kind: word(kind), outcome: word(outcome) }));
+    /** One check (or `n` checks) finished: kind (liveness, tls, registration, dns, verification, exposure) and outcome (success, failure, error, ...). */
+    check(kind: string, outcome: string, n = 1): void {
+      checks.inc(bounded(checks, { kind: word(kind), outcome: word(outcome) }), n);
     },
     /** One delivery attempt finished: channel (email, webhook, slack, ...) and status (success, failed, partial, ...). */
     delivery(channel: string, status: string): void {

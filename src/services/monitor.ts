@@ -9,6 +9,7 @@ import {
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { Store } from '../store/index.js';
+import type { Sums } from '../store/repos/liveness-data.js';
 
 export interface Recorded {
   config: LivenessConfig;
@@ -31,20 +32,14 @@ export interface LivenessStatus {
   last_error: string | null;
 }
 
-export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string): void } }) {
+export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void } }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
     return c;
   }
 
-  async function statusOf(c: LivenessConfig): Promise<LivenessStatus> {
-    const now = clock.now().getTime();
-    const s = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
-    const [h24, d7] = await Promise.all([
-      store.livenessData.hourlySums(c.seq, hourOf(now) - 23),
-      store.livenessData.dailySums(c.seq, dayOf(now) - 6),
-    ]);
+  function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
     return {
       status: s.status ?? 'unknown',
       consecutive_failures: s.consecutive_failures,
@@ -59,8 +54,32 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
     };
   }
 
+  async function statusOf(c: LivenessConfig): Promise<LivenessStatus> {
+    const now = clock.now().getTime();
+    const s = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
+    const [h24, d7] = await Promise.all([
+      store.livenessData.hourlySums(c.seq, hourOf(now) - 23),
+      store.livenessData.dailySums(c.seq, dayOf(now) - 6),
+    ]);
+    return toStatus(s, h24, d7);
+  }
+
+  /** statusOf for many configurations in a few bulk queries (health of a domain, the health sweep). */
+  async function statusesOf(configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> {
+    const now = clock.now().getTime();
+    const seqs = configs.map((c) => c.seq);
+    const [states, h24, d7] = await Promise.all([
+      store.livenessData.states(configs.map((c) => c.id)),
+      store.livenessData.hourlySumsMany(seqs, hourOf(now) - 23),
+      store.livenessData.dailySumsMany(seqs, dayOf(now) - 6),
+    ]);
+    const none: Sums = { total: 0, ok: 0, sum_ms: 0 };
+    return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24.get(c.seq) ?? none, d7.get(c.seq) ?? none)]));
+  }
+
   return {
     statusOf,
+    statusesOf,
 
     /** Enabled configurations with their endpoints: the scheduler's working set. */
     async targets(): Promise<{ config: LivenessConfig; endpoint: Endpoint }[]> {
@@ -82,7 +101,7 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         const now = isoNow(clock);
         const ids = [...new Set(ordered.map((r) => r.config.id))];
         // A config may have been deleted while its probe ran.
-        const live = await tx.liveness.existing(ids);
+        const live = await tx.livenessData.existing(ids);
         const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
         const rows = [];
         const changed = new Map<string, LivenessState>();
@@ -114,7 +133,11 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
       });
-      if (metrics) for (const r of ordered) metrics.check('liveness', r.outcome.ok ? 'success' : 'failure');
+      if (metrics) {
+        const ok = ordered.reduce((n, r) => n + (r.outcome.ok ? 1 : 0), 0);
+        if (ok) metrics.check('liveness', 'success', ok);
+        if (ordered.length > ok) metrics.check('liveness', 'failure', ordered.length - ok);
+      }
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {

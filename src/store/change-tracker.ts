@@ -13,6 +13,17 @@ function tableOf(n: AnyNode | undefined): string | undefined {
   return undefined;
 }
 
+/**
+ * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
+ * table data (select, pragma), undefined when unknown (counted as "may have written anything").
+ */
+export function rawTarget(sqlText: string): string | undefined {
+  const m = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(sqlText);
+  if (m) return m[1]!.toLowerCase();
+  if (/^\s*(?:select|pragma)\b/i.test(sqlText)) return '';
+  return undefined;
+}
+
 export class ChangeTracker implements KyselyPlugin {
   private readonly epochs = new Map<string, number>();
   private all = 0;
@@ -29,13 +40,22 @@ export class ChangeTracker implements KyselyPlugin {
     if (n.kind === 'InsertQueryNode') table = tableOf(n.into);
     else if (n.kind === 'UpdateQueryNode') table = tableOf(n.table);
     else if (n.kind === 'DeleteQueryNode') table = tableOf(n.from?.froms?.[0]);
-    else if (n.kind === 'RawNode') this.all++; // raw statements may write anything
+    else if (n.kind === 'RawNode') {
+      // A raw statement names its table in its first words; anything else may write anything.
+      table = rawTarget(String(n.sqlFragments?.[0] ?? ''));
+      if (table === undefined) this.all++;
+    }
     if (table) this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
     return args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
     return args.result;
+  }
+
+  /** Records a write made outside Kysely (a repository's prepared statement). */
+  touch(table: string): void {
+    this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
   }
 
   /** Changes whenever one of `tables` was written here, or anything was committed elsewhere. */

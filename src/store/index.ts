@@ -9,7 +9,7 @@ import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
 import { endpointsRepo } from './repos/endpoints.js';
 import { livenessRepo } from './repos/liveness.js';
-import { livenessDataRepo } from './repos/liveness-data.js';
+import { livenessDataRepo, livenessStatements, type LivenessStatements } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
 import { exposureRepo } from './repos/exposure.js';
@@ -21,7 +21,7 @@ import { metricsRepo } from './repos/metrics.js';
 import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 
-function repos(db: Kysely<DB>) {
+function repos(db: Kysely<DB>, hot: LivenessStatements) {
   return {
     teams: teamsRepo(db),
     users: usersRepo(db),
@@ -31,7 +31,7 @@ function repos(db: Kysely<DB>) {
     domains: domainsRepo(db),
     endpoints: endpointsRepo(db),
     liveness: livenessRepo(db),
-    livenessData: livenessDataRepo(db),
+    livenessData: livenessDataRepo(db, hot),
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
     exposure: exposureRepo(db),
@@ -59,11 +59,13 @@ export interface Store extends Repos {
 }
 
 export function storeFrom(conn: Connection): Store {
+  // The probe results' write path runs prepared statements on the same connection (and transaction).
+  const hot = livenessStatements(conn.sqlite, conn.changes);
   return {
-    ...repos(conn.db),
+    ...repos(conn.db, hot),
     db: conn.db,
     file: conn.file,
-    transaction: (fn) => conn.db.transaction().execute((trx) => fn({ ...repos(trx), db: trx })),
+    transaction: (fn) => conn.db.transaction().execute((trx) => fn({ ...repos(trx, hot), db: trx })),
     async ping() {
       try {
         await sql`select 1`.execute(conn.db);

@@ -77,6 +77,8 @@ t.test('https liveness: trusted via the injected CA; untrusted is a tls failure'
   t.same([bad.ok, bad.reason], [false, 'tls']);
   const noCa = await probeHttp({ url: `https://secure.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 }, { resolver: deps.resolver }, never);
   t.same([noCa.ok, noCa.reason], [false, 'tls'], 'without the test CA the chain is untrusted');
+  const wrongHost = await probeHttp({ url: `https://other.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  t.same([wrongHost.ok, wrongHost.reason], [false, 'tls'], 'a certificate for another name is a tls failure');
 });
 
 t.test('tcp: open and closed port, unknown name', async (t) => {

@@ -29,6 +29,14 @@ async function contract(t: any, store: Store) {
   await store.domains.insert(domainRow(a.id, 'a1', 'example.com'));
   t.not(store.stamp(['domains']), stamp0, 'stamp moves on a write');
   t.equal(store.stamp(['portfolios']), store.stamp(['portfolios']), 'stamp is stable without writes');
+  // raw statements move the stamp of the table they write, not every stamp
+  const endpoints0 = store.stamp(['endpoints']);
+  const schedule0 = store.stamp(['check_schedule']);
+  await store.schedule.syncDomains('registration', NOW);
+  t.not(store.stamp(['check_schedule']), schedule0, "a raw insert moves its table's stamp");
+  t.equal(store.stamp(['endpoints']), endpoints0, "a raw insert leaves other tables' stamps alone");
+  t.equal(await store.ping(), true);
+  t.equal(store.stamp(['endpoints']), endpoints0, 'a raw select moves no stamp');
   await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");

@@ -1,6 +1,7 @@
 // Probe results, hourly/daily aggregates and the current state of each liveness configuration.
-import { sql, type Kysely } from 'kysely';
-import type { DB } from '../schema.js';
+import type Database from 'better-sqlite3';
+import type { Kysely, Selectable } from 'kysely';
+import type { DB, LivenessStateTable } from '../schema.js';
 import type { LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
 
@@ -19,7 +20,92 @@ export interface Sums {
   sum_ms: number;
 }
 
-export function livenessDataRepo(db: Kysely<DB>) {
+type StateRow = Selectable<LivenessStateTable>;
+
+function toState(r: StateRow): LivenessState {
+  return {
+    status: r.status as LivenessState['status'],
+    consecutive_failures: r.consecutive_failures,
+    last_check: r.last_check,
+    last_check_successful: r.last_check_successful === null ? null : toBool(r.last_check_successful),
+    response_time_ms: r.response_time_ms,
+    status_code: r.status_code,
+    last_error: r.last_error,
+    alerted_down: toBool(r.alerted_down),
+  };
+}
+
+const bucketUpsert = (table: string) => `insert into ${table} (cfg, bucket, total, ok, sum_ms) values (?, ?, ?, ?, ?)
+  on conflict (cfg, bucket) do update set total = total + excluded.total, ok = ok + excluded.ok, sum_ms = sum_ms + excluded.sum_ms`;
+
+/**
+ * The probe results' write path as prepared better-sqlite3 statements (prepared once per store, on
+ * first use): thousands of checks a minute cost one statement run per row, not a Kysely query build
+ * and compile per batch. They run on the store's one connection, so inside the caller's transaction;
+ * the change tracker is told which tables they wrote.
+ */
+export function livenessStatements(sqlite: Database.Database, changes: { touch(table: string): void }) {
+  const prepare = () => ({
+    configExists: sqlite.prepare('select 1 from liveness_configs where id = ?').pluck(),
+    state: sqlite.prepare('select * from liveness_state where config_id = ?'),
+    insertResult: sqlite.prepare('insert into liveness_results (cfg, ts, ok, ms, status, error) values (?, ?, ?, ?, ?, ?) on conflict do nothing'),
+    addHourly: sqlite.prepare(bucketUpsert('liveness_hourly')),
+    addDaily: sqlite.prepare(bucketUpsert('liveness_daily')),
+    saveState: sqlite.prepare(`insert into liveness_state
+      (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
+      values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+      on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
+        last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
+        response_time_ms = excluded.response_time_ms, status_code = excluded.status_code, last_error = excluded.last_error,
+        alerted_down = excluded.alerted_down`),
+  });
+  let statements: ReturnType<typeof prepare> | undefined;
+  return {
+    get: () => (statements ??= prepare()),
+    touch: (table: string) => changes.touch(table),
+  };
+}
+
+export type LivenessStatements = ReturnType<typeof livenessStatements>;
+
+function writeResults(hot: LivenessStatements, rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): void {
+  if (!rows.length) return;
+  const { insertResult, addHourly, addDaily } = hot.get();
+  for (const r of rows) insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error);
+  for (const [stmt, bucketOf] of [[addHourly, hourOf], [addDaily, dayOf]] as const) {
+    // Pre-aggregated per (config, bucket): a batch usually holds one run per config, sometimes more.
+    const sums = new Map<number, Map<number, Sums>>();
+    for (const r of rows) {
+      const bucket = bucketOf(r.ts);
+      let byBucket = sums.get(r.cfg);
+      if (!byBucket) sums.set(r.cfg, (byBucket = new Map()));
+      const cur = byBucket.get(bucket);
+      if (cur) {
+        cur.total++;
+        cur.ok += r.ok ? 1 : 0;
+        cur.sum_ms += r.ms;
+      } else byBucket.set(bucket, { total: 1, ok: r.ok ? 1 : 0, sum_ms: r.ms });
+    }
+    for (const [cfg, byBucket] of sums) for (const [bucket, v] of byBucket) stmt.run(cfg, bucket, v.total, v.ok, v.sum_ms);
+  }
+  hot.touch('liveness_results');
+  hot.touch('liveness_hourly');
+  hot.touch('liveness_daily');
+}
+
+function writeStates(hot: LivenessStatements, list: { configId: string; state: LivenessState }[]): void {
+  if (!list.length) return;
+  const { saveState } = hot.get();
+  for (const { configId, state: s } of list) {
+    saveState.run(
+      configId, s.status, s.consecutive_failures, s.last_check, s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+      s.response_time_ms, s.status_code, s.last_error, fromBool(s.alerted_down),
+    );
+  }
+  hot.touch('liveness_state');
+}
+
+export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
   const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfg: number, from: number): Promise<Sums> => {
     const r = await db
       .selectFrom(table)
@@ -29,128 +115,54 @@ export function livenessDataRepo(db: Kysely<DB>) {
       .executeTakeFirst();
     return { total: Number(r?.total ?? 0), ok: Number(r?.ok ?? 0), sum_ms: Number(r?.sum_ms ?? 0) };
   };
+  /** The same sums for many configurations, grouped by config (absent: no rows). */
+  const sumsByCfg = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: number[], from: number): Promise<Map<number, Sums>> => {
+    const out = new Map<number, Sums>();
+    for (let i = 0; i < cfgs.length; i += 500) {
+      const rows = await db
+        .selectFrom(table)
+        .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
+        .where('cfg', 'in', cfgs.slice(i, i + 500))
+        .where('bucket', '>=', from)
+        .groupBy('cfg')
+        .execute();
+      for (const r of rows) out.set(r.cfg, { total: Number(r.total ?? 0), ok: Number(r.ok ?? 0), sum_ms: Number(r.sum_ms ?? 0) });
+    }
+    return out;
+  };
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
-      await db
-        .insertInto('liveness_results')
-        .values({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })
-        .onConflict((oc) => oc.doNothing())
-        .execute();
-      const ok = r.ok ? 1 : 0;
-      for (const [table, bucket] of [['liveness_hourly', hour], ['liveness_daily', day]] as const) {
-        await db
-          .insertInto(table)
-          .values({ cfg: r.cfg, bucket, total: 1, ok, sum_ms: r.ms })
-          .onConflict((oc) =>
-            oc.columns(['cfg', 'bucket']).doUpdateSet({
-              total: sql`total + 1`,
-              ok: sql`ok + ${ok}`,
-              sum_ms: sql`sum_ms + ${r.ms}`,
-            }),
-          )
-          .execute();
-      }
+      writeResults(hot, [r], () => hour, () => day);
     },
     /**
-     * A whole batch of results in a few multi-row statements (raw rows, then hourly and daily sums
-     * pre-aggregated per bucket): the write cost per check stays a fraction of a millisecond.
+     * A whole batch of results: one prepared statement run per raw row, then per hourly and daily
+     * bucket (pre-aggregated): no query building and no statement compiling per check.
      */
     async addResults(rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): Promise<void> {
-      if (!rows.length) return;
-      for (let i = 0; i < rows.length; i += 500) {
-        await db
-          .insertInto('liveness_results')
-          .values(rows.slice(i, i + 500).map((r) => ({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })))
-          .onConflict((oc) => oc.doNothing())
-          .execute();
-      }
-      for (const [table, bucketOf] of [['liveness_hourly', hourOf], ['liveness_daily', dayOf]] as const) {
-        const sums = new Map<string, { cfg: number; bucket: number; total: number; ok: number; sum_ms: number }>();
-        for (const r of rows) {
-          const bucket = bucketOf(r.ts);
-          const key = `${r.cfg}:${bucket}`;
-          const cur = sums.get(key);
-          if (cur) {
-            cur.total++;
-            cur.ok += r.ok ? 1 : 0;
-            cur.sum_ms += r.ms;
-          } else sums.set(key, { cfg: r.cfg, bucket, total: 1, ok: r.ok ? 1 : 0, sum_ms: r.ms });
-        }
-        const values = [...sums.values()];
-        for (let i = 0; i < values.length; i += 500) {
-          await db
-            .insertInto(table)
-            .values(values.slice(i, i + 500))
-            .onConflict((oc) =>
-              oc.columns(['cfg', 'bucket']).doUpdateSet({
-                total: sql`total + excluded.total`,
-                ok: sql`ok + excluded.ok`,
-                sum_ms: sql`sum_ms + excluded.sum_ms`,
-              }),
-            )
-            .execute();
-        }
-      }
+      writeResults(hot, rows, hourOf, dayOf);
+    },
+    /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
+    async existing(configIds: string[]): Promise<Set<string>> {
+      const { configExists } = hot.get();
+      return new Set(configIds.filter((id) => configExists.get(id) !== undefined));
     },
     /** Current states of many configurations at once. */
     async states(configIds: string[]): Promise<Map<string, LivenessState>> {
+      const { state } = hot.get();
       const out = new Map<string, LivenessState>();
-      for (let i = 0; i < configIds.length; i += 500) {
-        const rows = await db.selectFrom('liveness_state').selectAll().where('config_id', 'in', configIds.slice(i, i + 500)).execute();
-        for (const r of rows) {
-          out.set(r.config_id, {
-            status: r.status as LivenessState['status'],
-            consecutive_failures: r.consecutive_failures,
-            last_check: r.last_check,
-            last_check_successful: r.last_check_successful === null ? null : toBool(r.last_check_successful),
-            response_time_ms: r.response_time_ms,
-            status_code: r.status_code,
-            last_error: r.last_error,
-            alerted_down: toBool(r.alerted_down),
-          });
-        }
+      for (const id of configIds) {
+        const r = state.get(id) as StateRow | undefined;
+        if (r) out.set(id, toState(r));
       }
       return out;
     },
     async saveStates(list: { configId: string; state: LivenessState }[]): Promise<void> {
-      for (let i = 0; i < list.length; i += 500) {
-        const values = list.slice(i, i + 500).map(({ configId, state: s }) => ({
-          config_id: configId, status: s.status, consecutive_failures: s.consecutive_failures, last_check: s.last_check,
-          last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
-          response_time_ms: s.response_time_ms, status_code: s.status_code, last_error: s.last_error, alerted_down: fromBool(s.alerted_down),
-        }));
-        await db
-          .insertInto('liveness_state')
-          .values(values)
-          .onConflict((oc) =>
-            oc.column('config_id').doUpdateSet((eb) => ({
-              status: eb.ref('excluded.status'),
-              consecutive_failures: eb.ref('excluded.consecutive_failures'),
-              last_check: eb.ref('excluded.last_check'),
-              last_check_successful: eb.ref('excluded.last_check_successful'),
-              response_time_ms: eb.ref('excluded.response_time_ms'),
-              status_code: eb.ref('excluded.status_code'),
-              last_error: eb.ref('excluded.last_error'),
-              alerted_down: eb.ref('excluded.alerted_down'),
-            })),
-          )
-          .execute();
-      }
+      writeStates(hot, list);
     },
     async state(configId: string): Promise<LivenessState | undefined> {
-      const r = await db.selectFrom('liveness_state').selectAll().where('config_id', '=', configId).executeTakeFirst();
-      if (!r) return undefined;
-      return {
-        status: r.status as LivenessState['status'],
-        consecutive_failures: r.consecutive_failures,
-        last_check: r.last_check,
-        last_check_successful: r.last_check_successful === null ? null : toBool(r.last_check_successful),
-        response_time_ms: r.response_time_ms,
-        status_code: r.status_code,
-        last_error: r.last_error,
-        alerted_down: toBool(r.alerted_down),
-      };
+      const r = hot.get().state.get(configId) as StateRow | undefined;
+      return r && toState(r);
     },
     /** Last check time of every configuration (the scheduler resumes from these). */
     async lastChecks(): Promise<Map<string, string>> {
@@ -158,12 +170,7 @@ export function livenessDataRepo(db: Kysely<DB>) {
       return new Map(rows.map((r) => [r.config_id, r.last_check!]));
     },
     async saveState(configId: string, s: LivenessState): Promise<void> {
-      const row = {
-        status: s.status, consecutive_failures: s.consecutive_failures, last_check: s.last_check,
-        last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
-        response_time_ms: s.response_time_ms, status_code: s.status_code, last_error: s.last_error, alerted_down: fromBool(s.alerted_down),
-      };
-      await db.insertInto('liveness_state').values({ config_id: configId, ...row }).onConflict((oc) => oc.column('config_id').doUpdateSet(row)).execute();
+      writeStates(hot, [{ configId, state: s }]);
     },
     async results(cfg: number, sinceTs: number, limit: number, offset: number): Promise<{ items: ResultRow[]; total: number }> {
       const { n } = await db
@@ -189,6 +196,8 @@ export function livenessDataRepo(db: Kysely<DB>) {
     },
     hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
     dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
+    hourlySumsMany: (cfgs: number[], fromHour: number) => sumsByCfg('liveness_hourly', cfgs, fromHour),
+    dailySumsMany: (cfgs: number[], fromDay: number) => sumsByCfg('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();

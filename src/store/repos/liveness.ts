@@ -56,6 +56,15 @@ export function livenessRepo(db: Kysely<DB>) {
       const r = await base().where('l.endpoint_id', '=', endpointId).executeTakeFirst();
       return r && toConfig(r);
     },
+    /** The configurations of these endpoints (one per endpoint at most). */
+    async forEndpoints(endpointIds: string[]): Promise<LivenessConfig[]> {
+      const out: LivenessConfig[] = [];
+      for (let i = 0; i < endpointIds.length; i += 500) {
+        const rows = await base().where('l.endpoint_id', 'in', endpointIds.slice(i, i + 500)).execute();
+        out.push(...rows.map(toConfig));
+      }
+      return out;
+    },
     async list(teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> {
       const { total } = await filtered(db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id'), teamId, f)
         .select((e) => e.fn.countAll<number>().as('total'))
