@@ -8,7 +8,8 @@ import {
   type CheckOutcome, type LivenessState,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
-import type { Store } from '../store/index.js';
+import type { Repos, Store } from '../store/index.js';
+import type { HealthHook } from './deps.js';
 
 export interface Recorded {
   config: LivenessConfig;
@@ -31,33 +32,35 @@ export interface LivenessStatus {
   last_error: string | null;
 }
 
-export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string): void } }) {
+/** Current status and uptime of one configuration from its state row and the aggregates (`repos`: the store or a transaction). */
+export async function livenessStatus(repos: Pick<Repos, 'livenessData'>, now: number, c: LivenessConfig): Promise<LivenessStatus> {
+  const s = (await repos.livenessData.state(c.id)) ?? INITIAL_STATE;
+  const [h24, d7] = await Promise.all([
+    repos.livenessData.hourlySums(c.seq, hourOf(now) - 23),
+    repos.livenessData.dailySums(c.seq, dayOf(now) - 6),
+  ]);
+  return {
+    status: s.status ?? 'unknown',
+    consecutive_failures: s.consecutive_failures,
+    uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
+    uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
+    avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
+    last_check: s.last_check,
+    last_check_successful: s.last_check_successful,
+    response_time_ms: s.response_time_ms,
+    status_code: s.status_code,
+    last_error: s.last_error,
+  };
+}
+
+export function createMonitorService({ store, clock, metrics, recomputeHealth }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string): void }; recomputeHealth?: HealthHook }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
     return c;
   }
 
-  async function statusOf(c: LivenessConfig): Promise<LivenessStatus> {
-    const now = clock.now().getTime();
-    const s = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
-    const [h24, d7] = await Promise.all([
-      store.livenessData.hourlySums(c.seq, hourOf(now) - 23),
-      store.livenessData.dailySums(c.seq, dayOf(now) - 6),
-    ]);
-    return {
-      status: s.status ?? 'unknown',
-      consecutive_failures: s.consecutive_failures,
-      uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
-      uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
-      avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
-      last_check: s.last_check,
-      last_check_successful: s.last_check_successful,
-      response_time_ms: s.response_time_ms,
-      status_code: s.status_code,
-      last_error: s.last_error,
-    };
-  }
+  const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
 
   return {
     statusOf,
@@ -86,12 +89,15 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
         const rows = [];
         const changed = new Map<string, LivenessState>();
+        // Domains whose health input moved: a status flip or a check outcome flip (uptime starts or stops falling).
+        const flipped = new Set<string>();
         for (const r of ordered) {
           if (!live.has(r.config.id)) continue;
           rows.push({ cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
           const { next, event } = applyOutcome(prev, r.outcome, new Date(r.at).toISOString(), r.config.failure_threshold);
           changed.set(r.config.id, next);
+          if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful) flipped.add(r.endpoint.domain_id);
           if (event) {
             const url = fullUrl(r.endpoint);
             await tx.events.add(
@@ -113,6 +119,7 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         }
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
+        if (recomputeHealth) for (const id of flipped) await recomputeHealth(tx, id);
       });
       if (metrics) for (const r of ordered) metrics.check('liveness', r.outcome.ok ? 'success' : 'failure');
     },

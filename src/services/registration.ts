@@ -13,6 +13,8 @@ import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
+import type { HealthHook } from './deps.js';
+import { singleFlight, teamDomain } from './refresh.js';
 
 export const LOOKUP_BUDGET_MS = 20_000;
 
@@ -25,6 +27,8 @@ export interface RegistrationDeps {
   /** DOMMON_CHECK_INTERVAL, seconds. */
   checkInterval: number;
   budgetMs?: number;
+  /** Stores the domain's new health in the refresh's transaction. */
+  recomputeHealth?: HealthHook;
 }
 
 export type LookupResult = LookupOutcome & { attempts: string[] };
@@ -79,7 +83,6 @@ export async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration |
 export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log, probes, limiter } = deps;
   const budget = deps.budgetMs ?? LOOKUP_BUDGET_MS;
-  const inflight = new Map<string, Promise<Registration>>();
   const shutdown = new AbortController();
 
   /** RDAP, then WHOIS; the first answer wins, failures are collected into the reason. */
@@ -170,28 +173,14 @@ export function createRegistrationService(deps: RegistrationDeps) {
       await tx.registrations.save(next);
       await tx.schedule.dueAt('registration', d.id, next.next_check_at);
       await writeExpiryAlert(tx, cur, next, now);
+      await deps.recomputeHealth?.(tx, d.id);
       return next;
     });
   }
 
   /** One refresh per domain at a time: a second caller joins the running one. */
-  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
-  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<Registration> {
-    const running = inflight.get(d.id);
-    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
-    let p = running;
-    if (!p) {
-      p = doRefresh(d).finally(() => inflight.delete(d.id));
-      inflight.set(d.id, p);
-    }
-    return p;
-  }
-
-  async function domain(teamId: string, id: string): Promise<Domain> {
-    const d = await store.domains.get(teamId, id);
-    if (!d) throw new NotFound('Domain');
-    return d;
-  }
+  const refresh = singleFlight(doRefresh);
+  const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   async function view(d: Domain) {
     const reg = await store.registrations.get(d.id);
