@@ -111,7 +111,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       await tx.certificates.save(state);
       await tx.certificates.schedule(e.id, next, nowIso, state.ssl_status);
       for (const ev of events) await tx.events.add(ev, nowIso);
-      await deps.recomputeHealth?.(tx, current.domain_id);
+      // Health reads only the ssl_status: a re-inspection that keeps it costs nothing more.
+      if (prev?.ssl_status !== state.ssl_status) await deps.recomputeHealth?.(tx, current.domain_id);
       return state;
     });
   }
