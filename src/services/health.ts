@@ -4,27 +4,28 @@
 // HealthHook of deps.ts) inside its own transaction; the sweep is only a safety net for time passing.
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
+import { hourOf, round2 } from '../domain/liveness.js';
 import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 import { livenessStatus } from './monitor.js';
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
   async function inputs(repos: Repos, d: Domain): Promise<HealthInputs> {
-    const [reg, certs, sec, endpoints] = await Promise.all([
+    const [reg, certs, sec, configs] = await Promise.all([
       repos.registrations.get(d.id),
       repos.renewals.domainCertificates(d.id),
       repos.security.get(d.id),
-      repos.endpoints.forDomain(d.team_id, d.id),
+      repos.liveness.enabledForDomain(d.id),
     ]);
-    const liveness: HealthInputs['liveness'] = [];
-    const now = clock.now().getTime();
-    for (const e of endpoints) {
-      if (!e.is_enabled) continue;
-      const cfg = await repos.liveness.byEndpoint(e.id);
-      if (!cfg || !cfg.is_enabled) continue;
-      const st = await livenessStatus(repos, now, cfg);
-      liveness.push({ status: st.status, uptime_24h: st.uptime_24h });
-    }
+    // A few bulk queries however many probes the domain has (this runs inside the probe write path on a flip).
+    const [states, totals] = await Promise.all([
+      repos.livenessData.states(configs.map((c) => c.id)),
+      repos.livenessData.hourlyTotals(configs.map((c) => c.seq), hourOf(clock.now().getTime()) - 23),
+    ]);
+    const liveness: HealthInputs['liveness'] = configs.map((c) => {
+      const h24 = totals.get(c.seq);
+      return { status: states.get(c.id)?.status ?? 'unknown', uptime_24h: h24?.total ? round2((h24.ok / h24.total) * 100) : null };
+    });
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
       certificates: certs.map((c) => c.ssl_status),
