@@ -62,8 +62,32 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
 
   const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
 
+  // Domains whose liveness input flipped: recomputed right after the write, off the probe write path,
+  // by one loop that takes every domain due at once (a burst of flips costs one recompute per domain per pass).
+  const healthDue = new Set<string>();
+  let healthRun: Promise<void> | null = null;
+  function healthLoop(): Promise<void> {
+    healthRun ??= (async () => {
+      while (healthDue.size && recomputeHealth) {
+        const ids = [...healthDue];
+        healthDue.clear();
+        for (const id of ids) await recomputeHealth(store, id).catch(() => undefined); // the sweep retries
+        // A burst of flips (a first pass over thousands of probes) then waits a moment between passes.
+        if (healthDue.size) await new Promise((r) => setTimeout(r, 250).unref());
+      }
+      healthDue.clear();
+    })().finally(() => {
+      healthRun = null;
+    });
+    return healthRun;
+  }
+
   return {
     statusOf,
+    /** Resolves once the health of every domain whose liveness flipped so far is stored. */
+    healthSettled: async (): Promise<void> => {
+      while (healthRun || healthDue.size) await healthLoop();
+    },
 
     /** Enabled configurations with their endpoints: the scheduler's working set. */
     async targets(): Promise<{ config: LivenessConfig; endpoint: Endpoint }[]> {
@@ -119,8 +143,9 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
         }
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
-        if (recomputeHealth) for (const id of flipped) await recomputeHealth(tx, id);
+        for (const id of flipped) healthDue.add(id);
       });
+      if (healthDue.size) void healthLoop();
       if (metrics) for (const r of ordered) metrics.check('liveness', r.outcome.ok ? 'success' : 'failure');
     },
 
