@@ -10,6 +10,7 @@ import type { NewEvent } from '../store/repos/events.js';
 import type { CertificateState } from '../store/repos/certificates.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from 'pino';
+import type { HealthHook } from './deps.js';
 
 /** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
 export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
@@ -25,6 +26,8 @@ export interface CertificateServiceDeps {
   log?: Pick<Logger, 'warn'>;
   /** Counts inspections by resulting ssl_status (dommon_checks_total{kind="tls"}). */
   metrics?: { check(kind: string, outcome: string): void };
+  /** Stores the domain's new health in the inspection's transaction. */
+  recomputeHealth?: HealthHook;
 }
 
 export function createCertificateService(deps: CertificateServiceDeps) {
@@ -108,6 +111,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       await tx.certificates.save(state);
       await tx.certificates.schedule(e.id, next, nowIso, state.ssl_status);
       for (const ev of events) await tx.events.add(ev, nowIso);
+      // Health reads only the ssl_status: a re-inspection that keeps it costs nothing more.
+      if (prev?.ssl_status !== state.ssl_status) await deps.recomputeHealth?.(tx, current.domain_id);
       return state;
     });
   }

@@ -1,5 +1,5 @@
 import type { Clock } from '../domain/clock.js';
-import type { Store } from '../store/index.js';
+import type { Repos, Store } from '../store/index.js';
 import type { ExposureNet } from './exposure/net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
@@ -13,7 +13,15 @@ export interface ServiceDeps {
   exposure: { dns: ExposureDns; net: ExposureNet; options?: Partial<ExposureOptions> };
   /** Counters for checks and deliveries (`metrics?.check(kind, outcome)`); absent in CLI commands. */
   metrics?: Pick<Metrics, 'check' | 'delivery'>;
+  /** Domain health (services/health.ts): called whenever one of its inputs changed; absent in bare unit use. */
+  recomputeHealth?: HealthHook;
 }
+
+/**
+ * Recomputes and stores one domain's health score, grade and overall status with the given
+ * repositories: pass the transaction that changed an input, so the new health commits with it.
+ */
+export type HealthHook = (repos: Repos, domainId: string) => Promise<unknown>;
 
 /** True for SQLite's (and later PostgreSQL's) unique-constraint violation. */
 export function isUniqueViolation(err: unknown): boolean {

@@ -45,7 +45,7 @@ export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Prom
   return out;
 }
 
-export function createDomainService({ store, clock, limits }: ServiceDeps) {
+export function createDomainService({ store, clock, limits, recomputeHealth }: ServiceDeps) {
   const totals = new Map<string, { stamp: string; total: number }>();
   async function get(teamId: string, id: string): Promise<Domain> {
     const d = await store.domains.get(teamId, id);
@@ -71,6 +71,8 @@ export function createDomainService({ store, clock, limits }: ServiceDeps) {
           expiry_override: input.expiry_date ?? null, dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
           created_at: now, updated_at: now,
         });
+        // A manual expiry_date is a health input from the start.
+        await recomputeHealth?.(tx, id);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
@@ -125,6 +127,8 @@ export function createDomainService({ store, clock, limits }: ServiceDeps) {
             await tx.security.remove(id);
             for (const kind of ['registration', 'security']) await tx.schedule.dueAt(kind, id, isoNow(clock));
           }
+          // expiry_date (the manual override) or a rename that dropped the registration and DNS data.
+          await recomputeHealth?.(tx, id);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');

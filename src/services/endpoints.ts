@@ -45,7 +45,7 @@ function requirePort(type: EndpointType, port: number | null | undefined): void 
   if (type === 'port' && (port === null || port === undefined)) throw new Invalid('port: required for endpoint_type "port"');
 }
 
-export function createEndpointService({ store, clock, limits }: ServiceDeps) {
+export function createEndpointService({ store, clock, limits, recomputeHealth }: ServiceDeps) {
   async function get(teamId: string, id: string): Promise<Endpoint> {
     const e = await store.endpoints.get(teamId, id);
     if (!e) throw new NotFound('Endpoint');
@@ -73,6 +73,7 @@ export function createEndpointService({ store, clock, limits }: ServiceDeps) {
           is_enabled: input.is_enabled === false ? 0 : 1, timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
           notes: input.notes ?? null, created_at: now, updated_at: now,
         });
+        await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
@@ -126,6 +127,8 @@ export function createEndpointService({ store, clock, limits }: ServiceDeps) {
             notes: input.notes,
             updated_at: isoNow(clock),
           });
+          // Enabled, host or port changed: which liveness and certificate inputs count may have too.
+          await recomputeHealth?.(tx, cur.domain_id);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
@@ -140,6 +143,7 @@ export function createEndpointService({ store, clock, limits }: ServiceDeps) {
         const e = await tx.endpoints.get(teamId, id);
         if (!e) throw new NotFound('Endpoint');
         await tx.endpoints.remove(teamId, id);
+        await recomputeHealth?.(tx, e.domain_id);
         return e;
       });
     },

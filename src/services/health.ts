@@ -1,27 +1,31 @@
 // Domain health: gathers the inputs (registration expiry, endpoint certificates, security score,
 // liveness) and stores score, grade and overall status on the domain when they changed.
+// `recompute` is the one entry point: every service that changes an input calls it (as the
+// HealthHook of deps.ts) inside its own transaction; the sweep is only a safety net for time passing.
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
+import { hourOf, round2 } from '../domain/liveness.js';
 import type { Domain } from '../domain/types.js';
-import type { Store } from '../store/index.js';
-import type { MonitorService } from './monitor.js';
+import type { Repos, Store } from '../store/index.js';
+import { livenessStatuses } from './monitor.js';
 
-export function createHealthService({ store, clock, monitor }: { store: Store; clock: Clock; monitor: MonitorService }) {
-  async function inputs(d: Domain): Promise<HealthInputs> {
-    const [reg, certs, sec, endpoints] = await Promise.all([
-      store.registrations.get(d.id),
-      store.renewals.domainCertificates(d.id),
-      store.security.get(d.id),
-      store.endpoints.forDomain(d.team_id, d.id),
+export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
+  async function inputs(repos: Repos, d: Domain): Promise<HealthInputs> {
+    const [reg, certs, sec, configs] = await Promise.all([
+      repos.registrations.get(d.id),
+      repos.renewals.domainCertificates(d.id),
+      repos.security.get(d.id),
+      repos.liveness.enabledForDomain(d.id),
     ]);
-    const configs = await store.liveness.forEndpoints(endpoints.filter((e) => e.is_enabled).map((e) => e.id));
-    const byEndpoint = new Map(configs.filter((c) => c.is_enabled).map((c) => [c.endpoint_id, c]));
-    const statuses = await monitor.statusesOf([...byEndpoint.values()]);
-    const liveness: HealthInputs['liveness'] = [];
-    for (const e of endpoints) {
-      const st = statuses.get(byEndpoint.get(e.id)?.id ?? '');
-      if (st) liveness.push({ status: st.status, uptime_24h: st.uptime_24h });
-    }
+    // A few bulk queries however many probes the domain has (this runs inside the probe write path on a flip).
+    const [states, totals] = await Promise.all([
+      repos.livenessData.states(configs.map((c) => c.id)),
+      repos.livenessData.hourlyTotals(configs.map((c) => c.seq), hourOf(clock.now().getTime()) - 23),
+    ]);
+    const liveness: HealthInputs['liveness'] = configs.map((c) => {
+      const h24 = totals.get(c.seq);
+      return { status: states.get(c.id)?.status ?? 'unknown', uptime_24h: h24?.total ? round2((h24.ok / h24.total) * 100) : null };
+    });
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
       certificates: certs.map((c) => c.ssl_status),
@@ -30,20 +34,25 @@ export function createHealthService({ store, clock, monitor }: { store: Store; c
     };
   }
 
-  async function save(d: Domain, h: HealthResult): Promise<boolean> {
+  async function save(repos: Repos, d: Domain, h: HealthResult): Promise<boolean> {
     if (h.score === d.health_score && h.grade === d.health_grade && h.overall_status === d.overall_status) return false;
-    await store.domains.update(d.team_id, d.id, { health_score: h.score, health_grade: h.grade, overall_status: h.overall_status });
+    await repos.domains.update(d.team_id, d.id, { health_score: h.score, health_grade: h.grade, overall_status: h.overall_status });
     return true;
   }
 
-  /** Recomputes one domain; writes only when the result differs. */
-  async function recompute(d: Domain): Promise<HealthResult> {
-    const h = computeHealth(await inputs(d), clock.now());
-    await save(d, h);
+  /**
+   * Recomputes one domain from its current inputs and stores the result when it differs; `repos`
+   * is the transaction that changed an input (or the store). Null when the domain is gone.
+   */
+  async function recompute(repos: Repos, domainId: string): Promise<HealthResult | null> {
+    const d = await repos.domains.byId(domainId);
+    if (!d) return null;
+    const h = computeHealth(await inputs(repos, d), clock.now());
+    await save(repos, d, h);
     return h;
   }
 
-  /** Every domain with a handful of bulk queries (the sweep); returns how many changed. */
+  /** Every domain with a handful of bulk queries (the safety-net sweep); returns how many changed. */
   async function recomputeAll(domains: Domain[]): Promise<number> {
     const [scores, certs, configs, endpoints] = await Promise.all([
       store.security.scores(), store.renewals.allCertificates(), store.liveness.allEnabled(), store.endpoints.all(),
@@ -51,7 +60,7 @@ export function createHealthService({ store, clock, monitor }: { store: Store; c
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     const liveness = new Map<string, HealthInputs['liveness']>();
     const live = configs.filter((cfg) => endpointById.get(cfg.endpoint_id)?.is_enabled);
-    const statuses = await monitor.statusesOf(live);
+    const statuses = await livenessStatuses(store, clock.now().getTime(), live);
     for (const cfg of live) {
       const domainId = endpointById.get(cfg.endpoint_id)!.domain_id;
       const st = statuses.get(cfg.id)!;
@@ -69,19 +78,15 @@ export function createHealthService({ store, clock, monitor }: { store: Store; c
         security_score: scores.get(d.id) ?? null,
         liveness: liveness.get(d.id) ?? [],
       }, now);
-      if (await save(d, h)) changed++;
+      if (await save(store, d, h)) changed++;
     }
     return changed;
   }
 
   return {
-    inputs,
+    inputs: (d: Domain) => inputs(store, d),
     recompute,
     recomputeAll,
-    async recomputeById(teamId: string, id: string): Promise<HealthResult | null> {
-      const d = await store.domains.get(teamId, id);
-      return d ? recompute(d) : null;
-    },
   };
 }
 

@@ -12,18 +12,22 @@ import { createExposureService } from './exposure/index.js';
 import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
 import { pino } from 'pino';
 import { createCertificateService } from './certificates.js';
+import { createHealthService } from './health.js';
 import { createResolver, inspectTls, type ProbeDeps } from '../probes/index.js';
 
 /**
  * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
  * and `checkInterval` drive TLS inspection. app.ts builds all of them from the config.
  */
-export function createServices(deps: ServiceDeps & { probes?: ProbeDeps; checkInterval?: number }, io?: IntelIo) {
-  const probes = deps.probes ?? { resolver: createResolver([]) };
+export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkInterval?: number }, io?: IntelIo) {
+  const probes = base.probes ?? { resolver: createResolver([]) };
+  // Every service that changes a health input recomputes the domain's health in its own transaction.
+  const health = createHealthService({ store: base.store, clock: base.clock });
+  const deps = { ...base, recomputeHealth: base.recomputeHealth ?? health.recompute };
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
-  const intel = createIntelServices({ store: deps.store, clock: deps.clock, monitor, io: io ?? unconfiguredIo(pino({ level: 'silent' })) });
+  const intel = createIntelServices({ store: deps.store, clock: deps.clock, health, io: io ?? unconfiguredIo(pino({ level: 'silent' })) });
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),

@@ -9,10 +9,9 @@ import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
 import type { BootstrapStore } from '../probes/rdap.js';
 import type { Store } from '../store/index.js';
-import type { MonitorService } from './monitor.js';
 import { createRegistrationService } from './registration.js';
 import { createSecurityService } from './security.js';
-import { createHealthService } from './health.js';
+import type { HealthService } from './health.js';
 import { createRenewalService } from './renewals.js';
 import { createVerificationService } from './verification.js';
 import { createNameCheck } from './check.js';
@@ -48,13 +47,14 @@ export function unconfiguredIo(log: Logger): IntelIo {
   };
 }
 
-export function createIntelServices(deps: { store: Store; clock: Clock; monitor: MonitorService; io: IntelIo }) {
-  const { store, clock, monitor, io } = deps;
-  const registration = createRegistrationService({ store, clock, log: io.log, probes: io.probes, limiter: io.limiter, checkInterval: io.checkInterval });
-  const security = createSecurityService({ store, clock, dns: io.dns, checkInterval: io.checkInterval });
-  const health = createHealthService({ store, clock, monitor });
+/** health: the domain health service; registration, security and verification recompute through it as they store. */
+export function createIntelServices(deps: { store: Store; clock: Clock; health: HealthService; io: IntelIo }) {
+  const { store, clock, health, io } = deps;
+  const recomputeHealth = health.recompute;
+  const registration = createRegistrationService({ store, clock, log: io.log, probes: io.probes, limiter: io.limiter, checkInterval: io.checkInterval, recomputeHealth });
+  const security = createSecurityService({ store, clock, dns: io.dns, checkInterval: io.checkInterval, recomputeHealth });
   const renewals = createRenewalService({ store, clock });
-  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name) });
+  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name), recomputeHealth });
 
   return {
     registration,
@@ -69,25 +69,19 @@ export function createIntelServices(deps: { store: Store; clock: Clock; monitor:
       io.dns.cancel?.();
       io.bootstrap?.stop();
     },
-    /** Registration refresh followed by the health it feeds. */
-    async refreshRegistration(d: Domain, opts: { fresh?: boolean } = {}) {
-      const r = await registration.refresh(d, opts);
-      const fresh = await store.domains.get(d.team_id, d.id);
-      if (fresh) await health.recompute(fresh);
-      return r;
-    },
-    async refreshSecurity(d: Domain, opts: { fresh?: boolean } = {}) {
-      const s = await security.refresh(d, opts);
-      const fresh = await store.domains.get(d.team_id, d.id);
-      if (fresh) await health.recompute(fresh);
-      return s;
-    },
+    /** Registration refresh (it stores the health it feeds in the same transaction). */
+    refreshRegistration: (d: Domain, opts: { fresh?: boolean } = {}) => registration.refresh(d, opts),
+    /** DNS-security refresh (likewise). */
+    refreshSecurity: (d: Domain, opts: { fresh?: boolean } = {}) => security.refresh(d, opts),
     /**
      * One-shot check of a name without storing anything (the same code `dommon check` runs): registration
      * lookup, DNS security and the health they give (certificates and liveness are the caller's to add).
      */
     checkName: createNameCheck({ clock, lookup: registration.lookup, evaluate: security.evaluate }),
-    /** Health of every domain plus any expiry-window alert that time has made due (certificates and liveness change elsewhere). */
+    /**
+     * Safety net and time: inputs recompute health as they change, but days passing move the registration
+     * score and the 24 h uptime window by themselves; also writes any expiry-window alert time has made due.
+     */
     async sweep(): Promise<{ domains: number; alerts: number }> {
       let alerts = 0;
       const all = await store.domains.all();

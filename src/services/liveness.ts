@@ -16,7 +16,7 @@ export interface LivenessInput {
 
 export const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
 
-export function createLivenessService({ store, clock }: ServiceDeps) {
+export function createLivenessService({ store, clock, recomputeHealth }: ServiceDeps) {
   const listeners = new Set<(configId: string) => void>();
   const changed = (id: string) => listeners.forEach((l) => l(id));
 
@@ -51,6 +51,7 @@ export function createLivenessService({ store, clock }: ServiceDeps) {
             failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
             created_at: now, updated_at: now,
           });
+          await recomputeHealth?.(tx, ep.domain_id);
         });
       } catch (err) {
         if (isUniqueViolation(err)) throw new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
@@ -61,14 +62,19 @@ export function createLivenessService({ store, clock }: ServiceDeps) {
     },
 
     async update(teamId: string, id: string, input: Partial<Omit<LivenessInput, 'endpoint_id'>>): Promise<LivenessConfig> {
-      await get(teamId, id);
-      await store.liveness.update(teamId, id, {
-        is_enabled: input.is_enabled === undefined ? undefined : input.is_enabled ? 1 : 0,
-        timeout_seconds: input.timeout_seconds,
-        expected_status_code: input.expected_status_code,
-        interval_seconds: input.interval_seconds,
-        failure_threshold: input.failure_threshold,
-        updated_at: isoNow(clock),
+      const cur = await get(teamId, id);
+      await store.transaction(async (tx) => {
+        await tx.liveness.update(teamId, id, {
+          is_enabled: input.is_enabled === undefined ? undefined : input.is_enabled ? 1 : 0,
+          timeout_seconds: input.timeout_seconds,
+          expected_status_code: input.expected_status_code,
+          interval_seconds: input.interval_seconds,
+          failure_threshold: input.failure_threshold,
+          updated_at: isoNow(clock),
+        });
+        // Enabling or disabling adds or drops this probe from the domain's liveness input.
+        const ep = await tx.endpoints.byId(cur.endpoint_id);
+        if (ep) await recomputeHealth?.(tx, ep.domain_id);
       });
       changed(id);
       return get(teamId, id);
@@ -80,6 +86,8 @@ export function createLivenessService({ store, clock }: ServiceDeps) {
         const cur = await tx.liveness.get(teamId, id);
         if (!cur) throw new NotFound('Liveness configuration');
         await tx.liveness.remove(teamId, id);
+        const ep = await tx.endpoints.byId(cur.endpoint_id);
+        if (ep) await recomputeHealth?.(tx, ep.domain_id);
         return cur;
       });
       changed(id);

@@ -8,8 +8,9 @@ import {
   type CheckOutcome, type LivenessState,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
-import type { Store } from '../store/index.js';
+import type { Repos, Store } from '../store/index.js';
 import type { Sums } from '../store/repos/liveness-data.js';
+import type { HealthHook } from './deps.js';
 
 export interface Recorded {
   config: LivenessConfig;
@@ -32,54 +33,81 @@ export interface LivenessStatus {
   last_error: string | null;
 }
 
-export function createMonitorService({ store, clock, metrics }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void } }) {
+function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
+  return {
+    status: s.status ?? 'unknown',
+    consecutive_failures: s.consecutive_failures,
+    uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
+    uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
+    avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
+    last_check: s.last_check,
+    last_check_successful: s.last_check_successful,
+    response_time_ms: s.response_time_ms,
+    status_code: s.status_code,
+    last_error: s.last_error,
+  };
+}
+
+/** Current status and uptime of one configuration from its state row and the aggregates (`repos`: the store or a transaction). */
+export async function livenessStatus(repos: Pick<Repos, 'livenessData'>, now: number, c: LivenessConfig): Promise<LivenessStatus> {
+  const s = (await repos.livenessData.state(c.id)) ?? INITIAL_STATE;
+  const [h24, d7] = await Promise.all([
+    repos.livenessData.hourlySums(c.seq, hourOf(now) - 23),
+    repos.livenessData.dailySums(c.seq, dayOf(now) - 6),
+  ]);
+  return toStatus(s, h24, d7);
+}
+
+/** livenessStatus of many configurations in a few bulk queries (a domain's health, the health sweep). */
+export async function livenessStatuses(repos: Pick<Repos, 'livenessData'>, now: number, configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> {
+  const seqs = configs.map((c) => c.seq);
+  const [states, h24, d7] = await Promise.all([
+    repos.livenessData.states(configs.map((c) => c.id)),
+    repos.livenessData.hourlySumsMany(seqs, hourOf(now) - 23),
+    repos.livenessData.dailySumsMany(seqs, dayOf(now) - 6),
+  ]);
+  const none: Sums = { total: 0, ok: 0, sum_ms: 0 };
+  return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24.get(c.seq) ?? none, d7.get(c.seq) ?? none)]));
+}
+
+export function createMonitorService({ store, clock, metrics, recomputeHealth }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void }; recomputeHealth?: HealthHook }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
     return c;
   }
 
-  function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
-    return {
-      status: s.status ?? 'unknown',
-      consecutive_failures: s.consecutive_failures,
-      uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
-      uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
-      avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
-      last_check: s.last_check,
-      last_check_successful: s.last_check_successful,
-      response_time_ms: s.response_time_ms,
-      status_code: s.status_code,
-      last_error: s.last_error,
-    };
+  // Domains whose liveness input flipped: recomputed right after the write, off the probe write path,
+  // by one loop that takes every domain due at once (a burst of flips costs one recompute per domain per pass).
+  const healthDue = new Set<string>();
+  let healthRun: Promise<void> | null = null;
+  function healthLoop(): Promise<void> {
+    healthRun ??= (async () => {
+      while (healthDue.size && recomputeHealth) {
+        const ids = [...healthDue];
+        healthDue.clear();
+        for (const id of ids) await recomputeHealth(store, id).catch(() => undefined); // the sweep retries
+        // A burst of flips (a first pass over thousands of probes) then waits a moment between passes.
+        if (healthDue.size) await new Promise((r) => setTimeout(r, 250).unref());
+      }
+      healthDue.clear();
+    })().finally(() => {
+      healthRun = null;
+    });
+    return healthRun;
   }
 
-  async function statusOf(c: LivenessConfig): Promise<LivenessStatus> {
-    const now = clock.now().getTime();
-    const s = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
-    const [h24, d7] = await Promise.all([
-      store.livenessData.hourlySums(c.seq, hourOf(now) - 23),
-      store.livenessData.dailySums(c.seq, dayOf(now) - 6),
-    ]);
-    return toStatus(s, h24, d7);
-  }
-
-  /** statusOf for many configurations in a few bulk queries (health of a domain, the health sweep). */
-  async function statusesOf(configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> {
-    const now = clock.now().getTime();
-    const seqs = configs.map((c) => c.seq);
-    const [states, h24, d7] = await Promise.all([
-      store.livenessData.states(configs.map((c) => c.id)),
-      store.livenessData.hourlySumsMany(seqs, hourOf(now) - 23),
-      store.livenessData.dailySumsMany(seqs, dayOf(now) - 6),
-    ]);
-    const none: Sums = { total: 0, ok: 0, sum_ms: 0 };
-    return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24.get(c.seq) ?? none, d7.get(c.seq) ?? none)]));
-  }
+  const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
+  /** statusOf for many configurations in a few bulk queries. */
+  const statusesOf = (configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> => livenessStatuses(store, clock.now().getTime(), configs);
 
   return {
     statusOf,
     statusesOf,
+    /** Resolves once the health of every domain whose liveness flipped so far is stored. */
+    healthSettled: async (): Promise<void> => {
+      while (healthRun || healthDue.size) await healthLoop();
+    },
 
     /** Enabled configurations with their endpoints: the scheduler's working set. */
     async targets(): Promise<{ config: LivenessConfig; endpoint: Endpoint }[]> {
@@ -105,12 +133,15 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
         const rows = [];
         const changed = new Map<string, LivenessState>();
+        // Domains whose health input moved: a status flip or a check outcome flip (uptime starts or stops falling).
+        const flipped = new Set<string>();
         for (const r of ordered) {
           if (!live.has(r.config.id)) continue;
           rows.push({ cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
           const { next, event } = applyOutcome(prev, r.outcome, new Date(r.at).toISOString(), r.config.failure_threshold);
           changed.set(r.config.id, next);
+          if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful) flipped.add(r.endpoint.domain_id);
           if (event) {
             const url = fullUrl(r.endpoint);
             await tx.events.add(
@@ -132,7 +163,9 @@ export function createMonitorService({ store, clock, metrics }: { store: Store; 
         }
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
+        for (const id of flipped) healthDue.add(id);
       });
+      if (healthDue.size) void healthLoop();
       if (metrics) {
         const ok = ordered.reduce((n, r) => n + (r.outcome.ok ? 1 : 0), 0);
         if (ok) metrics.check('liveness', 'success', ok);

@@ -13,6 +13,8 @@ import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
+import type { HealthHook } from './deps.js';
+import { singleFlight, teamDomain } from './refresh.js';
 
 export const LOOKUP_BUDGET_MS = 20_000;
 
@@ -25,6 +27,8 @@ export interface RegistrationDeps {
   /** DOMMON_CHECK_INTERVAL, seconds. */
   checkInterval: number;
   budgetMs?: number;
+  /** Stores the domain's new health in the refresh's transaction. */
+  recomputeHealth?: HealthHook;
 }
 
 export type LookupResult = LookupOutcome & { attempts: string[] };
@@ -133,21 +137,21 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
     return { kind: 'error', source: 'rdap', server: '', reason, attempts };
   }
 
-  return { lookup, abort: () => shutdown.abort() };
+  return { lookup, abort: () => shutdown.abort(), aborted: () => shutdown.signal.aborted };
 }
 
 export type RegistrationLookup = ReturnType<typeof createRegistrationLookup>;
 
 export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log } = deps;
-  const { lookup, abort } = createRegistrationLookup(deps);
+  const { lookup, abort, aborted } = createRegistrationLookup(deps);
   const inflight = new Map<string, Promise<Registration>>();
 
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
     const outcome = await lookup(name).catch((err: Error): LookupResult => ({ kind: 'error', source: 'rdap', server: '', reason: `lookup failed: ${err.message}`, attempts: [] }));
     // Cut short by a shutdown: the answer says nothing about the domain, so nothing is stored.
-    if (shutdown.signal.aborted) throw new Error('lookup cancelled: shutting down');
+    if (aborted()) throw new Error('lookup cancelled: shutting down');
     const now = clock.now();
     const at = now.toISOString();
     return store.transaction(async (tx) => {
@@ -185,28 +189,14 @@ export function createRegistrationService(deps: RegistrationDeps) {
       await tx.registrations.save(next);
       await tx.schedule.dueAt('registration', d.id, next.next_check_at);
       await writeExpiryAlert(tx, cur, next, now);
+      await deps.recomputeHealth?.(tx, d.id);
       return next;
     });
   }
 
   /** One refresh per domain at a time: a second caller joins the running one. */
-  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
-  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<Registration> {
-    const running = inflight.get(d.id);
-    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
-    let p = running;
-    if (!p) {
-      p = doRefresh(d).finally(() => inflight.delete(d.id));
-      inflight.set(d.id, p);
-    }
-    return p;
-  }
-
-  async function domain(teamId: string, id: string): Promise<Domain> {
-    const d = await store.domains.get(teamId, id);
-    if (!d) throw new NotFound('Domain');
-    return d;
-  }
+  const refresh = singleFlight(doRefresh);
+  const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   async function view(d: Domain) {
     const reg = await store.registrations.get(d.id);

@@ -1,7 +1,6 @@
 // DNS-security checks of a domain (SPF, DMARC, DKIM, CAA, DNSSEC) through the configured resolvers,
 // plus the transfer lock from registration data; stored with score, details and recommendations.
 import { isoNow, type Clock } from '../domain/clock.js';
-import { NotFound } from '../domain/errors.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
   COMMON_DKIM_SELECTORS, SPF_MAX_LOOKUPS, evaluateCaa, evaluateDkim, evaluateDmarc, evaluateDnssec, evaluateSpf,
@@ -11,12 +10,16 @@ import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
 import type { Store } from '../store/index.js';
 import type { SecurityRecord } from '../store/repos/security.js';
+import type { HealthHook } from './deps.js';
+import { singleFlight, teamDomain } from './refresh.js';
 
 export interface SecurityDeps {
   store: Store;
   clock: Clock;
   dns: DnsResolver;
   checkInterval: number;
+  /** Stores the domain's new health in the check's transaction. */
+  recomputeHealth?: HealthHook;
 }
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
@@ -152,27 +155,13 @@ export function createSecurityService(deps: SecurityDeps) {
       if (!(await tx.domains.get(d.team_id, d.id))) return;
       await tx.security.save(record);
       await tx.schedule.dueAt('security', d.id, record.next_check_at!);
+      await deps.recomputeHealth?.(tx, d.id);
     });
     return record;
   }
 
-  /** fresh: a caller that asks after something changed waits for a running refresh and starts its own. */
-  function refresh(d: Domain, opts: { fresh?: boolean } = {}): Promise<SecurityRecord> {
-    const running = inflight.get(d.id);
-    if (running && opts.fresh) return running.catch(() => undefined).then(() => refresh(d));
-    let p = running;
-    if (!p) {
-      p = run(d).finally(() => inflight.delete(d.id));
-      inflight.set(d.id, p);
-    }
-    return p;
-  }
-
-  async function domain(teamId: string, id: string): Promise<Domain> {
-    const d = await store.domains.get(teamId, id);
-    if (!d) throw new NotFound('Domain');
-    return d;
-  }
+  const refresh = singleFlight(run);
+  const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   return {
     refresh,

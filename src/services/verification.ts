@@ -1,9 +1,11 @@
 // Ownership verification: the TXT record `_dommon-verify.<domain>` must hold the domain's token.
 // Also the exposure toggle, which needs a verified domain.
-import { Forbidden, NotFound } from '../domain/errors.js';
+import { Forbidden } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
+import type { HealthHook } from './deps.js';
+import { teamDomain } from './refresh.js';
 
 export const VERIFY_LABEL = '_dommon-verify';
 
@@ -23,12 +25,8 @@ export function verificationView(d: Domain) {
   };
 }
 
-export function createVerificationService({ store, clock, txt }: { store: Store; clock: Clock; txt: TxtLookup }) {
-  async function domain(teamId: string, id: string): Promise<Domain> {
-    const d = await store.domains.get(teamId, id);
-    if (!d) throw new NotFound('Domain');
-    return d;
-  }
+export function createVerificationService({ store, clock, txt, recomputeHealth }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook }) {
+  const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   /** Looks the record up now; flips is_verified when the token is there. Returns whether it was found. */
   async function check(d: Domain): Promise<boolean> {
@@ -36,7 +34,10 @@ export function createVerificationService({ store, clock, txt }: { store: Store;
     const found = values.some((v) => v.trim() === d.verification_token);
     if (found && !d.is_verified) {
       const now = isoNow(clock);
-      await store.domains.update(d.team_id, d.id, { is_verified: 1, verified_at: now, updated_at: now });
+      await store.transaction(async (tx) => {
+        await tx.domains.update(d.team_id, d.id, { is_verified: 1, verified_at: now, updated_at: now });
+        await recomputeHealth?.(tx, d.id);
+      });
     }
     return found;
   }

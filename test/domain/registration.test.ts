@@ -75,6 +75,14 @@ t.test('RDAP: bootstrap and RFC 9083 parsing', async (t) => {
   t.equal(rdapBaseFor('example.com', idx), 'https://rdap.verisign.com/com/v1/');
   t.equal(rdapBaseFor('example.co.uk', idx), 'https://rdap.nominet.uk/uk/');
   t.equal(rdapBaseFor('example.de', idx), null);
+  // Entries of IANA's 2025-11-06 file that an earlier hand-written copy had wrong or missing.
+  t.equal(SHIPPED_BOOTSTRAP.publication, '2025-11-06T23:00:01Z');
+  t.equal(rdapBaseFor('example.tv', idx), 'https://rdap.nic.tv/');
+  t.equal(rdapBaseFor('example.re', idx), 'https://rdap.nic.re/');
+  t.equal(rdapBaseFor('example.io', idx), null, 'io publishes no RDAP service: WHOIS');
+  t.equal(rdapBaseFor('example.pl', idx), 'https://rdap.dns.pl/');
+  t.equal(rdapBaseFor('example.kg', idx), 'http://rdap.cctld.kg/', 'an http-only service is used as published');
+  t.equal(rdapBaseFor('example.shop', idx), 'https://rdap.gmoregistry.net/rdap/');
   const custom = bootstrapIndex({ services: [[['br'], ['https://rdap.registro.br/']], [['com.br'], ['https://special.example/']]] });
   t.equal(rdapBaseFor('example.com.br', custom), 'https://special.example/', 'longest suffix wins');
   const r = parseRdapDomain(rdapDomain('example.com', { registrar: 'Reg Inc.', expiry: '2026-08-13T04:00:00Z', created: '1995-08-14T04:00:00Z', nameservers: ['NS1.EXAMPLE.NET'], status: ['client transfer prohibited', 'server delete prohibited'], signed: true }));

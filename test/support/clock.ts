@@ -18,3 +18,14 @@ export function manualClock(start: Date | string = '2026-01-01T00:00:00Z'): Manu
     },
   };
 }
+
+/** A clock that runs with real time, shifted by `offsetMs` (for workers that wait on it) and moved on by advance(). */
+export function runningClock(offsetMs = 0): Clock & { advance(ms: number): void } {
+  let offset = offsetMs;
+  return {
+    now: () => new Date(Date.now() + offset),
+    advance(ms) {
+      offset += ms;
+    },
+  };
+}

@@ -72,9 +72,9 @@ t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, q
   t.match(f, /3 domain\(s\), 2 endpoint\(s\) {2}0 up {2}1 down/);
   t.match(f, /^> alpha\.com\s+critical/m, 'first row selected');
   t.match(f, /^ {4}api https:\/\/api\.alpha\.com\/\s+critical\s+-\s+down\s+▁▃▆█× fail\s+\d+m ago/m, 'endpoint row: liveness, sparkline, last check');
-  // beta.org's health is whatever the app's workers have computed by now (unknown at first; healthy or,
-  // once its DNS checks failed against the offline resolver, warning): this row is about the other columns.
-  t.match(f, /^ {2}beta\.org\s+(unknown|healthy|warning)\s+-\s+\d+d\s+-/m, 'expiry in days; unfilled fields are -');
+  // beta.org's manual expiry_date is a health input: its health is stored with the domain at once (healthy,
+  // A); once its DNS checks have failed against the offline resolver it may be a warning with a lower grade.
+  t.match(f, /^ {2}beta\.org\s+(healthy|warning)\s+[A-C]\s+\d+d\s+-/m, 'expiry in days; unfilled fields are -');
   t.match(f, /^ {4}www http:\/\/www\.gamma\.net\/\s+unknown\s+-\s+-\s+-/m);
 
   ui.stdin.write('j');
