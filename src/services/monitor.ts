@@ -86,9 +86,11 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
       while (healthDue.size && recomputeHealth) {
         const ids = [...healthDue];
         healthDue.clear();
+        const started = performance.now();
         for (const id of ids) await recomputeHealth(store, id).catch(() => undefined); // the sweep retries
-        // A burst of flips (a first pass over thousands of probes) then waits a moment between passes.
-        if (healthDue.size) await new Promise((r) => setTimeout(r, 250).unref());
+        // A burst of flips (the first pass over thousands of probes of one domain) then waits between
+        // passes: at least 1 s and 50x the pass's own time, so recomputing stays under ~2% of a core.
+        if (healthDue.size) await new Promise((r) => setTimeout(r, Math.max(1000, 50 * (performance.now() - started))).unref());
       }
       healthDue.clear();
     })().finally(() => {
