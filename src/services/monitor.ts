@@ -81,16 +81,19 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
   // by one loop that takes every domain due at once (a burst of flips costs one recompute per domain per pass).
   const healthDue = new Set<string>();
   let healthRun: Promise<void> | null = null;
+  let healthCooldownUntil = 0;
   function healthLoop(): Promise<void> {
     healthRun ??= (async () => {
       while (healthDue.size && recomputeHealth) {
+        // A burst of flips (the first pass over thousands of probes of one domain) is taken in passes
+        // spaced by 50x the last pass's own time (at least 250 ms), so recomputing stays under ~2% of a core.
+        const wait = healthCooldownUntil - performance.now();
+        if (wait > 0) await new Promise((r) => setTimeout(r, wait).unref());
         const ids = [...healthDue];
         healthDue.clear();
         const started = performance.now();
         for (const id of ids) await recomputeHealth(store, id).catch(() => undefined); // the sweep retries
-        // A burst of flips (the first pass over thousands of probes of one domain) then waits between
-        // passes: at least 1 s and 50x the pass's own time, so recomputing stays under ~2% of a core.
-        if (healthDue.size) await new Promise((r) => setTimeout(r, Math.max(1000, 50 * (performance.now() - started))).unref());
+        healthCooldownUntil = performance.now() + Math.max(250, 50 * (performance.now() - started));
       }
       healthDue.clear();
     })().finally(() => {
