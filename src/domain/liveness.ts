@@ -80,3 +80,6 @@ export function resultId(seq: number, ts: number): string {
 }
 
 export const round2 = (n: number): number => Math.round(n * 100) / 100;
+
+/** Share of successful checks in percent (two decimals), or null when there were none. */
+export const uptimePercent = (s: { total: number; ok: number } | undefined): number | null => (s?.total ? round2((s.ok / s.total) * 100) : null);

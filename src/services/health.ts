@@ -4,12 +4,22 @@
 // HealthHook of deps.ts) inside its own transaction; the sweep is only a safety net for time passing.
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
-import { hourOf, round2 } from '../domain/liveness.js';
-import type { Domain } from '../domain/types.js';
+import { hourOf, uptimePercent } from '../domain/liveness.js';
+import type { Domain, LivenessConfig } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
-import { livenessStatuses } from './monitor.js';
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
+  /** Status and 24 h uptime of each configuration, in two bulk queries however many there are (a recompute on a flip, the sweep). */
+  async function livenessInputs(repos: Pick<Repos, 'livenessData'>, configs: LivenessConfig[]): Promise<Map<string, HealthInputs['liveness'][number]>> {
+    const [states, h24] = await Promise.all([
+      repos.livenessData.states(configs.map((c) => c.id)),
+      repos.livenessData.hourlySumsMany(configs.map((c) => c.seq), hourOf(clock.now().getTime()) - 23),
+    ]);
+    return new Map(configs.map((c) => {
+      return [c.id, { status: states.get(c.id)?.status ?? 'unknown', uptime_24h: uptimePercent(h24.get(c.seq)) }];
+    }));
+  }
+
   async function inputs(repos: Repos, d: Domain): Promise<HealthInputs> {
     const [reg, certs, sec, configs] = await Promise.all([
       repos.registrations.get(d.id),
@@ -17,15 +27,8 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
       repos.security.get(d.id),
       repos.liveness.enabledForDomain(d.id),
     ]);
-    // A few bulk queries however many probes the domain has (this runs inside the probe write path on a flip).
-    const [states, totals] = await Promise.all([
-      repos.livenessData.states(configs.map((c) => c.id)),
-      repos.livenessData.hourlyTotals(configs.map((c) => c.seq), hourOf(clock.now().getTime()) - 23),
-    ]);
-    const liveness: HealthInputs['liveness'] = configs.map((c) => {
-      const h24 = totals.get(c.seq);
-      return { status: states.get(c.id)?.status ?? 'unknown', uptime_24h: h24?.total ? round2((h24.ok / h24.total) * 100) : null };
-    });
+    const statuses = await livenessInputs(repos, configs);
+    const liveness = configs.map((c) => statuses.get(c.id)!);
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
       certificates: certs.map((c) => c.ssl_status),
@@ -60,12 +63,11 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     const endpointById = new Map(endpoints.map((e) => [e.id, e]));
     const liveness = new Map<string, HealthInputs['liveness']>();
     const live = configs.filter((cfg) => endpointById.get(cfg.endpoint_id)?.is_enabled);
-    const statuses = await livenessStatuses(store, clock.now().getTime(), live);
+    const statuses = await livenessInputs(store, live);
     for (const cfg of live) {
       const domainId = endpointById.get(cfg.endpoint_id)!.domain_id;
-      const st = statuses.get(cfg.id)!;
+      const item = statuses.get(cfg.id)!;
       const list = liveness.get(domainId);
-      const item = { status: st.status, uptime_24h: st.uptime_24h };
       if (list) list.push(item);
       else liveness.set(domainId, [item]);
     }

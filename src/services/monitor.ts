@@ -4,7 +4,7 @@ import { isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
 import {
-  applyOutcome, dayOf, dayString, hourOf, INITIAL_STATE, resultId, round2, statsHealth,
+  applyOutcome, dayOf, dayString, hourOf, INITIAL_STATE, resultId, round2, statsHealth, uptimePercent,
   type CheckOutcome, type LivenessState,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
@@ -37,8 +37,8 @@ function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
   return {
     status: s.status ?? 'unknown',
     consecutive_failures: s.consecutive_failures,
-    uptime_24h: h24.total ? round2((h24.ok / h24.total) * 100) : null,
-    uptime_7d: d7.total ? round2((d7.ok / d7.total) * 100) : null,
+    uptime_24h: uptimePercent(h24),
+    uptime_7d: uptimePercent(d7),
     avg_response_time_ms: h24.total ? Math.round(h24.sum_ms / h24.total) : null,
     last_check: s.last_check,
     last_check_successful: s.last_check_successful,
@@ -49,25 +49,13 @@ function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
 }
 
 /** Current status and uptime of one configuration from its state row and the aggregates (`repos`: the store or a transaction). */
-export async function livenessStatus(repos: Pick<Repos, 'livenessData'>, now: number, c: LivenessConfig): Promise<LivenessStatus> {
+async function livenessStatus(repos: Pick<Repos, 'livenessData'>, now: number, c: LivenessConfig): Promise<LivenessStatus> {
   const s = (await repos.livenessData.state(c.id)) ?? INITIAL_STATE;
   const [h24, d7] = await Promise.all([
     repos.livenessData.hourlySums(c.seq, hourOf(now) - 23),
     repos.livenessData.dailySums(c.seq, dayOf(now) - 6),
   ]);
   return toStatus(s, h24, d7);
-}
-
-/** livenessStatus of many configurations in a few bulk queries (a domain's health, the health sweep). */
-export async function livenessStatuses(repos: Pick<Repos, 'livenessData'>, now: number, configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> {
-  const seqs = configs.map((c) => c.seq);
-  const [states, h24, d7] = await Promise.all([
-    repos.livenessData.states(configs.map((c) => c.id)),
-    repos.livenessData.hourlySumsMany(seqs, hourOf(now) - 23),
-    repos.livenessData.dailySumsMany(seqs, dayOf(now) - 6),
-  ]);
-  const none: Sums = { total: 0, ok: 0, sum_ms: 0 };
-  return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24.get(c.seq) ?? none, d7.get(c.seq) ?? none)]));
 }
 
 export function createMonitorService({ store, clock, metrics, recomputeHealth }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void }; recomputeHealth?: HealthHook }) {
@@ -103,12 +91,9 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
   }
 
   const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
-  /** statusOf for many configurations in a few bulk queries. */
-  const statusesOf = (configs: LivenessConfig[]): Promise<Map<string, LivenessStatus>> => livenessStatuses(store, clock.now().getTime(), configs);
 
   return {
     statusOf,
-    statusesOf,
     /** Resolves once the health of every domain whose liveness flipped so far is stored. */
     healthSettled: async (): Promise<void> => {
       while (healthRun || healthDue.size) await healthLoop();
@@ -206,7 +191,7 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
       const ok = rows.reduce((a, r) => a + r.ok, 0);
       const sumMs = rows.reduce((a, r) => a + r.sum_ms, 0);
       const state = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
-      const rate = total ? round2((ok / total) * 100) : null;
+      const rate = uptimePercent({ total, ok });
       return {
         stats: daily,
         days,

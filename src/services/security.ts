@@ -1,5 +1,6 @@
 // DNS-security checks of a domain (SPF, DMARC, DKIM, CAA, DNSSEC) through the configured resolvers,
 // plus the transfer lock from registration data; stored with score, details and recommendations.
+import { mapLimit } from '../domain/concurrency.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
@@ -23,19 +24,6 @@ export interface SecurityDeps {
 }
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
-
-/** Runs `fn` over items with at most `n` at a time. */
-async function pool<T, R>(items: T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
-  let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) {
-      const k = i++;
-      out[k] = await fn(items[k]!);
-    }
-  }));
-  return out;
-}
 
 export function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: boolean | null) {
   return {
@@ -93,7 +81,7 @@ export function createSecurityEvaluator(dns: DnsResolver) {
       return evaluateDmarc([]);
     });
     const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
-    const dkimP = pool(selectors, 8, async (sel) => {
+    const dkimP = mapLimit(selectors, 8, async (sel) => {
       try {
         return (await dns.txt(`${sel}._domainkey.${name}`)).some(isDkimKey) ? sel : null;
       } catch {

@@ -195,20 +195,8 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       return db.selectFrom('liveness_daily').selectAll().where('cfg', '=', cfg).where('bucket', '>=', fromDay).orderBy('bucket').execute();
     },
     hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
-    /** Checks and successes per config since `fromHour`, for many configs at once (500 per query). */
-    async hourlyTotals(cfgs: number[], fromHour: number): Promise<Map<number, { total: number; ok: number }>> {
-      const out = new Map<number, { total: number; ok: number }>();
-      for (let i = 0; i < cfgs.length; i += 500) {
-        const rows = await db.selectFrom('liveness_hourly')
-          .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok')])
-          .where('cfg', 'in', cfgs.slice(i, i + 500)).where('bucket', '>=', fromHour).groupBy('cfg').execute();
-        for (const r of rows) out.set(r.cfg, { total: Number(r.total), ok: Number(r.ok) });
-      }
-      return out;
-    },
     dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
     hourlySumsMany: (cfgs: number[], fromHour: number) => sumsByCfg('liveness_hourly', cfgs, fromHour),
-    dailySumsMany: (cfgs: number[], fromDay: number) => sumsByCfg('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
