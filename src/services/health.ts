@@ -5,35 +5,35 @@
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
 import { hourOf, uptimePercent } from '../domain/liveness.js';
-import type { Domain, LivenessConfig } from '../domain/types.js';
+import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
-  /** Status and 24 h uptime of each configuration, in two bulk queries however many there are (a recompute on a flip, the sweep). */
-  async function livenessInputs(repos: Pick<Repos, 'livenessData'>, configs: LivenessConfig[]): Promise<Map<string, HealthInputs['liveness'][number]>> {
-    const [states, h24] = await Promise.all([
-      repos.livenessData.states(configs.map((c) => c.id)),
-      repos.livenessData.hourlySumsMany(configs.map((c) => c.seq), hourOf(clock.now().getTime()) - 23),
-    ]);
-    return new Map(configs.map((c) => {
-      return [c.id, { status: states.get(c.id)?.status ?? 'unknown', uptime_24h: uptimePercent(h24.get(c.seq)) }];
-    }));
+  /** Status and 24 h uptime of each enabled configuration, grouped by domain, in one query (one domain's recompute, or the sweep). */
+  async function livenessInputs(repos: Pick<Repos, 'livenessData'>, domainId?: string): Promise<Map<string, HealthInputs['liveness']>> {
+    const rows = await repos.livenessData.healthInputs(hourOf(clock.now().getTime()) - 23, domainId);
+    const out = new Map<string, HealthInputs['liveness']>();
+    for (const r of rows) {
+      const item = { status: (r.status ?? 'unknown') as HealthInputs['liveness'][number]['status'], uptime_24h: uptimePercent(r) };
+      const list = out.get(r.domain_id);
+      if (list) list.push(item);
+      else out.set(r.domain_id, [item]);
+    }
+    return out;
   }
 
   async function inputs(repos: Repos, d: Domain): Promise<HealthInputs> {
-    const [reg, certs, sec, configs] = await Promise.all([
+    const [reg, certs, sec, liveness] = await Promise.all([
       repos.registrations.get(d.id),
       repos.renewals.domainCertificates(d.id),
       repos.security.get(d.id),
-      repos.liveness.enabledForDomain(d.id),
+      livenessInputs(repos, d.id),
     ]);
-    const statuses = await livenessInputs(repos, configs);
-    const liveness = configs.map((c) => statuses.get(c.id)!);
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
       certificates: certs.map((c) => c.ssl_status),
       security_score: sec?.security_score ?? null,
-      liveness,
+      liveness: liveness.get(d.id) ?? [],
     };
   }
 
@@ -57,20 +57,7 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
 
   /** Every domain with a handful of bulk queries (the safety-net sweep); returns how many changed. */
   async function recomputeAll(domains: Domain[]): Promise<number> {
-    const [scores, certs, configs, endpoints] = await Promise.all([
-      store.security.scores(), store.renewals.allCertificates(), store.liveness.allEnabled(), store.endpoints.all(),
-    ]);
-    const endpointById = new Map(endpoints.map((e) => [e.id, e]));
-    const liveness = new Map<string, HealthInputs['liveness']>();
-    const live = configs.filter((cfg) => endpointById.get(cfg.endpoint_id)?.is_enabled);
-    const statuses = await livenessInputs(store, live);
-    for (const cfg of live) {
-      const domainId = endpointById.get(cfg.endpoint_id)!.domain_id;
-      const item = statuses.get(cfg.id)!;
-      const list = liveness.get(domainId);
-      if (list) list.push(item);
-      else liveness.set(domainId, [item]);
-    }
+    const [scores, certs, liveness] = await Promise.all([store.security.scores(), store.renewals.allCertificates(), livenessInputs(store)]);
     const now = clock.now();
     let changed = 0;
     for (const d of domains) {

@@ -92,7 +92,7 @@ export function createRetentionService(deps: RetentionDeps) {
 
     let results = 0;
     const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
-    for (const seq of await r.livenessSeqs()) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
+    for (const seq of await r.livenessSeqsWithResultsBefore(beforeTs)) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
     const aggregates = await r.deleteAggregates(Math.floor(ms / HOUR_MS) - w.hourlyHours, Math.floor(ms / DAY_MS) - w.dailyDays);
     const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter, signal);
     const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter, signal);

@@ -115,21 +115,6 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       .executeTakeFirst();
     return { total: Number(r?.total ?? 0), ok: Number(r?.ok ?? 0), sum_ms: Number(r?.sum_ms ?? 0) };
   };
-  /** The same sums for many configurations, grouped by config (absent: no rows). */
-  const sumsByCfg = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: number[], from: number): Promise<Map<number, Sums>> => {
-    const out = new Map<number, Sums>();
-    for (let i = 0; i < cfgs.length; i += 500) {
-      const rows = await db
-        .selectFrom(table)
-        .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
-        .where('cfg', 'in', cfgs.slice(i, i + 500))
-        .where('bucket', '>=', from)
-        .groupBy('cfg')
-        .execute();
-      for (const r of rows) out.set(r.cfg, { total: Number(r.total ?? 0), ok: Number(r.ok ?? 0), sum_ms: Number(r.sum_ms ?? 0) });
-    }
-    return out;
-  };
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
@@ -146,6 +131,23 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
     async existing(configIds: string[]): Promise<Set<string>> {
       const { configExists } = hot.get();
       return new Set(configIds.filter((id) => configExists.get(id) !== undefined));
+    },
+    /**
+     * The liveness input of domain health in one query: per enabled configuration on an enabled
+     * endpoint (of `domainId`, or of every domain), its domain, status and hourly sums since `fromHour`.
+     */
+    async healthInputs(fromHour: number, domainId?: string): Promise<{ domain_id: string; status: string | null; total: number; ok: number }[]> {
+      let q = db
+        .selectFrom('liveness_configs as c')
+        .innerJoin('endpoints as e', 'e.id', 'c.endpoint_id')
+        .leftJoin('liveness_state as s', 's.config_id', 'c.id')
+        .leftJoin('liveness_hourly as h', (j) => j.onRef('h.cfg', '=', 'c.seq').on('h.bucket', '>=', fromHour))
+        .select((x) => ['e.domain_id', 's.status', x.fn.sum<number>('h.total').as('total'), x.fn.sum<number>('h.ok').as('ok')])
+        .where('c.is_enabled', '=', 1)
+        .where('e.is_enabled', '=', 1);
+      if (domainId !== undefined) q = q.where('e.domain_id', '=', domainId);
+      const rows = await q.groupBy('c.seq').execute();
+      return rows.map((r) => ({ domain_id: r.domain_id, status: r.status, total: Number(r.total ?? 0), ok: Number(r.ok ?? 0) }));
     },
     /** Current states of many configurations at once. */
     async states(configIds: string[]): Promise<Map<string, LivenessState>> {
@@ -196,7 +198,6 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
     },
     hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
     dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
-    hourlySumsMany: (cfgs: number[], fromHour: number) => sumsByCfg('liveness_hourly', cfgs, fromHour),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();

@@ -77,11 +77,6 @@ export function livenessRepo(db: Kysely<DB>) {
       const rows = await base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1).execute();
       return rows.map(toConfig);
     },
-    /** A domain's enabled configs on enabled endpoints (the liveness input of its health), in one query. */
-    async enabledForDomain(domainId: string): Promise<LivenessConfig[]> {
-      const rows = await base().where('e.domain_id', '=', domainId).where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1).execute();
-      return rows.map(toConfig);
-    },
     /** Inserts with the next integer `seq` (call inside a transaction). */
     async insert(row: Omit<Selectable<LivenessConfigsTable>, 'seq'>): Promise<void> {
       const { n } = await db.selectFrom('liveness_configs').select((e) => e.fn.max('seq').as('n')).executeTakeFirstOrThrow();

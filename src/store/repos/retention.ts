@@ -8,8 +8,15 @@ export const FINAL_DELIVERY_STATES = ['success', 'failed'] as const;
 
 export function retentionRepo(db: Kysely<DB>) {
   return {
-    async livenessSeqs(): Promise<number[]> {
-      return (await db.selectFrom('liveness_configs').select('seq').orderBy('seq').execute()).map((r) => r.seq);
+    /** Configurations holding raw results older than `beforeTs`: one query (a primary-key probe per configuration inside SQLite). */
+    async livenessSeqsWithResultsBefore(beforeTs: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('liveness_configs as c')
+        .select('c.seq')
+        .where(({ exists, selectFrom }) => exists(selectFrom('liveness_results as r').select('r.ts').whereRef('r.cfg', '=', 'c.seq').where('r.ts', '<', beforeTs)))
+        .orderBy('c.seq')
+        .execute();
+      return rows.map((r) => r.seq);
     },
     /** Up to `limit` raw results of one configuration older than `beforeTs` (primary-key range). */
     async deleteResults(cfg: number, beforeTs: number, limit: number): Promise<number> {
