@@ -1,6 +1,6 @@
 // The real dommon app for bench/probes, started on a seeded data dir: from the compiled dist/ (as
 // `dommon serve` runs) or from src/ under tsx. Once a second it prints the liveness scheduler's
-// figures as one JSON line. SIGTERM stops it the way `dommon serve` does.
+// figures as one JSON line (lateness percentiles only in the last one, on SIGTERM). SIGTERM stops it the way `dommon serve` does.
 // Usage: node bench/probe-daemon.mjs DATA_DIR dist   |   node --import tsx bench/probe-daemon.mjs DATA_DIR src
 import { pino } from 'pino';
 import Database from 'better-sqlite3';
@@ -35,17 +35,21 @@ const { url } = await app.start();
 const sched = app.probing.liveness;
 process.stdout.write(`${JSON.stringify({ listening: url, size: sched.size() })}\n`);
 let allAt = null;
-const timer = setInterval(() => {
-  // A typed-array sort (numeric, no comparator calls): the harness charges as little as it can to the daemon.
-  const late = Float64Array.from(sched.stats.lateMs).sort();
+// Lateness percentiles are computed once, in the last line (on SIGTERM): sorting every run's lateness
+// each second would charge the harness's own work to the daemon's CPU.
+function line(final) {
   if (allAt === null && sched.stats.firstRun.size >= sched.size()) allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
-  process.stdout.write(`${JSON.stringify({
-    checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt,
-    p99: late.length ? late[Math.floor(late.length * 0.99)] : null, max: late.at(-1) ?? null,
-  })}\n`);
-}, 1000);
+  const out = { checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt };
+  if (final) {
+    const late = Float64Array.from(sched.stats.lateMs).sort();
+    Object.assign(out, { final: true, p99: late.length ? late[Math.floor(late.length * 0.99)] : null, max: late.at(-1) ?? null });
+  }
+  process.stdout.write(`${JSON.stringify(out)}\n`);
+}
+const timer = setInterval(() => line(false), 1000);
 process.on('SIGTERM', () => {
   clearInterval(timer);
+  line(true);
   if (process.env.BENCH_SQL) {
     const top = [...sqlTime].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
     for (const [k, v] of top) process.stderr.write(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)}x  ${k}\n`);

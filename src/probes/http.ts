@@ -64,7 +64,7 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
     const sock = r.tls
       ? tls.connect({ host: r.address, port: r.port, ...(r.tls.servername ? { servername: r.tls.servername } : {}), ...(r.tls.ca ? { ca: r.tls.ca } : {}), ALPNProtocols: ['http/1.1'] })
       : net.connect({ host: r.address, port: r.port });
-    let head = '';
+    let head: Buffer | null = null;
     let settled = false;
     const finish = (err: unknown, status = 0) => {
       if (settled) return;
@@ -77,12 +77,13 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
     const onAbort = () => finish(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     sock.setNoDelay(true);
-    sock.setEncoding('latin1');
     sock.once(r.tls ? 'secureConnect' : 'connect', () => sock.write(request));
-    sock.on('data', (chunk: string) => {
-      head += chunk;
-      if (head.indexOf('\n') < 0 && head.length < 8192) return;
-      const m = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(head);
+    // Raw bytes (no string decoder): only the status line is looked at.
+    sock.on('data', (chunk: Buffer) => {
+      head = head ? Buffer.concat([head, chunk]) : chunk;
+      const nl = head.indexOf(10);
+      if (nl < 0 && head.length < 8192) return;
+      const m = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(head.toString('latin1', 0, Math.min(nl < 0 ? head.length : nl, 64)));
       if (m) finish(null, Number(m[1]));
       else finish(Object.assign(new Error('Parse Error: not an HTTP response'), { code: 'HPE_INVALID_CONSTANT' }));
     });

@@ -34,6 +34,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const startedAt = performance.now();
   // Set by stop(): claimed jobs not yet started stay claimed (their lease runs out) instead of running.
   let stopping = false;
+  let syncedStamp: string | null = null;
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
@@ -63,8 +64,13 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     const now = clock.now();
     const iso = now.toISOString();
     const jobs: { kind: RefreshKind; id: string }[] = [];
+    // Schedule rows follow the domains table: synced only when it changed (here or in another process).
+    const stamp = store.stamp(['domains']);
+    if (stamp !== syncedStamp) {
+      for (const kind of REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
+      syncedStamp = stamp;
+    }
     for (const kind of REFRESH_KINDS) {
-      await store.schedule.syncDomains(kind, iso);
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
       jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
     }

@@ -22,16 +22,17 @@ export function scheduleRepo(db: Kysely<DB>) {
     },
     /** Due rows not leased by another run, oldest first; leases them until `leaseUntil`. */
     async claimDue(kind: string, now: string, limit: number, leaseUntil: string): Promise<ScheduleRow[]> {
+      const due = (q: typeof db) => q
+        .selectFrom('check_schedule')
+        .select(['kind', 'target_id', 'next_run_at', 'last_run_at', 'last_outcome'])
+        .where('kind', '=', kind)
+        .where('next_run_at', '<=', now)
+        .where((e) => e.or([e('lease_until', 'is', null), e('lease_until', '<', now)]))
+        .orderBy('next_run_at');
+      // Nothing due (most ticks): one indexed read, no write transaction.
+      if (!(await due(db).limit(1).executeTakeFirst())) return [];
       return db.transaction().execute(async (trx) => {
-        const rows = await trx
-          .selectFrom('check_schedule')
-          .select(['kind', 'target_id', 'next_run_at', 'last_run_at', 'last_outcome'])
-          .where('kind', '=', kind)
-          .where('next_run_at', '<=', now)
-          .where((e) => e.or([e('lease_until', 'is', null), e('lease_until', '<', now)]))
-          .orderBy('next_run_at')
-          .limit(limit)
-          .execute();
+        const rows = await due(trx).limit(limit).execute();
         if (rows.length) {
           await trx.updateTable('check_schedule').set({ lease_until: leaseUntil }).where('kind', '=', kind).where('target_id', 'in', rows.map((r) => r.target_id)).execute();
         }
