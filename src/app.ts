@@ -181,8 +181,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   return {
     config, store, services, koa, router, log, notify, metrics, retention, probing,
     async start() {
+      // Later revocations (also by `dommon token revoke` in another process) are seen by authenticate's change stamp.
       await services.access.syncRevocations();
-      every(1000, () => services.access.syncRevocations());
       every(30_000, () => services.access.flushUsage());
       await services.exposure.recover();
       exposureWorker.start();
