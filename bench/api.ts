@@ -20,9 +20,14 @@ const { token, team_id } = await services.access.createToken({ team: 'bench' });
 const t0 = Date.now();
 await store.transaction(async (tx) => {
   const now = new Date().toISOString();
+  // As on a daemon that has been running: each seeded domain had its registration and DNS-security
+  // refresh, the next one a day away (the domains the benchmark creates are due at once, as usual).
+  const tomorrow = new Date(Date.now() + 86_400_000).toISOString();
   for (let i = 0; i < SEED; i++) {
+    const id = crypto.randomUUID();
+    await tx.schedule.addTarget(['registration', 'security'], id, tomorrow);
     await tx.domains.insert({
-      id: crypto.randomUUID(), team_id, domain: `seed-${i}.example.com`, portfolio_id: null, notes: null, is_verified: 0,
+      id, team_id, domain: `seed-${i}.example.com`, portfolio_id: null, notes: null, is_verified: 0,
       verified_at: null, verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null,
       exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
     });
@@ -31,7 +36,9 @@ await store.transaction(async (tx) => {
 await store.close();
 console.log(`seeded ${SEED} domains in ${Date.now() - t0} ms`);
 
-const server = spawn(process.execPath, ['--import', 'tsx', 'bench/server.ts', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+// BENCH_PROFILE=DIR writes a CPU profile of the server; ONLY=post,list picks routes (the ceiling always runs).
+const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
+const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/server.ts', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
 const base = await new Promise<string>((resolve, reject) => {
   server.stdout.on('data', (d: Buffer) => {
     const m = /listening on (http:\/\/\S+)/.exec(d.toString());
@@ -76,13 +83,15 @@ async function window(route: Route, tally: Tally, ms: number): Promise<void> {
   tally.secs += (Date.now() - t) / 1000;
 }
 
-const routes: Route[] = [
-  { name: 'ceiling GET /__ceiling', make: () => ['GET', '/__ceiling'] },
-  { name: 'GET /api/v1/domains?limit=50', make: () => ['GET', '/api/v1/domains?limit=50'] },
+const allRoutes: (Route & { key: string })[] = [
+  { key: 'ceiling', name: 'ceiling GET /__ceiling', make: () => ['GET', '/__ceiling'] },
+  { key: 'list', name: 'GET /api/v1/domains?limit=50', make: () => ['GET', '/api/v1/domains?limit=50'] },
   // A query string never seen before defeats the response cache: a real page query every time.
-  { name: 'GET /api/v1/domains?limit=50 (uncached)', make: () => ['GET', `/api/v1/domains?limit=50&u=${counter++}`] },
-  { name: 'POST /api/v1/domains', make: () => ['POST', '/api/v1/domains', JSON.stringify({ domain: `new-${counter++}.example.org` })] },
+  { key: 'uncached', name: 'GET /api/v1/domains?limit=50 (uncached)', make: () => ['GET', `/api/v1/domains?limit=50&u=${counter++}`] },
+  { key: 'post', name: 'POST /api/v1/domains', make: () => ['POST', '/api/v1/domains', JSON.stringify({ domain: `new-${counter++}.example.org` })] },
 ];
+const only = process.env.ONLY?.split(',');
+const routes: Route[] = allRoutes.filter((r) => r.key === 'ceiling' || !only || only.includes(r.key));
 // Warm-up, then ROUNDS rounds in which every route gets DURATION/ROUNDS: the routes share the same
 // moments of machine load, so their ratio to the ceiling stays meaningful on a busy machine.
 for (const r of routes) for (let i = 0; i < 200; i++) await once(...r.make());
@@ -104,8 +113,8 @@ console.log('| --- | ---: | ---: | ---: | ---: |');
 for (const r of results) {
   console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / ceiling) * 100).toFixed(0)}% |`);
 }
-const list = results[1]!;
-console.log(`\nlist/ceiling ratio ${(list.rps / ceiling).toFixed(2)} (target >= 0.35), list p99 ${list.p99.toFixed(2)} ms (target < 10 ms)`);
+const list = results.find((r) => r.name === 'GET /api/v1/domains?limit=50');
+if (list) console.log(`\nlist/ceiling ratio ${(list.rps / ceiling).toFixed(2)} (target >= 0.35), list p99 ${list.p99.toFixed(2)} ms (target < 10 ms)`);
 server.kill('SIGTERM');
 agent.destroy();
 await new Promise((r) => server.on('exit', r));

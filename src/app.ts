@@ -14,6 +14,7 @@ import type { ApiState } from './api/context.js';
 import { createExposureNet } from './services/exposure/index.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import { periodic } from './scheduler/periodic.js';
+import type { Checkpointer } from './store/checkpointer.js';
 import { deliverOnce } from './channels/index.js';
 import { createDeliveryService, type DeliveryService } from './services/delivery.js';
 import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
@@ -169,6 +170,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   });
   const notify = { worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }), delivery };
   let server: http.Server | undefined;
+  let checkpointer: Checkpointer | null = null;
   const timers: NodeJS.Timeout[] = [];
   // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
   const exposureWorker = periodic('exposure', Math.min(config.exposureInterval, 60) * 1000, () => services.exposure.cycle(config.exposureInterval), log, { runAtStart: false });
@@ -181,6 +183,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   return {
     config, store, services, koa, router, log, notify, metrics, retention, probing,
     async start() {
+      // Commits never wait for a WAL checkpoint: a worker thread runs them (src/store/checkpointer.ts).
+      checkpointer = store.backgroundCheckpoints({ onError: (message) => log.warn({ err: { message } }, 'WAL checkpoint failed') });
       // Later revocations (also by `dommon token revoke` in another process) are seen by authenticate's change stamp.
       await services.access.syncRevocations();
       every(30_000, () => services.access.flushUsage());
@@ -223,6 +227,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await probing.stop(3000);
       await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
+      await checkpointer?.stop();
       await store.close();
     },
   };

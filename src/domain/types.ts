@@ -142,3 +142,7 @@ export interface BulkResult<T> {
   created: T[];
   failed: BulkFailure[];
 }
+
+/** The check_schedule kinds every domain has a row of (registration and DNS-security refreshes). */
+export const DOMAIN_REFRESH_KINDS = ['registration', 'security'] as const;
+export type DomainRefreshKind = (typeof DOMAIN_REFRESH_KINDS)[number];

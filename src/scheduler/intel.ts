@@ -8,8 +8,8 @@ import type { Store } from '../store/index.js';
 import type { IntelServices } from '../services/intel.js';
 import { periodic, type Worker } from './periodic.js';
 
-export const REFRESH_KINDS = ['registration', 'security'] as const;
-export type RefreshKind = (typeof REFRESH_KINDS)[number];
+export { DOMAIN_REFRESH_KINDS as REFRESH_KINDS, type DomainRefreshKind as RefreshKind } from '../domain/types.js';
+import { DOMAIN_REFRESH_KINDS as REFRESH_KINDS, type DomainRefreshKind as RefreshKind } from '../domain/types.js';
 
 export interface IntelSchedulerDeps {
   store: Store;
@@ -27,6 +27,8 @@ export interface IntelSchedulerDeps {
   refreshBootstrap?: boolean;
 }
 
+const SYNC_MS = 600_000;
+
 export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const { store, intel, clock, log } = deps;
   const concurrency = deps.concurrency ?? 4;
@@ -34,7 +36,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const startedAt = performance.now();
   // Set by stop(): claimed jobs not yet started stay claimed (their lease runs out) instead of running.
   let stopping = false;
-  let syncedStamp: string | null = null;
+  let syncedAt = -Infinity;
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
@@ -64,11 +66,12 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     const now = clock.now();
     const iso = now.toISOString();
     const jobs: { kind: RefreshKind; id: string }[] = [];
-    // Schedule rows follow the domains table: synced only when it changed (here or in another process).
-    const stamp = store.stamp(['domains']);
-    if (stamp !== syncedStamp) {
+    // The domain service writes and deletes a domain's schedule rows with the domain itself; this full
+    // sync (a scan of every domain, ~30 ms at 10,000) only repairs rows written some other way: at
+    // start and every 10 minutes.
+    if (performance.now() - syncedAt >= SYNC_MS) {
       for (const kind of REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
-      syncedStamp = stamp;
+      syncedAt = performance.now();
     }
     for (const kind of REFRESH_KINDS) {
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
-import type { BulkResult, Domain, Page, PageOf } from '../domain/types.js';
+import { computeHealth } from '../domain/health.js';
+import { DOMAIN_REFRESH_KINDS, type BulkResult, type Domain, type Page, type PageOf } from '../domain/types.js';
 export type { BulkResult } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
@@ -55,30 +56,34 @@ export function createDomainService({ store, clock, limits, recomputeHealth }: S
 
   async function create(teamId: string, input: DomainInput): Promise<Domain> {
     const name = normalize(input.domain);
-    const id = newId();
     try {
-      await store.transaction(async (tx) => {
+      return await store.transaction(async (tx) => {
         if (limits.maxDomains !== null && (await tx.domains.count(teamId)) >= limits.maxDomains) {
           throw new PlanLimit(`domain limit reached (${limits.maxDomains} per team)`, 'DOMAIN_LIMIT');
         }
-        if (await tx.domains.byName(teamId, name)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
         await checkPortfolio(tx, teamId, input.portfolio_id);
         const now = isoNow(clock);
-        await tx.domains.insert({
+        const expiry = input.expiry_date ?? null;
+        // A new domain's only possible health input is a manual expiry_date (no registration, certificate,
+        // security or liveness data exists for a new id yet): its health is known without reading anything.
+        const h = computeHealth({ expiry_date: expiry, certificates: [], security_score: null, liveness: [] }, clock.now());
+        // A taken name fails the (team_id, domain) unique index: one statement instead of a look-up first.
+        const id = newId();
+        const d = await tx.domains.insert({
           id, team_id: teamId, domain: name, portfolio_id: input.portfolio_id ?? null, notes: input.notes ?? null,
           is_verified: 0, verified_at: null, verification_token: newVerificationToken(),
-          health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0,
-          expiry_override: input.expiry_date ?? null, dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
+          health_score: h.score, health_grade: h.grade, overall_status: h.overall_status, exposure_monitoring_enabled: 0,
+          expiry_override: expiry, dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
           created_at: now, updated_at: now,
         });
-        // A manual expiry_date is a health input from the start.
-        await recomputeHealth?.(tx, id);
+        // Registration and DNS-security refreshes are due at once.
+        await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, id, now);
+        return d;
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
       throw err;
     }
-    return get(teamId, id);
   }
 
   return {
@@ -143,6 +148,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth }: S
         const d = await tx.domains.get(teamId, id);
         if (!d) throw new NotFound('Domain');
         await tx.domains.remove(teamId, id);
+        await tx.schedule.removeTarget(DOMAIN_REFRESH_KINDS, id);
         return d;
       });
     },

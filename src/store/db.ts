@@ -47,6 +47,8 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('journal_mode = WAL');
   // NORMAL in WAL mode survives a killed process (kill -9) without losing a committed transaction.
   sqlite.pragma('synchronous = NORMAL');
+  // A WAL that grew during a burst is cut back to 64 MB when it restarts after a checkpoint.
+  sqlite.pragma('journal_size_limit = 67108864');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const changes = new ChangeTracker();

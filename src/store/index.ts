@@ -4,6 +4,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { DB } from './schema.js';
 import { openConnection, type Connection, type OpenOptions } from './db.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { metaRepo, teamsRepo, tokensRepo, usersRepo } from './repos/teams.js';
 import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
@@ -55,6 +56,8 @@ export interface Store extends Repos {
   ping(): Promise<boolean>;
   /** A value that changes whenever one of `tables` may have changed (see change-tracker.ts). */
   stamp(tables: readonly string[]): string;
+  /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
+  backgroundCheckpoints(opts?: { intervalMs?: number; onError?: (message: string) => void }): Checkpointer | null;
   close(): Promise<void>;
 }
 
@@ -76,6 +79,7 @@ export function storeFrom(conn: Connection): Store {
     },
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
+    backgroundCheckpoints: (opts) => (conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts)),
   };
 }
 

@@ -39,6 +39,16 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
   return { d, eps };
 }
 
+/** The check_schedule kinds (registration, security refreshes) held for one domain. */
+function scheduleKinds(s: TestApp, domainId: string): string[] {
+  const db = new Database(path.join(s.dataDir, 'dommon.db'), { readonly: true });
+  try {
+    return (db.prepare('select kind from check_schedule where target_id = ? order by kind').all(domainId) as { kind: string }[]).map((r) => r.kind);
+  } finally {
+    db.close();
+  }
+}
+
 // Many requests: allow for a machine shared with other jobs (tap's default is 30 s per file).
 t.setTimeout(120_000);
 
@@ -53,6 +63,7 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   t.equal(results.body.total, 3, 'results visible before the delete');
   t.same(counts(s), { domains: 2, endpoints: 4, liveness_configs: 4, liveness_results: 12, liveness_hourly: counts(s).liveness_hourly, liveness_daily: counts(s).liveness_daily, liveness_state: 4, endpoint_certificates: 4, domain_registrations: 2 });
   const hourly = counts(s).liveness_hourly;
+  t.same(scheduleKinds(s, gone.d.id), ['registration', 'security'], 'a new domain is scheduled for its refreshes in its create transaction');
 
   // liveness config delete removes its history only
   t.equal((await api.delete(`/api/v1/liveness/${gone.eps[0]!.l.id}`)).status, 200);
@@ -80,6 +91,8 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   t.same(c, { domains: 1, endpoints: 2, liveness_configs: 2, liveness_results: 6, liveness_hourly: c.liveness_hourly, liveness_daily: c.liveness_daily, liveness_state: 2, endpoint_certificates: 2, domain_registrations: 1 });
   t.equal((await api.get(`/api/v1/endpoints/${gone.eps[0]!.e.id}`)).status, 404);
   t.equal((await api.get(`/api/v1/liveness/${l3.id}`)).status, 404);
+  t.same(scheduleKinds(s, gone.d.id), [], 'its schedule rows go with it');
+  t.same(scheduleKinds(s, keep.d.id), ['registration', 'security']);
   t.equal((await api.get(`/api/v1/domains/${keep.d.id}?include_endpoints=true`)).body.endpoints.length, 2, 'the other domain is untouched');
   t.equal((await api.get(`/api/v1/liveness/${keep.eps[0]!.l.id}/results`)).body.total, 3);
 });

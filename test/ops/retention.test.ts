@@ -163,7 +163,7 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
   t.same(await ids('registration_history'), ['h-new']);
   t.same(await ids('certificate_history'), ['h-new']);
   t.same(report.deleted, { liveness_results: 0, liveness_aggregates: 0, deliveries: 2, events: 2, registration_history: 1, certificate_history: 1, exposure_scans: 0, tls_schedules: 1 });
-  t.same((await db.selectFrom('check_schedule').select('target_id').execute()).map((r) => r.target_id), [endpointId]);
+  t.same((await db.selectFrom('check_schedule').select('target_id').where('kind', '=', 'tls').execute()).map((r) => r.target_id), [endpointId]);
 
   t.equal(await retention.runIfDue(), null, 'not due again the same day');
   ctx.setNow(now + DAY + 1);

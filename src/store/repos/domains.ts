@@ -96,8 +96,10 @@ export function domainsRepo(db: Kysely<DB>) {
       const r = await db.selectFrom('domains').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       return Number(r.n);
     },
-    async insert(row: Selectable<DomainsTable>): Promise<void> {
+    /** Inserts and returns the new domain as `get` would read it (no registration lookup yet). */
+    async insert(row: Selectable<DomainsTable>): Promise<Domain> {
       await db.insertInto('domains').values(row).execute();
+      return toDomain({ ...row, registrar: null, reg_expiry: null, nameservers: null, reg_checked_at: null, reg_state: null, reg_reason: null, reg_source: null });
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<DomainsTable>>): Promise<void> {
       await db.updateTable('domains').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();

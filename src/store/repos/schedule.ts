@@ -12,6 +12,15 @@ export interface ScheduleRow {
 
 export function scheduleRepo(db: Kysely<DB>) {
   return {
+    /** Rows (due at `now`) of a new domain, one per kind: written in the transaction that creates it. */
+    async addTarget(kinds: readonly string[], targetId: string, now: string): Promise<void> {
+      await db.insertInto('check_schedule').values(kinds.map((kind) => ({ kind, target_id: targetId, next_run_at: now })))
+        .onConflict((oc) => oc.doNothing()).execute();
+    },
+    /** Every row of a target (a deleted domain), in the transaction that deletes it. */
+    async removeTarget(kinds: readonly string[], targetId: string): Promise<void> {
+      await db.deleteFrom('check_schedule').where('kind', 'in', [...kinds]).where('target_id', '=', targetId).execute();
+    },
     /** Adds a row (due now) for every domain that has none of `kind`, and drops rows of deleted domains. */
     async syncDomains(kind: string, now: string): Promise<void> {
       await sql`insert into check_schedule (kind, target_id, next_run_at)
