@@ -1,6 +1,7 @@
 // Registration data use cases: look a domain up (RDAP first, WHOIS fallback, per-server limits,
 // 20 s budget), store the result with its history, and write change and expiry-window events in the
 // same transaction.
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { daysUntil, isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
@@ -88,6 +89,8 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
   const { clock, probes, limiter } = deps;
   const budget = deps.budgetMs ?? LOOKUP_BUDGET_MS;
   const shutdown = new AbortController();
+  // Every look-up in flight (the daemon's workers, a `dommon check` of many names) listens on it.
+  setMaxListeners(1000, shutdown.signal);
 
   /** RDAP, then WHOIS; the first answer wins, failures are collected into the reason. */
   async function lookup(name: string): Promise<LookupResult> {

@@ -1,6 +1,7 @@
 // The registry of `dommon check` checks, one function per kind (the compiler checks every kind has
 // one), and the run over every target. The checks themselves are the daemon's: they call the one-shot
 // engine (services/check.ts) and grade its answers with the rules of domain/check.ts.
+import { setMaxListeners } from 'node:events';
 import { computeHealth, type HealthResult } from '../../domain/health.js';
 import { mapLimit } from '../../domain/concurrency.js';
 import {
@@ -138,6 +139,8 @@ export interface RunOptions extends CheckOptions {
  */
 export async function runChecks(targets: Target[], engine: CheckService, kinds: CheckKind[], o: RunOptions, signal: AbortSignal = new AbortController().signal): Promise<CheckReport> {
   const bound = 4 * o.timeoutMs;
+  // Every check of every target in flight listens on this one signal (and its probes on their own ones).
+  setMaxListeners((o.concurrency ?? 8) * (kinds.length + 1) * 4 + 16, signal);
   const reports = await mapLimit(targets, o.concurrency ?? 8, async (t): Promise<TargetReport> => {
     let name: Promise<NameCheck> | undefined;
     const run: TargetRun = { engine, opts: o, signal, name: () => (name ??= engine.checkName(t.domain!)) };
