@@ -8,8 +8,7 @@ import type { Store } from '../store/index.js';
 import type { IntelServices } from '../services/intel.js';
 import { periodic, type Worker } from './periodic.js';
 
-export { DOMAIN_REFRESH_KINDS as REFRESH_KINDS, type DomainRefreshKind as RefreshKind } from '../domain/types.js';
-import { DOMAIN_REFRESH_KINDS as REFRESH_KINDS, type DomainRefreshKind as RefreshKind } from '../domain/types.js';
+import { DOMAIN_REFRESH_KINDS, type DomainRefreshKind } from '../domain/types.js';
 
 export interface IntelSchedulerDeps {
   store: Store;
@@ -40,9 +39,9 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
-  } satisfies Record<RefreshKind, (d: Domain) => Promise<string>>;
+  } satisfies Record<DomainRefreshKind, (d: Domain) => Promise<string>>;
 
-  async function runOne(kind: RefreshKind, targetId: string): Promise<void> {
+  async function runOne(kind: DomainRefreshKind, targetId: string): Promise<void> {
     const d = await store.domains.byId(targetId);
     if (!d) return;
     try {
@@ -65,15 +64,15 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   async function tick(): Promise<number> {
     const now = clock.now();
     const iso = now.toISOString();
-    const jobs: { kind: RefreshKind; id: string }[] = [];
+    const jobs: { kind: DomainRefreshKind; id: string }[] = [];
     // The domain service writes and deletes a domain's schedule rows with the domain itself; this full
     // sync (a scan of every domain, ~30 ms at 10,000) only repairs rows written some other way: at
     // start and every 10 minutes.
     if (performance.now() - syncedAt >= SYNC_MS) {
-      for (const kind of REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
+      for (const kind of DOMAIN_REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
       syncedAt = performance.now();
     }
-    for (const kind of REFRESH_KINDS) {
+    for (const kind of DOMAIN_REFRESH_KINDS) {
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
       jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
     }

@@ -15,17 +15,12 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
-let busy = false;
 const run = () => {
-  if (busy) return;
-  busy = true;
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ ok: true, log: r.log, checkpointed: r.checkpointed });
   } catch (err) {
     parentPort.postMessage({ ok: false, error: String(err && err.message || err) });
-  } finally {
-    busy = false;
   }
 };
 const timer = setInterval(run, workerData.intervalMs);
