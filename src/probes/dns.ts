@@ -143,7 +143,9 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
       return { resolver, addrs };
     })());
 
-  const ask = <T>(fn: (r: dns.promises.Resolver) => Promise<T[]>): Promise<Lookup<T>> => outcome(setup().then(({ resolver }) => fn(resolver)));
+  // After cancel() nothing new goes out: a caller still looping over names gets ECANCELLED at once.
+  const ask = <T>(fn: (r: dns.promises.Resolver) => Promise<T[]>): Promise<Lookup<T>> =>
+    outcome(cancelled ? Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED')) : setup().then(({ resolver }) => fn(resolver)));
   const lookup: DnsLookups = {
     a: (name) => ask((r) => r.resolve4(name)),
     aaaa: (name) => ask((r) => r.resolve6(name)),

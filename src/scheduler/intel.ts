@@ -7,6 +7,7 @@ import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { IntelServices } from '../services/intel.js';
 import { periodic, type Worker } from './periodic.js';
+import { eachLimit } from '../domain/concurrency.js';
 
 import { DOMAIN_REFRESH_KINDS, type DomainRefreshKind } from '../domain/types.js';
 
@@ -76,13 +77,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
       jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
     }
-    let i = 0;
-    await Promise.all(Array.from({ length: Math.min(concurrency, jobs.length) }, async () => {
-      while (i < jobs.length && !stopping) {
-        const j = jobs[i++]!;
-        await runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed'));
-      }
-    }));
+    await eachLimit(jobs, concurrency, (j) => runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed')), () => stopping);
     // The first bootstrap refresh waits a minute after start, so short-lived processes never fetch it.
     if (deps.refreshBootstrap !== false && intel.bootstrap && performance.now() - startedAt > 60_000) {
       void intel.bootstrap.refreshIfStale(now).then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));

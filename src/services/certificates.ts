@@ -11,6 +11,7 @@ import type { CertificateState } from '../store/repos/certificates.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from 'pino';
 import type { HealthHook } from './deps.js';
+import { eachLimit } from '../domain/concurrency.js';
 
 /** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
 export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
@@ -152,22 +153,18 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       // Look for new ones again next cycle if this one may not have taken them all.
       if (includeNew && ids.length < limit) endpointsStamp = stamp;
       let done = 0;
-      const queue = [...ids];
-      const worker = async () => {
-        for (let id = queue.shift(); id && !signal.aborted; id = queue.shift()) {
-          const e = await store.endpoints.byId(id);
-          if (!e || !wantsTls(e)) continue;
-          try {
-            await check(e, signal);
-            done++;
-          } catch (err) {
-            // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
-            deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
-            await store.certificates.schedule(id, new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(), isoNow(clock), 'error').catch(() => undefined);
-          }
+      await eachLimit(ids, concurrency, async (id) => {
+        const e = await store.endpoints.byId(id);
+        if (!e || !wantsTls(e)) return;
+        try {
+          await check(e, signal);
+          done++;
+        } catch (err) {
+          // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
+          deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
+          await store.certificates.schedule(id, new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(), isoNow(clock), 'error').catch(() => undefined);
         }
-      };
-      await Promise.all(Array.from({ length: Math.min(concurrency, ids.length) }, worker));
+      }, () => signal.aborted);
       return done;
     },
 

@@ -54,7 +54,8 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
   const registration = createRegistrationService({ store, clock, log: io.log, probes: io.probes, limiter: io.limiter, checkInterval: io.checkInterval, recomputeHealth });
   const security = createSecurityService({ store, clock, dns: io.dns, checkInterval: io.checkInterval, recomputeHealth });
   const renewals = createRenewalService({ store, clock });
-  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name), recomputeHealth });
+  const shutdown = new AbortController();
+  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name), recomputeHealth, signal: shutdown.signal });
 
   return {
     registration,
@@ -65,6 +66,7 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     bootstrap: io.bootstrap,
     /** Shutdown: abandons running look-ups. */
     abort() {
+      shutdown.abort();
       registration.abort();
       io.dns.cancel?.();
       io.bootstrap?.stop();

@@ -6,6 +6,7 @@ import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
 import { teamDomain } from './refresh.js';
+import { eachLimit } from '../domain/concurrency.js';
 
 export const VERIFY_LABEL = '_dommon-verify';
 
@@ -25,7 +26,11 @@ export function verificationView(d: Domain) {
   };
 }
 
-export function createVerificationService({ store, clock, txt, recomputeHealth }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook }) {
+/** Look-ups a worker cycle keeps in flight at once. */
+const CYCLE_CONCURRENCY = 8;
+
+/** signal: shutdown; a running cycle stops starting look-ups once it is aborted. */
+export function createVerificationService({ store, clock, txt, recomputeHealth, signal }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook; signal?: AbortSignal }) {
   const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   /** Looks the record up now; flips is_verified when the token is there. Returns whether it was found. */
@@ -50,10 +55,10 @@ export function createVerificationService({ store, clock, txt, recomputeHealth }
       const found = await check(await domain(teamId, id));
       return { ...verificationView(await domain(teamId, id)), record_found: found, checked_at: isoNow(clock) };
     },
-    /** One worker cycle: every unverified domain of every team. */
+    /** One worker cycle: every unverified domain of every team, a few look-ups at a time, until shutdown. */
     async cycle(): Promise<number> {
       let verified = 0;
-      for (const d of await store.domains.unverified()) if (await check(d)) verified++;
+      await eachLimit(await store.domains.unverified(), CYCLE_CONCURRENCY, async (d) => (await check(d)) && verified++, () => !!signal?.aborted);
       return verified;
     },
     async setExposure(teamId: string, id: string, enabled: boolean) {

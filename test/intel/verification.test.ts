@@ -72,3 +72,26 @@ t.test('verification record, worker cycle flips is_verified, exposure 403 then 2
   t.equal((await api.get('/api/v1/domains/00000000-0000-4000-8000-000000000000/verification')).status, 404);
   t.equal((await api.put('/api/v1/domains/00000000-0000-4000-8000-000000000000/exposure', { enabled: true })).status, 404);
 });
+
+t.test('shutdown stops a running verification cycle: no look-ups start after stop, and stop does not wait for the rest', async (t) => {
+  const dns = await startDnsServer({});
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
+  t.teardown(() => dns.close());
+  const api = client(s.url, await s.token());
+  const names = Array.from({ length: 300 }, (_, i) => `pending-${i}.com`);
+  t.equal((await api.post('/api/v1/domains/bulk', { domains: names.map((domain) => ({ domain })) })).body.created, 300);
+  // A slow resolver: a cycle over 300 unverified domains, 8 look-ups at a time, takes about 8 s.
+  dns.delayMs = 200;
+  const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.')).length;
+  const t0 = Date.now();
+  while (asked() < 8 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+  t.ok(asked() >= 8, `the cycle is running (${asked()} look-ups asked)`);
+  const before = asked();
+  const s0 = Date.now();
+  await s.close();
+  const stopMs = Date.now() - s0;
+  await new Promise((r) => setTimeout(r, 300));
+  t.ok(asked() - before <= 8, `at most the look-ups already starting went out after stop (${asked() - before})`);
+  t.ok(asked() < 100, `the cycle did not run through the 300 domains (${asked()} asked)`);
+  t.ok(stopMs < 3000, `stop took ${stopMs} ms`);
+});

@@ -25,6 +25,8 @@ export interface DnsServer {
   queries: { name: string; type: string }[];
   /** Names that answer SERVFAIL. */
   failing: Set<string>;
+  /** Every answer waits this long (ms): a slow resolver. */
+  delayMs: number;
   close(): Promise<void>;
 }
 
@@ -54,7 +56,7 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
   const socket = dgram.createSocket('udp4');
   const queries: { name: string; type: string }[] = [];
   const failing = new Set<string>();
-  const server: DnsServer = { address: '', port: 0, zone, queries, failing, close: async () => undefined };
+  const server: DnsServer = { address: '', port: 0, zone, queries, failing, delayMs: 0, close: async () => undefined };
 
   socket.on('message', (msg, rinfo) => {
     let q: packet.Packet;
@@ -75,7 +77,9 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
         questions: q.questions,
         answers,
       });
-      socket.send(buf, rinfo.port, rinfo.address);
+      const send = () => socket.send(buf, rinfo.port, rinfo.address, () => undefined);
+      if (server.delayMs > 0) setTimeout(send, server.delayMs).unref();
+      else send();
     };
     if (failing.has(name)) return reply(2, []); // SERVFAIL
     const entry = server.zone[name];
