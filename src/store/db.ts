@@ -49,6 +49,8 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('synchronous = NORMAL');
   // A WAL that grew during a burst is cut back to 64 MB when it restarts after a checkpoint.
   sqlite.pragma('journal_size_limit = 67108864');
+  // Statement and savepoint journals (the group commit's SAVEPOINT per unit) in memory, not temp files.
+  sqlite.pragma('temp_store = MEMORY');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const changes = new ChangeTracker();

@@ -5,6 +5,7 @@ import { sql } from 'kysely';
 import type { DB } from './schema.js';
 import { openConnection, type Connection, type OpenOptions } from './db.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { groupCommit } from './group-commit.js';
 import { metaRepo, teamsRepo, tokensRepo, usersRepo } from './repos/teams.js';
 import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
@@ -64,11 +65,12 @@ export interface Store extends Repos {
 export function storeFrom(conn: Connection): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
+  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot), db: trx }), { inTransaction: () => conn.sqlite.inTransaction });
   return {
     ...repos(conn.db, hot),
     db: conn.db,
     file: conn.file,
-    transaction: (fn) => conn.db.transaction().execute((trx) => fn({ ...repos(trx, hot), db: trx })),
+    transaction,
     async ping() {
       try {
         await sql`select 1`.execute(conn.db);
