@@ -56,18 +56,21 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
   }
 
   /** Every domain with a handful of bulk queries (the safety-net sweep); returns how many changed. */
-  async function recomputeAll(domains: Domain[]): Promise<number> {
+  /** Every domain, chunk by chunk (the other inputs are read once, up front); returns how many changed. */
+  async function recomputeAll(chunks: AsyncIterable<Domain[]> | Iterable<Domain[]>): Promise<number> {
     const [scores, certs, liveness] = await Promise.all([store.security.scores(), store.renewals.allCertificates(), livenessInputs(store)]);
     const now = clock.now();
     let changed = 0;
-    for (const d of domains) {
-      const h = computeHealth({
-        expiry_date: d.expiry_override ?? d.registry_expiry_date,
-        certificates: certs.get(d.id) ?? [],
-        security_score: scores.get(d.id) ?? null,
-        liveness: liveness.get(d.id) ?? [],
-      }, now);
-      if (await save(store, d, h)) changed++;
+    for await (const domains of chunks) {
+      for (const d of domains) {
+        const h = computeHealth({
+          expiry_date: d.expiry_override ?? d.registry_expiry_date,
+          certificates: certs.get(d.id) ?? [],
+          security_score: scores.get(d.id) ?? null,
+          liveness: liveness.get(d.id) ?? [],
+        }, now);
+        if (await save(store, d, h)) changed++;
+      }
     }
     return changed;
   }

@@ -28,6 +28,8 @@ export function verificationView(d: Domain) {
 
 /** Look-ups a worker cycle keeps in flight at once. */
 const CYCLE_CONCURRENCY = 8;
+/** Unverified domains read at a time. */
+const CYCLE_CHUNK = 200;
 
 /** signal: shutdown; a running cycle stops starting look-ups once it is aborted. */
 export function createVerificationService({ store, clock, txt, recomputeHealth, signal }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook; signal?: AbortSignal }) {
@@ -58,7 +60,10 @@ export function createVerificationService({ store, clock, txt, recomputeHealth, 
     /** One worker cycle: every unverified domain of every team, a few look-ups at a time, until shutdown. */
     async cycle(): Promise<number> {
       let verified = 0;
-      await eachLimit(await store.domains.unverified(), CYCLE_CONCURRENCY, async (d) => (await check(d)) && verified++, () => !!signal?.aborted);
+      for await (const chunk of store.domains.chunks(CYCLE_CHUNK, 'unverified')) {
+        await eachLimit(chunk, CYCLE_CONCURRENCY, async (d) => (await check(d)) && verified++, () => !!signal?.aborted);
+        if (signal?.aborted) break;
+      }
       return verified;
     },
     async setExposure(teamId: string, id: string, enabled: boolean) {

@@ -232,8 +232,7 @@ export function createExposureService(deps: ExposureDeps) {
       const last = await store.exposure.lastStarted();
       const now = clock.now().getTime();
       let scanned = 0;
-      for (const d of await store.domains.all()) {
-        if (!d.is_verified || !d.exposure_monitoring_enabled) continue;
+      for await (const chunk of store.domains.chunks(500, 'exposure')) for (const d of chunk) {
         const prev = last.get(d.id);
         if (prev && now - Date.parse(prev) < intervalSeconds * 1000) continue;
         if (await store.exposure.runningScan(d.id)) continue;

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, DomainsTable } from '../schema.js';
 import type { Domain, Page, PageOf } from '../../domain/types.js';
@@ -85,12 +86,32 @@ export function domainsRepo(db: Kysely<DB>) {
       const rows = await filtered(base(), teamId, f).orderBy('d.created_at').orderBy('d.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(toDomain), total: Number(total), ...page };
     },
-    /** Every domain of every team (workers); small projection. */
+    /** Every domain of every team in one read (tests and small tools; workers walk chunks()). */
     async all(): Promise<Domain[]> {
       return (await base().orderBy('d.created_at').execute()).map(toDomain);
     },
-    async unverified(): Promise<Domain[]> {
-      return (await base().where('d.is_verified', '=', 0).orderBy('d.created_at').execute()).map(toDomain);
+    /**
+     * Every domain of every team (or only the unverified, or only those with exposure scanning on), `size`
+     * at a time in index order, each chunk read in a later turn of the event loop: a worker walking 10,000
+     * domains holds the loop for a few milliseconds at a time instead of one ~150 ms read.
+     */
+    async *chunks(size: number, only?: 'unverified' | 'exposure'): AsyncGenerator<Domain[]> {
+      let after: [string, string, string] | undefined;
+      for (;;) {
+        let q = base();
+        if (only === 'unverified') q = q.where('d.is_verified', '=', 0);
+        if (only === 'exposure') q = q.where('d.is_verified', '=', 1).where('d.exposure_monitoring_enabled', '=', 1);
+        if (after) {
+          const [team, created, id] = after;
+          q = q.where((eb) => eb(eb.refTuple('d.team_id', 'd.created_at', 'd.id'), '>', eb.tuple(team, created, id)));
+        }
+        const rows = await q.orderBy('d.team_id').orderBy('d.created_at').orderBy('d.id').limit(size).execute();
+        if (rows.length) yield rows.map(toDomain);
+        if (rows.length < size) return;
+        const last = rows[rows.length - 1]!;
+        after = [last.team_id, last.created_at, last.id];
+        await setImmediate();
+      }
     },
     async count(teamId: string): Promise<number> {
       const r = await db.selectFrom('domains').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
