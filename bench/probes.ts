@@ -14,6 +14,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
+import { cpuTicks, rssMb, TICK } from './proc.js';
 
 const args = process.argv.slice(2);
 const flag = (name: string) => {
@@ -30,21 +31,9 @@ const SCENARIOS = [
   { n: 2000, interval: 20 },
   { n: 10_000, interval: 60 },
 ].filter((s) => !only || only.includes(s.n));
-const TICK = 100; // clock ticks per second on Linux (getconf CLK_TCK)
 
 function lines(child: ChildProcess, onLine: (l: string) => void): void {
   createInterface({ input: child.stdout! }).on('line', onLine);
-}
-
-function cpuTicks(pid: number): { user: number; sys: number } {
-  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const parts = f.slice(f.lastIndexOf(')') + 2).split(' ');
-  return { user: Number(parts[11]), sys: Number(parts[12]) }; // utime, stime
-}
-
-function rssMb(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
 }
 
 /** Bytes of the liveness tables (pages, indexes included), via SQLite's dbstat. */
