@@ -119,6 +119,12 @@ async function paced(route: Route, rate: number, ms: number): Promise<number[]> 
   return lat.sort((a, b) => a - b);
 }
 
+/** The server's event-loop delay since the previous call (bench/server.ts's `/__lag`). */
+async function lagSince(): Promise<{ p99: number; max: number }> {
+  const res = await fetch(new URL('/__lag', url));
+  return (await res.json()) as { p99: number; max: number };
+}
+
 const allRoutes: (Route & { key: string })[] = [
   { key: 'ceiling', name: 'ceiling GET /__ceiling', make: () => ['GET', '/__ceiling'] },
   { key: 'list', name: 'GET /api/v1/domains?limit=50', make: () => ['GET', '/api/v1/domains?limit=50'] },
@@ -139,7 +145,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 5);
 type Result = { name: string; rps: number; p50: number; p99: number; cpuMs: number; ceiling: number };
 const results: Result[] = [];
 const PACED_SHARE = Number(process.env.PACED_SHARE ?? 0.5);
-const pacedResults: { name: string; rate: number; done: number; p50: number; p99: number }[] = [];
+const pacedResults: { name: string; rate: number; done: number; p50: number; p99: number; lag: { p99: number; max: number } }[] = [];
 for (const ph of phases) {
   const routes = [ceilingRoute, ...ph.routes];
   // Warm-up, then ROUNDS rounds in which every route gets DURATION/ROUNDS: the routes share the same
@@ -161,9 +167,11 @@ for (const ph of phases) {
   // closed loop's latency is only CONCURRENCY / throughput).
   for (const [i, r] of ph.routes.entries()) {
     const rate = Math.round(rows[i + 1]!.rps * PACED_SHARE);
+    await lagSince();
     const lat = await paced(r, rate, DURATION);
+    const lag = await lagSince();
     const pct = (p: number) => lat[Math.min(lat.length - 1, Math.floor(lat.length * p))]!;
-    pacedResults.push({ name: r.name, rate, done: lat.length / (DURATION / 1000), p50: pct(0.5), p99: pct(0.99) });
+    pacedResults.push({ name: r.name, rate, done: lat.length / (DURATION / 1000), p50: pct(0.5), p99: pct(0.99), lag });
   }
 }
 const load = os.loadavg()[0]!.toFixed(1);
@@ -174,9 +182,9 @@ for (const r of results) {
   console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} |`);
 }
 console.log(`\nThe same ${CONCURRENCY} clients offering ${Math.round(PACED_SHARE * 100)}% of each route's throughput above (latency from the scheduled send time):\n`);
-console.log('| route | offered req/s | done req/s | p50 ms | p99 ms |');
-console.log('| --- | ---: | ---: | ---: | ---: |');
-for (const r of pacedResults) console.log(`| ${r.name} | ${r.rate} | ${r.done.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} |`);
+console.log('| route | offered req/s | done req/s | p50 ms | p99 ms | server event-loop delay p99 / max ms |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+for (const r of pacedResults) console.log(`| ${r.name} | ${r.rate} | ${r.done.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.lag.p99.toFixed(1)} / ${r.lag.max.toFixed(1)} |`);
 const list = results.find((r) => r.name === 'GET /api/v1/domains?limit=50');
 if (list) console.log(`\nlist/ceiling ratio ${(list.rps / list.ceiling).toFixed(2)} (target >= 0.35), list p99 ${list.p99.toFixed(2)} ms (target < 10 ms)`);
 server.kill('SIGTERM');
