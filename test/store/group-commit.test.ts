@@ -1,6 +1,7 @@
 // Group commit: transactions started in the same turn share one SQLite transaction and one COMMIT,
 // each in its own savepoint. A unit's promise resolves only once its COMMIT is done (another
-// connection sees its rows), a failing unit takes back only its own writes, and a unit whose failure
+// connection sees its rows), a failing unit takes back only its own writes (the first unit of a group,
+// which runs without a savepoint, takes the group back and the others start over), and a unit whose failure
 // ended the whole transaction fails the finished units of its group and re-runs the ones after it.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -77,6 +78,25 @@ t.test('a failing unit takes back only its own writes and rejects only its own c
   t.ok(seen('keep-1.com') && seen('keep-2.com'), 'the others committed');
   t.notOk(seen('undone.com'), 'the failed unit\'s insert was rolled back');
   t.same((await store.domains.all()).map((d) => d.domain).sort(), ['keep-1.com', 'keep-2.com']);
+});
+
+t.test('the first unit of a group fails: the units queued behind it start over and commit', async (t) => {
+  const { store, team, seen } = await setup(t);
+  await create(store, team.id, 'taken.com');
+  const results = await Promise.allSettled([
+    // First in its group, no savepoint: its failure rolls the whole (still empty) transaction back.
+    create(store, team.id, 'taken.com'),
+    create(store, team.id, 'next-1.com'),
+    store.transaction(async (tx) => {
+      await tx.domains.insert(row(team.id, 'next-2.com'));
+      return tx.domains.count(team.id);
+    }),
+  ]);
+  t.same(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+  t.match((results[0] as PromiseRejectedResult).reason.message, /UNIQUE/);
+  t.equal((results[2] as PromiseFulfilledResult<number>).value, 3, 'the re-run unit saw next-1.com in its new group');
+  t.ok(seen('next-1.com') && seen('next-2.com'));
+  t.same((await store.domains.all()).map((d) => d.domain).sort(), ['next-1.com', 'next-2.com', 'taken.com']);
 });
 
 t.test('a unit whose failure ends the whole transaction: finished units fail, later ones run again', async (t) => {
