@@ -7,6 +7,7 @@ import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
 import { teamDomain } from './refresh.js';
 import { eachLimit } from '../domain/concurrency.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export const VERIFY_LABEL = '_dommon-verify';
 
@@ -30,6 +31,12 @@ export function verificationView(d: Domain) {
 const CYCLE_CONCURRENCY = 8;
 /** Unverified domains read at a time. */
 const CYCLE_CHUNK = 200;
+/**
+ * Look-ups a cycle starts per second at most: 10,000 unverified domains take 100 s of the default
+ * 300 s interval instead of a burst at whatever speed the resolver answers (kinder to public resolvers
+ * and to the API served beside it). With fewer than a few hundred domains the cap never shows.
+ */
+const CYCLE_RATE = 100;
 
 /** signal: shutdown; a running cycle stops starting look-ups once it is aborted. */
 export function createVerificationService({ store, clock, txt, recomputeHealth, signal }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook; signal?: AbortSignal }) {
@@ -57,11 +64,20 @@ export function createVerificationService({ store, clock, txt, recomputeHealth, 
       const found = await check(await domain(teamId, id));
       return { ...verificationView(await domain(teamId, id)), record_found: found, checked_at: isoNow(clock) };
     },
-    /** One worker cycle: every unverified domain of every team, a few look-ups at a time, until shutdown. */
+    /** One worker cycle: every unverified domain of every team, a few look-ups at a time (CYCLE_RATE a second at most), until shutdown. */
     async cycle(): Promise<number> {
       let verified = 0;
+      let slot = performance.now();
+      const pace = async () => {
+        const wait = slot - performance.now();
+        slot = Math.max(slot, performance.now()) + 1000 / CYCLE_RATE;
+        if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
+      };
       for await (const chunk of store.domains.chunks(CYCLE_CHUNK, 'unverified')) {
-        await eachLimit(chunk, CYCLE_CONCURRENCY, async (d) => (await check(d)) && verified++, () => !!signal?.aborted);
+        await eachLimit(chunk, CYCLE_CONCURRENCY, async (d) => {
+          await pace();
+          if (!signal?.aborted && (await check(d))) verified++;
+        }, () => !!signal?.aborted);
         if (signal?.aborted) break;
       }
       return verified;

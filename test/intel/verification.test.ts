@@ -95,3 +95,25 @@ t.test('shutdown stops a running verification cycle: no look-ups start after sto
   t.ok(asked() < 100, `the cycle did not run through the 300 domains (${asked()} asked)`);
   t.ok(stopMs < 3000, `stop took ${stopMs} ms`);
 });
+
+t.test('a cycle over many unverified domains starts at most 100 look-ups a second', async (t) => {
+  const dns = await startDnsServer({});
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
+  t.teardown(async () => {
+    await s.close();
+    await dns.close();
+  });
+  const api = client(s.url, await s.token());
+  t.equal((await api.post('/api/v1/domains/bulk', { domains: Array.from({ length: 400 }, (_, i) => ({ domain: `paced-${i}.com` })) })).body.created, 400);
+  const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.paced-')).length;
+  const t0 = Date.now();
+  while (asked() === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));
+  const from = asked();
+  const w0 = Date.now();
+  await new Promise((r) => setTimeout(r, 1500));
+  const n = asked() - from;
+  const secs = (Date.now() - w0) / 1000;
+  // The loopback server answers at once: without the cap, 400 look-ups would all go out in well under a second.
+  t.ok(n <= 100 * secs + 10, `${n} look-ups in ${secs.toFixed(2)} s (cap 100/s)`);
+  t.ok(n >= 50 * secs, `and the cycle keeps going (${n} in ${secs.toFixed(2)} s)`);
+});
