@@ -26,7 +26,7 @@ interface Batch<Tx> {
   /** Units started so far (the first one runs without a savepoint). */
   ran: number;
   acks: Ack[];
-  /** Set when SQLite ended the transaction on its own (a failure it cannot roll back to a savepoint). */
+  /** Set when the first unit failed, or SQLite ended the transaction on its own (a failure it cannot roll back to a savepoint). */
   broken: boolean;
 }
 
