@@ -3,14 +3,19 @@ import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startDnsServer } from '../support/dns-server.js';
 
-t.test('verification record, worker cycle flips is_verified, exposure 403 then 200', async (t) => {
+/** A daemon whose verification worker cycles every second against a loopback DNS server the test controls. */
+async function verifyingApp(t: { teardown(fn: () => unknown): void }, { closeApp = true } = {}) {
   const dns = await startDnsServer({});
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
   t.teardown(async () => {
-    await s.close();
+    if (closeApp) await s.close();
     await dns.close();
   });
-  const api = client(s.url, await s.token());
+  return { dns, s, api: client(s.url, await s.token()) };
+}
+
+t.test('verification record, worker cycle flips is_verified, exposure 403 then 200', async (t) => {
+  const { dns, api } = await verifyingApp(t);
   const created = (await api.post('/api/v1/domains', { domain: 'verify-me.com' })).body;
   const id = created.id;
 
@@ -74,10 +79,7 @@ t.test('verification record, worker cycle flips is_verified, exposure 403 then 2
 });
 
 t.test('shutdown stops a running verification cycle: no look-ups start after stop, and stop does not wait for the rest', async (t) => {
-  const dns = await startDnsServer({});
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
-  t.teardown(() => dns.close());
-  const api = client(s.url, await s.token());
+  const { dns, s, api } = await verifyingApp(t, { closeApp: false });
   const names = Array.from({ length: 300 }, (_, i) => `pending-${i}.com`);
   t.equal((await api.post('/api/v1/domains/bulk', { domains: names.map((domain) => ({ domain })) })).body.created, 300);
   // A slow resolver: a cycle over 300 unverified domains, 8 look-ups at a time, takes about 8 s.
@@ -97,13 +99,7 @@ t.test('shutdown stops a running verification cycle: no look-ups start after sto
 });
 
 t.test('a cycle over many unverified domains starts at most 100 look-ups a second', async (t) => {
-  const dns = await startDnsServer({});
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_VERIFY_INTERVAL: '1' });
-  t.teardown(async () => {
-    await s.close();
-    await dns.close();
-  });
-  const api = client(s.url, await s.token());
+  const { dns, api } = await verifyingApp(t);
   t.equal((await api.post('/api/v1/domains/bulk', { domains: Array.from({ length: 400 }, (_, i) => ({ domain: `paced-${i}.com` })) })).body.created, 400);
   const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.paced-')).length;
   const t0 = Date.now();
