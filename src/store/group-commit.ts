@@ -23,8 +23,6 @@ interface Batch<Tx> {
   /** The units that joined, run one after another. */
   tail: Promise<void>;
   size: number;
-  /** Units started so far (the first one runs without a savepoint). */
-  ran: number;
   acks: Ack[];
   /** Set when the first unit failed, or SQLite ended the transaction on its own (a failure it cannot roll back to a savepoint). */
   broken: boolean;
@@ -53,7 +51,7 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
       .execute()
       .then((trx) => ({ trx, tx: bind(trx) }));
     ready.catch(() => undefined); // each unit sees a failed BEGIN through its own await
-    const b: Batch<Tx> = { ready, tail: Promise.resolve(), size: 0, ran: 0, acks: [], broken: false };
+    const b: Batch<Tx> = { ready, tail: Promise.resolve(), size: 0, acks: [], broken: false };
     // Units that start before the next check phase join; then the batch commits.
     setImmediate(() => void close(b));
     return b;
@@ -85,7 +83,8 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
     for (const a of b.acks) a.ok();
   }
 
-  async function runUnit<T>(b: Batch<Tx>, fn: (tx: Tx) => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
+  /** `first`: the unit joined the batch first (units run in the order they joined). */
+  async function runUnit<T>(b: Batch<Tx>, first: boolean, fn: (tx: Tx) => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
     if (b.broken) {
       // Never ran: start over in a fresh transaction.
       transaction(fn).then(resolve, reject);
@@ -93,7 +92,6 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
     }
     // The first unit needs no savepoint: if it fails, the whole transaction is rolled back (nothing
     // else is in it yet) and the units queued behind it start over in a fresh one.
-    const first = b.ran++ === 0;
     let ctx: { trx: ControlledTransaction<DB>; tx: Tx };
     try {
       ctx = await b.ready;
@@ -126,8 +124,8 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
     return new Promise<T>((resolve, reject) => {
       if (!open || open.size >= maxUnits) open = openBatch();
       const b = open;
-      b.size++;
-      b.tail = b.tail.then(() => runUnit(b, fn, resolve, reject));
+      const first = b.size++ === 0;
+      b.tail = b.tail.then(() => runUnit(b, first, fn, resolve, reject));
     });
   }
 
