@@ -86,10 +86,6 @@ export function domainsRepo(db: Kysely<DB>) {
       const rows = await filtered(base(), teamId, f).orderBy('d.created_at').orderBy('d.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(toDomain), total: Number(total), ...page };
     },
-    /** Every domain of every team in one read (tests and small tools; workers walk chunks()). */
-    async all(): Promise<Domain[]> {
-      return (await base().orderBy('d.created_at').execute()).map(toDomain);
-    },
     /**
      * Every domain of every team (or only the unverified, or only those with exposure scanning on), `size`
      * at a time in index order, each chunk read in a later turn of the event loop: a worker walking 10,000
