@@ -165,6 +165,21 @@ t.test('bulk create reports per item; both variants; operation', async (t) => {
   t.equal((await api.get('/api/v1/domains?domain=e.com')).body.total, 0, 'a refused bulk creates nothing');
 });
 
+t.test('a bulk create lists in its input order (ids count up within a millisecond)', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token());
+  // Not alphabetical, and most of them created in the same millisecond: only the ids order them.
+  const names = Array.from({ length: 60 }, (_, i) => `z${(i * 37) % 60}-n.example.com`);
+  const r = await api.post('/api/v1/domains/bulk', { domains: names.map((domain) => ({ domain })) });
+  t.equal(r.body.created, 60);
+  const listed = (await api.get('/api/v1/domains?limit=100')).body.data.map((d: any) => d.domain);
+  t.same(listed, names);
+  const ids = r.body.data.map((d: any) => d.id);
+  t.same([...ids].sort(), ids, 'ids sort in creation order');
+  t.match(ids[0], /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'UUIDv7');
+});
+
 t.test('detail with include_endpoints', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());

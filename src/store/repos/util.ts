@@ -5,7 +5,9 @@ import { type Expression, type SqlBool, sql } from 'kysely';
  * Row ids are UUIDv7 (RFC 9562): 48 bits of milliseconds, then random bits. Consecutive ids sort
  * together, so a new row's entry in every id index (primary keys, the foreign-key indexes of child
  * rows, the schedule) lands on the index's last page instead of a random one: a group commit of
- * eight domain creates writes 26-29 pages instead of 46-58. 74 random bits still make ids unguessable.
+ * eight domain creates writes 26-29 pages instead of 46-58. Ids made in the same millisecond count up
+ * (so a bulk create lists in its input order) and still carry 42 random bits; ids were never secrets
+ * anyway (another team's id answers 404).
  */
 export const newId = (): string => uuidv7();
 export const toBool = (v: number | null | undefined): boolean => v === 1;
