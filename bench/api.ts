@@ -75,7 +75,7 @@ function once(method: string, p: string, body?: string): Promise<number> {
 
 let counter = 0;
 type Route = { name: string; make: () => [string, string, string?] };
-type Tally = { name: string; lat: number[]; secs: number; cpuTicks: number };
+type Tally = { name: string; lat: number[]; secs: number; cpuTicks: number; clientUs: number };
 
 /** One window of `ms` with CONCURRENCY clients on one route; latencies appended to the tally. */
 async function window(route: Route, tally: Tally, ms: number): Promise<void> {
@@ -86,6 +86,7 @@ async function window(route: Route, tally: Tally, ms: number): Promise<void> {
     return c.user + c.sys;
   };
   const c0 = cpu();
+  const own = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
       while (Date.now() < end) tally.lat.push(await once(...route.make()));
@@ -93,6 +94,8 @@ async function window(route: Route, tally: Tally, ms: number): Promise<void> {
   );
   tally.secs += (Date.now() - t) / 1000;
   tally.cpuTicks += cpu() - c0;
+  const used = process.cpuUsage(own);
+  tally.clientUs += used.user + used.system;
 }
 
 /**
@@ -142,7 +145,7 @@ const phases = [
   { name: 'writes', routes: allRoutes.filter((r) => r.key === 'post') },
 ].map((ph) => ({ ...ph, routes: ph.routes.filter((r) => !only || only.includes(r.key)) })).filter((ph) => ph.routes.length);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
-type Result = { name: string; rps: number; p50: number; p99: number; cpuMs: number; ceiling: number };
+type Result = { name: string; rps: number; p50: number; p99: number; cpuMs: number; clientMs: number; ceiling: number };
 const results: Result[] = [];
 const PACED_SHARE = Number(process.env.PACED_SHARE ?? 0.5);
 const pacedResults: { name: string; rate: number; done: number; p50: number; p99: number; lag: { p99: number; max: number } }[] = [];
@@ -151,14 +154,14 @@ for (const ph of phases) {
   // Warm-up, then ROUNDS rounds in which every route gets DURATION/ROUNDS: the routes share the same
   // moments of machine load, so their ratio to the ceiling stays meaningful on a busy machine.
   for (const r of routes) for (let i = 0; i < 200; i++) await once(...r.make());
-  const tallies: Tally[] = routes.map((r) => ({ name: r.name, lat: [], secs: 0, cpuTicks: 0 }));
+  const tallies: Tally[] = routes.map((r) => ({ name: r.name, lat: [], secs: 0, cpuTicks: 0, clientUs: 0 }));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, r] of routes.entries()) await window(r, tallies[i]!, DURATION / ROUNDS);
   }
   const rows = tallies.map((t) => {
     t.lat.sort((a, b) => a - b);
     const pct = (p: number) => t.lat[Math.min(t.lat.length - 1, Math.floor(t.lat.length * p))]!;
-    return { name: t.name, rps: t.lat.length / t.secs, p50: pct(0.5), p99: pct(0.99), cpuMs: ((t.cpuTicks / TICK) * 1000) / t.lat.length };
+    return { name: t.name, rps: t.lat.length / t.secs, p50: pct(0.5), p99: pct(0.99), cpuMs: ((t.cpuTicks / TICK) * 1000) / t.lat.length, clientMs: t.clientUs / 1000 / t.lat.length };
   });
   const ceiling = rows[0]!.rps;
   rows[0]!.name = `${rows[0]!.name} (${ph.name} phase)`;
@@ -176,10 +179,10 @@ for (const ph of phases) {
 }
 const load = os.loadavg()[0]!.toFixed(1);
 console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION / 1000} s per route in ${ROUNDS} interleaved rounds per phase, ${SEED} domains seeded, Node ${process.version}, ${os.cpus().length} cores, load average ${load}\n`);
-console.log('| route | req/s | p50 ms | p99 ms | % of its phase\'s ceiling | server CPU ms/request |');
-console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
+console.log('| route | req/s | p50 ms | p99 ms | % of its phase\'s ceiling | server CPU ms/request | client CPU ms/request |');
+console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of results) {
-  console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} |`);
+  console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} | ${r.clientMs.toFixed(3)} |`);
 }
 console.log(`\nThe same ${CONCURRENCY} clients offering ${Math.round(PACED_SHARE * 100)}% of each route's throughput above (latency from the scheduled send time):\n`);
 console.log('| route | offered req/s | done req/s | p50 ms | p99 ms | server event-loop delay p99 / max ms |');
