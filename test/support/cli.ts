@@ -112,27 +112,48 @@ export interface Daemon {
   child: ChildProcess;
   url: string;
   stderr(): string;
+  /** SIGTERM and wait for the exit code. */
+  stop(): Promise<number | null>;
 }
 
-/** `dommon serve --data-dir DIR --port 0`; resolves on the `listening on http://...` line. */
-export function serve(dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
+/**
+ * `dommon ...args serve --port 0` in a child (built first when stale); resolves on the
+ * `listening on http://...` line, rejects (and kills the child) when it exits or takes longer than timeoutMs.
+ */
+export async function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
+  await ensureBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, '--data-dir', dataDir, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
-    const timer = setTimeout(() => reject(new Error(`serve did not start in 20 s: ${out} ${err}`)), 20_000);
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`daemon did not start in ${timeoutMs / 1000} s: ${out} ${err}`));
+    }, timeoutMs);
     child.stderr.on('data', (d) => (err += d));
     child.stdout.on('data', (d) => {
       out += d;
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, stderr: () => err });
+        resolve({
+          child, url: m[1]!, stderr: () => err,
+          async stop() {
+            child.kill('SIGTERM');
+            return exited;
+          },
+        });
       }
     });
     child.on('exit', (code) => {
       clearTimeout(timer);
-      reject(new Error(`serve exited ${code}: ${out} ${err}`));
+      reject(new Error(`daemon exited with ${code}: ${out} ${err}`));
     });
   });
+}
+
+/** `dommon --data-dir DIR serve --port 0`, logging errors only. */
+export function serve(dataDir: string, env: Record<string, string> = {}): Promise<Daemon> {
+  return serveDaemon(['--data-dir', dataDir], env, 20_000);
 }

@@ -1,74 +1,17 @@
-// Runs the built dommon CLI (bin/dommon.js, built first when dist/ is stale) in a child process,
-// with the test runner's hooks stripped from the environment (see cli.ts).
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { BIN, cleanEnv, ensureBuilt } from './cli.js';
+// The built dommon CLI in a child process for the operations tests: one command to completion, or
+// the daemon. Both run through cli.ts (the runner's hooks stripped from the environment, dist/ built
+// first when stale); these only pick the log level those tests read.
+import { cli, ensureBuilt, serveDaemon as serveChild, type CliResult, type Daemon } from './cli.js';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+export type { CliResult, Daemon };
 
 /** One command to completion. env holds DOMMON_* overrides. */
 export async function dommon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
   await ensureBuilt();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: cleanEnv({ DOMMON_LOG_LEVEL: 'warn', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  return cli(args, { env: { DOMMON_LOG_LEVEL: 'warn', ...env }, timeoutMs });
 }
 
-export interface Daemon {
-  child: ChildProcess;
-  url: string;
-  stderr(): string;
-  /** SIGTERM and wait for the exit code. */
-  stop(): Promise<number | null>;
-}
-
-/** `dommon serve` in a child; resolves once it printed `listening on URL`. */
-export async function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
-  await ensureBuilt();
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv({ DOMMON_LOG_LEVEL: 'info', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let err = '';
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`daemon did not start: ${err}`));
-    }, timeoutMs);
-    child.stderr.on('data', (d) => (err += d));
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({
-          child, url: m[1]!, stderr: () => err,
-          async stop() {
-            child.kill('SIGTERM');
-            return exited;
-          },
-        });
-      }
-    });
-    child.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`daemon exited with ${code}: ${err}`));
-    });
-  });
+/** `dommon ...args serve --port 0`, logging at info; resolves once it printed `listening on URL`. */
+export function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
+  return serveChild(args, { DOMMON_LOG_LEVEL: 'info', ...env }, timeoutMs);
 }
