@@ -22,15 +22,16 @@ import { renewalsRepo } from './repos/renewals.js';
 import { metricsRepo } from './repos/metrics.js';
 import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
+import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 
-function repos(db: Kysely<DB>, hot: LivenessStatements) {
+function repos(db: Kysely<DB>, hot: LivenessStatements, reuse: ReusingCompiled) {
   return {
     teams: teamsRepo(db),
     users: usersRepo(db),
     tokens: tokensRepo(db),
     meta: metaRepo(db),
     portfolios: portfoliosRepo(db),
-    domains: domainsRepo(db),
+    domains: domainsRepo(db, reuse),
     endpoints: endpointsRepo(db),
     liveness: livenessRepo(db),
     livenessData: livenessDataRepo(db, hot),
@@ -39,7 +40,7 @@ function repos(db: Kysely<DB>, hot: LivenessStatements) {
     exposure: exposureRepo(db),
     registrations: registrationsRepo(db),
     security: securityRepo(db),
-    schedule: scheduleRepo(db),
+    schedule: scheduleRepo(db, reuse),
     renewals: renewalsRepo(db),
     metrics: metricsRepo(db),
     retention: retentionRepo(db),
@@ -65,9 +66,11 @@ export interface Store extends Repos {
 export function storeFrom(conn: Connection): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
-  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot), db: trx }), { inTransaction: () => conn.sqlite.inTransaction });
+  // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
+  const reuse = reusingCompiled((table) => conn.changes.touch(table));
+  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse), db: trx }), { inTransaction: () => conn.sqlite.inTransaction });
   return {
-    ...repos(conn.db, hot),
+    ...repos(conn.db, hot, reuse),
     db: conn.db,
     file: conn.file,
     transaction,

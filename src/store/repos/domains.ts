@@ -2,7 +2,7 @@ import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, DomainsTable } from '../schema.js';
 import type { Domain, Page, PageOf } from '../../domain/types.js';
-import { containsLiteral, defined, parseJson, toBool } from './util.js';
+import { containsLiteral, defined, parseJson, toBool, type ReusingCompiled } from './util.js';
 
 export interface DomainFilter {
   domain?: string;
@@ -48,7 +48,7 @@ function toDomain(r: Row): Domain {
   };
 }
 
-export function domainsRepo(db: Kysely<DB>) {
+export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
   const base = () =>
     db
       .selectFrom('domains as d')
@@ -115,7 +115,9 @@ export function domainsRepo(db: Kysely<DB>) {
     },
     /** Inserts and returns the new domain as `get` would read it (no registration lookup yet). */
     async insert(row: Selectable<DomainsTable>): Promise<Domain> {
-      await db.insertInto('domains').values(row).execute();
+      // Every create inserts the same columns: the compiled insert is reused (see reusingCompiled).
+      const columns = Object.keys(row) as (keyof typeof row)[];
+      await reuse(db, 'domains', `domains.insert ${columns.join(',')}`, columns.map((c) => row[c]), () => db.insertInto('domains').values(row));
       return toDomain({ ...row, registrar: null, reg_expiry: null, nameservers: null, reg_checked_at: null, reg_state: null, reg_reason: null, reg_source: null });
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<DomainsTable>>): Promise<void> {

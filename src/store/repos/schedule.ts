@@ -1,6 +1,7 @@
 // check_schedule: when each refresh (registration, security, ...) of each target runs next.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
+import type { ReusingCompiled } from './util.js';
 
 export interface ScheduleRow {
   kind: string;
@@ -10,12 +11,12 @@ export interface ScheduleRow {
   last_outcome: string | null;
 }
 
-export function scheduleRepo(db: Kysely<DB>) {
+export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
   return {
     /** Rows (due at `now`) of a new domain, one per kind: written in the transaction that creates it. */
     async addTarget(kinds: readonly string[], targetId: string, now: string): Promise<void> {
-      await db.insertInto('check_schedule').values(kinds.map((kind) => ({ kind, target_id: targetId, next_run_at: now })))
-        .onConflict((oc) => oc.doNothing()).execute();
+      await reuse(db, 'check_schedule', `schedule.addTarget ${kinds.length}`, kinds.flatMap((kind) => [kind, targetId, now]), () =>
+        db.insertInto('check_schedule').values(kinds.map((kind) => ({ kind, target_id: targetId, next_run_at: now }))).onConflict((oc) => oc.doNothing()));
     },
     /** Every row of a target (a deleted domain), in the transaction that deletes it. */
     async removeTarget(kinds: readonly string[], targetId: string): Promise<void> {
