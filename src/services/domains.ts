@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytesPooled } from '../domain/random.js';
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
@@ -19,7 +19,7 @@ export interface DomainInput {
 }
 
 export const VERIFY_PREFIX = 'dommon-verify-';
-export const newVerificationToken = (): string => `${VERIFY_PREFIX}${randomBytes(16).toString('hex')}`;
+export const newVerificationToken = (): string => `${VERIFY_PREFIX}${randomBytesPooled(16).toString('hex')}`;
 
 function normalize(name: string): string {
   const r = normalizeDomainName(name);

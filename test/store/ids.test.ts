@@ -17,3 +17,16 @@ t.test('newId: version 7, RFC variant, unique and increasing', async (t) => {
   const ms = parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16);
   t.ok(ms >= before && ms <= after, `timestamp ${ms} within [${before}, ${after}]`);
 });
+
+t.test('randomBytesPooled: fresh bytes on every draw, across refills of the pool', async (t) => {
+  const { randomBytesPooled } = await import('../../src/domain/random.js');
+  // 1,000 draws of 16 bytes cross the 4 KiB pool's refill three times.
+  const seen = new Set<string>();
+  for (let i = 0; i < 1000; i++) seen.add(randomBytesPooled(16).toString('hex'));
+  t.equal(seen.size, 1000, 'no draw repeats another');
+  const big = randomBytesPooled(4096);
+  t.equal(big.length, 4096);
+  t.ok(new Set(big).size > 200, 'a whole pool of bytes takes most of the 256 values');
+  t.throws(() => randomBytesPooled(0), RangeError);
+  t.throws(() => randomBytesPooled(4097), RangeError);
+});

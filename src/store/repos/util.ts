@@ -1,4 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
+import { randomBytesPooled } from '../../domain/random.js';
 import { CompiledQuery, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 
 /**
@@ -8,8 +9,26 @@ import { CompiledQuery, type Compilable, type Expression, type Kysely, type SqlB
  * eight domain creates writes 26-29 pages instead of 46-58. Ids made in the same millisecond count up
  * (so a bulk create lists in its input order) and still carry 42 random bits; ids were never secrets
  * anyway (another team's id answers 404).
+ *
+ * The uuid package lays out the bits; the random bytes come from the pool (domain/random.ts), so the
+ * counter that uuid keeps for its own random source is kept here: a new millisecond starts it at a
+ * random 31-bit value (as uuid does), and each further id in the same millisecond adds one.
  */
-export const newId = (): string => uuidv7();
+let lastMs = -1;
+let seq = 0;
+export function newId(): string {
+  const random = randomBytesPooled(16);
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    seq = random.readUInt32BE(6) & 0x7fffffff;
+  } else {
+    seq = (seq + 1) | 0;
+    // 2^31 ids in one millisecond: borrow the next one (uuid does the same)
+    if (seq === 0) lastMs++;
+  }
+  return uuidv7({ random, msecs: lastMs, seq });
+}
 export const toBool = (v: number | null | undefined): boolean => v === 1;
 export const fromBool = (v: boolean): number => (v ? 1 : 0);
 
