@@ -94,3 +94,25 @@ t.test('file', async (t) => {
   t.equal(await again.domains.count((await again.teams.byName('alpha'))!.id), 15);
   await again.close();
 });
+
+t.test("another process's commit moves the stamp from the next event-loop turn on", async (t) => {
+  const dir = tempDir('dommon-store-');
+  const file = path.join(dir, 'dommon.db');
+  const store = await openStore(file);
+  const { default: Database } = await import('better-sqlite3');
+  const other = new Database(file);
+  t.teardown(async () => {
+    other.close();
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  const before = store.stamp(['teams']);
+  other.prepare("insert into teams (id, name, created_at) values ('t-other', 'other', ?)").run(NOW);
+  t.equal(store.stamp(['teams']), before, 'the same turn shares one read of data_version');
+  await new Promise((r) => setImmediate(r));
+  const after = store.stamp(['teams']);
+  t.not(after, before, 'the next turn sees the commit');
+  t.equal(store.stamp(['domains']).split(':')[0], after.split(':')[0], 'for every table');
+  await store.teams.create('mine', NOW);
+  t.not(store.stamp(['teams']), after, "this connection's own write moves it at once");
+});
