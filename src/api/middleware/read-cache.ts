@@ -10,7 +10,8 @@ const MAX_ENTRIES = 2000;
 const MAX_CHARS = 16 * 1024 * 1024;
 
 export function readCache(stamp: (tables: readonly string[]) => string, tables: readonly string[]): Koa.Middleware<ApiState> & { entries(): number } {
-  const cache = new Map<string, { stamp: string; body: string }>();
+  // Answers by key; every one was read under `cacheStamp` (the cache is emptied when it moves).
+  const cache = new Map<string, string>();
   let cacheStamp = '';
   let chars = 0;
   const clear = () => {
@@ -28,19 +29,19 @@ export function readCache(stamp: (tables: readonly string[]) => string, tables: 
       cacheStamp = before;
     }
     const hit = cache.get(key);
-    if (hit && hit.stamp === before) {
+    if (hit !== undefined) {
       ctx.type = 'application/json';
-      ctx.body = hit.body;
+      ctx.body = hit;
       return;
     }
     await next();
     if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
       const body = JSON.stringify(ctx.body);
       if (cache.size >= MAX_ENTRIES || chars + body.length > MAX_CHARS) clear();
-      // Stored under the stamp taken before the read: a write during the read invalidates it.
+      // Kept only if no write moved the stamp during the read (another request then emptied the cache).
       if (before === cacheStamp) {
         chars += body.length;
-        cache.set(key, { stamp: before, body });
+        cache.set(key, body);
       }
       ctx.type = 'application/json';
       ctx.body = body;
