@@ -55,7 +55,6 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     return h;
   }
 
-  /** Every domain with a handful of bulk queries (the safety-net sweep); returns how many changed. */
   /** Every domain, chunk by chunk (the other inputs are read once, up front); returns how many changed. */
   async function recomputeAll(chunks: AsyncIterable<Domain[]> | Iterable<Domain[]>): Promise<number> {
     const [scores, certs, liveness] = await Promise.all([store.security.scores(), store.renewals.allCertificates(), livenessInputs(store)]);

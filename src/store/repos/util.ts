@@ -23,8 +23,8 @@ export function newId(): string {
     lastMs = now;
     seq = random.readUInt32BE(6) & 0x7fffffff;
   } else {
+    // uuid's 32-bit counter: should it wrap around to 0 within one millisecond, borrow the next one (as uuid does)
     seq = (seq + 1) | 0;
-    // 2^31 ids in one millisecond: borrow the next one (uuid does the same)
     if (seq === 0) lastMs++;
   }
   return uuidv7({ random, msecs: lastMs, seq });
