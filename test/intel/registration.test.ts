@@ -6,6 +6,7 @@ import { client, startApp, tempDir } from '../support/app.js';
 import { startRdapServer, rdapDomain } from '../support/rdap-server.js';
 import { startWhoisServer, verisignText, nominetText, denicText, RATE_LIMIT_TEXT } from '../support/whois-server.js';
 import { startDnsServer } from '../support/dns-server.js';
+import { closedPort } from '../support/targets.js';
 import { BOOTSTRAP_FILE } from '../../src/probes/rdap.js';
 import { daysUntil } from '../../src/domain/clock.js';
 
@@ -223,4 +224,38 @@ t.test('domain_expiry events once per window per expiry date (injected clock)', 
   t.equal(status.whois.expiry_date, '2027-04-01');
   t.equal(status.whois.days_until_expiry, daysUntil('2027-04-01', new Date(now)));
   t.equal(status.whois.days_until_expiry, 378);
+});
+
+t.test('a failed look-up keeps the last known expiry, marked stale, with when it was read', async (t) => {
+  let now = Date.parse('2026-03-01T12:00:00Z');
+  const clock = { now: () => new Date(now) };
+  const rdap = await startRdapServer({ 'kept.com': rdapDomain('kept.com', { registrar: 'Kept Registrar', expiry: '2027-06-01T00:00:00Z', nameservers: ['ns.kept.test'], status: ['client transfer prohibited'] }) });
+  const closed = await closedPort();
+  // WHOIS (the fallback) points at a closed loopback port: both sources fail at the network level.
+  const s = await startApp({ DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: `127.0.0.1:${closed}` }, { clock });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token());
+  const id = (await api.post('/api/v1/domains', { domain: 'kept.com' })).body.id;
+  const first = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.match(first, { state: 'ok', stale: false, expiry_date: '2027-06-01', checked_at: '2026-03-01T12:00:00.000Z' });
+
+  await rdap.close(); // the registry is unreachable from now on
+  now += DAY;
+  const failed = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.equal(failed.state, 'error');
+  t.equal(failed.stale, true);
+  t.match(failed.reason, /RDAP 127\.0\.0\.1:\d+: ECONNREFUSED.*WHOIS 127\.0\.0\.1:\d+: ECONNREFUSED/);
+  t.match(failed, { expiry_date: '2027-06-01', registrar: 'Kept Registrar', nameservers: ['ns.kept.test'], transfer_lock: true, source: 'rdap' }, 'nothing cleared');
+  t.equal(failed.checked_at, '2026-03-01T12:00:00.000Z', 'checked_at is when the kept data was read');
+  t.equal(failed.effective_expiry_date, '2027-06-01');
+  t.ok(Date.parse(failed.next_check_at) > now, 'retried later');
+  const detail = (await api.get(`/api/v1/domains/${id}`)).body;
+  t.equal(detail.whois.expiry_date, '2027-06-01');
+  t.equal(detail.expiry_date, '2027-06-01');
+  const status = (await api.get(`/api/v1/domains/${id}/status`)).body;
+  t.equal(status.whois?.expiry_date ?? status.whois_expiry, '2027-06-01');
+  // Failing again changes nothing of what is known.
+  now += DAY;
+  const again = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.match(again, { state: 'error', stale: true, expiry_date: '2027-06-01', checked_at: '2026-03-01T12:00:00.000Z' });
 });
