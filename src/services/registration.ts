@@ -104,12 +104,19 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
     let anyServer = false;
     for (const kind of REGISTRATION_SOURCES) {
       const probe = probes[kind];
-      const server = probe.serverFor(name);
-      if (!server) {
-        attempts.push(probe.missing(name));
+      const choice = await probe.serverFor(name, signal, Math.max(500, deadline - performance.now()));
+      if ('none' in choice) {
+        attempts.push(choice.none);
         continue;
       }
       anyServer = true;
+      if ('error' in choice) {
+        // Nobody to ask because finding the server failed (IANA unreachable): an error, not unsupported.
+        attempts.push(choice.error);
+        failures.push({ kind: 'error', source: kind, server: '', reason: choice.error });
+        continue;
+      }
+      const server = choice.server;
       const key = `${kind}:${server}`;
       const blocked = limiter.blockedUntil(key);
       if (blocked) {

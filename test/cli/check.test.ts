@@ -220,7 +220,7 @@ t.test('DNS unreachable: the security checks are unknown, not failed, and the ex
   await new Promise<void>((r) => sock.close(() => r()));
   const rdap = await startRdapServer({ 'offline.com': rdapDomain('offline.com', { registrar: 'Good Registrar', expiry: inDays(400), status: ['client transfer prohibited'] }) });
   t.teardown(() => rdap.close());
-  const env = { DOMMON_DNS_SERVERS: `127.0.0.1:${deadPort}`, DOMMON_RDAP_URL: rdap.url, DOMMON_DATA_DIR: path.join(os.tmpdir(), `dommon-check-${process.pid}-offline`) };
+  const env = { DOMMON_DNS_SERVERS: `127.0.0.1:${deadPort}`, DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9', DOMMON_DATA_DIR: path.join(os.tmpdir(), `dommon-check-${process.pid}-offline`) };
   const engine = createCheckEngine(loadConfig({}, env), { registrationBudgetMs: 10_000 });
   t.teardown(() => engine.close());
   const r = await runChecks([parseTarget('offline.com')], engine, ['registration', 'dns-security'], { warnDays: 30, critDays: 7, minSecurity: 50, expectedStatus: null, timeoutMs: 5000, now: () => new Date() });
