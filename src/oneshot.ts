@@ -7,6 +7,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
+import { createWhoisReferrals } from './probes/whois-referral.js';
 import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createRegistrationLookup } from './services/registration.js';
@@ -20,13 +21,17 @@ export interface LookupIo {
   bootstrap: BootstrapStore;
 }
 
-/** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER). */
+/** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER(S), DOMMON_IANA_WHOIS). */
 export function createLookupIo(config: Readonly<Config>, clock: Clock, onBootstrapError?: (err: Error) => void): LookupIo {
   // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
   const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: onBootstrapError });
   return {
     dns: createDnsResolver(config.dnsServers),
-    probes: createRegistrationProbes({ bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, now: () => clock.now() }),
+    probes: createRegistrationProbes({
+      bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, whoisServers: config.whoisServers, now: () => clock.now(),
+      // IANA's WHOIS referrals, kept beside the bootstrap copy (only when the data directory exists).
+      referrals: createWhoisReferrals({ iana: config.ianaWhois, dataDir: config.dataDir, now: () => clock.now() }),
+    }),
     limiter: createServerLimiter({ clock }),
     bootstrap,
   };

@@ -11,6 +11,10 @@ export interface Config {
   dbPath: string;
   dnsServers: string[];
   whoisServer: string | null;
+  /** DOMMON_WHOIS_SERVERS: TLD (or registry suffix such as uk.com) -> host[:port] of its WHOIS server. */
+  whoisServers: Readonly<Record<string, string>>;
+  /** DOMMON_IANA_WHOIS (extension): host[:port] asked for the WHOIS referral of TLDs with no other server. */
+  ianaWhois: string;
   rdapUrl: string | null;
   smtpUrl: string | null;
   smtpFrom: string;
@@ -68,6 +72,20 @@ function host(name: string, raw: string): string {
   return v.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** `tld=host[:port],...`: keys are TLDs or registry suffixes, lowercase, no leading dot. */
+function whoisServers(raw: string | undefined): Readonly<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const part of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const i = part.indexOf('=');
+    const key = part.slice(0, i).trim().toLowerCase().replace(/^\./, '');
+    if (i <= 0 || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(key)) {
+      throw new ConfigError(`DOMMON_WHOIS_SERVERS: "${part}" is not tld=host[:port]`);
+    }
+    out[key] = hostPort('DOMMON_WHOIS_SERVERS', part.slice(i + 1));
+  }
+  return Object.freeze(out);
+}
+
 const MAILBOX = /^(?:[^<>]*<[^\s@<>]+@[^\s@<>]+>|[^\s@<>]+@[^\s@<>]+)$/;
 
 function url(name: string, raw: string | undefined, protocols: string[]): string | null {
@@ -106,6 +124,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       .filter(Boolean)
       .map((s) => hostPort('DOMMON_DNS_SERVERS', s)),
     whoisServer: whois ? hostPort('DOMMON_WHOIS_SERVER', whois) : null,
+    whoisServers: whoisServers(env.DOMMON_WHOIS_SERVERS),
+    ianaWhois: env.DOMMON_IANA_WHOIS ? hostPort('DOMMON_IANA_WHOIS', env.DOMMON_IANA_WHOIS) : 'whois.iana.org:43',
     rdapUrl: url('DOMMON_RDAP_URL', env.DOMMON_RDAP_URL, ['http:', 'https:']),
     smtpUrl: url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']),
     smtpFrom: mailbox(env.DOMMON_SMTP_FROM),

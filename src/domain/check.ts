@@ -56,9 +56,12 @@ export function registrationSeverity(kind: LookupKind, days: number | null, t: P
   return days === null ? 'ok' : expirySeverity(days, t);
 }
 
-/** DNS security is hygiene, not an outage: a score below the minimum is a warning, never critical. */
-export function securitySeverity(score: number, t: Pick<Thresholds, 'minSecurity'>): Severity {
-  return score < t.minSecurity ? 'warning' : 'ok';
+/**
+ * DNS security is hygiene, not an outage: a score below the minimum is a warning, never critical;
+ * no score (every DNS look-up failed) is a warning too: nothing is known, nothing failed.
+ */
+export function securitySeverity(score: number | null, t: Pick<Thresholds, 'minSecurity'>): Severity {
+  return score === null || score < t.minSecurity ? 'warning' : 'ok';
 }
 
 /**

@@ -2,6 +2,7 @@
 // and registrable per the public suffix list (example.co.uk yes, co.uk no).
 import { domainToASCII } from 'node:url';
 import { parse } from 'tldts';
+import { registryRegistration } from './registry-suffixes.js';
 
 export type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
 
@@ -26,7 +27,11 @@ export function normalizeDomainName(input: string): NameCheck {
   return { ok: true, name: ascii };
 }
 
-/** The registrable domain (eTLD+1) of a valid name, e.g. www.example.co.uk -> example.co.uk. */
+/**
+ * The registrable domain of a valid name: the registration under a registry-run second-level
+ * suffix (www.shop.uk.com -> shop.uk.com), else eTLD+1 by the ICANN part of the public suffix list
+ * (www.example.co.uk -> example.co.uk; www.me.github.io -> github.io, a hosting suffix, not a registry).
+ */
 export function registrableDomain(name: string): string | null {
-  return parse(name).domain ?? null;
+  return registryRegistration(name)?.name ?? parse(name).domain ?? null;
 }

@@ -43,6 +43,19 @@ export const EMPTY_REGISTRATION: RegistrationData = {
   nameservers: [], statuses: [], transfer_lock: null, dnssec_signed: null,
 };
 
+/** True when a registry answer was ever read into these fields. */
+export function hasRegistrationData(r: RegistrationData): boolean {
+  return !!(r.expiry_date || r.registrar || r.creation_date || r.nameservers.length || r.statuses.length);
+}
+
+/**
+ * Stale: the last look-up failed (network error, rate limit, ...) and the fields shown are the ones
+ * an earlier look-up read, as of `checked_at`; a failed look-up never clears what was known.
+ */
+export function isStale(r: Pick<Registration, 'state'> & RegistrationData): boolean {
+  return r.state !== 'ok' && hasRegistrationData(r);
+}
+
 /** "client transfer prohibited" / "clientTransferProhibited https://icann.org/epp#..." -> clientTransferProhibited */
 export function normalizeStatus(s: string): string {
   const first = s.trim().split(/\s+(?=https?:|\()/)[0]!.trim();

@@ -1,7 +1,19 @@
 // Pure DNS-security rules: SPF/DMARC/DKIM/CAA record evaluation, the security score and the
 // one-sentence recommendation of every failed check. The look-ups themselves live in services/security.ts.
 
-export type CheckValue = 'pass' | 'fail';
+/**
+ * pass / fail: the look-ups answered (NXDOMAIN and NODATA mean the record is absent, so fail);
+ * unknown: a look-up failed (SERVFAIL, REFUSED, timeout), so nothing is known and nothing is failed.
+ */
+export const CHECK_VALUES = ['pass', 'fail', 'unknown'] as const;
+export type CheckValue = (typeof CHECK_VALUES)[number];
+export const SECURITY_CHECKS = ['spf', 'dmarc', 'dkim', 'caa', 'dnssec'] as const;
+export type SecurityCheck = (typeof SECURITY_CHECKS)[number];
+
+/** A check whose look-up failed: status unknown and why, the rest of the result empty. */
+export function unknownResult<T extends { status: CheckValue }>(empty: T, reason: string): T & { reason: string } {
+  return { ...empty, status: 'unknown', reason };
+}
 
 /** The SPF mechanisms and modifiers that cost a DNS look-up (RFC 7208 §4.6.4). */
 const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
@@ -39,6 +51,8 @@ export function spfLookupTerms(terms: SpfTerm[]): SpfTerm[] {
 
 export interface SpfResult {
   status: CheckValue;
+  /** Why the status is unknown. */
+  reason?: string;
   records: string[];
   lookups: number;
   all: string | null;
@@ -63,6 +77,7 @@ export function evaluateSpf(records: string[], lookups: number): SpfResult {
 
 export interface DmarcResult {
   status: CheckValue;
+  reason?: string;
   record: string | null;
   policy: string | null;
   subdomain_policy: string | null;
@@ -121,6 +136,7 @@ export function isDkimKey(txt: string): boolean {
 
 export interface DkimResult {
   status: CheckValue;
+  reason?: string;
   selectors_checked: string[];
   selectors_found: string[];
 }
@@ -131,6 +147,7 @@ export function evaluateDkim(checked: string[], found: string[]): DkimResult {
 
 export interface CaaResult {
   status: CheckValue;
+  reason?: string;
   issuers: string[];
   wildcard_issuers: string[];
   iodef: string[];
@@ -148,7 +165,10 @@ export function evaluateCaa(records: { tag: string; value: string }[]): CaaResul
 }
 
 export interface DnssecResult {
-  enabled: boolean;
+  status: CheckValue;
+  /** null when the DS or DNSKEY look-up failed. */
+  enabled: boolean | null;
+  reason?: string;
   ds_records: number;
   dnskey_records: number;
   /** secureDNS.delegationSigned from RDAP, when known. */
@@ -156,7 +176,8 @@ export interface DnssecResult {
 }
 
 export function evaluateDnssec(ds: number, dnskey: number, registrySigned: boolean | null): DnssecResult {
-  return { enabled: ds > 0 && dnskey > 0, ds_records: ds, dnskey_records: dnskey, registry_signed: registrySigned };
+  const enabled = ds > 0 && dnskey > 0;
+  return { status: enabled ? 'pass' : 'fail', enabled, ds_records: ds, dnskey_records: dnskey, registry_signed: registrySigned };
 }
 
 /** Points of each check in the 0-100 security score; a check whose result is unknown is left out and the rest scaled. */
@@ -167,23 +188,49 @@ export interface SecurityInputs {
   dmarc: CheckValue;
   dkim: CheckValue;
   caa: CheckValue;
-  dnssec: boolean;
+  /** null: unknown. */
+  dnssec: boolean | null;
   transfer_lock: boolean | null;
 }
 
-export function securityScore(i: SecurityInputs): number {
+const known = (v: CheckValue): boolean | null => (v === 'unknown' ? null : v === 'pass');
+
+/** 0-100 over the checks whose result is known; null when none is (every look-up failed). */
+export function securityScore(i: SecurityInputs): number | null {
   const parts: [number, boolean | null][] = [
-    [SECURITY_WEIGHTS.spf, i.spf === 'pass'],
-    [SECURITY_WEIGHTS.dmarc, i.dmarc === 'pass'],
-    [SECURITY_WEIGHTS.dkim, i.dkim === 'pass'],
-    [SECURITY_WEIGHTS.caa, i.caa === 'pass'],
+    [SECURITY_WEIGHTS.spf, known(i.spf)],
+    [SECURITY_WEIGHTS.dmarc, known(i.dmarc)],
+    [SECURITY_WEIGHTS.dkim, known(i.dkim)],
+    [SECURITY_WEIGHTS.caa, known(i.caa)],
     [SECURITY_WEIGHTS.dnssec, i.dnssec],
     [SECURITY_WEIGHTS.transfer_lock, i.transfer_lock],
   ];
-  const known = parts.filter(([, v]) => v !== null);
-  const max = known.reduce((a, [w]) => a + w, 0);
-  const got = known.reduce((a, [w, v]) => a + (v ? w : 0), 0);
-  return max ? Math.round((got / max) * 100) : 0;
+  const have = parts.filter(([, v]) => v !== null);
+  const max = have.reduce((a, [w]) => a + w, 0);
+  const got = have.reduce((a, [w, v]) => a + (v ? w : 0), 0);
+  // Only the transfer lock known (DNS unreachable) says nothing about DNS security.
+  if (!have.some(([w]) => w !== SECURITY_WEIGHTS.transfer_lock)) return null;
+  return max ? Math.round((got / max) * 100) : null;
+}
+
+/** The last known result of each check, with when it was seen (kept through failed look-ups). */
+export type LastKnown = Partial<Record<SecurityCheck, { status: 'pass' | 'fail'; checked_at: string }>>;
+
+/** Updates last-known results with this run's known ones; unknown checks keep the earlier entry. */
+export function mergeLastKnown(prev: LastKnown, current: Record<SecurityCheck, CheckValue>, at: string): LastKnown {
+  const out: LastKnown = { ...prev };
+  for (const k of SECURITY_CHECKS) {
+    const v = current[k];
+    if (v !== 'unknown') out[k] = { status: v, checked_at: at };
+  }
+  return out;
+}
+
+/** Each check's value for the score: this run's when known, else the last known one, else unknown. */
+export function scoringValues(current: Record<SecurityCheck, CheckValue>, last: LastKnown): Record<SecurityCheck, CheckValue> {
+  const out = { ...current };
+  for (const k of SECURITY_CHECKS) if (out[k] === 'unknown' && last[k]) out[k] = last[k]!.status;
+  return out;
 }
 
 export interface RecommendationInputs {
@@ -217,7 +264,7 @@ export function recommendations(r: RecommendationInputs): string[] {
   if (r.caa.status === 'fail') {
     out.push(`Add a CAA record at ${d}, for example "0 issue \\"letsencrypt.org\\"", so that only the certificate authorities you use may issue certificates for it.`);
   }
-  if (!r.dnssec.enabled) {
+  if (r.dnssec.enabled === false) {
     if (r.dnssec.ds_records > 0) out.push(`The parent zone has a DS record for ${d} but ${d} serves no DNSKEY: publish the signed zone or remove the DS record at your registrar, or resolution will fail.`);
     else out.push(`Enable DNSSEC for ${d}: sign the zone at your DNS provider and publish its DS record at your registrar.`);
   }

@@ -150,9 +150,16 @@ function vcardName(e: RdapEntity): string | null {
   return null;
 }
 
+/** A registrar entity's name: its vCard fn/org, else its handle (CZ.NIC), else its IANA Registrar ID. */
+function registrarName(e: RdapEntity): string | null {
+  const iana = e.publicIds?.find((p) => /iana registrar id/i.test(p.type ?? ''))?.identifier;
+  return vcardName(e) ?? (e.handle?.trim() || null) ?? (iana ? `IANA Registrar ID ${iana}` : null);
+}
+
+/** The registrar entity, at the top level first, then nested under another entity (some registries nest it). */
 function findRegistrar(entities: RdapEntity[] | undefined): string | null {
   for (const e of entities ?? []) {
-    if (e.roles?.includes('registrar')) return vcardName(e) ?? e.handle ?? null;
+    if (e.roles?.some((r) => r.toLowerCase() === 'registrar')) return registrarName(e);
   }
   for (const e of entities ?? []) {
     const inner = findRegistrar(e.entities);
@@ -161,14 +168,27 @@ function findRegistrar(entities: RdapEntity[] | undefined): string | null {
   return null;
 }
 
+/**
+ * Expiry event names in order of preference: RFC 9083's `expiration`, then the forms some servers
+ * use (`registration expiration`; a registrar's own `registrar expiration` only as a last resort).
+ */
+const EXPIRY_EVENTS = ['expiration', 'registration expiration', 'registrar expiration'];
+
 export function parseRdapDomain(body: unknown): RegistrationData {
   const d = (body ?? {}) as RdapDomain;
-  const event = (action: string) => d.events?.find((e) => e.eventAction?.toLowerCase() === action)?.eventDate ?? null;
+  const event = (...actions: string[]) => {
+    for (const a of actions) {
+      const hit = d.events?.find((e) => e.eventAction?.trim().toLowerCase() === a)?.eventDate;
+      if (hit) return hit;
+    }
+    return null;
+  };
   const statuses = (d.status ?? []).map(normalizeStatus);
   return {
     ...EMPTY_REGISTRATION,
     registrar: findRegistrar(d.entities),
-    expiry_date: parseRegistryDate(event('expiration')),
+    // A date without a zone (2028-09-14T04:00:00) is read as UTC, like the registries that send it mean.
+    expiry_date: parseRegistryDate(event(...EXPIRY_EVENTS)),
     creation_date: parseRegistryTimestamp(event('registration')),
     updated_date: parseRegistryTimestamp(event('last changed')),
     nameservers: [...new Set((d.nameservers ?? []).map((n) => (n.ldhName ?? n.unicodeName ?? '').toLowerCase().replace(/\.$/, '')).filter(Boolean))].sort(),
@@ -201,6 +221,11 @@ export async function rdapLookup(name: string, base: string, signal: AbortSignal
   if (res.status === 404) {
     await res.body?.cancel();
     return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered (404)` };
+  }
+  if (res.status === 400 || res.status === 422) {
+    // Some servers answer 400 for a name outside the zones they serve: that says nothing about the name.
+    await res.body?.cancel();
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: the server does not take this query (HTTP ${res.status}); it may not serve ${name}` };
   }
   if (res.status === 429) {
     await res.body?.cancel();

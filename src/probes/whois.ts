@@ -7,6 +7,7 @@ import {
   EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, parseRegistryDate, parseRegistryTimestamp,
   type LookupOutcome, type RegistrationData,
 } from '../domain/registration.js';
+import { registryRegistration } from '../domain/registry-suffixes.js';
 
 // whoiser's parser module is CommonJS without types.
 const require = createRequire(import.meta.url);
@@ -15,7 +16,10 @@ const { parseDomainWhois } = require('whoiser/src/parsers.js') as {
 };
 const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
 
-/** Registry WHOIS servers for TLDs dommon knows (no lookup at whois.iana.org needed at run time). */
+/**
+ * Registry WHOIS servers for TLDs dommon knows (no look-up at whois.iana.org needed at run time);
+ * other TLDs get IANA's referral (whois-referral.ts). The hosts match IANA's root zone data.
+ */
 export const WHOIS_SERVERS: Record<string, string> = {
   com: 'whois.verisign-grs.com', net: 'whois.verisign-grs.com', cc: 'ccwhois.verisign-grs.com', tv: 'whois.nic.tv',
   org: 'whois.pir.org', info: 'whois.nic.info', biz: 'whois.nic.biz', mobi: 'whois.nic.mobi', pro: 'whois.nic.pro',
@@ -29,9 +33,16 @@ export const WHOIS_SERVERS: Record<string, string> = {
   ca: 'whois.cira.ca', au: 'whois.auda.org.au', nz: 'whois.irs.net.nz', jp: 'whois.jprs.jp', br: 'whois.registro.br',
   in: 'whois.registry.in', ru: 'whois.tcinet.ru', su: 'whois.tcinet.ru', cn: 'whois.cnnic.cn', tw: 'whois.twnic.net.tw',
   kr: 'whois.kr', sg: 'whois.sgnic.sg', hk: 'whois.hkirc.hk', za: 'whois.registry.net.za', mx: 'whois.mx',
+  // ccTLDs with no RDAP service in IANA's bootstrap (issue 19 item 6).
+  rs: 'whois.rnids.rs', bg: 'whois.register.bg', by: 'whois.cctld.by', cl: 'whois.nic.cl', il: 'whois.isoc.org.il',
+  ve: 'whois.nic.ve', pe: 'kero.yachay.pe', sa: 'whois.nic.net.sa', tr: 'whois.trabis.gov.tr', do: 'whois.nic.do',
+  hu: 'whois.nic.hu', lv: 'whois.nic.lv', ro: 'whois.rotld.ro', sk: 'whois.sk-nic.sk', kz: 'whois.nic.kz',
 };
 
+/** The built-in server for a registrable name: its registry suffix's (shop.uk.com), else its TLD's; null when unknown. */
 export function whoisServerFor(name: string): string | null {
+  const reg = registryRegistration(name);
+  if (reg) return reg.registry.whois;
   const tld = name.toLowerCase().split('.').pop() ?? '';
   return WHOIS_SERVERS[tld] ?? null;
 }
@@ -112,9 +123,21 @@ export function parseWhoisServer(s: string): WhoisServer {
   return { host: m[1]!.replace(/^\[|\]$/g, ''), port: m[2] ? Number(m[2]) : 43 };
 }
 
-/** The query string a registry expects (DENIC wants `-T dn <name>` for the domain object). */
+/**
+ * The query a registry expects, by TLD (whoever answers it, so DOMMON_WHOIS_SERVER sees the same):
+ * DENIC wants `-T dn <name>` for the domain object (plain `<name>` also matches handles); JPRS
+ * answers in English with a `/e` suffix (Japanese labels otherwise).
+ */
+const QUERY_FORMS: Record<string, (name: string) => string> = {
+  de: (name) => `-T dn ${name}`,
+  jp: (name) => `${name}/e`,
+};
+
 export function whoisQueryText(name: string): string {
-  return name.endsWith('.de') ? `-T dn ${name}` : name;
+  // Names under a registry suffix (shop.com.de) go to that registry, which takes the plain name.
+  if (registryRegistration(name)) return name;
+  const form = QUERY_FORMS[name.toLowerCase().split('.').pop() ?? ''];
+  return form ? form(name) : name;
 }
 
 export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: number, signal?: AbortSignal): Promise<LookupOutcome> {

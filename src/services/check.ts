@@ -26,7 +26,7 @@ export function createNameCheck(deps: NameCheckDeps) {
     const name = registrableDomain(input) ?? input;
     const reg = await deps.lookup(name);
     const data = reg.kind === 'ok' ? reg.data : null;
-    const sec = await deps.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined);
+    const sec = await deps.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined, {}, clock.now().toISOString());
     const now = clock.now();
     const health = computeHealth({ expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] }, now);
     return {
@@ -45,6 +45,7 @@ export function createNameCheck(deps: NameCheckDeps) {
         transfer_lock: sec.transfer_lock, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
         checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
         recommendations: sec.recommendations,
+        dnssec: sec.dnssec.status,
         lookup_errors: (sec.details as { lookup_errors?: Record<string, string> }).lookup_errors ?? {},
       },
       health_score: health.score,

@@ -32,7 +32,7 @@ export function unconfiguredIo(log: Logger): IntelIo {
   const fail = async (): Promise<never> => {
     throw new DnsError('DNS look-ups are not configured in this process', 'ENOTCONFIGURED');
   };
-  const none = { serverFor: () => null, missing: () => 'registration look-ups are not configured in this process', lookup: fail };
+  const none = { serverFor: () => ({ none: 'registration look-ups are not configured in this process' }), lookup: fail };
   return {
     dns: {
       txt: fail, caa: fail, mx: fail, ns: fail, cname: fail, ds: fail, dnskey: fail, servers: [],

@@ -7,7 +7,7 @@ import { daysUntil, isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
-  EMPTY_REGISTRATION, REGISTRATION_SOURCES, WINDOW_SEVERITY, changeMessage, expiryWindow, registrationCadence, registrationChanges,
+  EMPTY_REGISTRATION, REGISTRATION_SOURCES, hasRegistrationData, isStale, WINDOW_SEVERITY, changeMessage, expiryWindow, registrationCadence, registrationChanges,
   type LookupOutcome, type Registration, type RegistrationState,
 } from '../domain/registration.js';
 import type { Domain } from '../domain/types.js';
@@ -47,8 +47,11 @@ export function registrationView(r: Registration | undefined) {
     statuses: r?.statuses ?? [],
     transfer_lock: r?.transfer_lock ?? null,
     dnssec_signed: r?.dnssec_signed ?? null,
+    /** When the fields above were read from the registry (for a stale record: the last look-up that answered). */
     checked_at: r?.checked_at ?? null,
     next_check_at: r?.next_check_at ?? null,
+    /** The last look-up failed; the fields are the last known ones (reason says why). */
+    stale: r ? isStale(r) : false,
   };
 }
 
@@ -101,12 +104,19 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
     let anyServer = false;
     for (const kind of REGISTRATION_SOURCES) {
       const probe = probes[kind];
-      const server = probe.serverFor(name);
-      if (!server) {
-        attempts.push(probe.missing(name));
+      const choice = await probe.serverFor(name, signal, Math.max(500, deadline - performance.now()));
+      if ('none' in choice) {
+        attempts.push(choice.none);
         continue;
       }
       anyServer = true;
+      if ('error' in choice) {
+        // Nobody to ask because finding the server failed (IANA unreachable): an error, not unsupported.
+        attempts.push(choice.error);
+        failures.push({ kind: 'error', source: kind, server: '', reason: choice.error });
+        continue;
+      }
+      const server = choice.server;
       const key = `${kind}:${server}`;
       const blocked = limiter.blockedUntil(key);
       if (blocked) {
@@ -173,8 +183,10 @@ export function createRegistrationService(deps: RegistrationDeps) {
         }
       } else {
         const state: RegistrationState = outcome.kind === 'unsupported' ? 'unsupported' : 'error';
-        // Keep the last good data: an expiry date seen once is still the best we know.
-        next = { ...EMPTY_REGISTRATION, ...(prev ?? {}), domain_id: d.id, source: prev?.source ?? null, state, reason: outcome.kind === 'not_found' ? `${outcome.reason}` : outcome.reason, checked_at: at, next_check_at: null };
+        // Keep the last good data and when it was read: an expiry date seen once is still the best we
+        // know (the view marks it stale). Without earlier data, checked_at is this attempt.
+        const kept = prev && hasRegistrationData(prev) ? prev.checked_at : null;
+        next = { ...EMPTY_REGISTRATION, ...(prev ?? {}), domain_id: d.id, source: prev?.source ?? null, state, reason: outcome.reason, checked_at: kept ?? at, next_check_at: null };
         if (prev?.state !== state || prev?.reason !== next.reason) {
           // Logged once per change of state or reason, not on every retry.
           log.warn({ domain: cur.domain, state, reason: next.reason }, 'registration lookup failed');

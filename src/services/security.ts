@@ -4,8 +4,9 @@ import { mapLimit } from '../domain/concurrency.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
-  COMMON_DKIM_SELECTORS, SPF_MAX_LOOKUPS, evaluateCaa, evaluateDkim, evaluateDmarc, evaluateDnssec, evaluateSpf,
-  isDkimKey, isSpf, parseSpf, recommendations, securityScore, spfLookupTerms,
+  COMMON_DKIM_SELECTORS, SECURITY_CHECKS, SPF_MAX_LOOKUPS, evaluateCaa, evaluateDkim, evaluateDmarc, evaluateDnssec, evaluateSpf,
+  isDkimKey, isSpf, mergeLastKnown, parseSpf, recommendations, scoringValues, securityScore, spfLookupTerms, unknownResult,
+  type LastKnown, type SecurityCheck,
 } from '../domain/security.js';
 import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
@@ -31,7 +32,7 @@ export function securityView(d: Domain, s: SecurityRecord | undefined, transferL
     domain_id: d.id,
     transfer_lock: transferLock ?? false,
     transfer_lock_known: transferLock !== null,
-    dnssec_enabled: s?.dnssec_enabled ?? false,
+    dnssec_enabled: s ? s.dnssec_enabled : false,
     security_score: s?.security_score ?? null,
     checks: s ? { spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa } : null,
     recommendations: s?.recommendations ?? [],
@@ -61,10 +62,18 @@ export function createSecurityEvaluator(dns: DnsResolver) {
     return n;
   }
 
-  /** Runs every check for a name without storing anything (also what a one-shot `dommon check` needs). */
-  async function evaluate(name: string, dkimSelectors: string[], reg: SecurityRegistration | undefined) {
+  /**
+   * Runs every check for a name without storing anything (also what a one-shot `dommon check` needs).
+   * A failed look-up (SERVFAIL, REFUSED, timeout) makes its check `unknown`, never `fail`; `last`
+   * holds the last known results, which stand in for unknown ones in the score.
+   */
+  async function evaluate(name: string, dkimSelectors: string[], reg: SecurityRegistration | undefined, last: LastKnown, at: string) {
     const transferLock = reg?.transfer_lock ?? null;
     const errors: Record<string, string> = {};
+    const failed = (check: SecurityCheck, err: unknown) => {
+      errors[check] = errText(err);
+      return `lookup failed: ${errText(err)}`;
+    };
 
     const spfP = (async () => {
       try {
@@ -72,40 +81,48 @@ export function createSecurityEvaluator(dns: DnsResolver) {
         const lookups = records.length === 1 ? await spfLookups(records[0]!, new Set([name]), 0) : 0;
         return evaluateSpf(records, lookups);
       } catch (err) {
-        errors.spf = errText(err);
-        return { ...evaluateSpf([], 0), problems: [`lookup failed: ${errText(err)}`] };
+        return unknownResult({ ...evaluateSpf([], 0), problems: [] }, failed('spf', err));
       }
     })();
-    const dmarcP = dns.txt(`_dmarc.${name}`).then(evaluateDmarc, (err) => {
-      errors.dmarc = errText(err);
-      return evaluateDmarc([]);
-    });
+    const dmarcP = dns.txt(`_dmarc.${name}`).then(evaluateDmarc, (err) => unknownResult({ ...evaluateDmarc([]), problems: [] }, failed('dmarc', err)));
     const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
+    let dkimError: unknown;
     const dkimP = mapLimit(selectors, 8, async (sel) => {
       try {
         return (await dns.txt(`${sel}._domainkey.${name}`)).some(isDkimKey) ? sel : null;
-      } catch {
+      } catch (err) {
+        dkimError ??= err;
         return null;
       }
-    }).then((found) => evaluateDkim(selectors, found.filter((x): x is string => x !== null)));
-    const caaP = dns.caa(name).then(evaluateCaa, (err) => {
-      errors.caa = errText(err);
-      return evaluateCaa([]);
+    }).then((found) => {
+      const r = evaluateDkim(selectors, found.filter((x): x is string => x !== null));
+      // A key found is a pass; none found while some selector's look-up failed is not an absence.
+      return r.status === 'fail' && dkimError !== undefined ? unknownResult(r, failed('dkim', dkimError)) : r;
     });
-    const dnssecP = Promise.all([
-      dns.ds(name).catch((err) => { errors.dnssec = errText(err); return []; }),
-      dns.dnskey(name).catch((err) => { errors.dnssec = errText(err); return []; }),
-    ]).then(([ds, keys]) => evaluateDnssec(ds.length, keys.length, reg?.dnssec_signed ?? null));
+    const caaP = dns.caa(name).then(evaluateCaa, (err) => unknownResult(evaluateCaa([]), failed('caa', err)));
+    const dnssecP = Promise.allSettled([dns.ds(name), dns.dnskey(name)]).then(([ds, keys]) => {
+      if (ds.status === 'fulfilled' && keys.status === 'fulfilled') return evaluateDnssec(ds.value.length, keys.value.length, reg?.dnssec_signed ?? null);
+      const err = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
+      return { ...unknownResult(evaluateDnssec(0, 0, reg?.dnssec_signed ?? null), failed('dnssec', err)), enabled: null };
+    });
 
     const [spf, dmarc, dkim, caa, dnssec] = await Promise.all([spfP, dmarcP, dkimP, caaP, dnssecP]);
+    const current = { spf: spf.status, dmarc: dmarc.status, dkim: dkim.status, caa: caa.status, dnssec: dnssec.status };
+    const lastKnown = mergeLastKnown(last, current, at);
+    const scoring = scoringValues(current, lastKnown);
+    const unknown = SECURITY_CHECKS.filter((k) => current[k] === 'unknown');
     return {
       spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock,
-      security_score: securityScore({ spf: spf.status, dmarc: dmarc.status, dkim: dkim.status, caa: caa.status, dnssec: dnssec.enabled, transfer_lock: transferLock }),
+      security_score: securityScore({ ...scoring, dnssec: scoring.dnssec === 'unknown' ? null : scoring.dnssec === 'pass', transfer_lock: transferLock }),
       recommendations: recommendations({ domain: name, spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock }),
       details: {
         spf, dmarc, dkim, caa, dnssec,
         transfer_lock: { locked: transferLock, statuses: reg?.statuses ?? [], source: reg?.source ?? null },
-        ...(Object.keys(errors).length ? { lookup_errors: errors } : {}),
+        // In the checks' fixed order, whatever order the look-ups failed in.
+        ...(Object.keys(errors).length ? { lookup_errors: Object.fromEntries(SECURITY_CHECKS.filter((k) => errors[k]).map((k) => [k, errors[k]])) } : {}),
+        // Unknown checks: what they last were; the score counts those results.
+        ...(unknown.length ? { stale: Object.fromEntries(unknown.filter((k) => lastKnown[k]).map((k) => [k, lastKnown[k]])) } : {}),
+        last_known: lastKnown,
         resolvers: dns.servers.length ? dns.servers : 'system',
       },
     };
@@ -116,6 +133,20 @@ export function createSecurityEvaluator(dns: DnsResolver) {
 
 export type SecurityEvaluator = ReturnType<typeof createSecurityEvaluator>;
 
+/** The last known results of a stored check (records from before last_known existed: their own values). */
+export function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
+  if (!prev) return {};
+  const saved = (prev.details as { last_known?: LastKnown }).last_known;
+  if (saved) return saved;
+  const out: LastKnown = {};
+  const values = { spf: prev.spf, dmarc: prev.dmarc, dkim: prev.dkim, caa: prev.caa, dnssec: prev.dnssec_enabled === null ? 'unknown' : prev.dnssec_enabled ? 'pass' : 'fail' } as const;
+  for (const k of SECURITY_CHECKS) {
+    const v = values[k];
+    if (v === 'pass' || v === 'fail') out[k] = { status: v, checked_at: prev.checked_at };
+  }
+  return out;
+}
+
 export function createSecurityService(deps: SecurityDeps) {
   const { store, clock, dns } = deps;
   const inflight = new Map<string, Promise<SecurityRecord>>();
@@ -123,16 +154,17 @@ export function createSecurityService(deps: SecurityDeps) {
 
   async function run(d: Domain): Promise<SecurityRecord> {
     const name = registrableDomain(d.domain) ?? d.domain;
-    const reg = await store.registrations.get(d.id);
-    const r = await evaluate(name, d.dkim_selectors, reg);
+    const [reg, prev] = await Promise.all([store.registrations.get(d.id), store.security.get(d.id)]);
     const now = clock.now();
+    const r = await evaluate(name, d.dkim_selectors, reg, lastKnownOf(prev), now.toISOString());
     const record: SecurityRecord = {
       domain_id: d.id,
       spf: r.spf.status,
       dmarc: r.dmarc.status,
       dkim: r.dkim.status,
       caa: r.caa.status,
-      dnssec_enabled: r.dnssec.enabled,
+      // DNSSEC unknown now: the last known state stands (the details say it is stale).
+      dnssec_enabled: r.dnssec.enabled ?? (r.details.last_known.dnssec ? r.details.last_known.dnssec.status === 'pass' : null),
       security_score: r.security_score,
       details: r.details,
       recommendations: r.recommendations,

@@ -1,7 +1,9 @@
 // `dommon check` against loopback peers: the DNS, RDAP and WHOIS servers of test/support, and HTTPS
 // and HTTP targets with certificates made here. Most cases run the engine in-process (runChecks with
 // createCheckEngine); three spawns of the built CLI prove the exit codes, --json and the text report.
+import dgram from 'node:dgram';
 import fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import t from 'tap';
@@ -208,4 +210,29 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     t.equal(usage.stdout, '');
     t.notOk(fs.existsSync(dataDir), 'no data directory or database was created');
   });
+});
+
+t.test('DNS unreachable: the security checks are unknown, not failed, and the exit code is not critical', async (t) => {
+  // A UDP port nobody listens on: every DNS query is refused (ICMP port unreachable).
+  const sock = dgram.createSocket('udp4');
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
+  const deadPort = (sock.address() as AddressInfo).port;
+  await new Promise<void>((r) => sock.close(() => r()));
+  const rdap = await startRdapServer({ 'offline.com': rdapDomain('offline.com', { registrar: 'Good Registrar', expiry: inDays(400), status: ['client transfer prohibited'] }) });
+  t.teardown(() => rdap.close());
+  const env = { DOMMON_DNS_SERVERS: `127.0.0.1:${deadPort}`, DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9', DOMMON_DATA_DIR: path.join(os.tmpdir(), `dommon-check-${process.pid}-offline`) };
+  const engine = createCheckEngine(loadConfig({}, env), { registrationBudgetMs: 10_000 });
+  t.teardown(() => engine.close());
+  const r = await runChecks([parseTarget('offline.com')], engine, ['registration', 'dns-security'], { warnDays: 30, critDays: 7, minSecurity: 50, expectedStatus: null, timeoutMs: 5000, now: () => new Date() });
+  const sec = r.targets[0]!.checks.find((c) => c.check === 'dns-security')!;
+  t.match(sec, { status: 'warning', details: { security_score: null, checks: { spf: 'unknown', dmarc: 'unknown', dkim: 'unknown', caa: 'unknown' }, dnssec: 'unknown', dnssec_enabled: null, recommendations: [] } });
+  t.match(sec.summary, /^score unknown: spf unknown, dmarc unknown, dkim unknown, caa unknown, dnssec unknown, transfer lock on; look-ups failed \(unknown, not failed\): spf, dmarc, dkim, caa, dnssec$/);
+  t.match((sec.details.lookup_errors as Record<string, string>).spf, /ECONNREFUSED|ETIMEOUT|timeout/);
+  t.equal(r.exit_code, 1, 'a warning: nothing is known, nothing failed');
+
+  await ensureBuilt();
+  const out = await cli(['check', 'offline.com', '--checks', 'registration,dns-security'], { env });
+  t.equal(out.code, 1, out.stderr);
+  t.match(out.stdout, /dns-security\s+WARNING\s+score unknown: spf unknown, dmarc unknown, dkim unknown, caa unknown/);
+  t.notMatch(out.stdout, /spf fail|score 0/);
 });

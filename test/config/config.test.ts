@@ -26,7 +26,12 @@ t.test('defaults and precedence', async (t) => {
   t.equal(c.pushoverUrl, 'https://api.pushover.net');
   t.same(c.dnsServers, []);
   t.equal(c.whoisServer, null);
+  t.same(c.whoisServers, {});
+  t.equal(c.ianaWhois, 'whois.iana.org:43');
   t.ok(Object.isFrozen(c));
+  const w = loadConfig({}, { DOMMON_WHOIS_SERVERS: 'rs=whois.rnids.rs, .BG=127.0.0.1:4343,uk.com=[::1]:43', DOMMON_IANA_WHOIS: '127.0.0.1:4344' });
+  t.same(w.whoisServers, { rs: 'whois.rnids.rs', bg: '127.0.0.1:4343', 'uk.com': '[::1]:43' });
+  t.equal(w.ianaWhois, '127.0.0.1:4344');
   const env = { DOMMON_HOST: '0.0.0.0', DOMMON_PORT: '9000', DOMMON_DATA_DIR: '/tmp/env-dir', DOMMON_LOG_LEVEL: 'warn' };
   const e = loadConfig({}, env);
   t.match(e, { host: '0.0.0.0', port: 9000, dataDir: '/tmp/env-dir', logLevel: 'warn' });
@@ -54,6 +59,11 @@ const invalid: [string, string, RegExp][] = [
   ['DOMMON_DNS_SERVERS', '127.0.0.1:99999', /DOMMON_DNS_SERVERS/],
   ['DOMMON_WHOIS_SERVER', 'whois:port', /DOMMON_WHOIS_SERVER/],
   ['DOMMON_WHOIS_SERVER', 'localhost:0', /DOMMON_WHOIS_SERVER/],
+  ['DOMMON_WHOIS_SERVERS', 'whois.rnids.rs', /DOMMON_WHOIS_SERVERS: "whois.rnids.rs" is not tld=host\[:port\]/],
+  ['DOMMON_WHOIS_SERVERS', 'rs=', /DOMMON_WHOIS_SERVERS/],
+  ['DOMMON_WHOIS_SERVERS', 'r s=host', /DOMMON_WHOIS_SERVERS/],
+  ['DOMMON_WHOIS_SERVERS', 'rs=host:99999', /DOMMON_WHOIS_SERVERS/],
+  ['DOMMON_IANA_WHOIS', 'iana whois', /DOMMON_IANA_WHOIS/],
   ['DOMMON_RDAP_URL', 'not a url', /DOMMON_RDAP_URL/],
   ['DOMMON_RDAP_URL', 'ftp://rdap.example', /DOMMON_RDAP_URL/],
   ['DOMMON_SMTP_URL', 'http://mail.example', /DOMMON_SMTP_URL/],

@@ -6,6 +6,8 @@ import { client, startApp, tempDir } from '../support/app.js';
 import { startRdapServer, rdapDomain } from '../support/rdap-server.js';
 import { startWhoisServer, verisignText, nominetText, denicText, RATE_LIMIT_TEXT } from '../support/whois-server.js';
 import { startDnsServer } from '../support/dns-server.js';
+import { closedPort } from '../support/targets.js';
+import { startTcpWhois } from '../support/tcp-whois.js';
 import { BOOTSTRAP_FILE } from '../../src/probes/rdap.js';
 import { daysUntil } from '../../src/domain/clock.js';
 
@@ -158,14 +160,20 @@ t.test('unsupported TLD: explicit state and reason; manual expiry_date wins', as
   const dataDir = tempDir();
   // A fresh last-good bootstrap copy in the data dir: no refresh is attempted, and .zz has no service.
   fs.writeFileSync(path.join(dataDir, BOOTSTRAP_FILE), JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }));
-  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '' }, { dataDir });
-  t.teardown(() => s.close());
+  // IANA (on loopback) does not know .zz either.
+  const iana = await startTcpWhois(() => '% IANA WHOIS server\n\n% This query returned 0 objects.\n');
+  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_IANA_WHOIS: iana.address }, { dataDir });
+  t.teardown(async () => {
+    await s.close();
+    await iana.close();
+  });
   const api = client(s.url, await s.token());
   const id = (await api.post('/api/v1/domains', { domain: 'example.zz' })).body.id;
   const r = (await api.post(`/api/v1/domains/${id}/registration`)).body;
   t.equal(r.state, 'unsupported');
   t.match(r.reason, /no RDAP service for \.zz/);
-  t.match(r.reason, /no known WHOIS server for \.zz/);
+  t.match(r.reason, /no known WHOIS server for \.zz \(\.zz is not a TLD IANA knows\)/);
+  t.same(iana.queries, ['zz'], 'IANA asked for its referral');
   let d = (await api.get(`/api/v1/domains/${id}`)).body;
   t.equal((await api.get(`/api/v1/domains/${id}/registration`)).body.state, 'unsupported', 'stays visible after a read');
   t.equal(d.expiry_date, null);
@@ -223,4 +231,65 @@ t.test('domain_expiry events once per window per expiry date (injected clock)', 
   t.equal(status.whois.expiry_date, '2027-04-01');
   t.equal(status.whois.days_until_expiry, daysUntil('2027-04-01', new Date(now)));
   t.equal(status.whois.days_until_expiry, 378);
+});
+
+t.test('a failed look-up keeps the last known expiry, marked stale, with when it was read', async (t) => {
+  let now = Date.parse('2026-03-01T12:00:00Z');
+  const clock = { now: () => new Date(now) };
+  const rdap = await startRdapServer({ 'kept.com': rdapDomain('kept.com', { registrar: 'Kept Registrar', expiry: '2027-06-01T00:00:00Z', nameservers: ['ns.kept.test'], status: ['client transfer prohibited'] }) });
+  const closed = await closedPort();
+  // WHOIS (the fallback) points at a closed loopback port: both sources fail at the network level.
+  const s = await startApp({ DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: `127.0.0.1:${closed}` }, { clock });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token());
+  const id = (await api.post('/api/v1/domains', { domain: 'kept.com' })).body.id;
+  const first = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.match(first, { state: 'ok', stale: false, expiry_date: '2027-06-01', checked_at: '2026-03-01T12:00:00.000Z' });
+
+  await rdap.close(); // the registry is unreachable from now on
+  now += DAY;
+  const failed = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.equal(failed.state, 'error');
+  t.equal(failed.stale, true);
+  t.match(failed.reason, /RDAP 127\.0\.0\.1:\d+: ECONNREFUSED.*WHOIS 127\.0\.0\.1:\d+: ECONNREFUSED/);
+  t.match(failed, { expiry_date: '2027-06-01', registrar: 'Kept Registrar', nameservers: ['ns.kept.test'], transfer_lock: true, source: 'rdap' }, 'nothing cleared');
+  t.equal(failed.checked_at, '2026-03-01T12:00:00.000Z', 'checked_at is when the kept data was read');
+  t.equal(failed.effective_expiry_date, '2027-06-01');
+  t.ok(Date.parse(failed.next_check_at) > now, 'retried later');
+  const detail = (await api.get(`/api/v1/domains/${id}`)).body;
+  t.equal(detail.whois.expiry_date, '2027-06-01');
+  t.equal(detail.expiry_date, '2027-06-01');
+  const status = (await api.get(`/api/v1/domains/${id}/status`)).body;
+  t.equal(status.whois?.expiry_date ?? status.whois_expiry, '2027-06-01');
+  // Failing again changes nothing of what is known.
+  now += DAY;
+  const again = (await api.post(`/api/v1/domains/${id}/registration`)).body;
+  t.match(again, { state: 'error', stale: true, expiry_date: '2027-06-01', checked_at: '2026-03-01T12:00:00.000Z' });
+});
+
+t.test('where look-ups go: registry suffixes, DOMMON_WHOIS_SERVERS and IANA referrals through the API', async (t) => {
+  const dataDir = tempDir();
+  // The RDAP bootstrap copy knows .com only (at a closed port), so every other name goes to WHOIS.
+  fs.writeFileSync(path.join(dataDir, BOOTSTRAP_FILE), JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }));
+  const centralnic = await startWhoisServer({ 'shop.uk.com': verisignText('shop.uk.com', { registrar: 'Suffix Registrar', expiry: '2029-09-09T00:00:00Z', nameservers: ['ns1.shop.test'] }) });
+  const registry = await startWhoisServer({ 'example.qq': verisignText('example.qq', { registrar: 'QQ Registrar', expiry: '2028-08-08T00:00:00Z', nameservers: ['ns1.qq.test'] }) });
+  const iana = await startTcpWhois((q) => (q === 'qq' ? `% IANA WHOIS server\n\ndomain:       QQ\n\nwhois:        ${registry.address}\n` : '% This query returned 0 objects.\n'));
+  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_WHOIS_SERVERS: `uk.com=${centralnic.address}`, DOMMON_IANA_WHOIS: iana.address }, { dataDir });
+  t.teardown(async () => {
+    await s.close();
+    await Promise.all([centralnic.close(), registry.close(), iana.close()]);
+  });
+  const api = client(s.url, await s.token());
+  const add = async (name: string) => (await api.post('/api/v1/domains', { domain: name })).body.id as string;
+
+  const shop = (await api.post(`/api/v1/domains/${await add('www.shop.uk.com')}/registration`)).body;
+  t.match(shop, { state: 'ok', source: 'whois', registrar: 'Suffix Registrar', expiry_date: '2029-09-09' }, 'the registration of shop.uk.com, not of uk.com');
+  t.same(centralnic.queries, ['shop.uk.com']);
+  t.same(iana.queries, [], 'a configured server needs no referral');
+
+  const qq = (await api.post(`/api/v1/domains/${await add('example.qq')}/registration`)).body;
+  t.match(qq, { state: 'ok', source: 'whois', registrar: 'QQ Registrar', expiry_date: '2028-08-08' });
+  t.same(iana.queries, ['qq']);
+  t.same(registry.queries, ['example.qq'], 'asked at the server IANA referred to');
+  t.ok(fs.existsSync(path.join(dataDir, 'whois-referrals.json')), 'the referral is kept in the data directory');
 });

@@ -3,6 +3,8 @@ import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startDnsServer, type Zone } from '../support/dns-server.js';
 import { startRdapServer, rdapDomain } from '../support/rdap-server.js';
+import { createDnsResolver } from '../../src/probes/dns.js';
+import { createSecurityEvaluator } from '../../src/services/security.js';
 
 const KEY = 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE';
 const zone: Zone = {
@@ -103,13 +105,42 @@ t.test('security checks pass and fail, score, recommendations, details', async (
   t.match(o.recommendations[0], /\+all/);
   t.match(o.recommendations[1], /Publish a DMARC record at _dmarc\.open\.com/);
 
-  // A DNS failure (SERVFAIL) is a failed check with the error in the details, never a 500.
+  // A DNS failure (SERVFAIL) is not a failed check: every check is unknown with the reason, the score
+  // and DNSSEC state are the last known ones, and no recommendation is made (never a 500).
   dns.failing.add('good.com');
   const f = await api.post(`/api/v1/domains/${good}/security`);
   t.equal(f.status, 200);
-  t.equal(f.body.checks.spf, 'fail');
-  t.match(f.body.details.lookup_errors.spf, /SERVFAIL/);
+  t.same(f.body.checks, { spf: 'unknown', dmarc: 'unknown', dkim: 'unknown', caa: 'unknown' });
+  t.match(f.body.details.lookup_errors, { spf: /SERVFAIL/, dmarc: /SERVFAIL/, dkim: /SERVFAIL/, caa: /SERVFAIL/, dnssec: /SERVFAIL/ });
+  t.match(f.body.details.spf, { status: 'unknown', reason: /lookup failed: DNS ESERVFAIL/ });
+  t.equal(f.body.security_score, 100, 'the last known results stand in the score');
+  t.equal(f.body.dnssec_enabled, true, 'DNSSEC state kept');
+  t.same(f.body.recommendations, [], 'nothing failed, nothing to fix');
+  t.equal(f.body.details.stale.spf.status, 'pass');
+  t.equal(f.body.details.stale.spf.checked_at, g.body.checked_at, 'with when it was last seen');
+  // REFUSED is the same; the results stay stale across several failed runs.
   dns.failing.clear();
+  dns.refusing.add('good.com');
+  const r2 = (await api.post(`/api/v1/domains/${good}/security`)).body;
+  t.same(r2.checks, { spf: 'unknown', dmarc: 'unknown', dkim: 'unknown', caa: 'unknown' });
+  t.match(r2.details.lookup_errors.spf, /REFUSED/);
+  t.equal(r2.security_score, 100);
+  t.equal(r2.details.stale.caa.checked_at, g.body.checked_at);
+  dns.refusing.clear();
+  // A never-checked domain whose look-ups all fail: nothing known, no score (not 0).
+  zone['new.com'] = { TXT: ['v=spf1 -all'] };
+  dns.refusing.add('new.com');
+  const fresh = await add('new.com');
+  const n = (await api.get(`/api/v1/domains/${fresh}/security`)).body;
+  t.same(n.checks, { spf: 'unknown', dmarc: 'unknown', dkim: 'unknown', caa: 'unknown' });
+  t.equal(n.security_score, null);
+  t.equal(n.dnssec_enabled, null, 'never known');
+  t.same(n.recommendations, []);
+  dns.refusing.clear();
+  // Once DNS answers again the checks are read afresh (NXDOMAIN at _dmarc: absent, so fail).
+  const back = (await api.post(`/api/v1/domains/${fresh}/security`)).body;
+  t.same(back.checks, { spf: 'pass', dmarc: 'fail', dkim: 'fail', caa: 'fail' });
+  t.equal(back.details.stale, undefined);
 
   // Fix bad.com's SPF and check again: the stored result follows the zone.
   zone['bad.com']!.TXT = ['v=spf1 mx -all'];
@@ -129,4 +160,43 @@ t.test('security checks pass and fail, score, recommendations, details', async (
 
   t.equal((await api.get('/api/v1/domains/00000000-0000-4000-8000-000000000000/security')).status, 404);
   t.equal((await api.get('/api-domains/not-a-uuid/security')).status, 404);
+});
+
+t.test('unknown vs absent: SERVFAIL, REFUSED and silence are unknown; NXDOMAIN and NODATA are absent', async (t) => {
+  const dns = await startDnsServer({
+    'nodata.com': { A: ['127.0.0.1'] }, // the name exists, none of the asked records do
+    'servfail.com': {}, 'refused.com': {}, 'silent.com': {},
+  });
+  dns.failing.add('servfail.com');
+  dns.refusing.add('refused.com');
+  dns.silent.add('silent.com');
+  const resolver = createDnsResolver([dns.address], { timeoutMs: 300, tries: 1 });
+  t.teardown(async () => {
+    resolver.cancel?.();
+    await dns.close();
+  });
+  const evaluate = createSecurityEvaluator(resolver);
+  const at = '2026-01-01T00:00:00.000Z';
+  const lock = { transfer_lock: true, dnssec_signed: null, statuses: ['clientTransferProhibited'], source: 'rdap' };
+  for (const name of ['nxdomain.com', 'nodata.com']) {
+    const r = await evaluate(name, [], lock, {}, at);
+    t.same([r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status], ['fail', 'fail', 'fail', 'fail', 'fail'], `${name}: absent records fail`);
+    t.equal(r.security_score, 15, `${name}: only the transfer lock scores`);
+    t.equal(r.details.lookup_errors, undefined);
+  }
+  for (const [name, code] of [['servfail.com', /SERVFAIL/], ['refused.com', /REFUSED/], ['silent.com', /timeout/i]] as const) {
+    const r = await evaluate(name, [], lock, {}, at);
+    t.same([r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status], ['unknown', 'unknown', 'unknown', 'unknown', 'unknown'], `${name}: unknown`);
+    t.match(r.spf.reason, code);
+    t.match(r.details.lookup_errors, { spf: code, dnssec: code });
+    t.equal(r.dnssec.enabled, null);
+    t.equal(r.security_score, null, `${name}: no score from the transfer lock alone`);
+    t.same(r.recommendations, []);
+    // With a last known result, that result is kept (and scored) and marked stale.
+    const last = { spf: { status: 'pass', checked_at: at }, dmarc: { status: 'fail', checked_at: at } } as const;
+    const k = await evaluate(name, [], lock, last, '2026-01-02T00:00:00.000Z');
+    t.same(k.details.stale, last);
+    t.same(k.details.last_known, last);
+    t.equal(k.security_score, Math.round((20 + 15) / (20 + 20 + 15) * 100), 'spf pass + dmarc fail + lock on');
+  }
 });

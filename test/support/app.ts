@@ -32,7 +32,7 @@ export async function startApp(
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet.
-  const offline = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9' };
+  const offline = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...offline, ...env });
   const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure });
   const { url } = await app.start();

@@ -25,6 +25,10 @@ export interface DnsServer {
   queries: { name: string; type: string }[];
   /** Names that answer SERVFAIL. */
   failing: Set<string>;
+  /** Names that answer REFUSED. */
+  refusing: Set<string>;
+  /** Names whose queries get no answer at all (a timeout). */
+  silent: Set<string>;
   /** Every answer waits this long (ms): a slow resolver. */
   delayMs: number;
   close(): Promise<void>;
@@ -56,7 +60,7 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
   const socket = dgram.createSocket('udp4');
   const queries: { name: string; type: string }[] = [];
   const failing = new Set<string>();
-  const server: DnsServer = { address: '', port: 0, zone, queries, failing, delayMs: 0, close: async () => undefined };
+  const server: DnsServer = { address: '', port: 0, zone, queries, failing, refusing: new Set(), silent: new Set(), delayMs: 0, close: async () => undefined };
 
   socket.on('message', (msg, rinfo) => {
     let q: packet.Packet;
@@ -81,7 +85,11 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
       if (server.delayMs > 0) setTimeout(send, server.delayMs).unref();
       else send();
     };
-    if (failing.has(name)) return reply(2, []); // SERVFAIL
+    // A rule for a name covers its subdomains too (_dmarc.x, sel._domainkey.x).
+    const covered = (set: Set<string>) => [...set].some((n) => name === n || name.endsWith(`.${n}`));
+    if (covered(server.silent)) return;
+    if (covered(failing)) return reply(2, []); // SERVFAIL
+    if (covered(server.refusing)) return reply(5, []); // REFUSED
     const entry = server.zone[name];
     if (!entry) return reply(3, []); // NXDOMAIN
     if (entry.CNAME && question.type !== 'CNAME') {

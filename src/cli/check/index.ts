@@ -37,8 +37,9 @@ const dnsSecurity: CheckFn = async (target, run) => {
   const c = s.checks;
   const below = status === 'warning' ? ` (below ${run.opts.minSecurity})` : '';
   const failed = Object.keys(s.lookup_errors);
-  const summary = `score ${s.security_score}/100${below}: spf ${c.spf}, dmarc ${c.dmarc}, dkim ${c.dkim}, caa ${c.caa}, dnssec ${onOff(s.dnssec_enabled)}, transfer lock ${onOff(s.transfer_lock)}`
-    + (failed.length ? `; look-ups failed: ${failed.join(', ')}` : '');
+  const score = s.security_score === null ? 'score unknown' : `score ${s.security_score}/100${below}`;
+  const summary = `${score}: spf ${c.spf}, dmarc ${c.dmarc}, dkim ${c.dkim}, caa ${c.caa}, dnssec ${onOff(s.dnssec_enabled)}, transfer lock ${onOff(s.transfer_lock)}`
+    + (failed.length ? `; look-ups failed (unknown, not failed): ${failed.join(', ')}` : '');
   return { check: 'dns-security', status, summary, details: { domain: target.domain, ...s } };
 };
 

@@ -10,8 +10,10 @@ export interface SecurityRecord {
   dmarc: CheckValue;
   dkim: CheckValue;
   caa: CheckValue;
-  dnssec_enabled: boolean;
-  security_score: number;
+  /** null: never known (every DNSSEC look-up so far failed). */
+  dnssec_enabled: boolean | null;
+  /** null: no check result known (every look-up failed). */
+  security_score: number | null;
   details: Record<string, unknown>;
   recommendations: string[];
   checked_at: string;
@@ -29,8 +31,8 @@ export function securityRepo(db: Kysely<DB>) {
         dmarc: (r.dmarc ?? 'fail') as CheckValue,
         dkim: (r.dkim ?? 'fail') as CheckValue,
         caa: (r.caa ?? 'fail') as CheckValue,
-        dnssec_enabled: toBool(r.dnssec_enabled),
-        security_score: r.security_score ?? 0,
+        dnssec_enabled: r.dnssec_enabled === null ? null : toBool(r.dnssec_enabled),
+        security_score: r.security_score,
         details: parseJson<Record<string, unknown>>(r.details, {}),
         recommendations: parseJson<string[]>(r.recommendations, []),
         checked_at: r.checked_at,
@@ -47,7 +49,7 @@ export function securityRepo(db: Kysely<DB>) {
     },
     async save(s: SecurityRecord): Promise<void> {
       const row = {
-        spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa, dnssec_enabled: fromBool(s.dnssec_enabled), security_score: s.security_score,
+        spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa, dnssec_enabled: s.dnssec_enabled === null ? null : fromBool(s.dnssec_enabled), security_score: s.security_score,
         details: JSON.stringify(s.details), recommendations: JSON.stringify(s.recommendations), checked_at: s.checked_at, next_check_at: s.next_check_at,
       };
       await db.insertInto('domain_security').values({ domain_id: s.domain_id, ...row }).onConflict((oc) => oc.column('domain_id').doUpdateSet(row)).execute();
