@@ -6,7 +6,7 @@ import { loadConfig } from '../../src/config/index.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { NewEvent } from '../../src/store/repos/events.js';
-import { client, tempDir } from '../support/app.js';
+import { OFFLINE_ENV, client, tempDir } from '../support/app.js';
 
 // The timeout stays well above loopback latency on a busy 2-core machine: an attempt that times out
 // is retried, which (correctly, at-least-once) sends again and would blur the counts tests assert.
@@ -32,7 +32,7 @@ export interface Member {
 /** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
 export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; dataDir?: string } = {}): Promise<NotifyApp> {
   const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
-  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...opts.env });
+  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...opts.env });
   const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify } });
   const { url } = await app.start();
   const clock = opts.clock ?? { now: () => new Date() };

@@ -25,15 +25,18 @@ export function tempDir(prefix = 'dommon-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet. */
+export const OFFLINE_ENV: Readonly<Record<string, string>> = {
+  DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9',
+};
+
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
 export async function startApp(
   env: Record<string, string> = {},
   opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure'> = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
-  // DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet.
-  const offline = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
-  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...offline, ...env });
+  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env });
   const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure });
   const { url } = await app.start();
   appUrls.add(url);

@@ -5,7 +5,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { openLocal } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
-import { tempDir } from './app.js';
+import { OFFLINE_ENV, tempDir } from './app.js';
 
 export function mutableClock(start = Date.now()) {
   let t = start;
@@ -19,7 +19,7 @@ export function mutableClock(start = Date.now()) {
 
 export async function openTestStore(env: Record<string, string> = {}, clock?: Clock) {
   const dataDir = tempDir('dommon-probing-');
-  const config = loadConfig({ dataDir }, { DOMMON_LOG_LEVEL: 'error', ...env });
+  const config = loadConfig({ dataDir }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env });
   const local = await openLocal(config, clock);
   const { team_id } = await local.services.access.createToken({ team: 'probing' });
   return {
