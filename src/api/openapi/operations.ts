@@ -10,7 +10,7 @@
 // - `responses` maps each success status to a response schema `$id` (schemas/responses) or to
 //   `{ contentType }` for a non-JSON answer.
 // - Error statuses are derived (400 everywhere, 401 + 429 when authenticated, 404 with a path
-//   parameter, 413 unless GET, 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
+//   parameter, 413 + 415 + 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
 //   or 404 when a body field names a missing resource).
 
 import { DOCS_ASSETS } from './swagger-ui.js';
