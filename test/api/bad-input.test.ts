@@ -377,3 +377,31 @@ t.test('a body over 1 MB: the client still writing reads the 413 (no EPIPE)', as
   t.same(many.map((r) => [r.head.split('\r\n')[0], r.writeError]), Array(4).fill(['HTTP/1.1 413 Payload Too Large', undefined]));
   t.equal((await request(s.url, 'GET', '/health')).status, 200);
 });
+
+t.test("requests Node's parser refuses (head over 16 KB, broken request line) get the error body too", async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const raw = (text: string) =>
+    new Promise<{ head: string; body: any }>((resolve, reject) => {
+      const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1');
+      let got = '';
+      sock.on('data', (d) => (got += d));
+      sock.on('error', reject);
+      sock.on('close', () => {
+        const [head = '', body = ''] = got.split('\r\n\r\n');
+        resolve({ head, body: body ? JSON.parse(body) : undefined });
+      });
+      sock.end(text);
+    });
+  const giant = await raw(`GET /api/v1/domains?x=1 HTTP/1.1\r\nHost: a\r\nX-Giant: ${'g'.repeat(20_000)}\r\n\r\n`);
+  t.match(giant.head, /^HTTP\/1\.1 431 /);
+  t.match(giant.body, { error: /16 KB/, code: 'HEADERS_TOO_LARGE', path: '/api/v1/domains' });
+  t.ok(!Number.isNaN(Date.parse(giant.body.timestamp)));
+  const broken = await raw('GET /health HTTP/1.1\r\nHost: a\r\nContent-Length: x\r\n\r\n');
+  t.match(broken.head, /^HTTP\/1\.1 400 /);
+  t.match(broken.body, { error: 'malformed HTTP request', code: 'BAD_REQUEST', path: '/health' });
+  const garbage = await raw('\u0001\u0002 nonsense\r\n\r\n');
+  t.match(garbage.head, /^HTTP\/1\.1 400 /);
+  t.equal(garbage.body.path, '/');
+  t.equal((await request(s.url, 'GET', '/health')).status, 200);
+});
