@@ -19,7 +19,7 @@ const FUZZ_SEED_CI = 18_2026;
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : CI ? FUZZ_SEED_CI : (Math.random() * 2 ** 31) | 0;
 const runs = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : CI ? 30 : 60;
 /** Wall-clock budget of the whole property run (the file also starts an app and seeds rows). */
-const budgetMs = CI ? 35_000 : 120_000;
+const budgetMs = CI ? 35_000 : 60_000;
 
 t.setTimeout(budgetMs + 60_000);
 // On stderr too, which every tap reporter passes through: the seed to replay a failure with.
