@@ -9,6 +9,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { openStore, type Store } from './store/index.js';
 import { createServices, type Services } from './services/index.js';
 import { createApi } from './api/server.js';
+import { clientErrorHandler } from './api/middleware/errors.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
 import { createExposureNet } from './services/exposure/index.js';
@@ -192,6 +193,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       exposureWorker.start();
       intelScheduler.start();
       server = http.createServer(koa.callback());
+      server.on('clientError', clientErrorHandler(clock));
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {
         server!.once('error', reject);

@@ -1,10 +1,10 @@
 // The koa application: both API surfaces on one app, errors mapped in one middleware.
 import Koa from 'koa';
 import Router from '@koa/router';
-import { bodyParser } from '@koa/bodyparser';
 import type { ApiDeps, ApiState } from './context.js';
 import type { Principal } from '../domain/types.js';
 import { errorMiddleware } from './middleware/errors.js';
+import { bodyMiddleware } from './middleware/body.js';
 import { authMiddleware } from './middleware/auth.js';
 import { rateLimitMiddleware } from './middleware/rate-limit.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
@@ -50,7 +50,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   metricsRoutes(router, deps);
 
   if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
-  app.use(errorMiddleware(deps.log, deps.clock));
+  // Outside the error middleware, so the status logged is the one answered.
   app.use(async (ctx, next) => {
     const t0 = performance.now();
     try {
@@ -60,15 +60,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
       deps.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0) }, 'request');
     }
   });
-  app.use(
-    bodyParser({
-      enableTypes: ['json'],
-      jsonLimit: '1mb',
-      // Any body is read as JSON whatever its Content-Type (curl -d sends form encoding).
-      detectJSON: () => true,
-      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'],
-    }),
-  );
+  app.use(errorMiddleware(deps.log, deps.clock));
+  app.use(bodyMiddleware());
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

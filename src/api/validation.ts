@@ -58,9 +58,11 @@ export interface Validator {
  */
 export function createValidator(schemas: Record<string, object> = loadSchemas(), opts: { checkSchemas?: boolean } = {}): Validator {
   const validateSchema = opts.checkSchemas ?? false;
-  // meta: without the check, the draft-07 meta-schema is not even loaded (our schemas name no $schema)
-  const strict = new Ajv({ allErrors: false, strict: false, validateSchema, meta: validateSchema });
-  const coercing = new Ajv({ allErrors: false, strict: false, coerceTypes: true, useDefaults: true, validateSchema, meta: validateSchema });
+  // meta: without the check, the draft-07 meta-schema is not even loaded (our schemas name no $schema).
+  // strictNumbers: Infinity and NaN are not numbers (JSON.parse reads 1e400 as Infinity, and a query's
+  // "Infinity" or "1e400" coerces to it); without it ajv lets Infinity pass as an integer.
+  const strict = new Ajv({ allErrors: false, strict: false, strictNumbers: true, validateSchema, meta: validateSchema });
+  const coercing = new Ajv({ allErrors: false, strict: false, strictNumbers: true, coerceTypes: true, useDefaults: true, validateSchema, meta: validateSchema });
   addFormats(strict);
   addFormats(coercing);
   for (const s of Object.values(schemas)) {
@@ -87,7 +89,7 @@ export function createValidator(schemas: Record<string, object> = loadSchemas(),
     query<T>(id: string, value: Record<string, unknown>): T {
       const copy: Record<string, unknown> = {};
       // Repeated parameters (?a=1&a=2) keep the last value rather than becoming arrays.
-      const props = (schemas[id] as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+      const props = (schemas[id] as { properties?: Record<string, { type?: unknown; maximum?: number }> } | undefined)?.properties ?? {};
       for (const [k, v] of Object.entries(value)) {
         const last = Array.isArray(v) ? v[v.length - 1] : v;
         // Query booleans also take 1/0 (ajv coerces only "true"/"false").
@@ -95,6 +97,14 @@ export function createValidator(schemas: Record<string, object> = loadSchemas(),
       }
       const fn = get(coercing, id, `q:${id}`);
       if (!fn(copy)) throw new Invalid(describe(fn.errors, 'query'));
+      // ajv checks finiteness before coercing, not after: "1e400" and "Infinity" coerce to Infinity,
+      // and its minimum/maximum checks skip non-finite numbers. Refuse them here.
+      for (const [k, x] of Object.entries(copy)) {
+        if (typeof x === 'number' && !Number.isFinite(x)) {
+          const max = props[k]?.maximum;
+          throw new Invalid(`${k}: ${typeof max === 'number' && x > 0 ? `must be <= ${max}` : 'must be a finite number'}`);
+        }
+      }
       return copy as T;
     },
     check(id: string, value: unknown): string | null {

@@ -1,5 +1,6 @@
 // The one place where errors become HTTP: typed service errors, body-parser and router errors
 // map to the spec's error body; anything else is logged and answered 500 without internals.
+import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { ServiceError } from '../../domain/errors.js';
@@ -13,8 +14,8 @@ export interface ErrorBody {
 }
 
 const HTTP_CODES: Record<number, string> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE',
+  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 408: 'REQUEST_TIMEOUT', 413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 431: 'HEADERS_TOO_LARGE', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE',
 };
 
 export function errorBody(status: number, message: string, path: string, clock: Clock, code?: string): ErrorBody {
@@ -61,5 +62,26 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
       ctx.status = status;
       ctx.body = { ...extra, ...errorBody(status, message, ctx.path, clock, code) };
     }
+  };
+}
+
+/**
+ * The http server's 'clientError' listener: a request Node's parser refuses before koa sees it (a head
+ * over 16 KB, broken framing, a header timeout) is answered with the same error body instead of
+ * Node's bare status line. The path is read from the request line when there is one.
+ */
+export function clientErrorHandler(clock: Clock): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => void {
+  return (err, socket) => {
+    const started = (socket as { _httpMessage?: unknown })._httpMessage;
+    if (err.code === 'ECONNRESET' || !socket.writable || started) {
+      socket.destroy();
+      return;
+    }
+    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+    const target = /^[A-Z]+ (\/[^ ?#\r\n]{0,2000})/.exec(err.rawPacket?.subarray(0, 2100).toString('latin1') ?? '')?.[1] ?? '/';
+    const message = status === 431 ? 'request headers are larger than 16 KB' : status === 408 ? 'request headers took too long' : 'malformed HTTP request';
+    const body = JSON.stringify(errorBody(status, message, target, clock));
+    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
   };
 }

@@ -88,9 +88,11 @@ export function toOpenApiSchema(schema: unknown): unknown {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created', 400: 'Invalid request parameters, body or JSON', 401: 'Missing or invalid API token',
+  200: 'OK', 201: 'Created',
+  400: 'Invalid request parameters, body or JSON (also: a number out of its range, JSON nested deeper than 64 levels, a body that is not valid for its Content-Encoding)',
+  401: 'Missing or invalid API token',
   402: 'Plan limit reached', 403: 'Not permitted', 404: 'Not found (also any path id that is not a UUID)',
-  409: 'Already exists or conflicting state', 413: 'Request body over 1 MB', 429: 'Rate limit exceeded (see Retry-After)',
+  409: 'Already exists or conflicting state', 413: 'Request body over 1 MB (after decompression)', 415: 'Content-Encoding other than gzip, deflate, br or identity', 429: 'Rate limit exceeded (see Retry-After)',
   500: 'Unexpected server error', 503: 'Temporarily unavailable',
 };
 
@@ -102,8 +104,10 @@ export function errorStatuses(op: OperationDoc): number[] {
     s.add(429);
   }
   if (/:[A-Za-z]/.test(op.path)) s.add(404);
-  // Any request with a body goes through the JSON body parser (1 MB limit).
-  if (op.body || op.method !== 'get') s.add(413);
+  // Any request with a body, whatever its method, goes through the JSON body parser (1 MB limit,
+  // gzip / deflate / br / identity only): see docs/input-limits.md.
+  s.add(413);
+  s.add(415);
   for (const k of Object.keys(op.responses)) s.delete(Number(k));
   return [...s].sort((a, b) => a - b);
 }
@@ -211,7 +215,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     components[componentName(id)] = toOpenApiSchema(schemas[id]);
   }
   const errorResponses: Json = {};
-  for (const status of [400, 401, 402, 403, 404, 409, 413, 429, 500, 503]) {
+  for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 429, 500, 503]) {
     const schema = status === 503 ? 'HealthDegraded' : 'Error';
     errorResponses[`E${status}`] = {
       description: STATUS_TEXT[status],

@@ -10,7 +10,7 @@
 // - `responses` maps each success status to a response schema `$id` (schemas/responses) or to
 //   `{ contentType }` for a non-JSON answer.
 // - Error statuses are derived (400 everywhere, 401 + 429 when authenticated, 404 with a path
-//   parameter, 413 unless GET, 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
+//   parameter, 413 + 415 + 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
 //   or 404 when a body field names a missing resource).
 
 import { DOCS_ASSETS } from './swagger-ui.js';
@@ -115,7 +115,7 @@ export const OPERATIONS: OperationDoc[] = [
   { method: 'get', path: '/api/v1/domains/:domainId/exposure/scans', summary: "List a domain's exposure scans", tag: 'Exposure', query: 'exposure-scans', responses: { 200: 'ExposureScanList' } },
   { method: 'get', path: '/api/v1/exposure/scans/:scanId', summary: 'Get one exposure scan', tag: 'Exposure', responses: { 200: 'ExposureScan' } },
   { method: 'get', path: '/api/v1/domains/:domainId/exposure/findings', summary: "List a domain's exposure findings", tag: 'Exposure', query: 'exposure-findings', responses: { 200: 'ExposureFindingList' } },
-  { method: 'get', path: '/api/v1/exposure/findings', summary: "List the team's exposure findings", tag: 'Exposure', query: 'exposure-findings', responses: { 200: 'ExposureFindingList' } },
+  { method: 'get', path: '/api/v1/exposure/findings', summary: "List the team's exposure findings (404 when domain_id names no domain of the team)", tag: 'Exposure', query: 'exposure-findings', responses: { 200: 'ExposureFindingList' }, errors: [404] },
   { method: 'get', path: '/api/v1/exposure/findings/:findingId', summary: 'Get one exposure finding', tag: 'Exposure', responses: { 200: 'ExposureFinding' } },
   { method: 'get', path: '/api/v1/domains/:domainId/exposure/subdomains', summary: "Names the user added to the domain's inventory", tag: 'Exposure', responses: { 200: 'ExposureSubdomainList' } },
   { method: 'post', path: '/api/v1/domains/:domainId/exposure/subdomains', summary: "Add a name to the domain's inventory", tag: 'Exposure', body: 'exposure-subdomain', responses: { 201: 'ExposureSubdomain' }, errors: [409] },
