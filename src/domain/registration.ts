@@ -1,6 +1,7 @@
 // Registration (RDAP/WHOIS) data as services see it, and the pure rules around it: lookup outcomes,
 // expiry alert windows, refresh cadence, change detection and the date formats registries use.
 import { daysUntil } from './clock.js';
+import { parseWhoisDate, parseWhoisTimestamp, type DateOrder } from './registry-dates.js';
 
 export const REGISTRATION_SOURCES = ['rdap', 'whois'] as const;
 export type RegistrationSource = (typeof REGISTRATION_SOURCES)[number];
@@ -23,7 +24,8 @@ export interface RegistrationData {
 }
 
 export type LookupOutcome =
-  | { kind: 'ok'; source: RegistrationSource; server: string; data: RegistrationData }
+  /** reason: said when the answer is read but lacks something ("the .de registry publishes no expiry date"). */
+  | { kind: 'ok'; source: RegistrationSource; server: string; data: RegistrationData; reason?: string }
   | { kind: 'not_found'; source: RegistrationSource; server: string; reason: string }
   | { kind: 'rate_limited'; source: RegistrationSource; server: string; reason: string; retryAfterMs: number | null }
   | { kind: 'error'; source: RegistrationSource; server: string; reason: string }
@@ -72,37 +74,14 @@ export function hasTransferLock(statuses: string[]): boolean | null {
   return statuses.some((s) => /^(client|server)TransferProhibited$/i.test(s));
 }
 
-const MONTHS: Record<string, string> = {
-  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06', jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
-};
-
-/** The date part (YYYY-MM-DD, UTC) of the formats registries print; null when it cannot be read. */
-export function parseRegistryDate(raw: string | null | undefined): string | null {
-  if (!raw) return null;
-  const s = raw.trim();
-  let m = /^(\d{4})[-./](\d{2})[-./](\d{2})(?:$|[T\s])/.exec(s);
-  if (m) {
-    // Full timestamps are converted to UTC (2025-01-01T02:00:00+05:00 is 2024-12-31).
-    if (/[T\s]\d{2}:\d{2}/.test(s) && /(Z|[+-]\d{2}:?\d{2}|UTC)$/i.test(s)) {
-      const t = Date.parse(s.replace(/\s+UTC$/i, 'Z').replace(' ', 'T'));
-      if (!Number.isNaN(t)) return new Date(t).toISOString().slice(0, 10);
-    }
-    return `${m[1]}-${m[2]}-${m[3]}`;
-  }
-  m = /^(\d{1,2})[-\s/.]([A-Za-z]{3})[a-z]*[-\s/.](\d{4})/.exec(s);
-  if (m && MONTHS[m[2]!.toLowerCase()]) return `${m[3]}-${MONTHS[m[2]!.toLowerCase()]}-${m[1]!.padStart(2, '0')}`;
-  m = /^(\d{2})[./-](\d{2})[./-](\d{4})/.exec(s);
-  if (m) return `${m[3]}-${m[2]}-${m[1]}`;
-  const t = Date.parse(s);
-  return Number.isNaN(t) ? null : new Date(t).toISOString().slice(0, 10);
+/** The date part (YYYY-MM-DD, UTC) of the forms registries print; null when it cannot be read. */
+export function parseRegistryDate(raw: string | null | undefined, order: DateOrder = 'dmy'): string | null {
+  return parseWhoisDate(raw, order);
 }
 
-export function parseRegistryTimestamp(raw: string | null | undefined): string | null {
-  if (!raw) return null;
-  const t = Date.parse(raw.trim());
-  if (!Number.isNaN(t) && /\d{4}-\d{2}-\d{2}/.test(raw)) return new Date(t).toISOString();
-  const d = parseRegistryDate(raw);
-  return d ? `${d}T00:00:00.000Z` : null;
+/** An ISO timestamp in UTC (midnight UTC when only a day is printed); null when it cannot be read. */
+export function parseRegistryTimestamp(raw: string | null | undefined, order: DateOrder = 'dmy'): string | null {
+  return parseWhoisTimestamp(raw, order);
 }
 
 /** Domain renewal alert windows (days before expiry); 0 is "expired". */

@@ -1,19 +1,10 @@
-// WHOIS (port 43) domain look-ups through whoiser's raw query, parsed with its parser plus the
-// registry quirks it misses (Nominet tags, DENIC's query syntax, "no match" and rate-limit answers).
+// WHOIS (port 43) domain look-ups through whoiser's raw query; the answer is read by our own
+// parser (src/domain/whois-parse.ts: label tables per registry family, per-registry date order).
 // A probe returns an outcome; it never throws for a failing server.
-import { createRequire } from 'node:module';
 import whoiser from 'whoiser';
-import {
-  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, parseRegistryDate, parseRegistryTimestamp,
-  type LookupOutcome, type RegistrationData,
-} from '../domain/registration.js';
+import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
-
-// whoiser's parser module is CommonJS without types.
-const require = createRequire(import.meta.url);
-const { parseDomainWhois } = require('whoiser/src/parsers.js') as {
-  parseDomainWhois(domain: string, text: string, ignorePrivacy?: boolean): Record<string, string | string[]>;
-};
+import { classifyWhoisAnswer, hasDomainData, parseWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
 const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
 
 /**
@@ -47,35 +38,11 @@ export function whoisServerFor(name: string): string | null {
   return WHOIS_SERVERS[tld] ?? null;
 }
 
-const NO_MATCH = [
-  /^\s*no match for/im,
-  /^\s*not found/im,
-  /no entries found/i,
-  /no data found/i,
-  /domain not found/i,
-  /^\s*status:\s*(free|available)\s*$/im,
-  /this domain name has not been registered/i,
-  /the queried object does not exist/i,
-  /^%% no matching objects found/im,
-];
+export type { WhoisClass } from '../domain/whois-parse.js';
 
-const RATE_LIMITED = [
-  /limit exceeded/i,
-  /query rate/i,
-  /too many (requests|queries|connections)/i,
-  /access control limit/i,
-  /exceeded (the )?(maximum|allowed|query)/i,
-  /quota exceeded/i,
-  /try again (later|in)/i,
-];
-
-export type WhoisClass = 'ok' | 'not_found' | 'rate_limited' | 'empty';
-
-export function classifyWhois(text: string): WhoisClass {
-  if (!text.trim()) return 'empty';
-  if (RATE_LIMITED.some((r) => r.test(text))) return 'rate_limited';
-  if (NO_MATCH.some((r) => r.test(text))) return 'not_found';
-  return 'ok';
+/** The class of an answer for `name` (rate limits are short refusals without domain data). */
+export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
+  return classifyWhoisAnswer(name, text);
 }
 
 /** "try again in 60 seconds" style hints, else null. */
@@ -85,32 +52,8 @@ export function whoisRetryHint(text: string): number | null {
   return Number(m[1]) * (/^m/i.test(m[2]!) ? 60_000 : 1000);
 }
 
-function first(v: string | string[] | undefined): string | null {
-  if (v === undefined) return null;
-  const s = Array.isArray(v) ? v[0] : v;
-  return s && s.trim() ? s.trim() : null;
-}
-
 export function parseWhoisText(name: string, text: string): RegistrationData {
-  const p = parseDomainWhois(name, text, true);
-  // Nominet appends "[Tag = X]"; Verisign-style answers may repeat the registrar in several lines.
-  const registrar = first(p['Registrar'])?.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').trim() || null;
-  const statuses = ((p['Domain Status'] as string[] | undefined) ?? [])
-    .map((s) => normalizeStatus(s))
-    .filter((s) => /^[a-zA-Z]+$/.test(s));
-  const dnssec = first(p['DNSSEC'])?.toLowerCase() ?? null;
-  const hasDnskey = !!first(p['Dnskey']);
-  return {
-    ...EMPTY_REGISTRATION,
-    registrar,
-    expiry_date: parseRegistryDate(first(p['Expiry Date'])),
-    creation_date: parseRegistryTimestamp(first(p['Created Date'])),
-    updated_date: parseRegistryTimestamp(first(p['Updated Date'])),
-    nameservers: [...new Set(((p['Name Server'] as string[] | undefined) ?? []).map((n) => n.toLowerCase().replace(/\.$/, '')))].sort(),
-    statuses,
-    transfer_lock: hasTransferLock(statuses),
-    dnssec_signed: dnssec ? /signed|yes|active/.test(dnssec) && !/unsigned/.test(dnssec) : hasDnskey ? true : null,
-  };
+  return parseWhoisAnswer(name, text).data;
 }
 
 export interface WhoisServer {
@@ -162,7 +105,7 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
-  switch (classifyWhois(text)) {
+  switch (classifyWhoisAnswer(name, text)) {
     case 'empty':
       return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: empty answer` };
     case 'rate_limited':
@@ -170,11 +113,12 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     case 'not_found':
       return { kind: 'not_found', source: 'whois', server: label, reason: `WHOIS ${label}: no match for ${name}` };
     default: {
-      const data = parseWhoisText(name, text);
-      if (!data.expiry_date && !data.registrar && !data.nameservers.length && !data.statuses.length) {
+      const { data, reason } = parseWhoisAnswer(name, text);
+      if (!hasDomainData(data) && !data.statuses.length && !reason?.includes('publishes no expiry')) {
         return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: answer could not be parsed` };
       }
-      return { kind: 'ok', source: 'whois', server: label, data };
+      // No expiry published is an answer, not a failure: state ok, the reason says what is missing.
+      return reason ? { kind: 'ok', source: 'whois', server: label, data, reason } : { kind: 'ok', source: 'whois', server: label, data };
     }
   }
 }

@@ -174,7 +174,7 @@ export function createRegistrationService(deps: RegistrationDeps) {
       let next: Registration;
       if (outcome.kind === 'ok') {
         const data = outcome.data;
-        next = { ...data, domain_id: d.id, source: outcome.source, state: 'ok', reason: null, checked_at: at, next_check_at: null };
+        next = { ...data, domain_id: d.id, source: outcome.source, state: 'ok', reason: outcome.reason ?? null, checked_at: at, next_check_at: null };
         const changes = prev ? registrationChanges(prev, data) : [];
         await tx.registrations.addHistory(d.id, changes, at);
         for (const c of changes) {
