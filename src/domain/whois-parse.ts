@@ -31,7 +31,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
     registrar: ['registrar/name', 'registrar/organization', 'registrar/organisation', 'registrar/registrar name'],
     created: ['registered on', 'registered', 'created'],
     updated: ['last updated', 'last update', 'last modified'],
-    nameserver: ['name servers', 'nameservers', 'dns', 'name server information'],
+    nameserver: ['name servers', 'nameservers', 'dns', 'name server information', 'domain nameservers'],
     status: ['registration status'],
   },
   // RIPE-style ccTLDs (.ru .su .br .cl .ua .fr .ch .at .cz ...): short lower-case keys.
@@ -46,7 +46,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
   national: {
     expiry: ['record expires on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
-    registrar: ['authorized agency', 'registration service provider', 'registrar of record', 'record maintained by'],
+    registrar: ['authorized agency', 'registration service provider', 'registrar of record'],
     created: ['registered date', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
     updated: ['last update', 'fecha de actualizacion'],
     nameserver: ['name server', 'host name'],
@@ -249,4 +249,17 @@ export function classifyWhoisAnswer(name: string, text: string): WhoisClass {
   const body = text.split('\n').filter((l) => l.trim() && !/^\s*[%#]/.test(l)).join('\n');
   if (body.length <= 1500 && RATE_LIMITED.some((r) => r.test(text))) return 'rate_limited';
   return 'ok';
+}
+
+export type WhoisVerdict =
+  | { kind: 'ok'; data: RegistrationData; reason: string | null }
+  | { kind: 'not_found' | 'rate_limited' | 'empty' | 'unreadable' };
+
+/** What an answer means for `name`: data (with a reason when no expiry is published) or why not. */
+export function readWhoisAnswer(name: string, text: string): WhoisVerdict {
+  const cls = classifyWhoisAnswer(name, text);
+  if (cls !== 'ok') return { kind: cls };
+  const { data, reason } = parseWhoisAnswer(name, text);
+  if (hasDomainData(data) || data.statuses.length || NO_EXPIRY_TLDS.has(tldOf(name))) return { kind: 'ok', data, reason };
+  return { kind: 'unreadable' };
 }

@@ -4,7 +4,7 @@
 import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
-import { classifyWhoisAnswer, hasDomainData, parseWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
+import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
 const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
 
 /**
@@ -105,20 +105,20 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
   }
-  switch (classifyWhoisAnswer(name, text)) {
+  const verdict = readWhoisAnswer(name, text);
+  switch (verdict.kind) {
     case 'empty':
       return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: empty answer` };
     case 'rate_limited':
       return { kind: 'rate_limited', source: 'whois', server: label, reason: `WHOIS ${label}: rate limited ("${text.trim().split('\n')[0]!.slice(0, 120)}")`, retryAfterMs: whoisRetryHint(text) };
     case 'not_found':
       return { kind: 'not_found', source: 'whois', server: label, reason: `WHOIS ${label}: no match for ${name}` };
-    default: {
-      const { data, reason } = parseWhoisAnswer(name, text);
-      if (!hasDomainData(data) && !data.statuses.length && !reason?.includes('publishes no expiry')) {
-        return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: answer could not be parsed` };
-      }
+    case 'unreadable':
+      return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: answer could not be parsed` };
+    case 'ok':
       // No expiry published is an answer, not a failure: state ok, the reason says what is missing.
-      return reason ? { kind: 'ok', source: 'whois', server: label, data, reason } : { kind: 'ok', source: 'whois', server: label, data };
-    }
+      return verdict.reason
+        ? { kind: 'ok', source: 'whois', server: label, data: verdict.data, reason: verdict.reason }
+        : { kind: 'ok', source: 'whois', server: label, data: verdict.data };
   }
 }
