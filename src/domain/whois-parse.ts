@@ -15,6 +15,10 @@ export type WhoisField = 'expiry' | 'registrar' | 'created' | 'updated' | 'names
  * are written `block/label` (Registrar:\n  Name: X -> registrar/name).
  */
 const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
+  // The registrar's own section (.it/.eu/.be blocks, .ua's "registrar: handle" + "organization:").
+  sections: {
+    registrar: ['registrar/organization', 'registrar/organisation', 'registrar/name', 'registrar/registrar name'],
+  },
   // ICANN-format gTLDs and the ccTLDs that copied it (Verisign, PIR, Donuts, CentralNic, Afilias).
   icann: {
     expiry: ['registry expiry date', 'registry expiration date', 'expiry date', 'expiration date', 'domain expiration date', 'registrar registration expiration date'],
@@ -28,7 +32,6 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   // Nominet (.uk) and the block layouts of .eu/.be/.nl/.it/.pl: a header line, values indented below.
   blocks: {
     expiry: ['expiry date', 'renewal date', 'expire date'],
-    registrar: ['registrar/name', 'registrar/organization', 'registrar/organisation', 'registrar/registrar name'],
     created: ['registered on', 'registered', 'created'],
     updated: ['last updated', 'last update', 'last modified'],
     nameserver: ['name servers', 'nameservers', 'dns', 'name server information', 'domain nameservers'],
@@ -45,9 +48,9 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   },
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
   national: {
-    expiry: ['record expires on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
+    expiry: ['record expires on', 'record will expire on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
     registrar: ['authorized agency', 'registration service provider', 'registrar of record'],
-    created: ['registered date', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
+    created: ['registered date', 'domain registered', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
     updated: ['last update', 'fecha de actualizacion'],
     nameserver: ['name server', 'host name'],
   },
@@ -55,6 +58,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   nz: {
     expiry: ['domain_datebilleduntil'],
     registrar: ['registrar_name'],
+    nameserver: ['ns_name'],
     created: ['domain_dateregistered'],
     updated: ['domain_datelastmodified'],
     status: ['query_status'],
@@ -99,8 +103,11 @@ export function whoisPairs(text: string): WhoisPair[] {
   const lines = text.replace(/\r/g, '').split('\n');
   const out: WhoisPair[] = [];
   const push = (label: string, value: string) => {
-    const l = normLabel(label);
-    if (l) out.push({ label: l, value: value.trim() });
+    const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1');
+    if (!l) return;
+    // RIPE-style registrar objects: "registrar: <handle>" then "organization: <name>".
+    if ((l === 'organization' || l === 'org') && out[out.length - 1]?.label === 'registrar') out.push({ label: 'registrar/organization', value: value.trim() });
+    out.push({ label: l, value: value.trim() });
   };
   const pairOf = (line: string): [string, string] | null => {
     let m = /^\s*(?:[a-z]\.\s*)?\[([^\]]{2,60})\]\s*(.*)$/i.exec(line);
