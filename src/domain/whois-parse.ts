@@ -102,11 +102,16 @@ function indentOf(line: string): number {
 export function whoisPairs(text: string): WhoisPair[] {
   const lines = text.replace(/\r/g, '').split('\n');
   const out: WhoisPair[] = [];
+  let handle = false;
   const push = (label: string, value: string) => {
     const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1');
     if (!l) return;
-    // RIPE-style registrar objects: "registrar: <handle>" then "organization: <name>".
-    if ((l === 'organization' || l === 'org') && out[out.length - 1]?.label === 'registrar') out.push({ label: 'registrar/organization', value: value.trim() });
+    // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", then its name in the same paragraph.
+    if (l === 'registrar' && /^\S+$/.test(value.trim())) handle = true;
+    else if (handle && /^(organization|organisation|org|name)$/.test(l)) {
+      out.push({ label: 'registrar/organization', value: value.trim() });
+      handle = false;
+    }
     out.push({ label: l, value: value.trim() });
   };
   const pairOf = (line: string): [string, string] | null => {
@@ -120,7 +125,10 @@ export function whoisPairs(text: string): WhoisPair[] {
   };
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
-    if (!line.trim() || /^\s*[%#]/.test(line)) continue;
+    if (!line.trim() || /^\s*[%#]/.test(line)) {
+      handle = false;
+      continue;
+    }
     const ind = indentOf(line);
     const pair = pairOf(line);
     const next = lines[i + 1];
