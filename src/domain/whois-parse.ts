@@ -40,10 +40,10 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   // RIPE-style ccTLDs (.ru .su .br .cl .ua .fr .ch .at .cz ...): short lower-case keys.
   ripe: {
     expiry: ['expires', 'expire', 'expired', 'paid-till', 'expires on', 'expiration', 'expiration time', 'ok-until', 'valid until', 'valid-date', 'validity', 'exp date', 'expiry'],
-    registrar: ['registrar', 'sponsoring registrar', 'registrar-name'],
-    created: ['created', 'created on', 'registered', 'registration time', 'record created', 'record created on', 'domain record activated', 'activated'],
+    registrar: ['registrar', 'sponsoring registrar', 'registrar-name', 'current registrar', 'current registar'],
+    created: ['created', 'created on', 'domain created', 'registered', 'registration time', 'record created', 'record created on', 'domain record activated', 'activated'],
     updated: ['changed', 'modified', 'last-update', 'last modified', 'updated', 'domain record last updated', 'last updated on'],
-    nameserver: ['nserver', 'name-server', 'dns servers', 'domain servers in listed order', 'hostname'],
+    nameserver: ['nserver', 'name-server', 'dns servers', 'domain servers in listed order', 'hostname', 'primary server', 'secondary server'],
     status: ['state', 'domain-status', 'eppstatus'],
   },
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
