@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
+  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
 ]);
 
 export interface WhoisPair {
@@ -200,7 +200,7 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
     const cur = best[hit.field];
     if (!cur || hit.rank < cur.rank) best[hit.field] = { rank: hit.rank, value };
   }
-  const registrar = best.registrar?.value.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').replace(/\s+/g, ' ').trim() || null;
+  const registrar = best.registrar?.value.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').replace(/\s*\(\s*https?:[^)]*\)\s*$/i, '').replace(/\s+/g, ' ').trim() || null;
   const dnssec = best.dnssec?.value.toLowerCase() ?? null;
   const data: RegistrationData = {
     ...EMPTY_REGISTRATION,
