@@ -22,7 +22,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   // ICANN-format gTLDs and the ccTLDs that copied it (Verisign, PIR, Donuts, CentralNic, Afilias).
   icann: {
     expiry: ['registry expiry date', 'registry expiration date', 'expiry date', 'expiration date', 'domain expiration date', 'registrar registration expiration date'],
-    registrar: ['registrar', 'sponsoring registrar', 'registrar name', 'registrar organization'],
+    registrar: ['registrar', 'sponsoring registrar', 'registrar name', 'registrar organization', 'sponsoring registrar organization'],
     created: ['creation date', 'created date', 'domain registration date', 'registration date'],
     updated: ['updated date', 'domain last updated date', 'last updated date'],
     nameserver: ['name server', 'nameserver', 'nameservers', 'name servers'],
@@ -49,7 +49,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
   national: {
     expiry: ['record expires on', 'record will expire on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
-    registrar: ['authorized agency', 'registration service provider', 'registrar of record'],
+    registrar: ['account name', 'authorized agency', 'registration service provider', 'registrar of record'],
     created: ['registered date', 'domain registered', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
     updated: ['last update', 'fecha de actualizacion'],
     nameserver: ['name server', 'host name'],
