@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
+  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
 ]);
 
 export interface WhoisPair {
