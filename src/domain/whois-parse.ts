@@ -34,7 +34,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
     expiry: ['expiry date', 'renewal date', 'expire date'],
     created: ['registered on', 'registered', 'created'],
     updated: ['last updated', 'last update', 'last modified'],
-    nameserver: ['name servers', 'nameservers', 'dns', 'name server information', 'domain nameservers'],
+    nameserver: ['name servers', 'nameservers', 'dns', 'name server information', 'domain nameservers', 'domain servers'],
     status: ['registration status'],
   },
   // RIPE-style ccTLDs (.ru .su .br .cl .ua .fr .ch .at .cz ...): short lower-case keys.
@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
+  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'bg', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
 ]);
 
 export interface WhoisPair {
@@ -93,6 +93,8 @@ function normLabel(l: string): string {
 
 // Labels written without a colon before their value ("Record expires on 2026-01-01", "Valid-date 2026-01-01").
 const BARE_LABELS = /^\s*(record expires on|record created on|expires on|valid-date|domain record activated|domain record last updated|domain expires|registered on|renewal date)\s+(?!.*:\s)(.*\d.*)$/i;
+
+const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 
 function indentOf(line: string): number {
   return /^[ \t]*/.exec(line)![0].replace(/\t/g, '        ').length;
@@ -132,8 +134,11 @@ export function whoisPairs(text: string): WhoisPair[] {
     const ind = indentOf(line);
     const pair = pairOf(line);
     const next = lines[i + 1];
-    const opensBlock = next !== undefined && next.trim() !== '' && indentOf(next) > ind
+    const indented = next !== undefined && next.trim() !== '' && indentOf(next) > ind
       && (pair ? pair[1].trim() === '' : /^\s*[A-Za-z][A-Za-z /()-]{1,40}$/.test(line));
+    // "NAME SERVER INFORMATION:" followed by bare host names at the same indent (.bg).
+    const flat = !indented && !!pair && pair[1].trim() === '' && next !== undefined && HOST.test(next.trim().toLowerCase().replace(/\.$/, ''));
+    const opensBlock = indented || flat;
     if (!opensBlock) {
       if (pair) push(pair[0], pair[1]);
       // .jp "[State] Connected (2026/05/31)" and .ua "status: OK-UNTIL 20260531000000" carry the expiry.
@@ -146,7 +151,7 @@ export function whoisPairs(text: string): WhoisPair[] {
     const header = normLabel(pair ? pair[0] : line);
     for (i = i + 1; i < lines.length; i++) {
       const sub = lines[i]!;
-      if (!sub.trim() || indentOf(sub) <= ind) { i--; break; }
+      if (!sub.trim() || (flat ? pairOf(sub) !== null : indentOf(sub) <= ind)) { i--; break; }
       const sp = pairOf(sub);
       if (sp && sp[1].trim()) {
         push(sp[0], sp[1]);
@@ -167,7 +172,6 @@ function tldOf(name: string): string {
   return name.toLowerCase().replace(/\.$/, '').split('.').pop() ?? '';
 }
 
-const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 const JUNK_REGISTRAR = /^(not? (available|disclosed)|redacted|n\/a|none|-|\d+)$/i;
 
 /** Reads an answer into registration data; the registry's TLD picks its date order. */
