@@ -108,12 +108,9 @@ export function whoisPairs(text: string): WhoisPair[] {
   const push = (label: string, value: string) => {
     const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1');
     if (!l) return;
-    // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", then its name in the same paragraph.
-    if (l === 'registrar' && /^\S+$/.test(value.trim())) handle = true;
-    else if (handle && /^(organization|organisation|org|name)$/.test(l)) {
-      out.push({ label: 'registrar/organization', value: value.trim() });
-      handle = false;
-    }
+    // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", its name on the next line.
+    if (handle && /^(organization|organisation|org|name)$/.test(l)) out.push({ label: 'registrar/organization', value: value.trim() });
+    handle = l === 'registrar' && /^\S+$/.test(value.trim());
     out.push({ label: l, value: value.trim() });
   };
   const pairOf = (line: string): [string, string] | null => {
