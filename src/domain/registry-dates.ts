@@ -1,8 +1,11 @@
 // The date forms registries print, read as UTC without guessing: numeric day/month forms are read
 // in the order the registry is known to use (MONTH_FIRST_TLDS), zones are converted, no Date.parse.
 
-/** Registries that write numeric dates month first; every other registry writes day first. */
-export const MONTH_FIRST_TLDS: ReadonlySet<string> = new Set(['tk', 'ml', 'ga', 'cf', 'gq', 'us', 'pw', 'fm', 'as', 'ws']);
+/**
+ * Registries that write numeric dates month first (Freenom's .tk/.ml/.ga/.cf/.gq: "12/18/2001");
+ * every other registry seen writes them day first (.fi "4.7.2014", .il "31-05-2026").
+ */
+export const MONTH_FIRST_TLDS: ReadonlySet<string> = new Set(['tk', 'ml', 'ga', 'cf', 'gq']);
 
 export type DateOrder = 'dmy' | 'mdy';
 

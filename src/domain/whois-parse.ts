@@ -119,7 +119,7 @@ export function whoisPairs(text: string): WhoisPair[] {
     m = BARE_LABELS.exec(line);
     if (m) return [m[1]!, m[2]!];
     m = /^\s*([^:]{1,80}?)\s*:(?!\/\/)\s*(.*)$/.exec(line);
-    if (m && /[A-Za-z]/.test(m[1]!) && !/^(https?|ftp)$/i.test(m[1]!)) return [m[1]!, m[2]!];
+    if (m && /[A-Za-z]/.test(m[1]!) && !/[[(]/.test(m[1]!) && !/^(https?|ftp)$/i.test(m[1]!)) return [m[1]!, m[2]!];
     return null;
   };
   for (let i = 0; i < lines.length; i++) {
@@ -133,11 +133,15 @@ export function whoisPairs(text: string): WhoisPair[] {
     const next = lines[i + 1];
     const indented = next !== undefined && next.trim() !== '' && indentOf(next) > ind
       && (pair ? pair[1].trim() === '' : /^\s*[A-Za-z][A-Za-z /()-]{1,40}$/.test(line));
-    // "NAME SERVER INFORMATION:" followed by bare host names at the same indent (.bg).
-    const flat = !indented && !!pair && pair[1].trim() === '' && next !== undefined && HOST.test(next.trim().toLowerCase().replace(/\.$/, ''));
+    // "NAME SERVER INFORMATION:" / "REGISTRAR:" followed by bare lines at the same indent (.bg, .pl).
+    const flat = !indented && !!pair && pair[1].trim() === '' && next !== undefined && next.trim() !== '' && pairOf(next) === null;
     const opensBlock = indented || flat;
     if (!opensBlock) {
-      if (pair) push(pair[0], pair[1]);
+      if (pair) {
+        push(pair[0], pair[1]);
+        // Values continued on more indented lines (.pl "nameservers:" lists one host a line).
+        while (pair[1].trim() && lines[i + 1]?.trim() && indentOf(lines[i + 1]!) > ind && pairOf(lines[i + 1]!) === null) push(pair[0], lines[++i]!);
+      }
       // .jp "[State] Connected (2026/05/31)" and .ua "status: OK-UNTIL 20260531000000" carry the expiry.
       if (pair && /^(state|status)$/i.test(normLabel(pair[0]))) {
         const e = /(?:connected|ok-until)\s*\(?\s*([\d/.-]{8,})/i.exec(pair[1]);
