@@ -76,7 +76,7 @@ export const VERISIGN_NO_MATCH = (name: string) => `No match for "${name.toUpper
 export interface WhoisServer {
   /** `127.0.0.1:PORT`, ready for DOMMON_WHOIS_SERVER. */
   address: string;
-  /** Query text (trimmed, DENIC's "-T dn " prefix removed) -> answer. Unknown queries get a Verisign "No match". */
+  /** Query text (trimmed, DENIC's "-T dn " prefix and JPRS's "/e" suffix removed) -> answer. Unknown queries get a Verisign "No match". */
   answers: Record<string, string>;
   queries: string[];
   close(): Promise<void>;
@@ -92,7 +92,8 @@ export async function startWhoisServer(answers: Record<string, string> = {}): Pr
       if (!buf.includes('\n')) return;
       const raw = buf.trim();
       queries.push(raw);
-      const name = raw.replace(/^-T dn\s+/, '').toLowerCase();
+      // DENIC's "-T dn <name>" and JPRS's "<name>/e" query forms answer by the name.
+      const name = raw.replace(/^-T dn\s+/, '').replace(/\/e$/, '').toLowerCase();
       socket.end(state.answers[name] ?? VERISIGN_NO_MATCH(name));
     });
     socket.on('error', () => undefined);
