@@ -34,7 +34,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
     expiry: ['expiry date', 'renewal date', 'expire date'],
     created: ['registered on', 'registered', 'created'],
     updated: ['last updated', 'last update', 'last modified'],
-    nameserver: ['name servers', 'nameservers', 'dns', 'name server information', 'domain nameservers', 'domain servers'],
+    nameserver: ['name servers', 'nameservers', 'name servers/dns', 'name server information', 'domain nameservers', 'domain servers'],
     status: ['registration status'],
   },
   // RIPE-style ccTLDs (.ru .su .br .cl .ua .fr .ch .at .cz ...): short lower-case keys.
@@ -50,7 +50,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   national: {
     expiry: ['record expires on', 'record will expire on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
     registrar: ['account name', 'authorized agency', 'registration service provider', 'registrar of record'],
-    created: ['registered date', 'domain registered', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
+    created: ['registered date', 'domain registered', 'first registration date', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
     updated: ['last update', 'fecha de actualizacion'],
     nameserver: ['name server', 'host name'],
   },
@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'bg', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
+  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'bg', 'au', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
 ]);
 
 export interface WhoisPair {
@@ -118,6 +118,9 @@ export function whoisPairs(text: string): WhoisPair[] {
     if (m) return [m[1]!, m[2]!];
     m = BARE_LABELS.exec(line);
     if (m) return [m[1]!, m[2]!];
+    // SWITCH (.ch/.li) separates label and value by a tab, without a colon.
+    m = /^([A-Za-z][A-Za-z -]{1,40})\t+([^\t].*)$/.exec(line);
+    if (m) return [m[1]!, m[2]!];
     m = /^\s*([^:]{1,80}?)\s*:(?!\/\/)\s*(.*)$/.exec(line);
     if (m && /[A-Za-z]/.test(m[1]!) && !/[[(]/.test(m[1]!) && !/^(https?|ftp)$/i.test(m[1]!)) return [m[1]!, m[2]!];
     return null;
@@ -134,7 +137,9 @@ export function whoisPairs(text: string): WhoisPair[] {
     const indented = next !== undefined && next.trim() !== '' && indentOf(next) > ind
       && (pair ? pair[1].trim() === '' : /^\s*[A-Za-z][A-Za-z /()-]{1,40}$/.test(line));
     // "NAME SERVER INFORMATION:" / "REGISTRAR:" followed by bare lines at the same indent (.bg, .pl).
-    const flat = !indented && !!pair && pair[1].trim() === '' && next !== undefined && next.trim() !== '' && pairOf(next) === null;
+    const bareNext = next !== undefined && next.trim() !== '' && pairOf(next) === null;
+    const flat = !indented && bareNext && (pair ? pair[1].trim() === ''
+      : /^[A-Za-z][A-Za-z ]{1,40}$/.test(line) && HOST.test(next!.trim().toLowerCase().replace(/\.$/, '')));
     const opensBlock = indented || flat;
     if (!opensBlock) {
       if (pair) {
