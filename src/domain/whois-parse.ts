@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'ch', 'li', 'sa', 'hu', 'kz', 'at', 'pe', 'lu', 'om', 'bg', 'au', 'be', 'se', 'nu', 'ee', 'gr', 'si', 'is', 'lv', 'hk', 'ae', 'mk',
+  'de', 'eu', 'nl', 'be', 'ch', 'li', 'at', 'lu', 'lv', 'hu', 'bg', 'sa', 'om', 'kz', 'pe', 'au',
 ]);
 
 export interface WhoisPair {
@@ -105,6 +105,7 @@ export function whoisPairs(text: string): WhoisPair[] {
   const lines = text.replace(/\r/g, '').split('\n');
   const out: WhoisPair[] = [];
   let handle = false;
+  let section: string | null = null;
   const push = (label: string, value: string) => {
     const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1');
     if (!l) return;
@@ -129,6 +130,7 @@ export function whoisPairs(text: string): WhoisPair[] {
     const line = lines[i]!;
     if (!line.trim() || /^\s*[%#]/.test(line)) {
       handle = false;
+      section = null;
       continue;
     }
     const ind = indentOf(line);
@@ -142,6 +144,9 @@ export function whoisPairs(text: string): WhoisPair[] {
       : /^[A-Za-z][A-Za-z ]{1,40}$/.test(line) && HOST.test(next!.trim().toLowerCase().replace(/\.$/, '')));
     const opensBlock = indented || flat;
     if (!opensBlock) {
+      // "Registrar:" then "name: X" on the next lines, up to a blank line (.ee): a section.
+      if (pair && !pair[1].trim() && next !== undefined && pairOf(next)?.[1].trim()) section = normLabel(pair[0]);
+      else if (pair && section) push(`${section}/${normLabel(pair[0])}`, pair[1]);
       if (pair) {
         push(pair[0], pair[1]);
         // Values continued on more indented lines (.pl "nameservers:" lists one host a line).
