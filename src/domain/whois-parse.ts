@@ -43,7 +43,7 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
     registrar: ['registrar', 'sponsoring registrar', 'registrar-name', 'current registrar', 'current registar'],
     created: ['created', 'created on', 'domain created', 'registered', 'registration time', 'record created', 'record created on', 'domain record activated', 'activated'],
     updated: ['changed', 'modified', 'last-update', 'last modified', 'updated', 'domain record last updated', 'last updated on'],
-    nameserver: ['nserver', 'name-server', 'dns servers', 'domain servers in listed order', 'hostname', 'primary server', 'secondary server'],
+    nameserver: ['nserver', 'ns', 'name-server', 'dns servers', 'domain servers in listed order', 'hostname', 'primary server', 'secondary server'],
     status: ['state', 'domain-status', 'eppstatus'],
   },
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
@@ -107,7 +107,7 @@ export function whoisPairs(text: string): WhoisPair[] {
   let handle = false;
   let section: string | null = null;
   const push = (label: string, value: string) => {
-    const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1');
+    const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1').replace(/^ns \d+$/, 'ns');
     if (!l) return;
     // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", its name on the next line.
     if (handle && /^(organization|organisation|org|name)$/.test(l)) out.push({ label: 'registrar/organization', value: value.trim() });
