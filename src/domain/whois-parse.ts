@@ -263,6 +263,7 @@ const RATE_LIMITED = [
   /quota exceeded/i,
   /try again (later|in)/i,
   /rate limit/i,
+  /(allowed )?queries exceeded/i,
 ];
 
 export type WhoisClass = 'ok' | 'not_found' | 'rate_limited' | 'empty';

@@ -11,7 +11,8 @@ export interface WhoisCase {
   source: string;
   expiry: string | null;
   registrar: string | null;
-  state: 'ok' | 'not_found';
+  /** ok, or what a refusal is taken for (a throttled answer: rate_limited). */
+  state: 'ok' | 'not_found' | 'rate_limited';
 }
 
 const dir = path.join(import.meta.dirname, '../fixtures/registry/whois');
@@ -33,6 +34,8 @@ t.test('WHOIS corpus: every answer read as expected', async (t) => {
     if (c.state === 'ok' && !c.expiry && v.kind === 'ok') t.match(v.reason, /no expiry date/, `${c.file}: says why there is no expiry`);
   }
   const published = cases.filter((c) => c.expiry).length;
+  const limited = cases.filter((c) => c.state === 'rate_limited').map((c) => c.file);
+  t.comment(`answers taken for a rate limit: ${limited.join(', ') || 'none'} (all short refusals without domain data)`);
   t.comment(`WHOIS corpus: ${right} of ${cases.length} answers read right (${tlds.size} TLDs, ${published} with an expiry published)`);
   t.ok(tlds.size >= 1);
 });
