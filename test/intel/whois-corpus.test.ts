@@ -63,6 +63,8 @@ t.test('WHOIS corpus through the app: expiry, registrar and state as the API sho
     t.equal(detail.body.whois.expiry_date, c.expiry, `${c.domain}: the domain shows the expiry`);
     if (JSON.stringify(got) === JSON.stringify(want)) right++;
   };
-  for (let i = 0; i < cases.length; i += 8) await Promise.all(cases.slice(i, i + 8).map(check));
+  // Throttled answers last: they back their server off, which would block the next look-up there.
+  const ordered = [...cases.filter((c) => c.state !== 'rate_limited'), ...cases.filter((c) => c.state === 'rate_limited')];
+  for (let i = 0; i < ordered.length; i += 8) await Promise.all(ordered.slice(i, i + 8).map(check));
   t.comment(`WHOIS corpus through the app: ${right} of ${cases.length} read right in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 });
