@@ -215,7 +215,9 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
     const cur = best[hit.field];
     if (!cur || hit.rank < cur.rank) best[hit.field] = { rank: hit.rank, value };
   }
-  const registrar = best.registrar?.value.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').replace(/\s*\(\s*https?:[^)]*\)\s*$/i, '').replace(/\s+/g, ' ').trim() || null;
+  const registrar = best.registrar?.value.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').replace(/\s*\(\s*https?:[^)]*\)\s*$/i, '')
+    // PIR's "MarkMonitor Inc. (R37-LROR)": the registry's handle for the registrar.
+    .replace(/\s*\([A-Z0-9]+-[A-Z]+\)\s*$/, '').replace(/\s+/g, ' ').trim() || null;
   const dnssec = best.dnssec?.value.toLowerCase() ?? null;
   const data: RegistrationData = {
     ...EMPTY_REGISTRATION,
