@@ -77,8 +77,9 @@ export function parseWhoisDateTime(raw: string | null | undefined, order: DateOr
     if (num) offset = (num[1] === '-' ? -1 : 1) * (+num[2]! * 60 + (num[3] ? +num[3] : 0));
     else offset = ZONES[z.toLowerCase()] ?? null;
   }
-  // No zone printed: the registry's local time; the day is the one the registry wrote.
-  if (offset === null) return { date, time: null };
+  // No zone printed: the registry's local time; the day is the one the registry wrote, and the
+  // timestamp is taken as UTC (as RDAP's zone-less timestamps are).
+  if (offset === null) return { date, time: new Date(Date.UTC(d.y, d.m - 1, d.d, hh, mi, ss)).toISOString() };
   const ms = Date.UTC(d.y, d.m - 1, d.d, hh, mi, ss) - offset * 60_000;
   const iso = new Date(ms).toISOString();
   return { date: iso.slice(0, 10), time: iso };
