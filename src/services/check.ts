@@ -35,7 +35,7 @@ export function createNameCheck(deps: NameCheckDeps) {
         state: reg.kind === 'ok' ? 'ok' : reg.kind === 'unsupported' ? 'unsupported' : 'error',
         /** The look-up's own outcome (ok, not_found, rate_limited, error, unsupported). */
         outcome: reg.kind,
-        reason: reg.kind === 'ok' ? null : reg.reason,
+        reason: reg.kind === 'ok' ? (reg.reason ?? null) : reg.reason,
         source: reg.kind === 'unsupported' ? null : reg.source,
         ...(data ?? {}),
         days_until_expiry: data?.expiry_date ? daysUntil(data.expiry_date, now) : null,

@@ -22,7 +22,7 @@ const registration: CheckFn = async (target, run) => {
   const via = r.source ? ` via ${r.source.toUpperCase()}` : '';
   if (kind === 'ok') {
     const who = r.registrar ? `, registrar ${r.registrar}` : '';
-    if (r.expiry_date === null || r.days_until_expiry === null) return { check: 'registration', status, summary: `registered${who}${via}; the registry publishes no expiry date`, details };
+    if (r.expiry_date === null || r.days_until_expiry === null) return { check: 'registration', status, summary: `registered${who}${via}; ${r.reason ?? 'the registry publishes no expiry date'}`, details };
     const when = r.days_until_expiry < 0 ? `EXPIRED ${-r.days_until_expiry} day(s) ago` : `expires in ${r.days_until_expiry} day(s)`;
     return { check: 'registration', status, summary: `${target.domain} ${when} (${r.expiry_date})${who}${via}`, details };
   }
