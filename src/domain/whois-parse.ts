@@ -79,7 +79,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'be', 'ch', 'li', 'at', 'lu', 'lv', 'hu', 'bg', 'sa', 'om', 'kz', 'pe', 'au',
+  'de', 'eu', 'nl', 'be', 'ch', 'li', 'at', 'lu', 'lv', 'hu', 'bg', 'sa', 'om', 'kz', 'pe', 'au', 'nz',
 ]);
 
 export interface WhoisPair {
