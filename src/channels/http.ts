@@ -27,10 +27,10 @@ export async function postJson(req: HttpRequest, ctx: SendContext): Promise<Send
     const e = err as Error & { cause?: { code?: string; message?: string } };
     return { ok: false, status: null, transient: true, error: `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
   }
-  // Read (and bound) the body so the connection is released; it only feeds the error message.
-  let text = '';
+  // Never keep or show the receiver's body (it could be anything, of any size): read at most
+  // MAX_ANSWER_BYTES so a keep-alive connection can be reused, then cancel the rest.
   try {
-    text = (await res.text()).slice(0, 200);
+    await drainBounded(res, MAX_ANSWER_BYTES);
   } catch {
     if (ctx.signal?.aborted) throw new AttemptAborted();
   }
@@ -41,6 +41,36 @@ export async function postJson(req: HttpRequest, ctx: SendContext): Promise<Send
     status: res.status,
     transient,
     retryAfterSeconds: transient ? parseRetryAfter(res.headers.get('retry-after')) : null,
-    error: `HTTP ${res.status}${text ? `: ${text.replace(/\s+/g, ' ').trim()}` : ''}`,
+    error: `HTTP ${res.status}: ${statusReason(res.status)}`,
   };
+}
+
+/** At most this many bytes of a notification answer are read; the rest is cancelled. */
+export const MAX_ANSWER_BYTES = 1024;
+
+async function drainBounded(res: Response, max: number): Promise<void> {
+  if (!res.body) return;
+  const reader = res.body.getReader();
+  let seen = 0;
+  try {
+    while (seen <= max) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      seen += value.byteLength;
+    }
+  } finally {
+    // Cancelling stops the download; a body that already ended makes this a no-op.
+    await reader.cancel().catch(() => undefined);
+  }
+}
+
+/** A short reason of ours for a status; the receiver's own text is never echoed. */
+export function statusReason(status: number): string {
+  if (status === 408) return 'the receiver timed out';
+  if (status === 429) return 'rate limited by the receiver';
+  if (status >= 500) return 'server error at the receiver';
+  if (status === 401 || status === 403) return 'the receiver refused our credentials';
+  if (status === 404 || status === 410) return 'the receiver URL no longer exists';
+  if (status >= 300 && status < 400) return 'the receiver redirects (redirects are not followed)';
+  return 'the receiver rejected the message';
 }

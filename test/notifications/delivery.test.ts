@@ -113,7 +113,7 @@ t.test('500 three times then 200: four attempts, waits 1-2-4 (shortened), partia
   const reqs = await rx.waitFor(4, 5000);
   const d = await deliveryOf(eventId);
   const final = await settled(m, d.id);
-  t.match(seenWhileRetrying, { id: d.id, status: 'partial', channels: ['webhook'], error_message: 'HTTP 500: boom' }, 'partial while retries remain');
+  t.match(seenWhileRetrying, { id: d.id, status: 'partial', channels: ['webhook'], error_message: 'HTTP 500: server error at the receiver' }, 'partial while retries remain');
   t.equal(final.status, 'success');
   t.equal(final.error_message, null);
   t.equal(final.attempts, 4);
@@ -143,7 +143,7 @@ t.test('500 forever: 1 try + 3 retries, then failed with the last error', async 
   const final = await settled(m, d.id);
   t.equal(final.status, 'failed');
   t.equal(final.attempts, 4);
-  t.equal(final.error_message, 'HTTP 503: unavailable');
+  t.equal(final.error_message, 'HTTP 503: server error at the receiver');
   await new Promise((r) => setTimeout(r, 300));
   t.equal(rx.requests.length, 4);
 });
