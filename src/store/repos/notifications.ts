@@ -169,13 +169,13 @@ export function notificationsRepo(db: Kysely<DB>) {
     async delivery(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** The delivery log: deliveries with at least one attempt, newest first. */
+    /** The delivery log: deliveries with at least one attempt, by the time shown (`sent_at`, the latest attempt), newest first. */
     async log(teamId: string, f: { channel?: string; status?: string }, limit: number, offset: number) {
       let q = db.selectFrom('deliveries').where('team_id', '=', teamId).where('attempts', '>', 0);
       if (f.channel) q = q.where('channel', '=', f.channel);
       if (f.status) q = q.where('status', '=', f.status);
       const { n } = await q.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const rows = await q.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      const rows = await q.selectAll().orderBy('sent_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
       return { items: rows, total: Number(n) };
     },
   };
