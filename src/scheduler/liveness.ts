@@ -33,7 +33,7 @@ export interface LivenessSchedulerDeps {
 
 // A quarter second: lateness stays far under a second while probes due together start in one wake-up
 // (batched starts and replies cost markedly less CPU per check than one wake-up per 100 ms).
-const SLOT_MS = 250;
+export const SLOT_MS = 250;
 
 interface Entry {
   config: LivenessConfig;
@@ -50,6 +50,8 @@ export interface SchedulerStats {
   lateMs: number[];
   /** Start time of each config's first run after start() (epoch ms). */
   firstRun: Map<string, number>;
+  /** Recent runs as scheduled (due) and as started (epoch ms), a bounded window: the computed schedule. */
+  runs: { configId: string; due: number; started: number }[];
   startedAt: number;
 }
 
@@ -74,7 +76,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   let reloadAgain = false;
   let flushing: Promise<void> = Promise.resolve();
   let lastStamp = '';
-  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), startedAt: 0 };
+  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), runs: [], startedAt: 0 };
 
   const now = () => clock.now().getTime();
 
@@ -179,6 +181,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     stats.checks++;
     stats.lateMs.push(started - e.due);
     if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
+    stats.runs.push({ configId: e.config.id, due: e.due, started });
+    if (stats.runs.length > 2_000) stats.runs.splice(0, 1_000);
     if (!stats.firstRun.has(e.config.id)) stats.firstRun.set(e.config.id, started);
     e.running = true;
     running++;
