@@ -30,6 +30,7 @@ import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.j
 
 import { VERSION } from './package.js';
 import { inject, type InjectOptions } from 'light-my-request';
+import { secureDataDir } from './store/permissions.js';
 export { VERSION };
 
 export interface AppOptions {
@@ -77,6 +78,11 @@ export async function openLocal(
   config: Readonly<Config>, clock: Clock = systemClock,
   opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
+  // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
+  const tightened = secureDataDir(config.dataDir);
+  if (tightened.length) {
+    (opts.log ?? pino({ level: 'silent' })).warn({ dataDir: config.dataDir, files: tightened }, `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`);
+  }
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const io = createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' }));

@@ -100,8 +100,8 @@ export function createBootstrapStore(opts: BootstrapOptions): BootstrapStore {
           const body = (await res.json()) as unknown;
           if (!isBootstrap(body) || body.services.length === 0) throw new Error('bootstrap file has no services');
           const next: BootstrapFile = { ...body, fetched_at: now.toISOString() };
-          fs.mkdirSync(opts.dataDir, { recursive: true });
-          fs.writeFileSync(`${file}.tmp`, JSON.stringify(next));
+          fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+          fs.writeFileSync(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
           fs.renameSync(`${file}.tmp`, file);
           current = next;
           index = bootstrapIndex(next);

@@ -61,7 +61,7 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
     // The one-shot `dommon check` has no data directory and must not create one.
     if (!file || !fs.existsSync(path.dirname(file))) return;
     try {
-      fs.writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(cache)));
+      fs.writeFileSync(`${file}.tmp`, JSON.stringify(Object.fromEntries(cache)), { mode: 0o600 });
       fs.renameSync(`${file}.tmp`, file);
     } catch {
       // a read-only data directory: the memory cache still serves

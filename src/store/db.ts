@@ -6,6 +6,7 @@ import { CompiledQuery, Kysely, Migrator, SqliteDialect, SqliteDriver, type Data
 import type { DB } from './schema.js';
 import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
 import { ChangeTracker } from './change-tracker.js';
+import { restrictFile } from './permissions.js';
 import type { Migration } from 'kysely';
 
 // Transactions start with BEGIN IMMEDIATE: a deferred BEGIN that reads and then writes after another
@@ -40,8 +41,10 @@ export interface Connection {
 }
 
 export async function openConnection(file: string, opts: OpenOptions = {}): Promise<Connection> {
-  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const sqlite = new Database(file, { readonly: opts.readonly ?? false });
+  // SQLite gives the -wal and -shm files the database file's mode: 0600 here makes all three private.
+  if (file !== ':memory:' && !opts.readonly) restrictFile(file);
   // Before anything writes the header (switching to WAL does): auto_vacuum only applies to a new file.
   if (!opts.readonly) sqlite.pragma('auto_vacuum = INCREMENTAL');
   sqlite.pragma('journal_mode = WAL');

@@ -29,11 +29,11 @@ export function lockHolder(dataDir: string): number | null {
 
 /** Takes the lock or throws LockedError; returns the release function. */
 export function acquireLock(dataDir: string): () => void {
-  fs.mkdirSync(dataDir, { recursive: true });
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = path.join(dataDir, 'dommon.pid');
   const holder = lockHolder(dataDir);
   if (holder) throw new LockedError(holder, dataDir);
-  fs.writeFileSync(file, `${process.pid}\n`);
+  fs.writeFileSync(file, `${process.pid}\n`, { mode: 0o600 });
   return () => {
     try {
       if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);

@@ -5,6 +5,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { MIGRATIONS } from './migrations/index.js';
 import { openConnection } from './db.js';
+import { restrictFile } from './permissions.js';
 
 /** Tables whose row counts a backup reports (and a test compares). */
 export const COUNTED_TABLES = ['teams', 'users', 'api_tokens', 'portfolios', 'domains', 'endpoints', 'liveness_configs', 'liveness_results', 'events', 'deliveries'] as const;
@@ -108,6 +109,7 @@ export async function backupDatabase(source: string, dest: string, opts: { overw
     copy.close();
     const info = inspectDatabase(tmp);
     if (info.integrity.join() !== 'ok') throw new MaintenanceError(`backup copy failed its integrity check: ${info.integrity.slice(0, 3).join('; ')}`);
+    restrictFile(tmp);
     fs.renameSync(tmp, target);
     return { ...info, file: target };
   } finally {
@@ -150,6 +152,7 @@ export async function restoreDatabase(backup: string, dbPath: string): Promise<{
     fs.renameSync(dbPath, previous);
   }
   for (const suffix of ['-wal', '-shm']) fs.rmSync(dbPath + suffix, { force: true });
+  restrictFile(tmp);
   fs.renameSync(tmp, dbPath);
   const conn = await openConnection(dbPath);
   await conn.close();
@@ -160,7 +163,7 @@ export async function restoreDatabase(backup: string, dbPath: string): Promise<{
 /** Null when `dir` exists (or can be created) and a file can be written in it; otherwise why not. */
 export function writableDirProblem(dir: string): string | null {
   try {
-    fs.mkdirSync(dir, { recursive: true });
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const st = fs.statSync(dir);
     if (!st.isDirectory()) return 'not a directory';
     const probe = path.join(dir, `.dommon-write-test-${process.pid}`);
