@@ -15,7 +15,11 @@ export function parseRetryAfter(v: string | null, now = Date.now()): number | nu
   return Number.isNaN(t) ? null : Math.max(0, Math.ceil((t - now) / 1000));
 }
 
-export async function postJson(req: HttpRequest, ctx: SendContext): Promise<SendOutcome> {
+/**
+ * `explain` may turn the first KiB of a failed answer into a reason; only a channel whose receiver is
+ * a fixed, documented service (Pushover) uses it. Tenant-chosen URLs never get their body shown.
+ */
+export async function postJson(req: HttpRequest, ctx: SendContext, explain?: (head: string) => string | null): Promise<SendOutcome> {
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   const signal = ctx.signal ? AbortSignal.any([timeout, ctx.signal]) : timeout;
   let res: Response;
@@ -29,8 +33,9 @@ export async function postJson(req: HttpRequest, ctx: SendContext): Promise<Send
   }
   // Never keep or show the receiver's body (it could be anything, of any size): read at most
   // MAX_ANSWER_BYTES so a keep-alive connection can be reused, then cancel the rest.
+  let head = '';
   try {
-    await drainBounded(res, MAX_ANSWER_BYTES);
+    head = await drainBounded(res, MAX_ANSWER_BYTES);
   } catch {
     if (ctx.signal?.aborted) throw new AttemptAborted();
   }
@@ -41,23 +46,27 @@ export async function postJson(req: HttpRequest, ctx: SendContext): Promise<Send
     status: res.status,
     transient,
     retryAfterSeconds: transient ? parseRetryAfter(res.headers.get('retry-after')) : null,
-    error: `HTTP ${res.status}: ${statusReason(res.status)}`,
+    error: `HTTP ${res.status}: ${(explain && head && explain(head)) || statusReason(res.status)}`,
   };
 }
 
 /** At most this many bytes of a notification answer are read; the rest is cancelled. */
 export const MAX_ANSWER_BYTES = 1024;
 
-async function drainBounded(res: Response, max: number): Promise<void> {
-  if (!res.body) return;
+/** Reads at most `max` bytes of the body (returned as text), then cancels the rest. */
+async function drainBounded(res: Response, max: number): Promise<string> {
+  if (!res.body) return '';
   const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
   let seen = 0;
   try {
     while (seen <= max) {
       const { done, value } = await reader.read();
-      if (done) return;
+      if (done) break;
+      chunks.push(value);
       seen += value.byteLength;
     }
+    return Buffer.concat(chunks).subarray(0, max).toString('utf8');
   } finally {
     // Cancelling stops the download; a body that already ended makes this a no-op.
     await reader.cancel().catch(() => undefined);

@@ -38,6 +38,21 @@ export const pushover: ChannelPlugin<{ body: PushoverMessage; preview: string }>
     return { body, preview: truncate(`${body.title}: ${body.message}`, 200) };
   },
   send: (r, ctx) =>
-    postJson({ url: `${ctx.pushoverUrl.replace(/\/+$/, '')}/1/messages.json`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview }, ctx),
+    postJson({ url: `${ctx.pushoverUrl.replace(/\/+$/, '')}/1/messages.json`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview }, ctx, pushoverErrors),
   preview: (r) => r.preview,
 };
+
+/**
+ * Pushover's documented error answer, `{"status":0,"errors":["user identifier is invalid"]}`: its
+ * messages tell the user what to fix. Only strings from that field, and at most 200 characters.
+ */
+function pushoverErrors(head: string): string | null {
+  try {
+    const errors = (JSON.parse(head) as { errors?: unknown }).errors;
+    if (!Array.isArray(errors)) return null;
+    const text = errors.filter((e): e is string => typeof e === 'string').join('; ').replace(/[\u0000-\u001f]+/g, ' ').trim();
+    return text ? truncate(text, 200) : null;
+  } catch {
+    return null;
+  }
+}

@@ -58,6 +58,20 @@ export function settingJson(s: SettingRow) {
   };
 }
 
+/**
+ * Slack and Teams incoming-webhook URLs are credentials (whoever holds one can post to the channel), and
+ * one team member's URL must not reach the rest of the team through the delivery log: scheme and host only.
+ */
+export function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
+  if (recipient === null || (channel !== 'slack' && channel !== 'teams')) return recipient;
+  try {
+    const u = new URL(recipient);
+    return `${u.protocol}//${u.host}/…`;
+  } catch {
+    return '…';
+  }
+}
+
 /** A delivery as the spec's delivery log entry. */
 export function logEntryJson(d: DeliveryRow) {
   return {
@@ -68,7 +82,7 @@ export function logEntryJson(d: DeliveryRow) {
     sent_at: d.sent_at ?? d.next_attempt_at,
     error_message: d.error_message,
     metadata: parseJson<Record<string, unknown> | null>(d.metadata, null),
-    recipient: d.recipient,
+    recipient: maskRecipient(d.channel, d.recipient),
     attempts: d.attempts,
     event_id: d.event_id,
     is_test: d.is_test === 1,
