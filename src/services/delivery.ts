@@ -87,10 +87,13 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const user = req.user_id ? await store.users.byId(req.user_id) : undefined;
       const own = user ? await store.notifications.setting(user.id, d.channel, 'instant') : undefined;
       const recipient = d.recipient ?? '';
+      // The stored secret (and template) go only to the stored URL: signing a test body for any URL a
+      // token holder names would hand them validly signed bodies to replay to the real receiver.
+      const ownWebhook = d.channel === 'webhook' && own && own.config.webhook_url === recipient ? own : undefined;
       const config: Record<string, unknown> =
         d.channel === 'email' ? { recipients: [recipient] }
         : d.channel === 'pushover' ? { ...(own?.config ?? {}), user_key: recipient }
-        : { ...(d.channel === 'webhook' && own ? { secret_key: own.config.secret_key, template: own.config.template } : {}), webhook_url: recipient };
+        : { ...(ownWebhook ? { secret_key: ownWebhook.config.secret_key, template: ownWebhook.config.template } : {}), webhook_url: recipient };
       if (d.channel === 'pushover' && !config.app_token) return { error: 'pushover test: no app_token configured (PUT /api/v1/notifications/settings/pushover first)' };
       const message: Outgoing = {
         kind: 'event', event_id: d.id, event_type: 'test', severity: 'info', category: 'test', team: team?.name ?? '', user: user?.email ?? '',

@@ -208,8 +208,13 @@ t.test('test sends: 201 queued, delivered by the worker, logged under the same i
   const [req] = await rx.waitFor(1);
   t.equal(req!.path, '/hook', 'sent to the recipient given');
   t.match(req!.json, { event_id: r.body.id, event_type: 'test', team: 'tester', user: 'tess@tester.test', details: { metadata: { ticket: 42 } } });
-  t.ok(verifySignature(req!.raw, req!.headers['x-signature'], 'tess-secret'), 'signed with the user’s webhook secret');
+  t.equal(req!.headers['x-signature'], undefined, 'another URL than the saved one: not signed (no signing oracle)');
   const entry = await settled(m, r.body.id);
+  const saved = await m.api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: `${rx.url}?configured` });
+  t.equal(saved.status, 201);
+  const [, toSaved] = await rx.waitFor(2);
+  t.equal(toSaved!.json.event_id, saved.body.id);
+  t.ok(verifySignature(toSaved!.raw, toSaved!.headers['x-signature'], 'tess-secret'), 'to the saved URL: signed with the user’s webhook secret');
   t.match(entry, { id: r.body.id, channels: ['webhook'], status: 'success', error_message: null, metadata: { ticket: 42 } });
   t.type(entry.sent_at, 'string');
   t.match(entry.message_preview, /Test notification/);
