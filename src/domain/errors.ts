@@ -37,6 +37,14 @@ export class NotFound extends ServiceError {
     super(404, `${what} not found`, 'NOT_FOUND');
   }
 }
+/** 429 with Retry-After: a quota of the team's (not the request rate limit) is used up. */
+export class QuotaExceeded extends ServiceError {
+  readonly retryAfter: number;
+  constructor(message: string, retryAfter: number, code = 'QUOTA_EXCEEDED') {
+    super(429, message, code, { retry_after: retryAfter });
+    this.retryAfter = retryAfter;
+  }
+}
 export class Conflict extends ServiceError {
   constructor(message: string, code: string) {
     super(409, message, code);

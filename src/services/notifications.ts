@@ -1,5 +1,5 @@
 // Notification settings (per user), test sends and the delivery log. Secrets are masked on the way out.
-import { Invalid, NotFound } from '../domain/errors.js';
+import { Invalid, NotFound, QuotaExceeded } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Store } from '../store/index.js';
@@ -71,6 +71,10 @@ export function maskRecipient<T extends string | null>(channel: string, recipien
     return '…';
   }
 }
+
+/** Test sends a team may queue per rolling hour (POST /api/v1/notifications/test); the next answers 429. */
+export const TEST_SENDS_PER_HOUR = 10;
+const TEST_SEND_WINDOW_MS = 3_600_000;
 
 /** A delivery as the spec's delivery log entry. */
 export function logEntryJson(d: DeliveryRow) {
@@ -166,11 +170,21 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       if (!rule.test(input.recipient)) throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
       const id = newId();
       const now = isoNow(clock);
-      await store.notifications.addDelivery({
-        id, team_id: p.team_id, event_id: null, setting_id: null, channel: input.channel, recipient: input.recipient, is_test: 1,
-        request: JSON.stringify({ subject: input.subject ?? null, user_id: p.user_id }),
-        status: 'queued', next_attempt_at: now, metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-        created_at: now, message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
+      // A test goes wherever its caller says: a quota per team keeps it from being a mail or webhook relay.
+      // Counted and queued in one transaction, so parallel requests cannot slip past it together.
+      await store.transaction(async (tx) => {
+        const since = new Date(Date.parse(now) - TEST_SEND_WINDOW_MS).toISOString();
+        const used = await tx.notifications.testSendsSince(p.team_id, since);
+        if (used.n >= TEST_SENDS_PER_HOUR) {
+          const retryAfter = Math.max(1, Math.ceil((Date.parse(used.oldest ?? now) + TEST_SEND_WINDOW_MS - Date.parse(now)) / 1000));
+          throw new QuotaExceeded(`test send quota used up: ${TEST_SENDS_PER_HOUR} per team per hour; retry in ${retryAfter} s`, retryAfter, 'TEST_SEND_QUOTA');
+        }
+        await tx.notifications.addDelivery({
+          id, team_id: p.team_id, event_id: null, setting_id: null, channel: input.channel, recipient: input.recipient, is_test: 1,
+          request: JSON.stringify({ subject: input.subject ?? null, user_id: p.user_id }),
+          status: 'queued', next_attempt_at: now, metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+          created_at: now, message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
+        });
       });
       return { id, channel: input.channel, recipient: input.recipient, status: 'queued' as const, created_at: now };
     },

@@ -3,7 +3,7 @@
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
-import { ServiceError } from '../../domain/errors.js';
+import { QuotaExceeded, ServiceError } from '../../domain/errors.js';
 import type { Clock } from '../../domain/clock.js';
 
 export interface ErrorBody {
@@ -41,6 +41,7 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
         message = err.message;
         code = err.code;
         if (err.details && typeof err.details === 'object') extra = err.details as Record<string, unknown>;
+        if (err instanceof QuotaExceeded) ctx.set('Retry-After', String(err.retryAfter));
       } else if (e?.type === 'entity.too.large' || e?.status === 413) {
         status = 413;
         message = 'request body is larger than 1 MB';

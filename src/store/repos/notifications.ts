@@ -169,6 +169,12 @@ export function notificationsRepo(db: Kysely<DB>) {
     async delivery(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
+    /** Test sends a team queued since `since`, and the oldest of them (when its hour frees a slot). */
+    async testSendsSince(teamId: string, since: string): Promise<{ n: number; oldest: string | null }> {
+      const r = await db.selectFrom('deliveries').where('team_id', '=', teamId).where('is_test', '=', 1).where('created_at', '>', since)
+        .select((e) => [e.fn.countAll<number>().as('n'), e.fn.min<string>('created_at').as('oldest')]).executeTakeFirstOrThrow();
+      return { n: Number(r.n), oldest: r.oldest ?? null };
+    },
     /** The delivery log: deliveries with at least one attempt, by the time shown (`sent_at`, the latest attempt), newest first. */
     async log(teamId: string, f: { channel?: string; status?: string }, limit: number, offset: number) {
       let q = db.selectFrom('deliveries').where('team_id', '=', teamId).where('attempts', '>', 0);
