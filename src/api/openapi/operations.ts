@@ -60,7 +60,7 @@ export const OPERATIONS: OperationDoc[] = [
     params: { asset: { type: 'string', enum: Object.keys(DOCS_ASSETS) } },
     responses: { 200: { contentType: [...new Set(Object.values(DOCS_ASSETS).map((t) => t.split(';')[0]!))], description: 'The file, with its content type and an ETag' }, 304: { description: 'Not modified (If-None-Match)' } },
   },
-  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (Bearer DOMMON_METRICS_TOKEN when set)', tag: 'System', auth: false, responses: { 200: { contentType: 'text/plain' } }, errors: [401] },
+  { method: 'get', path: '/metrics', summary: 'Prometheus metrics (Bearer DOMMON_METRICS_TOKEN when set; 403 without it on a non-loopback listen address)', tag: 'System', auth: false, responses: { 200: { contentType: 'text/plain' } }, errors: [401, 403] },
   { method: 'get', path: '/api/v1/validate', summary: 'Check a token', tag: 'Auth', responses: { 200: 'TokenValidation' } },
   { method: 'post', path: '/api/v1/auth', summary: 'Authenticate a token (team, user, token)', tag: 'Auth', responses: { 200: 'TokenAuth' } },
 

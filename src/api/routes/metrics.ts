@@ -1,15 +1,38 @@
-// GET /metrics: Prometheus text format; with DOMMON_METRICS_TOKEN set it needs `Authorization: Bearer <token>`.
+// GET /metrics: Prometheus text format; with DOMMON_METRICS_TOKEN set it needs `Authorization: Bearer <token>`;
+// without it, only a daemon listening on loopback serves it (403 otherwise).
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Unauthorized } from '../../domain/errors.js';
+import { isIPv4, isIPv6 } from 'node:net';
+import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { ApiDeps, ApiRouter } from '../context.js';
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
+
+/** True when `host` (the listen address) is reachable only from this machine. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  if (isIPv4(h)) return h.startsWith('127.');
+  if (isIPv6(h) && h.startsWith('::ffff:')) return h.slice(7).startsWith('127.');
+  return false;
+}
+
+/**
+ * /metrics names every team's domains and endpoints: without DOMMON_METRICS_TOKEN it is served only
+ * when the daemon listens on a loopback address.
+ */
+export function metricsExposed(config: { host: string; metricsToken: string | null }): boolean {
+  return !config.metricsToken && !isLoopbackHost(config.host);
+}
 
 export function metricsRoutes(router: ApiRouter, deps: ApiDeps): void {
   const metrics = deps.metrics;
   if (!metrics) return;
   const token = deps.config.metricsToken;
+  const refuse = metricsExposed(deps.config);
   router.get('/metrics', async (ctx) => {
+    if (refuse) {
+      throw new Forbidden(`/metrics is off: the daemon listens on ${deps.config.host}, not a loopback address, and DOMMON_METRICS_TOKEN is not set`, 'METRICS_TOKEN_REQUIRED');
+    }
     if (token) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));
       // Compare digests so the comparison takes the same time whatever the length.

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import { acquireLock } from '../../store/lock.js';
+import { metricsExposed } from '../../api/routes/metrics.js';
 import { writableDirProblem } from '../../store/maintenance.js';
 import type { GlobalOpts } from '../context.js';
 
@@ -40,6 +41,9 @@ export function serveCommand(program: Command): void {
       }
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
       app.log.info({ url, dataDir: config.dataDir }, 'listening');
+      if (metricsExposed(config)) {
+        app.log.warn({ host: config.host }, `/metrics answers 403: the daemon listens on ${config.host}, not a loopback address; set DOMMON_METRICS_TOKEN to serve it with a bearer token`);
+      }
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
