@@ -30,6 +30,8 @@ export interface Config {
   resultRetentionDays: number;
   logLevel: LogLevel;
   metricsToken: string | null;
+  /** Host names (DOMMON_PUBLIC_HOSTS) a browser may use to reach the daemon's unauthenticated /metrics. */
+  publicHosts: string[];
   /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
   remoteUrl: string | null;
   remoteToken: string | null;
@@ -140,6 +142,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
+    publicHosts: (env.DOMMON_PUBLIC_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
   };
