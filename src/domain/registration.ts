@@ -1,7 +1,6 @@
 // Registration (RDAP/WHOIS) data as services see it, and the pure rules around it: lookup outcomes,
-// expiry alert windows, refresh cadence, change detection and the date formats registries use.
+// expiry alert windows, refresh cadence, change detection (dates are read by registry-dates.ts).
 import { daysUntil } from './clock.js';
-import { parseWhoisDate, parseWhoisTimestamp, type DateOrder } from './registry-dates.js';
 
 export const REGISTRATION_SOURCES = ['rdap', 'whois'] as const;
 export type RegistrationSource = (typeof REGISTRATION_SOURCES)[number];
@@ -72,16 +71,6 @@ const EPP_STATUS = /^(ok|active|inactive|pending[A-Za-z]+|[a-zA-Z]+Period|(clien
 export function hasTransferLock(statuses: string[]): boolean | null {
   if (!statuses.some((s) => EPP_STATUS.test(s))) return null;
   return statuses.some((s) => /^(client|server)TransferProhibited$/i.test(s));
-}
-
-/** The date part (YYYY-MM-DD, UTC) of the forms registries print; null when it cannot be read. */
-export function parseRegistryDate(raw: string | null | undefined, order: DateOrder = 'dmy'): string | null {
-  return parseWhoisDate(raw, order);
-}
-
-/** An ISO timestamp in UTC (midnight UTC when only a day is printed); null when it cannot be read. */
-export function parseRegistryTimestamp(raw: string | null | undefined, order: DateOrder = 'dmy'): string | null {
-  return parseWhoisTimestamp(raw, order);
 }
 
 /** Domain renewal alert windows (days before expiry); 0 is "expired". */

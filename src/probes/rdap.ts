@@ -3,10 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, parseRegistryDate, parseRegistryTimestamp,
+  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus,
   type LookupOutcome, type RegistrationData,
 } from '../domain/registration.js';
 import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
+import { parseWhoisDate, parseWhoisTimestamp } from '../domain/registry-dates.js';
 
 export const IANA_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
 export const BOOTSTRAP_MAX_AGE_MS = 7 * 86_400_000;
@@ -188,9 +189,9 @@ export function parseRdapDomain(body: unknown): RegistrationData {
     ...EMPTY_REGISTRATION,
     registrar: findRegistrar(d.entities),
     // A date without a zone (2028-09-14T04:00:00) is read as UTC, like the registries that send it mean.
-    expiry_date: parseRegistryDate(event(...EXPIRY_EVENTS)),
-    creation_date: parseRegistryTimestamp(event('registration')),
-    updated_date: parseRegistryTimestamp(event('last changed')),
+    expiry_date: parseWhoisDate(event(...EXPIRY_EVENTS)),
+    creation_date: parseWhoisTimestamp(event('registration')),
+    updated_date: parseWhoisTimestamp(event('last changed')),
     nameservers: [...new Set((d.nameservers ?? []).map((n) => (n.ldhName ?? n.unicodeName ?? '').toLowerCase().replace(/\.$/, '')).filter(Boolean))].sort(),
     statuses,
     transfer_lock: hasTransferLock(statuses),

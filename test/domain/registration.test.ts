@@ -1,21 +1,12 @@
 import t from 'tap';
 import {
-  expiryWindow, hasTransferLock, normalizeStatus, parseRegistryDate, registrationCadence, registrationChanges, EMPTY_REGISTRATION,
+  expiryWindow, hasTransferLock, normalizeStatus, registrationCadence, registrationChanges, EMPTY_REGISTRATION,
 } from '../../src/domain/registration.js';
 import { classifyWhois, parseWhoisText } from '../../src/probes/whois.js';
 import { parseRdapDomain, rdapBaseFor, bootstrapIndex, retryAfterMs } from '../../src/probes/rdap.js';
 import { SHIPPED_BOOTSTRAP } from '../../src/probes/rdap-bootstrap.js';
 import { RATE_LIMIT_TEXT, denicText, nominetText, verisignText, DENIC_FREE, VERISIGN_NO_MATCH } from '../support/whois-server.js';
 import { rdapDomain } from '../support/rdap-server.js';
-
-t.test('registry date formats', async (t) => {
-  t.equal(parseRegistryDate('2026-08-13T04:00:00Z'), '2026-08-13');
-  t.equal(parseRegistryDate('2026-01-01T02:00:00+05:00'), '2025-12-31');
-  t.equal(parseRegistryDate('26-Nov-2026'), '2026-11-26');
-  t.equal(parseRegistryDate('2026.08.13'), '2026-08-13');
-  t.equal(parseRegistryDate('13.08.2026'), '2026-08-13');
-  t.equal(parseRegistryDate('garbage'), null);
-});
 
 t.test('statuses and transfer lock', async (t) => {
   t.equal(normalizeStatus('client transfer prohibited'), 'clientTransferProhibited');

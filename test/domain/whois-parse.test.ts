@@ -25,6 +25,9 @@ t.test('date forms registries print (issue 19 item 2)', async (t) => {
   t.equal(parseWhoisDate('2026-01-01T02:00:00+05:00'), '2025-12-31');
   t.equal(parseWhoisDate('2026-01-01T02:00:00.000Z'), '2026-01-01');
   t.equal(parseWhoisDate('20261231235959'), '2026-12-31');
+  t.equal(parseWhoisDate('2026-08-13T04:00:00Z'), '2026-08-13');
+  t.equal(parseWhoisDate('2026.08.13'), '2026-08-13');
+  t.equal(parseWhoisDate('13.08.2026'), '2026-08-13');
   t.equal(parseWhoisDate('garbage'), null);
   t.equal(parseWhoisDate('2026-02-30'), null);
   t.equal(parseWhoisTimestamp('2018-03-12T21:44:25+01:00'), '2018-03-12T20:44:25.000Z');
