@@ -12,7 +12,7 @@ import { createApi } from './api/server.js';
 import { clientErrorHandler } from './api/middleware/errors.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
-import { createExposureNet } from './services/exposure/index.js';
+import { createExposureNet, guardedAxfr } from './services/exposure/index.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import { periodic } from './scheduler/periodic.js';
 import type { Checkpointer } from './store/checkpointer.js';
@@ -25,7 +25,7 @@ import { createIntelScheduler } from './scheduler/intel.js';
 import { Registry } from 'prom-client';
 import { createMetrics, type Metrics } from './services/metrics.js';
 import { createRetentionService, type RetentionService } from './services/retention.js';
-import { createResolver, livenessProbe, type ProbeDeps } from './probes/index.js';
+import { createResolver, guardedAgent, livenessProbe, type ProbeDeps } from './probes/index.js';
 import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
 
 import { VERSION } from './package.js';
@@ -87,12 +87,13 @@ export async function openLocal(
   const metrics = opts.metrics?.(store);
   const io = createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' }));
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
+  // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {
-    dns: io.dns,
-    net: createExposureNet({ portFor: opts.exposure?.portFor }),
+    dns: { lookup: io.dns.lookup, axfr: guardedAxfr(io.dns.axfr, config.outbound) },
+    net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
   };
-  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers), ...(opts.probes?.ca ? { ca: opts.probes.ca } : {}) };
+  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers, { policy: config.outbound }), ...(opts.probes?.ca ? { ca: opts.probes.ca } : {}) };
   const services = createServices(
     { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics, probes, checkInterval: config.checkInterval },
     io,
@@ -167,7 +168,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
-  const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl };
+  const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl, dispatcher: guardedAgent(probes.resolver) };
   const delivery = createDeliveryService({
     store, clock, log,
     deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),

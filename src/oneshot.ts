@@ -52,7 +52,7 @@ export function createCheckEngine(config: Readonly<Config>, opts: CheckEngineOpt
   const clock = opts.clock ?? systemClock;
   const io = createLookupIo(config, clock);
   const registration = createRegistrationLookup({ clock, probes: io.probes, limiter: io.limiter, budgetMs: opts.registrationBudgetMs });
-  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers), ...(opts.ca?.length ? { ca: [...tls.rootCertificates, ...opts.ca] } : {}) };
+  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers, { policy: config.outbound }), ...(opts.ca?.length ? { ca: [...tls.rootCertificates, ...opts.ca] } : {}) };
   const service = createCheckService({ clock, probes, lookup: registration.lookup, evaluate: createSecurityEvaluator(io.dns) });
   return {
     ...service,

@@ -1,6 +1,8 @@
 // One JSON POST with a timeout, classified as the spec says: 2xx success; 5xx, 408, 429 and network
 // errors transient; every other status permanent.
+import { fetch, type Response } from 'undici';
 import type { SendOutcome } from '../domain/notification.js';
+import { defaultGuardedAgent } from '../probes/guarded-agent.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
 export function isTransientStatus(status: number): boolean {
@@ -24,11 +26,13 @@ export async function postJson(req: HttpRequest, ctx: SendContext, explain?: (he
   const signal = ctx.signal ? AbortSignal.any([timeout, ctx.signal]) : timeout;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal, redirect: 'manual' });
+    res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal, redirect: 'manual', dispatcher: ctx.dispatcher ?? defaultGuardedAgent() });
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();
     if (timeout.aborted) return { ok: false, status: null, transient: true, error: `timeout: no answer within ${ctx.timeoutMs} ms` };
     const e = err as Error & { cause?: { code?: string; message?: string } };
+    // Refused by our own policy: permanent, and said in our words.
+    if (e.cause?.code === 'ERR_OUTBOUND_DENIED') return { ok: false, status: null, transient: false, error: `blocked: ${e.cause.message}` };
     return { ok: false, status: null, transient: true, error: `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
   }
   // Never keep or show the receiver's body (it could be anything, of any size): read at most

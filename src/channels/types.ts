@@ -1,4 +1,5 @@
 // The shape every channel plug-in shares: a pure render() and an I/O send() of what render() built.
+import type { Dispatcher } from 'undici';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
 
 /** What render() reads from a settings row (test sends build one from the recipient). */
@@ -15,6 +16,8 @@ export interface SendContext {
   smtpUrl: string | null;
   smtpFrom: string;
   pushoverUrl: string;
+  /** The HTTP client (guarded by DOMMON_OUTBOUND_DENY); default: system resolvers, default policy. */
+  dispatcher?: Dispatcher;
 }
 
 export interface ChannelPlugin<R> {

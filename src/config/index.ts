@@ -1,5 +1,6 @@
 // Flags + DOMMON_* environment -> one frozen, validated Config. The only module that reads env.
 import path from 'node:path';
+import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domain/outbound.js';
 
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -32,6 +33,8 @@ export interface Config {
   metricsToken: string | null;
   /** Host names (DOMMON_PUBLIC_HOSTS) a browser may use to reach the daemon's unauthenticated /metrics. */
   publicHosts: string[];
+  /** DOMMON_OUTBOUND_DENY / DOMMON_OUTBOUND_ALLOW: addresses no probe, scan, webhook or chat request may reach. */
+  outbound: OutboundPolicy;
   /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
   remoteUrl: string | null;
   remoteToken: string | null;
@@ -102,6 +105,15 @@ function url(name: string, raw: string | undefined, protocols: string[]): string
   return raw.replace(/\/+$/, '');
 }
 
+function outbound(env: Env): OutboundPolicy {
+  try {
+    return outboundPolicy(env.DOMMON_OUTBOUND_DENY, env.DOMMON_OUTBOUND_ALLOW);
+  } catch (err) {
+    if (err instanceof OutboundRuleError) throw new ConfigError(err.message);
+    throw err;
+  }
+}
+
 function mailbox(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === '') return 'dommon@localhost';
   if (!MAILBOX.test(raw.trim())) throw new ConfigError(`DOMMON_SMTP_FROM must be an e-mail address (or "Name <address>"), got "${raw}"`);
@@ -142,6 +154,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
+    outbound: outbound(env),
     publicHosts: (env.DOMMON_PUBLIC_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,

@@ -26,5 +26,6 @@ export function livenessProbe(deps: ProbeDeps) {
 }
 
 export { inspectTls } from './tls.js';
-export { createResolver, type Resolver } from './resolve.js';
+export { createResolver, OutboundDenied, type Resolver } from './resolve.js';
+export { guardedAgent } from './guarded-agent.js';
 export type { ProbeDeps, ProbeOutcome, ProbeReason } from './types.js';

@@ -2,6 +2,7 @@
 // resolver. Answers from configured servers are cached for their TTL, as a visitor's resolver would.
 import dns from 'node:dns';
 import net from 'node:net';
+import { deniedMessage, type OutboundPolicy } from '../domain/outbound.js';
 
 export interface Address {
   address: string;
@@ -9,7 +10,10 @@ export interface Address {
 }
 
 export interface Resolver {
-  /** One address for `host` (IPv4 first); an IP literal is answered as is. Rejects with a dns error code. */
+  /**
+   * One address for `host` (IPv4 first); an IP literal is answered as is. Rejects with a dns error
+   * code, or with ERR_OUTBOUND_DENIED when the policy denies any address the name resolved to.
+   */
   resolve(host: string): Promise<Address>;
   /** TXT strings at `name` (joined chunks), for workers that need them. */
   txt(name: string): Promise<string[]>;
@@ -21,6 +25,16 @@ export interface ResolverOptions {
   now?: () => number;
   /** Upper bound on how long an answer is reused (seconds). */
   maxTtl?: number;
+  /** DOMMON_OUTBOUND_DENY / ALLOW: checked on every address of the answer; the caller connects to the one returned. */
+  policy?: OutboundPolicy;
+}
+
+/** A look-up whose answer the outbound policy refuses (the connection is never attempted). */
+export class OutboundDenied extends Error {
+  readonly code = 'ERR_OUTBOUND_DENIED';
+  constructor(readonly address: string, rule: string) {
+    super(deniedMessage(address, rule));
+  }
 }
 
 function dnsError(code: string, host: string): NodeJS.ErrnoException {
@@ -47,7 +61,7 @@ async function serverAddress(s: string): Promise<string> {
 export function createResolver(servers: readonly string[], opts: ResolverOptions = {}): Resolver {
   const now = opts.now ?? Date.now;
   const maxTtl = opts.maxTtl ?? 300;
-  const cache = new Map<string, { addr: Address; until: number }>();
+  const cache = new Map<string, { addrs: Address[]; until: number }>();
   let ready: Promise<dns.promises.Resolver> | undefined;
   const custom = () =>
     (ready ??= Promise.all(servers.map(serverAddress)).then((list) => {
@@ -56,17 +70,17 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
       return r;
     }));
 
-  async function viaServers(host: string): Promise<Address> {
+  async function viaServers(host: string): Promise<Address[]> {
     const hit = cache.get(host);
-    if (hit && hit.until > now()) return hit.addr;
+    if (hit && hit.until > now()) return hit.addrs;
     const r = await custom();
-    let addr: Address | undefined;
+    let addrs: Address[] | undefined;
     let ttl = 0;
     for (const family of [4, 6] as const) {
       try {
         const list = family === 4 ? await r.resolve4(host, { ttl: true }) : await r.resolve6(host, { ttl: true });
         if (list.length) {
-          addr = { address: list[0]!.address, family };
+          addrs = list.map((x) => ({ address: x.address, family }));
           ttl = Math.min(...list.map((x) => x.ttl));
           break;
         }
@@ -76,22 +90,31 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
         if (code !== 'ENODATA' || family === 6) throw dnsError(code ?? 'ENOTFOUND', host);
       }
     }
-    if (!addr) throw dnsError('ENODATA', host);
+    if (!addrs) throw dnsError('ENODATA', host);
     if (ttl > 0) {
       if (cache.size > 50_000) cache.clear();
-      cache.set(host, { addr, until: now() + Math.min(ttl, maxTtl) * 1000 });
+      cache.set(host, { addrs, until: now() + Math.min(ttl, maxTtl) * 1000 });
     }
-    return addr;
+    return addrs;
+  }
+
+  async function all(h: string): Promise<Address[]> {
+    const fam = net.isIP(h);
+    if (fam) return [{ address: h, family: fam as 4 | 6 }];
+    if (servers.length) return viaServers(h);
+    return (await dns.promises.lookup(h, { all: true })).map((r) => ({ address: r.address, family: r.family as 4 | 6 }));
   }
 
   return {
     async resolve(host: string): Promise<Address> {
-      const h = host.replace(/^\[|\]$/g, '');
-      const fam = net.isIP(h);
-      if (fam) return { address: h, family: fam as 4 | 6 };
-      if (servers.length) return viaServers(h);
-      const r = await dns.promises.lookup(h);
-      return { address: r.address, family: r.family as 4 | 6 };
+      const addrs = await all(host.replace(/^\[|\]$/g, ''));
+      // One denied address refuses the name: a record set mixing a public address with the metadata
+      // service must not reach it on the next look-up's order.
+      for (const a of addrs) {
+        const rule = opts.policy?.denied(a.address);
+        if (rule) throw new OutboundDenied(a.address, rule);
+      }
+      return addrs[0]!;
     },
     async txt(name: string): Promise<string[]> {
       const list = servers.length ? await (await custom()).resolveTxt(name) : await dns.promises.resolveTxt(name);

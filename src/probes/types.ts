@@ -2,7 +2,7 @@
 import type { Resolver } from './resolve.js';
 
 /** Why a check failed; the stored error text starts with it (`timeout: ...`). */
-export const PROBE_REASONS = ['timeout', 'dns', 'refused', 'reset', 'tls', 'status', 'cancelled', 'error'] as const;
+export const PROBE_REASONS = ['timeout', 'dns', 'refused', 'reset', 'tls', 'status', 'cancelled', 'denied', 'error'] as const;
 export type ProbeReason = (typeof PROBE_REASONS)[number];
 
 export interface ProbeDeps {
@@ -29,6 +29,7 @@ const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_
 export function classify(err: unknown, signal: AbortSignal, timedOut: () => boolean): { reason: ProbeReason; detail: string } {
   const e = err as NodeJS.ErrnoException & { hostname?: string };
   const code = e?.code ?? '';
+  if (code === 'ERR_OUTBOUND_DENIED') return { reason: 'denied', detail: e.message };
   if (timedOut()) return { reason: 'timeout', detail: 'no answer in time' };
   if (signal.aborted || code === 'ABORT_ERR' || e?.name === 'AbortError') return { reason: 'cancelled', detail: 'probe cancelled' };
   if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ESERVFAIL' || code.startsWith('EAI_') || e?.syscall === 'getaddrinfo' || e?.syscall?.startsWith('query')) {

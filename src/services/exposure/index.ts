@@ -303,4 +303,4 @@ export function createExposureService(deps: ExposureDeps) {
 
 export type ExposureService = ReturnType<typeof createExposureService>;
 export type { ExposureDns } from './types.js';
-export { createExposureNet, type ExposureNet } from './net.js';
+export { createExposureNet, guardedAxfr, type ExposureNet } from './net.js';

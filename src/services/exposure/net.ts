@@ -6,6 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
+import { deniedMessage, type OutboundPolicy } from '../../domain/outbound.js';
+import type { AxfrResult, DnsResolver } from '../../probes/dns.js';
 
 export type PortState = 'open' | 'closed' | 'timeout' | 'error';
 
@@ -38,15 +40,30 @@ export interface ExposureNet {
 
 export interface ExposureNetOptions {
   portFor?: (port: number, address: string) => number;
+  /** DOMMON_OUTBOUND_DENY: a denied address is never dialled (answered as `error` / not ok). */
+  policy?: OutboundPolicy;
+}
+
+/** AXFR that refuses, without dialling, a nameserver address the policy denies. */
+export function guardedAxfr(axfr: DnsResolver['axfr'], policy: OutboundPolicy): DnsResolver['axfr'] {
+  return (address, port, zone, timeoutMs): Promise<AxfrResult> => {
+    const rule = policy.denied(address);
+    return rule ? Promise.resolve({ ok: false, error: deniedMessage(address, rule) }) : axfr(address, port, zone, timeoutMs);
+  };
 }
 
 const MAX_BODY = 64 * 1024;
 
 export function createExposureNet(opts: ExposureNetOptions = {}): ExposureNet {
   const portFor = opts.portFor ?? ((p: number) => p);
+  const denied = (address: string) => {
+    const rule = opts.policy?.denied(address);
+    return rule ? deniedMessage(address, rule) : null;
+  };
   return {
     portFor,
     tcp(address, port, timeoutMs) {
+      if (denied(address)) return Promise.resolve('error');
       return new Promise((resolve) => {
         const s = net.connect({ host: address, port: portFor(port, address) });
         const done = (st: PortState) => {
@@ -60,6 +77,8 @@ export function createExposureNet(opts: ExposureNetOptions = {}): ExposureNet {
       });
     },
     http(address, host, tlsOn, timeoutMs) {
+      const refused = denied(address);
+      if (refused) return Promise.resolve({ ok: false, error: refused });
       return new Promise((resolve) => {
         const lib = tlsOn ? https : http;
         const port = portFor(tlsOn ? 443 : 80, address);
@@ -92,6 +111,8 @@ export function createExposureNet(opts: ExposureNetOptions = {}): ExposureNet {
       });
     },
     tls(address, servername, versions, timeoutMs) {
+      const refused = denied(address);
+      if (refused) return Promise.resolve({ ok: false, error: refused });
       return new Promise((resolve) => {
         const legacy = versions.min === 'TLSv1' || versions.min === 'TLSv1.1';
         const s = tls.connect({
