@@ -3,25 +3,27 @@
 // - next run = previous due time + interval, so slow probes never make the schedule drift;
 // - first runs are spread over the interval, and after a restart each config resumes from its last result;
 // - a global concurrency limit; outcomes are written in batched transactions;
-// - changes apply without a restart: at once for API/CLI calls in this process (onChange), within
-//   `pollMs` for writes by another process (the store's change stamp), and a full reload every `reloadMs` (10 min: a safety net,
-//   each one reads every configuration and endpoint).
+// - changes apply without a restart, in time independent of the fleet's size: a change made in this
+//   process (onChange: a config, an endpoint or a domain) re-reads that part of the working set only;
+//   a write by another process (the CLI: the store's external stamp, polled every `pollMs`) and a
+//   safety net every `reloadMs` (10 min) re-read the whole set, a page at a time.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { CheckOutcome } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
-import type { MonitorService, Recorded } from '../services/monitor.js';
+import type { MonitorService, Recorded, Target, TargetScope } from '../services/monitor.js';
+import type { WorkingSetChange } from '../services/changes.js';
 
 export type LivenessProbe = (endpoint: Endpoint, config: LivenessConfig, signal: AbortSignal) => Promise<CheckOutcome>;
 
 export interface LivenessSchedulerDeps {
   monitor: MonitorService;
-  onChange(fn: (configId: string) => void): () => void;
+  onChange(fn: (change: WorkingSetChange) => void): () => void;
   probe: LivenessProbe;
   clock: Clock;
   log: Logger;
-  /** A value that changes when configurations or endpoints may have changed (store.stamp). */
+  /** A value that changes when another process may have changed the working set (writes here come through onChange). */
   stamp?: () => string;
   concurrency?: number;
   flushMs?: number;
@@ -34,6 +36,8 @@ export interface LivenessSchedulerDeps {
 // A quarter second: lateness stays far under a second while probes due together start in one wake-up
 // (batched starts and replies cost markedly less CPU per check than one wake-up per 100 ms).
 export const SLOT_MS = 250;
+
+const NO_CHECKS: ReadonlyMap<string, string> = new Map();
 
 interface Entry {
   config: LivenessConfig;
@@ -53,6 +57,9 @@ export interface SchedulerStats {
   /** Recent runs as scheduled (due) and as started (epoch ms), a bounded window: the computed schedule. */
   runs: { configId: string; due: number; started: number }[];
   startedAt: number;
+  /** Working-set entries read from the store, and full reloads done (start-up included): what a change cost. */
+  targetsRead: number;
+  fullLoads: number;
 }
 
 export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
@@ -72,11 +79,12 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   let aborter = new AbortController();
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
-  let reloading: Promise<void> | undefined;
-  let reloadAgain = false;
   let flushing: Promise<void> = Promise.resolve();
   let lastStamp = '';
-  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), runs: [], startedAt: 0 };
+  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), runs: [], startedAt: 0, targetsRead: 0, fullLoads: 0 };
+  // Which entries an endpoint or domain change may touch, without a scan of every entry.
+  const byEndpoint = new Map<string, string>();
+  const byDomain = new Map<string, Set<string>>();
 
   const now = () => clock.now().getTime();
 
@@ -96,24 +104,47 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     if (!cur) {
       const e: Entry = { config, endpoint, due: 0, version: 0, running: false };
       entries.set(config.id, e);
+      index(e);
       place(e, firstDue());
       return;
     }
     const oldInterval = cur.config.interval_seconds * 1000;
     const newInterval = config.interval_seconds * 1000;
+    unindex(cur);
     cur.config = config;
     cur.endpoint = endpoint;
+    index(cur);
     // A new interval counts from the last run (a running probe reschedules itself when it ends).
     if (oldInterval !== newInterval && !cur.running) place(cur, Math.max(now(), cur.due - oldInterval + newInterval));
   }
 
-  async function load(initial: boolean): Promise<void> {
-    if (deps.stamp) lastStamp = deps.stamp();
-    const [targets, last] = await Promise.all([monitor.targets(), initial ? monitor.lastChecks() : Promise.resolve(new Map<string, string>())]);
+  function index(e: Entry): void {
+    byEndpoint.set(e.endpoint.id, e.config.id);
+    let set = byDomain.get(e.endpoint.domain_id);
+    if (!set) byDomain.set(e.endpoint.domain_id, (set = new Set()));
+    set.add(e.config.id);
+  }
+
+  function unindex(e: Entry): void {
+    if (byEndpoint.get(e.endpoint.id) === e.config.id) byEndpoint.delete(e.endpoint.id);
+    const set = byDomain.get(e.endpoint.domain_id);
+    set?.delete(e.config.id);
+    if (set?.size === 0) byDomain.delete(e.endpoint.domain_id);
+  }
+
+  /** Drops an entry; its wheel items turn stale, and a probe in flight is not rescheduled. */
+  function drop(id: string): void {
+    const e = entries.get(id);
+    if (!e) return;
+    unindex(e);
+    entries.delete(id);
+  }
+
+  /** Adds or updates entries read from the store; `last` gives last checks (start-up), else a new config starts soon. */
+  function admit(targets: Target[], initial: boolean, last: ReadonlyMap<string, string>): void {
     const t = now();
-    const seen = new Set<string>();
+    stats.targetsRead += targets.length;
     for (const { config, endpoint } of targets) {
-      seen.add(config.id);
       const interval = config.interval_seconds * 1000;
       upsert(config, endpoint, () => {
         const prev = last.get(config.id);
@@ -126,24 +157,58 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
         return t + random() * (initial ? interval : Math.min(interval, 1000));
       });
     }
-    for (const id of entries.keys()) if (!seen.has(id)) entries.delete(id);
   }
 
-  /** Reloads now, or once more after the reload in progress (changes never pile up reloads). */
-  function reload(): Promise<void> {
-    if (reloading) {
-      reloadAgain = true;
-      return reloading;
+  /** The whole working set, a page at a time, yielding to the event loop between pages. */
+  async function load(initial: boolean): Promise<void> {
+    if (deps.stamp) lastStamp = deps.stamp();
+    stats.fullLoads++;
+    const seen = new Set<string>();
+    for await (const page of monitor.targetPages()) {
+      if (stopped && !initial) return;
+      for (const x of page) seen.add(x.config.id);
+      admit(page, initial, initial ? await monitor.lastChecks(page.map((x) => x.config.id)) : NO_CHECKS);
+      await new Promise((r) => setImmediate(r));
     }
-    reloading = (async () => {
-      do {
-        reloadAgain = false;
-        await load(false).catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness reload failed'));
-      } while (reloadAgain && !stopped);
-    })().finally(() => {
-      reloading = undefined;
+    for (const id of [...entries.keys()]) if (!seen.has(id)) drop(id);
+  }
+
+  /** One change made in this process: re-reads that config, endpoint or domain only. */
+  async function apply(change: WorkingSetChange): Promise<void> {
+    let scope: TargetScope;
+    let before: (string | undefined)[];
+    if ('config' in change) {
+      scope = { id: change.config };
+      before = [change.config];
+    } else if ('endpoint' in change) {
+      scope = { endpoint_id: change.endpoint };
+      before = [byEndpoint.get(change.endpoint)];
+    } else {
+      scope = { domain_id: change.domain };
+      before = [...(byDomain.get(change.domain) ?? [])];
+    }
+    const found = await monitor.targetsIn(scope);
+    const keep = new Set(found.map((x) => x.config.id));
+    for (const id of before) if (id !== undefined && !keep.has(id)) drop(id);
+    admit(found, false, NO_CHECKS);
+  }
+
+  // Changes and reloads run one at a time, in order: a reload never undoes a later change.
+  let queue: Promise<void> = Promise.resolve();
+  let reloadQueued = false;
+  function enqueue(what: string, fn: () => Promise<void>): Promise<void> {
+    queue = queue.then(() => (stopped ? undefined : fn())).catch((err) => log.warn({ err: { message: (err as Error).message } }, `liveness ${what} failed`));
+    return queue;
+  }
+
+  /** Reloads everything (once for any number of calls made before it starts). */
+  function reload(): Promise<void> {
+    if (reloadQueued) return queue;
+    reloadQueued = true;
+    return enqueue('reload', () => {
+      reloadQueued = false;
+      return load(false);
     });
-    return reloading;
   }
 
   function tick(): void {
@@ -254,7 +319,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       // The cursor starts at the current slot before anything is placed: nothing lands behind it.
       cursor = Math.floor(now() / SLOT_MS);
       await load(true);
-      unsubscribe = deps.onChange(() => void reload());
+      unsubscribe = deps.onChange((change) => void enqueue('change', () => apply(change)));
       const jobs = duties();
       const timer = setInterval(() => {
         tick();
@@ -276,17 +341,21 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       stopped = true;
       unsubscribe?.();
       timers.splice(0).forEach(clearInterval);
-      await reloading;
+      await queue;
       const timer = setTimeout(() => aborter.abort(), graceMs);
       await Promise.allSettled([...inflight]);
       clearTimeout(timer);
       aborter.abort();
       await flush();
       entries.clear();
+      byEndpoint.clear();
+      byDomain.clear();
       wheel.clear();
       ready = [];
       readyHead = 0;
     },
+    /** Resolves once every change and reload queued so far is applied (tests and tooling). */
+    settled: (): Promise<void> => queue,
     /** Writes buffered outcomes now (tests and tooling). */
     flush,
     reload,

@@ -31,7 +31,9 @@ export function createProbingWorkers(deps: ProbingDeps) {
     probe: deps.probe,
     clock: deps.clock,
     log,
-    stamp: () => deps.stamp(['liveness_configs', 'endpoints']),
+    // No tables: only commits by other processes (and unknown raw writes) move it; this process's
+    // changes reach the scheduler one by one through onChange.
+    stamp: () => deps.stamp([]),
     concurrency: deps.concurrency,
     random: deps.random,
   });

@@ -3,6 +3,7 @@ import type { Repos, Store } from '../store/index.js';
 import type { ExposureNet } from './exposure/net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
+import type { ChangeFeed } from './changes.js';
 
 /** What every service receives (plain-argument dependency injection; app.ts builds it). */
 export interface ServiceDeps {
@@ -15,6 +16,8 @@ export interface ServiceDeps {
   metrics?: Pick<Metrics, 'check' | 'delivery'>;
   /** Domain health (services/health.ts): called whenever one of its inputs changed; absent in bare unit use. */
   recomputeHealth?: HealthHook;
+  /** Working-set changes for the liveness scheduler (services/changes.ts); createServices makes one. */
+  changes?: ChangeFeed;
 }
 
 /**

@@ -46,7 +46,7 @@ export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Prom
   return out;
 }
 
-export function createDomainService({ store, clock, limits, recomputeHealth }: ServiceDeps) {
+export function createDomainService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
   const totals = new Map<string, { stamp: string; total: number }>();
   async function get(teamId: string, id: string): Promise<Domain> {
     const d = await store.domains.get(teamId, id);
@@ -139,18 +139,22 @@ export function createDomainService({ store, clock, limits, recomputeHealth }: S
         if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
         throw err;
       }
+      // A new name moves every endpoint's host: the scheduler re-reads this domain's configs.
+      if (name !== undefined) changes?.emit({ domain: id });
       return get(teamId, id);
     },
 
     /** Deletes the domain; endpoints, liveness configs, results and findings cascade in one transaction. */
     async remove(teamId: string, id: string): Promise<Domain> {
-      return store.transaction(async (tx) => {
+      const removed = await store.transaction(async (tx) => {
         const d = await tx.domains.get(teamId, id);
         if (!d) throw new NotFound('Domain');
         await tx.domains.remove(teamId, id);
         await tx.schedule.removeTarget(DOMAIN_REFRESH_KINDS, id);
         return d;
       });
+      changes?.emit({ domain: id });
+      return removed;
     },
   };
 }

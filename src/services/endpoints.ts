@@ -45,7 +45,7 @@ function requirePort(type: EndpointType, port: number | null | undefined): void 
   if (type === 'port' && (port === null || port === undefined)) throw new Invalid('port: required for endpoint_type "port"');
 }
 
-export function createEndpointService({ store, clock, limits, recomputeHealth }: ServiceDeps) {
+export function createEndpointService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
   async function get(teamId: string, id: string): Promise<Endpoint> {
     const e = await store.endpoints.get(teamId, id);
     if (!e) throw new NotFound('Endpoint');
@@ -134,18 +134,22 @@ export function createEndpointService({ store, clock, limits, recomputeHealth }:
         if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
         throw err;
       }
+      // Host, port, path, type or enabled may have changed: the scheduler re-reads this endpoint's config.
+      changes?.emit({ endpoint: id });
       return get(teamId, id);
     },
 
     /** Deletes the endpoint; its liveness config, results and certificates cascade. */
     async remove(teamId: string, id: string): Promise<Endpoint> {
-      return store.transaction(async (tx) => {
+      const removed = await store.transaction(async (tx) => {
         const e = await tx.endpoints.get(teamId, id);
         if (!e) throw new NotFound('Endpoint');
         await tx.endpoints.remove(teamId, id);
         await recomputeHealth?.(tx, e.domain_id);
         return e;
       });
+      changes?.emit({ endpoint: id });
+      return removed;
     },
   };
 }

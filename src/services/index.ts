@@ -13,6 +13,7 @@ import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
 import { pino } from 'pino';
 import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
+import { createChangeFeed } from './changes.js';
 import { createResolver, inspectTls, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -23,7 +24,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
   const probes = base.probes ?? { resolver: createResolver([]) };
   // Every service that changes a health input recomputes the domain's health in its own transaction.
   const health = createHealthService({ store: base.store, clock: base.clock });
-  const deps = { ...base, recomputeHealth: base.recomputeHealth ?? health.recompute };
+  const deps = { ...base, recomputeHealth: base.recomputeHealth ?? health.recompute, changes: base.changes ?? createChangeFeed() };
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);

@@ -4,6 +4,7 @@ import type { LivenessConfig, Page, PageOf } from '../domain/types.js';
 import type { LivenessFilter } from '../store/repos/liveness.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import { createChangeFeed, type WorkingSetChange } from './changes.js';
 
 export interface LivenessInput {
   endpoint_id: string;
@@ -16,9 +17,8 @@ export interface LivenessInput {
 
 export const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
 
-export function createLivenessService({ store, clock, recomputeHealth }: ServiceDeps) {
-  const listeners = new Set<(configId: string) => void>();
-  const changed = (id: string) => listeners.forEach((l) => l(id));
+export function createLivenessService({ store, clock, recomputeHealth, changes = createChangeFeed() }: ServiceDeps) {
+  const changed = (id: string) => changes.emit({ config: id });
 
   async function get(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
@@ -29,11 +29,8 @@ export function createLivenessService({ store, clock, recomputeHealth }: Service
   return {
     get,
     list: (teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> => store.liveness.list(teamId, f, page),
-    /** The scheduler subscribes here so API/CLI changes in this process apply without a restart. */
-    onChange(fn: (configId: string) => void): () => void {
-      listeners.add(fn);
-      return () => listeners.delete(fn);
-    },
+    /** The scheduler subscribes here: changes of configs, endpoints and domains made in this process. */
+    onChange: (fn: (change: WorkingSetChange) => void): (() => void) => changes.subscribe(fn),
 
     async create(teamId: string, input: LivenessInput): Promise<LivenessConfig> {
       const id = newId();

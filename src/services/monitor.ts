@@ -20,6 +20,21 @@ export interface Recorded {
   at: number;
 }
 
+/** One entry of the scheduler's working set. */
+export interface Target {
+  config: LivenessConfig;
+  endpoint: Endpoint;
+}
+
+/** Which part of the working set to read: one config, one endpoint's, one domain's, or a page by id. */
+export interface TargetScope {
+  id?: string;
+  endpoint_id?: string;
+  domain_id?: string;
+  after?: string;
+  limit?: number;
+}
+
 export interface LivenessStatus {
   status: 'up' | 'down' | 'unknown';
   consecutive_failures: number;
@@ -92,6 +107,17 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
 
   const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
 
+  /** Enabled configs of enabled endpoints in a scope (see the repository), with their endpoints: two reads. */
+  async function targetsIn(scope: TargetScope): Promise<Target[]> {
+    const configs = await store.liveness.enabledTargets(scope);
+    if (!configs.length) return [];
+    const byId = new Map((await store.endpoints.byIds(configs.map((c) => c.endpoint_id))).map((e) => [e.id, e]));
+    return configs.flatMap((c) => {
+      const endpoint = byId.get(c.endpoint_id);
+      return endpoint ? [{ config: c, endpoint }] : [];
+    });
+  }
+
   return {
     statusOf,
     /** Resolves once the health of every domain whose liveness flipped so far is stored. */
@@ -99,17 +125,26 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
       while (healthRun || healthDue.size) await healthLoop();
     },
 
-    /** Enabled configurations with their endpoints: the scheduler's working set. */
-    async targets(): Promise<{ config: LivenessConfig; endpoint: Endpoint }[]> {
-      const [configs, endpoints] = await Promise.all([store.liveness.allEnabled(), store.endpoints.all()]);
-      const byId = new Map(endpoints.map((e) => [e.id, e]));
-      return configs.flatMap((c) => {
-        const endpoint = byId.get(c.endpoint_id);
-        return endpoint ? [{ config: c, endpoint }] : [];
-      });
+    targetsIn,
+
+    /** The whole working set, a page (by config id) at a time: start-up never holds two copies of it. */
+    async *targetPages(size = 1000): AsyncGenerator<Target[]> {
+      for (let after: string | undefined; ; ) {
+        const page = await targetsIn({ after, limit: size });
+        if (page.length) yield page;
+        if (page.length < size) return;
+        after = page.at(-1)!.config.id;
+      }
     },
 
-    lastChecks: () => store.livenessData.lastChecks(),
+    /** The whole working set in one array (tests and tools; the scheduler reads it in pages). */
+    async targets(): Promise<Target[]> {
+      const out: Target[] = [];
+      for await (const page of this.targetPages()) out.push(...page);
+      return out;
+    },
+
+    lastChecks: (configIds: readonly string[]) => store.livenessData.lastChecks(configIds),
 
     /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
     async record(batch: Recorded[]): Promise<void> {

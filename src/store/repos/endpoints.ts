@@ -49,6 +49,12 @@ export function endpointsRepo(db: Kysely<DB>) {
       const r = await base().where('e.id', '=', id).executeTakeFirst();
       return r && toEndpoint(r);
     },
+    /** These endpoints regardless of team (workers only), in no particular order. */
+    async byIds(ids: readonly string[]): Promise<Endpoint[]> {
+      const out: Endpoint[] = [];
+      for (let i = 0; i < ids.length; i += 500) out.push(...(await base().where('e.id', 'in', ids.slice(i, i + 500)).execute()).map(toEndpoint));
+      return out;
+    },
     async byName(domainId: string, name: string): Promise<Endpoint | undefined> {
       const r = await base().where('e.domain_id', '=', domainId).where('e.name', '=', name).executeTakeFirst();
       return r && toEndpoint(r);
@@ -63,9 +69,6 @@ export function endpointsRepo(db: Kysely<DB>) {
     async forDomain(teamId: string, domainId: string): Promise<Endpoint[]> {
       const rows = await base().where('e.team_id', '=', teamId).where('e.domain_id', '=', domainId).orderBy('e.created_at').orderBy('e.id').execute();
       return rows.map(toEndpoint);
-    },
-    async all(): Promise<Endpoint[]> {
-      return (await base().orderBy('e.created_at').execute()).map(toEndpoint);
     },
     /** Latest TLS inspection summary, or undefined before the first check. */
     async certificate(endpointId: string) {

@@ -167,9 +167,15 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       return r && toState(r);
     },
     /** Last check time of every configuration (the scheduler resumes from these). */
-    async lastChecks(): Promise<Map<string, string>> {
-      const rows = await db.selectFrom('liveness_state').select(['config_id', 'last_check']).where('last_check', 'is not', null).execute();
-      return new Map(rows.map((r) => [r.config_id, r.last_check!]));
+    /** When each of these configs was last checked (those never checked are absent). */
+    async lastChecks(configIds: readonly string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      for (let i = 0; i < configIds.length; i += 500) {
+        const rows = await db.selectFrom('liveness_state').select(['config_id', 'last_check'])
+          .where('config_id', 'in', configIds.slice(i, i + 500)).where('last_check', 'is not', null).execute();
+        for (const r of rows) out.set(r.config_id, r.last_check!);
+      }
+      return out;
     },
     async saveState(configId: string, s: LivenessState): Promise<void> {
       writeStates(hot, [{ configId, state: s }]);

@@ -72,10 +72,18 @@ export function livenessRepo(db: Kysely<DB>) {
       const rows = await filtered(base(), teamId, f).orderBy('l.created_at').orderBy('l.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(toConfig), total: Number(total), ...page };
     },
-    /** Every enabled config whose endpoint is enabled (the scheduler's working set). */
-    async allEnabled(): Promise<LivenessConfig[]> {
-      const rows = await base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1).execute();
-      return rows.map(toConfig);
+    /**
+     * Enabled configs of enabled endpoints (the scheduler's working set) in one scope: one config, one
+     * endpoint's, one domain's, or a page of all of them by id (`after`, `limit`: keyset paging).
+     */
+    async enabledTargets(scope: { id?: string; endpoint_id?: string; domain_id?: string; after?: string; limit?: number }): Promise<LivenessConfig[]> {
+      let q = base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1);
+      if (scope.id !== undefined) q = q.where('l.id', '=', scope.id);
+      if (scope.endpoint_id !== undefined) q = q.where('l.endpoint_id', '=', scope.endpoint_id);
+      if (scope.domain_id !== undefined) q = q.where('e.domain_id', '=', scope.domain_id);
+      if (scope.after !== undefined) q = q.where('l.id', '>', scope.after);
+      if (scope.limit !== undefined) q = q.orderBy('l.id').limit(scope.limit);
+      return (await q.execute()).map(toConfig);
     },
     /** Inserts with the next integer `seq` (call inside a transaction). */
     async insert(row: Omit<Selectable<LivenessConfigsTable>, 'seq'>): Promise<void> {
