@@ -87,6 +87,29 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
   t.notOk(r.stdout.includes('wrong-pass-xyz'));
 });
 
+t.test('doctor: the SMTP check connects as DOMMON_SMTP_TLS says', async (t) => {
+  const [plain, tls] = await Promise.all([startSmtp({ user: 'mailer', pass: 's3cret', tls: 'none' }), startSmtp({ user: 'mailer', pass: 's3cret' })]);
+  t.teardown(() => Promise.all([plain.close(), tls.close()]));
+  const dir = await dataDir(t);
+  const smtpCheck = async (env: Record<string, string>, smtpCa?: string) =>
+    (await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa })).checks.find((c) => c.name === 'smtp')!;
+
+  const noStarttls = await smtpCheck({ DOMMON_SMTP_URL: plain.url });
+  t.equal(noStarttls.status, 'fail');
+  t.match(noStarttls.detail, /DOMMON_SMTP_TLS=require\): SMTP server offers no STARTTLS and DOMMON_SMTP_TLS=require/);
+  t.same(plain.authAttempts, [], 'credentials not sent in clear text');
+
+  const untrusted = await smtpCheck({ DOMMON_SMTP_URL: tls.url });
+  t.equal(untrusted.status, 'fail', 'the test CA is not trusted here');
+  t.match(untrusted.detail, /certificate verification failed/);
+  t.same(tls.authAttempts, []);
+
+  t.equal((await smtpCheck({ DOMMON_SMTP_URL: tls.url, DOMMON_SMTP_TLS: 'insecure' })).status, 'ok', 'insecure: any certificate');
+  const noCreds = await smtpCheck({ DOMMON_SMTP_URL: plain.url.replace(/\/\/[^@]*@/, '//'), DOMMON_SMTP_TLS: 'verify-if-offered' });
+  t.equal(noCreds.status, 'ok', noCreds.detail);
+  t.match(noCreds.detail, /DOMMON_SMTP_TLS=verify-if-offered\) answered$/);
+});
+
 t.test('doctor: a corrupt database and an unwritable data directory fail; unset peers are skipped', async (t) => {
   const dir = tempDir('dommon-doctor-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
