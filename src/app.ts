@@ -42,6 +42,8 @@ export interface AppOptions {
   notify?: { retryWaitsMs?: readonly number[]; attemptTimeoutMs?: number; intervalMs?: number };
   /** Probe settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
   probes?: { ca?: string | string[] };
+  /** SMTP settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
+  smtp?: { ca?: string | string[] };
 }
 
 export interface App {
@@ -168,7 +170,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi({
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
-  const sendCtx = { smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, pushoverUrl: config.pushoverUrl, dispatcher: guardedAgent(probes.resolver) };
+  const sendCtx = {
+    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smtpTls: config.smtpTls, smtpCa: opts.smtp?.ca, pushoverUrl: config.pushoverUrl,
+    dispatcher: guardedAgent(probes.resolver),
+  };
   const delivery = createDeliveryService({
     store, clock, log,
     deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),

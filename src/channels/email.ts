@@ -1,6 +1,7 @@
-// E-mail through nodemailer over DOMMON_SMTP_URL: plain text and HTML, subject from the event.
+// E-mail through nodemailer over DOMMON_SMTP_URL (secured as DOMMON_SMTP_TLS says): plain text and HTML, subject from the event.
 import { createTransport } from 'nodemailer';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
+import { smtpFailure, smtpTransportOptions } from './smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 
@@ -42,24 +43,10 @@ export function emailMessage(m: Outgoing, config: Record<string, unknown>): Emai
   return { to, subject: truncate(subject.replace(/[\r\n]+/g, ' '), 200), text, html };
 }
 
-/** SMTP reply 5xx is permanent (e.g. 550 no such mailbox); 4xx, timeouts and connection errors are transient. */
-function classify(err: Error & { responseCode?: number; code?: string }): SendOutcome {
-  const code = err.responseCode ?? null;
-  const transient = code === null || code < 500;
-  return { ok: false, status: code, transient, error: `SMTP ${err.code ?? 'error'}${code ? ` ${code}` : ''}: ${err.message}` };
-}
-
 export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
   if (!ctx.smtpUrl) return { ok: false, status: null, transient: false, error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)' };
   if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
-  const transport = createTransport({
-    url: ctx.smtpUrl,
-    connectionTimeout: ctx.timeoutMs,
-    greetingTimeout: ctx.timeoutMs,
-    socketTimeout: ctx.timeoutMs,
-    // Loopback and private relays often present self-signed certificates on STARTTLS.
-    tls: { rejectUnauthorized: false },
-  });
+  const transport = createTransport(smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }));
   const onAbort = () => transport.close();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   try {
@@ -73,7 +60,7 @@ export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<Se
     return { ok: true, status: 250, transient: false, error: null };
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();
-    return classify(err as Error);
+    return { ok: false, ...smtpFailure(err, ctx.smtpTls) };
   } finally {
     ctx.signal?.removeEventListener('abort', onAbort);
     transport.close();

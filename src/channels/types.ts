@@ -1,5 +1,6 @@
 // The shape every channel plug-in shares: a pure render() and an I/O send() of what render() built.
 import type { Dispatcher } from 'undici';
+import type { SmtpTlsPolicy } from '../config/index.js';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
 
 /** What render() reads from a settings row (test sends build one from the recipient). */
@@ -15,6 +16,9 @@ export interface SendContext {
   signal?: AbortSignal;
   smtpUrl: string | null;
   smtpFrom: string;
+  smtpTls: SmtpTlsPolicy;
+  /** Extra trusted CA certificates (PEM) for the SMTP relay; tests pass their own CA (AppOptions.smtp). */
+  smtpCa?: string | string[];
   pushoverUrl: string;
   /** The HTTP client (guarded by DOMMON_OUTBOUND_DENY); default: system resolvers, default policy. */
   dispatcher?: Dispatcher;

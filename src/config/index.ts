@@ -5,6 +5,10 @@ import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domai
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
+/** DOMMON_SMTP_TLS: how the SMTP relay's connection is secured (src/channels/smtp.ts applies it). */
+export const SMTP_TLS_POLICIES = ['require', 'verify-if-offered', 'insecure'] as const;
+export type SmtpTlsPolicy = (typeof SMTP_TLS_POLICIES)[number];
+
 export interface Config {
   host: string;
   port: number;
@@ -19,6 +23,7 @@ export interface Config {
   rdapUrl: string | null;
   smtpUrl: string | null;
   smtpFrom: string;
+  smtpTls: SmtpTlsPolicy;
   pushoverUrl: string;
   rateLimit: number;
   maxDomains: number | null;
@@ -120,6 +125,20 @@ function mailbox(raw: string | undefined): string {
   return raw.trim();
 }
 
+/** Credentials in the URL must never travel in clear text: `require`; otherwise `verify-if-offered`. */
+export function defaultSmtpTls(smtpUrl: string | null): SmtpTlsPolicy {
+  if (!smtpUrl) return 'verify-if-offered';
+  const u = new URL(smtpUrl);
+  return u.username || u.password ? 'require' : 'verify-if-offered';
+}
+
+function smtpTls(raw: string | undefined, smtpUrl: string | null): SmtpTlsPolicy {
+  if (raw === undefined || raw.trim() === '') return defaultSmtpTls(smtpUrl);
+  const v = raw.trim().toLowerCase();
+  if (!(SMTP_TLS_POLICIES as readonly string[]).includes(v)) throw new ConfigError(`DOMMON_SMTP_TLS must be one of ${SMTP_TLS_POLICIES.join(', ')}, got "${raw}"`);
+  return v as SmtpTlsPolicy;
+}
+
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
   const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
@@ -127,6 +146,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     throw new ConfigError(`DOMMON_LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
   }
   const whois = env.DOMMON_WHOIS_SERVER;
+  const smtpUrl = url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']);
   const config: Config = {
     host: host(flags.host !== undefined ? '--host' : 'DOMMON_HOST', flags.host ?? env.DOMMON_HOST ?? '127.0.0.1'),
     port: int(flags.port !== undefined ? '--port' : 'DOMMON_PORT', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
@@ -141,8 +161,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     whoisServers: whoisServers(env.DOMMON_WHOIS_SERVERS),
     ianaWhois: env.DOMMON_IANA_WHOIS ? hostPort('DOMMON_IANA_WHOIS', env.DOMMON_IANA_WHOIS) : 'whois.iana.org:43',
     rdapUrl: url('DOMMON_RDAP_URL', env.DOMMON_RDAP_URL, ['http:', 'https:']),
-    smtpUrl: url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']),
+    smtpUrl,
     smtpFrom: mailbox(env.DOMMON_SMTP_FROM),
+    smtpTls: smtpTls(env.DOMMON_SMTP_TLS, smtpUrl),
     pushoverUrl: url('DOMMON_PUSHOVER_URL', env.DOMMON_PUSHOVER_URL, ['http:', 'https:']) ?? 'https://api.pushover.net',
     rateLimit: int('DOMMON_RATE_LIMIT', env.DOMMON_RATE_LIMIT, 100, 1),
     maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),

@@ -10,6 +10,7 @@ import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.js';
+import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
 import { lockHolder } from '../store/lock.js';
 
@@ -122,18 +123,19 @@ async function pingWhois(server: string, timeoutMs: number): Promise<Omit<Doctor
   });
 }
 
-/** Greeting, EHLO and (with credentials in the URL) authentication, as the e-mail channel will do. */
-async function pingSmtp(smtpUrl: string, timeoutMs: number): Promise<string> {
-  const u = new URL(smtpUrl);
-  const where = `${u.protocol}//${u.hostname}:${u.port || (u.protocol === 'smtps:' ? 465 : 25)}`;
-  const transport = nodemailer.createTransport(smtpUrl, { connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs } as object);
+/** Greeting, EHLO, TLS as DOMMON_SMTP_TLS says and (with credentials in the URL) authentication, as the e-mail channel will do. */
+async function pingSmtp(config: Readonly<Config>, timeoutMs: number, ca?: string | string[]): Promise<string> {
+  const options = smtpTransportOptions(config.smtpUrl!, config.smtpTls, { timeoutMs, ca });
+  const host = options.host!.includes(':') ? `[${options.host}]` : options.host;
+  const where = `${new URL(config.smtpUrl!).protocol}//${host}:${options.port} (DOMMON_SMTP_TLS=${config.smtpTls})`;
+  const transport = nodemailer.createTransport(options);
   try {
     await transport.verify();
-    return `${where} answered${u.username ? ' and accepted the credentials' : ''}`;
+    return `${where} answered${options.auth ? ' and accepted the credentials' : ''}`;
   } catch (err) {
     // The message may echo the URL; never print the password.
-    const e = err as NodeJS.ErrnoException & { responseCode?: number };
-    throw new Error(`${where}: ${e.code ?? ''}${e.responseCode ? ` ${e.responseCode}` : ''} ${e.message.replace(u.password || '\u0000', '****')}`.replace(/\s+/g, ' ').trim());
+    const pass = options.auth?.pass;
+    throw new Error(`${where}: ${smtpFailure(err, config.smtpTls).error.replaceAll(pass || '\u0000', '****')}`.replace(/\s+/g, ' ').trim());
   } finally {
     transport.close();
   }
@@ -153,7 +155,8 @@ function permissionWarning(dir: string, dbPath: string): string | null {
   }
 }
 
-export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: number } = {}): Promise<DoctorReport> {
+/** `smtpCa`: extra trusted CA certificates (PEM) for the SMTP relay (tests pass their own CA). */
+export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: number; smtpCa?: string | string[] } = {}): Promise<DoctorReport> {
   const timeoutMs = opts.timeoutMs ?? 3000;
   const checks: DoctorCheck[] = [];
   const dir = config.dataDir;
@@ -214,7 +217,7 @@ export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: nu
     ? await timed('whois', () => pingWhois(config.whoisServer!, timeoutMs))
     : { name: 'whois', status: 'skip', detail: 'DOMMON_WHOIS_SERVER not set: per-TLD servers are used' });
   checks.push(config.smtpUrl
-    ? await timed('smtp', async () => ({ status: 'ok', detail: await pingSmtp(config.smtpUrl!, timeoutMs) }))
+    ? await timed('smtp', async () => ({ status: 'ok', detail: await pingSmtp(config, timeoutMs, opts.smtpCa) }))
     : { name: 'smtp', status: 'skip', detail: 'DOMMON_SMTP_URL not set: e-mail notifications cannot be sent' });
 
   return { ok: !checks.some((c) => c.status === 'fail'), data_dir: dir, checks };

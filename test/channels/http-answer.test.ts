@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { MAX_ANSWER_BYTES, postJson, statusReason } from '../../src/channels/http.js';
 
-const ctx = { timeoutMs: 5000, smtpUrl: null, smtpFrom: 'x@example.test', pushoverUrl: 'http://127.0.0.1:1/' };
+const ctx = { timeoutMs: 5000, smtpUrl: null, smtpFrom: 'x@example.test', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:1/' } as const;
 
 async function receiver(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
   const srv = http.createServer(handler);

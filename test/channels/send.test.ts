@@ -15,7 +15,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', pushoverUrl: 'http://127.0.0.1:1', ...over });
+const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:1', ...over });
 
 t.test('webhook: statuses are classified (2xx ok; 5xx/408/429 transient; other 4xx permanent)', async (t) => {
   const table: [number, boolean, boolean][] = [[200, true, false], [204, true, false], [500, false, true], [503, false, true], [408, false, true], [429, false, true], [404, false, false], [400, false, false], [410, false, false]];
@@ -97,12 +97,13 @@ t.test('pushover posts to {pushoverUrl}/1/messages.json', async (t) => {
 t.test('email: SMTP peer receives text and HTML; unset SMTP is a clear permanent error', async (t) => {
   const smtp = await startSmtp({ user: 'mailer', pass: 'p@ss' });
   t.teardown(() => smtp.close());
-  const out = await deliverOnce('email', event, { config: { recipients: ['a@x.test', 'b@x.test'] } }, ctx({ smtpUrl: smtp.url, smtpFrom: 'alerts@dommon.test' }));
+  const out = await deliverOnce('email', event, { config: { recipients: ['a@x.test', 'b@x.test'] } }, ctx({ smtpUrl: smtp.url, smtpFrom: 'alerts@dommon.test', smtpTls: 'require', smtpCa: smtp.ca }));
   t.same(out, { ok: true, status: 250, transient: false, error: null, preview: out.preview });
   const [mail] = await smtp.waitFor(1);
   t.equal(mail!.from, 'alerts@dommon.test');
   t.same(mail!.to, ['a@x.test', 'b@x.test']);
   t.equal(mail!.auth, 'mailer', 'authenticated with the URL credentials');
+  t.equal(mail!.secure, true, 'over STARTTLS');
   t.match(mail!.subject, /^\[dommon\] \[HIGH\] Exposure finding: api \(example\.com\)/);
   t.match(mail!.text, 'Dangling CNAME "old.example.com" <points> to an unclaimed app & can be taken over');
   t.match(mail!.html, '&lt;points&gt;');
@@ -120,11 +121,11 @@ t.test('email: SMTP peer receives text and HTML; unset SMTP is a clear permanent
 t.test('email: a 5xx recipient rejection is permanent, 4xx transient', async (t) => {
   const smtp = await startSmtp({ rejectRcpt: (a) => (a.startsWith('gone') ? 550 : a.startsWith('later') ? 451 : null) });
   t.teardown(() => smtp.close());
-  const gone = await channels.email.send({ to: ['gone@x.test'], subject: 's', text: 't', html: 'h' }, ctx({ smtpUrl: smtp.url }));
+  const gone = await channels.email.send({ to: ['gone@x.test'], subject: 's', text: 't', html: 'h' }, ctx({ smtpUrl: smtp.url, smtpCa: smtp.ca }));
   t.equal(gone.ok, false);
   t.equal(gone.transient, false);
   t.equal(gone.status, 550);
-  const later = await channels.email.send({ to: ['later@x.test'], subject: 's', text: 't', html: 'h' }, ctx({ smtpUrl: smtp.url }));
+  const later = await channels.email.send({ to: ['later@x.test'], subject: 's', text: 't', html: 'h' }, ctx({ smtpUrl: smtp.url, smtpCa: smtp.ca }));
   t.equal(later.transient, true);
   t.equal(later.status, 451);
 });

@@ -23,6 +23,7 @@ t.test('defaults and precedence', async (t) => {
   t.equal(c.notifyInterval, 5);
   t.equal(c.logLevel, 'info');
   t.equal(c.smtpFrom, 'dommon@localhost');
+  t.equal(c.smtpTls, 'verify-if-offered');
   t.equal(c.pushoverUrl, 'https://api.pushover.net');
   t.same(c.dnsServers, []);
   t.equal(c.whoisServer, null);
@@ -43,7 +44,7 @@ t.test('defaults and precedence', async (t) => {
     DOMMON_MAX_DOMAINS: '10', DOMMON_MAX_ENDPOINTS: 'unlimited', DOMMON_VERIFY_INTERVAL: '1', DOMMON_CHECK_INTERVAL: '60', DOMMON_NOTIFY_INTERVAL: '2',
   });
   t.same(full.dnsServers, ['127.0.0.1:5353', '10.0.0.1', '[::1]:53']);
-  t.match(full, { whoisServer: 'localhost:4343', rdapUrl: 'http://127.0.0.1:9/rdap', smtpUrl: 'smtp://u:p@127.0.0.1:2525', smtpFrom: 'Dommon <alerts@example.com>',
+  t.match(full, { whoisServer: 'localhost:4343', rdapUrl: 'http://127.0.0.1:9/rdap', smtpUrl: 'smtp://u:p@127.0.0.1:2525', smtpFrom: 'Dommon <alerts@example.com>', smtpTls: 'require',
     rateLimit: 5, maxDomains: 10, maxEndpoints: null, verifyInterval: 1, checkInterval: 60, notifyInterval: 2 });
 });
 
@@ -68,6 +69,8 @@ const invalid: [string, string, RegExp][] = [
   ['DOMMON_RDAP_URL', 'ftp://rdap.example', /DOMMON_RDAP_URL/],
   ['DOMMON_SMTP_URL', 'http://mail.example', /DOMMON_SMTP_URL/],
   ['DOMMON_SMTP_FROM', 'not-an-address', /DOMMON_SMTP_FROM/],
+  ['DOMMON_SMTP_TLS', 'strict', /DOMMON_SMTP_TLS must be one of require, verify-if-offered, insecure, got "strict"/],
+  ['DOMMON_SMTP_TLS', 'true', /DOMMON_SMTP_TLS/],
   ['DOMMON_PUSHOVER_URL', 'pushover', /DOMMON_PUSHOVER_URL/],
   ['DOMMON_RATE_LIMIT', '0', /DOMMON_RATE_LIMIT/],
   ['DOMMON_RATE_LIMIT', 'many', /DOMMON_RATE_LIMIT/],
@@ -110,6 +113,7 @@ t.test('the CLI exits 2 with a one-line message on a bad variable', async (t) =>
     [['serve'], { DOMMON_PORT: 'http' }],
     [['token', 'list'], { DOMMON_LOG_LEVEL: 'chatty' }],
     [['domains', 'list'], { DOMMON_MAX_DOMAINS: 'x' }],
+    [['serve', '--port', '0'], { DOMMON_SMTP_TLS: 'off' }],
   ] as [string[], Record<string, string>][]) {
     const r = await dommon(['--data-dir', dir, ...args], env);
     const what = `${Object.entries(env)[0]!.join('=')} dommon ${args.join(' ')}`;

@@ -15,6 +15,7 @@ const smtp = await startSmtp();
 const push = await startWebhookReceiver(); // stands in for the Pushover API (DOMMON_PUSHOVER_URL)
 const s = await startNotifyApp({
   env: { DOMMON_SMTP_URL: smtp.url, DOMMON_SMTP_FROM: 'alerts@dommon.test', DOMMON_PUSHOVER_URL: push.url.replace(/\/hook$/, '') },
+  smtp: { ca: smtp.ca },
 });
 // Two more workers in their own processes on the same file, loading while the other tests run;
 // they start polling only when the last test says `go`.

@@ -30,7 +30,7 @@ t.test('digest at a set time with an injected clock', async (t) => {
   const clock = { now: () => new Date(now) };
   const smtp = await startSmtp();
   const rx = await startWebhookReceiver();
-  const s = await startNotifyApp({ clock, env: { DOMMON_SMTP_URL: smtp.url }, notify: { intervalMs: 60_000 } });
+  const s = await startNotifyApp({ clock, env: { DOMMON_SMTP_URL: smtp.url }, smtp: { ca: smtp.ca }, notify: { intervalMs: 60_000 } });
   t.teardown(async () => {
     await s.close();
     await rx.close();

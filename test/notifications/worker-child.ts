@@ -12,7 +12,7 @@ let go: () => void;
 const started = new Promise<void>((r) => (go = r));
 process.stdin.on('data', (d: Buffer) => d.toString().includes('go') && go()).on('end', () => ((stop = true), go()));
 const store = await openStore(file!);
-const ctx = { smtpUrl: null, smtpFrom: 'x@y', pushoverUrl: 'http://127.0.0.1:9' };
+const ctx = { smtpUrl: null, smtpFrom: 'x@y', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:9' } as const;
 const worker = createDeliveryService({
   store,
   clock: { now: () => new Date() },

@@ -33,11 +33,11 @@ export const OFFLINE_ENV: Readonly<Record<string, string>> = {
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
 export async function startApp(
   env: Record<string, string> = {},
-  opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure'> = {},
+  opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure' | 'smtp'> = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure });
+  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure, smtp: opts.smtp });
   const { url } = await app.start();
   appUrls.add(url);
   return {

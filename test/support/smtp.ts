@@ -1,6 +1,10 @@
 // A loopback SMTP server (smtp-server) that accepts every message and decodes its text and HTML parts.
+// By default it offers STARTTLS with a certificate for 127.0.0.1 from a test CA (`ca`), so callers
+// trust that CA (AppOptions.smtp.ca, SendContext.smtpCa, NODE_EXTRA_CA_CERTS=caFile for a child).
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { issue, makeCa, type TestCa, type TestCert } from './certs.js';
 
 export interface ReceivedMail {
   from: string;
@@ -10,12 +14,20 @@ export interface ReceivedMail {
   text: string;
   html: string;
   auth: string | null;
+  /** The session was TLS (implicit or STARTTLS) at MAIL FROM and at DATA. */
+  secure: boolean;
 }
 
 export interface SmtpPeer {
+  /** smtp:// (smtps:// with tls 'implicit'), with user:pass@ when the peer asks for AUTH. */
   url: string;
   port: number;
   mails: ReceivedMail[];
+  /** User names of every AUTH attempt (onAuth calls), successful or not. */
+  authAttempts: string[];
+  /** The test CA (PEM) that signed the default certificate, and its file. */
+  ca: string;
+  caFile: string;
   waitFor(count: number, timeoutMs?: number): Promise<ReceivedMail[]>;
   close(): Promise<void>;
 }
@@ -72,17 +84,50 @@ export function parseMail(raw: string): { subject: string; text: string; html: s
   return out;
 }
 
-export async function startSmtp(opts: { user?: string; pass?: string; rejectRcpt?: (addr: string) => number | null } = {}): Promise<SmtpPeer> {
+let shared: { ca: TestCa; cert: TestCert } | undefined;
+
+/** One test CA and one certificate for 127.0.0.1 per test process (openssl is slow to start). */
+function testCa(): { ca: TestCa; cert: TestCert } {
+  if (!shared) {
+    const ca = makeCa('dommon SMTP Test CA');
+    shared = { ca, cert: issue({ ca, cn: '127.0.0.1', sans: ['127.0.0.1', 'localhost'], toDays: 30 }) };
+  }
+  return shared;
+}
+
+export interface SmtpOptions {
+  user?: string;
+  pass?: string;
+  rejectRcpt?: (addr: string) => number | null;
+  /** 'starttls' (default) offers STARTTLS, 'none' does not, 'implicit' speaks TLS from the first byte. */
+  tls?: 'starttls' | 'none' | 'implicit';
+  /** The server certificate; default: the test CA's one for 127.0.0.1. */
+  cert?: TestCert;
+}
+
+export async function startSmtp(opts: SmtpOptions = {}): Promise<SmtpPeer> {
+  const mode = opts.tls ?? 'starttls';
+  const { ca, cert: caCert } = testCa();
+  const cert = opts.cert ?? caCert;
   const mails: ReceivedMail[] = [];
+  const authAttempts: string[] = [];
+  const secureAtMailFrom = new Set<string>();
   const waiters: { count: number; resolve: () => void }[] = [];
   const server = new SMTPServer({
     logger: false,
-    disabledCommands: ['STARTTLS'],
+    secure: mode === 'implicit',
+    ...(mode === 'none' ? { disabledCommands: ['STARTTLS'] } : { key: cert.key, cert: cert.cert }),
     authOptional: !opts.user,
+    // AUTH is offered in clear text too: a client that must not send credentials there is the one to refuse.
     allowInsecureAuth: true,
     onAuth(auth, _session, cb) {
+      authAttempts.push(auth.username ?? '');
       if (auth.username === opts.user && auth.password === opts.pass) cb(null, { user: auth.username });
       else cb(new Error('invalid credentials'));
+    },
+    onMailFrom(_addr, session, cb) {
+      if (session.secure) secureAtMailFrom.add(session.id);
+      cb();
     },
     onRcptTo(addr, _session, cb) {
       const code = opts.rejectRcpt?.(addr.address);
@@ -100,6 +145,7 @@ export async function startSmtp(opts: { user?: string; pass?: string; rejectRcpt
           to: session.envelope.rcptTo.map((r) => r.address),
           raw, subject: p.subject, text: p.text, html: p.html,
           auth: (session.user as string | undefined) ?? null,
+          secure: secureAtMailFrom.has(session.id) && session.secure,
         });
         for (const w of waiters.filter((w) => mails.length >= w.count)) {
           waiters.splice(waiters.indexOf(w), 1);
@@ -109,13 +155,18 @@ export async function startSmtp(opts: { user?: string; pass?: string; rejectRcpt
       });
     },
   });
+  // A client that rejects our certificate ends the handshake: that is the server's error, not the test's.
+  server.on('error', () => undefined);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   const port = (server.server.address() as AddressInfo).port;
   const cred = opts.user ? `${encodeURIComponent(opts.user)}:${encodeURIComponent(opts.pass ?? '')}@` : '';
   return {
-    url: `smtp://${cred}127.0.0.1:${port}`,
+    url: `${mode === 'implicit' ? 'smtps' : 'smtp'}://${cred}127.0.0.1:${port}`,
     port,
     mails,
+    authAttempts,
+    ca: ca.cert,
+    caFile: path.join(ca.dir, 'ca.crt'),
     waitFor(count, timeoutMs = 5000) {
       if (mails.length >= count) return Promise.resolve(mails.slice());
       return new Promise((resolve, reject) => {
