@@ -58,6 +58,10 @@ export function createMetrics(deps: MetricsDeps) {
   const deliveryLog = new Gauge({ name: 'dommon_notification_log_entries', help: 'Rows in the notification delivery log, by channel and status', labelNames: ['channel', 'status'], registers });
   const objects = new Gauge({ name: 'dommon_objects', help: 'Monitored objects, by kind', labelNames: ['kind'], registers });
   const dbSize = new Gauge({ name: 'dommon_database_size_bytes', help: 'Size of the SQLite database (pages in use and free)', labelNames: ['state'], registers });
+  const backlog = new Gauge({
+    name: 'dommon_check_backlog', help: 'Scheduled registration and DNS-security checks waiting: state="due" (next run already past), state="never_checked" (not run once yet)',
+    labelNames: ['kind', 'state'], registers,
+  });
   const truncated = new Gauge({ name: 'dommon_metrics_truncated', help: '1 when a per-endpoint or per-domain family hit the series limit', registers });
 
   const seen = new Map<Counter, Set<string>>();
@@ -73,10 +77,15 @@ export function createMetrics(deps: MetricsDeps) {
   }
 
   async function refresh(): Promise<void> {
-    const [endpoints, domains, logCounts, counts, size] = await Promise.all([
+    const [endpoints, domains, logCounts, counts, size, waiting] = await Promise.all([
       store.metrics.endpoints(maxSeries + 1), store.metrics.domains(maxSeries + 1), store.metrics.deliveryCounts(), store.metrics.counts(), store.metrics.databaseSize(),
+      store.metrics.checkBacklog(new Date().toISOString()),
     ]);
-    for (const g of [endpointUp, endpointResponse, sslExpiry, domainExpiry, domainHealth, domainVerified, deliveryLog]) g.reset();
+    for (const g of [endpointUp, endpointResponse, sslExpiry, domainExpiry, domainHealth, domainVerified, deliveryLog, backlog]) g.reset();
+    for (const b of waiting) {
+      backlog.set({ kind: word(b.kind), state: 'due' }, b.due);
+      backlog.set({ kind: word(b.kind), state: 'never_checked' }, b.never_checked);
+    }
     truncated.set(endpoints.length > maxSeries || domains.length > maxSeries ? 1 : 0);
     for (const e of endpoints.slice(0, maxSeries)) {
       const l = { team: e.team, domain: e.domain, endpoint: e.endpoint };

@@ -71,6 +71,22 @@ export function metricsRepo(db: Kysely<DB>) {
       const [teams, domains, endpoints, liveness] = await Promise.all([one('teams'), one('domains'), one('endpoints'), one('liveness_configs')]);
       return { teams, domains, endpoints, liveness };
     },
+    /**
+     * Scheduled domain checks (registration, security) waiting to run, by kind: `due` (next run in the
+     * past: the backlog a large import builds) and `never_checked` (not run once yet).
+     */
+    async checkBacklog(now: string): Promise<{ kind: string; due: number; never_checked: number }[]> {
+      const rows = await db
+        .selectFrom('check_schedule')
+        .select((e) => [
+          'kind',
+          e.fn.sum<number>(sql`case when next_run_at <= ${now} then 1 else 0 end`).as('due'),
+          e.fn.sum<number>(sql`case when last_run_at is null then 1 else 0 end`).as('never'),
+        ])
+        .groupBy('kind')
+        .execute();
+      return rows.map((r) => ({ kind: r.kind, due: Number(r.due ?? 0), never_checked: Number(r.never ?? 0) }));
+    },
     /** Database file size as SQLite sees it (pages in use plus free pages). */
     async databaseSize(): Promise<{ bytes: number; freeBytes: number }> {
       const r = await sql<{ page_count: number; page_size: number; freelist_count: number }>`
