@@ -107,6 +107,9 @@ export interface LivenessConfig {
   updated_at: string;
 }
 
+/** A create's answer: the endpoint and, when the request carried one, its inline liveness configuration. */
+export type CreatedEndpoint = Endpoint & { liveness?: LivenessConfig };
+
 export interface Page {
   limit: number;
   offset: number;

@@ -1,6 +1,6 @@
 // Resource -> JSON views shared by both API surfaces and the CLI's --json output.
 import { fullUrl } from './endpoint.js';
-import type { Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from './types.js';
+import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from './types.js';
 
 export function portfolioJson(p: Portfolio) {
   return { id: p.id, name: p.name, description: p.description, domain_count: p.domain_count, created_at: p.created_at, updated_at: p.updated_at };
@@ -43,6 +43,11 @@ export function endpointJson(e: Endpoint) {
     created_at: e.created_at,
     updated_at: e.updated_at,
   };
+}
+
+/** A create's answer: the endpoint, plus `liveness` when the request created its configuration inline. */
+export function createdEndpointJson(e: CreatedEndpoint) {
+  return e.liveness ? { ...endpointJson(e), liveness: livenessJson(e.liveness) } : endpointJson(e);
 }
 
 export function endpointDetailJson(d: EndpointDetail, healthScore: number | null = null) {

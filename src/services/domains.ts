@@ -3,12 +3,13 @@ import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
-import { DOMAIN_REFRESH_KINDS, type BulkResult, type Domain, type Page, type PageOf } from '../domain/types.js';
+import { DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
 export type { BulkResult } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import { bulkCreate } from './bulk.js';
 
 export interface DomainInput {
   domain: string;
@@ -29,21 +30,6 @@ function normalize(name: string): string {
 
 export async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | null | undefined): Promise<void> {
   if (portfolioId && !(await tx.portfolios.get(teamId, portfolioId))) throw new NotFound('Portfolio');
-}
-
-/** Runs `one` per item, each in its own transaction, and reports per item what failed and why. */
-export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
-  const out: BulkResult<T> = { created: [], failed: [] };
-  for (const [index, item] of items.entries()) {
-    try {
-      out.created.push(await one(item));
-    } catch (err) {
-      const e = err as { message?: string; code?: string; status?: number };
-      if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
-      out.failed.push({ index, input: item, error: e.message ?? 'failed', code: e.code });
-    }
-  }
-  return out;
 }
 
 export function createDomainService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
@@ -102,8 +88,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
       totals.set(key, { stamp, total: r.total });
       return r;
     },
-    /** `parse` validates one raw item (throwing Invalid); each item commits on its own. */
-    bulkCreate: (teamId: string, items: unknown[], parse: (raw: unknown) => DomainInput) => bulk(items, (i) => create(teamId, parse(i))),
+    bulkCreate: bulkCreate(create),
 
     async update(teamId: string, id: string, input: Partial<DomainInput>): Promise<Domain> {
       const name = input.domain !== undefined ? normalize(input.domain) : undefined;

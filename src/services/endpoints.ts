@@ -1,12 +1,13 @@
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { validSubdomain } from '../domain/endpoint.js';
-import type { Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
+import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
 export type { EndpointDetail } from '../domain/types.js';
 import type { EndpointFilter } from '../store/repos/endpoints.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
-import { bulk } from './domains.js';
+import { bulkCreate } from './bulk.js';
+import { insertLiveness, type LivenessSettings } from './liveness.js';
 
 export interface EndpointInput {
   domain_id: string;
@@ -18,6 +19,8 @@ export interface EndpointInput {
   is_enabled?: boolean;
   timeout_seconds?: number;
   notes?: string | null;
+  /** Extension: the endpoint's liveness configuration, created in the same transaction (both or neither). */
+  liveness?: LivenessSettings;
 }
 
 export const DEFAULT_ENDPOINT_TIMEOUT = 10;
@@ -52,10 +55,11 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     return e;
   }
 
-  async function create(teamId: string, raw: EndpointInput): Promise<Endpoint> {
+  async function create(teamId: string, raw: EndpointInput): Promise<CreatedEndpoint> {
     const input = clean(raw) as EndpointInput;
     requirePort(input.endpoint_type, input.port);
     const id = newId();
+    let livenessId: string | null = null;
     try {
       await store.transaction(async (tx) => {
         const domain = await tx.domains.get(teamId, input.domain_id);
@@ -73,13 +77,18 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           is_enabled: input.is_enabled === false ? 0 : 1, timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
           notes: input.notes ?? null, created_at: now, updated_at: now,
         });
+        if (input.liveness) livenessId = await insertLiveness(tx, clock, teamId, id, input.liveness);
         await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
       if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
       throw err;
     }
-    return get(teamId, id);
+    if (!livenessId) return get(teamId, id);
+    // A new config in the working set: the scheduler reads it (and its endpoint) now.
+    changes?.emit({ config: livenessId });
+    const [endpoint, liveness] = await Promise.all([get(teamId, id), store.liveness.get(teamId, livenessId)]);
+    return { ...endpoint, liveness };
   }
 
   /** Endpoint plus what detail views show: certificate state and liveness switch. */
@@ -104,7 +113,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     create,
     list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> => store.endpoints.list(teamId, f, page),
     forDomain: (teamId: string, domainId: string) => store.endpoints.forDomain(teamId, domainId),
-    bulkCreate: (teamId: string, items: unknown[], parse: (raw: unknown) => EndpointInput) => bulk(items, (i) => create(teamId, parse(i))),
+    bulkCreate: bulkCreate(create),
 
     async update(teamId: string, id: string, raw: Partial<Omit<EndpointInput, 'domain_id'>>): Promise<Endpoint> {
       const input = clean(raw);

@@ -1,10 +1,12 @@
 import { Conflict, NotFound } from '../domain/errors.js';
-import { isoNow } from '../domain/clock.js';
+import { isoNow, type Clock } from '../domain/clock.js';
 import type { LivenessConfig, Page, PageOf } from '../domain/types.js';
+import type { Repos } from '../store/index.js';
 import type { LivenessFilter } from '../store/repos/liveness.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
 import { createChangeFeed, type WorkingSetChange } from './changes.js';
+import { bulkCreate } from './bulk.js';
 
 export interface LivenessInput {
   endpoint_id: string;
@@ -15,7 +17,32 @@ export interface LivenessInput {
   failure_threshold?: number;
 }
 
+/** A configuration's settings without its endpoint: the update body, and a create's inline `liveness` block. */
+export type LivenessSettings = Omit<LivenessInput, 'endpoint_id'>;
+
 export const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
+
+const exists = () => new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
+
+/**
+ * Inserts an endpoint's configuration (defaults filled in) with the caller's transaction and returns
+ * its id. The caller has checked the endpoint belongs to the team, recomputes the domain's health in
+ * the same transaction and, after the commit, emits `{ config: id }` so the scheduler picks it up.
+ */
+export async function insertLiveness(tx: Repos, clock: Clock, teamId: string, endpointId: string, input: LivenessSettings): Promise<string> {
+  if (await tx.liveness.byEndpoint(endpointId)) throw exists();
+  const id = newId();
+  const now = isoNow(clock);
+  await tx.liveness.insert({
+    id, team_id: teamId, endpoint_id: endpointId, is_enabled: input.is_enabled === false ? 0 : 1,
+    timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
+    expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
+    interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
+    failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
+    created_at: now, updated_at: now,
+  });
+  return id;
+}
 
 export function createLivenessService({ store, clock, recomputeHealth, changes = createChangeFeed() }: ServiceDeps) {
   const changed = (id: string) => changes.emit({ config: id });
@@ -26,39 +53,35 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
     return c;
   }
 
+  async function create(teamId: string, input: LivenessInput): Promise<LivenessConfig> {
+    let id: string;
+    try {
+      id = await store.transaction(async (tx) => {
+        const ep = await tx.endpoints.get(teamId, input.endpoint_id);
+        if (!ep) throw new NotFound('Endpoint');
+        const inserted = await insertLiveness(tx, clock, teamId, ep.id, input);
+        await recomputeHealth?.(tx, ep.domain_id);
+        return inserted;
+      });
+    } catch (err) {
+      if (isUniqueViolation(err)) throw exists();
+      throw err;
+    }
+    changed(id);
+    return get(teamId, id);
+  }
+
   return {
     get,
     list: (teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> => store.liveness.list(teamId, f, page),
     /** The scheduler subscribes here: changes of configs, endpoints and domains made in this process. */
     onChange: (fn: (change: WorkingSetChange) => void): (() => void) => changes.subscribe(fn),
 
-    async create(teamId: string, input: LivenessInput): Promise<LivenessConfig> {
-      const id = newId();
-      try {
-        await store.transaction(async (tx) => {
-          const ep = await tx.endpoints.get(teamId, input.endpoint_id);
-          if (!ep) throw new NotFound('Endpoint');
-          if (await tx.liveness.byEndpoint(ep.id)) throw new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
-          const now = isoNow(clock);
-          await tx.liveness.insert({
-            id, team_id: teamId, endpoint_id: ep.id, is_enabled: input.is_enabled === false ? 0 : 1,
-            timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
-            expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
-            interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
-            failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
-            created_at: now, updated_at: now,
-          });
-          await recomputeHealth?.(tx, ep.domain_id);
-        });
-      } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
-        throw err;
-      }
-      changed(id);
-      return get(teamId, id);
-    },
+    create,
+    /** Each item commits on its own: an unknown (or other team's) endpoint, an existing config or an invalid item fails that item only. */
+    bulkCreate: bulkCreate(create),
 
-    async update(teamId: string, id: string, input: Partial<Omit<LivenessInput, 'endpoint_id'>>): Promise<LivenessConfig> {
+    async update(teamId: string, id: string, input: LivenessSettings): Promise<LivenessConfig> {
       const cur = await get(teamId, id);
       await store.transaction(async (tx) => {
         await tx.liveness.update(teamId, id, {

@@ -55,7 +55,8 @@ t.test('every Public API operation answers its documented success status with a 
   const e = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'web', endpoint_type: 'https', port: 8443, path: '/x' });
   t.equal(e.status, 201);
   t.equal(e.body.full_url, 'https://cover.example:8443/x');
-  t.equal((await api.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.body.id, name: 'b', endpoint_type: 'http' }] })).body.created, 1);
+  const eb = await api.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.body.id, name: 'b', endpoint_type: 'http' }] });
+  t.equal(eb.body.created, 1);
   t.equal((await api.get('/api/v1/endpoints?endpoint_type=https')).body.data.length, 1);
   t.equal((await api.get(`/api/v1/endpoints/${e.body.id}`)).body.ssl_status, 'unknown');
   t.equal((await api.put(`/api/v1/endpoints/${e.body.id}`, { is_enabled: false })).body.is_enabled, false);
@@ -69,6 +70,10 @@ t.test('every Public API operation answers its documented success status with a 
   t.same((await api.get(`/api/v1/liveness/${l.body.id}/results`)).body.data, []);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/stats?days=7`)).body.days, 7);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/status`)).body.status, 'unknown');
+  const lb = await api.post('/api/v1/liveness/bulk', { liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }] });
+  t.match(lb.body, { created: 1, failed: 1, errors: [{ index: 1, code: 'LIVENESS_EXISTS' }] });
+  const inline = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'inline', endpoint_type: 'http', liveness: { is_enabled: false } });
+  t.match(inline.body.liveness, { endpoint_id: inline.body.id, is_enabled: false, interval_seconds: 60 }, 'the Endpoint answer with its inline liveness');
 
   const set = await api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: 'supersecretvalue' } });
   t.equal(set.status, 200);

@@ -165,8 +165,9 @@ t.test('User API', async (t) => {
     const dup = await api.post('/api-liveness', { endpoint_id: endpointId });
     t.equal(dup.status, 409);
     t.equal(dup.body.code, 'LIVENESS_EXISTS');
-    const d = await api.post('/api-liveness', { endpoint_id: downEndpointId, interval_seconds: 86400 });
-    downLivenessId = d.body.id;
+    const d = await api.post('/api-liveness/bulk', { liveness: [{ endpoint_id: downEndpointId, interval_seconds: 86400 }, { endpoint_id: endpointId }] });
+    t.match(d.body, { created: 1, failed: 1, errors: [{ index: 1, code: 'LIVENESS_EXISTS' }] });
+    downLivenessId = d.body.liveness[0].id;
 
     const list = await api.get('/api-liveness');
     t.equal(list.body.data.length, 2);

@@ -82,8 +82,8 @@ export const OPERATIONS: OperationDoc[] = [
 
   // Endpoints
   { method: 'get', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'List endpoints', tag: 'Endpoints', query: 'endpoint-list', responses: { 200: 'EndpointList' } },
-  { method: 'post', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'Add an endpoint', tag: 'Endpoints', body: 'endpoint-create', responses: { 201: 'Endpoint' }, errors: [402, 404, 409] },
-  { method: 'post', path: '/api/v1/endpoints/bulk', alias: '/api-endpoints/bulk', summary: 'Add many endpoints (each item commits on its own)', tag: 'Endpoints', body: 'endpoint-bulk', responses: { 201: 'EndpointBulkResult' } },
+  { method: 'post', path: '/api/v1/endpoints', alias: '/api-endpoints', summary: 'Add an endpoint (with `liveness`, its liveness configuration too: an extension)', tag: 'Endpoints', body: 'endpoint-create', responses: { 201: 'Endpoint' }, errors: [402, 404, 409] },
+  { method: 'post', path: '/api/v1/endpoints/bulk', alias: '/api-endpoints/bulk', summary: 'Add many endpoints (each item commits on its own, with its inline `liveness` configuration if any)', tag: 'Endpoints', body: 'endpoint-bulk', responses: { 201: 'EndpointBulkResult' } },
   { method: 'get', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Get an endpoint (detail)', tag: 'Endpoints', responses: { 200: 'EndpointDetail' } },
   { method: 'put', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Update an endpoint', tag: 'Endpoints', body: 'endpoint-update', responses: { 200: 'EndpointDetail' }, errors: [409] },
   { method: 'delete', path: '/api/v1/endpoints/:endpointId', alias: '/api-endpoints/:endpointId', summary: 'Delete an endpoint', tag: 'Endpoints', responses: { 200: 'EndpointDeleted' } },
@@ -93,6 +93,16 @@ export const OPERATIONS: OperationDoc[] = [
   // Liveness
   { method: 'get', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'List liveness configurations', tag: 'Liveness', query: 'liveness-list', responses: { 200: 'LivenessList' } },
   { method: 'post', path: '/api/v1/liveness', alias: '/api-liveness', summary: 'Configure liveness for an endpoint', tag: 'Liveness', body: 'liveness-create', responses: { 201: 'Liveness' }, errors: [404, 409] },
+  {
+    method: 'post',
+    path: '/api/v1/liveness/bulk',
+    alias: '/api-liveness/bulk',
+    summary: 'Configure liveness for many endpoints (extension; each item commits on its own)',
+    description: 'An extension of the spec, answered like the domains and endpoints bulk creates: each item is a liveness-create body; an invalid item, an unknown endpoint (`NOT_FOUND`) or one that already has a configuration (`LIVENESS_EXISTS`) is listed in `errors` with its index, and the other items are created.',
+    tag: 'Liveness',
+    body: 'liveness-bulk',
+    responses: { 201: 'LivenessBulkResult' },
+  },
   { method: 'get', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Get a liveness configuration', tag: 'Liveness', responses: { 200: 'Liveness' } },
   { method: 'put', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Update a liveness configuration', tag: 'Liveness', body: 'liveness-update', responses: { 200: 'Liveness' } },
   { method: 'delete', path: '/api/v1/liveness/:livenessId', alias: '/api-liveness/:livenessId', summary: 'Delete a liveness configuration and its history', tag: 'Liveness', responses: { 200: 'LivenessDeleted' } },

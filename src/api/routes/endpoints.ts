@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { endpointDetailJson, endpointJson } from '../../domain/views.js';
+import { createdEndpointJson, endpointDetailJson, endpointJson } from '../../domain/views.js';
 import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
 import type { EndpointInput } from '../../services/endpoints.js';
 import type { EndpointType } from '../../domain/types.js';
@@ -18,12 +18,12 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
-      created(ctx, endpointJson(await s.endpoints.create(team(ctx), body)));
+      created(ctx, createdEndpointJson(await s.endpoints.create(team(ctx), body)));
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
       const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) => v.body<EndpointInput>('endpoint-create', i));
-      created(ctx, bulkBody('endpoints', r, endpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
+      created(ctx, bulkBody('endpoints', r, createdEndpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
     });
     router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));

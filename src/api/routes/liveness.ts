@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
 import { livenessJson, endpointJson } from '../../domain/views.js';
-import { deleteBody, listBody } from '../../domain/shape.js';
+import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
 import type { LivenessInput } from '../../services/liveness.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
@@ -18,6 +18,11 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
       created(ctx, livenessJson(await s.liveness.create(team(ctx), body)));
+    });
+    router.post(`${base}/bulk`, ...secure, async (ctx) => {
+      const body = v.body<{ liveness: unknown[] }>('liveness-bulk', ctx.request.body);
+      const r = await s.liveness.bulkCreate(team(ctx), body.liveness, (i) => v.body<LivenessInput>('liveness-create', i));
+      created(ctx, bulkBody('liveness', r, (c) => livenessJson(c), (c) => ({ id: c.id, endpoint_id: c.endpoint_id })));
     });
     router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
       const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));

@@ -1,8 +1,9 @@
-// `dommon liveness list|add|show|update|remove|results|stats`.
+// `dommon liveness list|add|show|update|remove|results|stats|import`.
 import { call, qs } from '../transport.js';
-import { table, type Palette } from '../output.js';
+import { table, UsageError, type Palette } from '../output.js';
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId, pageOptions } from './common.js';
+import { csvRows, importCommand, type ImportItem } from './import.js';
 
 const fields: OptSpec[] = [
   { flags: '--timeout <s>', description: 'probe timeout in seconds (default 10)', field: 'timeout_seconds', kind: 'int' },
@@ -31,6 +32,52 @@ const [list, ...rest] = crud({
     remove: ['dommon liveness remove <id>'],
   },
 });
+
+/** The columns of an import file: the liveness create fields, and how a CSV cell becomes a JSON value. */
+const IMPORT_COLUMNS: Record<string, 'string' | 'int' | 'bool'> = {
+  endpoint_id: 'string', interval_seconds: 'int', timeout_seconds: 'int', expected_status_code: 'int', failure_threshold: 'int', is_enabled: 'bool',
+};
+const BOOLS: Record<string, boolean> = { true: true, yes: true, 1: true, on: true, false: false, no: false, 0: false, off: false };
+
+/** A CSV cell as the API's type; a cell that is not one is sent as it is, and the API refuses that item alone. */
+function cellValue(kind: 'string' | 'int' | 'bool', v: string): unknown {
+  if (kind === 'int' && /^-?\d+$/.test(v)) return Number(v);
+  if (kind === 'bool' && v.toLowerCase() in BOOLS) return BOOLS[v.toLowerCase()];
+  return v;
+}
+
+const item = (line: number, body: Record<string, unknown>): ImportItem => ({ line, name: typeof body.endpoint_id === 'string' ? body.endpoint_id : '', body });
+
+/** JSON (an array of liveness create bodies, or `{ "liveness": [...] }`, as the bulk route takes) or CSV with a header row of IMPORT_COLUMNS. */
+export function parseLivenessImport(text: string): ImportItem[] {
+  const start = text.replace(/^\uFEFF/, '').trimStart();
+  if (start.startsWith('[') || start.startsWith('{')) {
+    let doc: unknown;
+    try {
+      doc = JSON.parse(start);
+    } catch (err) {
+      throw new UsageError(`not valid JSON: ${(err as Error).message}`);
+    }
+    const list = Array.isArray(doc) ? doc : (doc as { liveness?: unknown }).liveness;
+    if (!Array.isArray(list)) throw new UsageError('JSON must be an array of liveness configurations or { "liveness": [...] }');
+    return list.map((x, i) => {
+      if (!x || typeof x !== 'object' || Array.isArray(x)) throw new UsageError(`item ${i + 1}: must be an object`);
+      return item(i + 1, x as Record<string, unknown>);
+    });
+  }
+  const [head, ...rows] = csvRows(text);
+  if (!head) throw new UsageError('empty file: expected a CSV header row (endpoint_id, ...) or JSON');
+  const columns = head.cols.map((c) => c.toLowerCase());
+  const unknown = columns.find((c) => !(c in IMPORT_COLUMNS));
+  if (unknown !== undefined) throw new UsageError(`line ${head.line}: unknown column "${unknown}" (columns: ${Object.keys(IMPORT_COLUMNS).join(', ')})`);
+  if (!columns.includes('endpoint_id')) throw new UsageError(`line ${head.line}: the header row needs an endpoint_id column`);
+  return rows.map(({ line, cols }) => {
+    if (cols.length > columns.length) throw new UsageError(`line ${line}: ${cols.length} fields, the header has ${columns.length}`);
+    const body: Record<string, unknown> = {};
+    cols.forEach((v, j) => v !== '' && (body[columns[j]!] = cellValue(IMPORT_COLUMNS[columns[j]!]!, v)));
+    return item(line, body);
+  });
+}
 
 const resultsText = (r: any, paint: Palette) =>
   `${table(r.data, ['test_timestamp:TIME', 'is_successful:OK', 'response_time_ms:MS', 'status_code:STATUS', 'error'], paint)}\n${paint.dim(`${r.pagination.total} result(s) in the last ${r.hours} h`)}`;
@@ -69,5 +116,13 @@ export const livenessNoun: NounSpec = {
       action: ({ t, args, body }) => call(t, 'GET', `/api/v1/liveness/${args[0]}/stats${qs(body as Record<string, number>)}`),
       text: statsText,
     },
+    importCommand({
+      description:
+        'configure liveness for many endpoints from a file: CSV with a header row of endpoint_id, interval_seconds, timeout_seconds, expected_status_code, failure_threshold, is_enabled, or JSON (an array, or { "liveness": [...] }); - reads stdin; endpoints already configured are skipped; exit 1 if any failed',
+      options: fields.map((o) => ({ ...o, description: `${o.description}, for rows that leave it out` })),
+      examples: ['dommon liveness import probes.csv', 'dommon liveness import probes.json --interval 30 --json', 'dommon endpoints list --limit 100 --json | jq "[.data[] | {endpoint_id: .id}]" | dommon liveness import -'],
+      parse: parseLivenessImport,
+      bulk: { path: '/api/v1/liveness/bulk', field: 'liveness', label: 'endpoint_id', skippedKey: 'skipped_endpoints', exists: { code: 'LIVENESS_EXISTS', reason: 'already configured' } },
+    }),
   ],
 };
