@@ -46,6 +46,11 @@ interface Entry {
   /** Set on every reschedule; wheel items with another version are stale. */
   version: number;
   running: boolean;
+  /**
+   * Added while running and checked within a second: its second run comes at a random point of the
+   * next interval, so configs created together (an import, a bulk create) do not probe together forever.
+   */
+  fresh: boolean;
 }
 
 export interface SchedulerStats {
@@ -99,10 +104,10 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     else wheel.set(slot, [item]);
   }
 
-  function upsert(config: LivenessConfig, endpoint: Endpoint, firstDue: () => number): void {
+  function upsert(config: LivenessConfig, endpoint: Endpoint, firstDue: () => number, fresh = false): void {
     const cur = entries.get(config.id);
     if (!cur) {
-      const e: Entry = { config, endpoint, due: 0, version: 0, running: false };
+      const e: Entry = { config, endpoint, due: 0, version: 0, running: false, fresh };
       entries.set(config.id, e);
       index(e);
       place(e, firstDue());
@@ -146,8 +151,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     stats.targetsRead += targets.length;
     for (const { config, endpoint } of targets) {
       const interval = config.interval_seconds * 1000;
+      const prev = last.get(config.id);
       upsert(config, endpoint, () => {
-        const prev = last.get(config.id);
         if (prev) {
           const next = Date.parse(prev) + interval;
           // Overdue after a restart: spread over one interval instead of all at once.
@@ -155,7 +160,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
         }
         // First run ever: spread over the interval at start; a config added later starts within a second.
         return t + random() * (initial ? interval : Math.min(interval, 1000));
-      });
+      }, !initial && !prev);
     }
   }
 
@@ -266,7 +271,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
           // Next due from the schedule (with the current interval), skipping missed beats rather than bunching them.
           const interval = e.config.interval_seconds * 1000;
           const t = now();
-          let next = e.due + interval;
+          let next = e.due + (e.fresh ? Math.max(SLOT_MS, (1 - random()) * interval) : interval);
+          e.fresh = false;
           if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
           place(e, next);
         }

@@ -146,3 +146,30 @@ t.test('a large set: every config runs within one interval of start (none lost b
   await sched.stop();
   t.equal(await s.store.livenessData.countResults(), sched.stats.checks, 'every check written');
 });
+
+t.test('configs created together while running start at once, then spread over one interval', async (t) => {
+  const dns = await startLoopbackDns();
+  const target = await startHttpTarget();
+  const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server });
+  t.teardown(async () => { await target.close(); await dns.close(); await s.close(); });
+  const sched = createLivenessScheduler({
+    monitor: s.services.monitor, onChange: s.services.liveness.onChange, probe: livenessProbe(s.probes),
+    clock: systemClock, log: s.log, random: sequence(20),
+  });
+  await sched.start();
+  t.teardown(() => sched.stop());
+  // An import: 20 configs created back to back (one change each on the feed).
+  const configs = await monitored(s, 20, target.port, { interval_seconds: 4 });
+  await waitFor(() => configs.every((c) => sched.stats.runs.filter((r) => r.configId === c.id).length >= 3), 15_000);
+  const runsOf = (id: string) => sched.stats.runs.filter((r) => r.configId === id).slice(0, 3);
+  for (const c of configs) t.ok(runsOf(c.id)[0]!.due - Date.parse(c.created_at) <= 1000, 'first run within a second of its creation');
+  // The second run at a random point of the next interval (sequence(20): 0, 1/20, ... of it), the third
+  // one interval after the second: the twenty no longer probe together.
+  const second = configs.map((c) => runsOf(c.id)[1]!.due - runsOf(c.id)[0]!.due);
+  t.ok(second.every((g) => g >= SLOT_MS && g <= 4000), `second run within the next interval: ${second.join(',')}`);
+  t.ok(Math.max(...second) - Math.min(...second) >= 3000, 'spread over most of the interval');
+  for (const c of configs) {
+    const [, b, c3] = runsOf(c.id);
+    t.equal(c3!.due - b!.due, 4000, 'then every interval, on the new phase');
+  }
+});
