@@ -9,7 +9,7 @@
 // RSS per config is the RSS at the end of the window minus that of the same daemon with no configs,
 // over N; database bytes per config and per endpoint come from SQLite's dbstat.
 // Usage: npm run build && node --import tsx bench/fleet.ts [--sizes 2000,10000,50000] [--interval 60]
-//   [--warmup 60] [--window 120] [--create single|bulk]
+//   [--warmup 60] [--window 120] [--create single|bulk]   (BENCH_NODE_ARGS adds node flags to the daemon)
 // Every peer is on loopback: an HTTP target that counts requests and a DNS stub; RDAP and WHOIS
 // point at a closed loopback port, so the registration checks the new domains queue fail fast offline.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -76,14 +76,14 @@ async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Prom
 interface Daemon {
   child: ChildProcess;
   url: string;
-  last: { checks: number; size: number; checkedOnce: number; allCheckedMs: number | null; p99?: number; max?: number };
+  last: { checks: number; size: number; checkedOnce: number; allCheckedMs: number | null; p99?: number; max?: number; heapMb?: number; heapTotalMb?: number; externalMb?: number };
   /** checks reported each second since start (for the restart's busiest second). */
   perSecond: number[];
   stop(): Promise<Daemon['last']>;
 }
 
 async function startDaemon(dataDir: string, dns: string): Promise<Daemon> {
-  const child = spawn(process.execPath, ['bench/probe-daemon.mjs', dataDir, 'dist'], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bench/probe-daemon.mjs', dataDir, 'dist'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, ...OFFLINE, DOMMON_DNS_SERVERS: dns, DOMMON_LOG_LEVEL: 'error', DOMMON_RATE_LIMIT: '1000000000' },
   });
@@ -186,6 +186,7 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   const windowSeconds = d1.perSecond.slice(-Math.floor(windowS));
   const windowChecks = d1.last.checks - checks0;
   const rssEnd = rssMb(pid1);
+  const heap = { used: d1.last.heapMb, total: d1.last.heapTotalMb, external: d1.last.externalMb };
   const cpuS = (t1.user + t1.sys - t0.user - t0.sys) / TICK;
   const final1 = await d1.stop();
   const steadyPerS = windowChecks / windowS;
@@ -215,6 +216,7 @@ async function scenario(n: number, target: { port: number; dns: string }) {
     p99_late_ms: final1.p99 === undefined ? null : Math.round(final1.p99),
     // The busiest second of the window against the mean: configs that probe together show as a multiple.
     busiest_s_vs_mean: +(Math.max(...windowSeconds) / steadyPerS).toFixed(2),
+    heap_used_total_ext_mb: `${heap.used}/${heap.total}/${heap.external}`,
     rss_kb_per_config: +(((rssEnd - rssEmpty) * 1024) / n).toFixed(2),
     db_bytes_per_config: Math.round(configBytes / n),
     db_bytes_per_endpoint: Math.round(endpointBytes / n),

@@ -29,6 +29,8 @@ if (process.env.BENCH_SQL) {
 const [dataDir, root = 'src'] = process.argv.slice(2);
 const { loadConfig } = await import(`../${root}/config/index.js`);
 const { createApp } = await import(`../${root}/app.js`);
+// The heap policy of `dommon serve` (src/cli/heap.ts).
+(await import(`../${root}/cli/heap.js`)).tuneHeap();
 const config = loadConfig({ dataDir, port: 0 }, process.env);
 const app = await createApp(config, { log: pino({ level: 'warn' }, pino.destination(2)) });
 const { url } = await app.start();
@@ -39,7 +41,8 @@ let allAt = null;
 // each second would charge the harness's own work to the daemon's CPU.
 function line(final) {
   if (allAt === null && sched.stats.firstRun.size >= sched.size()) allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
-  const out = { checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt };
+  const mem = process.memoryUsage();
+  const out = { checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt, heapMb: Math.round(mem.heapUsed / 1e6), heapTotalMb: Math.round(mem.heapTotal / 1e6), externalMb: Math.round(mem.external / 1e6) };
   if (final) {
     const late = Float64Array.from(sched.stats.lateMs).sort();
     Object.assign(out, { final: true, p99: late.length ? late[Math.floor(late.length * 0.99)] : null, max: late.at(-1) ?? null });

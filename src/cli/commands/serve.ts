@@ -4,6 +4,7 @@ import { acquireLock } from '../../store/lock.js';
 import { metricsExposed } from '../../api/routes/metrics.js';
 import { writableDirProblem } from '../../store/maintenance.js';
 import type { GlobalOpts } from '../context.js';
+import { tuneHeap } from '../heap.js';
 
 export function serveCommand(program: Command): void {
   program
@@ -19,6 +20,7 @@ export function serveCommand(program: Command): void {
       if (problem) throw new Error(`data directory ${config.dataDir} is not writable (${problem})`);
       // One daemon per data directory; `dommon restore` checks this lock too.
       const release = acquireLock(config.dataDir);
+      tuneHeap();
       const { createApp } = await import('../../app.js');
       let app: Awaited<ReturnType<typeof createApp>>;
       try {
