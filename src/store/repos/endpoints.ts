@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, EndpointsTable } from '../schema.js';
+import type { Health } from '../../domain/endpoint.js';
 import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
 import { defined, toBool } from './util.js';
 
@@ -10,6 +11,27 @@ export interface EndpointFilter {
 }
 
 type Row = Selectable<EndpointsTable> & { domain: string };
+
+/** ok/total*100 as uptimePercent (domain/liveness.ts) computes it before rounding: null without checks (x/0 and x/null are null in SQLite). */
+export function uptimeSql(ok: Expression<number | null>, total: Expression<number | null>): RawBuilder<number | null> {
+  return sql<number | null>`((${ok} * 1.0 / ${total}) * 100)`;
+}
+
+/**
+ * endpointHealth (domain/endpoint.ts) as an SQL expression, for lists that filter and count by
+ * health in the database. Inputs as there: `ssl` the certificate status (null: none), `liveness`
+ * 'up' | 'down' | 'unknown' or null (no enabled configuration), `uptime` as uptimeSql gives it.
+ * endpointHealth warns when uptimePercent's two-decimal rounding of it is under 99, i.e. when
+ * uptime*100 is under 9899.5 (Math.round's halfway point), in the same double arithmetic.
+ * test/store/endpoint-health-sql.test.ts checks both agree over every input combination.
+ */
+export function healthSql(ssl: Expression<string | null>, liveness: Expression<string | null>, uptime: Expression<number | null>): RawBuilder<Health> {
+  return sql<Health>`(case
+    when ${liveness} = 'down' or ${ssl} in ('expired', 'invalid', 'error') then 'critical'
+    when ${ssl} = 'expiring_soon' or ${uptime} * 100 < 9899.5 then 'warning'
+    when coalesce(${ssl}, 'unknown') = 'unknown' and coalesce(${liveness}, 'unknown') = 'unknown' then 'unknown'
+    else 'healthy' end)`;
+}
 
 function toEndpoint(r: Row): Endpoint {
   return {
