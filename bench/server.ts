@@ -1,5 +1,6 @@
 // The real dommon app plus one bare route (`GET /__ceiling` -> {}) that measures koa's own ceiling
-// through the same server: no auth, no database. Used only by bench/api.ts.
+// through the same server: no auth, no database, and `GET /__lag` (its event-loop delay). Used by
+// bench/api.ts and bench/endpoint-status.ts.
 import { loadConfig } from '../src/config/index.js';
 import { createApp } from '../src/app.js';
 import { pino } from 'pino';
@@ -19,5 +20,7 @@ app.router.get('/__lag', (ctx) => {
 });
 // Routes registered after start() would not be seen by an already-composed router, so add first.
 const { url } = await app.start();
+// BENCH_NO_PROBING=1: no liveness probes or TLS inspections beside the requests being measured.
+if (process.env.BENCH_NO_PROBING) await app.probing.stop(0);
 process.stdout.write(`listening on ${url}\n`);
 process.on('SIGTERM', () => void app.stop().then(() => process.exit(0)));

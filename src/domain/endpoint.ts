@@ -47,7 +47,9 @@ export type Health = 'healthy' | 'warning' | 'critical' | 'unknown';
 /**
  * Endpoint health: critical when its liveness is down or its certificate is expired, invalid or
  * unreachable; warning when the certificate expires within 30 days or 24 h uptime is under 99 %;
- * unknown before anything was checked; healthy otherwise.
+ * unknown before anything was checked; healthy otherwise. healthSql (store/repos/endpoints.ts) is
+ * this rule in SQL, for lists that filter and count by health; change both together (a test checks
+ * they agree on every input).
  */
 export function endpointHealth(ssl: string | null, liveness: 'up' | 'down' | 'unknown' | null, uptime24h: number | null): Health {
   if (liveness === 'down' || ssl === 'expired' || ssl === 'invalid' || ssl === 'error') return 'critical';

@@ -71,6 +71,10 @@ export const DAY_MS = 86_400_000;
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 export const dayString = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);
+/** First hourly bucket of the 24 h uptime at `ms`: the current hour and the 23 before it. */
+export const first24hBucket = (ms: number): number => hourOf(ms) - 23;
+/** First daily bucket of the 7 d uptime at `ms`: today and the 6 days before. */
+export const first7dBucket = (ms: number): number => dayOf(ms) - 6;
 
 /** Results are keyed (config seq, time); their public id is a UUID (version 8) built from both. */
 export function resultId(seq: number, ts: number): string {

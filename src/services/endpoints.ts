@@ -3,7 +3,7 @@ import { isoNow } from '../domain/clock.js';
 import { validSubdomain } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
 export type { EndpointDetail } from '../domain/types.js';
-import type { EndpointFilter } from '../store/repos/endpoints.js';
+import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
@@ -46,6 +46,20 @@ function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
 
 function requirePort(type: EndpointType, port: number | null | undefined): void {
   if (type === 'port' && (port === null || port === undefined)) throw new Invalid('port: required for endpoint_type "port"');
+}
+
+/** An endpoint as detail views show it, from its latest TLS inspection and its liveness configuration (if any). */
+export function toDetail(endpoint: Endpoint, cert: CertificateSummary | undefined, live: { id: string; is_enabled: boolean } | undefined): EndpointDetail {
+  return {
+    endpoint,
+    ssl_status: cert?.ssl_status ?? 'unknown',
+    ssl_expiry_date: cert?.not_after ? cert.not_after.slice(0, 10) : null,
+    ssl_issuer: cert?.issuer ?? null,
+    ssl_subject: cert?.subject ?? null,
+    ssl_checked_at: cert?.checked_at ?? null,
+    liveness_enabled: live?.is_enabled ?? false,
+    liveness_id: live?.id ?? null,
+  };
 }
 
 export function createEndpointService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
@@ -95,16 +109,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
   async function detail(teamId: string, id: string): Promise<EndpointDetail> {
     const endpoint = await get(teamId, id);
     const [cert, live] = await Promise.all([store.endpoints.certificate(id), store.liveness.byEndpoint(id)]);
-    return {
-      endpoint,
-      ssl_status: cert?.ssl_status ?? 'unknown',
-      ssl_expiry_date: cert?.not_after ? cert.not_after.slice(0, 10) : null,
-      ssl_issuer: cert?.issuer ?? null,
-      ssl_subject: cert?.subject ?? null,
-      ssl_checked_at: cert?.checked_at ?? null,
-      liveness_enabled: live?.is_enabled ?? false,
-      liveness_id: live?.id ?? null,
-    };
+    return toDetail(endpoint, cert, live);
   }
 
   return {

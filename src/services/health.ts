@@ -4,14 +4,14 @@
 // HealthHook of deps.ts) inside its own transaction; the sweep is only a safety net for time passing.
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
-import { hourOf, uptimePercent } from '../domain/liveness.js';
+import { first24hBucket, uptimePercent } from '../domain/liveness.js';
 import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
   /** Status and 24 h uptime of each enabled configuration, grouped by domain, in one query (one domain's recompute, or the sweep). */
   async function livenessInputs(repos: Pick<Repos, 'livenessData'>, domainId?: string): Promise<Map<string, HealthInputs['liveness']>> {
-    const rows = await repos.livenessData.healthInputs(hourOf(clock.now().getTime()) - 23, domainId);
+    const rows = await repos.livenessData.healthInputs(first24hBucket(clock.now().getTime()), domainId);
     const out = new Map<string, HealthInputs['liveness']>();
     for (const r of rows) {
       const item = { status: (r.status ?? 'unknown') as HealthInputs['liveness'][number]['status'], uptime_24h: uptimePercent(r) };

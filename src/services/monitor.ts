@@ -4,11 +4,11 @@ import { isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
 import {
-  applyOutcome, dayOf, dayString, hourOf, INITIAL_STATE, resultId, round2, statsHealth, uptimePercent,
+  applyOutcome, dayOf, dayString, first24hBucket, first7dBucket, hourOf, INITIAL_STATE, resultId, round2, statsHealth, uptimePercent,
   type CheckOutcome, type LivenessState,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
-import type { Repos, Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { Sums } from '../store/repos/liveness-data.js';
 import type { HealthHook } from './deps.js';
 
@@ -63,16 +63,6 @@ function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
   };
 }
 
-/** Current status and uptime of one configuration from its state row and the aggregates (`repos`: the store or a transaction). */
-async function livenessStatus(repos: Pick<Repos, 'livenessData'>, now: number, c: LivenessConfig): Promise<LivenessStatus> {
-  const s = (await repos.livenessData.state(c.id)) ?? INITIAL_STATE;
-  const [h24, d7] = await Promise.all([
-    repos.livenessData.hourlySums(c.seq, hourOf(now) - 23),
-    repos.livenessData.dailySums(c.seq, dayOf(now) - 6),
-  ]);
-  return toStatus(s, h24, d7);
-}
-
 export function createMonitorService({ store, clock, metrics, recomputeHealth }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void }; recomputeHealth?: HealthHook }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
@@ -105,7 +95,22 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
     return healthRun;
   }
 
-  const statusOf = (c: LivenessConfig): Promise<LivenessStatus> => livenessStatus(store, clock.now().getTime(), c);
+  /**
+   * Current status and uptime of configurations (by id) from their state rows and the aggregates at
+   * `now` (epoch ms): three queries for the lot, however many there are (up to 500 each).
+   */
+  async function statusesOf(configs: readonly Pick<LivenessConfig, 'id' | 'seq'>[], now = clock.now().getTime()): Promise<Map<string, LivenessStatus>> {
+    if (!configs.length) return new Map();
+    const seqs = configs.map((c) => c.seq);
+    const [states, h24, d7] = await Promise.all([
+      store.livenessData.statesIn(configs.map((c) => c.id)),
+      store.livenessData.hourlySums(seqs, first24hBucket(now)),
+      store.livenessData.dailySums(seqs, first7dBucket(now)),
+    ]);
+    return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24(c.seq), d7(c.seq))]));
+  }
+
+  const statusOf = async (c: LivenessConfig): Promise<LivenessStatus> => (await statusesOf([c])).get(c.id)!;
 
   /** Enabled configs of enabled endpoints in a scope (see the repository), with their endpoints: two reads. */
   async function targetsIn(scope: TargetScope): Promise<Target[]> {
@@ -120,6 +125,7 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
 
   return {
     statusOf,
+    statusesOf,
     /** Resolves once the health of every domain whose liveness flipped so far is stored. */
     healthSettled: async (): Promise<void> => {
       while (healthRun || healthDue.size) await healthLoop();

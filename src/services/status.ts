@@ -1,75 +1,96 @@
 // Combined status views (endpoint and, later, domain): certificate + liveness + health, both spec variants.
 import { daysUntil, type Clock } from '../domain/clock.js';
 import { endpointHealth, endpointScore, fullUrl, type Health } from '../domain/endpoint.js';
+import { first24hBucket } from '../domain/liveness.js';
+import type { EndpointDetail } from '../domain/types.js';
 import type { DomainService } from './domains.js';
 import type { Store } from '../store/index.js';
-import type { EndpointService } from './endpoints.js';
-import type { MonitorService } from './monitor.js';
+import type { StatusFilter } from '../store/repos/endpoints.js';
+import { toDetail, type EndpointService } from './endpoints.js';
+import type { LivenessStatus, MonitorService } from './monitor.js';
+import { takeTurns } from './turns.js';
 
 const SSL_RANK: Record<string, number> = { error: 5, invalid: 4, expired: 4, expiring_soon: 3, valid: 1, unknown: 0 };
 const HEALTH_RANK: Record<Health, number> = { critical: 3, warning: 2, healthy: 1, unknown: 0 };
 
-export interface EndpointStatusFilter {
-  domain_id?: string;
-  health?: Health;
+/** Health and score of an endpoint from its detail and its liveness configuration's status (null: none). */
+function summarize(d: EndpointDetail, live: LivenessStatus | null) {
+  const health = endpointHealth(d.ssl_status, d.liveness_enabled ? (live?.status ?? 'unknown') : null, live?.uptime_24h ?? null);
+  return { d, live, health, score: endpointScore(health) };
 }
+
+type Summary = ReturnType<typeof summarize>;
 
 export function createStatusService(deps: { store: Store; clock: Clock; endpoints: EndpointService; monitor: MonitorService; domains: DomainService }) {
   const { store, clock, endpoints, monitor, domains } = deps;
+  // Lists and domain views read every endpoint of a team or domain: a team's such reads take turns (turns.ts).
+  const turn = takeTurns();
 
-  async function endpointSummary(teamId: string, id: string) {
+  async function endpointSummary(teamId: string, id: string): Promise<Summary> {
     const d = await endpoints.detail(teamId, id);
     const cfg = d.liveness_id ? await store.liveness.byId(d.liveness_id) : undefined;
-    const live = cfg ? await monitor.statusOf(cfg) : null;
-    const health = endpointHealth(d.ssl_status, cfg?.is_enabled ? (live?.status ?? 'unknown') : null, live?.uptime_24h ?? null);
-    return { d, live, health, score: endpointScore(health) };
+    return summarize(d, cfg ? await monitor.statusOf(cfg) : null);
   }
 
-  async function endpointStatus(teamId: string, id: string) {
-      const { d, live, health } = await endpointSummary(teamId, id);
-      const e = d.endpoint;
-      const days = d.ssl_expiry_date ? daysUntil(d.ssl_expiry_date, clock.now()) : null;
-      return {
-        // variant A
-        endpoint_id: e.id,
-        cert_expiry: d.ssl_expiry_date,
-        issuer: d.ssl_issuer,
-        subject: d.ssl_subject,
-        last_checked_at: d.ssl_checked_at ?? live?.last_check ?? null,
-        // variant B
-        endpoint: { id: e.id, name: e.name, full_url: fullUrl(e), endpoint_type: e.endpoint_type, is_enabled: e.is_enabled },
-        ssl: { status: d.ssl_status, expiry_date: d.ssl_expiry_date, days_until_expiry: days, issuer: d.ssl_issuer },
-        liveness: live
-          ? { enabled: d.liveness_enabled, status: live.status, uptime_24h: live.uptime_24h, uptime_7d: live.uptime_7d, avg_response_time_ms: live.avg_response_time_ms, last_check: live.last_check, consecutive_failures: live.consecutive_failures }
-          : { enabled: false, status: 'unknown', uptime_24h: null, uptime_7d: null, avg_response_time_ms: null, last_check: null, consecutive_failures: 0 },
-        overall_health: health,
-      };
+  /**
+   * Summaries of many endpoints at once (a list page, a domain's endpoints): one query for the rows,
+   * then three for every liveness status among them, at `now`.
+   */
+  async function summaries(teamId: string, f: StatusFilter, now: number, page?: { limit: number; offset: number }): Promise<Summary[]> {
+    const rows = await store.endpoints.statusRows(teamId, f, first24hBucket(now), page);
+    const live = await monitor.statusesOf(rows.flatMap((r) => (r.liveness ? [r.liveness] : [])), now);
+    return rows.map((r) => summarize(toDetail(r.endpoint, r.certificate, r.liveness), r.liveness ? live.get(r.liveness.id)! : null));
+  }
+
+  /** Both variants of an endpoint's status. */
+  function view({ d, live, health }: Summary) {
+    const e = d.endpoint;
+    const days = d.ssl_expiry_date ? daysUntil(d.ssl_expiry_date, clock.now()) : null;
+    return {
+      // variant A
+      endpoint_id: e.id,
+      cert_expiry: d.ssl_expiry_date,
+      issuer: d.ssl_issuer,
+      subject: d.ssl_subject,
+      last_checked_at: d.ssl_checked_at ?? live?.last_check ?? null,
+      // variant B
+      endpoint: { id: e.id, name: e.name, full_url: fullUrl(e), endpoint_type: e.endpoint_type, is_enabled: e.is_enabled },
+      ssl: { status: d.ssl_status, expiry_date: d.ssl_expiry_date, days_until_expiry: days, issuer: d.ssl_issuer },
+      liveness: live
+        ? { enabled: d.liveness_enabled, status: live.status, uptime_24h: live.uptime_24h, uptime_7d: live.uptime_7d, avg_response_time_ms: live.avg_response_time_ms, last_check: live.last_check, consecutive_failures: live.consecutive_failures }
+        : { enabled: false, status: 'unknown', uptime_24h: null, uptime_7d: null, avg_response_time_ms: null, last_check: null, consecutive_failures: 0 },
+      overall_health: health,
+    };
   }
 
   return {
     endpointSummary,
-    endpoint: endpointStatus,
+    endpoint: async (teamId: string, id: string) => view(await endpointSummary(teamId, id)),
 
-    /** Every endpoint's status with `summary` counts; `health` filters after computing (User API). */
-    async endpointList(teamId: string, f: EndpointStatusFilter, page: { limit: number; offset: number }) {
-      const all = await store.endpoints.list(teamId, { domain_id: f.domain_id }, { limit: 1_000_000, offset: 0 });
-      const rows = await Promise.all(all.items.map((e) => endpointStatus(teamId, e.id)));
-      const summary = { healthy: 0, warning: 0, critical: 0, unknown: 0, total: rows.length };
-      for (const r of rows) summary[r.overall_health]++;
-      const matching = f.health ? rows.filter((r) => r.overall_health === f.health) : rows;
-      return { items: matching.slice(page.offset, page.offset + page.limit), total: matching.length, summary };
+    /**
+     * One page of every endpoint's status (User API), in list order, with `summary` counts of every
+     * endpoint (of `domain_id`, before the `health` filter). Health is filtered and counted in SQL
+     * (healthSql, which mirrors endpointHealth): a fixed number of queries per page, whatever the
+     * team's size: the counts aggregate, the page, and the page's liveness statuses, all at one `now`.
+     */
+    async endpointList(teamId: string, f: StatusFilter, page: { limit: number; offset: number }) {
+      const now = clock.now().getTime();
+      const counts = await turn(teamId, () => store.endpoints.healthCounts(teamId, { domain_id: f.domain_id }, first24hBucket(now)));
+      const summary = { ...counts, total: counts.healthy + counts.warning + counts.critical + counts.unknown };
+      const total = f.health ? counts[f.health] : summary.total;
+      const items = page.offset < total ? (await turn(teamId, () => summaries(teamId, f, now, page))).map(view) : [];
+      return { items, total, summary };
     },
 
     /** Domain status: variant A (`domain_id`, `whois_expiry`, `registrar`, `last_checked_at`) and B. */
     async domain(teamId: string, id: string) {
       const d = await domains.get(teamId, id);
-      const eps = await store.endpoints.forDomain(teamId, id);
-      const summaries = await Promise.all(eps.map((e) => endpointSummary(teamId, e.id)));
-      const certs = summaries.filter((x) => x.d.ssl_status !== 'unknown' || x.d.endpoint.endpoint_type === 'https');
+      const all = await turn(teamId, () => summaries(teamId, { domain_id: id }, clock.now().getTime()));
+      const certs = all.filter((x) => x.d.ssl_status !== 'unknown' || x.d.endpoint.endpoint_type === 'https');
       const worst = certs.reduce<string | null>((w, x) => (w === null || (SSL_RANK[x.d.ssl_status] ?? 0) > (SSL_RANK[w] ?? 0) ? x.d.ssl_status : w), null);
       const soonest = certs.map((x) => x.d.ssl_expiry_date).filter((x): x is string => !!x).sort()[0] ?? null;
       const expiry = d.expiry_override ?? d.registry_expiry_date;
-      const endpointWorst = summaries.reduce<Health>((w, x) => (HEALTH_RANK[x.health] > HEALTH_RANK[w] ? x.health : w), 'unknown');
+      const endpointWorst = all.reduce<Health>((w, x) => (HEALTH_RANK[x.health] > HEALTH_RANK[w] ? x.health : w), 'unknown');
       const now = clock.now();
       return {
         // variant A
@@ -85,7 +106,7 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
         overall_status: d.overall_status ?? (endpointWorst === 'unknown' ? 'unknown' : endpointWorst),
         whois: { registrar: d.registrar, expiry_date: expiry, days_until_expiry: expiry ? daysUntil(expiry, now) : null, nameservers: d.nameservers },
         ssl: { status: worst ?? 'unknown', expiry_date: soonest, days_until_expiry: soonest ? daysUntil(soonest, now) : null },
-        endpoints: summaries.map((x) => ({ id: x.d.endpoint.id, name: x.d.endpoint.name, full_url: fullUrl(x.d.endpoint), health: x.health })),
+        endpoints: all.map((x) => ({ id: x.d.endpoint.id, name: x.d.endpoint.name, full_url: fullUrl(x.d.endpoint), health: x.health })),
       };
     },
   };

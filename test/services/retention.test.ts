@@ -58,7 +58,7 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
   t.equal(results.total, batch.filter((b) => b.at >= cutoff).length, 'results only within retention');
 
   // A year later the daily rows go too; hourly rows older than 48 h went at the first pass.
-  const hourly = await s.store.livenessData.hourlySums(cfg!.seq, 0);
+  const hourly = (await s.store.livenessData.hourlySums([cfg!.seq], 0))(cfg!.seq);
   t.ok(hourly.total <= 25, `hourly aggregates kept 48 h only (${hourly.total} results in them)`);
   clock.advance(400 * DAY);
   await retention.runOnce();

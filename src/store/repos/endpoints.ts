@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, EndpointsTable } from '../schema.js';
+import type { Health } from '../../domain/endpoint.js';
 import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
 import { defined, toBool } from './util.js';
 
@@ -10,6 +11,48 @@ export interface EndpointFilter {
 }
 
 type Row = Selectable<EndpointsTable> & { domain: string };
+
+/** The latest TLS inspection as detail views show it. */
+export interface CertificateSummary {
+  ssl_status: string;
+  not_after: string | null;
+  issuer: string | null;
+  subject: string | null;
+  checked_at: string | null;
+}
+
+/** An endpoint with its status inputs: certificate summary and liveness configuration (when there is one). */
+export interface StatusRow {
+  endpoint: Endpoint;
+  certificate: CertificateSummary | undefined;
+  liveness: { id: string; seq: number; is_enabled: boolean } | undefined;
+}
+
+export interface StatusFilter {
+  domain_id?: string;
+  health?: Health;
+}
+
+/** ok/total*100 as uptimePercent (domain/liveness.ts) computes it before rounding: null without checks (x/0 and x/null are null in SQLite). */
+export function uptimeSql(ok: Expression<number | null>, total: Expression<number | null>): RawBuilder<number | null> {
+  return sql<number | null>`((${ok} * 1.0 / ${total}) * 100)`;
+}
+
+/**
+ * endpointHealth (domain/endpoint.ts) as an SQL expression, for lists that filter and count by
+ * health in the database. Inputs as there: `ssl` the certificate status (null: none), `liveness`
+ * 'up' | 'down' | 'unknown' or null (no enabled configuration), `uptime` as uptimeSql gives it.
+ * endpointHealth warns when uptimePercent's two-decimal rounding of it is under 99, i.e. when
+ * uptime*100 is under 9899.5 (Math.round's halfway point), in the same double arithmetic.
+ * test/store/endpoint-health-sql.test.ts checks both agree over every input combination.
+ */
+export function healthSql(ssl: Expression<string | null>, liveness: Expression<string | null>, uptime: Expression<number | null>): RawBuilder<Health> {
+  return sql<Health>`(case
+    when ${liveness} = 'down' or ${ssl} in ('expired', 'invalid', 'error') then 'critical'
+    when ${ssl} = 'expiring_soon' or ${uptime} * 100 < 9899.5 then 'warning'
+    when coalesce(${ssl}, 'unknown') = 'unknown' and coalesce(${liveness}, 'unknown') = 'unknown' then 'unknown'
+    else 'healthy' end)`;
+}
 
 function toEndpoint(r: Row): Endpoint {
   return {
@@ -39,6 +82,20 @@ export function endpointsRepo(db: Kysely<DB>) {
     if (f.is_enabled !== undefined) out = out.where('e.is_enabled', '=', f.is_enabled ? 1 : 0);
     return out;
   };
+  // Each endpoint with its certificate, liveness configuration and state (at most one of each).
+  const withStatus = () =>
+    db
+      .selectFrom('endpoints as e')
+      .leftJoin('endpoint_certificates as c', 'c.endpoint_id', 'e.id')
+      .leftJoin('liveness_configs as l', 'l.endpoint_id', 'e.id')
+      .leftJoin('liveness_state as s', 's.config_id', 'l.id');
+  // Health from those joins, with the 24 h uptime of hourly buckets from `fromHour` on (one index range per endpoint).
+  const health = (fromHour: number) =>
+    healthSql(
+      sql.ref('c.ssl_status'),
+      sql`(case when l.is_enabled = 1 then coalesce(s.status, 'unknown') end)`,
+      sql`(select ${uptimeSql(sql`sum(h.ok)`, sql`sum(h.total)`)} from liveness_hourly h where h.cfg = l.seq and h.bucket >= ${fromHour})`,
+    );
   return {
     async get(teamId: string, id: string): Promise<Endpoint | undefined> {
       const r = await base().where('e.team_id', '=', teamId).where('e.id', '=', id).executeTakeFirst();
@@ -65,6 +122,35 @@ export function endpointsRepo(db: Kysely<DB>) {
         .executeTakeFirstOrThrow();
       const rows = await filtered(base(), teamId, f).orderBy('e.created_at').orderBy('e.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(toEndpoint), total: Number(total), ...page };
+    },
+    /**
+     * Endpoints of a team (or one of its domains) with their status inputs, in list order (created_at,
+     * id), one query; `health` keeps those whose health, with the 24 h uptime from `fromHour`, is that.
+     */
+    async statusRows(teamId: string, f: StatusFilter, fromHour: number, page?: Page): Promise<StatusRow[]> {
+      let q = filtered(withStatus().innerJoin('domains as d', 'd.id', 'e.domain_id'), teamId, { domain_id: f.domain_id })
+        .selectAll('e')
+        .select(['d.domain', 'c.ssl_status', 'c.not_after', 'c.issuer', 'c.subject', 'c.checked_at', 'l.id as liveness_id', 'l.seq as liveness_seq', 'l.is_enabled as liveness_enabled'])
+        .orderBy('e.created_at')
+        .orderBy('e.id');
+      if (f.health) q = q.where(health(fromHour), '=', f.health);
+      if (page) q = q.limit(page.limit).offset(page.offset);
+      const rows = await q.execute();
+      return rows.map((r) => ({
+        endpoint: toEndpoint(r),
+        certificate: r.ssl_status === null ? undefined : { ssl_status: r.ssl_status, not_after: r.not_after, issuer: r.issuer, subject: r.subject, checked_at: r.checked_at },
+        liveness: r.liveness_id === null || r.liveness_seq === null ? undefined : { id: r.liveness_id, seq: r.liveness_seq, is_enabled: toBool(r.liveness_enabled) },
+      }));
+    },
+    /** How many endpoints of a team (or one of its domains) have each health, with the 24 h uptime from `fromHour`: one aggregate. */
+    async healthCounts(teamId: string, f: Pick<StatusFilter, 'domain_id'>, fromHour: number): Promise<Record<Health, number>> {
+      const rows = await filtered(withStatus(), teamId, f)
+        .select((e) => [health(fromHour).as('health'), e.fn.countAll<number>().as('n')])
+        .groupBy(sql.ref('health'))
+        .execute();
+      const out: Record<Health, number> = { healthy: 0, warning: 0, critical: 0, unknown: 0 };
+      for (const r of rows) out[r.health] = Number(r.n);
+      return out;
     },
     async forDomain(teamId: string, domainId: string): Promise<Endpoint[]> {
       const rows = await base().where('e.team_id', '=', teamId).where('e.domain_id', '=', domainId).orderBy('e.created_at').orderBy('e.id').execute();

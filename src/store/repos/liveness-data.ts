@@ -105,15 +105,25 @@ function writeStates(hot: LivenessStatements, list: { configId: string; state: L
   hot.touch('liveness_state');
 }
 
+const NO_SUMS: Sums = { total: 0, ok: 0, sum_ms: 0 };
+/** Ids per `in (...)` list: far below SQLite's 32,766 parameters. */
+const CHUNK = 500;
+
 export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
-  const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfg: number, from: number): Promise<Sums> => {
-    const r = await db
-      .selectFrom(table)
-      .select((e) => [e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
-      .where('cfg', '=', cfg)
-      .where('bucket', '>=', from)
-      .executeTakeFirst();
-    return { total: Number(r?.total ?? 0), ok: Number(r?.ok ?? 0), sum_ms: Number(r?.sum_ms ?? 0) };
+  /** Sums of each configuration's buckets from `from` on, one grouped query per 500 configurations (none summed: zeros). */
+  const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: readonly number[], from: number): Promise<(cfg: number) => Sums> => {
+    const out = new Map<number, Sums>();
+    for (let i = 0; i < cfgs.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom(table)
+        .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
+        .where('cfg', 'in', cfgs.slice(i, i + CHUNK))
+        .where('bucket', '>=', from)
+        .groupBy('cfg')
+        .execute();
+      for (const r of rows) out.set(r.cfg, { total: Number(r.total), ok: Number(r.ok), sum_ms: Number(r.sum_ms) });
+    }
+    return (cfg) => out.get(cfg) ?? NO_SUMS;
   };
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
@@ -156,6 +166,15 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       for (const id of configIds) {
         const r = state.get(id) as StateRow | undefined;
         if (r) out.set(id, toState(r));
+      }
+      return out;
+    },
+    /** Current states of many configurations for a read view: one query per 500 (the write path's states() runs its prepared statement per id). */
+    async statesIn(configIds: readonly string[]): Promise<Map<string, LivenessState>> {
+      const out = new Map<string, LivenessState>();
+      for (let i = 0; i < configIds.length; i += CHUNK) {
+        const rows = await db.selectFrom('liveness_state').selectAll().where('config_id', 'in', configIds.slice(i, i + CHUNK)).execute();
+        for (const r of rows) out.set(r.config_id, toState(r));
       }
       return out;
     },
@@ -202,8 +221,8 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
     async daily(cfg: number, fromDay: number) {
       return db.selectFrom('liveness_daily').selectAll().where('cfg', '=', cfg).where('bucket', '>=', fromDay).orderBy('bucket').execute();
     },
-    hourlySums: (cfg: number, fromHour: number) => sums('liveness_hourly', cfg, fromHour),
-    dailySums: (cfg: number, fromDay: number) => sums('liveness_daily', cfg, fromDay),
+    hourlySums: (cfgs: readonly number[], fromHour: number) => sums('liveness_hourly', cfgs, fromHour),
+    dailySums: (cfgs: readonly number[], fromDay: number) => sums('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
