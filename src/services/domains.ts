@@ -92,6 +92,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
 
     async update(teamId: string, id: string, input: Partial<DomainInput>): Promise<Domain> {
       const name = input.domain !== undefined ? normalize(input.domain) : undefined;
+      let renamed = false;
       try {
         await store.transaction(async (tx) => {
           const cur = await tx.domains.get(teamId, id);
@@ -100,7 +101,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
             throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
           }
           await checkPortfolio(tx, teamId, input.portfolio_id);
-          const renamed = name !== undefined && name !== cur.domain;
+          renamed = name !== undefined && name !== cur.domain;
           await tx.domains.update(teamId, id, {
             domain: name,
             portfolio_id: input.portfolio_id,
@@ -125,7 +126,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         throw err;
       }
       // A new name moves every endpoint's host: the scheduler re-reads this domain's configs.
-      if (name !== undefined) changes?.emit({ domain: id });
+      if (renamed) changes?.emit({ domain: id });
       return get(teamId, id);
     },
 
