@@ -2,16 +2,41 @@
 // reported per item (index, input, error, code) instead of failing the whole request.
 import type { BulkResult } from '../domain/types.js';
 
-/** Runs `one` per item, each in its own transaction, and reports per item what failed and why. */
+/**
+ * Items started together: their transactions join one group commit (store/group-commit.ts), each in
+ * its own savepoint, so a window of items shares one COMMIT while a failing item still rolls back
+ * only its own writes. Matches the group commit's units per COMMIT.
+ */
+const WINDOW = 64;
+
+type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: string; code?: string };
+
+async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<ItemOutcome<T>> {
+  try {
+    return { ok: true, value: await one(item) };
+  } catch (err) {
+    const e = err as { message?: string; code?: string; status?: number };
+    if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
+    return { ok: false, error: e.message ?? 'failed', code: e.code };
+  }
+}
+
+/**
+ * Runs `one` per item, each in its own transaction, and reports per item what failed and why, in
+ * the items' order. Items of a window run concurrently (their units are serialized by the store in
+ * start order, so a later item sees an earlier one's writes: two items for one endpoint still give
+ * one create and one conflict); a server-side failure (no 4xx status) fails the whole request.
+ */
 export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
   const out: BulkResult<T> = { created: [], failed: [] };
-  for (const [index, item] of items.entries()) {
-    try {
-      out.created.push(await one(item));
-    } catch (err) {
-      const e = err as { message?: string; code?: string; status?: number };
-      if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
-      out.failed.push({ index, input: item, error: e.message ?? 'failed', code: e.code });
+  for (let start = 0; start < items.length; start += WINDOW) {
+    const window = items.slice(start, start + WINDOW);
+    const settled = await Promise.allSettled(window.map((item) => attempt(item, one)));
+    for (const [k, s] of settled.entries()) {
+      if (s.status === 'rejected') throw s.reason;
+      const r = s.value;
+      if (r.ok) out.created.push(r.value);
+      else out.failed.push({ index: start + k, input: window[k], error: r.error, code: r.code });
     }
   }
   return out;
