@@ -17,6 +17,8 @@ export function domainJson(d: Domain) {
     verification_token: d.verification_token,
     health_score: d.health_score,
     health_grade: d.health_grade,
+    /** Extension: the stored overall status (as on the status route), so a list shows health without a request per domain. */
+    overall_status: d.overall_status ?? 'unknown',
     expiry_date: expiry,
     exposure_monitoring_enabled: d.exposure_monitoring_enabled,
     whois: { registrar: d.registrar, expiry_date: expiry, nameservers: d.nameservers },

@@ -1,6 +1,6 @@
 // The `dommon status` screen: one row per domain with its endpoints beneath; keys move, filter, sort,
 // open a detail view and quit. Pure over its props (snapshot, now), so tests render it directly.
-import React, { useEffect, useReducer } from 'react';
+import React, { useEffect, useReducer, useRef } from 'react';
 import { Box, Text, useInput, type Key } from 'ink';
 import { age, counts, days, sparkline, SORTS, visibleRows, type Row, type Snapshot, type SortKey } from './model.js';
 
@@ -16,6 +16,8 @@ export interface DashboardProps {
   onRefresh?: () => void;
   /** keys off (for --once) */
   static?: boolean;
+  /** The rows on screen (the list's window, or the detail's row), each time they change: their extras are read. */
+  onWindow?: (rows: readonly Row[]) => void;
 }
 
 const STATUS_COLOR: Record<string, string> = {
@@ -181,7 +183,18 @@ export function Dashboard(p: DashboardProps) {
   const { filter, typing, sort, detail } = view;
   const rows = p.snapshot ? visibleRows(p.snapshot, filter, sort) : [];
   const sel = Math.min(view.cursor, Math.max(0, rows.length - 1));
-  const { onQuit, onRefresh } = p;
+  const { onQuit, onRefresh, onWindow } = p;
+  // Scroll: keep the selection inside the window the terminal leaves for rows.
+  const room = Math.max(3, (p.height ?? 1000) - 6);
+  const start = Math.max(0, Math.min(sel - Math.floor(room / 2), rows.length - room));
+  const shown = detail && rows[sel] ? [rows[sel]!] : rows.slice(start, start + room);
+  const windowKey = shown.map((r) => `${r.kind}:${r.id}:${r.kind === 'endpoint' ? r.lastCheck : ''}`).join(',');
+  // `shown` is a new array each render: the effect runs when the key (the rows and their last checks) changes.
+  const shownRef = useRef(shown);
+  shownRef.current = shown;
+  useEffect(() => {
+    if (shownRef.current.length) onWindow?.(shownRef.current);
+  }, [windowKey, onWindow]);
   useEffect(() => {
     if (view.quit) onQuit?.();
   }, [view.quit, onQuit]);
@@ -220,10 +233,6 @@ export function Dashboard(p: DashboardProps) {
       </Box>
     );
   }
-  // Scroll: keep the selection inside the window the terminal leaves for rows.
-  const room = Math.max(3, (p.height ?? 1000) - 6);
-  const start = Math.max(0, Math.min(sel - Math.floor(room / 2), rows.length - room));
-  const shown = rows.slice(start, start + room);
   return (
     <Box flexDirection="column">
       {header}

@@ -1,6 +1,11 @@
 // A StatusSource over the Public API (the CLI hands it the local in-process API or a --remote daemon).
 // Fields that other parts of dommon fill later (grade, registration, certificates) may be null: shown as `-`.
-import type { DomainRow, EndpointRow, Liveness, Snapshot, StatusSource } from './model.js';
+//
+// What a refresh costs: the four lists (domains, endpoints, endpoint statuses, liveness configs) a page
+// of 100 at a time, and nothing per row. A row's extras (the sparkline's recent results, the domain's
+// last registration check) cost one request each, so they are read only for the rows on screen
+// (`details`), and a config's results again only when its last check moved.
+import type { DomainRow, EndpointRow, Liveness, Row, Snapshot, StatusSource } from './model.js';
 import { mapLimit } from '../domain/concurrency.js';
 
 export type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
@@ -10,11 +15,17 @@ export interface ApiSourceOptions {
   recent?: number;
   /** parallel requests */
   concurrency?: number;
+  /** `load()` reads every row's extras too when the fleet has at most this many rows (--once, --json) */
+  detailAll?: number;
   now?: () => Date;
 }
 
 /** 'unknown' (nothing checked yet) is shown as `-` like a missing value. */
 const known = (v: unknown): string | null => (typeof v === 'string' && v !== 'unknown' ? v : null);
+
+const SSL_RANK: Record<string, number> = { valid: 1, unknown: 0, expiring_soon: 2, invalid: 3, error: 3, expired: 4 };
+const HEALTH_RANK: Record<string, number> = { unknown: 0, healthy: 1, warning: 2, critical: 3 };
+const DAY = 86_400_000;
 
 async function get(request: Request, path: string): Promise<any> {
   const r = await request('GET', path);
@@ -32,78 +43,134 @@ async function all(request: Request, path: string): Promise<any[]> {
   }
 }
 
-export function apiSource(request: Request, close: () => Promise<void> = async () => {}, o: ApiSourceOptions = {}): StatusSource {
-  const recent = o.recent ?? 20;
+const daysLeft = (iso: string | null, now: Date): number | null => (iso ? Math.floor((Date.parse(iso) - now.getTime()) / DAY) : null);
+
+export interface ApiStatusSource extends StatusSource {
+  /** The snapshot with the extras of `rows` (recent results, last registration check) read or reused. */
+  details(snapshot: Snapshot, rows: readonly Row[]): Promise<Snapshot>;
+}
+
+export function apiSource(request: Request, close: () => Promise<void> = async () => {}, o: ApiSourceOptions = {}): ApiStatusSource {
+  const recentN = o.recent ?? 20;
   const n = o.concurrency ?? 8;
+  const detailAll = o.detailAll ?? 200;
   const now = o.now ?? (() => new Date());
+  /** config id -> the results read, and the last check they were read at */
+  const recent = new Map<string, { at: string | null; points: EndpointRow['recent'] }>();
+  /** domain id -> last registration check (read with the domain's status), and when it was read */
+  const checked = new Map<string, { value: string | null; readAt: number }>();
+  /** How long a domain's last registration check is reused (registration refreshes are hours apart). */
+  const CHECKED_TTL = 60_000;
+
+  function withExtras(s: Snapshot): Snapshot {
+    return {
+      ...s,
+      domains: s.domains.map((d) => ({
+        ...d,
+        lastCheck: checked.get(d.id)?.value ?? d.lastCheck,
+        endpoints: d.endpoints.map((e) => (e.livenessId && recent.has(e.livenessId) ? { ...e, recent: recent.get(e.livenessId)!.points } : e)),
+      })),
+    };
+  }
+
+  async function details(s: Snapshot, rows: readonly Row[]): Promise<Snapshot> {
+    const configs = rows.filter((r): r is EndpointRow => r.kind === 'endpoint' && r.livenessId !== null && recent.get(r.livenessId)?.at !== r.lastCheck);
+    const t = now().getTime();
+    const domains = rows.filter((r): r is DomainRow => r.kind === 'domain' && !((checked.get(r.id)?.readAt ?? -Infinity) > t - CHECKED_TTL));
+    await Promise.all([
+      mapLimit(configs, n, async (e) => {
+        const r = await get(request, `/api/v1/liveness/${e.livenessId}/results?hours=24&limit=${recentN}`);
+        const points = (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse();
+        recent.set(e.livenessId!, { at: e.lastCheck, points });
+      }),
+      mapLimit(domains, n, async (d) => {
+        const st = await get(request, `/api/v1/domains/${d.id}/status`);
+        checked.set(d.id, { value: st?.last_checked_at ?? null, readAt: t });
+      }),
+    ]);
+    return withExtras(s);
+  }
+
+  async function lists(): Promise<Snapshot> {
+    const [domains, endpoints, statuses, configs] = await Promise.all([
+      all(request, '/api/v1/domains'),
+      all(request, '/api/v1/endpoints'),
+      all(request, '/api-endpoint-status'),
+      all(request, '/api/v1/liveness'),
+    ]);
+    const at = now();
+    const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
+    const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
+    // Configs and domains gone since the last refresh leave the caches.
+    const liveIds = new Set(configs.map((c) => c.id));
+    for (const id of recent.keys()) if (!liveIds.has(id)) recent.delete(id);
+    const domainIds = new Set(domains.map((d) => d.id));
+    for (const id of checked.keys()) if (!domainIds.has(id)) checked.delete(id);
+
+    const epRows = new Map<string, EndpointRow[]>();
+    for (const e of endpoints) {
+      const s = statusOf.get(e.id);
+      const cfg = cfgOf.get(e.id);
+      const live = s?.liveness;
+      const row: EndpointRow = {
+        kind: 'endpoint',
+        id: e.id,
+        domainId: e.domain_id,
+        name: e.name,
+        url: e.full_url,
+        type: e.endpoint_type,
+        enabled: e.is_enabled,
+        health: s?.overall_health ?? 'unknown',
+        ssl: known(s?.ssl?.status),
+        sslExpiry: s?.ssl?.expiry_date ?? null,
+        sslDays: s?.ssl?.days_until_expiry ?? null,
+        liveness: cfg?.is_enabled ? ((live?.status as Liveness) ?? 'unknown') : null,
+        uptime24h: live?.uptime_24h ?? null,
+        avgMs: live?.avg_response_time_ms ?? null,
+        recent: [],
+        lastCheck: live?.last_check ?? s?.last_checked_at ?? null,
+        livenessId: cfg?.id ?? null,
+      };
+      const list = epRows.get(e.domain_id);
+      if (list) list.push(row);
+      else epRows.set(e.domain_id, [row]);
+    }
+    const rows: DomainRow[] = domains.map((d) => {
+      const eps = epRows.get(d.id) ?? [];
+      // The domain's certificate summary is its endpoints' worst status and soonest expiry, as on the status route.
+      const certs = eps.filter((e) => e.ssl !== null || e.type === 'https');
+      const worst = certs.reduce<string | null>((w, e) => (w === null || (SSL_RANK[e.ssl ?? 'unknown'] ?? 0) > (SSL_RANK[w] ?? 0) ? (e.ssl ?? 'unknown') : w), null);
+      const soonest = certs.map((e) => e.sslExpiry).filter((x): x is string => !!x).sort()[0] ?? null;
+      const endpointWorst = eps.reduce((w, e) => ((HEALTH_RANK[e.health] ?? 0) > (HEALTH_RANK[w] ?? 0) ? e.health : w), 'unknown');
+      const expiry: string | null = d.whois?.expiry_date ?? d.expiry_date ?? null;
+      return {
+        kind: 'domain',
+        id: d.id,
+        name: d.domain,
+        verified: d.is_verified,
+        grade: d.health_grade ?? null,
+        score: d.health_score ?? null,
+        health: known(d.overall_status) ?? endpointWorst,
+        expiryDate: expiry,
+        expiryDays: daysLeft(expiry, at),
+        registrar: d.whois?.registrar ?? null,
+        ssl: known(worst),
+        sslDays: daysLeft(soonest, at),
+        lastCheck: null,
+        endpoints: eps,
+      };
+    });
+    return { at: at.toISOString(), domains: rows };
+  }
+
   return {
     close,
+    details,
+    /** Every row; their extras too while the fleet is small (at most `detailAll` rows), else those read before. */
     async load(): Promise<Snapshot> {
-      const [domains, endpoints, statuses, configs] = await Promise.all([
-        all(request, '/api/v1/domains'),
-        all(request, '/api/v1/endpoints'),
-        all(request, '/api-endpoint-status'),
-        all(request, '/api/v1/liveness'),
-      ]);
-      const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
-      const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
-      const results = new Map<string, { ms: number; ok: boolean }[]>();
-      await mapLimit(configs, n, async (c) => {
-        const r = await get(request, `/api/v1/liveness/${c.id}/results?hours=24&limit=${recent}`);
-        results.set(c.id, (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse());
-      });
-      const domainStatus = new Map<string, any>();
-      await mapLimit(domains, n, async (d) => {
-        domainStatus.set(d.id, await get(request, `/api/v1/domains/${d.id}/status`));
-      });
-
-      const epRows = new Map<string, EndpointRow[]>();
-      for (const e of endpoints) {
-        const s = statusOf.get(e.id);
-        const cfg = cfgOf.get(e.id);
-        const live = s?.liveness;
-        const row: EndpointRow = {
-          kind: 'endpoint',
-          id: e.id,
-          domainId: e.domain_id,
-          name: e.name,
-          url: e.full_url,
-          type: e.endpoint_type,
-          enabled: e.is_enabled,
-          health: s?.overall_health ?? 'unknown',
-          ssl: known(s?.ssl?.status),
-          sslExpiry: s?.ssl?.expiry_date ?? null,
-          sslDays: s?.ssl?.days_until_expiry ?? null,
-          liveness: cfg?.is_enabled ? ((live?.status as Liveness) ?? 'unknown') : null,
-          uptime24h: live?.uptime_24h ?? null,
-          avgMs: live?.avg_response_time_ms ?? null,
-          recent: cfg ? (results.get(cfg.id) ?? []) : [],
-          lastCheck: live?.last_check ?? s?.last_checked_at ?? null,
-          livenessId: cfg?.id ?? null,
-        };
-        epRows.set(e.domain_id, [...(epRows.get(e.domain_id) ?? []), row]);
-      }
-      const rows: DomainRow[] = domains.map((d) => {
-        const st = domainStatus.get(d.id);
-        const eps = epRows.get(d.id) ?? [];
-        return {
-          kind: 'domain',
-          id: d.id,
-          name: d.domain,
-          verified: d.is_verified,
-          grade: d.health_grade ?? null,
-          score: d.health_score ?? null,
-          health: st?.overall_status ?? 'unknown',
-          expiryDate: st?.whois?.expiry_date ?? d.expiry_date ?? null,
-          expiryDays: st?.whois?.days_until_expiry ?? null,
-          registrar: st?.whois?.registrar ?? null,
-          ssl: known(st?.ssl?.status),
-          sslDays: st?.ssl?.days_until_expiry ?? null,
-          lastCheck: st?.last_checked_at ?? null,
-          endpoints: eps,
-        };
-      });
-      return { at: now().toISOString(), domains: rows };
+      const s = await lists();
+      const rows: Row[] = s.domains.flatMap((d) => [d, ...d.endpoints]);
+      return rows.length <= detailAll ? details(s, rows) : withExtras(s);
     },
   };
 }

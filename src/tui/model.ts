@@ -47,6 +47,8 @@ export interface Snapshot {
 /** Where the dashboard's data comes from: the local database or a daemon, both over the Public API. */
 export interface StatusSource {
   load(): Promise<Snapshot>;
+  /** The snapshot with the per-row extras (sparkline results, last check) of `rows`, the rows on screen. */
+  details?(snapshot: Snapshot, rows: readonly Row[]): Promise<Snapshot>;
   close(): Promise<void>;
 }
 
