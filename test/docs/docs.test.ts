@@ -10,7 +10,6 @@ import t from 'tap';
 import type { Command } from 'commander';
 import { buildProgram } from '../../src/cli/program.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
-// @ts-ignore: a plain .mjs script without type declarations (the tsconfig covers src/ only)
 import { cliReference, withReference, CLI_DOC } from '../../scripts/cli-reference.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
