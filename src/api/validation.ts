@@ -53,8 +53,8 @@ export interface Validator {
 
 /**
  * Schemas compile on first use. `checkSchemas` also validates each schema against the JSON Schema
- * meta-schema when it is added (the test suite does; at run time it would cost ~50 ms per process
- * start for files that ship with the package and do not change).
+ * meta-schema when it is added (the test suite does; at run time it would slow every process start,
+ * see docs/benchmarks.md, for files that ship with the package and do not change).
  */
 export function createValidator(schemas: Record<string, object> = loadSchemas(), opts: { checkSchemas?: boolean } = {}): Validator {
   const validateSchema = opts.checkSchemas ?? false;

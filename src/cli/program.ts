@@ -1,5 +1,5 @@
 // The dommon command line: commander program; each noun's commands live in commands/<noun>.ts as a
-// table (spec.ts) that drives commander, --help and the README reference.
+// table (spec.ts) that drives commander, --help and docs/cli.md.
 import { Command } from 'commander';
 import { VERSION } from '../package.js';
 import { serveCommand } from './commands/serve.js';

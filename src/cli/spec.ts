@@ -1,6 +1,6 @@
 // The one table of commands and options: each noun file declares its commands as data; this module
 // turns them into commander commands (flags, choices, required options, help with examples), and
-// scripts/cli-reference.mjs turns the same commander tree into the README reference.
+// scripts/cli-reference.mjs turns the same commander tree into the reference in docs/cli.md.
 import { Command, Option } from 'commander';
 import type { CliContext } from './context.js';
 import { run } from './run.js';

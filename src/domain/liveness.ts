@@ -56,7 +56,7 @@ export function applyOutcome(prev: LivenessState, o: CheckOutcome, at: string, t
 
 /**
  * Stats health: critical when the endpoint is down now or success < 95 %, warning under 99 %,
- * otherwise healthy (documented in the README).
+ * otherwise healthy (documented in docs/http-api.md, "Rules worth knowing").
  */
 export function statsHealth(successRate: number | null, consecutiveFailures: number, threshold: number): 'healthy' | 'warning' | 'critical' {
   if (consecutiveFailures >= Math.max(1, threshold)) return 'critical';

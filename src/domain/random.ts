@@ -1,7 +1,7 @@
 // Random bytes for row ids and verification tokens, drawn from a 4 KiB pool that the OS CSPRNG
 // (crypto.randomFillSync) refills: one call into OpenSSL per 256 draws of 16 bytes instead of one per
-// draw. Each call costs a few µs here, and a domain create made two (its id and its verification
-// token): about 16 µs of its 340 in the server profile. Node's own crypto.randomUUID() pools the same way.
+// draw. A domain create made two such calls (its id and its verification token), a visible share of
+// its CPU in the server profile (docs/benchmarks.md). Node's own crypto.randomUUID() pools the same way.
 import { randomFillSync } from 'node:crypto';
 
 const pool = Buffer.allocUnsafe(4096);

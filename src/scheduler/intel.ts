@@ -67,7 +67,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     const iso = now.toISOString();
     const jobs: { kind: DomainRefreshKind; id: string }[] = [];
     // The domain service writes and deletes a domain's schedule rows with the domain itself; this full
-    // sync (a scan of every domain, ~30 ms at 10,000) only repairs rows written some other way: at
+    // sync (a scan of every domain; its cost is in docs/benchmarks.md) only repairs rows written some other way: at
     // start and every 10 minutes.
     if (performance.now() - syncedAt >= SYNC_MS) {
       for (const kind of DOMAIN_REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);

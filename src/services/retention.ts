@@ -9,7 +9,7 @@ import type { Store } from '../store/index.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** Windows of everything besides raw liveness results (DOMMON_RESULT_RETENTION_DAYS); README lists them. */
+/** Windows of everything besides raw liveness results (DOMMON_RESULT_RETENTION_DAYS); docs/operations.md lists them. */
 export const RETENTION_WINDOWS = {
   /** hourly liveness aggregates */
   hourlyHours: 48,

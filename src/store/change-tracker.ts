@@ -65,8 +65,8 @@ export class ChangeTracker implements KyselyPlugin {
   /**
    * Changes whenever one of `tables` was written here, or anything was committed elsewhere. Writes by
    * this connection move it at once; commits by other processes (the CLI) from the next turn of the
-   * event loop on: the requests handled in one turn share one read of the pragma (2.5-7 µs each
-   * outside a transaction, and every authenticated request asks).
+   * event loop on: the requests handled in one turn share one read of the pragma (each read has a
+   * measurable cost outside a transaction, see docs/benchmarks.md, and every authenticated request asks).
    */
   stamp(tables: readonly string[]): string {
     let dv = this.dv;

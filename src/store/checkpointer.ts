@@ -1,6 +1,6 @@
 // WAL checkpoints on a worker thread. SQLite's automatic checkpoint runs inside whichever commit
 // crosses the threshold (1,000 pages): that one commit copies the WAL back into the database file
-// and syncs it, ~10-100 ms on a small VPS, and since better-sqlite3 is synchronous the whole event
+// and syncs it (docs/benchmarks.md has the cost), and since better-sqlite3 is synchronous the whole event
 // loop waits (the API's p99 and the probes' lateness). The daemon instead turns the automatic
 // checkpoint off on its connection and lets a second connection on a worker thread run PASSIVE
 // checkpoints, which never block the writer (WAL mode lets writes go on while frames are copied).

@@ -72,7 +72,7 @@ export interface CheckContext {
 
 export interface ExposureCheck {
   category: ExposureCategory;
-  /** One line for the README and the scan's `checks` map. */
+  /** One line for docs/exposure.md and the scan's `checks` map. */
   description: string;
   run(ctx: CheckContext): Promise<DetectedFinding[]>;
 }

@@ -89,7 +89,7 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
     /**
      * Every domain of every team (or only the unverified, or only those with exposure scanning on), `size`
      * at a time in index order, each chunk read in a later turn of the event loop: a worker walking 10,000
-     * domains holds the loop for a few milliseconds at a time instead of one ~150 ms read.
+     * domains holds the loop for a short slice at a time instead of one long read (figures: docs/benchmarks.md).
      */
     async *chunks(size: number, only?: 'unverified' | 'exposure'): AsyncGenerator<Domain[]> {
       let after: [string, string, string] | undefined;
