@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { pino, type Logger } from 'pino';
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import type { Config } from './config/index.js';
+import { ConfigError, POSTGRES_NOT_YET, type Config } from './config/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { openStore, type Store } from './store/index.js';
 import { createServices, type Services } from './services/index.js';
@@ -85,6 +85,7 @@ export async function openLocal(
   if (tightened.length) {
     (opts.log ?? pino({ level: 'silent' })).warn({ dataDir: config.dataDir, files: tightened }, `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`);
   }
+  if (config.database) throw new ConfigError(POSTGRES_NOT_YET);
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const io = createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' }));

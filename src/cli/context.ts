@@ -7,6 +7,7 @@ import { printer, type Printer } from './output.js';
 
 export interface GlobalOpts {
   dataDir?: string;
+  databaseUrl?: string;
   json?: boolean;
   team?: string;
   remote?: string;
@@ -24,7 +25,7 @@ export interface CliContext {
 
 export function cliContext(cmd: Command): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOpts>();
-  const config = loadConfig({ dataDir: opts.dataDir, remote: opts.remote, token: opts.token });
+  const config = loadConfig({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, remote: opts.remote, token: opts.token });
   let opened: { store: Store; services: Services } | undefined;
   return {
     opts,

@@ -23,6 +23,7 @@ export function buildProgram(): Command {
     .description('self-hosted domain and certificate monitor')
     .version(VERSION)
     .option('--data-dir <dir>', 'data directory (DOMMON_DATA_DIR, default ./.dommon)')
+    .option('--database-url <url>', 'PostgreSQL database instead of DIR/dommon.db (DOMMON_DATABASE_URL; postgres://user:password@host:port/db)')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--team <name>', 'team to act on (default: the only team)')
     .option('--remote <url>', 'talk to a running daemon over the Public API (DOMMON_URL)')

@@ -43,12 +43,29 @@ export interface Config {
   /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
   remoteUrl: string | null;
   remoteToken: string | null;
+  /** DOMMON_DATABASE_URL / --database-url: a PostgreSQL database instead of DIR/dommon.db (null: SQLite). */
+  database: DatabaseConfig | null;
+}
+
+export interface DatabaseConfig {
+  /** postgres:// or postgresql:// URL, as given (it may hold a password: print `redacted` instead). */
+  url: string;
+  /** The URL with its password replaced by `***`. */
+  redacted: string;
+  /** DOMMON_DATABASE_POOL_SIZE: connections per process. */
+  poolSize: number;
+  /** DOMMON_DATABASE_STATEMENT_TIMEOUT: milliseconds a statement may run before the server cancels it. */
+  statementTimeoutMs: number;
 }
 
 /** Options given as flags (commander camelCase names); they win over the environment. */
-export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string }>;
+export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string; databaseUrl: string }>;
 
 export class ConfigError extends Error {}
+
+/** Where PostgreSQL support stands: `dommon migrate` works on it; the other commands still need SQLite. */
+export const POSTGRES_NOT_YET =
+  'PostgreSQL (DOMMON_DATABASE_URL / --database-url) is supported only by `dommon migrate` in this version; unset it to use the SQLite file in the data directory';
 
 type Env = Record<string, string | undefined>;
 
@@ -139,6 +156,35 @@ function smtpTls(raw: string | undefined, smtpUrl: string | null): SmtpTlsPolicy
   return v as SmtpTlsPolicy;
 }
 
+/** The URL with its password (if any) replaced by `***`: what logs and output may show. */
+export function redactUrl(raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.password) u.password = '***';
+    return u.toString();
+  } catch {
+    return '(unparsable URL)';
+  }
+}
+
+function database(name: string, raw: string | undefined, env: Env): DatabaseConfig | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  let u: URL;
+  try {
+    u = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
+  }
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, got ${u.protocol}//...`);
+  if (!u.hostname && !u.searchParams.get('host')) throw new ConfigError(`${name} needs a host`);
+  return {
+    url: raw.trim(),
+    redacted: redactUrl(raw.trim()),
+    poolSize: int('DOMMON_DATABASE_POOL_SIZE', env.DOMMON_DATABASE_POOL_SIZE, 10, 1, 1000),
+    statementTimeoutMs: int('DOMMON_DATABASE_STATEMENT_TIMEOUT', env.DOMMON_DATABASE_STATEMENT_TIMEOUT, 30_000, 0),
+  };
+}
+
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
   const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
@@ -179,6 +225,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     publicHosts: (env.DOMMON_PUBLIC_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
+    database: database(flags.databaseUrl !== undefined ? '--database-url' : 'DOMMON_DATABASE_URL', flags.databaseUrl ?? env.DOMMON_DATABASE_URL, env),
   };
   return Object.freeze(config);
 }

@@ -99,13 +99,18 @@ function cachingStatements(sqlite: Database.Database): Database.Database {
 }
 
 export async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
-  const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider(migrations) });
+  return migrateDb(conn.db, migrations);
+}
+
+/** Applies pending migrations on either engine; returns the names applied. */
+export async function migrateDb(db: Kysely<DB>, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrations) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-export async function migrationStatus(conn: Connection): Promise<{ name: string; applied_at: string | null }[]> {
+export async function migrationStatus(conn: Pick<Connection, 'db'>): Promise<{ name: string; applied_at: string | null }[]> {
   const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider() });
   const list = await migrator.getMigrations();
   return list.map((m) => ({ name: m.name, applied_at: m.executedAt ? m.executedAt.toISOString() : null }));

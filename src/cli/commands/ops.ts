@@ -7,6 +7,7 @@ import { openConnection } from '../../store/db.js';
 import { runDoctor } from '../../services/doctor.js';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
+import type { CliContext } from '../context.js';
 
 /** A failure with the contract's exit code carried as an HTTP-like status (409 -> 4, 404 -> 3, 400 -> 2). */
 class OpsError extends Error {
@@ -73,6 +74,7 @@ export function opsCommands(program: Command): void {
     .description('apply pending database migrations (serve does this on start); --status lists applied and pending ones')
     .option('--status', 'only list applied and pending migrations')
     .action(run(async (ctx, o: { status?: boolean }) => {
+      if (ctx.config.database) return migratePostgres(ctx, Boolean(o.status));
       const file = ctx.config.dbPath;
       let vacuumEnabled = false;
       if (!o.status) {
@@ -97,4 +99,28 @@ export function opsCommands(program: Command): void {
       ctx.print.out(out, () => `${file}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`);
       if (info.unknown.length) throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
     }));
+}
+
+/** `dommon migrate` on PostgreSQL (DOMMON_DATABASE_URL): the same sequence and output as on SQLite. */
+async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<void> {
+  const db = ctx.config.database!;
+  const { openPgConnection, pgMigrationInfo } = await import('../../store/pg.js');
+  let conn;
+  try {
+    conn = await openPgConnection(db.url, { poolSize: 1, statementTimeoutMs: db.statementTimeoutMs, migrate: !statusOnly });
+  } catch (err) {
+    throw new OpsError(`${db.redacted}: ${(err as Error).message}`, 503);
+  }
+  try {
+    const info = await pgMigrationInfo(conn.db);
+    const rows = [
+      ...info.applied.map((a) => ({ name: a.name, state: info.unknown.includes(a.name) ? 'unknown' : 'applied', applied_at: a.applied_at })),
+      ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
+    ];
+    const out = { database: db.redacted, engine: 'postgres', vacuum_enabled: false, current: info.applied.at(-1)?.name ?? null, applied: info.applied, pending: info.pending, unknown: info.unknown, migrations: rows };
+    ctx.print.out(out, () => `${db.redacted}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`);
+    if (info.unknown.length) throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+  } finally {
+    await conn.close();
+  }
 }

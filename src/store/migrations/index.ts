@@ -1,4 +1,5 @@
 // Versioned migrations, applied in order on open; each runs in its own transaction and only moves forward.
+// One sequence for SQLite and PostgreSQL (engine.ts). 002-005 were never used; databases record names, so the gap stays.
 import type { Migration, MigrationProvider } from 'kysely';
 import * as m001 from './001_initial.js';
 import * as m006 from './006_exposure.js';

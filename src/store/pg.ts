@@ -1,0 +1,76 @@
+// Opens a PostgreSQL database (DOMMON_DATABASE_URL) through Kysely's PostgresDialect over node-postgres,
+// and applies pending migrations: the same numbered sequence as SQLite (migrations/engine.ts).
+import pg from 'pg';
+import { Kysely, PostgresDialect, sql, type Migration } from 'kysely';
+import type { DB } from './schema.js';
+import { MIGRATIONS } from './migrations/index.js';
+import { migrateDb } from './db.js';
+
+export interface PgOptions {
+  poolSize?: number;
+  /** Milliseconds a statement may run before the server cancels it (0: no limit). */
+  statementTimeoutMs?: number;
+  migrations?: Record<string, Migration>;
+  /** Apply pending migrations on open (default true). */
+  migrate?: boolean;
+}
+
+export interface PgConnection {
+  engine: 'postgres';
+  db: Kysely<DB>;
+  pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+// Values as the SQLite store gives them: int8 (counts, sums, epoch ms) and numeric (averages) as
+// numbers, not strings; epoch ms and ids stay far below 2^53.
+const INT8 = 20;
+const NUMERIC = 1700;
+const types = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
+    return pg.types.getTypeParser(oid, format as 'text');
+  },
+};
+
+export async function openPgConnection(url: string, opts: PgOptions = {}): Promise<PgConnection> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    statement_timeout: opts.statementTimeoutMs ?? 30_000,
+    application_name: 'dommon',
+    types,
+  });
+  // An idle client that loses its server (a restart) reports here; the pool drops it and the next query reconnects.
+  pool.on('error', () => undefined);
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const conn: PgConnection = {
+    engine: 'postgres',
+    db,
+    pool,
+    async close() {
+      await db.destroy();
+    },
+  };
+  try {
+    if (opts.migrate !== false) await migrateDb(db, opts.migrations ?? MIGRATIONS);
+  } catch (err) {
+    await conn.close();
+    throw err;
+  }
+  return conn;
+}
+
+/** Applied (with when), pending and unknown (applied by a newer dommon) migrations of a PostgreSQL database. */
+export async function pgMigrationInfo(db: Kysely<DB>, known: readonly string[] = Object.keys(MIGRATIONS).sort()) {
+  const exists = await sql<{ t: string | null }>`select to_regclass('kysely_migration')::text as t`.execute(db);
+  const applied = exists.rows[0]?.t
+    ? (await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration order by name`.execute(db)).rows.map((r) => ({ name: r.name, applied_at: r.timestamp }))
+    : [];
+  const names = new Set(applied.map((a) => a.name));
+  return {
+    applied,
+    pending: known.filter((n) => !names.has(n)),
+    unknown: applied.map((a) => a.name).filter((n) => !known.includes(n)),
+  };
+}
