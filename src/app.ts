@@ -163,7 +163,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     monitor: services.monitor, liveness: services.liveness, certificates: services.certificates, probe: livenessProbe(probes),
     clock, log, stamp: (t) => store.stamp(t),
   });
-  const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays });
+  const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays, hourlyRetentionDays: config.hourlyRetentionDays, dailyRetentionDays: config.dailyRetentionDays });
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
   // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
   let retentionAbort = new AbortController();

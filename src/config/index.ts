@@ -34,6 +34,10 @@ export interface Config {
   /** Seconds between exposure scans of one verified, enabled domain. */
   exposureInterval: number;
   resultRetentionDays: number;
+  /** DOMMON_HOURLY_RETENTION_DAYS: days of hourly liveness aggregates kept. */
+  hourlyRetentionDays: number;
+  /** DOMMON_DAILY_RETENTION_DAYS: days of daily liveness aggregates kept. */
+  dailyRetentionDays: number;
   logLevel: LogLevel;
   metricsToken: string | null;
   /** Host names (DOMMON_PUBLIC_HOSTS) a browser may use to reach the daemon's unauthenticated /metrics. */
@@ -218,7 +222,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     checkInterval: int('DOMMON_CHECK_INTERVAL', env.DOMMON_CHECK_INTERVAL, 21600, 1),
     notifyInterval: int('DOMMON_NOTIFY_INTERVAL', env.DOMMON_NOTIFY_INTERVAL, 5, 1),
     exposureInterval: int('DOMMON_EXPOSURE_INTERVAL', env.DOMMON_EXPOSURE_INTERVAL, 86400, 60),
-    resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 30, 1),
+    resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 7, 1),
+    hourlyRetentionDays: int('DOMMON_HOURLY_RETENTION_DAYS', env.DOMMON_HOURLY_RETENTION_DAYS, 90, 2),
+    dailyRetentionDays: int('DOMMON_DAILY_RETENTION_DAYS', env.DOMMON_DAILY_RETENTION_DAYS, 400, 31),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
     outbound: outbound(env),

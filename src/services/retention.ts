@@ -9,12 +9,11 @@ import type { Store } from '../store/index.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** Windows of everything besides raw liveness results (DOMMON_RESULT_RETENTION_DAYS); docs/operations.md lists them. */
+/** Defaults of the liveness windows (DOMMON_RESULT / HOURLY / DAILY_RETENTION_DAYS). */
+export const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
+
+/** Windows of everything besides liveness results and aggregates; docs/operations.md lists them. */
 export const RETENTION_WINDOWS = {
-  /** hourly liveness aggregates */
-  hourlyHours: 48,
-  /** daily liveness aggregates */
-  dailyDays: 366,
   /** finished deliveries (success/failed) and their attempts: the notification log */
   deliveryLogDays: 90,
   /** events already fanned out to every channel */
@@ -53,6 +52,10 @@ export interface RetentionDeps {
   store: Store;
   clock: Clock;
   resultRetentionDays: number;
+  /** Days of hourly liveness aggregates kept (default 90). */
+  hourlyRetentionDays?: number;
+  /** Days of daily liveness aggregates kept (default 400). */
+  dailyRetentionDays?: number;
   log?: Logger;
   /** Rows per delete statement. */
   batchSize?: number;
@@ -93,7 +96,14 @@ export function createRetentionService(deps: RetentionDeps) {
     let results = 0;
     const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
     for (const seq of await r.livenessSeqsWithResultsBefore(beforeTs)) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
-    const aggregates = await r.deleteAggregates(Math.floor(ms / HOUR_MS) - w.hourlyHours, Math.floor(ms / DAY_MS) - w.dailyDays);
+    // Aggregates too go by primary-key range, one configuration and batch at a time: no full scan of
+    // tables that hold a row per configuration and hour.
+    const beforeHour = Math.floor(ms / HOUR_MS) - (deps.hourlyRetentionDays ?? LIVENESS_RETENTION_DAYS.hourly) * 24;
+    const beforeDay = Math.floor(ms / DAY_MS) - (deps.dailyRetentionDays ?? LIVENESS_RETENTION_DAYS.daily);
+    let aggregates = 0;
+    for (const [table, before] of [['liveness_hourly', beforeHour], ['liveness_daily', beforeDay]] as const) {
+      for (const seq of await r.livenessSeqsWithAggregatesBefore(table, before)) aggregates += await drain(() => r.deleteAggregates(table, seq, before, batchSize), counter, signal);
+    }
     const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter, signal);
     const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter, signal);
     const registration = await drain(() => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize), counter, signal);

@@ -24,10 +24,21 @@ export function retentionRepo(db: Kysely<DB>) {
         select ts from liveness_results where cfg = ${cfg} and ts < ${beforeTs} order by ts limit ${limit})`.execute(db);
       return Number(r.numAffectedRows ?? 0);
     },
-    async deleteAggregates(beforeHour: number, beforeDay: number): Promise<number> {
-      const h = await db.deleteFrom('liveness_hourly').where('bucket', '<', beforeHour).executeTakeFirst();
-      const d = await db.deleteFrom('liveness_daily').where('bucket', '<', beforeDay).executeTakeFirst();
-      return Number(h.numDeletedRows) + Number(d.numDeletedRows);
+    /** Configurations with aggregate rows of `table` older than bucket `before` (one primary-key probe each). */
+    async livenessSeqsWithAggregatesBefore(table: 'liveness_hourly' | 'liveness_daily', before: number): Promise<number[]> {
+      const rows = await db
+        .selectFrom('liveness_configs as c')
+        .select('c.seq')
+        .where(({ exists, selectFrom }) => exists(selectFrom(`${table} as a`).select('a.bucket').whereRef('a.cfg', '=', 'c.seq').where('a.bucket', '<', before)))
+        .orderBy('c.seq')
+        .execute();
+      return rows.map((r) => r.seq);
+    },
+    /** Up to `limit` aggregate rows of one configuration older than bucket `before` (primary-key range). */
+    async deleteAggregates(table: 'liveness_hourly' | 'liveness_daily', cfg: number, before: number, limit: number): Promise<number> {
+      const r = await sql`delete from ${sql.table(table)} where cfg = ${cfg} and bucket in (
+        select bucket from ${sql.table(table)} where cfg = ${cfg} and bucket < ${before} order by bucket limit ${limit})`.execute(db);
+      return Number(r.numAffectedRows ?? 0);
     },
     /** Finished deliveries (their attempts cascade) created before `before`. */
     async deleteDeliveries(before: string, limit: number): Promise<number> {
