@@ -9,7 +9,7 @@ import type { Store } from '../store/index.js';
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
-/** Defaults of the liveness windows (DOMMON_RESULT / HOURLY / DAILY_RETENTION_DAYS). */
+/** Defaults of the liveness windows (DOMMON_RESULT_RETENTION_DAYS, DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS). */
 export const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
 
 /** Windows of everything besides liveness results and aggregates; docs/operations.md lists them. */

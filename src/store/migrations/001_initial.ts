@@ -216,7 +216,7 @@ export async function up(db: Kysely<any>): Promise<void> {
     ) without rowid`.execute(db);
   }
 
-  // Aggregates answer every stats/uptime query: bucket = epoch hour or epoch day (retention: DOMMON_HOURLY / DAILY_RETENTION_DAYS).
+  // Aggregates answer every stats/uptime query: bucket = epoch hour or epoch day (retention: DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS).
   const withoutRowid = engineOf(db) === 'postgres' ? sql`` : sql` without rowid`;
   for (const t of ['liveness_hourly', 'liveness_daily']) {
     await sql`create table ${sql.table(t)} (
