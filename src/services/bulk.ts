@@ -1,6 +1,7 @@
 // Bulk creates (domains, endpoints, liveness): each item commits on its own, and what failed is
 // reported per item (index, input, error, code) instead of failing the whole request.
 import type { BulkResult } from '../domain/types.js';
+import { ServiceError } from '../domain/errors.js';
 
 /** Runs `one` per item, each in its own transaction, and reports per item what failed and why. */
 export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
@@ -9,9 +10,9 @@ export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Prom
     try {
       out.created.push(await one(item));
     } catch (err) {
-      const e = err as { message?: string; code?: string; status?: number };
-      if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
-      out.failed.push({ index, input: item, error: e.message ?? 'failed', code: e.code });
+      // A service error (invalid input, a conflict, a limit) fails this item; anything else fails the request.
+      if (!(err instanceof ServiceError)) throw err;
+      out.failed.push({ index, input: item, error: err.message ?? 'failed', code: err.code });
     }
   }
   return out;
