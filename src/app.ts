@@ -12,7 +12,7 @@ import { createApi } from './api/server.js';
 import { clientErrorHandler } from './api/middleware/errors.js';
 import { createValidator } from './api/validation.js';
 import type { ApiState } from './api/context.js';
-import { createExposureNet, guardedAxfr } from './services/exposure/index.js';
+import { createExposureNet, guardedAxfr } from './probes/exposure-net.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import { periodic } from './scheduler/periodic.js';
 import type { Checkpointer } from './store/checkpointer.js';
