@@ -41,9 +41,11 @@ async function daemonModules() {
   const [
     { pino }, { openStore }, { createServices }, { createApi }, { clientErrorHandler }, { createValidator },
     { createExposureNet, guardedAxfr }, { periodic }, { deliverOnce }, { createDeliveryService }, { notifyWorker },
-    { createIntelScheduler }, { Registry }, { createMetrics }, { createRetentionService }, { guardedAgent, livenessProbe },
-    { createProbingWorkers }, { inject }, { secureDataDir },
+    { createIntelScheduler }, { default: { Registry } }, { createMetrics }, { createRetentionService }, { guardedAgent, livenessProbe },
+    { createProbingWorkers }, { default: { inject } }, { secureDataDir },
   ] = await Promise.all([
+    // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
+    // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
     import('pino'), import('./store/index.js'), import('./services/index.js'), import('./api/server.js'), import('./api/middleware/errors.js'), import('./api/validation.js'),
     import('./probes/exposure-net.js'), import('./scheduler/periodic.js'), import('./channels/index.js'), import('./services/delivery.js'), import('./scheduler/notify.js'),
     import('./scheduler/intel.js'), import('prom-client'), import('./services/metrics.js'), import('./services/retention.js'), import('./probes/index.js'),
