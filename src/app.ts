@@ -1,37 +1,123 @@
-// The composition root: the only module that makes concrete instances.
+// The composition root: the only module that makes concrete instances. compose() builds what every
+// mode shares (DNS, RDAP and WHOIS access, the probes' resolver and trusted CAs); on it stand the
+// daemon (createApp), the CLI's access to the local database (openLocal, openLocalApi) and the
+// one-shot engine of `dommon check` (createCheckEngine). The modules only the database modes use
+// (koa, Kysely, SQLite, the workers) load on first use, so that a one-shot check loads none of them.
 import http from 'node:http';
+import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
-import { pino, type Logger } from 'pino';
+import type { Logger } from 'pino';
 import type Koa from 'koa';
 import type Router from '@koa/router';
+import type { InjectOptions } from 'light-my-request';
 import { ConfigError, POSTGRES_NOT_YET, type Config } from './config/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { openStore, type Store } from './store/index.js';
-import { createServices, type Services } from './services/index.js';
-import { createApi } from './api/server.js';
-import { clientErrorHandler } from './api/middleware/errors.js';
-import { createValidator } from './api/validation.js';
+import type { Store } from './store/index.js';
+import type { Services } from './services/index.js';
 import type { ApiState } from './api/context.js';
-import { createExposureNet, guardedAxfr } from './services/exposure/index.js';
 import type { ExposureOptions } from './services/exposure/types.js';
-import { periodic } from './scheduler/periodic.js';
 import type { Checkpointer } from './store/checkpointer.js';
-import { deliverOnce } from './channels/index.js';
-import { createDeliveryService, type DeliveryService } from './services/delivery.js';
-import { notifyWorker, type NotifyWorker } from './scheduler/notify.js';
+import type { DeliveryService } from './services/delivery.js';
+import type { NotifyWorker } from './scheduler/notify.js';
 import type { IntelIo } from './services/intel.js';
-import { createLookupIo } from './oneshot.js';
-import { createIntelScheduler } from './scheduler/intel.js';
-import { Registry } from 'prom-client';
-import { createMetrics, type Metrics } from './services/metrics.js';
-import { createRetentionService, type RetentionService } from './services/retention.js';
-import { createResolver, guardedAgent, livenessProbe, type ProbeDeps } from './probes/index.js';
-import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.js';
+import type { Metrics } from './services/metrics.js';
+import type { RetentionService } from './services/retention.js';
+import type { ProbingWorkers } from './scheduler/probing.js';
+import { createResolver, type ProbeDeps } from './probes/index.js';
+import { createDnsResolver, type DnsResolver } from './probes/dns.js';
+import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
+import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
+import { createWhoisReferrals } from './probes/whois-referral.js';
+import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
+import { createRegistrationLookup } from './services/registration.js';
+import { createSecurityEvaluator } from './services/security.js';
+import { createCheckService, type CheckService } from './services/check.js';
 
 import { VERSION } from './package.js';
-import { inject, type InjectOptions } from 'light-my-request';
-import { secureDataDir } from './store/permissions.js';
 export { VERSION };
+
+/** The modules of the database modes (daemon, local CLI), loaded once on first use. */
+async function daemonModules() {
+  const [
+    { pino }, { openStore }, { createServices }, { createApi }, { clientErrorHandler }, { createValidator },
+    { createExposureNet, guardedAxfr }, { periodic }, { deliverOnce }, { createDeliveryService }, { notifyWorker },
+    { createIntelScheduler }, { default: { Registry } }, { createMetrics }, { createRetentionService }, { guardedAgent, livenessProbe },
+    { createProbingWorkers }, { default: { inject } }, { secureDataDir },
+  ] = await Promise.all([
+    // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
+    // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
+    import('pino'), import('./store/index.js'), import('./services/index.js'), import('./api/server.js'), import('./api/middleware/errors.js'), import('./api/validation.js'),
+    import('./probes/exposure-net.js'), import('./scheduler/periodic.js'), import('./channels/index.js'), import('./services/delivery.js'), import('./scheduler/notify.js'),
+    import('./scheduler/intel.js'), import('prom-client'), import('./services/metrics.js'), import('./services/retention.js'), import('./probes/index.js'),
+    import('./scheduler/probing.js'), import('light-my-request'), import('./store/permissions.js'),
+  ]);
+  return {
+    pino, openStore, createServices, createApi, clientErrorHandler, createValidator, createExposureNet, guardedAxfr, periodic, deliverOnce,
+    createDeliveryService, notifyWorker, createIntelScheduler, Registry, createMetrics, createRetentionService, guardedAgent, livenessProbe,
+    createProbingWorkers, inject, secureDataDir,
+  };
+}
+
+/** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER(S), DOMMON_IANA_WHOIS). */
+export interface LookupIo {
+  dns: DnsResolver;
+  probes: RegistrationProbes;
+  limiter: ServerLimiter;
+  bootstrap: BootstrapStore;
+}
+
+export interface Composed {
+  io: LookupIo;
+  /** The probes' resolver (DOMMON_DNS_SERVERS, DOMMON_OUTBOUND_DENY) and trusted CAs. */
+  probes: ProbeDeps;
+}
+
+/**
+ * What every mode is built on. `ca` replaces the probes' trusted CAs (absent: Node's roots);
+ * `onBootstrapError` hears of a failed RDAP bootstrap refresh.
+ */
+export function compose(config: Readonly<Config>, clock: Clock, opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {}): Composed {
+  // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
+  const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: opts.onBootstrapError });
+  const io: LookupIo = {
+    dns: createDnsResolver(config.dnsServers),
+    probes: createRegistrationProbes({
+      bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, whoisServers: config.whoisServers, now: () => clock.now(),
+      // IANA's WHOIS referrals, kept beside the bootstrap copy (only when the data directory exists).
+      referrals: createWhoisReferrals({ iana: config.ianaWhois, dataDir: config.dataDir, now: () => clock.now() }),
+    }),
+    limiter: createServerLimiter({ clock }),
+    bootstrap,
+  };
+  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers, { policy: config.outbound }), ...(opts.ca ? { ca: opts.ca } : {}) };
+  return { io, probes };
+}
+
+export interface CheckEngineOptions {
+  clock?: Clock;
+  /** Extra trusted CA certificates (PEM), added to Node's roots. */
+  ca?: string[];
+  /** Time budget of one registration look-up (RDAP then WHOIS). */
+  registrationBudgetMs?: number;
+}
+
+export type CheckEngine = CheckService & { close(): void };
+
+/** The one-shot engine of `dommon check` (no database, API or schedulers); close() cancels whatever is still running. */
+export function createCheckEngine(config: Readonly<Config>, opts: CheckEngineOptions = {}): CheckEngine {
+  const clock = opts.clock ?? systemClock;
+  const { io, probes } = compose(config, clock, { ca: opts.ca?.length ? [...tls.rootCertificates, ...opts.ca] : undefined });
+  const registration = createRegistrationLookup({ clock, probes: io.probes, limiter: io.limiter, budgetMs: opts.registrationBudgetMs });
+  const service = createCheckService({ clock, probes, lookup: registration.lookup, evaluate: createSecurityEvaluator(io.dns) });
+  return {
+    ...service,
+    close() {
+      registration.abort();
+      io.dns.cancel?.();
+      io.bootstrap.stop();
+    },
+  };
+}
 
 export interface AppOptions {
   clock?: Clock;
@@ -65,14 +151,9 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+export async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
+  const { pino } = await import('pino');
   return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
-}
-
-/** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER). */
-export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logger): IntelIo {
-  const io = createLookupIo(config, clock, (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'));
-  return { ...io, checkInterval: config.checkInterval, log };
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
@@ -80,6 +161,7 @@ export async function openLocal(
   config: Readonly<Config>, clock: Clock = systemClock,
   opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
+  const { pino, openStore, createServices, createExposureNet, guardedAxfr, secureDataDir } = await daemonModules();
   // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
   const tightened = secureDataDir(config.dataDir);
   if (tightened.length) {
@@ -88,7 +170,11 @@ export async function openLocal(
   if (config.database) throw new ConfigError(POSTGRES_NOT_YET);
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
-  const io = createIntelIo(config, clock, opts.log ?? pino({ level: 'silent' }));
+  const log = opts.log ?? pino({ level: 'silent' });
+  const { io: lookup, probes } = compose(config, clock, {
+    ca: opts.probes?.ca, onBootstrapError: (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'),
+  });
+  const io: IntelIo = { ...lookup, checkInterval: config.checkInterval, log };
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {
@@ -96,7 +182,6 @@ export async function openLocal(
     net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
   };
-  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers, { policy: config.outbound }), ...(opts.probes?.ca ? { ca: opts.probes.ca } : {}) };
   const services = createServices(
     { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics, probes, checkInterval: config.checkInterval },
     io,
@@ -114,6 +199,7 @@ export interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
+  const { pino, createApi, createValidator, inject } = await daemonModules();
   const { store, services } = await openLocal(config);
   try {
     const team = await services.access.requireTeam(teamName);
@@ -150,8 +236,12 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 }
 
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
+  const {
+    createIntelScheduler, createProbingWorkers, livenessProbe, createRetentionService, periodic, createApi, createValidator, guardedAgent,
+    createDeliveryService, deliverOnce, notifyWorker, createMetrics, Registry, clientErrorHandler,
+  } = await daemonModules();
   const clock = opts.clock ?? systemClock;
-  const log = opts.log ?? createLogger(config);
+  const log = opts.log ?? (await createLogger(config));
   const opened = await openLocal(config, clock, { ...opts, log, metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }) });
   const { store, services, probes } = opened;
   const metrics = opened.metrics!;

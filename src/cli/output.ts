@@ -9,10 +9,11 @@ export class UsageError extends Error {}
 export function exitCodeFor(err: unknown): number {
   if (err instanceof UsageError || err instanceof ConfigError) return 2;
   if (err instanceof ServiceError) {
-    if (err.status === 404) return 3;
-    if (err.status === 409) return 4;
-    if (err.status === 400) return 2;
+    if (err.meaning === 'not_found') return 3;
+    if (err.meaning === 'conflict') return 4;
+    if (err.meaning === 'invalid') return 2;
   }
+  // An error answered by a remote daemon carries its HTTP status.
   const status = (err as { status?: number })?.status;
   if (status === 400) return 2;
   if (status === 404) return 3;

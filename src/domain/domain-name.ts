@@ -1,12 +1,22 @@
 // Domain names are validated and normalised once, here: lowercase, IDN -> punycode, no trailing dot,
 // and registrable per the public suffix list (example.co.uk yes, co.uk no).
-import { domainToASCII } from 'node:url';
 import { parse } from 'tldts';
 import { registryRegistration } from './registry-suffixes.js';
 
 export type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+
+/**
+ * IDN -> punycode by the WHATWG host parser (the URL global, no node: module): the same hostname
+ * setter that node:url's domainToASCII runs. A refused name leaves the placeholder host, answered
+ * as '' (a bare "x" is no domain either way).
+ */
+function domainToASCII(s: string): string {
+  const u = new URL('ws://x');
+  u.hostname = s;
+  return u.hostname === 'x' ? '' : u.hostname;
+}
 
 export function normalizeDomainName(input: string): NameCheck {
   let s = input.trim().toLowerCase();

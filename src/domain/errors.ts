@@ -1,12 +1,21 @@
-// Typed errors thrown by services; src/api/middleware/errors.ts maps them to HTTP in one place.
+// Typed errors thrown by services. Each carries a meaning (what went wrong, in the domain's words)
+// and the contract's error code; no transport: src/api/errors.ts maps a meaning to an HTTP status
+// and src/cli/output.ts to an exit code (the table is in src/domain/README.md).
+
+/** What an error means to the caller, whatever the transport. */
+export const ERROR_MEANINGS = [
+  'invalid', 'unauthorized', 'limit_reached', 'forbidden', 'not_found', 'conflict', 'unsupported', 'rate_limited',
+] as const;
+export type ErrorMeaning = (typeof ERROR_MEANINGS)[number];
+
 export class ServiceError extends Error {
-  readonly status: number;
+  readonly meaning: ErrorMeaning;
   readonly code: string | undefined;
   readonly details: unknown;
-  constructor(status: number, message: string, code?: string, details?: unknown) {
+  constructor(meaning: ErrorMeaning, message: string, code?: string, details?: unknown) {
     super(message);
     this.name = new.target.name;
-    this.status = status;
+    this.meaning = meaning;
     this.code = code;
     this.details = details;
   }
@@ -14,39 +23,40 @@ export class ServiceError extends Error {
 
 export class Invalid extends ServiceError {
   constructor(message: string, code = 'VALIDATION_ERROR', details?: unknown) {
-    super(400, message, code, details);
+    super('invalid', message, code, details);
   }
 }
 export class Unauthorized extends ServiceError {
   constructor(message = 'Missing or invalid API token') {
-    super(401, message, 'UNAUTHORIZED');
+    super('unauthorized', message, 'UNAUTHORIZED');
   }
 }
+/** A configured per-team limit (DOMMON_MAX_DOMAINS, DOMMON_MAX_ENDPOINTS) is reached. */
 export class PlanLimit extends ServiceError {
   constructor(message: string, code = 'PLAN_LIMIT') {
-    super(402, message, code);
+    super('limit_reached', message, code);
   }
 }
 export class Forbidden extends ServiceError {
   constructor(message: string, code = 'FORBIDDEN') {
-    super(403, message, code);
+    super('forbidden', message, code);
   }
 }
 export class NotFound extends ServiceError {
   constructor(what: string) {
-    super(404, `${what} not found`, 'NOT_FOUND');
+    super('not_found', `${what} not found`, 'NOT_FOUND');
   }
 }
-/** 429 with Retry-After: a quota of the team's (not the request rate limit) is used up. */
+/** A quota of the team's (not the request rate limit) is used up; `retryAfter` seconds until it frees. */
 export class QuotaExceeded extends ServiceError {
   readonly retryAfter: number;
   constructor(message: string, retryAfter: number, code = 'QUOTA_EXCEEDED') {
-    super(429, message, code, { retry_after: retryAfter });
+    super('rate_limited', message, code, { retry_after: retryAfter });
     this.retryAfter = retryAfter;
   }
 }
 export class Conflict extends ServiceError {
   constructor(message: string, code: string) {
-    super(409, message, code);
+    super('conflict', message, code);
   }
 }

@@ -1,6 +1,7 @@
 // Bulk creates (domains, endpoints, liveness): each item commits on its own, and what failed is
 // reported per item (index, input, error, code) instead of failing the whole request.
 import type { BulkResult } from '../domain/types.js';
+import { ServiceError } from '../domain/errors.js';
 
 /**
  * Items started together: their transactions join one group commit (store/group-commit.ts), each in
@@ -15,9 +16,9 @@ async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<Ite
   try {
     return { ok: true, value: await one(item) };
   } catch (err) {
-    const e = err as { message?: string; code?: string; status?: number };
-    if (!e || typeof e.status !== 'number' || e.status >= 500) throw err;
-    return { ok: false, error: e.message ?? 'failed', code: e.code };
+    // A service error (invalid input, a conflict, a limit) fails this item; anything else fails the request.
+    if (!(err instanceof ServiceError)) throw err;
+    return { ok: false, error: err.message ?? 'failed', code: err.code };
   }
 }
 
@@ -25,7 +26,7 @@ async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<Ite
  * Runs `one` per item, each in its own transaction, and reports per item what failed and why, in
  * the items' order. Items of a window run concurrently (their units are serialized by the store in
  * start order, so a later item sees an earlier one's writes: two items for one endpoint still give
- * one create and one conflict); a server-side failure (no 4xx status) fails the whole request.
+ * one create and one conflict); any other failure fails the whole request.
  */
 export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
   const out: BulkResult<T> = { created: [], failed: [] };

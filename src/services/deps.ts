@@ -1,6 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { Repos, Store } from '../store/index.js';
-import type { ExposureNet } from './exposure/net.js';
+import type { ExposureNet } from '../probes/exposure-net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
 import type { ChangeFeed } from './changes.js';

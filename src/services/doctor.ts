@@ -1,16 +1,11 @@
 // `dommon doctor`: is this installation healthy? The database (integrity, schema version), the data
 // directory (writable, not open to other users, free space) and whether each configured outside
-// peer (DNS, RDAP, WHOIS, SMTP) answers. Each check is a result, never an exception.
-import dgram from 'node:dgram';
-import dns from 'node:dns/promises';
+// peer (DNS, RDAP, WHOIS, SMTP) answers (src/probes/peer-check.ts asks them). Each check is a result,
+// never an exception.
 import fs from 'node:fs';
 import path from 'node:path';
-import net from 'node:net';
-import { randomInt } from 'node:crypto';
-import dnsPacket from 'dns-packet';
-import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.js';
-import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
+import { pingDns, pingRdap, pingSmtp, pingWhois } from '../probes/peer-check.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
 import { lockHolder } from '../store/lock.js';
 
@@ -32,15 +27,6 @@ export interface DoctorReport {
 
 const MIN_FREE_BYTES = 100 * 1024 * 1024;
 
-/** "host", "host:port", "[v6]:port" or a bare IPv6 address. */
-export function splitHostPort(v: string, defPort: number): { host: string; port: number } {
-  const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(v);
-  if (bracket) return { host: bracket[1]!, port: bracket[2] ? Number(bracket[2]) : defPort };
-  if (net.isIPv6(v)) return { host: v, port: defPort };
-  const i = v.lastIndexOf(':');
-  return i > 0 ? { host: v.slice(0, i), port: Number(v.slice(i + 1)) } : { host: v, port: defPort };
-}
-
 async function timed(name: string, fn: () => Promise<Omit<DoctorCheck, 'name' | 'ms'>>): Promise<DoctorCheck> {
   const t0 = performance.now();
   try {
@@ -48,96 +34,6 @@ async function timed(name: string, fn: () => Promise<Omit<DoctorCheck, 'name' | 
     return { name, ...r, ms: Math.round(performance.now() - t0) };
   } catch (err) {
     return { name, status: 'fail', detail: (err as Error).message || String(err), ms: Math.round(performance.now() - t0) };
-  }
-}
-
-/** One UDP query for the root NS set; any well-formed answer with our id means the resolver answers. */
-async function pingDns(server: string, timeoutMs: number): Promise<string> {
-  const { host, port } = splitHostPort(server, 53);
-  const address = net.isIP(host) ? host : (await dns.lookup(host)).address;
-  const id = randomInt(1, 65535);
-  const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'NS', name: '.' }] });
-  const socket = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
-  try {
-    return await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer from ${server} within ${timeoutMs} ms`)), timeoutMs);
-      socket.on('error', (err) => {
-        clearTimeout(timer);
-        reject(new Error(`${server}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-      });
-      socket.on('message', (msg) => {
-        try {
-          const p = dnsPacket.decode(msg);
-          if (p.id !== id) return;
-          clearTimeout(timer);
-          resolve(`${server} answered (${(p as { rcode?: string }).rcode ?? 'NOERROR'})`);
-        } catch {
-          /* not a DNS answer: keep waiting */
-        }
-      });
-      socket.send(query, port, address);
-    });
-  } finally {
-    socket.close();
-  }
-}
-
-async function pingRdap(base: string, timeoutMs: number): Promise<Omit<DoctorCheck, 'name' | 'ms'>> {
-  const url = `${base}/help`;
-  let res: Response;
-  try {
-    res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, signal: AbortSignal.timeout(timeoutMs) });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    throw new Error(`${url}: ${cause ?? (err as Error).message}`);
-  }
-  await res.body?.cancel().catch(() => undefined);
-  if (res.status >= 500) return { status: 'warn', detail: `${url} answered HTTP ${res.status}` };
-  return { status: 'ok', detail: `${url} answered HTTP ${res.status}` };
-}
-
-/** Connects, asks for one name and reads until the server closes (WHOIS answers then hangs up). */
-async function pingWhois(server: string, timeoutMs: number): Promise<Omit<DoctorCheck, 'name' | 'ms'>> {
-  const { host, port } = splitHostPort(server, 43);
-  return new Promise((resolve, reject) => {
-    let bytes = 0;
-    const socket = net.connect({ host, port });
-    const timer = setTimeout(() => {
-      socket.destroy();
-      if (bytes) resolve({ status: 'ok', detail: `${server} answered ${bytes} bytes` });
-      else reject(new Error(`no answer from ${server} within ${timeoutMs} ms`));
-    }, timeoutMs);
-    socket.on('connect', () => socket.write('example.com\r\n'));
-    socket.on('data', (d) => {
-      bytes += d.length;
-    });
-    socket.on('error', (err) => {
-      clearTimeout(timer);
-      reject(new Error(`${server}: ${(err as NodeJS.ErrnoException).code ?? err.message}`));
-    });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      if (bytes) resolve({ status: 'ok', detail: `${server} answered ${bytes} bytes` });
-      else resolve({ status: 'warn', detail: `${server} accepted the connection but sent nothing` });
-    });
-  });
-}
-
-/** Greeting, EHLO, TLS as DOMMON_SMTP_TLS says and (with credentials in the URL) authentication, as the e-mail channel will do. */
-async function pingSmtp(config: Readonly<Config>, timeoutMs: number, ca?: string | string[]): Promise<string> {
-  const options = smtpTransportOptions(config.smtpUrl!, config.smtpTls, { timeoutMs, ca });
-  const host = options.host!.includes(':') ? `[${options.host}]` : options.host;
-  const where = `${new URL(config.smtpUrl!).protocol}//${host}:${options.port} (DOMMON_SMTP_TLS=${config.smtpTls})`;
-  const transport = nodemailer.createTransport(options);
-  try {
-    await transport.verify();
-    return `${where} answered${options.auth ? ' and accepted the credentials' : ''}`;
-  } catch (err) {
-    // The message may echo the URL; never print the password.
-    const pass = options.auth?.pass;
-    throw new Error(`${where}: ${smtpFailure(err, config.smtpTls).error.replaceAll(pass || '\u0000', '****')}`.replace(/\s+/g, ' ').trim());
-  } finally {
-    transport.close();
   }
 }
 

@@ -1,4 +1,4 @@
-import { randomBytesPooled } from '../domain/random.js';
+import { randomBytesPooled } from '../platform/random.js';
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';

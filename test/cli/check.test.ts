@@ -14,7 +14,7 @@ import { rdapDomain, startRdapServer } from '../support/rdap-server.js';
 import { startWhoisServer, verisignText } from '../support/whois-server.js';
 import { closedPort } from '../support/targets.js';
 import { loadConfig } from '../../src/config/index.js';
-import { createCheckEngine } from '../../src/oneshot.js';
+import { createCheckEngine } from '../../src/app.js';
 import { collectTargets, parseTarget } from '../../src/cli/check/targets.js';
 import { runChecks, type CheckKind, type CheckReport } from '../../src/cli/check/index.js';
 import { exitCode, expirySeverity, livenessUp, registrationSeverity, securitySeverity, tlsSeverity, worst } from '../../src/domain/check.js';

@@ -10,7 +10,7 @@ import { probeHttp } from '../../src/probes/http.js';
 import { probeTcp } from '../../src/probes/tcp.js';
 import { inspectTls } from '../../src/probes/tls.js';
 import { livenessProbe } from '../../src/probes/index.js';
-import { createExposureNet, guardedAxfr } from '../../src/services/exposure/net.js';
+import { createExposureNet, guardedAxfr } from '../../src/probes/exposure-net.js';
 import { startHttpTarget, startLoopbackDns, startTcpTarget } from '../support/targets.js';
 import { startDnsServer } from '../support/dns-server.js';
 import { issue, makeCa } from '../support/certs.js';

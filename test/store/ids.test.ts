@@ -19,7 +19,7 @@ t.test('newId: version 7, RFC variant, unique and increasing', async (t) => {
 });
 
 t.test('randomBytesPooled: fresh bytes on every draw, across refills of the pool', async (t) => {
-  const { randomBytesPooled } = await import('../../src/domain/random.js');
+  const { randomBytesPooled } = await import('../../src/platform/random.js');
   // 1,000 draws of 16 bytes cross the 4 KiB pool's refill three times.
   const seen = new Set<string>();
   for (let i = 0; i < 1000; i++) seen.add(randomBytesPooled(16).toString('hex'));

@@ -19,13 +19,13 @@ export const DRAIN_MS = 10_000;
 
 class UnsupportedEncoding extends ServiceError {
   constructor(encoding: string) {
-    super(415, `Content-Encoding "${encoding.slice(0, 40)}" is not supported (use ${CONTENT_ENCODINGS.join(', ')})`, 'UNSUPPORTED_CONTENT_ENCODING');
+    super('unsupported', `Content-Encoding "${encoding.slice(0, 40)}" is not supported (use ${CONTENT_ENCODINGS.join(', ')})`, 'UNSUPPORTED_CONTENT_ENCODING');
   }
 }
 
 class BadEncoding extends ServiceError {
   constructor(encoding: string) {
-    super(400, `request body is not valid ${encoding} data`, 'INVALID_CONTENT_ENCODING');
+    super('invalid', `request body is not valid ${encoding} data`, 'INVALID_CONTENT_ENCODING');
   }
 }
 

@@ -1,9 +1,10 @@
-// The one place where errors become HTTP: typed service errors, body-parser and router errors
+// The one place where errors become HTTP: typed service errors (by ../errors.ts), body-parser and router errors
 // map to the spec's error body; anything else is logged and answered 500 without internals.
 import type { Duplex } from 'node:stream';
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import { QuotaExceeded, ServiceError } from '../../domain/errors.js';
+import { httpError } from '../errors.js';
 import type { Clock } from '../../domain/clock.js';
 
 export interface ErrorBody {
@@ -37,10 +38,7 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
       let code: string | undefined;
       let extra: Record<string, unknown> = {};
       if (err instanceof ServiceError) {
-        status = err.status;
-        message = err.message;
-        code = err.code;
-        if (err.details && typeof err.details === 'object') extra = err.details as Record<string, unknown>;
+        ({ status, message, code, extra } = httpError(err));
         if (err instanceof QuotaExceeded) ctx.set('Retry-After', String(err.retryAfter));
       } else if (e?.type === 'entity.too.large' || e?.status === 413) {
         status = 413;

@@ -8,7 +8,7 @@ const WINDOW_MS = 60_000;
 
 export class RateLimited extends ServiceError {
   constructor(retryAfter: number) {
-    super(429, `rate limit exceeded; retry in ${retryAfter} s`, 'RATE_LIMITED');
+    super('rate_limited', `rate limit exceeded; retry in ${retryAfter} s`, 'RATE_LIMITED');
   }
 }
 

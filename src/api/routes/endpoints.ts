@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { createdEndpointJson, endpointDetailJson, endpointJson } from '../../domain/views.js';
-import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
+import { createdEndpointJson, endpointDetailJson, endpointJson } from '../views.js';
+import { bulkBody, deleteBody, listBody } from '../shape.js';
 import type { EndpointInput } from '../../services/endpoints.js';
 import type { EndpointType } from '../../domain/types.js';
 import { readCache } from '../middleware/read-cache.js';

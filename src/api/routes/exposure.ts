@@ -2,7 +2,7 @@
 // user-added names of a domain's inventory.
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { listBody } from '../../domain/shape.js';
+import { listBody } from '../shape.js';
 import { findingJson, scanJson, type ExposureCategory, type FindingStatus, type Severity } from '../../domain/exposure.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';

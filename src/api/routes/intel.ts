@@ -2,7 +2,7 @@
 // exposure toggle and renewals. Each is served on the Public API and on the User API path.
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { listBody } from '../../domain/shape.js';
+import { listBody } from '../shape.js';
 import type { RenewalQuery } from '../../services/renewals.js';
 import { page, pathId, team } from './common.js';
 

@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { livenessJson, endpointJson } from '../../domain/views.js';
-import { bulkBody, deleteBody, listBody } from '../../domain/shape.js';
+import { livenessJson, endpointJson } from '../views.js';
+import { bulkBody, deleteBody, listBody } from '../shape.js';
 import type { LivenessInput } from '../../services/liveness.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';

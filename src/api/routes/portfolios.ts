@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { portfolioJson } from '../../domain/views.js';
-import { deleteBody, listBody } from '../../domain/shape.js';
+import { portfolioJson } from '../views.js';
+import { deleteBody, listBody } from '../shape.js';
 import type { PortfolioInput } from '../../services/portfolios.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';

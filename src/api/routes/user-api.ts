@@ -3,7 +3,7 @@
 // the two status paths here also answer their Public API twins /api/v1/{endpoints,domains}/:id/status.)
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { listBody } from '../../domain/shape.js';
+import { listBody } from '../shape.js';
 import type { Health } from '../../domain/endpoint.js';
 import { page, pathId, team } from './common.js';
 

@@ -53,9 +53,10 @@ export function checkCommand(program: Command): void {
       const kinds = (convert('list', o.checks, '--checks') as string[] | undefined) ?? [...CHECK_KINDS];
       const unknown = kinds.filter((k) => !(CHECK_KINDS as readonly string[]).includes(k));
       if (unknown.length) throw new UsageError(`unknown check(s): ${unknown.join(', ')} (known: ${CHECK_KINDS.join(', ')})`);
-      // loaded here so that other commands do not pay for the probes; no database is opened
+      // loaded here so that other commands do not pay for the probes; no database is opened (app.js loads
+      // its database modules only when a database mode asks)
       const [{ runChecks }, { collectTargets }, { reportText }, { createCheckEngine }] = await Promise.all([
-        import('../check/index.js'), import('../check/targets.js'), import('../check/report.js'), import('../../oneshot.js'),
+        import('../check/index.js'), import('../check/targets.js'), import('../check/report.js'), import('../../app.js'),
       ]);
       const list = collectTargets(targets, o.file ? read(String(o.file)) : null);
       const ca = o.ca ? [read(String(o.ca))] : [];

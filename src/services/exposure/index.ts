@@ -14,7 +14,7 @@ import type { Store } from '../../store/index.js';
 import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
 import { newId } from '../../store/repos/util.js';
 import { isUniqueViolation } from '../deps.js';
-import type { ExposureNet, PortState } from './net.js';
+import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
 import { DEFAULT_WORDLIST } from './wordlist.js';
@@ -303,4 +303,4 @@ export function createExposureService(deps: ExposureDeps) {
 
 export type ExposureService = ReturnType<typeof createExposureService>;
 export type { ExposureDns } from './types.js';
-export { createExposureNet, guardedAxfr, type ExposureNet } from './net.js';
+export type { ExposureNet } from '../../probes/exposure-net.js';

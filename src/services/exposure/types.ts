@@ -3,7 +3,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Domain } from '../../domain/types.js';
 import type { DetectedFinding, ExposureCategory } from '../../domain/exposure.js';
 import type { DnsResolver } from '../../probes/dns.js';
-import type { ExposureNet, PortState } from './net.js';
+import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 
 /** What a scan asks of DNS: look-ups that tell NXDOMAIN apart, and AXFR (src/probes/dns.ts). */
 export type ExposureDns = Pick<DnsResolver, 'lookup' | 'axfr'>;

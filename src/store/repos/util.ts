@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { randomBytesPooled } from '../../domain/random.js';
+import { randomBytesPooled } from '../../platform/random.js';
 import { CompiledQuery, type Compilable, type Expression, type Kysely, type SqlBool, sql } from 'kysely';
 
 /**
@@ -10,7 +10,7 @@ import { CompiledQuery, type Compilable, type Expression, type Kysely, type SqlB
  * (so a bulk create lists in its input order) and still carry 42 random bits; ids were never secrets
  * anyway (another team's id answers 404).
  *
- * The uuid package lays out the bits; the random bytes come from the pool (domain/random.ts), so the
+ * The uuid package lays out the bits; the random bytes come from the pool (platform/random.ts), so the
  * counter that uuid keeps for its own random source is kept here: a new millisecond starts it at a
  * random 31-bit value (as uuid does), and each further id in the same millisecond adds one.
  */

@@ -1,7 +1,7 @@
 // weak_tls: legacy protocol versions (TLS 1.0/1.1) accepted, and expired or mismatched certificates
 // on the domain's names (port 443).
 import type { DetectedFinding } from '../../../domain/exposure.js';
-import type { TlsAnswer } from '../net.js';
+import type { TlsAnswer } from '../../../probes/exposure-net.js';
 import type { CheckContext, ExposureCheck, HostInfo } from '../types.js';
 
 async function inspect(ctx: CheckContext, h: HostInfo): Promise<DetectedFinding[]> {

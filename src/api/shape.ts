@@ -1,6 +1,6 @@
 // The response-shaping rules, written once: every list, bulk and delete answer is a superset that a
 // client of either published variant can read.
-import type { BulkResult, PageOf } from './types.js';
+import type { BulkResult, PageOf } from '../domain/types.js';
 
 export interface Pagination {
   total: number;

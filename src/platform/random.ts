@@ -1,3 +1,4 @@
+// Outside src/domain/ (which imports no node: modules; src/domain/README.md): it reads the OS CSPRNG.
 // Random bytes for row ids and verification tokens, drawn from a 4 KiB pool that the OS CSPRNG
 // (crypto.randomFillSync) refills: one call into OpenSSL per 256 draws of 16 bytes instead of one per
 // draw. A domain create made two such calls (its id and its verification token), a visible share of

@@ -1,6 +1,6 @@
-// Resource -> JSON views shared by both API surfaces and the CLI's --json output.
-import { fullUrl } from './endpoint.js';
-import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from './types.js';
+// HTTP presentation: resources -> JSON views shared by both API surfaces and the CLI's --json output.
+import { fullUrl } from '../domain/endpoint.js';
+import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from '../domain/types.js';
 
 export function portfolioJson(p: Portfolio) {
   return { id: p.id, name: p.name, description: p.description, domain_count: p.domain_count, created_at: p.created_at, updated_at: p.updated_at };

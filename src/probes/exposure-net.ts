@@ -1,4 +1,4 @@
-// Short network probes for the exposure checks: TCP connect, one HTTP(S) GET, one TLS handshake.
+// Short network probes for the exposure scanner (src/services/exposure): TCP connect, one HTTP(S) GET, one TLS handshake.
 // Each resolves with a result (never throws for a failing target) within its timeout. `portFor`
 // maps a well-known port to the one actually dialled (a composition-root hook; identity by default).
 import net from 'node:net';
@@ -6,8 +6,8 @@ import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { deniedMessage, type OutboundPolicy } from '../../domain/outbound.js';
-import type { AxfrResult, DnsResolver } from '../../probes/dns.js';
+import { deniedMessage, type OutboundPolicy } from '../domain/outbound.js';
+import type { AxfrResult, DnsResolver } from './dns.js';
 
 export type PortState = 'open' | 'closed' | 'timeout' | 'error';
 
