@@ -31,7 +31,7 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
       }
       await tx.livenessData.saveState(l.id, { status: 'up', consecutive_failures: 0, last_check: new Date(now).toISOString(), last_check_successful: true, response_time_ms: 20, status_code: 200, last_error: null, alerted_down: false } as any);
     });
-    await s.app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: e.id, ssl_status: 'valid' } as any).execute();
+    await s.app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: e.id, ssl_status: 'valid' } as any).onConflict((oc) => oc.column('endpoint_id').doUpdateSet({ ssl_status: 'valid' })).execute();
     eps.push({ e, l });
   }
   // The registration worker may already have written this domain's row: upsert.
