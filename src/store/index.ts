@@ -11,7 +11,7 @@ import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
 import { endpointsRepo } from './repos/endpoints.js';
 import { livenessRepo } from './repos/liveness.js';
-import { livenessDataRepo, livenessStatements, type LivenessStatements } from './repos/liveness-data.js';
+import { livenessDataRepo, livenessStatements, type LivenessHotPath } from './repos/liveness-data.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
 import { exposureRepo } from './repos/exposure.js';
@@ -24,7 +24,7 @@ import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 
-function repos(db: Kysely<DB>, hot: LivenessStatements, reuse: ReusingCompiled) {
+function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
   return {
     teams: teamsRepo(db),
     users: usersRepo(db),

@@ -39,12 +39,36 @@ const bucketUpsert = (table: string) => `insert into ${table} (cfg, bucket, tota
   on conflict (cfg, bucket) do update set total = total + excluded.total, ok = ok + excluded.ok, sum_ms = sum_ms + excluded.sum_ms`;
 
 /**
- * The probe results' write path as prepared better-sqlite3 statements (prepared once per store, on
- * first use): thousands of checks a minute cost one statement run per row, not a Kysely query build
- * and compile per batch. They run on the store's one connection, so inside the caller's transaction;
- * the change tracker is told which tables they wrote.
+ * The probe results' write path, per engine. SQLite: prepared better-sqlite3 statements (prepared once
+ * per store, on first use): thousands of checks a minute cost one statement run per row, not a Kysely
+ * query build and compile per batch; they run on the store's one connection, so inside the caller's
+ * transaction, and the change tracker is told which tables they wrote. PostgreSQL: one multi-row
+ * statement per table and batch on the repository's executor (the caller's transaction).
  */
-export function livenessStatements(sqlite: Database.Database, changes: { touch(table: string): void }) {
+export interface LivenessHotPath {
+  configExists(id: string): Promise<boolean>;
+  state(id: string): Promise<StateRow | undefined>;
+  /** Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables. */
+  write(rows: ResultRow[], hourly: BucketSum[], daily: BucketSum[]): Promise<void>;
+  saveStates(list: { configId: string; state: LivenessState }[]): Promise<void>;
+}
+
+interface BucketSum extends Sums {
+  cfg: number;
+  bucket: number;
+}
+
+const stateParams = (configId: string, s: LivenessState) => [
+  configId, s.status, s.consecutive_failures, s.last_check, s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+  s.response_time_ms, s.status_code, s.last_error, fromBool(s.alerted_down),
+] as const;
+
+const SAVE_STATE_UPDATE = `on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
+        last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
+        response_time_ms = excluded.response_time_ms, status_code = excluded.status_code, last_error = excluded.last_error,
+        alerted_down = excluded.alerted_down`;
+
+export function livenessStatements(sqlite: Database.Database, changes: { touch(table: string): void }): LivenessHotPath {
   const prepare = () => ({
     configExists: sqlite.prepare('select 1 from liveness_configs where id = ?').pluck(),
     state: sqlite.prepare('select * from liveness_state where config_id = ?'),
@@ -54,62 +78,122 @@ export function livenessStatements(sqlite: Database.Database, changes: { touch(t
     saveState: sqlite.prepare(`insert into liveness_state
       (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
-        last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
-        response_time_ms = excluded.response_time_ms, status_code = excluded.status_code, last_error = excluded.last_error,
-        alerted_down = excluded.alerted_down`),
+      ${SAVE_STATE_UPDATE}`),
   });
   let statements: ReturnType<typeof prepare> | undefined;
+  const get = () => (statements ??= prepare());
   return {
-    get: () => (statements ??= prepare()),
-    touch: (table: string) => changes.touch(table),
+    async configExists(id) {
+      return get().configExists.get(id) !== undefined;
+    },
+    async state(id) {
+      return get().state.get(id) as StateRow | undefined;
+    },
+    async write(rows, hourly, daily) {
+      const { insertResult, addHourly, addDaily } = get();
+      for (const r of rows) insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error);
+      for (const b of hourly) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
+      for (const b of daily) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
+      changes.touch('liveness_results');
+      changes.touch('liveness_hourly');
+      changes.touch('liveness_daily');
+    },
+    async saveStates(list) {
+      const { saveState } = get();
+      for (const { configId, state } of list) saveState.run(...stateParams(configId, state));
+      changes.touch('liveness_state');
+    },
   };
 }
 
-export type LivenessStatements = ReturnType<typeof livenessStatements>;
+/** Rows per multi-row statement on PostgreSQL (9 parameters a state row: far below its 65,535). */
+const PG_ROWS = 1000;
 
-function writeResults(hot: LivenessStatements, rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): void {
-  if (!rows.length) return;
-  const { insertResult, addHourly, addDaily } = hot.get();
-  for (const r of rows) insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error);
-  for (const [stmt, bucketOf] of [[addHourly, hourOf], [addDaily, dayOf]] as const) {
-    // Pre-aggregated per (config, bucket): a batch usually holds one run per config, sometimes more.
-    const sums = new Map<number, Map<number, Sums>>();
-    for (const r of rows) {
-      const bucket = bucketOf(r.ts);
-      let byBucket = sums.get(r.cfg);
-      if (!byBucket) sums.set(r.cfg, (byBucket = new Map()));
-      const cur = byBucket.get(bucket);
-      if (cur) {
-        cur.total++;
-        cur.ok += r.ok ? 1 : 0;
-        cur.sum_ms += r.ms;
-      } else byBucket.set(bucket, { total: 1, ok: r.ok ? 1 : 0, sum_ms: r.ms });
+/** The same write path as multi-row statements through the repository's executor (PostgreSQL). */
+export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
+  const chunks = <T>(list: readonly T[]) => Array.from({ length: Math.ceil(list.length / PG_ROWS) }, (_, i) => list.slice(i * PG_ROWS, (i + 1) * PG_ROWS));
+  const addBuckets = async (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) => {
+    for (const part of chunks(list)) {
+      await db
+        .insertInto(table)
+        .values(part.map((b) => ({ cfg: b.cfg, bucket: b.bucket, total: b.total, ok: b.ok, sum_ms: b.sum_ms })))
+        .onConflict((oc) =>
+          oc.columns(['cfg', 'bucket']).doUpdateSet((eb) => ({
+            total: eb(`${table}.total` as 'liveness_hourly.total', '+', eb.ref('excluded.total')),
+            ok: eb(`${table}.ok` as 'liveness_hourly.ok', '+', eb.ref('excluded.ok')),
+            sum_ms: eb(`${table}.sum_ms` as 'liveness_hourly.sum_ms', '+', eb.ref('excluded.sum_ms')),
+          })),
+        )
+        .execute();
     }
-    for (const [cfg, byBucket] of sums) for (const [bucket, v] of byBucket) stmt.run(cfg, bucket, v.total, v.ok, v.sum_ms);
-  }
-  hot.touch('liveness_results');
-  hot.touch('liveness_hourly');
-  hot.touch('liveness_daily');
+  };
+  return {
+    async configExists(id) {
+      return (await db.selectFrom('liveness_configs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+    },
+    async state(id) {
+      return db.selectFrom('liveness_state').selectAll().where('config_id', '=', id).executeTakeFirst();
+    },
+    async write(rows, hourly, daily) {
+      for (const part of chunks(rows)) {
+        await db
+          .insertInto('liveness_results')
+          .values(part.map((r) => ({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })))
+          .onConflict((oc) => oc.doNothing())
+          .execute();
+      }
+      await addBuckets('liveness_hourly', hourly);
+      await addBuckets('liveness_daily', daily);
+    },
+    async saveStates(list) {
+      // One row per config: a batch may carry two states of one config, the last one wins.
+      const last = new Map(list.map((x) => [x.configId, x.state]));
+      for (const part of chunks([...last])) {
+        await db
+          .insertInto('liveness_state')
+          .values(part.map(([configId, s]) => {
+            const [config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down] = stateParams(configId, s);
+            return { config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down };
+          }))
+          .onConflict((oc) =>
+            oc.column('config_id').doUpdateSet((eb) => ({
+              status: eb.ref('excluded.status'), consecutive_failures: eb.ref('excluded.consecutive_failures'), last_check: eb.ref('excluded.last_check'),
+              last_check_successful: eb.ref('excluded.last_check_successful'), response_time_ms: eb.ref('excluded.response_time_ms'),
+              status_code: eb.ref('excluded.status_code'), last_error: eb.ref('excluded.last_error'), alerted_down: eb.ref('excluded.alerted_down'),
+            })),
+          )
+          .execute();
+      }
+    },
+  };
 }
 
-function writeStates(hot: LivenessStatements, list: { configId: string; state: LivenessState }[]): void {
-  if (!list.length) return;
-  const { saveState } = hot.get();
-  for (const { configId, state: s } of list) {
-    saveState.run(
-      configId, s.status, s.consecutive_failures, s.last_check, s.last_check_successful === null ? null : fromBool(s.last_check_successful),
-      s.response_time_ms, s.status_code, s.last_error, fromBool(s.alerted_down),
-    );
+/** Pre-aggregates a batch per (config, bucket): a batch usually holds one run per config, sometimes more. */
+function bucketSums(rows: ResultRow[], bucketOf: (ts: number) => number): BucketSum[] {
+  const sums = new Map<string, BucketSum>();
+  for (const r of rows) {
+    const bucket = bucketOf(r.ts);
+    const key = `${r.cfg}:${bucket}`;
+    const cur = sums.get(key);
+    if (cur) {
+      cur.total++;
+      cur.ok += r.ok ? 1 : 0;
+      cur.sum_ms += r.ms;
+    } else sums.set(key, { cfg: r.cfg, bucket, total: 1, ok: r.ok ? 1 : 0, sum_ms: r.ms });
   }
-  hot.touch('liveness_state');
+  return [...sums.values()];
+}
+
+async function writeResults(hot: LivenessHotPath, rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): Promise<void> {
+  if (!rows.length) return;
+  await hot.write(rows, bucketSums(rows, hourOf), bucketSums(rows, dayOf));
 }
 
 const NO_SUMS: Sums = { total: 0, ok: 0, sum_ms: 0 };
 /** Ids per `in (...)` list: far below SQLite's 32,766 parameters. */
 const CHUNK = 500;
 
-export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
+export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
   /** Sums of each configuration's buckets from `from` on, one grouped query per 500 configurations (none summed: zeros). */
   const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: readonly number[], from: number): Promise<(cfg: number) => Sums> => {
     const out = new Map<number, Sums>();
@@ -128,19 +212,20 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
-      writeResults(hot, [r], () => hour, () => day);
+      await writeResults(hot, [r], () => hour, () => day);
     },
     /**
      * A whole batch of results: one prepared statement run per raw row, then per hourly and daily
      * bucket (pre-aggregated): no query building and no statement compiling per check.
      */
     async addResults(rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): Promise<void> {
-      writeResults(hot, rows, hourOf, dayOf);
+      await writeResults(hot, rows, hourOf, dayOf);
     },
     /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
     async existing(configIds: string[]): Promise<Set<string>> {
-      const { configExists } = hot.get();
-      return new Set(configIds.filter((id) => configExists.get(id) !== undefined));
+      const out = new Set<string>();
+      for (const id of configIds) if (await hot.configExists(id)) out.add(id);
+      return out;
     },
     /**
      * The liveness input of domain health in one query: per enabled configuration on an enabled
@@ -156,15 +241,15 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
         .where('c.is_enabled', '=', 1)
         .where('e.is_enabled', '=', 1);
       if (domainId !== undefined) q = q.where('e.domain_id', '=', domainId);
-      const rows = await q.groupBy('c.seq').execute();
+      // Every selected column grouped (PostgreSQL requires it; one row per configuration either way).
+      const rows = await q.groupBy(['c.seq', 'e.domain_id', 's.status']).execute();
       return rows.map((r) => ({ domain_id: r.domain_id, status: r.status, total: Number(r.total ?? 0), ok: Number(r.ok ?? 0) }));
     },
     /** Current states of many configurations at once. */
     async states(configIds: string[]): Promise<Map<string, LivenessState>> {
-      const { state } = hot.get();
       const out = new Map<string, LivenessState>();
       for (const id of configIds) {
-        const r = state.get(id) as StateRow | undefined;
+        const r = await hot.state(id);
         if (r) out.set(id, toState(r));
       }
       return out;
@@ -179,10 +264,10 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       return out;
     },
     async saveStates(list: { configId: string; state: LivenessState }[]): Promise<void> {
-      writeStates(hot, list);
+      if (list.length) await hot.saveStates(list);
     },
     async state(configId: string): Promise<LivenessState | undefined> {
-      const r = hot.get().state.get(configId) as StateRow | undefined;
+      const r = await hot.state(configId);
       return r && toState(r);
     },
     /** Last check time of every configuration (the scheduler resumes from these). */
@@ -197,7 +282,7 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessStatements) {
       return out;
     },
     async saveState(configId: string, s: LivenessState): Promise<void> {
-      writeStates(hot, [{ configId, state: s }]);
+      await hot.saveStates([{ configId, state: s }]);
     },
     async results(cfg: number, sinceTs: number, limit: number, offset: number): Promise<{ items: ResultRow[]; total: number }> {
       const { n } = await db
