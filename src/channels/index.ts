@@ -1,5 +1,6 @@
-// The channel registry: one plug-in per channel kind, checked by the compiler against CHANNELS.
-import type { Channel, Outgoing, SendOutcome } from '../domain/notification.js';
+// The channel registry, the only list of channel kinds: the API's enums (schemas/), the OpenAPI
+// document, the CLI's choices and docs/channels.md are all generated from it (npm run build).
+import type { Outgoing, SendOutcome } from '../domain/notification.js';
 import { email } from './email.js';
 import { pushover } from './pushover.js';
 import { slack } from './slack.js';
@@ -7,25 +8,39 @@ import { teams } from './teams.js';
 import type { ChannelPlugin, ChannelSettings, SendContext } from './types.js';
 import { webhook } from './webhook.js';
 
+/** One line per channel; the key is the channel kind (`notification_type`). Order is the docs' order. */
 export const channels = {
   email,
   webhook,
   slack,
   pushover,
   teams,
-} satisfies Record<Channel, ChannelPlugin<any>>;
+} satisfies Record<string, ChannelPlugin<any>>;
+
+export type Channel = keyof typeof channels;
+export const CHANNELS = Object.keys(channels) as Channel[];
+
+export function isChannel(kind: string): kind is Channel {
+  return Object.prototype.hasOwnProperty.call(channels, kind);
+}
+
+/** The plug-in of a kind, or undefined for a kind the registry does not know (e.g. an old row). */
+export function pluginOf(kind: string): ChannelPlugin<unknown> | undefined {
+  return isChannel(kind) ? (channels[kind] as ChannelPlugin<unknown>) : undefined;
+}
 
 export type { ChannelPlugin, ChannelSettings, SendContext } from './types.js';
 export { AttemptAborted } from './types.js';
 
 /** One attempt of `message` on `channel`: render (pure) then send (I/O). Render errors are permanent. */
 export async function deliverOnce(
-  channel: Channel,
+  channel: string,
   message: Outgoing,
   settings: ChannelSettings,
   ctx: SendContext,
 ): Promise<SendOutcome & { preview: string }> {
-  const plugin: ChannelPlugin<unknown> = channels[channel];
+  const plugin = pluginOf(channel);
+  if (!plugin) return { ok: false, status: null, transient: false, error: `unknown channel ${channel}`, preview: '' };
   let rendered: unknown;
   try {
     rendered = plugin.render(message, settings);

@@ -3,7 +3,7 @@ import t from 'tap';
 import { channels, deliverOnce, type SendContext } from '../../src/channels/index.js';
 import { startWebhookReceiver, verifySignature } from '../support/webhook-receiver.js';
 import { startSmtp } from '../support/smtp.js';
-import { event } from './fixtures.js';
+import { event, urls } from './fixtures.js';
 import net from 'node:net';
 
 /** A loopback port nobody listens on (bound, then closed). */
@@ -15,7 +15,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:1', ...over });
+const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', smtpTls: 'verify-if-offered', urls: urls(), ...over });
 
 t.test('webhook: statuses are classified (2xx ok; 5xx/408/429 transient; other 4xx permanent)', async (t) => {
   const table: [number, boolean, boolean][] = [[200, true, false], [204, true, false], [500, false, true], [503, false, true], [408, false, true], [429, false, true], [404, false, false], [400, false, false], [410, false, false]];
@@ -82,13 +82,13 @@ t.test('pushover posts to {pushoverUrl}/1/messages.json', async (t) => {
   t.teardown(() => rx.close());
   const base = rx.url.replace(/\/hook$/, '');
   const cfg = { config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) } };
-  t.equal((await deliverOnce('pushover', event, cfg, ctx({ pushoverUrl: base }))).ok, true);
+  t.equal((await deliverOnce('pushover', event, cfg, ctx({ urls: urls({ pushover: base }) }))).ok, true);
   const r = rx.requests[0]!;
   t.equal(r.path, '/1/messages.json');
   t.same(Object.keys(r.json).sort(), ['message', 'priority', 'timestamp', 'title', 'token', 'user']);
   t.equal(r.json.priority, 1);
   t.equal(r.json.token, 'a'.repeat(30));
-  const bad = await deliverOnce('pushover', event, cfg, ctx({ pushoverUrl: base }));
+  const bad = await deliverOnce('pushover', event, cfg, ctx({ urls: urls({ pushover: base }) }));
   t.equal(bad.ok, false);
   t.equal(bad.transient, false, 'an invalid user key is permanent');
   t.match(bad.error, /user identifier is invalid/);
