@@ -1,10 +1,18 @@
 // The channel registry, the only list of channel kinds: the API's enums (schemas/), the OpenAPI
 // document, the CLI's choices and docs/channels.md are all generated from it (npm run build).
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
+import { discord } from './discord.js';
 import { email } from './email.js';
+import { googlechat } from './googlechat.js';
+import { matrix } from './matrix.js';
+import { mattermost } from './mattermost.js';
+import { ntfy } from './ntfy.js';
+import { opsgenie } from './opsgenie.js';
+import { pagerduty } from './pagerduty.js';
 import { pushover } from './pushover.js';
 import { slack } from './slack.js';
 import { teams } from './teams.js';
+import { telegram } from './telegram.js';
 import type { ChannelPlugin, ChannelSettings, SendContext } from './types.js';
 import { webhook } from './webhook.js';
 
@@ -15,6 +23,14 @@ export const channels = {
   slack,
   pushover,
   teams,
+  discord,
+  telegram,
+  ntfy,
+  googlechat,
+  mattermost,
+  matrix,
+  pagerduty,
+  opsgenie,
 } satisfies Record<string, ChannelPlugin<any>>;
 
 export type Channel = keyof typeof channels;
