@@ -228,3 +228,40 @@ t.test('secrets: masked on read, absent from the delivery log and the daemon log
   t.ok(logLines.length > 0, `the daemon logged ${logLines.length} lines at debug`);
   for (const c of cases) for (const secret of c.secrets) t.notOk(all.includes(secret), `${c.kind}: secret not in the daemon log`);
 });
+
+t.test('test sends: the recipient picks the destination, the caller’s own row lends its credentials', async (t) => {
+  const sent = async (m: Member, channel: string, recipient: string) => {
+    const r = await m.api.post('/api/v1/notifications/test', { channel, recipient });
+    t.equal(r.status, 201, `${channel} test queued ${r.text}`);
+    return until(async () => {
+      const e = await m.api.get(`/api/v1/notifications/log/${r.body.id}`);
+      return e.status === 200 && e.body.status !== 'partial' ? e.body : null;
+    }, 10_000, `${channel} test settled`);
+  };
+  const tg = rx.telegram!.requests.length;
+  const tgLog = await sent(members.telegram!, 'telegram', '@dommon_alerts');
+  t.equal(tgLog.status, 'success');
+  const tgReq = (await rx.telegram!.waitFor(tg + 1))[tg]!;
+  t.equal(tgReq.path, `/bot${TG_TOKEN}/sendMessage`, 'the stored bot token');
+  t.match(tgReq.json, { chat_id: '@dommon_alerts', text: /Test notification/ });
+
+  const nt = rx.ntfy!.requests.length;
+  t.equal((await sent(members.ntfy!, 'ntfy', 'another-topic')).status, 'success');
+  const ntReq = (await rx.ntfy!.waitFor(nt + 1))[nt]!;
+  t.equal(ntReq.path, '/another-topic');
+  t.equal(ntReq.headers.authorization, `Bearer ${NTFY_TOKEN}`, 'the stored token, on the stored server');
+
+  const other = 'K'.repeat(28) + 'wxyz';
+  const pd = rx.pagerduty!.requests.length;
+  const pdLog = await sent(members.pagerduty!, 'pagerduty', other);
+  t.equal(pdLog.recipient, '********wxyz', 'the key is masked in the team-wide log');
+  t.notOk(JSON.stringify(pdLog).includes(other));
+  t.match((await rx.pagerduty!.waitFor(pd + 1))[pd]!.json, { routing_key: other, event_action: 'trigger', payload: { severity: 'info' } });
+
+  const stranger = await s.team('prov-stranger');
+  const none = await sent(stranger, 'matrix', '!room:example.org');
+  t.match(none, { status: 'failed', error_message: 'matrix test: no access_token configured (PUT /api/v1/notifications/settings/matrix first)' });
+  const bad = await stranger.api.post('/api/v1/notifications/test', { channel: 'telegram', recipient: 'not a chat' });
+  t.equal(bad.status, 400);
+  t.match(bad.body.error, /recipient: must be a Telegram chat id/);
+});
