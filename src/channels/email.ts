@@ -80,7 +80,7 @@ export const email: ChannelPlugin<EmailMessage> = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      recipients: { type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 } },
+      recipients: { description: "Addresses that receive the mail; without them the row's user.", type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 } },
     },
   },
   example: { recipients: ['ops@example.com', 'oncall@example.com'] },

@@ -3,6 +3,7 @@
 import { fetch, type Response } from 'undici';
 import type { SendOutcome } from '../domain/notification.js';
 import { defaultGuardedAgent } from '../probes/guarded-agent.js';
+import { hostOnly } from './shared.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
 export function isTransientStatus(status: number): boolean {
@@ -42,7 +43,9 @@ export async function postJson(req: HttpRequest, ctx: SendContext, readers: Answ
     const e = err as Error & { cause?: { code?: string; message?: string } };
     // Refused by our own policy: permanent, and said in our words.
     if (e.cause?.code === 'ERR_OUTBOUND_DENIED') return { ok: false, status: null, transient: false, error: `blocked: ${e.cause.message}` };
-    return { ok: false, status: null, transient: true, error: `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
+    // Never the URL itself: its path or query may hold a credential (Telegram token, webhook key).
+    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).split(req.url).join(hostOnly(req.url));
+    return { ok: false, status: null, transient: true, error: `network error: ${why}` };
   }
   // Never keep or show the receiver's body (it could be anything, of any size): read at most
   // MAX_ANSWER_BYTES so a keep-alive connection can be reused, then cancel the rest.

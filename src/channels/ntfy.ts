@@ -4,7 +4,7 @@
 import { isRecovery, type Outgoing } from '../domain/notification.js';
 import { headline, plainText, truncate } from './format.js';
 import { postJson } from './http.js';
-import { httpUrl, mask, secret, withOwn } from './shared.js';
+import { httpUrl, mask, secret } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** ntfy priorities: 5 max/urgent, 4 high, 3 default, 2 low, 1 min. */
@@ -72,7 +72,8 @@ export const ntfy: ChannelPlugin<NtfyRequest> = {
   test: {
     what: 'an ntfy topic name (letters, digits, - and _)',
     valid: (s) => new RegExp(TOPIC).test(s),
-    config: (recipient, own) => (own ? (withOwn('topic', 'topic', 'ntfy')(recipient, own) as Record<string, unknown>) : { topic: recipient }),
+    // The stored token travels only to the stored server (or the default one), whatever the topic.
+    config: (recipient, own) => ({ ...(own ?? {}), topic: recipient }),
   },
   render: (m, { config }) => ntfyRequest(m, config),
   send: (r, ctx) =>
