@@ -90,3 +90,39 @@ t.test('DOMMON_*_URL: one per fixed-provider channel, defaults, overrides, valid
   t.equal(c.channelUrls.opsgenie, 'https://api.eu.opsgenie.com');
   for (const v of Object.values(CHANNEL_URLS)) t.throws(() => loadConfig({}, { [v.env]: 'ftp://x' }), new RegExp(v.env), `${v.env} must be http(s)`);
 });
+
+t.test('the CLI: `notifications set <channel>` and `--channel` take the registry; completion offers it', async (t) => {
+  const { buildProgram } = await import('../../src/cli/program.js');
+  const program = buildProgram();
+  const noun = program.commands.find((c) => c.name() === 'notifications')!;
+  const set = noun.commands.find((c) => c.name() === 'set')!;
+  t.same(set.registeredArguments[0]!.argChoices, CHANNELS);
+  for (const sub of ['test', 'log']) t.same(noun.commands.find((c) => c.name() === sub)!.options.find((o) => o.long === '--channel')!.argChoices, CHANNELS, `${sub} --channel`);
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
+  try {
+    await buildProgram().exitOverride().parseAsync(['node', 'dommon', 'completion', 'bash']);
+  } finally {
+    process.stdout.write = write;
+  }
+  const line = out.split('\n').find((l) => l.includes('"notifications set") words_='))!;
+  for (const kind of CHANNELS) t.match(line, new RegExp(`[" ]${kind}[ "]`), `bash completion of set offers ${kind}`);
+});
+
+t.test('no channel-kind branches outside src/channels', async (t) => {
+  const dirs = ['src/services', 'src/api', 'src/cli', 'src/store', 'src/domain', 'src/scheduler'];
+  const hits: string[] = [];
+  const walk = (dir: string) => {
+    for (const ent of fs.readdirSync(path.join(PACKAGE_ROOT, dir), { withFileTypes: true })) {
+      const rel = `${dir}/${ent.name}`;
+      if (ent.isDirectory()) walk(rel);
+      else if (/\.tsx?$/.test(ent.name)) {
+        const text = read(rel);
+        for (const kind of CHANNELS) if (new RegExp(`[=!]==? ?'${kind}'|'${kind}' ?[=!]==?|case '${kind}'`).test(text)) hits.push(`${rel}: ${kind}`);
+      }
+    }
+  };
+  dirs.forEach(walk);
+  t.same(hits, [], 'a channel behaviour belongs in its plug-in');
+});
