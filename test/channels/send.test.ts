@@ -129,3 +129,32 @@ t.test('email: a 5xx recipient rejection is permanent, 4xx transient', async (t)
   t.equal(later.transient, true);
   t.equal(later.status, 451);
 });
+
+t.test('429 without Retry-After: the wait comes from the provider’s documented body field', async (t) => {
+  const bodies: Record<string, string> = {
+    telegram: '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 3","parameters":{"retry_after":3}}',
+    matrix: '{"errcode":"M_LIMIT_EXCEEDED","error":"Too many requests","retry_after_ms":1500}',
+    discord: '{"message":"You are being rate limited.","retry_after":0.4,"global":false}',
+  };
+  let kind = '';
+  const rx = await startWebhookReceiver(() => ({ status: 429, headers: { 'content-type': 'application/json' }, body: bodies[kind] }));
+  t.teardown(() => rx.close());
+  const base = rx.url.replace(/\/hook$/, '');
+  kind = 'telegram';
+  const tg = await deliverOnce('telegram', event, { config: { bot_token: '123:abcdefghijklmnopqrstuvwxyz', chat_id: '42' } }, ctx({ urls: urls({ telegram: base }) }));
+  t.match(tg, { ok: false, transient: true, status: 429, retryAfterSeconds: 3, error: 'HTTP 429: Too Many Requests: retry after 3' });
+  t.notMatch(tg.error, 'abcdefghijklmnopqrstuvwxyz', 'the token is not in the error');
+  kind = 'matrix';
+  const mx = await deliverOnce('matrix', event, { config: { homeserver_url: base, room_id: '!r:x', access_token: 'tok12345' } }, ctx());
+  t.match(mx, { transient: true, retryAfterSeconds: 2, error: 'HTTP 429: rate limited by the receiver' });
+  kind = 'discord';
+  const dc = await deliverOnce('discord', event, { config: { webhook_url: `${base}/api/webhooks/1/x` } }, ctx());
+  t.match(dc, { transient: true, retryAfterSeconds: 1 });
+});
+
+t.test('a network error names the host, never the URL (its path may hold a token)', async (t) => {
+  const port = await closedPort();
+  const out = await deliverOnce('telegram', event, { config: { bot_token: '123:secretsecretsecretsecret', chat_id: '42' } }, ctx({ urls: urls({ telegram: `http://127.0.0.1:${port}` }) }));
+  t.match(out, { ok: false, transient: true, error: 'network error: ECONNREFUSED' });
+  t.notMatch(out.error, 'secretsecret');
+});
