@@ -262,7 +262,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
   });
   const sendCtx = {
-    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smtpTls: config.smtpTls, smtpCa: opts.smtp?.ca, pushoverUrl: config.pushoverUrl,
+    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smtpTls: config.smtpTls, smtpCa: opts.smtp?.ca, urls: config.channelUrls,
     dispatcher: guardedAgent(probes.resolver),
   };
   const delivery = createDeliveryService({

@@ -15,8 +15,10 @@ export interface EmailMessage {
 const wrap = (title: string, inner: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(title)}</h2>${inner}<p style="color:#888;font-size:12px">Sent by dommon</p></body></html>`;
 
+/** Without recipients in its config, a row mails its own user (the message's `user`). */
 export function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
-  const to = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+  const listed = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+  const to = listed.length ? listed : m.user ? [m.user] : [];
   if (m.kind === 'digest') {
     const title = digestTitle(m);
     const text = [
@@ -67,7 +69,25 @@ export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<Se
   }
 }
 
+const ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/;
+
 export const email: ChannelPlugin<EmailMessage> = {
+  title: 'E-mail',
+  api: 'SMTP through `DOMMON_SMTP_URL` (secured as `DOMMON_SMTP_TLS` says), text and HTML parts',
+  configSchema: {
+    title: 'email channel config',
+    description: "Without recipients the row's user's own address receives the mail.",
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      recipients: { description: "Addresses that receive the mail; without them the row's user.", type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 } },
+    },
+  },
+  example: { recipients: ['ops@example.com', 'oncall@example.com'] },
+  notes: 'Needs `DOMMON_SMTP_URL`. Subject `[dommon] <headline>: <message>`; digests list the items grouped by portfolio.',
+  secrets: [],
+  recipient: (config, userEmail) => (Array.isArray(config.recipients) ? (config.recipients as string[]).join(', ') : '') || userEmail,
+  test: { what: 'an e-mail address', valid: (s) => ADDRESS.test(s), config: (recipient) => ({ recipients: [recipient] }) },
   render: (m, { config }) => emailMessage(m, config),
   send: sendEmail,
   preview: (r) => truncate(r.subject, 200),

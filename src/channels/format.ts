@@ -1,5 +1,5 @@
 // Pure text helpers the renderers share: headline of an event, its target, the digest listing.
-import { digestItemCount, type OutgoingDigest, type OutgoingEvent } from '../domain/notification.js';
+import { digestItemCount, type Outgoing, type OutgoingDigest, type OutgoingEvent } from '../domain/notification.js';
 
 const LABELS: Record<string, string> = {
   whois: 'Domain expiry (WHOIS)',
@@ -72,4 +72,20 @@ export function escapeSlack(s: string): string {
 
 export function str(v: unknown): string | undefined {
   return typeof v === 'string' && v ? v : undefined;
+}
+
+/** The title and plain-text body every text-only channel shows (ntfy, Google Chat, Telegram before markup). */
+export function plainText(m: Outgoing): { title: string; body: string } {
+  if (m.kind === 'digest') {
+    return {
+      title: digestTitle(m),
+      body: [`${m.from} to ${m.to}`, ...m.groups.flatMap((g) => ['', `${portfolioName(g.portfolio)}:`, ...g.items.map((it) => `- ${digestLine(it)}`)])].join('\n'),
+    };
+  }
+  return { title: headline(m), body: [m.message, '', ...eventFacts(m, { team: true, time: true }).map(([k, v]) => `${k}: ${v}`)].join('\n') };
+}
+
+/** `**Bold**`-style Markdown (Mattermost, Discord) of a message, with `*`, `_`, `` ` `` and `~` escaped in our values. */
+export function escapeMarkdown(s: string): string {
+  return s.replace(/([\\*_`~|>#[\]])/g, '\\$1');
 }

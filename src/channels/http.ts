@@ -3,6 +3,7 @@
 import { fetch, type Response } from 'undici';
 import type { SendOutcome } from '../domain/notification.js';
 import { defaultGuardedAgent } from '../probes/guarded-agent.js';
+import { hostOnly } from './shared.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
 export function isTransientStatus(status: number): boolean {
@@ -17,23 +18,34 @@ export function parseRetryAfter(v: string | null, now = Date.now()): number | nu
   return Number.isNaN(t) ? null : Math.max(0, Math.ceil((t - now) / 1000));
 }
 
-/**
- * `explain` may turn the first KiB of a failed answer into a reason; only a channel whose receiver is
- * a fixed, documented service (Pushover) uses it. Tenant-chosen URLs never get their body shown.
- */
-export async function postJson(req: HttpRequest, ctx: SendContext, explain?: (head: string) => string | null): Promise<SendOutcome> {
+export interface AnswerReaders {
+  /**
+   * Turns the first KiB of a failed answer into a reason; only channels whose receiver is a fixed,
+   * documented service (Pushover, Telegram, PagerDuty, Opsgenie) use it. Tenant-chosen URLs never get
+   * their body shown.
+   */
+  explain?: (head: string) => string | null;
+  /** Seconds to wait read from a 429 body (Telegram's `parameters.retry_after`, Matrix's `retry_after_ms`, Discord's `retry_after`) when no Retry-After header came. */
+  retryAfter?: (head: string) => number | null;
+}
+
+/** One JSON request (POST unless req.method says PUT), classified. */
+export async function postJson(req: HttpRequest, ctx: SendContext, readers: AnswerReaders = {}): Promise<SendOutcome> {
+  const { explain } = readers;
   const timeout = AbortSignal.timeout(ctx.timeoutMs);
   const signal = ctx.signal ? AbortSignal.any([timeout, ctx.signal]) : timeout;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal, redirect: 'manual', dispatcher: ctx.dispatcher ?? defaultGuardedAgent() });
+    res = await fetch(req.url, { method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, redirect: 'manual', dispatcher: ctx.dispatcher ?? defaultGuardedAgent() });
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();
     if (timeout.aborted) return { ok: false, status: null, transient: true, error: `timeout: no answer within ${ctx.timeoutMs} ms` };
     const e = err as Error & { cause?: { code?: string; message?: string } };
     // Refused by our own policy: permanent, and said in our words.
     if (e.cause?.code === 'ERR_OUTBOUND_DENIED') return { ok: false, status: null, transient: false, error: `blocked: ${e.cause.message}` };
-    return { ok: false, status: null, transient: true, error: `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
+    // Never the URL itself: its path or query may hold a credential (Telegram token, webhook key).
+    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).split(req.url).join(hostOnly(req.url));
+    return { ok: false, status: null, transient: true, error: `network error: ${why}` };
   }
   // Never keep or show the receiver's body (it could be anything, of any size): read at most
   // MAX_ANSWER_BYTES so a keep-alive connection can be reused, then cancel the rest.
@@ -49,7 +61,7 @@ export async function postJson(req: HttpRequest, ctx: SendContext, explain?: (he
     ok: false,
     status: res.status,
     transient,
-    retryAfterSeconds: transient ? parseRetryAfter(res.headers.get('retry-after')) : null,
+    retryAfterSeconds: transient ? (parseRetryAfter(res.headers.get('retry-after')) ?? (readers.retryAfter && head ? readers.retryAfter(head) : null)) : null,
     error: `HTTP ${res.status}: ${(explain && head && explain(head)) || statusReason(res.status)}`,
   };
 }
@@ -86,4 +98,26 @@ export function statusReason(status: number): string {
   if (status === 404 || status === 410) return 'the receiver URL no longer exists';
   if (status >= 300 && status < 400) return 'the receiver redirects (redirects are not followed)';
   return 'the receiver rejected the message';
+}
+
+/** A number field of a JSON answer's head (e.g. `retry_after`), or null. */
+export function jsonNumber(head: string, pick: (j: any) => unknown): number | null {
+  try {
+    const v = pick(JSON.parse(head));
+    return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Strings of a JSON answer's field, cleaned and cut to 200 characters (fixed providers only). */
+export function jsonText(head: string, pick: (j: any) => unknown): string | null {
+  try {
+    const v = pick(JSON.parse(head));
+    const list = (Array.isArray(v) ? v : [v]).filter((e): e is string => typeof e === 'string');
+    const text = list.join('; ').replace(/[\u0000-\u001f]+/g, ' ').trim();
+    return text ? (text.length > 200 ? `${text.slice(0, 199)}…` : text) : null;
+  } catch {
+    return null;
+  }
 }

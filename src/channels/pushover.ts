@@ -3,6 +3,7 @@
 import type { Outgoing } from '../domain/notification.js';
 import { digestLine, digestTitle, headline, str, truncate } from './format.js';
 import { postJson } from './http.js';
+import { secret, withOwn } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** Pushover priorities: 1 high (bypasses quiet hours), 0 normal, -1 quiet. */
@@ -32,13 +33,30 @@ export function pushoverBody(m: Outgoing, config: Record<string, unknown>): Push
   };
 }
 
+const KEY = '[A-Za-z0-9]{20,40}';
+
 export const pushover: ChannelPlugin<{ body: PushoverMessage; preview: string }> = {
+  title: 'Pushover',
+  api: 'POST `{DOMMON_PUSHOVER_URL}/1/messages.json` with `token`, `user`, `title`, `message`, `priority`',
+  configSchema: {
+    title: 'pushover channel config',
+    type: 'object',
+    additionalProperties: false,
+    required: ['user_key', 'app_token'],
+    properties: { user_key: secret(KEY, 'Pushover user (or group) key.'), app_token: secret(KEY, 'Pushover application token.') },
+  },
+  example: { user_key: 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG', app_token: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' },
+  notes: 'Priority 1 for critical and high, 0 medium, -1 low and info. A test send\'s recipient is a user key; the app token comes from your own pushover row.',
+  secrets: ['user_key', 'app_token'],
+  instantOnly: true,
+  recipient: () => null,
+  test: { what: 'a Pushover user key', valid: (s) => new RegExp(`^${KEY}$`).test(s), config: withOwn('user_key', 'app_token', 'pushover') },
   render(m, { config }) {
     const body = pushoverBody(m, config);
     return { body, preview: truncate(`${body.title}: ${body.message}`, 200) };
   },
   send: (r, ctx) =>
-    postJson({ url: `${ctx.pushoverUrl.replace(/\/+$/, '')}/1/messages.json`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview }, ctx, pushoverErrors),
+    postJson({ url: `${ctx.urls.pushover.replace(/\/+$/, '')}/1/messages.json`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview }, ctx, { explain: pushoverErrors }),
   preview: (r) => r.preview,
 };
 

@@ -2,6 +2,7 @@
 import type { Outgoing } from '../domain/notification.js';
 import { digestLine, digestTitle, escapeSlack, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { postJson } from './http.js';
+import { httpUrl, webhookUrlRecipient } from './shared.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
 type Block = Record<string, unknown>;
@@ -35,6 +36,12 @@ export function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
 }
 
 export const slack: ChannelPlugin<HttpRequest> = {
+  title: 'Slack',
+  api: 'POST to the incoming-webhook URL: `text` plus Block Kit `blocks`',
+  configSchema: { title: 'slack channel config (incoming webhook)', type: 'object', additionalProperties: false, required: ['webhook_url'], properties: { webhook_url: httpUrl() } },
+  example: { webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
+  secrets: [],
+  ...webhookUrlRecipient,
   render(m, { config }) {
     const body = slackBody(m);
     return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), preview: truncate(body.text, 200) };

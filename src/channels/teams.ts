@@ -2,6 +2,7 @@
 import type { Outgoing } from '../domain/notification.js';
 import { digestLine, digestTitle, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { postJson } from './http.js';
+import { httpUrl, webhookUrlRecipient } from './shared.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
 const COLORS: Record<string, string> = { critical: 'Attention', high: 'Attention', medium: 'Warning', low: 'Accent', info: 'Good' };
@@ -38,6 +39,12 @@ export function adaptiveCard(m: Outgoing): Element {
 }
 
 export const teams: ChannelPlugin<HttpRequest> = {
+  title: 'Microsoft Teams',
+  api: 'POST to the incoming-webhook (Workflows) URL: a message with one Adaptive Card',
+  configSchema: { title: 'teams channel config (incoming webhook)', type: 'object', additionalProperties: false, required: ['webhook_url'], properties: { webhook_url: httpUrl() } },
+  example: { webhook_url: 'https://prod-00.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=XXXX' },
+  secrets: [],
+  ...webhookUrlRecipient,
   render(m, { config }) {
     const preview = m.kind === 'digest' ? digestTitle(m) : `${headline(m)}: ${m.message}`;
     return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(adaptiveCard(m)), preview: truncate(preview, 200) };

@@ -4,6 +4,7 @@ import { createHmac } from 'node:crypto';
 import { digestItemCount, type Outgoing } from '../domain/notification.js';
 import { postJson } from './http.js';
 import { str, truncate } from './format.js';
+import { httpUrl, isHttpUrl } from './shared.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
 /** The spec's payload fields, in its order, plus event_id for deduplication. */
@@ -93,6 +94,46 @@ export function sign(body: string, secret: string): string {
 }
 
 export const webhook: ChannelPlugin<HttpRequest> = {
+  title: 'Webhook',
+  api: 'POST of the JSON payload (or the row\'s template) to `webhook_url`, `X-Signature: sha256=<HMAC>` with a `secret_key`',
+  configSchema: {
+    title: 'webhook channel config',
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook_url'],
+    properties: {
+      webhook_url: httpUrl(),
+      secret_key: { type: 'string', minLength: 1, maxLength: 500, description: 'HMAC-SHA256 key of the X-Signature header. Secret: GET shows `********` and the last 4 characters; sending that masked value back keeps the stored one.' },
+      template: {
+        description: 'Custom JSON body: an object/array, or a string of JSON text, with {{field}} placeholders (dotted paths into the payload).',
+        type: ['object', 'array', 'string'],
+        maxLength: 20000,
+      },
+    },
+  },
+  example: { webhook_url: 'https://hooks.example.com/dommon', secret_key: 'whsec_0123456789abcdef' },
+  notes: 'The body is the spec\'s webhook payload (or the row\'s `template`); with a `secret_key` the `X-Signature` header is `sha256=` and the HMAC-SHA256 of the raw body, hex.',
+  secrets: ['secret_key'],
+  instantOnly: true,
+  check(config) {
+    if (config.template === undefined) return null;
+    try {
+      const t = parseTemplate(config.template);
+      if (t === null || typeof t !== 'object') throw new Error('template must be a JSON object or array');
+      return null;
+    } catch (err) {
+      return `config.template: ${(err as Error).message}`;
+    }
+  },
+  recipient: (config) => (typeof config.webhook_url === 'string' ? config.webhook_url : null),
+  test: {
+    what: 'an http(s) URL',
+    valid: isHttpUrl,
+    // The stored secret (and template) go only to the stored URL: signing a test body for any URL a
+    // token holder names would hand them validly signed bodies to replay to the real receiver.
+    config: (recipient, own) =>
+      own && own.webhook_url === recipient ? { secret_key: own.secret_key, template: own.template, webhook_url: recipient } : { webhook_url: recipient },
+  },
   render(m, { config }) {
     const payload = webhookPayload(m);
     const template = config.template === undefined || config.template === null ? undefined : parseTemplate(config.template);

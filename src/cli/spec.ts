@@ -26,6 +26,8 @@ export interface CommandSpec {
   /** `show <id>`, `import <file>` ... */
   name: string;
   description: string;
+  /** Allowed values of the first positional argument (commander checks them; completion offers them). */
+  argChoices?: readonly string[];
   options?: OptSpec[];
   examples?: string[];
   /** Runs with the API transport (local in-process or --remote). `body` holds every option with a field. */
@@ -104,6 +106,7 @@ export function bodyOf(options: OptSpec[] = [], opts: Record<string, unknown>): 
 /** One table entry as a commander command under `parent`. */
 export function registerCommand(parent: Command, c: CommandSpec): Command {
   const sub = parent.command(c.name).description(c.description);
+  if (c.argChoices) sub.registeredArguments[0]?.choices(c.argChoices);
   addOptions(sub, c.options);
   withExamples(sub, c.examples);
   sub.action(

@@ -9,6 +9,21 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const SMTP_TLS_POLICIES = ['require', 'verify-if-offered', 'insecure'] as const;
 export type SmtpTlsPolicy = (typeof SMTP_TLS_POLICIES)[number];
 
+/**
+ * Base URLs of the channels that talk to one fixed provider API (tests and proxies point them at
+ * another host). Keyed by channel kind; channels whose receiver URL the user gives in full
+ * (webhook, slack, teams, discord, googlechat, mattermost) or whose server is in its config
+ * (matrix homeserver) have none.
+ */
+export const CHANNEL_URLS = {
+  pushover: { env: 'DOMMON_PUSHOVER_URL', default: 'https://api.pushover.net', meaning: 'Pushover API base' },
+  telegram: { env: 'DOMMON_TELEGRAM_URL', default: 'https://api.telegram.org', meaning: 'Telegram Bot API base (`{base}/bot<token>/sendMessage`)' },
+  ntfy: { env: 'DOMMON_NTFY_URL', default: 'https://ntfy.sh', meaning: 'ntfy server for rows without their own `server_url`' },
+  pagerduty: { env: 'DOMMON_PAGERDUTY_URL', default: 'https://events.pagerduty.com', meaning: 'PagerDuty Events API v2 base (`{base}/v2/enqueue`)' },
+  opsgenie: { env: 'DOMMON_OPSGENIE_URL', default: 'https://api.opsgenie.com', meaning: 'Opsgenie Alert API base (`{base}/v2/alerts`; `https://api.eu.opsgenie.com` for EU accounts)' },
+} as const;
+export type ChannelUrls = { readonly [K in keyof typeof CHANNEL_URLS]: string };
+
 export interface Config {
   host: string;
   port: number;
@@ -25,6 +40,8 @@ export interface Config {
   smtpFrom: string;
   smtpTls: SmtpTlsPolicy;
   pushoverUrl: string;
+  /** Provider API bases of the channels (CHANNEL_URLS); pushover's is pushoverUrl again. */
+  channelUrls: ChannelUrls;
   rateLimit: number;
   maxDomains: number | null;
   maxEndpoints: number | null;
@@ -197,6 +214,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
   }
   const whois = env.DOMMON_WHOIS_SERVER;
   const smtpUrl = url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']);
+  const channelUrls = Object.freeze(
+    Object.fromEntries(Object.entries(CHANNEL_URLS).map(([k, v]) => [k, url(v.env, env[v.env], ['http:', 'https:']) ?? v.default])),
+  ) as ChannelUrls;
   const config: Config = {
     host: host(flags.host !== undefined ? '--host' : 'DOMMON_HOST', flags.host ?? env.DOMMON_HOST ?? '127.0.0.1'),
     port: int(flags.port !== undefined ? '--port' : 'DOMMON_PORT', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
@@ -214,7 +234,8 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     smtpUrl,
     smtpFrom: mailbox(env.DOMMON_SMTP_FROM),
     smtpTls: smtpTls(env.DOMMON_SMTP_TLS, smtpUrl),
-    pushoverUrl: url('DOMMON_PUSHOVER_URL', env.DOMMON_PUSHOVER_URL, ['http:', 'https:']) ?? 'https://api.pushover.net',
+    pushoverUrl: channelUrls.pushover,
+    channelUrls,
     rateLimit: int('DOMMON_RATE_LIMIT', env.DOMMON_RATE_LIMIT, 100, 1),
     maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),
     maxEndpoints: optInt('DOMMON_MAX_ENDPOINTS', env.DOMMON_MAX_ENDPOINTS),

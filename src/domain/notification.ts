@@ -1,11 +1,6 @@
-// Notification vocabulary shared by services and the channel plug-ins: channel kinds, the message a
-// channel renders (one event or a digest), one attempt's outcome, and severity order.
-
-export const CHANNELS = ['email', 'webhook', 'slack', 'pushover', 'teams'] as const;
-export type Channel = (typeof CHANNELS)[number];
-
-/** Channels that can only send instantly (the spec: a digest row for these is a 400). */
-export const INSTANT_ONLY: readonly Channel[] = ['webhook', 'pushover'];
+// Notification vocabulary shared by services and the channel plug-ins: the message a channel renders
+// (one event or a digest), one attempt's outcome, severity order, and which events open or close an
+// incident. The channel kinds are the registry's keys (src/channels/index.ts).
 
 export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
 export type Severity = (typeof SEVERITIES)[number];
@@ -29,6 +24,23 @@ export const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
 export function instantAlert(e: { event_type: string; severity: string }, minSeverity: string): boolean {
   if (DIGEST_ONLY_EVENTS.includes(e.event_type)) return false;
   return e.event_type !== 'exposure' || severityAtLeast(e.severity, minSeverity);
+}
+
+/** Event categories that end an incident an earlier event of the same target opened (liveness down -> recovered). */
+export const RECOVERY_CATEGORIES: readonly string[] = ['endpoint_recovered'];
+
+export function isRecovery(e: { category: string | null }): boolean {
+  return e.category !== null && RECOVERY_CATEGORIES.includes(e.category);
+}
+
+/**
+ * The key of the incident an event belongs to, the same for the event that opens it and the one that
+ * ends it: liveness by endpoint (down and recovered share it); other events by type, category and
+ * target. Incident channels (PagerDuty dedup_key, Opsgenie alias) trigger and resolve with it.
+ */
+export function incidentKey(e: { event_id: string; event_type: string; category: string | null; endpoint_id: string | null; domain_id: string | null }): string {
+  const target = e.endpoint_id ?? e.domain_id ?? e.event_id;
+  return e.event_type === 'liveness' ? `dommon/liveness/${target}` : `dommon/${e.event_type}/${e.category ?? '-'}/${target}`;
 }
 
 /** One event as every channel sees it; the field names are the spec's webhook payload. */

@@ -5,7 +5,8 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { nextDigestAt } from '../domain/digest.js';
-import { instantAlert, type Channel, type Outgoing, type OutgoingEvent, type SendOutcome } from '../domain/notification.js';
+import { instantAlert, type Outgoing, type OutgoingEvent, type SendOutcome } from '../domain/notification.js';
+import { pluginOf } from '../channels/index.js';
 import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
@@ -17,12 +18,14 @@ export { severityAtLeast } from '../domain/notification.js';
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
 /** The spec's upper bound of one attempt. */
 export const ATTEMPT_TIMEOUT_MS = 30_000;
-/** A Retry-After longer than this is not honoured (the backoff applies instead). */
-const MAX_RETRY_AFTER_S = 60;
+/** A wait up to this long is slept in process; a longer Retry-After hands the delivery back, due then. */
+const MAX_SLEEP_MS = 60_000;
+/** A receiver asking for a longer wait than this gets no retry (the delivery fails). */
+export const MAX_RETRY_AFTER_S = 86_400;
 
 /** One attempt on a channel (src/channels, wired by app.ts); failures are outcomes, not exceptions. */
 export type Deliver = (
-  channel: Channel,
+  channel: string,
   message: Outgoing,
   config: Record<string, unknown>,
   opts: { timeoutMs: number },
@@ -86,15 +89,11 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const team = await store.teams.byId(d.team_id);
       const user = req.user_id ? await store.users.byId(req.user_id) : undefined;
       const own = user ? await store.notifications.setting(user.id, d.channel, 'instant') : undefined;
-      const recipient = d.recipient ?? '';
-      // The stored secret (and template) go only to the stored URL: signing a test body for any URL a
-      // token holder names would hand them validly signed bodies to replay to the real receiver.
-      const ownWebhook = d.channel === 'webhook' && own && own.config.webhook_url === recipient ? own : undefined;
-      const config: Record<string, unknown> =
-        d.channel === 'email' ? { recipients: [recipient] }
-        : d.channel === 'pushover' ? { ...(own?.config ?? {}), user_key: recipient }
-        : { ...(ownWebhook ? { secret_key: ownWebhook.config.secret_key, template: ownWebhook.config.template } : {}), webhook_url: recipient };
-      if (d.channel === 'pushover' && !config.app_token) return { error: 'pushover test: no app_token configured (PUT /api/v1/notifications/settings/pushover first)' };
+      const plugin = pluginOf(d.channel);
+      if (!plugin) return { error: `unknown channel ${d.channel}` };
+      // Each channel decides which stored values a test to this recipient may use.
+      const config = plugin.test.config(d.recipient ?? '', own?.config);
+      if ('error' in config && typeof config.error === 'string') return { error: config.error };
       const message: Outgoing = {
         kind: 'event', event_id: d.id, event_type: 'test', severity: 'info', category: 'test', team: team?.name ?? '', user: user?.email ?? '',
         domain_id: null, domain: null, endpoint_id: null, endpoint_name: null,
@@ -106,8 +105,6 @@ export function createDeliveryService(deps: DeliveryDeps) {
     const setting = d.setting_id ? await store.notifications.settingById(d.setting_id) : undefined;
     if (!setting) return { error: 'the notification setting of this delivery was removed' };
     const config = { ...setting.config };
-    // An email row without recipients mails its own user.
-    if (d.channel === 'email' && !(Array.isArray(config.recipients) && config.recipients.length)) config.recipients = [setting.user_email];
     if (req.digest) {
       const team = await store.teams.byId(d.team_id);
       const items = (await Promise.all(req.digest.event_ids.map((id) => eventMessage(id, setting.user_email)))).filter((x) => x !== null);
@@ -142,15 +139,20 @@ export function createDeliveryService(deps: DeliveryDeps) {
       if ('error' in prepared) out = { ok: false, status: null, transient: false, error: prepared.error, preview: '' };
       else {
         try {
-          out = await deliver(d.channel as Channel, prepared.message, prepared.config, { timeoutMs: attemptMs });
+          out = await deliver(d.channel, prepared.message, prepared.config, { timeoutMs: attemptMs });
         } catch (err) {
           out = { ok: false, status: null, transient: true, error: (err as Error).message, preview: '' };
         }
       }
       const at = new Date(Math.max(now().getTime(), started.getTime()));
-      const retry = !out.ok && out.transient && attempt <= waits.length;
-      const retryAfterMs = Math.min(out.retryAfterSeconds ?? 0, MAX_RETRY_AFTER_S) * 1000;
-      const wait = retry ? Math.max(waits[attempt - 1]!, retryAfterMs) : 0;
+      // Retry-After is honoured in full: the next attempt is never sooner than the receiver asked.
+      const retryAfterS = out.retryAfterSeconds ?? 0;
+      const tooLong = retryAfterS > MAX_RETRY_AFTER_S;
+      if (tooLong) out = { ...out, error: `${out.error ?? 'failed'}; the receiver asks to wait ${retryAfterS} s (more than ${MAX_RETRY_AFTER_S} s): not retried` };
+      const retry = !out.ok && out.transient && attempt <= waits.length && !tooLong;
+      const wait = retry ? Math.max(waits[attempt - 1]!, retryAfterS * 1000) : 0;
+      // A long wait is not slept holding the lease: the delivery goes back to the queue, due then.
+      const later = retry && wait > MAX_SLEEP_MS;
       deps.metrics?.delivery(d.channel, out.ok ? 'success' : retry ? 'retry' : 'failed');
       await store.notifications.recordAttempt(
         {
@@ -163,10 +165,10 @@ export function createDeliveryService(deps: DeliveryDeps) {
           error_message: out.ok ? null : out.error,
           sent_at: at.toISOString(),
           message_preview: out.preview || null,
-          release: !retry,
+          release: !retry || later,
         },
       );
-      if (!retry) return;
+      if (!retry || later) return;
       await store.notifications.extendLease(d.id, owner, new Date(at.getTime() + wait + attemptMs + 5000).toISOString());
       await sleep(wait);
     }
@@ -277,9 +279,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
 }
 
 function recipientOf(s: SettingRow): string | null {
-  if (s.notification_type === 'email') return (s.config.recipients as string[] | undefined)?.join(', ') || s.user_email;
-  if (s.notification_type === 'pushover') return null;
-  return (s.config.webhook_url as string | undefined) ?? null;
+  return pluginOf(s.notification_type)?.recipient(s.config, s.user_email) ?? null;
 }
 
 export type DeliveryService = ReturnType<typeof createDeliveryService>;

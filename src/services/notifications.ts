@@ -6,11 +6,11 @@ import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
 
-import { CHANNELS, INSTANT_ONLY, type Channel } from '../domain/notification.js';
-import { parseTemplate } from '../channels/webhook.js';
+import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
+import { mask, MASKED } from '../channels/shared.js';
 
-export { CHANNELS, INSTANT_ONLY, type Channel };
-const SECRET_KEYS = ['secret_key', 'app_token', 'user_key', 'password'];
+export { CHANNELS, type Channel };
+export { mask };
 
 export interface SettingInput {
   delivery_class: 'instant' | 'digest';
@@ -28,15 +28,11 @@ export interface TestInput {
   metadata?: Record<string, unknown>;
 }
 
-/** `abcdefgh1234` -> `********1234`: enough to recognise, never the secret. */
-export function mask(v: unknown): unknown {
-  if (typeof v !== 'string' || !v) return v;
-  return v.length <= 8 ? '********' : `********${v.slice(-4)}`;
-}
-
-export function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
+/** The config with the channel's secret keys masked (an unknown channel: every string value). */
+export function maskConfig(channel: string, config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
-  for (const k of SECRET_KEYS) if (k in out) out[k] = mask(out[k]);
+  const secrets = pluginOf(channel)?.secrets ?? Object.keys(out);
+  for (const k of secrets) if (k in out) out[k] = mask(out[k]);
   return out;
 }
 
@@ -48,7 +44,7 @@ export function settingJson(s: SettingRow) {
     is_enabled: s.is_enabled,
     frequency_days: s.frequency_days,
     notification_time: s.notification_time,
-    config: maskConfig(s.config),
+    config: maskConfig(s.notification_type, s.config),
     min_severity: s.min_severity,
     user_id: s.user_id,
     user: s.user_email,
@@ -59,17 +55,14 @@ export function settingJson(s: SettingRow) {
 }
 
 /**
- * Slack and Teams incoming-webhook URLs are credentials (whoever holds one can post to the channel), and
- * one team member's URL must not reach the rest of the team through the delivery log: scheme and host only.
+ * Chat webhook URLs, ntfy topics and incident-service keys are credentials (whoever holds one can post),
+ * and one team member's must not reach the rest of the team through the delivery log: each channel
+ * says how it shows its recipients (URLs: scheme and host only).
  */
 export function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
-  if (recipient === null || (channel !== 'slack' && channel !== 'teams')) return recipient;
-  try {
-    const u = new URL(recipient);
-    return `${u.protocol}//${u.host}/…`;
-  } catch {
-    return '…';
-  }
+  if (recipient === null) return recipient;
+  const show = pluginOf(channel)?.showRecipient;
+  return show ? show(recipient) : recipient;
 }
 
 /** Test sends a team may queue per rolling hour (POST /api/v1/notifications/test); the next answers 429. */
@@ -94,22 +87,6 @@ export function logEntryJson(d: DeliveryRow) {
   };
 }
 
-const RECIPIENT: Record<Channel, { test: (s: string) => boolean; what: string }> = {
-  email: { test: (s) => /^[^\s@]+@[^\s@]+\.[^\s@]+$|^[^\s@]+@localhost$/.test(s), what: 'an e-mail address' },
-  webhook: { test: isHttpUrl, what: 'an http(s) URL' },
-  slack: { test: isHttpUrl, what: 'an http(s) URL' },
-  teams: { test: isHttpUrl, what: 'an http(s) URL' },
-  pushover: { test: (s) => /^[A-Za-z0-9]{20,40}$/.test(s), what: 'a Pushover user key' },
-};
-
-function isHttpUrl(s: string): boolean {
-  try {
-    const u = new URL(s);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 export function createNotificationService({ store, clock }: { store: Store; clock: Clock }) {
   return {
@@ -119,32 +96,27 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
 
     /** Upserts the (type, delivery_class) row of the caller; `config` was validated by the channel's schema. */
     async upsertSetting(p: Principal, type: string, input: SettingInput) {
-      if (!(CHANNELS as readonly string[]).includes(type)) throw new Invalid(`notification type must be one of ${CHANNELS.join(', ')}`, 'INVALID_CHANNEL');
+      const plugin = pluginOf(type);
+      if (!plugin) throw new Invalid(`notification type must be one of ${CHANNELS.join(', ')}`, 'INVALID_CHANNEL');
       const channel = type as Channel;
-      if (input.delivery_class === 'digest' && INSTANT_ONLY.includes(channel)) {
+      if (input.delivery_class === 'digest' && plugin.instantOnly) {
         throw new Invalid(`${channel} supports instant delivery only; digest rows are not allowed`, 'DIGEST_NOT_SUPPORTED');
       }
       const cur = await store.notifications.setting(p.user_id, channel, input.delivery_class);
       const config = { ...(input.config ?? cur?.config ?? {}) };
       // A masked secret sent back unchanged keeps the stored secret.
-      for (const k of SECRET_KEYS) {
-        if (typeof config[k] !== 'string' || !(config[k] as string).startsWith('********')) continue;
+      for (const k of plugin.secrets) {
+        if (typeof config[k] !== 'string' || !MASKED.test(config[k] as string)) continue;
         if (!cur?.config[k]) throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
         config[k] = cur.config[k];
       }
-      if (channel === 'webhook' && config.template !== undefined) {
-        try {
-          const t = parseTemplate(config.template);
-          if (t === null || typeof t !== 'object') throw new Error('template must be a JSON object or array');
-        } catch (err) {
-          throw new Invalid(`config.template: ${(err as Error).message}`);
-        }
-      }
-      if ((channel === 'webhook' || channel === 'slack' || channel === 'teams') && !config.webhook_url && (input.is_enabled ?? cur?.is_enabled ?? true)) {
-        throw new Invalid('config.webhook_url: is required', 'VALIDATION_ERROR');
-      }
-      if (channel === 'pushover' && (!config.user_key || !config.app_token) && (input.is_enabled ?? cur?.is_enabled ?? true)) {
-        throw new Invalid('config.user_key and config.app_token: are required', 'VALIDATION_ERROR');
+      const problem = plugin.check?.(config);
+      if (problem) throw new Invalid(problem);
+      // The schema's required keys are checked when the body has a config; an enabled row needs them anyway.
+      const required = (plugin.configSchema.required as string[] | undefined) ?? [];
+      const missing = required.filter((k) => config[k] === undefined || config[k] === '' || config[k] === null);
+      if (missing.length && (input.is_enabled ?? cur?.is_enabled ?? true)) {
+        throw new Invalid(`config.${missing.join(' and config.')}: ${missing.length > 1 ? 'are' : 'is'} required`, 'VALIDATION_ERROR');
       }
       const digest = input.delivery_class === 'digest';
       await store.notifications.upsertSetting(
@@ -166,8 +138,8 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
 
     /** Queues a test message to `recipient`; the worker delivers it and logs it under the same id. */
     async testSend(p: Principal, input: TestInput) {
-      const rule = RECIPIENT[input.channel];
-      if (!rule.test(input.recipient)) throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
+      const rule = channels[input.channel].test;
+      if (!rule.valid(input.recipient)) throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
       const id = newId();
       const now = isoNow(clock);
       // A test goes wherever its caller says: a quota per team keeps it from being a mail or webhook relay.

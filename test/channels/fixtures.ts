@@ -1,4 +1,5 @@
 // Messages shared by the channel tests (plain data, no I/O).
+import type { ChannelUrls } from '../../src/config/index.js';
 import type { Outgoing } from '../../src/domain/notification.js';
 
 export const event: Outgoing = {
@@ -43,3 +44,9 @@ export const digest: Outgoing = {
     },
   ],
 };
+
+/** Provider bases for a SendContext: a dead loopback port unless a test names its peer. */
+export function urls(over: Partial<Record<keyof ChannelUrls, string>> = {}): ChannelUrls {
+  const dead = 'http://127.0.0.1:1';
+  return { pushover: dead, telegram: dead, ntfy: dead, pagerduty: dead, opsgenie: dead, ...over };
+}

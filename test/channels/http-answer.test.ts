@@ -4,8 +4,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { MAX_ANSWER_BYTES, postJson, statusReason } from '../../src/channels/http.js';
+import { urls } from './fixtures.js';
 
-const ctx = { timeoutMs: 5000, smtpUrl: null, smtpFrom: 'x@example.test', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:1/' } as const;
+const ctx = { timeoutMs: 5000, smtpUrl: null, smtpFrom: 'x@example.test', smtpTls: 'verify-if-offered', urls: urls() } as const;
 
 async function receiver(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
   const srv = http.createServer(handler);

@@ -4,7 +4,8 @@ import { createHmac } from 'node:crypto';
 import { channels } from '../../src/channels/index.js';
 import { applyTemplate, webhookPayload } from '../../src/channels/webhook.js';
 import { PUSHOVER_PRIORITY } from '../../src/channels/pushover.js';
-import { CHANNELS, type Outgoing } from '../../src/domain/notification.js';
+import type { Outgoing } from '../../src/domain/notification.js';
+import { CHANNELS } from '../../src/channels/index.js';
 import { digest, event } from './fixtures.js';
 
 t.test('the registry has one plug-in per channel kind', async (t) => {

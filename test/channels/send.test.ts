@@ -3,7 +3,7 @@ import t from 'tap';
 import { channels, deliverOnce, type SendContext } from '../../src/channels/index.js';
 import { startWebhookReceiver, verifySignature } from '../support/webhook-receiver.js';
 import { startSmtp } from '../support/smtp.js';
-import { event } from './fixtures.js';
+import { event, urls } from './fixtures.js';
 import net from 'node:net';
 
 /** A loopback port nobody listens on (bound, then closed). */
@@ -15,7 +15,7 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:1', ...over });
+const ctx = (over: Partial<SendContext> = {}): SendContext => ({ timeoutMs: 2000, smtpUrl: null, smtpFrom: 'dommon@localhost', smtpTls: 'verify-if-offered', urls: urls(), ...over });
 
 t.test('webhook: statuses are classified (2xx ok; 5xx/408/429 transient; other 4xx permanent)', async (t) => {
   const table: [number, boolean, boolean][] = [[200, true, false], [204, true, false], [500, false, true], [503, false, true], [408, false, true], [429, false, true], [404, false, false], [400, false, false], [410, false, false]];
@@ -82,13 +82,13 @@ t.test('pushover posts to {pushoverUrl}/1/messages.json', async (t) => {
   t.teardown(() => rx.close());
   const base = rx.url.replace(/\/hook$/, '');
   const cfg = { config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) } };
-  t.equal((await deliverOnce('pushover', event, cfg, ctx({ pushoverUrl: base }))).ok, true);
+  t.equal((await deliverOnce('pushover', event, cfg, ctx({ urls: urls({ pushover: base }) }))).ok, true);
   const r = rx.requests[0]!;
   t.equal(r.path, '/1/messages.json');
   t.same(Object.keys(r.json).sort(), ['message', 'priority', 'timestamp', 'title', 'token', 'user']);
   t.equal(r.json.priority, 1);
   t.equal(r.json.token, 'a'.repeat(30));
-  const bad = await deliverOnce('pushover', event, cfg, ctx({ pushoverUrl: base }));
+  const bad = await deliverOnce('pushover', event, cfg, ctx({ urls: urls({ pushover: base }) }));
   t.equal(bad.ok, false);
   t.equal(bad.transient, false, 'an invalid user key is permanent');
   t.match(bad.error, /user identifier is invalid/);
@@ -128,4 +128,33 @@ t.test('email: a 5xx recipient rejection is permanent, 4xx transient', async (t)
   const later = await channels.email.send({ to: ['later@x.test'], subject: 's', text: 't', html: 'h' }, ctx({ smtpUrl: smtp.url, smtpCa: smtp.ca }));
   t.equal(later.transient, true);
   t.equal(later.status, 451);
+});
+
+t.test('429 without Retry-After: the wait comes from the provider’s documented body field', async (t) => {
+  const bodies: Record<string, string> = {
+    telegram: '{"ok":false,"error_code":429,"description":"Too Many Requests: retry after 3","parameters":{"retry_after":3}}',
+    matrix: '{"errcode":"M_LIMIT_EXCEEDED","error":"Too many requests","retry_after_ms":1500}',
+    discord: '{"message":"You are being rate limited.","retry_after":0.4,"global":false}',
+  };
+  let kind = '';
+  const rx = await startWebhookReceiver(() => ({ status: 429, headers: { 'content-type': 'application/json' }, body: bodies[kind] }));
+  t.teardown(() => rx.close());
+  const base = rx.url.replace(/\/hook$/, '');
+  kind = 'telegram';
+  const tg = await deliverOnce('telegram', event, { config: { bot_token: '123:abcdefghijklmnopqrstuvwxyz', chat_id: '42' } }, ctx({ urls: urls({ telegram: base }) }));
+  t.match(tg, { ok: false, transient: true, status: 429, retryAfterSeconds: 3, error: 'HTTP 429: Too Many Requests: retry after 3' });
+  t.notMatch(tg.error, 'abcdefghijklmnopqrstuvwxyz', 'the token is not in the error');
+  kind = 'matrix';
+  const mx = await deliverOnce('matrix', event, { config: { homeserver_url: base, room_id: '!r:x', access_token: 'tok12345' } }, ctx());
+  t.match(mx, { transient: true, retryAfterSeconds: 2, error: 'HTTP 429: rate limited by the receiver' });
+  kind = 'discord';
+  const dc = await deliverOnce('discord', event, { config: { webhook_url: `${base}/api/webhooks/1/x` } }, ctx());
+  t.match(dc, { transient: true, retryAfterSeconds: 1 });
+});
+
+t.test('a network error names the host, never the URL (its path may hold a token)', async (t) => {
+  const port = await closedPort();
+  const out = await deliverOnce('telegram', event, { config: { bot_token: '123:secretsecretsecretsecret', chat_id: '42' } }, ctx({ urls: urls({ telegram: `http://127.0.0.1:${port}` }) }));
+  t.match(out, { ok: false, transient: true, error: 'network error: ECONNREFUSED' });
+  t.notMatch(out.error, 'secretsecret');
 });

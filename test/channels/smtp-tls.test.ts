@@ -7,6 +7,7 @@ import { defaultSmtpTls, loadConfig } from '../../src/config/index.js';
 import { issue, makeCa } from '../support/certs.js';
 import { startSmtp, type SmtpOptions } from '../support/smtp.js';
 import { startNotifyApp, until } from '../notifications/harness.js';
+import { urls } from './fixtures.js';
 
 const mail = { to: ['ops@x.test'], subject: 's', text: 't', html: 'h' };
 const creds = { user: 'mailer', pass: 'p@ss' };
@@ -23,7 +24,7 @@ async function peer(t: { teardown(fn: () => unknown): void }, opts: SmtpOptions)
 /** One send with the policy loadConfig derives from the URL (and DOMMON_SMTP_TLS when given). */
 function send(smtp: { url: string; ca: string }, tls?: string, over: Partial<SendContext> = {}) {
   const config = loadConfig({}, { DOMMON_SMTP_URL: smtp.url, ...(tls ? { DOMMON_SMTP_TLS: tls } : {}) });
-  const ctx: SendContext = { timeoutMs: 3000, smtpUrl: config.smtpUrl, smtpFrom: 'dommon@localhost', smtpTls: config.smtpTls, smtpCa: smtp.ca, pushoverUrl: 'http://127.0.0.1:1', ...over };
+  const ctx: SendContext = { timeoutMs: 3000, smtpUrl: config.smtpUrl, smtpFrom: 'dommon@localhost', smtpTls: config.smtpTls, smtpCa: smtp.ca, urls: urls(), ...over };
   return channels.email.send(mail, ctx);
 }
 

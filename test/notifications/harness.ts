@@ -1,7 +1,7 @@
 // The real app with a shortened notification worker (AppOptions.notify, tests only), plus helpers to
 // create teams and write events through the store as the probing/intel services do.
 import fs from 'node:fs';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
@@ -30,10 +30,10 @@ export interface Member {
 }
 
 /** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
-export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; smtp?: AppOptions['smtp']; dataDir?: string } = {}): Promise<NotifyApp> {
+export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; smtp?: AppOptions['smtp']; dataDir?: string; log?: Logger } = {}): Promise<NotifyApp> {
   const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
   const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...opts.env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify }, smtp: opts.smtp });
+  const app = await createApp(config, { clock: opts.clock, log: opts.log ?? pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify }, smtp: opts.smtp });
   const { url } = await app.start();
   const clock = opts.clock ?? { now: () => new Date() };
   return {

@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import { openStore } from '../../src/store/index.js';
 import { createDeliveryService } from '../../src/services/delivery.js';
 import { deliverOnce } from '../../src/channels/index.js';
+import { urls } from '../channels/fixtures.js';
 
 const [file] = process.argv.slice(2);
 let stop = false;
@@ -12,7 +13,7 @@ let go: () => void;
 const started = new Promise<void>((r) => (go = r));
 process.stdin.on('data', (d: Buffer) => d.toString().includes('go') && go()).on('end', () => ((stop = true), go()));
 const store = await openStore(file!);
-const ctx = { smtpUrl: null, smtpFrom: 'x@y', smtpTls: 'verify-if-offered', pushoverUrl: 'http://127.0.0.1:9' } as const;
+const ctx = { smtpUrl: null, smtpFrom: 'x@y', smtpTls: 'verify-if-offered', urls: urls() } as const;
 const worker = createDeliveryService({
   store,
   clock: { now: () => new Date() },

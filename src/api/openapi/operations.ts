@@ -13,6 +13,7 @@
 //   parameter, 413 + 415 + 500 everywhere); list only the others in `errors` (402, 403, 409, 503,
 //   or 404 when a body field names a missing resource).
 
+import { CHANNELS } from '../../channels/index.js';
 import { DOCS_ASSETS } from './swagger-ui.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
@@ -43,7 +44,7 @@ export interface OperationDoc {
   errors?: number[];
 }
 
-const CHANNEL = { type: 'string', enum: ['email', 'webhook', 'slack', 'pushover', 'teams'] };
+const CHANNEL = { type: 'string', enum: [...CHANNELS] };
 
 export const OPERATIONS: OperationDoc[] = [
   // System

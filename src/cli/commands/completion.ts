@@ -6,18 +6,21 @@ interface Node {
   path: string[];
   subs: string[];
   flags: string[];
+  /** Values offered as words: the choices of the command's arguments and options. */
+  values: string[];
 }
 
 function walk(cmd: Command, path: string[], out: Node[], inherited: string[]): void {
   const flags = [...inherited, ...cmd.options.map((o) => o.long).filter((f): f is string => !!f)];
   const subs = cmd.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
-  out.push({ path, subs, flags: [...new Set([...flags, '--help'])] });
+  const values = [...cmd.registeredArguments.flatMap((a) => a.argChoices ?? []), ...cmd.options.flatMap((o) => o.argChoices ?? [])];
+  out.push({ path, subs, flags: [...new Set([...flags, '--help'])], values: [...new Set(values)] });
   for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()], out, path.length === 0 ? flags : inherited);
 }
 
 function bash(nodes: Node[]): string {
   const cases = nodes
-    .map((n) => `    "${n.path.join(' ')}") words_="${[...n.subs, ...n.flags].join(' ')}" ;;`)
+    .map((n) => `    "${n.path.join(' ')}") words_="${[...n.subs, ...n.values, ...n.flags].join(' ')}" ;;`)
     .join('\n');
   return `# dommon bash completion: eval "$(dommon completion bash)"
 _dommon() {
@@ -51,7 +54,7 @@ function fish(nodes: Node[]): string {
   const lines = ['# dommon fish completion: dommon completion fish | source', 'complete -c dommon -f'];
   for (const n of nodes) {
     const cond = n.path.length ? `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}` : '__fish_use_subcommand';
-    for (const s of n.subs) lines.push(`complete -c dommon -n '${cond}' -a ${s}`);
+    for (const s of [...n.subs, ...n.values]) lines.push(`complete -c dommon -n '${cond}' -a ${s}`);
     for (const f of n.flags) if (f !== '--help' || !n.path.length) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')}`);
   }
   return `${lines.join('\n')}\n`;

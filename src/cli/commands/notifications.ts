@@ -3,10 +3,18 @@ import { call, qs } from '../transport.js';
 import { keyValues, table, UsageError, type Palette } from '../output.js';
 import type { NounSpec } from '../spec.js';
 import { pageOptions } from './common.js';
-import type { Channel } from '../../services/notifications.js';
+import fs from 'node:fs';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../../package.js';
 
-// The list itself is not imported: loading the service module (and the store) would slow every command.
-const CHANNELS = ['email', 'webhook', 'slack', 'pushover', 'teams'] as const satisfies readonly Channel[];
+/**
+ * The channel kinds, as the registry (src/channels/index.ts) wrote them into the test-send schema at
+ * build time: reading one small JSON file is cheaper than loading every channel plug-in (and its
+ * dependencies) for every command. A test checks this list against the registry.
+ */
+export const CHANNELS: readonly string[] = (
+  JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'schemas', 'requests', 'notification-test.json'), 'utf8')) as { properties: { channel: { enum: string[] } } }
+).properties.channel.enum;
 
 const settingsText = (rows: any[], paint: Palette) =>
   table(
@@ -37,6 +45,7 @@ export const notificationsNoun: NounSpec = {
     {
       name: 'set <channel>',
       description: `create or change the (channel, class) settings row; channel: ${CHANNELS.join(', ')}`,
+      argChoices: CHANNELS,
       options: [
         { flags: '--class <class>', description: 'delivery class', field: 'delivery_class', choices: ['instant', 'digest'], default: 'instant' },
         { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
@@ -44,7 +53,7 @@ export const notificationsNoun: NounSpec = {
         { flags: '--time <HH:MM>', description: 'digest send time' },
         { flags: '--min-severity <level>', description: 'instant exposure alerts from this severity', field: 'min_severity', choices: ['critical', 'high', 'medium', 'low', 'info'] },
         { flags: '--config <json>', description: 'channel config object, e.g. {"webhook_url":"https://..."}', kind: 'json' },
-        { flags: '--webhook-url <url>', description: 'shortcut for config.webhook_url (webhook, slack, teams)' },
+        { flags: '--webhook-url <url>', description: 'shortcut for config.webhook_url (the webhook and chat-webhook channels)' },
         { flags: '--secret <key>', description: 'shortcut for config.secret_key (webhook signature)' },
       ],
       examples: [
@@ -73,7 +82,7 @@ export const notificationsNoun: NounSpec = {
       description: 'queue a test message (the daemon delivers it; see `notifications log`)',
       options: [
         { flags: '--channel <channel>', description: 'channel', field: 'channel', choices: CHANNELS, required: true },
-        { flags: '--recipient <to>', description: 'e-mail address, URL or Pushover user key', field: 'recipient', required: true },
+        { flags: '--recipient <to>', description: 'e-mail address, webhook URL, chat id, topic, room id or key: see docs/channels.md', field: 'recipient', required: true },
         { flags: '--subject <text>', description: 'e-mail subject', field: 'subject' },
         { flags: '--metadata <json>', description: 'object echoed in the test payload', field: 'metadata', kind: 'json' },
       ],
