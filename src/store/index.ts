@@ -11,7 +11,8 @@ import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
 import { endpointsRepo } from './repos/endpoints.js';
 import { livenessRepo } from './repos/liveness.js';
-import { livenessDataRepo, livenessStatements, type LivenessHotPath } from './repos/liveness-data.js';
+import { livenessDataRepo, livenessStatements, livenessStatementsVia, type LivenessHotPath } from './repos/liveness-data.js';
+import { openPgConnection, type PgConnection, type PgOptions } from './pg.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
 import { exposureRepo } from './repos/exposure.js';
@@ -90,6 +91,44 @@ export function storeFrom(conn: Connection): Store {
 
 export async function openStore(file: string, opts?: OpenOptions): Promise<Store> {
   return storeFrom(await openConnection(file, opts));
+}
+
+/**
+ * The same store on PostgreSQL. Transactions run one at a time in this process, as on SQLite, so a
+ * use case sees exactly the semantics it has there (read-then-write steps such as the next `seq`);
+ * reads outside a transaction use the pool's other connections. The liveness write path is the
+ * multi-row variant; stamp() counts this process's writes (other processes' writes are not seen
+ * yet: the commands that would make them refuse a PostgreSQL URL for now).
+ */
+export function storeFromPg(conn: PgConnection): Store {
+  const reuse = reusingCompiled((table) => conn.changes.touch(table));
+  const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse);
+  let chain: Promise<unknown> = Promise.resolve();
+  return {
+    ...bind(conn.db),
+    db: conn.db,
+    file: conn.label,
+    transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T> {
+      const run = chain.then(() => conn.db.transaction().execute((trx) => fn({ ...bind(trx), db: trx })));
+      chain = run.catch(() => undefined);
+      return run;
+    },
+    async ping() {
+      try {
+        await sql`select 1`.execute(conn.db);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    close: () => conn.close(),
+    stamp: (tables) => conn.changes.stamp(tables),
+    backgroundCheckpoints: () => null,
+  };
+}
+
+export async function openPgStore(url: string, opts?: PgOptions): Promise<Store> {
+  return storeFromPg(await openPgConnection(url, opts));
 }
 
 export type { DB } from './schema.js';

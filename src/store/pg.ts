@@ -5,6 +5,8 @@ import { Kysely, PostgresDialect, sql, type Migration } from 'kysely';
 import type { DB } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
 import { migrateDb } from './db.js';
+import { ChangeTracker } from './change-tracker.js';
+import { redactUrl } from '../config/index.js';
 
 export interface PgOptions {
   poolSize?: number;
@@ -19,6 +21,10 @@ export interface PgConnection {
   engine: 'postgres';
   db: Kysely<DB>;
   pool: pg.Pool;
+  /** Per-table write counters of this process (a Kysely plugin, as on SQLite). */
+  changes: ChangeTracker;
+  /** The URL with its password hidden (logs, output). */
+  label: string;
   close(): Promise<void>;
 }
 
@@ -43,11 +49,14 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
   });
   // An idle client that loses its server (a restart) reports here; the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  const changes = new ChangeTracker();
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [changes] });
   const conn: PgConnection = {
     engine: 'postgres',
     db,
     pool,
+    changes,
+    label: redactUrl(url),
     async close() {
       await db.destroy();
     },

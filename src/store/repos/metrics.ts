@@ -1,4 +1,5 @@
 // Scrape-time reads for GET /metrics: one query per family, ordered and capped so label sets stay bounded.
+import { engineOf } from '../migrations/engine.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 
@@ -89,6 +90,10 @@ export function metricsRepo(db: Kysely<DB>) {
     },
     /** Database file size as SQLite sees it (pages in use plus free pages). */
     async databaseSize(): Promise<{ bytes: number; freeBytes: number }> {
+      if (engineOf(db) === 'postgres') {
+        const pg = await sql<{ bytes: number }>`select pg_database_size(current_database()) as bytes`.execute(db);
+        return { bytes: Number(pg.rows[0]?.bytes ?? 0), freeBytes: 0 };
+      }
       const r = await sql<{ page_count: number; page_size: number; freelist_count: number }>`
         select (select page_count from pragma_page_count()) as page_count,
                (select page_size from pragma_page_size()) as page_size,

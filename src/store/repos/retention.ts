@@ -1,5 +1,6 @@
 // Retention deletes in small batches (each one short statement, so probe writes interleave) and
 // the incremental vacuum that hands freed pages back to the file system.
+import { engineOf } from '../migrations/engine.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 
@@ -85,6 +86,8 @@ export function retentionRepo(db: Kysely<DB>) {
       return Number(r.numDeletedRows);
     },
     async freePages(): Promise<number> {
+      // PostgreSQL's autovacuum gives space back by itself: nothing to hand back here.
+      if (engineOf(db) === 'postgres') return 0;
       const r = await sql<{ freelist_count: number }>`select freelist_count from pragma_freelist_count()`.execute(db);
       return Number(r.rows[0]?.freelist_count ?? 0);
     },
@@ -94,6 +97,7 @@ export function retentionRepo(db: Kysely<DB>) {
      * one transaction (one commit per slice, not per page).
      */
     async incrementalVacuum(pages: number): Promise<void> {
+      if (engineOf(db) === 'postgres') return;
       const step = sql.raw('pragma incremental_vacuum');
       await db.transaction().execute(async (trx) => {
         for (let i = 0; i < pages; i++) await step.execute(trx);
@@ -101,9 +105,12 @@ export function retentionRepo(db: Kysely<DB>) {
     },
     /** Copies the WAL into the file without waiting for readers, so the file shrinks too. */
     async checkpoint(): Promise<void> {
+      if (engineOf(db) === 'postgres') return;
       await sql`pragma wal_checkpoint(PASSIVE)`.execute(db);
     },
+    /** SQLite's auto_vacuum mode (2: incremental); PostgreSQL answers 2 too (its autovacuum frees space the same way). */
     async autoVacuumMode(): Promise<number> {
+      if (engineOf(db) === 'postgres') return 2;
       const r = await sql<{ auto_vacuum: number }>`select auto_vacuum from pragma_auto_vacuum()`.execute(db);
       return Number(r.rows[0]?.auto_vacuum ?? 0);
     },

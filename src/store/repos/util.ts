@@ -41,10 +41,14 @@ export function parseJson<T>(text: string | null | undefined, fallback: T): T {
   }
 }
 
-/** Case-insensitive partial match where %, _ and \ in the needle match themselves. */
+/**
+ * Case-insensitive partial match where %, _ and \ in the needle match themselves. Both sides are
+ * lower-cased: SQLite's LIKE ignores ASCII case but PostgreSQL's does not, so `lower() like lower()`
+ * means the same on both engines.
+ */
 export function containsLiteral(column: string, needle: string): Expression<SqlBool> {
   const escaped = needle.replace(/[\\%_]/g, (c) => `\\${c}`);
-  return sql<SqlBool>`${sql.ref(column)} like ${`%${escaped}%`} escape '\\'`;
+  return sql<SqlBool>`lower(${sql.ref(column)}) like lower(${`%${escaped}%`}) escape '\\'`;
 }
 
 /** Drops undefined keys so a partial update only touches what was given. */
