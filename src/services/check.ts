@@ -6,7 +6,7 @@ import { invalidReason, sslStatus } from '../domain/certificate.js';
 import { computeHealth } from '../domain/health.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import type { UrlParts } from '../domain/endpoint.js';
-import { PROBES, inspectTls, type ProbeDeps, type ProbeOutcome } from '../probes/index.js';
+import { inspectTls, pluginOf, type ProbeDeps, type ProbeOutcome } from '../probes/index.js';
 import type { RegistrationLookup } from './registration.js';
 import type { SecurityEvaluator } from './security.js';
 
@@ -75,9 +75,9 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
       };
     },
 
-    /** The liveness probe of the target's kind (https/http GET, port TCP connect), as the scheduler runs it. */
+    /** The liveness probe of the target's endpoint type (its plug-in in src/probes/), as the scheduler runs it. */
     liveness(target: UrlParts, o: { timeoutMs: number; expectedStatus: number }, signal: AbortSignal): Promise<ProbeOutcome> {
-      return PROBES[target.endpoint_type](target, { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus }, probes, signal);
+      return pluginOf(target.endpoint_type).liveness(target, { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus }, probes, signal);
     },
   };
 }
