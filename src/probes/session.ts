@@ -113,14 +113,26 @@ function connectPlain(address: string, port: number, family: 4 | 6, signal: Abor
   });
 }
 
-function handshake(opts: tls.ConnectionOptions): Promise<tls.TLSSocket> {
+/** A TLS handshake that the signal cuts short (the socket is destroyed, not left to finish). */
+function handshake(opts: tls.ConnectionOptions, signal: AbortSignal): Promise<tls.TLSSocket> {
   return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
     const s = tls.connect(opts);
+    const onAbort = () => {
+      s.destroy();
+      reject(signal.reason);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
     s.once('secureConnect', () => {
-      s.off('error', reject);
+      signal.removeEventListener('abort', onAbort);
+      s.off('error', onError);
       resolve(s);
     });
-    s.once('error', reject);
+    const onError = (err: Error) => {
+      signal.removeEventListener('abort', onAbort);
+      reject(err);
+    };
+    s.once('error', onError);
   });
 }
 
@@ -133,9 +145,7 @@ export async function openTls(t: TlsEnds, deps: ProbeDeps, signal: AbortSignal, 
   const host = t.host.replace(/^\[|\]$/g, '');
   const addr = await raceSignal(deps.resolver.resolve(host), signal);
   const base = { servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ca: deps.ca };
-  if (!conv.beforeTls) {
-    return raceSignal(handshake({ ...base, host: addr.address, port: t.port, signal } as tls.ConnectionOptions), signal);
-  }
+  if (!conv.beforeTls) return handshake({ ...base, host: addr.address, port: t.port } as tls.ConnectionOptions, signal);
   const plain = await connectPlain(addr.address, t.port, addr.family, signal);
   try {
     const reader = new LineReader(plain);
@@ -143,13 +153,10 @@ export async function openTls(t: TlsEnds, deps: ProbeDeps, signal: AbortSignal, 
     // Anything the server sent after accepting STARTTLS would be read as if it came over TLS.
     if (reader.pending) throw new ProtocolFailure('tls', 'the server sent data after accepting STARTTLS');
     reader.detach();
-    const onAbort = () => plain.destroy();
-    signal.addEventListener('abort', onAbort, { once: true });
-    try {
-      return await raceSignal(handshake({ ...base, socket: plain } as tls.ConnectionOptions), signal);
-    } finally {
-      signal.removeEventListener('abort', onAbort);
-    }
+    plain.on('error', () => undefined); // the TLS socket reports what happens to the connection now
+    const secure = await handshake({ ...base, socket: plain } as tls.ConnectionOptions, signal);
+    secure.once('close', () => plain.destroy());
+    return secure;
   } catch (err) {
     plain.destroy();
     throw err;

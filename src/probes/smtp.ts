@@ -49,7 +49,7 @@ export function smtpConversation(mode: TlsMode): Conversation {
       if (ehlo.code !== 250) throw new ProtocolFailure('status', `EHLO answered ${ehlo.code} ${clip(ehlo.lines.join(' '))}`, ehlo.code);
       const extensions = ehlo.lines.slice(1).map((l) => l.split(' ')[0]!.toUpperCase());
       if (!extensions.includes('STARTTLS')) {
-        throw new ProtocolFailure('tls', `the server does not offer STARTTLS (EHLO lists ${extensions.length ? clip(extensions.join(', ')) : 'no extensions'})`, 250);
+        throw new ProtocolFailure('tls', `the server does not offer STARTTLS (EHLO lists ${extensions.length ? clip(extensions.join(', ')) : 'no extensions'})`);
       }
       r.send('STARTTLS');
       const st = await reply(r, signal);

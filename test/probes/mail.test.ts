@@ -88,6 +88,14 @@ t.test('smtp: a greeting other than 220, a silent server, the outbound policy', 
 
   const s = await smtp.liveness(at('smtp', silent.port), { ...settings, timeout_seconds: 0.3 }, deps, never);
   t.same([s.ok, s.reason, s.error], [false, 'timeout', 'timeout: no answer within 0.3 s']);
+  const hs = await probeSession({ host: 'mail.example.test', port: silent.port, timeoutMs: 300 }, smtpConversation('implicit'), deps, never);
+  t.same([hs.ok, hs.reason, hs.error], [false, 'timeout', 'timeout: no answer within 0.3 s'], 'a handshake that never ends');
+  const hc = await inspectTls({ host: 'mail.example.test', port: silent.port, timeoutMs: 300 }, deps, never, smtpConversation('starttls'));
+  t.same([hc.ok, !hc.ok && hc.reason], [false, 'timeout'], 'inspection behind a greeting that never comes');
+  const stop = new AbortController();
+  setTimeout(() => stop.abort(), 100);
+  const cut = await smtp.liveness(at('smtp', silent.port), settings, deps, stop.signal);
+  t.same([cut.ok, cut.reason], [false, 'cancelled'], 'shutdown cancels a waiting probe');
 
   const guarded = { resolver: createResolver([dns.server], { policy: outboundPolicy('127.0.0.0/8', undefined) }), ca: ca.cert };
   const d = await smtp.liveness(at('smtp', starttls.port), settings, guarded, never);
