@@ -1,4 +1,6 @@
-// Pure endpoint rules: the computed full_url and which endpoints get TLS inspection.
+// Pure endpoint rules: each endpoint type's shape (default port, how full_url is written, whether it
+// carries a certificate), the computed full_url and which endpoints get TLS inspection. The probes
+// of each type live in src/probes/ (one plug-in file each, registry in src/probes/registry.ts).
 import type { EndpointType } from './types.js';
 
 export interface UrlParts {
@@ -9,31 +11,77 @@ export interface UrlParts {
   path: string | null;
 }
 
-const DEFAULT_PORT: Record<EndpointType, number | null> = { https: 443, http: 80, port: null };
+/** What the pure rules (full_url, ports, certificate eligibility) need to know of an endpoint type. */
+export interface EndpointShape {
+  /** The port probed when the endpoint names none; null: a port is required. */
+  defaultPort: number | null;
+  /**
+   * How full_url is written: `web` a URL with a path, the default port left out (https://host/path);
+   * `host-port` host:port; `service` scheme://host:port (the port always shown: it decides the mode).
+   */
+  url: 'web' | 'host-port' | 'service';
+  /** Which endpoints of the type get TLS inspection: all, only those on one of TLS_PORTS, none. */
+  certificate: 'always' | 'tls-ports' | 'never';
+  /** Extension beyond the spec's three types (listed as such in the docs). */
+  extension?: true;
+}
+
 /** Ports on which a `port` endpoint speaks TLS from the first byte. */
 export const TLS_PORTS = [443, 8443, 993, 995, 465] as const;
+
+/**
+ * The endpoint types and their shapes: the one list of names (schemas, OpenAPI and the CLI take their
+ * enums from it). Each one has its plug-in in src/probes/ (the registry there satisfies this list).
+ */
+export const ENDPOINT_SHAPES = {
+  https: { defaultPort: 443, url: 'web', certificate: 'always' },
+  http: { defaultPort: 80, url: 'web', certificate: 'never' },
+  port: { defaultPort: null, url: 'host-port', certificate: 'tls-ports' },
+  smtp: { defaultPort: 25, url: 'service', certificate: 'always', extension: true },
+  imap: { defaultPort: 143, url: 'service', certificate: 'always', extension: true },
+} as const satisfies Record<string, EndpointShape>;
 
 export function hostOf(e: Pick<UrlParts, 'domain' | 'subdomain'>): string {
   return e.subdomain ? `${e.subdomain}.${e.domain}` : e.domain;
 }
 
-/** https://sub.example.com:8443/path; `port` endpoints are host:port. */
+const shapeOf = (type: EndpointType): EndpointShape => ENDPOINT_SHAPES[type];
+
+/** https://sub.example.com:8443/path; `port` endpoints are host:port; smtp://mail.example.com:587. */
 export function fullUrl(e: UrlParts): string {
   const host = hostOf(e);
-  if (e.endpoint_type === 'port') return `${host}:${e.port ?? ''}`;
-  const port = e.port && e.port !== DEFAULT_PORT[e.endpoint_type] ? `:${e.port}` : '';
+  const shape = shapeOf(e.endpoint_type);
+  if (shape.url === 'host-port') return `${host}:${e.port ?? ''}`;
+  if (shape.url === 'service') return `${e.endpoint_type}://${host}:${effectivePort(e)}`;
+  const port = e.port && e.port !== shape.defaultPort ? `:${e.port}` : '';
   const path = e.path ? (e.path.startsWith('/') ? e.path : `/${e.path}`) : '/';
   return `${e.endpoint_type}://${host}${port}${path}`;
 }
 
 /** The TCP port a probe connects to. */
 export function effectivePort(e: Pick<UrlParts, 'endpoint_type' | 'port'>): number {
-  return e.port ?? DEFAULT_PORT[e.endpoint_type] ?? 0;
+  return e.port ?? shapeOf(e.endpoint_type).defaultPort ?? 0;
+}
+
+/** The endpoint type needs a port of its own (it has no default). */
+export function requiresPort(type: EndpointType): boolean {
+  return shapeOf(type).defaultPort === null;
 }
 
 export function wantsTls(e: Pick<UrlParts, 'endpoint_type' | 'port'>): boolean {
-  if (e.endpoint_type === 'https') return true;
-  return e.endpoint_type === 'port' && (TLS_PORTS as readonly number[]).includes(e.port ?? -1);
+  const rule = shapeOf(e.endpoint_type).certificate;
+  return rule === 'always' || (rule === 'tls-ports' && (TLS_PORTS as readonly number[]).includes(e.port ?? -1));
+}
+
+/** The certificate rule as lists, for the store's SQL: types always inspected, types inspected on TLS_PORTS. */
+export function certificateTypes(): { always: EndpointType[]; onTlsPorts: EndpointType[] } {
+  const types = Object.keys(ENDPOINT_SHAPES) as EndpointType[];
+  return { always: types.filter((t) => shapeOf(t).certificate === 'always'), onTlsPorts: types.filter((t) => shapeOf(t).certificate === 'tls-ports') };
+}
+
+/** Every endpoint of the type carries a certificate (a `port` endpoint only on a TLS port). */
+export function alwaysCarriesCertificate(type: EndpointType): boolean {
+  return shapeOf(type).certificate === 'always';
 }
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;

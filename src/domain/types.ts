@@ -1,6 +1,9 @@
 // Domain types as services see them (never rows); the store maps rows to these.
-export const ENDPOINT_TYPES = ['https', 'http', 'port'] as const;
-export type EndpointType = (typeof ENDPOINT_TYPES)[number];
+import { ENDPOINT_SHAPES } from './endpoint.js';
+
+/** The endpoint type names, from the one table of them (ENDPOINT_SHAPES in endpoint.ts). */
+export type EndpointType = keyof typeof ENDPOINT_SHAPES;
+export const ENDPOINT_TYPES = Object.keys(ENDPOINT_SHAPES) as readonly EndpointType[];
 
 export interface Team {
   id: string;

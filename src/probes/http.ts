@@ -4,6 +4,9 @@
 // parser or stream objects per check (about a third less CPU per probe than node:http).
 import net from 'node:net';
 import tls from 'node:tls';
+import { ENDPOINT_SHAPES, fullUrl } from '../domain/endpoint.js';
+import type { EndpointPlugin, LivenessProbeFn } from './plugin.js';
+import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 export interface HttpTarget {
@@ -92,3 +95,12 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
     sock.on('close', () => finish(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
   });
 }
+
+const web: LivenessProbeFn = (e, c, deps, signal) =>
+  probeHttp({ url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code }, deps, signal);
+
+/** `http`: a GET expecting expected_status_code; no certificate. */
+export const http: EndpointPlugin<'http'> = { name: 'http', ...ENDPOINT_SHAPES.http, liveness: web };
+
+/** `https`: the same GET over TLS; its certificate is inspected (TLS from the first byte). */
+export const https: EndpointPlugin<'https'> = { name: 'https', ...ENDPOINT_SHAPES.https, liveness: web, inspect: inspectTls };

@@ -1,30 +1,7 @@
-// The probe registry: one liveness probe per endpoint type, checked by the compiler
-// (a new endpoint type is a new file plus one entry here). TLS inspection is separate (tls.ts).
-import { effectivePort, fullUrl, hostOf, type UrlParts } from '../domain/endpoint.js';
-import type { Endpoint, EndpointType, LivenessConfig } from '../domain/types.js';
-import { probeHttp } from './http.js';
-import { probeTcp } from './tcp.js';
-import type { ProbeDeps, ProbeOutcome } from './types.js';
-
-/** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
-export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
-export type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
-
-const web: LivenessProbeFn = (e, c, deps, signal) =>
-  probeHttp({ url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code }, deps, signal);
-
-export const PROBES = {
-  http: web,
-  https: web,
-  port: (e, c, deps, signal) => probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
-} satisfies Record<EndpointType, LivenessProbeFn>;
-
-/** The probe for an endpoint, bound to its dependencies: what the liveness scheduler calls. */
-export function livenessProbe(deps: ProbeDeps) {
-  return (endpoint: Endpoint, config: LivenessConfig, signal: AbortSignal): Promise<ProbeOutcome> =>
-    PROBES[endpoint.endpoint_type](endpoint, config, deps, signal);
-}
-
+// What the rest of the program takes from probes: the endpoint-type registry (registry.ts, one
+// plug-in file per type), the TLS inspection, the resolver and the guarded agent.
+export { ENDPOINT_PLUGINS, endpointInspector, livenessProbe, pluginOf } from './registry.js';
+export type { EndpointPlugin, LivenessProbeFn, ProbeSettings, TlsInspectFn } from './plugin.js';
 export { inspectTls } from './tls.js';
 export { createResolver, OutboundDenied, type Resolver } from './resolve.js';
 export { guardedAgent } from './guarded-agent.js';

@@ -1,5 +1,8 @@
 // port liveness: a TCP connect to the endpoint's host and port; success once the connection is open.
 import net from 'node:net';
+import { effectivePort, ENDPOINT_SHAPES, hostOf } from '../domain/endpoint.js';
+import type { EndpointPlugin } from './plugin.js';
+import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 export interface TcpTarget {
@@ -31,3 +34,11 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
     done();
   }
 }
+
+/** `port`: a TCP connect; on one of TLS_PORTS its certificate is inspected too (TLS from the first byte). */
+export const port: EndpointPlugin<'port'> = {
+  name: 'port',
+  ...ENDPOINT_SHAPES.port,
+  liveness: (e, c, deps, signal) => probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
+  inspect: inspectTls,
+};

@@ -1,10 +1,11 @@
 // TLS inspection: one handshake with SNI, the leaf and chain read with crypto.X509Certificate,
-// whether the chain is trusted and whether the certificate names the host. Never throws.
+// whether the chain is trusted and whether the certificate names the host. Never throws. A protocol
+// that upgrades a plain connection (SMTP, IMAP STARTTLS) passes its conversation (session.ts).
 import crypto from 'node:crypto';
 import net from 'node:net';
-import tls from 'node:tls';
 import type { CertificateInfo, TlsResult } from '../domain/certificate.js';
-import { classify, deadline, raceSignal, type ProbeDeps } from './types.js';
+import { closeSession, openTls, type Conversation } from './session.js';
+import { classify, deadline, type ProbeDeps } from './types.js';
 
 export interface TlsTarget {
   host: string;
@@ -32,24 +33,13 @@ export function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   };
 }
 
-export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSignal): Promise<TlsResult> {
+export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSignal, conv: Conversation = {}): Promise<TlsResult> {
   const started = performance.now();
   const host = t.host.replace(/^\[|\]$/g, '');
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   try {
-    const addr = await raceSignal(deps.resolver.resolve(host), signal);
-    const socket = await new Promise<tls.TLSSocket>((resolve, reject) => {
-      const s = tls.connect({
-        host: addr.address,
-        port: t.port,
-        servername: net.isIP(host) ? undefined : host,
-        rejectUnauthorized: false,
-        ca: deps.ca,
-        signal,
-      } as tls.ConnectionOptions);
-      s.once('secureConnect', () => resolve(s));
-      s.once('error', reject);
-    });
+    const socket = await openTls({ host, port: t.port }, deps, signal, conv);
+    socket.on('error', () => undefined); // a reset after the handshake changes nothing read
     try {
       const peer = socket.getPeerCertificate(true);
       if (!peer || !peer.raw) return { ok: false, reason: 'tls', error: 'tls: the server sent no certificate' };
@@ -75,7 +65,7 @@ export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSig
         handshake_ms: Math.round(performance.now() - started),
       };
     } finally {
-      socket.destroy();
+      closeSession(socket, conv.bye);
     }
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);

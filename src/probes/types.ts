@@ -30,6 +30,8 @@ export function classify(err: unknown, signal: AbortSignal, timedOut: () => bool
   const e = err as NodeJS.ErrnoException & { hostname?: string };
   const code = e?.code ?? '';
   if (code === 'ERR_OUTBOUND_DENIED') return { reason: 'denied', detail: e.message };
+  // A protocol answer a probe refused (session.ts ProtocolFailure): its own reason and words.
+  if (code === 'ERR_PROBE_PROTOCOL') return { reason: (err as { reason: ProbeReason }).reason, detail: (err as { detail: string }).detail };
   if (timedOut()) return { reason: 'timeout', detail: 'no answer in time' };
   if (signal.aborted || code === 'ABORT_ERR' || e?.name === 'AbortError') return { reason: 'cancelled', detail: 'probe cancelled' };
   if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ESERVFAIL' || code.startsWith('EAI_') || e?.syscall === 'getaddrinfo' || e?.syscall?.startsWith('query')) {

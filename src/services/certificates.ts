@@ -5,7 +5,7 @@ import { isoNow, daysUntil, type Clock } from '../domain/clock.js';
 import { expiryWindow, invalidReason, sslStatus, windowSeverity, type TlsResult } from '../domain/certificate.js';
 import { effectivePort, fullUrl, hostOf, wantsTls } from '../domain/endpoint.js';
 import { NotFound } from '../domain/errors.js';
-import type { Endpoint } from '../domain/types.js';
+import type { Endpoint, EndpointType } from '../domain/types.js';
 import type { NewEvent } from '../store/repos/events.js';
 import type { CertificateState } from '../store/repos/certificates.js';
 import type { Store } from '../store/index.js';
@@ -13,8 +13,8 @@ import type { Logger } from 'pino';
 import type { HealthHook } from './deps.js';
 import { eachLimit } from '../domain/concurrency.js';
 
-/** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
-export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
+/** One TLS inspection of an endpoint type's host:port (its plug-in's, with STARTTLS where it has one; probes/registry.ts). */
+export type TlsInspector = (target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
 
 export interface CertificateServiceDeps {
   store: Store;
@@ -119,7 +119,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   }
 
   async function check(e: Endpoint, signal: AbortSignal = new AbortController().signal): Promise<CertificateState> {
-    const r = await inspect({ host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 }, signal);
+    const r = await inspect({ endpoint_type: e.endpoint_type, host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 }, signal);
     // Cancelled by shutdown: nothing was learnt, nothing is written.
     if (!r.ok && r.reason === 'cancelled') return (await store.certificates.get(e.id)) ?? emptyState(e.id);
     const state = await record(e, r);

@@ -6,7 +6,8 @@ import { invalidReason, sslStatus } from '../domain/certificate.js';
 import { computeHealth } from '../domain/health.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import type { UrlParts } from '../domain/endpoint.js';
-import { PROBES, inspectTls, type ProbeDeps, type ProbeOutcome } from '../probes/index.js';
+import type { EndpointType } from '../domain/types.js';
+import { inspectTls, pluginOf, type ProbeDeps, type ProbeOutcome } from '../probes/index.js';
 import type { RegistrationLookup } from './registration.js';
 import type { SecurityEvaluator } from './security.js';
 
@@ -63,9 +64,10 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
   return {
     checkName: createNameCheck(deps),
 
-    /** One handshake, classified as the daemon classifies endpoint certificates (ssl_status). */
-    async tls(target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) {
-      const result = await inspectTls(target, probes, signal);
+    /** One inspection (the endpoint type's, after STARTTLS where it has one), classified as the daemon classifies endpoint certificates (ssl_status). */
+    async tls(target: { endpoint_type?: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) {
+      const inspect = (target.endpoint_type && pluginOf(target.endpoint_type).inspect) || inspectTls;
+      const result = await inspect({ host: target.host, port: target.port, timeoutMs: target.timeoutMs }, probes, signal);
       const now = clock.now();
       return {
         result,
@@ -75,9 +77,9 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
       };
     },
 
-    /** The liveness probe of the target's kind (https/http GET, port TCP connect), as the scheduler runs it. */
+    /** The liveness probe of the target's endpoint type (its plug-in in src/probes/), as the scheduler runs it. */
     liveness(target: UrlParts, o: { timeoutMs: number; expectedStatus: number }, signal: AbortSignal): Promise<ProbeOutcome> {
-      return PROBES[target.endpoint_type](target, { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus }, probes, signal);
+      return pluginOf(target.endpoint_type).liveness(target, { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus }, probes, signal);
     },
   };
 }

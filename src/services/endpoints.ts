@@ -1,6 +1,6 @@
 import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
-import { validSubdomain } from '../domain/endpoint.js';
+import { requiresPort, validSubdomain } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
 export type { EndpointDetail } from '../domain/types.js';
 import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
@@ -45,7 +45,7 @@ function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
 }
 
 function requirePort(type: EndpointType, port: number | null | undefined): void {
-  if (type === 'port' && (port === null || port === undefined)) throw new Invalid('port: required for endpoint_type "port"');
+  if (requiresPort(type) && (port === null || port === undefined)) throw new Invalid(`port: required for endpoint_type "${type}"`);
 }
 
 /** An endpoint as detail views show it, from its latest TLS inspection and its liveness configuration (if any). */

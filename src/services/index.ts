@@ -14,7 +14,7 @@ import { pino } from 'pino';
 import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
 import { createChangeFeed } from './changes.js';
-import { createResolver, inspectTls, type ProbeDeps } from '../probes/index.js';
+import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
  * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
@@ -42,7 +42,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     intel,
     verification: intel.verification,
     renewals: intel.renewals,
-    certificates: createCertificateService({ ...deps, checkInterval: deps.checkInterval ?? 21_600, inspect: (target, signal) => inspectTls(target, probes, signal) }),
+    certificates: createCertificateService({ ...deps, checkInterval: deps.checkInterval ?? 21_600, inspect: endpointInspector(probes) }),
   };
 }
 

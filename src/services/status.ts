@@ -1,6 +1,6 @@
 // Combined status views (endpoint and, later, domain): certificate + liveness + health, both spec variants.
 import { daysUntil, type Clock } from '../domain/clock.js';
-import { endpointHealth, endpointScore, fullUrl, type Health } from '../domain/endpoint.js';
+import { alwaysCarriesCertificate, endpointHealth, endpointScore, fullUrl, type Health } from '../domain/endpoint.js';
 import { first24hBucket } from '../domain/liveness.js';
 import type { EndpointDetail } from '../domain/types.js';
 import type { DomainService } from './domains.js';
@@ -86,7 +86,7 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
     async domain(teamId: string, id: string) {
       const d = await domains.get(teamId, id);
       const all = await turn(teamId, () => summaries(teamId, { domain_id: id }, clock.now().getTime()));
-      const certs = all.filter((x) => x.d.ssl_status !== 'unknown' || x.d.endpoint.endpoint_type === 'https');
+      const certs = all.filter((x) => x.d.ssl_status !== 'unknown' || alwaysCarriesCertificate(x.d.endpoint.endpoint_type));
       const worst = certs.reduce<string | null>((w, x) => (w === null || (SSL_RANK[x.d.ssl_status] ?? 0) > (SSL_RANK[w] ?? 0) ? x.d.ssl_status : w), null);
       const soonest = certs.map((x) => x.d.ssl_expiry_date).filter((x): x is string => !!x).sort()[0] ?? null;
       const expiry = d.expiry_override ?? d.registry_expiry_date;

@@ -12,7 +12,10 @@ import { httpPeer, httpsPeer, makeCert } from '../support/loopback-https.js';
 import { startDnsServer, type Zone } from '../support/dns-server.js';
 import { rdapDomain, startRdapServer } from '../support/rdap-server.js';
 import { startWhoisServer, verisignText } from '../support/whois-server.js';
-import { closedPort } from '../support/targets.js';
+import { closedPort, startLoopbackDns } from '../support/targets.js';
+import { issue, makeCa } from '../support/certs.js';
+import { startImap } from '../support/imap.js';
+import { startSmtp } from '../support/smtp.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createCheckEngine } from '../../src/app.js';
 import { collectTargets, parseTarget } from '../../src/cli/check/targets.js';
@@ -62,7 +65,10 @@ t.test('targets, grading rules and the exit code', async (t) => {
   t.match(parseTarget('db.internal:5432'), { kind: 'hostport', port: 5432, tls: false });
   t.match(parseTarget('[::1]:8443'), { kind: 'hostport', host: '::1', tls: true, endpoint: { domain: '[::1]' } });
   t.equal(parseTarget('localhost').domain, null, 'a local name has no registrable domain');
-  for (const bad of ['ftp://example.com/', 'exa mple.com', 'host:99999', '']) t.throws(() => parseTarget(bad), undefined, bad);
+  for (const bad of ['ftp://example.com/', 'exa mple.com', 'host:99999', '', 'smtp://', 'imap://example.com:99999']) t.throws(() => parseTarget(bad), undefined, bad);
+  t.match(parseTarget('smtp://Mail.Example.com:587'), { kind: 'url', host: 'mail.example.com', port: 587, url: 'smtp://mail.example.com:587', tls: true, domain: 'example.com', endpoint: { endpoint_type: 'smtp', port: 587, path: null } });
+  t.match(parseTarget('smtp://mail.example.com'), { port: 25, url: 'smtp://mail.example.com:25' });
+  t.match(parseTarget('imap://mail.example.com:993/INBOX'), { port: 993, url: 'imap://mail.example.com:993', tls: true, endpoint: { endpoint_type: 'imap' } });
   t.same(collectTargets(['a.com'], '# list\nhttps://b.com/\n\n c.com:25 \n').map((x) => x.kind), ['domain', 'url', 'hostport']);
   t.throws(() => collectTargets([], '# nothing\n'), /at least one TARGET/);
 
@@ -206,7 +212,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     t.match(critical.stdout, new RegExp(`web\\.test:${closed}.*\\n\\s+liveness\\s+CRITICAL\\s+down: refused: connection refused`));
     t.match(critical.stdout, /2 target\(s\): 0 ok, 0 warning, 2 critical -> exit 2\n$/);
     t.equal(usage.code, 2, 'a bad target is a usage error');
-    t.equal(usage.stderr, 'dommon: "ftp://x/": only http and https URLs can be checked\n');
+    t.equal(usage.stderr, 'dommon: "ftp://x/": only http, https, smtp, imap URLs can be checked\n');
     t.equal(usage.stdout, '');
     t.notOk(fs.existsSync(dataDir), 'no data directory or database was created');
   });
@@ -235,4 +241,26 @@ t.test('DNS unreachable: the security checks are unknown, not failed, and the ex
   t.equal(out.code, 1, out.stderr);
   t.match(out.stdout, /dns-security\s+WARNING\s+score unknown: spf unknown, dmarc unknown, dkim unknown, caa unknown/);
   t.notMatch(out.stdout, /spf fail|score 0/);
+});
+
+t.test('smtp:// and imap:// targets: the certificate behind STARTTLS, the greeting, no STARTTLS', async (t) => {
+  const dns = await startLoopbackDns();
+  const ca = makeCa('Check Mail CA');
+  const smtp = await startSmtp({ cert: issue({ ca, cn: 'mail.example.com', toDays: 20 }) });
+  const imap = await startImap({ cert: issue({ ca, cn: 'mail.example.com', toDays: 90 }) });
+  const bare = await startSmtp({ tls: 'none' });
+  const env = { DOMMON_DNS_SERVERS: dns.server, DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9', DOMMON_DATA_DIR: path.join(os.tmpdir(), `dommon-check-${process.pid}-mail`) };
+  const engine = createCheckEngine(loadConfig({}, env), { ca: [ca.cert] });
+  t.teardown(async () => { engine.close(); await smtp.close(); await imap.close(); await bare.close(); await dns.close(); });
+  const targets = [`smtp://mail.example.com:${smtp.port}`, `imap://mail.example.com:${imap.port}`, `smtp://mail.example.com:${bare.port}`];
+  const r = await runChecks(targets.map(parseTarget), engine, ['tls', 'liveness'], { warnDays: 30, critDays: 7, minSecurity: 50, expectedStatus: null, timeoutMs: 5000, now: () => new Date() });
+  const [s, i, b] = r.targets.map((x) => Object.fromEntries(x.checks.map((c) => [c.check, c])));
+  t.match(s!.tls, { status: 'warning', summary: /^certificate expires in 20 day\(s\) \(\d{4}-\d\d-\d\d\), expiring_soon$/, details: { ssl_status: 'expiring_soon', subject: 'CN=mail.example.com', trusted: true, hostname_match: true } });
+  t.match(s!.liveness, { status: 'ok', summary: /^SMTP greeting and TLS in \d+ ms$/, details: { probe: 'smtp', up: true, status_code: 220, url: targets[0] } });
+  t.match(i!.tls, { status: 'ok', details: { ssl_status: 'valid', days_until_expiry: 90 } });
+  t.match(i!.liveness, { status: 'ok', summary: /^IMAP greeting and TLS in \d+ ms$/, details: { probe: 'imap', up: true } });
+  t.match(b!.liveness, { status: 'critical', summary: /^down: tls: the server does not offer STARTTLS \(EHLO lists /, details: { up: false, reason: 'tls' } });
+  t.match(b!.tls, { status: 'critical', summary: /^TLS handshake failed: tls: the server does not offer STARTTLS/ });
+  t.same(r.targets.map((x) => x.status), ['warning', 'ok', 'critical']);
+  t.equal(r.exit_code, 2);
 });

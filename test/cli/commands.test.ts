@@ -217,5 +217,7 @@ t.test('help, version and completion', { timeout: 90_000 }, async (t) => {
   t.match(bash.stdout, /complete -o default -F _dommon dommon/);
   t.match(bash.stdout, /"domains"\) words_="list add show update remove import/);
   t.match(fish.stdout, /complete -c dommon -n '__fish_seen_subcommand_from liveness' -a results/);
+  t.match(bash.stdout, /"endpoints add --type"\) words_="https http port smtp imap" ;;/, 'option values: the endpoint types');
+  t.match(fish.stdout, /complete -c dommon -n '__fish_seen_subcommand_from add' -l type -xa 'https http port smtp imap'/);
   t.equal(bad.code, 2);
 });

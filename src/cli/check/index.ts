@@ -8,6 +8,7 @@ import {
   exitCode, livenessUp, registrationSeverity, securitySeverity, tlsSeverity, worst,
 } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
+import { ENDPOINT_SHAPES } from '../../domain/endpoint.js';
 import type { CheckFn, CheckKind, CheckOptions, CheckResult, Severity, Target, TargetRun } from './types.js';
 
 const onOff = (b: boolean | null) => (b === null ? 'unknown' : b ? 'on' : 'off');
@@ -45,7 +46,7 @@ const dnsSecurity: CheckFn = async (target, run) => {
 
 const tls: CheckFn = async (target, run) => {
   if (!target.tls) return null;
-  const r = await run.engine.tls({ host: target.host, port: target.port, timeoutMs: run.opts.timeoutMs }, run.signal);
+  const r = await run.engine.tls({ endpoint_type: target.endpoint.endpoint_type, host: target.host, port: target.port, timeoutMs: run.opts.timeoutMs }, run.signal);
   const status = tlsSeverity(r.ssl_status, r.days_until_expiry, run.opts);
   const base = { host: target.host, port: target.port, ssl_status: r.ssl_status };
   if (!r.result.ok) return { check: 'tls', status, summary: `TLS handshake failed: ${r.result.error}`, details: { ...base, error: r.result.error, reason: r.result.reason } };
@@ -64,12 +65,14 @@ const tls: CheckFn = async (target, run) => {
 const liveness: CheckFn = async (target, run) => {
   const { expectedStatus, timeoutMs } = run.opts;
   const o = await run.engine.liveness(target.endpoint, { timeoutMs, expectedStatus: expectedStatus ?? 200 }, run.signal);
-  const up = livenessUp(o, expectedStatus);
+  // Expected HTTP statuses are for URLs with a path (http, https); other types succeed or fail on their own terms.
+  const form = ENDPOINT_SHAPES[target.endpoint.endpoint_type].url;
+  const up = form === 'web' ? livenessUp(o, expectedStatus) : o.ok;
   const where = target.url ? { url: target.url } : { host: target.host, port: target.port };
   // The probe asked for 200 when no status was expected; its error then says what this check accepts.
-  const error = up ? null : o.reason === 'status' && expectedStatus === null ? `HTTP ${o.statusCode} (expected 2xx or 3xx)` : o.error;
+  const error = up ? null : form === 'web' && o.reason === 'status' && expectedStatus === null ? `HTTP ${o.statusCode} (expected 2xx or 3xx)` : o.error;
   const details = { ...where, probe: target.endpoint.endpoint_type, up, status_code: o.statusCode, response_time_ms: o.responseTimeMs, reason: up ? null : o.reason, error };
-  const what = target.url ? `HTTP ${o.statusCode}` : 'TCP connect';
+  const what = form === 'web' ? `HTTP ${o.statusCode}` : form === 'host-port' ? 'TCP connect' : `${target.endpoint.endpoint_type.toUpperCase()} greeting and TLS`;
   const summary = up ? `${what} in ${o.responseTimeMs} ms` : `down: ${error}`;
   return { check: 'liveness', status: up ? 'ok' : 'critical', summary, details };
 };

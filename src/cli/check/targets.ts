@@ -1,7 +1,9 @@
-// TARGET strings -> Target: a domain (example.com), a URL (https://host:port/path) or host:port.
+// TARGET strings -> Target: a domain (example.com), a URL (https://host:port/path, smtp://host:port,
+// imap://host:port) or host:port.
 import net from 'node:net';
 import { normalizeDomainName, registrableDomain } from '../../domain/domain-name.js';
-import { TLS_PORTS } from '../../domain/endpoint.js';
+import { ENDPOINT_SHAPES, fullUrl, TLS_PORTS, wantsTls } from '../../domain/endpoint.js';
+import { ENDPOINT_TYPES, type EndpointType } from '../../domain/types.js';
 import { UsageError } from '../output.js';
 import type { Target } from './types.js';
 
@@ -17,6 +19,17 @@ function names(host: string): { host: string; domain: string | null } {
 /** IPv6 literals keep their brackets where a URL or an endpoint host needs them. */
 const urlHost = (host: string) => (net.isIPv6(host) ? `[${host}]` : host);
 
+/** Endpoint types written scheme://host:port (smtp, imap): `dommon check smtp://mail.example.com:587`. */
+const SERVICE_TYPES = ENDPOINT_TYPES.filter((x) => ENDPOINT_SHAPES[x].url === 'service');
+
+function serviceTarget(input: string, type: EndpointType, u: URL): Target {
+  const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
+  if (!host) throw new UsageError(`"${input}": no host`);
+  const port = Number(u.port || ENDPOINT_SHAPES[type].defaultPort);
+  const endpoint = { endpoint_type: type, domain: urlHost(host), subdomain: null, port, path: null };
+  return { input, kind: 'url', host, port, url: fullUrl(endpoint), endpoint, tls: wantsTls(endpoint), domain };
+}
+
 export function parseTarget(input: string): Target {
   const s = input.trim();
   if (!s) throw new UsageError('empty target');
@@ -27,7 +40,10 @@ export function parseTarget(input: string): Target {
     } catch {
       throw new UsageError(`"${s}" is not a valid URL`);
     }
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`"${s}": only http and https URLs can be checked`);
+    const scheme = u.protocol.slice(0, -1);
+    const service = SERVICE_TYPES.find((x) => x === scheme);
+    if (service) return serviceTarget(s, service, u);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`"${s}": only ${['http', 'https', ...SERVICE_TYPES].join(', ')} URLs can be checked`);
     const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
     const tls = u.protocol === 'https:';
     const port = Number(u.port || (tls ? 443 : 80));
@@ -56,6 +72,6 @@ export function parseTarget(input: string): Target {
 export function collectTargets(args: string[], fileText: string | null): Target[] {
   const fromFile = (fileText ?? '').split(/\r?\n/).map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
   const all = [...args, ...fromFile];
-  if (!all.length) throw new UsageError('give at least one TARGET (domain, URL or host:port) or --file');
+  if (!all.length) throw new UsageError('give at least one TARGET (domain, URL, smtp:// or imap:// URL, or host:port) or --file');
   return all.map(parseTarget);
 }

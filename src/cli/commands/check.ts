@@ -28,13 +28,14 @@ function read(file: string): string {
 export function checkCommand(program: Command): void {
   const cmd = program
     .command('check')
-    .argument('[targets...]', 'domains (example.com), URLs (https://host:port/path) or host:port')
+    .argument('[targets...]', 'domains (example.com), URLs (https://host:port/path, smtp://host:port, imap://host:port) or host:port')
     .description('check domains, URLs or host:port now (registration, TLS, DNS security, liveness); no database; exit 0 healthy, 1 warning, 2 critical');
   addOptions(cmd, options);
   withExamples(cmd, [
     'dommon check example.com',
     'dommon check https://example.com/health mail.example.com:993 --warn-days 21 --crit-days 7',
     'dommon check example.com --checks registration,dns-security --min-security 80',
+    'dommon check smtp://mail.example.com:587 imap://mail.example.com:993 --checks tls,liveness',
     'dommon check --file targets.txt --json > report.json || echo "needs attention: exit $?"',
   ]);
   cmd.action(

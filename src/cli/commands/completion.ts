@@ -1,4 +1,5 @@
-// `dommon completion bash|zsh|fish`: completion scripts generated from the commander tree itself.
+// `dommon completion bash|zsh|fish`: completion scripts generated from the commander tree itself,
+// option values included where an option has choices (`--type` lists the endpoint types).
 import type { Command } from 'commander';
 import { UsageError } from '../output.js';
 
@@ -8,19 +9,25 @@ interface Node {
   flags: string[];
   /** Values offered as words: the choices of the command's arguments and options. */
   values: string[];
+  /** Values of the options that take one of a list (`--type` -> https http ...), offered after the flag. */
+  choices: [flag: string, values: string[]][];
 }
 
 function walk(cmd: Command, path: string[], out: Node[], inherited: string[]): void {
   const flags = [...inherited, ...cmd.options.map((o) => o.long).filter((f): f is string => !!f)];
   const subs = cmd.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
   const values = [...cmd.registeredArguments.flatMap((a) => a.argChoices ?? []), ...cmd.options.flatMap((o) => o.argChoices ?? [])];
-  out.push({ path, subs, flags: [...new Set([...flags, '--help'])], values: [...new Set(values)] });
+  const choices = cmd.options.flatMap((o): Node['choices'] => (o.long && o.argChoices?.length ? [[o.long, o.argChoices]] : []));
+  out.push({ path, subs, flags: [...new Set([...flags, '--help'])], values: [...new Set(values)], choices });
   for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()], out, path.length === 0 ? flags : inherited);
 }
 
 function bash(nodes: Node[]): string {
   const cases = nodes
     .map((n) => `    "${n.path.join(' ')}") words_="${[...n.subs, ...n.values, ...n.flags].join(' ')}" ;;`)
+    .join('\n');
+  const values = nodes
+    .flatMap((n) => n.choices.map(([flag, v]) => `    "${n.path.join(' ')} ${flag}") words_="${v.join(' ')}" ;;`))
     .join('\n');
   return `# dommon bash completion: eval "$(dommon completion bash)"
 _dommon() {
@@ -36,6 +43,9 @@ ${nodes.filter((n) => n.path.length).map((n) => `      "${n.path.join(' ')}") ke
   done
   case "$key" in
 ${cases}
+  esac
+  case "$key \${COMP_WORDS[COMP_CWORD-1]}" in
+${values}
   esac
   COMPREPLY=( $(compgen -W "$words_" -- "$cur") )
 }
@@ -56,6 +66,7 @@ function fish(nodes: Node[]): string {
     const cond = n.path.length ? `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}` : '__fish_use_subcommand';
     for (const s of [...n.subs, ...n.values]) lines.push(`complete -c dommon -n '${cond}' -a ${s}`);
     for (const f of n.flags) if (f !== '--help' || !n.path.length) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')}`);
+    for (const [f, v] of n.choices) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')} -xa '${v.join(' ')}'`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -1,8 +1,8 @@
 // TLS inspection state per endpoint, every certificate seen on it, and the `tls` rows of check_schedule.
-import type { Kysely } from 'kysely';
+import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { CertificateInfo, SslStatus } from '../../domain/certificate.js';
-import { TLS_PORTS } from '../../domain/endpoint.js';
+import { certificateTypes, TLS_PORTS } from '../../domain/endpoint.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
 
 export interface CertificateState {
@@ -36,13 +36,22 @@ export interface HistoryEntry {
 
 const KIND = 'tls';
 
+/** The endpoint types' certificate rule (domain/endpoint.ts) as SQL: types always inspected, or on a TLS port. */
+const speaksTls = (w: ExpressionBuilder<DB & { e: DB['endpoints'] }, 'e'>) => {
+  const { always, onTlsPorts } = certificateTypes();
+  return w.or([
+    ...(always.length ? [w('e.endpoint_type', 'in', always)] : []),
+    ...(onTlsPorts.length ? [w.and([w('e.endpoint_type', 'in', onTlsPorts), w('e.port', 'in', [...TLS_PORTS])])] : []),
+  ]);
+};
+
 export function certificatesRepo(db: Kysely<DB>) {
-  /** Endpoints that get TLS inspection: enabled https endpoints and port endpoints on a TLS port. */
+  /** Endpoints that get TLS inspection: enabled ones whose type always carries a certificate, or on a TLS port. */
   const eligible = () =>
     db
       .selectFrom('endpoints as e')
       .where('e.is_enabled', '=', 1)
-      .where((w) => w.or([w('e.endpoint_type', '=', 'https'), w.and([w('e.endpoint_type', '=', 'port'), w('e.port', 'in', [...TLS_PORTS])])]));
+      .where(speaksTls);
   return {
     async get(endpointId: string): Promise<CertificateState | undefined> {
       const r = await db.selectFrom('endpoint_certificates').selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
@@ -119,7 +128,7 @@ export function certificatesRepo(db: Kysely<DB>) {
       const r = await db.deleteFrom('check_schedule').where('kind', '=', KIND).where('target_id', 'not in', keep).executeTakeFirst();
       await db
         .deleteFrom('endpoint_certificates')
-        .where('endpoint_id', 'not in', db.selectFrom('endpoints as e').select('e.id').where((w) => w.or([w('e.endpoint_type', '=', 'https'), w.and([w('e.endpoint_type', '=', 'port'), w('e.port', 'in', [...TLS_PORTS])])])))
+        .where('endpoint_id', 'not in', db.selectFrom('endpoints as e').select('e.id').where(speaksTls))
         .execute();
       return Number(r.numDeletedRows);
     },

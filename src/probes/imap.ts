@@ -1,0 +1,63 @@
+// `imap` endpoints: the server greets (`* OK`) and TLS completes. On 993 TLS starts with the first
+// byte (implicit TLS, RFC 8314) and the greeting comes over it; on any other port (143) the probe
+// needs STARTTLS among the capabilities (the greeting's [CAPABILITY ...] or `a0 CAPABILITY`), sends
+// `a1 STARTTLS` and upgrades the same connection. The certificate is read by the same TLS inspection
+// as https; the session ends with LOGOUT.
+import { effectivePort, ENDPOINT_SHAPES, hostOf } from '../domain/endpoint.js';
+import type { EndpointPlugin } from './plugin.js';
+import { clip, probeSession, ProtocolFailure, type Conversation, type LineReader } from './session.js';
+import type { TlsMode } from './smtp.js';
+import { inspectTls } from './tls.js';
+
+/** Implicit TLS on 993 (imaps), STARTTLS everywhere else. */
+export const imapMode = (port: number): TlsMode => (port === 993 ? 'implicit' : 'starttls');
+
+async function greeting(r: LineReader, signal: AbortSignal): Promise<string> {
+  const g = await r.next(signal);
+  if (!/^\* (OK|PREAUTH)\b/i.test(g)) throw new ProtocolFailure('status', `IMAP greeting "${clip(g)}", expected "* OK"`);
+  return g;
+}
+
+/** Untagged lines up to the tagged completion of `tag`; returns the completion's text (OK ..., NO ..., BAD ...). */
+async function completion(r: LineReader, tag: string, signal: AbortSignal): Promise<{ status: string; untagged: string[] }> {
+  const untagged: string[] = [];
+  for (;;) {
+    const l = await r.next(signal);
+    if (l.startsWith(`${tag} `)) return { status: l.slice(tag.length + 1), untagged };
+    if (!l.startsWith('* ')) throw new ProtocolFailure('status', `not an IMAP response: ${clip(l)}`);
+    untagged.push(l);
+  }
+}
+
+export function imapConversation(mode: TlsMode): Conversation {
+  if (mode === 'implicit') return { afterTls: async (r, signal) => (await greeting(r, signal), null), bye: 'a9 LOGOUT' };
+  return {
+    async beforeTls(r, signal) {
+      const g = await greeting(r, signal);
+      let caps = /\[CAPABILITY ([^\]]*)\]/i.exec(g)?.[1];
+      if (caps === undefined) {
+        r.send('a0 CAPABILITY');
+        const c = await completion(r, 'a0', signal);
+        caps = c.untagged.map((l) => /^\* CAPABILITY (.*)$/i.exec(l)?.[1]).find((x) => x !== undefined) ?? '';
+      }
+      if (!caps.toUpperCase().split(/\s+/).includes('STARTTLS')) {
+        throw new ProtocolFailure('tls', `the server does not offer STARTTLS (CAPABILITY ${caps ? clip(caps) : 'lists nothing'})`);
+      }
+      r.send('a1 STARTTLS');
+      const st = await completion(r, 'a1', signal);
+      if (!/^OK\b/i.test(st.status)) throw new ProtocolFailure('tls', `STARTTLS refused: a1 ${clip(st.status)}`);
+    },
+    afterTls: async () => null,
+    bye: 'a9 LOGOUT',
+  };
+}
+
+export const imap: EndpointPlugin<'imap'> = {
+  name: 'imap',
+  ...ENDPOINT_SHAPES.imap,
+  liveness: (e, c, deps, signal) => {
+    const port = effectivePort(e);
+    return probeSession({ host: hostOf(e), port, timeoutMs: c.timeout_seconds * 1000 }, imapConversation(imapMode(port)), deps, signal);
+  },
+  inspect: (t, deps, signal) => inspectTls(t, deps, signal, imapConversation(imapMode(t.port))),
+};

@@ -1,0 +1,24 @@
+// The one shape of an endpoint-type plug-in (after blackbox_exporter's ProbeFn): its name and pure
+// shape (domain/endpoint.ts), its liveness probe and, when it carries a certificate, its TLS inspection.
+import type { TlsResult } from '../domain/certificate.js';
+import type { EndpointShape, UrlParts } from '../domain/endpoint.js';
+import type { EndpointType, LivenessConfig } from '../domain/types.js';
+import type { TlsTarget } from './tls.js';
+import type { ProbeDeps, ProbeOutcome } from './types.js';
+
+/** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
+export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
+
+/** Liveness: one check of the endpoint; never throws for a failing target. */
+export type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
+
+
+/** TLS inspection: the certificate the endpoint presents (after STARTTLS where the protocol has one); never throws. */
+export type TlsInspectFn = (target: TlsTarget, deps: ProbeDeps, signal: AbortSignal) => Promise<TlsResult>;
+
+export interface EndpointPlugin<K extends EndpointType = EndpointType> extends EndpointShape {
+  name: K;
+  liveness: LivenessProbeFn;
+  /** Present when the type carries a certificate (`certificate` is not `never`). */
+  inspect?: TlsInspectFn;
+}
