@@ -31,7 +31,6 @@ import { createProbingWorkers, type ProbingWorkers } from './scheduler/probing.j
 import { VERSION } from './package.js';
 import { inject, type InjectOptions } from 'light-my-request';
 import { secureDataDir } from './store/permissions.js';
-export { VERSION };
 
 export interface AppOptions {
   clock?: Clock;
@@ -65,12 +64,12 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export function createLogger(config: Pick<Config, 'logLevel'>): Logger {
+function createLogger(config: Pick<Config, 'logLevel'>): Logger {
   return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
 }
 
 /** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER). */
-export function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logger): IntelIo {
+function createIntelIo(config: Readonly<Config>, clock: Clock, log: Logger): IntelIo {
   const io = createLookupIo(config, clock, (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'));
   return { ...io, checkInterval: config.checkInterval, log };
 }
@@ -103,7 +102,7 @@ export async function openLocal(
   return { store, services, metrics, probes };
 }
 
-export interface LocalApi {
+interface LocalApi {
   team: { id: string; name: string };
   /** One API request served in-process, through the same koa app as the daemon's. */
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;

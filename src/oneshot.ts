@@ -14,7 +14,7 @@ import { createRegistrationLookup } from './services/registration.js';
 import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
 
-export interface LookupIo {
+interface LookupIo {
   dns: DnsResolver;
   probes: RegistrationProbes;
   limiter: ServerLimiter;
@@ -37,7 +37,7 @@ export function createLookupIo(config: Readonly<Config>, clock: Clock, onBootstr
   };
 }
 
-export interface CheckEngineOptions {
+interface CheckEngineOptions {
   clock?: Clock;
   /** Extra trusted CA certificates (PEM), added to Node's roots. */
   ca?: string[];
@@ -45,7 +45,7 @@ export interface CheckEngineOptions {
   registrationBudgetMs?: number;
 }
 
-export type CheckEngine = CheckService & { close(): void };
+type CheckEngine = CheckService & { close(): void };
 
 /** The one-shot engine of `dommon check`; close() cancels whatever is still running. */
 export function createCheckEngine(config: Readonly<Config>, opts: CheckEngineOptions = {}): CheckEngine {

@@ -5,7 +5,7 @@ import { smtpFailure, smtpTransportOptions } from './smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 
-export interface EmailMessage {
+interface EmailMessage {
   to: string[];
   subject: string;
   text: string;
@@ -15,7 +15,7 @@ export interface EmailMessage {
 const wrap = (title: string, inner: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(title)}</h2>${inner}<p style="color:#888;font-size:12px">Sent by dommon</p></body></html>`;
 
-export function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
+function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
   const to = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
   if (m.kind === 'digest') {
     const title = digestTitle(m);
@@ -43,7 +43,7 @@ export function emailMessage(m: Outgoing, config: Record<string, unknown>): Emai
   return { to, subject: truncate(subject.replace(/[\r\n]+/g, ' '), 200), text, html };
 }
 
-export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
+async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
   if (!ctx.smtpUrl) return { ok: false, status: null, transient: false, error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)' };
   if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
   const transport = createTransport(smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }));

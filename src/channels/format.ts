@@ -13,12 +13,12 @@ const LABELS: Record<string, string> = {
   test: 'Test notification',
 };
 
-export function eventLabel(eventType: string): string {
+function eventLabel(eventType: string): string {
   return LABELS[eventType] ?? eventType.replace(/_/g, ' ');
 }
 
 /** `api (example.com)`, `example.com` or null. */
-export function eventTarget(e: OutgoingEvent): string | null {
+function eventTarget(e: OutgoingEvent): string | null {
   if (e.endpoint_name && e.domain) return `${e.endpoint_name} (${e.domain})`;
   return e.endpoint_name ?? e.domain ?? null;
 }

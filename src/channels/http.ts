@@ -5,12 +5,12 @@ import type { SendOutcome } from '../domain/notification.js';
 import { defaultGuardedAgent } from '../probes/guarded-agent.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date); null when absent or unreadable. */
-export function parseRetryAfter(v: string | null, now = Date.now()): number | null {
+function parseRetryAfter(v: string | null, now = Date.now()): number | null {
   if (!v) return null;
   if (/^\d+$/.test(v.trim())) return Number(v.trim());
   const t = Date.parse(v);

@@ -15,8 +15,7 @@ export const channels = {
   teams,
 } satisfies Record<Channel, ChannelPlugin<any>>;
 
-export type { ChannelPlugin, ChannelSettings, SendContext } from './types.js';
-export { AttemptAborted } from './types.js';
+export type { SendContext } from './types.js';
 
 /** One attempt of `message` on `channel`: render (pure) then send (I/O). Render errors are permanent. */
 export async function deliverOnce(

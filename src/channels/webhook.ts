@@ -88,7 +88,7 @@ export function parseTemplate(t: unknown): unknown {
   }
 }
 
-export function sign(body: string, secret: string): string {
+function sign(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 

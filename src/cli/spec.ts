@@ -91,7 +91,7 @@ export function withExamples(cmd: Command, examples: string[] = []): Command {
 }
 
 /** Reads the table's options out of commander's parsed values into an API body. */
-export function bodyOf(options: OptSpec[] = [], opts: Record<string, unknown>): Record<string, unknown> {
+function bodyOf(options: OptSpec[] = [], opts: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const o of options) {
     if (!o.field) continue;

@@ -4,7 +4,7 @@ import { domainToASCII } from 'node:url';
 import { parse } from 'tldts';
 import { registryRegistration } from './registry-suffixes.js';
 
-export type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
+type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

@@ -7,11 +7,10 @@ export type Channel = (typeof CHANNELS)[number];
 /** Channels that can only send instantly (the spec: a digest row for these is a 400). */
 export const INSTANT_ONLY: readonly Channel[] = ['webhook', 'pushover'];
 
-export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
 
 /** True when `sev` is at least `min` (unknown severities count as `info`). */
-export function severityAtLeast(sev: string, min: string): boolean {
+function severityAtLeast(sev: string, min: string): boolean {
   const rank = (s: string) => Math.max(0, (SEVERITIES as readonly string[]).indexOf(s));
   return rank(sev) >= rank(min);
 }
@@ -20,7 +19,7 @@ export function severityAtLeast(sev: string, min: string): boolean {
  * Event types only digests list: a resolved exposure finding is good news, noted in the next digest
  * instead of paging anyone (the `exposure` event of a new or re-opened finding is the alert).
  */
-export const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
+const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
 
 /**
  * Whether an instant row alerts on an event: never on digest-only types; exposure findings from the

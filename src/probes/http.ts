@@ -6,7 +6,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
-export interface HttpTarget {
+interface HttpTarget {
   url: string;
   timeoutMs: number;
   expectedStatus: number;

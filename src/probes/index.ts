@@ -7,8 +7,8 @@ import { probeTcp } from './tcp.js';
 import type { ProbeDeps, ProbeOutcome } from './types.js';
 
 /** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
-export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
-export type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
+type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
+type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
 
 const web: LivenessProbeFn = (e, c, deps, signal) =>
   probeHttp({ url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code }, deps, signal);
@@ -26,6 +26,6 @@ export function livenessProbe(deps: ProbeDeps) {
 }
 
 export { inspectTls } from './tls.js';
-export { createResolver, OutboundDenied, type Resolver } from './resolve.js';
+export { createResolver } from './resolve.js';
 export { guardedAgent } from './guarded-agent.js';
-export type { ProbeDeps, ProbeOutcome, ProbeReason } from './types.js';
+export type { ProbeDeps, ProbeOutcome } from './types.js';

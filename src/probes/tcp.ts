@@ -2,7 +2,7 @@
 import net from 'node:net';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
-export interface TcpTarget {
+interface TcpTarget {
   host: string;
   port: number;
   timeoutMs: number;

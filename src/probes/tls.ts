@@ -6,7 +6,7 @@ import tls from 'node:tls';
 import type { CertificateInfo, TlsResult } from '../domain/certificate.js';
 import { classify, deadline, raceSignal, type ProbeDeps } from './types.js';
 
-export interface TlsTarget {
+interface TlsTarget {
   host: string;
   port: number;
   timeoutMs: number;
@@ -20,7 +20,7 @@ function dn(s: string): string {
   return s.split('\n').filter(Boolean).join(', ');
 }
 
-export function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
+function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   return {
     subject: dn(x.subject),
     issuer: dn(x.issuer),

@@ -38,7 +38,6 @@ export function whoisServerFor(name: string): string | null {
   return WHOIS_SERVERS[tld] ?? null;
 }
 
-export type { WhoisClass } from '../domain/whois-parse.js';
 
 /** The class of an answer for `name` (rate limits are short refusals without domain data). */
 export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
@@ -46,7 +45,7 @@ export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
 }
 
 /** "try again in 60 seconds" style hints, else null. */
-export function whoisRetryHint(text: string): number | null {
+function whoisRetryHint(text: string): number | null {
   const m = /(?:in|after)\s+(\d+)\s*(second|sec|s|minute|min)/i.exec(text);
   if (!m) return null;
   return Number(m[1]) * (/^m/i.test(m[2]!) ? 60_000 : 1000);
@@ -56,7 +55,7 @@ export function parseWhoisText(name: string, text: string): RegistrationData {
   return parseWhoisAnswer(name, text).data;
 }
 
-export interface WhoisServer {
+interface WhoisServer {
   host: string;
   port: number;
 }

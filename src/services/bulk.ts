@@ -3,7 +3,7 @@
 import type { BulkResult } from '../domain/types.js';
 
 /** Runs `one` per item, each in its own transaction, and reports per item what failed and why. */
-export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
+async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
   const out: BulkResult<T> = { created: [], failed: [] };
   for (const [index, item] of items.entries()) {
     try {

@@ -14,9 +14,9 @@ import type { HealthHook } from './deps.js';
 import { eachLimit } from '../domain/concurrency.js';
 
 /** One TLS handshake against host:port (probes/tls.ts bound to its dependencies). */
-export type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
+type TlsInspector = (target: { host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
 
-export interface CertificateServiceDeps {
+interface CertificateServiceDeps {
   store: Store;
   clock: Clock;
   inspect: TlsInspector;

@@ -10,7 +10,7 @@ import { PROBES, inspectTls, type ProbeDeps, type ProbeOutcome } from '../probes
 import type { RegistrationLookup } from './registration.js';
 import type { SecurityEvaluator } from './security.js';
 
-export interface NameCheckDeps {
+interface NameCheckDeps {
   clock: Clock;
   lookup: RegistrationLookup['lookup'];
   evaluate: SecurityEvaluator;

@@ -10,25 +10,23 @@ import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
 
-export type { Outgoing, OutgoingEvent, OutgoingDigest, SendOutcome } from '../domain/notification.js';
-export { severityAtLeast } from '../domain/notification.js';
 
 /** The spec's waits between attempts: up to 3 retries. */
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
 /** The spec's upper bound of one attempt. */
-export const ATTEMPT_TIMEOUT_MS = 30_000;
+const ATTEMPT_TIMEOUT_MS = 30_000;
 /** A Retry-After longer than this is not honoured (the backoff applies instead). */
 const MAX_RETRY_AFTER_S = 60;
 
 /** One attempt on a channel (src/channels, wired by app.ts); failures are outcomes, not exceptions. */
-export type Deliver = (
+type Deliver = (
   channel: Channel,
   message: Outgoing,
   config: Record<string, unknown>,
   opts: { timeoutMs: number },
 ) => Promise<SendOutcome & { preview: string }>;
 
-export interface DeliveryDeps {
+interface DeliveryDeps {
   store: Store;
   clock: Clock;
   log: Logger;

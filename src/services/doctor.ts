@@ -14,17 +14,17 @@ import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
 import { lockHolder } from '../store/lock.js';
 
-export const DOCTOR_STATUSES = ['ok', 'warn', 'fail', 'skip'] as const;
-export type DoctorStatus = (typeof DOCTOR_STATUSES)[number];
+const DOCTOR_STATUSES = ['ok', 'warn', 'fail', 'skip'] as const;
+type DoctorStatus = (typeof DOCTOR_STATUSES)[number];
 
-export interface DoctorCheck {
+interface DoctorCheck {
   name: string;
   status: DoctorStatus;
   detail: string;
   ms?: number;
 }
 
-export interface DoctorReport {
+interface DoctorReport {
   ok: boolean;
   data_dir: string;
   checks: DoctorCheck[];
@@ -33,7 +33,7 @@ export interface DoctorReport {
 const MIN_FREE_BYTES = 100 * 1024 * 1024;
 
 /** "host", "host:port", "[v6]:port" or a bare IPv6 address. */
-export function splitHostPort(v: string, defPort: number): { host: string; port: number } {
+function splitHostPort(v: string, defPort: number): { host: string; port: number } {
   const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(v);
   if (bracket) return { host: bracket[1]!, port: bracket[2] ? Number(bracket[2]) : defPort };
   if (net.isIPv6(v)) return { host: v, port: defPort };

@@ -9,7 +9,7 @@ import { newId, parseJson } from '../store/repos/util.js';
 import { CHANNELS, INSTANT_ONLY, type Channel } from '../domain/notification.js';
 import { parseTemplate } from '../channels/webhook.js';
 
-export { CHANNELS, INSTANT_ONLY, type Channel };
+export type { Channel };
 const SECRET_KEYS = ['secret_key', 'app_token', 'user_key', 'password'];
 
 export interface SettingInput {
@@ -29,18 +29,18 @@ export interface TestInput {
 }
 
 /** `abcdefgh1234` -> `********1234`: enough to recognise, never the secret. */
-export function mask(v: unknown): unknown {
+function mask(v: unknown): unknown {
   if (typeof v !== 'string' || !v) return v;
   return v.length <= 8 ? '********' : `********${v.slice(-4)}`;
 }
 
-export function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
+function maskConfig(config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   for (const k of SECRET_KEYS) if (k in out) out[k] = mask(out[k]);
   return out;
 }
 
-export function settingJson(s: SettingRow) {
+function settingJson(s: SettingRow) {
   return {
     id: s.id,
     notification_type: s.notification_type,
@@ -62,7 +62,7 @@ export function settingJson(s: SettingRow) {
  * Slack and Teams incoming-webhook URLs are credentials (whoever holds one can post to the channel), and
  * one team member's URL must not reach the rest of the team through the delivery log: scheme and host only.
  */
-export function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
+function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
   if (recipient === null || (channel !== 'slack' && channel !== 'teams')) return recipient;
   try {
     const u = new URL(recipient);
@@ -77,7 +77,7 @@ export const TEST_SENDS_PER_HOUR = 10;
 const TEST_SEND_WINDOW_MS = 3_600_000;
 
 /** A delivery as the spec's delivery log entry. */
-export function logEntryJson(d: DeliveryRow) {
+function logEntryJson(d: DeliveryRow) {
   return {
     id: d.id,
     channels: [d.channel],
@@ -202,5 +202,3 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
     },
   };
 }
-
-export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -29,7 +29,7 @@ export const RETENTION_WINDOWS = {
   exposureScanDays: 180,
 } as const;
 
-export interface RetentionReport {
+interface RetentionReport {
   started_at: string;
   duration_ms: number;
   batches: number;
@@ -49,7 +49,7 @@ export interface RetentionReport {
   freed_pages: number;
 }
 
-export interface RetentionDeps {
+interface RetentionDeps {
   store: Store;
   clock: Clock;
   resultRetentionDays: number;

@@ -17,7 +17,7 @@ function tableOf(n: AnyNode | undefined): string | undefined {
  * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
  * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
  */
-export function rawTarget(sqlText: string): string | undefined {
+function rawTarget(sqlText: string): string | undefined {
   const m = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(sqlText);
   if (m) return m[1]!.toLowerCase();
   // Reads and transaction control (the group commit's savepoints) write no table data.

@@ -98,7 +98,7 @@ function cachingStatements(sqlite: Database.Database): Database.Database {
   return wrapper as unknown as Database.Database;
 }
 
-export async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
   const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider(migrations) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));

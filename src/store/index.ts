@@ -63,7 +63,7 @@ export interface Store extends Repos {
   close(): Promise<void>;
 }
 
-export function storeFrom(conn: Connection): Store {
+function storeFrom(conn: Connection): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).

@@ -4,7 +4,7 @@ import { useApp, useStdout } from 'ink';
 import { Dashboard } from './Dashboard.js';
 import type { Snapshot, StatusSource } from './model.js';
 
-export interface StatusAppProps {
+interface StatusAppProps {
   source: StatusSource;
   intervalMs: number;
   color?: boolean;

@@ -3,9 +3,9 @@
 import type { DomainRow, EndpointRow, Liveness, Snapshot, StatusSource } from './model.js';
 import { mapLimit } from '../domain/concurrency.js';
 
-export type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
+type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
 
-export interface ApiSourceOptions {
+interface ApiSourceOptions {
   /** probe results shown in the sparkline */
   recent?: number;
   /** parallel requests */

@@ -3,7 +3,7 @@ import { ApiError, call, qs, type Transport } from '../transport.js';
 import { keyValues, table, type Palette } from '../output.js';
 import type { CommandSpec, OptSpec } from '../spec.js';
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const pageOptions: OptSpec[] = [
   { flags: '--limit <n>', description: 'page size (max 100)', field: 'limit', kind: 'int' },
@@ -20,15 +20,15 @@ export async function domainId(t: Transport, ref: string): Promise<string> {
   return hit.id;
 }
 
-export const listText = (columns: string[]) => (r: any, paint: Palette) => {
+const listText = (columns: string[]) => (r: any, paint: Palette) => {
   const p = r.pagination;
   const more = p && p.total > p.offset + r.data.length ? ` (showing ${p.offset + 1}-${p.offset + r.data.length}; --offset for more)` : '';
   return `${table(r.data, columns, paint)}\n${paint.dim(`${p?.total ?? r.data.length} total${more}`)}`;
 };
 
-export const oneText = (r: any, paint: Palette) => keyValues(r, paint);
+const oneText = (r: any, paint: Palette) => keyValues(r, paint);
 
-export const messageText = (r: any) => String(r.message ?? 'done');
+const messageText = (r: any) => String(r.message ?? 'done');
 
 interface CrudOptions {
   /** API path, e.g. /api/v1/domains */

@@ -7,7 +7,7 @@ import { pageOptions } from './common.js';
 /** The renewal record's fields are the intel branch's; show the usual ones when present, else every scalar. */
 const PREFERRED = ['domain', 'name', 'endpoint', 'full_url', 'type', 'expiry_date', 'days_until_expiry', 'status', 'registrar', 'issuer'];
 
-export function renewalsText(r: any, paint: Palette): string {
+function renewalsText(r: any, paint: Palette): string {
   const rows: Record<string, unknown>[] = Array.isArray(r) ? r : (r?.data ?? r?.renewals ?? []);
   if (!rows.length) return '(none)';
   const keys = Object.keys(rows[0]!);

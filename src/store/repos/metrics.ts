@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 
-export interface EndpointGaugeRow {
+interface EndpointGaugeRow {
   team: string;
   domain: string;
   endpoint: string;
@@ -13,7 +13,7 @@ export interface EndpointGaugeRow {
   ssl_not_after: string | null;
 }
 
-export interface DomainGaugeRow {
+interface DomainGaugeRow {
   team: string;
   domain: string;
   is_verified: boolean;
@@ -98,5 +98,3 @@ export function metricsRepo(db: Kysely<DB>) {
     },
   };
 }
-
-export type MetricsRepo = ReturnType<typeof metricsRepo>;
