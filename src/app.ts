@@ -90,7 +90,7 @@ export async function openLocal(
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {
-    dns: { lookup: io.dns.lookup, axfr: guardedAxfr(io.dns.axfr, config.outbound) },
+    dns: { lookup: io.dns.lookup, axfr: guardedAxfr((address, port, zone, timeoutMs) => io.dns.axfr(address, port, zone, timeoutMs), config.outbound) },
     net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
   };
@@ -105,7 +105,7 @@ export async function openLocal(
 interface LocalApi {
   team: { id: string; name: string };
   /** One API request served in-process, through the same koa app as the daemon's. */
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   services: Services;
   close(): Promise<void>;
 }
@@ -130,12 +130,12 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       team,
       services,
       async request(method, path, body) {
-        const res = await inject(handler, {
+        const res = await inject((req, res) => void handler(req, res), {
           method: method as InjectOptions['method'],
           url: path,
           ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
         });
-        return { status: res.statusCode, body: res.payload ? JSON.parse(res.payload) : undefined };
+        return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
       },
       async close() {
         await store.close();
@@ -187,7 +187,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
   const exposureWorker = periodic('exposure', Math.min(config.exposureInterval, 60) * 1000, () => services.exposure.cycle(config.exposureInterval), log, { runAtStart: false });
   const every = (ms: number, fn: () => Promise<void>) => {
-    const t = setInterval(() => fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
+    const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
     timers.push(t);
   };
@@ -203,7 +203,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await services.exposure.recover();
       exposureWorker.start();
       intelScheduler.start();
-      server = http.createServer(koa.callback());
+      const handler = koa.callback();
+      server = http.createServer((req, res) => void handler(req, res));
       server.on('clientError', clientErrorHandler(clock));
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {

@@ -60,7 +60,7 @@ export const MAX_ANSWER_BYTES = 1024;
 /** Reads at most `max` bytes of the body (returned as text), then cancels the rest. */
 async function drainBounded(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let seen = 0;
   try {

@@ -13,7 +13,7 @@ export const channels = {
   slack,
   pushover,
   teams,
-} satisfies Record<Channel, ChannelPlugin<any>>;
+} satisfies Record<Channel, ChannelPlugin<unknown>>;
 
 export type { SendContext } from './types.js';
 

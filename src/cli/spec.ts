@@ -31,7 +31,7 @@ export interface CommandSpec {
   /** Runs with the API transport (local in-process or --remote). `body` holds every option with a field. */
   action(io: { t: Transport; args: string[]; body: Record<string, unknown>; opts: Record<string, unknown>; ctx: CliContext }): Promise<unknown>;
   /** Human output; JSON is printed as the action returned it. */
-  text?(res: any, paint: Palette): string;
+  text?(res: unknown, paint: Palette): string;
 }
 
 export interface NounSpec {

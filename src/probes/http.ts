@@ -71,7 +71,7 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
       settled = true;
       signal.removeEventListener('abort', onAbort);
       sock.destroy();
-      if (err) reject(err);
+      if (err) reject(err as Error);
       else resolve(status);
     };
     const onAbort = () => finish(signal.reason);

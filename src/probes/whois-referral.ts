@@ -7,7 +7,7 @@ import path from 'node:path';
 import whoiser from 'whoiser';
 import { parseWhoisServer } from './whois.js';
 
-const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
+const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
 
 const IANA_WHOIS = 'whois.iana.org:43';
 export const REFERRALS_FILE = 'whois-referrals.json';

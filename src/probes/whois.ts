@@ -5,7 +5,7 @@ import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
-const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
+const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
 
 /**
  * Registry WHOIS servers for TLDs dommon knows (no look-up at whois.iana.org needed at run time);
@@ -92,7 +92,7 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     // whoiser's timeout is an idle timeout; the budget is enforced here as a whole.
     const aborted = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), Math.max(1000, timeoutMs));
-      onAbort = () => reject(new Error(signal?.reason?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
+      onAbort = () => reject(new Error((signal?.reason as Error | undefined)?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     q.catch(() => undefined);

@@ -251,7 +251,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
       if (stopper.signal.aborted) return 0;
       const t = now();
       const claimed = await store.notifications.claim(owner, t.toISOString(), new Date(t.getTime() + attemptMs + 5000).toISOString(), limit);
-      claimed.forEach(track);
+      for (const d of claimed) void track(d);
       return claimed.length;
     },
 

@@ -14,8 +14,7 @@ import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
 import { lockHolder } from '../store/lock.js';
 
-const DOCTOR_STATUSES = ['ok', 'warn', 'fail', 'skip'] as const;
-type DoctorStatus = (typeof DOCTOR_STATUSES)[number];
+type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
 interface DoctorCheck {
   name: string;

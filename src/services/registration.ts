@@ -158,7 +158,6 @@ export type RegistrationLookup = ReturnType<typeof createRegistrationLookup>;
 export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log } = deps;
   const { lookup, abort, aborted } = createRegistrationLookup(deps);
-  const inflight = new Map<string, Promise<Registration>>();
 
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;

@@ -102,7 +102,7 @@ export function createSecurityEvaluator(dns: DnsResolver) {
     const caaP = dns.caa(name).then(evaluateCaa, (err) => unknownResult(evaluateCaa([]), failed('caa', err)));
     const dnssecP = Promise.allSettled([dns.ds(name), dns.dnskey(name)]).then(([ds, keys]) => {
       if (ds.status === 'fulfilled' && keys.status === 'fulfilled') return evaluateDnssec(ds.value.length, keys.value.length, reg?.dnssec_signed ?? null);
-      const err = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
+      const err: unknown = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
       return { ...unknownResult(evaluateDnssec(0, 0, reg?.dnssec_signed ?? null), failed('dnssec', err)), enabled: null };
     });
 
@@ -149,7 +149,6 @@ function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
 
 export function createSecurityService(deps: SecurityDeps) {
   const { store, clock, dns } = deps;
-  const inflight = new Map<string, Promise<SecurityRecord>>();
   const evaluate = createSecurityEvaluator(dns);
 
   async function run(d: Domain): Promise<SecurityRecord> {

@@ -4,7 +4,16 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type Database from 'better-sqlite3';
 
-type AnyNode = { kind: string; [k: string]: any };
+/** The parts of Kysely's operation nodes read here (InsertQueryNode.into, AliasNode.node, TableNode.table.identifier, ...). */
+interface AnyNode {
+  kind: string;
+  identifier?: { name?: string };
+  table?: AnyNode;
+  node?: AnyNode;
+  into?: AnyNode;
+  from?: { froms?: AnyNode[] };
+  sqlFragments?: readonly string[];
+}
 
 function tableOf(n: AnyNode | undefined): string | undefined {
   if (!n) return undefined;

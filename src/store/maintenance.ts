@@ -172,7 +172,7 @@ export function writableDirProblem(dir: string): string | null {
     return null;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return e.code ? `${e.code}` : e.message;
+    return e.code ? e.code : e.message;
   }
 }
 

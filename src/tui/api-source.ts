@@ -3,7 +3,58 @@
 import type { DomainRow, EndpointRow, Liveness, Snapshot, StatusSource } from './model.js';
 import { mapLimit } from '../domain/concurrency.js';
 
-type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
+type Request = (method: string, path: string) => Promise<{ status: number; body: unknown }>;
+
+// The fields of the API's answers read here (the OpenAPI document owns the full shapes); a field that
+// another part of dommon has not filled yet may be null or missing.
+interface Page<T> {
+  data: T[];
+  pagination?: { has_more?: boolean };
+}
+interface WireDomain {
+  id: string;
+  domain: string;
+  is_verified: boolean;
+  health_grade?: string | null;
+  health_score?: number | null;
+  expiry_date?: string | null;
+}
+interface WireEndpoint {
+  id: string;
+  domain_id: string;
+  name: string;
+  full_url: string;
+  endpoint_type: string;
+  is_enabled: boolean;
+}
+interface WireSsl {
+  status?: unknown;
+  expiry_date?: string | null;
+  days_until_expiry?: number | null;
+}
+interface WireEndpointStatus {
+  endpoint_id?: string;
+  endpoint?: { id: string };
+  overall_health?: string;
+  ssl?: WireSsl | null;
+  last_checked_at?: string | null;
+  liveness?: { status?: string; uptime_24h?: number | null; avg_response_time_ms?: number | null; last_check?: string | null } | null;
+}
+interface WireLivenessConfig {
+  id: string;
+  endpoint_id: string;
+  is_enabled: boolean;
+}
+interface WireResult {
+  response_time_ms?: number | null;
+  is_successful: unknown;
+}
+interface WireDomainStatus {
+  overall_status?: string;
+  whois?: { expiry_date?: string | null; days_until_expiry?: number | null; registrar?: string | null } | null;
+  ssl?: WireSsl | null;
+  last_checked_at?: string | null;
+}
 
 interface ApiSourceOptions {
   /** probe results shown in the sparkline */
@@ -16,17 +67,17 @@ interface ApiSourceOptions {
 /** 'unknown' (nothing checked yet) is shown as `-` like a missing value. */
 const known = (v: unknown): string | null => (typeof v === 'string' && v !== 'unknown' ? v : null);
 
-async function get(request: Request, path: string): Promise<any> {
+async function get<T>(request: Request, path: string): Promise<T> {
   const r = await request('GET', path);
-  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`), { status: r.status });
-  return r.body;
+  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${(r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`}`), { status: r.status });
+  return r.body as T;
 }
 
-async function all(request: Request, path: string): Promise<any[]> {
-  const out: any[] = [];
+async function all<T>(request: Request, path: string): Promise<T[]> {
+  const out: T[] = [];
   for (let offset = 0; ; offset += 100) {
     const sep = path.includes('?') ? '&' : '?';
-    const r = await get(request, `${path}${sep}limit=100&offset=${offset}`);
+    const r = await get<Page<T>>(request, `${path}${sep}limit=100&offset=${offset}`);
     out.push(...r.data);
     if (!r.pagination?.has_more || !r.data.length) return out;
   }
@@ -40,21 +91,21 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
     close,
     async load(): Promise<Snapshot> {
       const [domains, endpoints, statuses, configs] = await Promise.all([
-        all(request, '/api/v1/domains'),
-        all(request, '/api/v1/endpoints'),
-        all(request, '/api-endpoint-status'),
-        all(request, '/api/v1/liveness'),
+        all<WireDomain>(request, '/api/v1/domains'),
+        all<WireEndpoint>(request, '/api/v1/endpoints'),
+        all<WireEndpointStatus>(request, '/api-endpoint-status'),
+        all<WireLivenessConfig>(request, '/api/v1/liveness'),
       ]);
-      const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
-      const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
+      const statusOf = new Map<string | undefined, WireEndpointStatus>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
+      const cfgOf = new Map<string, WireLivenessConfig>(configs.map((c) => [c.endpoint_id, c]));
       const results = new Map<string, { ms: number; ok: boolean }[]>();
       await mapLimit(configs, n, async (c) => {
-        const r = await get(request, `/api/v1/liveness/${c.id}/results?hours=24&limit=${recent}`);
-        results.set(c.id, (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse());
+        const r = await get<Page<WireResult>>(request, `/api/v1/liveness/${c.id}/results?hours=24&limit=${recent}`);
+        results.set(c.id, r.data.map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse());
       });
-      const domainStatus = new Map<string, any>();
+      const domainStatus = new Map<string, WireDomainStatus>();
       await mapLimit(domains, n, async (d) => {
-        domainStatus.set(d.id, await get(request, `/api/v1/domains/${d.id}/status`));
+        domainStatus.set(d.id, await get<WireDomainStatus>(request, `/api/v1/domains/${d.id}/status`));
       });
 
       const epRows = new Map<string, EndpointRow[]>();

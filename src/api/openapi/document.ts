@@ -46,7 +46,7 @@ export function toOpenApiSchema(schema: unknown): unknown {
     switch (k) {
       case 'type':
         if (Array.isArray(v)) {
-          const types = v.filter((t) => t !== 'null');
+          const types = (v as unknown[]).filter((t) => t !== 'null');
           if (types.length === 1) out.type = types[0];
           else out.anyOf = types.map((t) => ({ type: t }));
           if (types.length !== v.length) out.nullable = true;

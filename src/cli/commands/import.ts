@@ -90,9 +90,9 @@ async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], b
   const CHUNK = 100; // small enough that the bar moves, large enough to stay quick
   for (let i = 0; i < todo.length; i += CHUNK) {
     const chunk = todo.slice(i, i + CHUNK);
-    const res = await call(t, 'POST', spec.path, { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) });
+    const res = await call<{ created: number; errors: { index: number; error: string; code?: string }[] }>(t, 'POST', spec.path, { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) });
     created += res.created;
-    for (const f of res.errors as { index: number; error: string; code?: string }[]) {
+    for (const f of res.errors) {
       const it = chunk[f.index]!;
       if (f.code === spec.exists.code) skip(it, spec.exists.reason);
       else errors.push({ line: it.line, [spec.label]: it.name, error: f.error });

@@ -78,7 +78,7 @@ function writeResults(hot: LivenessStatements, rows: ResultRow[], hourOf: (ts: n
     for (const r of rows) {
       const bucket = bucketOf(r.ts);
       let byBucket = sums.get(r.cfg);
-      if (!byBucket) sums.set(r.cfg, (byBucket = new Map()));
+      if (!byBucket) sums.set(r.cfg, (byBucket = new Map<number, Sums>()));
       const cur = byBucket.get(bucket);
       if (cur) {
         cur.total++;
