@@ -26,9 +26,15 @@ export default tseslint.config(
       ],
       // `(...a: any[]) => Q` constraints accept Kysely's overloaded where(); other `any`s stay errors.
       '@typescript-eslint/no-explicit-any': ['error', { ignoreRestArgs: true }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
       // Passing an abort reason or a caught error through unchanged is right; new values must still be Errors.
-      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
       // `async` marks functions that implement Promise-returning interfaces (repos, migrations, fakes): a throw must reject.
       '@typescript-eslint/require-await': 'off',
       // Flags String(v) on values narrowed from unknown to {}: the code coerces user input and settings that way on purpose.
