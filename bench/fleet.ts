@@ -43,7 +43,7 @@ function lines(child: ChildProcess, onLine: (l: string) => void): void {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 
-function call(base: string, token: string, method: string, p: string, body?: unknown): Promise<{ status: number; json: any }> {
+function call(base: string, token: string, method: string, p: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
     const req = http.request(`${base}${p}`, { method, agent, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
@@ -51,7 +51,7 @@ function call(base: string, token: string, method: string, p: string, body?: unk
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         const text = Buffer.concat(chunks).toString();
-        resolve({ status: res.statusCode!, json: text ? JSON.parse(text) : null });
+        resolve({ status: res.statusCode!, json: text ? (JSON.parse(text) as unknown) : null });
       });
     });
     req.on('error', reject);
@@ -59,10 +59,11 @@ function call(base: string, token: string, method: string, p: string, body?: unk
   });
 }
 
-async function expect(base: string, token: string, method: string, p: string, body: unknown, status: number) {
+/** The answer's body as the shape the caller reads (not checked). */
+async function expect<T = unknown>(base: string, token: string, method: string, p: string, body: unknown, status: number): Promise<T> {
   const r = await call(base, token, method, p, body);
   if (r.status !== status) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
-  return r.json;
+  return r.json as T;
 }
 
 /** Runs `fn` for each item with `n` in flight. */
@@ -100,7 +101,7 @@ async function startDaemon(dataDir: string, dns: string): Promise<Daemon> {
   let prevChecks = 0;
   await new Promise<void>((resolve, reject) => {
     lines(child, (l) => {
-      const j = JSON.parse(l);
+      const j = JSON.parse(l) as Daemon['last'] & { listening?: string };
       if (j.listening) {
         d.url = j.listening;
         resolve();
@@ -140,8 +141,8 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   const domains: string[] = [];
   for (let i = 0; i < n / PER_DOMAIN; i += 1000) {
     const items = Array.from({ length: Math.min(1000, n / PER_DOMAIN - i) }, (_, k) => ({ domain: `fleet-${i + k}.example.com` }));
-    const r = await expect(d1.url, token, 'POST', '/api/v1/domains/bulk', { domains: items }, 201);
-    domains.push(...r.domains.map((x: { id: string }) => x.id));
+    const r = await expect<{ domains: { id: string }[] }>(d1.url, token, 'POST', '/api/v1/domains/bulk', { domains: items }, 201);
+    domains.push(...r.domains.map((x) => x.id));
   }
   const endpointIds: string[] = [];
   for (let i = 0; i < n; i += 1000) {
@@ -149,8 +150,8 @@ async function scenario(n: number, target: { port: number; dns: string }) {
       const j = i + k;
       return { domain_id: domains[Math.floor(j / PER_DOMAIN)], name: `e${j}`, endpoint_type: 'http', subdomain: `h${j % PER_DOMAIN}`, path: `/p${j}`, port: target.port };
     });
-    const r = await expect(d1.url, token, 'POST', '/api/v1/endpoints/bulk', { endpoints: items }, 201);
-    endpointIds.push(...r.endpoints.map((x: { id: string }) => x.id));
+    const r = await expect<{ endpoints: { id: string }[] }>(d1.url, token, 'POST', '/api/v1/endpoints/bulk', { endpoints: items }, 201);
+    endpointIds.push(...r.endpoints.map((x) => x.id));
   }
 
   // The liveness configs: the measured part of creation.
@@ -159,7 +160,7 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   const cfg = { interval_seconds: INTERVAL, timeout_seconds: 10 };
   if (CREATE === 'bulk') {
     for (let i = 0; i < n; i += 1000) {
-      const r = await expect(d1.url, token, 'POST', '/api/v1/liveness/bulk', { liveness: endpointIds.slice(i, i + 1000).map((endpoint_id) => ({ endpoint_id, ...cfg })) }, 201);
+      const r = await expect<{ failed: number; errors: unknown }>(d1.url, token, 'POST', '/api/v1/liveness/bulk', { liveness: endpointIds.slice(i, i + 1000).map((endpoint_id) => ({ endpoint_id, ...cfg })) }, 201);
       if (r.failed) throw new Error(`bulk liveness: ${r.failed} failed: ${JSON.stringify(r.errors).slice(0, 300)}`);
     }
   } else {
@@ -226,7 +227,7 @@ async function scenario(n: number, target: { port: number; dns: string }) {
 }
 
 const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l))));
+const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })));
 const rows = [];
 try {
   for (const n of SIZES) {
@@ -240,4 +241,4 @@ try {
 }
 const cols = Object.keys(rows[0] ?? {});
 console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows) console.log(`| ${cols.map((c) => (r as any)[c] ?? '-').join(' | ')} |`);
+for (const r of rows) console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);

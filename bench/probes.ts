@@ -98,10 +98,11 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
   });
-  let last: any = {};
+  // The daemon's stats lines (bench/probe-daemon.mjs); the last, written on SIGTERM, adds the lateness percentiles.
+  let last = {} as { checks: number; checkedOnce: number; allCheckedMs: number | null; p99?: number | null; max?: number | null };
   const started = await new Promise<number>((resolve, reject) => {
     lines(child, (l) => {
-      const j = JSON.parse(l);
+      const j = JSON.parse(l) as typeof last & { listening?: string };
       if (j.listening) resolve(Date.now());
       else last = j;
     });
@@ -167,8 +168,8 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     checks: stats.checks,
     expected,
     target_requests: requests,
-    p99_late_ms: Math.round(stats.p99),
-    max_late_ms: Math.round(stats.max),
+    p99_late_ms: Math.round(stats.p99 ?? 0),
+    max_late_ms: Math.round(stats.max ?? 0),
     // All liveness tables over the whole run (raw rows + per-config state and hourly/daily rows, a fixed
     // cost per config that dominates short runs) and the raw results table alone.
     db_bytes_per_check: +(bytes / Math.max(1, stats.checks)).toFixed(1),
@@ -182,7 +183,7 @@ async function scenario(n: number, interval: number, target: { port: number; dns
 }
 
 const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l))));
+const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })));
 const rows = [];
 try {
   for (const s of SCENARIOS) {
@@ -195,4 +196,4 @@ try {
 }
 const cols = Object.keys(rows[0] ?? {});
 console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows) console.log(`| ${cols.map((c) => (r as any)[c] ?? '-').join(' | ')} |`);
+for (const r of rows) console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);

@@ -34,7 +34,7 @@ import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
 
 import { VERSION } from './package.js';
-export { VERSION };
+
 
 /** The modules of the database modes (daemon, local CLI), loaded once on first use. */
 async function daemonModules() {
@@ -59,14 +59,14 @@ async function daemonModules() {
 }
 
 /** DNS, RDAP and WHOIS access as the config says (DOMMON_DNS_SERVERS, DOMMON_RDAP_URL, DOMMON_WHOIS_SERVER(S), DOMMON_IANA_WHOIS). */
-export interface LookupIo {
+interface LookupIo {
   dns: DnsResolver;
   probes: RegistrationProbes;
   limiter: ServerLimiter;
   bootstrap: BootstrapStore;
 }
 
-export interface Composed {
+interface Composed {
   io: LookupIo;
   /** The probes' resolver (DOMMON_DNS_SERVERS, DOMMON_OUTBOUND_DENY) and trusted CAs. */
   probes: ProbeDeps;
@@ -76,7 +76,7 @@ export interface Composed {
  * What every mode is built on. `ca` replaces the probes' trusted CAs (absent: Node's roots);
  * `onBootstrapError` hears of a failed RDAP bootstrap refresh.
  */
-export function compose(config: Readonly<Config>, clock: Clock, opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {}): Composed {
+function compose(config: Readonly<Config>, clock: Clock, opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {}): Composed {
   // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
   const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: opts.onBootstrapError });
   const io: LookupIo = {
@@ -93,7 +93,7 @@ export function compose(config: Readonly<Config>, clock: Clock, opts: { ca?: str
   return { io, probes };
 }
 
-export interface CheckEngineOptions {
+interface CheckEngineOptions {
   clock?: Clock;
   /** Extra trusted CA certificates (PEM), added to Node's roots. */
   ca?: string[];
@@ -101,7 +101,7 @@ export interface CheckEngineOptions {
   registrationBudgetMs?: number;
 }
 
-export type CheckEngine = CheckService & { close(): void };
+type CheckEngine = CheckService & { close(): void };
 
 /** The one-shot engine of `dommon check` (no database, API or schedulers); close() cancels whatever is still running. */
 export function createCheckEngine(config: Readonly<Config>, opts: CheckEngineOptions = {}): CheckEngine {
@@ -151,7 +151,7 @@ export interface App {
   stop(): Promise<void>;
 }
 
-export async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
+async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
   const { pino } = await import('pino');
   return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
 }
@@ -178,7 +178,7 @@ export async function openLocal(
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {
-    dns: { lookup: io.dns.lookup, axfr: guardedAxfr(io.dns.axfr, config.outbound) },
+    dns: { lookup: io.dns.lookup, axfr: guardedAxfr((address, port, zone, timeoutMs) => io.dns.axfr(address, port, zone, timeoutMs), config.outbound) },
     net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
   };
@@ -189,10 +189,10 @@ export async function openLocal(
   return { store, services, metrics, probes };
 }
 
-export interface LocalApi {
+interface LocalApi {
   team: { id: string; name: string };
   /** One API request served in-process, through the same koa app as the daemon's. */
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   services: Services;
   close(): Promise<void>;
 }
@@ -218,12 +218,12 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       team,
       services,
       async request(method, path, body) {
-        const res = await inject(handler, {
+        const res = await inject((req, res) => void handler(req, res), {
           method: method as InjectOptions['method'],
           url: path,
           ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
         });
-        return { status: res.statusCode, body: res.payload ? JSON.parse(res.payload) : undefined };
+        return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
       },
       async close() {
         await store.close();
@@ -279,7 +279,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
   const exposureWorker = periodic('exposure', Math.min(config.exposureInterval, 60) * 1000, () => services.exposure.cycle(config.exposureInterval), log, { runAtStart: false });
   const every = (ms: number, fn: () => Promise<void>) => {
-    const t = setInterval(() => fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
+    const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
     timers.push(t);
   };
@@ -295,7 +295,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await services.exposure.recover();
       exposureWorker.start();
       intelScheduler.start();
-      server = http.createServer(koa.callback());
+      const handler = koa.callback();
+      server = http.createServer((req, res) => void handler(req, res));
       server.on('clientError', clientErrorHandler(clock));
       server.keepAliveTimeout = 5000;
       await new Promise<void>((resolve, reject) => {

@@ -15,7 +15,7 @@ export interface ApiDeps {
   log: Logger;
   version: string;
   /** Changes whenever one of the tables may have changed (read cache key). */
-  stamp(tables: readonly string[]): string;
+  stamp: (tables: readonly string[]) => string;
   /** True while the database answers; /health reports it. */
   databaseUp(): Promise<boolean>;
   /** Prometheus metrics (GET /metrics and the HTTP middleware); absent for the CLI's in-process API. */

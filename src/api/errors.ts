@@ -14,7 +14,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorMeaning, number>> = {
   rate_limited: 429,
 };
 
-export function httpStatus(err: ServiceError): number {
+function httpStatus(err: ServiceError): number {
   return HTTP_STATUS[err.meaning];
 }
 

@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface EnumSite {
+interface EnumSite {
   /** Schema file, relative to the schema directory. */
   file: string;
   /** JSON path of the property holding the enum. */

@@ -20,7 +20,7 @@ import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 
-export interface ApiOptions {
+interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
   principal?: Principal;
 }

@@ -2,14 +2,14 @@
 // client of either published variant can read.
 import type { BulkResult, PageOf } from '../domain/types.js';
 
-export interface Pagination {
+interface Pagination {
   total: number;
   limit: number;
   offset: number;
   has_more: boolean;
 }
 
-export function pagination(p: PageOf<unknown>): Pagination {
+function pagination(p: PageOf<unknown>): Pagination {
   return { total: p.total, limit: p.limit, offset: p.offset, has_more: p.offset + p.items.length < p.total };
 }
 

@@ -91,7 +91,7 @@ export function createValidator(schemas: Record<string, object> = loadSchemas(),
       // Repeated parameters (?a=1&a=2) keep the last value rather than becoming arrays.
       const props = (schemas[id] as { properties?: Record<string, { type?: unknown; maximum?: number }> } | undefined)?.properties ?? {};
       for (const [k, v] of Object.entries(value)) {
-        const last = Array.isArray(v) ? v[v.length - 1] : v;
+        const last: unknown = Array.isArray(v) ? v[v.length - 1] : v;
         // Query booleans also take 1/0 (ajv coerces only "true"/"false").
         copy[k] = props[k]?.type === 'boolean' && (last === '1' || last === '0') ? last === '1' : last;
       }

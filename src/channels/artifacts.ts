@@ -16,7 +16,7 @@ function inlineJson(v: unknown): string {
 }
 
 /** JSON with objects and arrays that fit in 100 columns on one line. */
-export function prettyJson(value: unknown, indent = '', prefix = 0): string {
+function prettyJson(value: unknown, indent = '', prefix = 0): string {
   const flat = inlineJson(value);
   if (value === null || typeof value !== 'object' || indent.length + prefix + flat.length <= 100) return flat;
   const inner = `${indent}  `;
@@ -41,14 +41,14 @@ function isChannelEnum(e: unknown): e is string[] {
 }
 
 /** The schema with every channel enum set to the registry's kinds. */
-export function syncChannelEnums(schema: unknown): unknown {
+function syncChannelEnums(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(syncChannelEnums);
   if (!schema || typeof schema !== 'object') return schema;
   return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'enum' && isChannelEnum(v) ? [...CHANNELS] : syncChannelEnums(v)]));
 }
 
 /** Whether a schema holds a channel enum (such files are rewritten by syncChannelEnums). */
-export function hasChannelEnum(schema: unknown): boolean {
+function hasChannelEnum(schema: unknown): boolean {
   if (Array.isArray(schema)) return schema.some(hasChannelEnum);
   if (!schema || typeof schema !== 'object') return false;
   return Object.entries(schema).some(([k, v]) => (k === 'enum' && isChannelEnum(v)) || hasChannelEnum(v));
@@ -94,7 +94,7 @@ function section(kind: Channel, p: ChannelPlugin<unknown>): string {
 }
 
 /** docs/channels.md, entirely generated from the registry and config CHANNEL_URLS. */
-export function channelsDoc(): string {
+function channelsDoc(): string {
   const table = CHANNELS.map((kind) => {
     const p: ChannelPlugin<unknown> = channels[kind];
     const base = baseUrlOf(kind);

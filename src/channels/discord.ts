@@ -9,14 +9,14 @@ import type { ChannelPlugin, HttpRequest } from './types.js';
 /** Discord's documented limits: content 2000, 10 embeds, title 256, description 4096, 25 fields (name 256, value 1024). */
 const LIMIT = { content: 2000, embeds: 10, title: 256, description: 4096, fields: 25, name: 256, value: 1024 } as const;
 
-export interface DiscordBody {
+interface DiscordBody {
   content: string;
   username?: string;
   embeds: Record<string, unknown>[];
   allowed_mentions: { parse: string[] };
 }
 
-export function discordBody(m: Outgoing, config: Record<string, unknown>): DiscordBody {
+function discordBody(m: Outgoing, config: Record<string, unknown>): DiscordBody {
   const username = typeof config.username === 'string' && config.username ? { username: config.username } : {};
   if (m.kind === 'digest') {
     const title = digestTitle(m);

@@ -5,7 +5,7 @@ import { smtpFailure, smtpTransportOptions } from './smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 
-export interface EmailMessage {
+interface EmailMessage {
   to: string[];
   subject: string;
   text: string;
@@ -16,7 +16,7 @@ const wrap = (title: string, inner: string) =>
   `<!doctype html><html><body style="font-family:sans-serif"><h2>${escapeHtml(title)}</h2>${inner}<p style="color:#888;font-size:12px">Sent by dommon</p></body></html>`;
 
 /** Without recipients in its config, a row mails its own user (the message's `user`). */
-export function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
+function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
   const listed = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
   const to = listed.length ? listed : m.user ? [m.user] : [];
   if (m.kind === 'digest') {
@@ -45,7 +45,7 @@ export function emailMessage(m: Outgoing, config: Record<string, unknown>): Emai
   return { to, subject: truncate(subject.replace(/[\r\n]+/g, ' '), 200), text, html };
 }
 
-export async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
+async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
   if (!ctx.smtpUrl) return { ok: false, status: null, transient: false, error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)' };
   if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
   const transport = createTransport(smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }));

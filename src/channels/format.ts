@@ -13,7 +13,7 @@ const LABELS: Record<string, string> = {
   test: 'Test notification',
 };
 
-export function eventLabel(eventType: string): string {
+function eventLabel(eventType: string): string {
   return LABELS[eventType] ?? eventType.replace(/_/g, ' ');
 }
 

@@ -10,7 +10,7 @@ import type { ChannelPlugin, HttpRequest } from './types.js';
 const TEXT_MAX = 4096;
 
 /** Chat's own markup: *bold*, _italic_; the values are left as they are (no HTML is interpreted). */
-export function googleChatText(m: Outgoing): string {
+function googleChatText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const lines = [`*${digestTitle(m)}*`, `_${m.from} to ${m.to}_`];
     for (const g of m.groups) lines.push('', `*${portfolioName(g.portfolio)}*`, ...g.items.map((it) => `• ${digestLine(it)}`));

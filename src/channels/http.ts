@@ -6,19 +6,19 @@ import { defaultGuardedAgent } from '../probes/guarded-agent.js';
 import { hostOnly } from './shared.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
-export function isTransientStatus(status: number): boolean {
+function isTransientStatus(status: number): boolean {
   return status >= 500 || status === 408 || status === 429;
 }
 
 /** Retry-After as seconds (delta-seconds or an HTTP date); null when absent or unreadable. */
-export function parseRetryAfter(v: string | null, now = Date.now()): number | null {
+function parseRetryAfter(v: string | null, now = Date.now()): number | null {
   if (!v) return null;
   if (/^\d+$/.test(v.trim())) return Number(v.trim());
   const t = Date.parse(v);
   return Number.isNaN(t) ? null : Math.max(0, Math.ceil((t - now) / 1000));
 }
 
-export interface AnswerReaders {
+interface AnswerReaders {
   /**
    * Turns the first KiB of a failed answer into a reason; only channels whose receiver is a fixed,
    * documented service (Pushover, Telegram, PagerDuty, Opsgenie) use it. Tenant-chosen URLs never get
@@ -72,7 +72,7 @@ export const MAX_ANSWER_BYTES = 1024;
 /** Reads at most `max` bytes of the body (returned as text), then cancels the rest. */
 async function drainBounded(res: Response, max: number): Promise<string> {
   if (!res.body) return '';
-  const reader = res.body.getReader();
+  const reader = res.body.getReader() as ReadableStreamDefaultReader<Uint8Array>;
   const chunks: Uint8Array[] = [];
   let seen = 0;
   try {
@@ -100,10 +100,14 @@ export function statusReason(status: number): string {
   return 'the receiver rejected the message';
 }
 
+/** A parsed JSON answer as an object of unknown fields (anything else: an empty object). */
+type JsonObject = Record<string, unknown>;
+const asObject = (v: unknown): JsonObject => (v && typeof v === 'object' && !Array.isArray(v) ? (v as JsonObject) : {});
+
 /** A number field of a JSON answer's head (e.g. `retry_after`), or null. */
-export function jsonNumber(head: string, pick: (j: any) => unknown): number | null {
+export function jsonNumber(head: string, pick: (j: JsonObject) => unknown): number | null {
   try {
-    const v = pick(JSON.parse(head));
+    const v = pick(asObject(JSON.parse(head)));
     return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : null;
   } catch {
     return null;
@@ -111,9 +115,9 @@ export function jsonNumber(head: string, pick: (j: any) => unknown): number | nu
 }
 
 /** Strings of a JSON answer's field, cleaned and cut to 200 characters (fixed providers only). */
-export function jsonText(head: string, pick: (j: any) => unknown): string | null {
+export function jsonText(head: string, pick: (j: JsonObject) => unknown): string | null {
   try {
-    const v = pick(JSON.parse(head));
+    const v = pick(asObject(JSON.parse(head)));
     const list = (Array.isArray(v) ? v : [v]).filter((e): e is string => typeof e === 'string');
     const text = list.join('; ').replace(/[\u0000-\u001f]+/g, ' ').trim();
     return text ? (text.length > 200 ? `${text.slice(0, 199)}…` : text) : null;

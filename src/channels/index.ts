@@ -31,12 +31,13 @@ export const channels = {
   matrix,
   pagerduty,
   opsgenie,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each plug-in has its own rendered type; the map only checks the shape
 } satisfies Record<string, ChannelPlugin<any>>;
 
 export type Channel = keyof typeof channels;
 export const CHANNELS = Object.keys(channels) as Channel[];
 
-export function isChannel(kind: string): kind is Channel {
+function isChannel(kind: string): kind is Channel {
   return Object.prototype.hasOwnProperty.call(channels, kind);
 }
 
@@ -45,8 +46,7 @@ export function pluginOf(kind: string): ChannelPlugin<unknown> | undefined {
   return isChannel(kind) ? (channels[kind] as ChannelPlugin<unknown>) : undefined;
 }
 
-export type { ChannelPlugin, ChannelSettings, SendContext } from './types.js';
-export { AttemptAborted } from './types.js';
+export type { SendContext } from './types.js';
 
 /** One attempt of `message` on `channel`: render (pure) then send (I/O). Render errors are permanent. */
 export async function deliverOnce(

@@ -11,14 +11,14 @@ import type { ChannelPlugin, HttpRequest } from './types.js';
 const ROOM_ID = '^![^:\\s]+:[^\\s]+$';
 const BODY_MAX = 16_000; // far below the 64 KiB event limit
 
-export interface MatrixMessage {
+interface MatrixMessage {
   msgtype: 'm.text';
   body: string;
   format: 'org.matrix.custom.html';
   formatted_body: string;
 }
 
-export function matrixMessage(m: Outgoing): MatrixMessage {
+function matrixMessage(m: Outgoing): MatrixMessage {
   const { title, body } = plainText(m);
   let html: string;
   if (m.kind === 'digest') {
@@ -33,7 +33,7 @@ export function matrixMessage(m: Outgoing): MatrixMessage {
 /** encodeURIComponent plus `!'()*` (room ids start with `!`: `%21abc%3Aexample.org`, as the spec writes them). */
 const pathPart = (s: string) => encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
 
-export function matrixTxnId(m: Outgoing): string {
+function matrixTxnId(m: Outgoing): string {
   return `dommon-${m.kind === 'digest' ? m.digest_id : m.event_id}`;
 }
 

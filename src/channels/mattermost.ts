@@ -9,13 +9,13 @@ import type { ChannelPlugin, HttpRequest } from './types.js';
 /** Mattermost servers before 5.0 cut posts at 4,000 characters; newer ones allow 16,383. */
 const TEXT_MAX = 4000;
 
-export interface MattermostBody {
+interface MattermostBody {
   text: string;
   channel?: string;
   username?: string;
 }
 
-export function mattermostText(m: Outgoing): string {
+function mattermostText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const lines = [`#### ${escapeMarkdown(digestTitle(m))}`, `_${m.from} to ${m.to}_`];
     for (const g of m.groups) lines.push('', `**${escapeMarkdown(portfolioName(g.portfolio))}**`, ...g.items.map((it) => `- ${escapeMarkdown(digestLine(it))}`));
@@ -25,7 +25,7 @@ export function mattermostText(m: Outgoing): string {
   return truncate([`#### ${escapeMarkdown(headline(m))}`, escapeMarkdown(m.message), '', '| | |', '|:--|:--|', ...facts].join('\n'), TEXT_MAX);
 }
 
-export function mattermostBody(m: Outgoing, config: Record<string, unknown>): MattermostBody {
+function mattermostBody(m: Outgoing, config: Record<string, unknown>): MattermostBody {
   return {
     text: mattermostText(m),
     ...(typeof config.channel === 'string' && config.channel ? { channel: config.channel } : {}),

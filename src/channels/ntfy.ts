@@ -8,7 +8,7 @@ import { httpUrl, mask, secret } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** ntfy priorities: 5 max/urgent, 4 high, 3 default, 2 low, 1 min. */
-export const NTFY_PRIORITY: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 2 };
+const NTFY_PRIORITY: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 2 };
 /** Tags that are emoji short codes show as an emoji before the title. */
 const TAG: Record<string, string> = { critical: 'rotating_light', high: 'warning', medium: 'warning', low: 'information_source', info: 'information_source' };
 const TOPIC = '^[-_A-Za-z0-9]{1,64}$';
@@ -21,7 +21,7 @@ export function headerText(s: string): string {
   return /^[\x20-\x7e]*$/.test(flat) ? flat : `=?UTF-8?B?${Buffer.from(flat, 'utf8').toString('base64')}?=`;
 }
 
-export interface NtfyRequest {
+interface NtfyRequest {
   /** Empty: DOMMON_NTFY_URL at send time. */
   server: string;
   topic: string;
@@ -30,7 +30,7 @@ export interface NtfyRequest {
   preview: string;
 }
 
-export function ntfyRequest(m: Outgoing, config: Record<string, unknown>): NtfyRequest {
+function ntfyRequest(m: Outgoing, config: Record<string, unknown>): NtfyRequest {
   const { title, body } = plainText(m);
   const tags = m.kind === 'digest' ? ['dommon', 'digest'] : [isRecovery(m) ? 'white_check_mark' : (TAG[m.severity] ?? 'information_source'), 'dommon', m.event_type];
   const headers: Record<string, string> = {

@@ -8,10 +8,10 @@ import { mask, secret } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** Opsgenie priorities P1 (critical) to P5 (informational). */
-export const OPSGENIE_PRIORITY: Record<string, string> = { critical: 'P1', high: 'P2', medium: 'P3', low: 'P4', info: 'P5' };
+const OPSGENIE_PRIORITY: Record<string, string> = { critical: 'P1', high: 'P2', medium: 'P3', low: 'P4', info: 'P5' };
 const API_KEY = '[A-Za-z0-9-]{20,64}';
 
-export interface OpsgenieRequest {
+interface OpsgenieRequest {
   /** `create`: POST /v2/alerts; `close`: POST /v2/alerts/{alias}/close?identifierType=alias. */
   action: 'create' | 'close';
   alias: string;
@@ -20,7 +20,7 @@ export interface OpsgenieRequest {
   preview: string;
 }
 
-export function opsgenieRequest(m: Outgoing, config: Record<string, unknown>): OpsgenieRequest {
+function opsgenieRequest(m: Outgoing, config: Record<string, unknown>): OpsgenieRequest {
   const apiKey = String(config.api_key ?? '');
   const tags = ['dommon', ...(Array.isArray(config.tags) ? (config.tags as string[]) : [])];
   if (m.kind === 'digest') {

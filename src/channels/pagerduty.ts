@@ -8,14 +8,14 @@ import { mask, secret } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** Events API v2 severities: critical, error, warning, info. */
-export const PAGERDUTY_SEVERITY: Record<string, string> = { critical: 'critical', high: 'error', medium: 'warning', low: 'info', info: 'info' };
+const PAGERDUTY_SEVERITY: Record<string, string> = { critical: 'critical', high: 'error', medium: 'warning', low: 'info', info: 'info' };
 const ROUTING_KEY = '[A-Za-z0-9]{32}';
 
-export type PagerDutyEvent =
+type PagerDutyEvent =
   | { routing_key: string; event_action: 'trigger'; dedup_key: string; payload: Record<string, unknown>; client: string }
   | { routing_key: string; event_action: 'resolve'; dedup_key: string };
 
-export function pagerdutyEvent(m: Outgoing, config: Record<string, unknown>): PagerDutyEvent {
+function pagerdutyEvent(m: Outgoing, config: Record<string, unknown>): PagerDutyEvent {
   const routing_key = String(config.routing_key ?? '');
   if (m.kind === 'digest') {
     return {

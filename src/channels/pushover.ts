@@ -9,7 +9,7 @@ import type { ChannelPlugin } from './types.js';
 /** Pushover priorities: 1 high (bypasses quiet hours), 0 normal, -1 quiet. */
 export const PUSHOVER_PRIORITY: Record<string, number> = { critical: 1, high: 1, medium: 0, low: -1, info: -1 };
 
-export interface PushoverMessage {
+interface PushoverMessage {
   token: string;
   user: string;
   title: string;
@@ -18,7 +18,7 @@ export interface PushoverMessage {
   timestamp: number;
 }
 
-export function pushoverBody(m: Outgoing, config: Record<string, unknown>): PushoverMessage {
+function pushoverBody(m: Outgoing, config: Record<string, unknown>): PushoverMessage {
   const base = { token: str(config.app_token) ?? '', user: str(config.user_key) ?? '' };
   if (m.kind === 'digest') {
     const lines = m.groups.flatMap((g) => g.items.map(digestLine));

@@ -11,7 +11,7 @@ const MAX_BLOCKS = 50;
 
 const mrkdwn = (text: string) => ({ type: 'mrkdwn', text: truncate(text, SECTION_MAX) });
 
-export function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
+function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
   if (m.kind === 'digest') {
     const title = digestTitle(m);
     const blocks: Block[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(title, 150) } }];

@@ -10,7 +10,7 @@ const COLORS: Record<string, string> = { critical: 'Attention', high: 'Attention
 type Element = Record<string, unknown>;
 const text = (t: string, extra: Element = {}): Element => ({ type: 'TextBlock', text: t, wrap: true, ...extra });
 
-export function adaptiveCard(m: Outgoing): Element {
+function adaptiveCard(m: Outgoing): Element {
   let body: Element[];
   if (m.kind === 'digest') {
     body = [text(digestTitle(m), { size: 'Large', weight: 'Bolder' }), text(`${m.from} to ${m.to}`, { isSubtle: true, spacing: 'None' })];

@@ -12,14 +12,14 @@ const CHAT_ID = '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$';
 
 const esc = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
 
-export interface TelegramMessage {
+interface TelegramMessage {
   chat_id: string;
   text: string;
   parse_mode: 'HTML';
   link_preview_options: { is_disabled: true };
 }
 
-export function telegramText(m: Outgoing): string {
+function telegramText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const parts = [`<b>${esc(digestTitle(m))}</b>`, `<i>${esc(m.from)} to ${esc(m.to)}</i>`];
     for (const g of m.groups) parts.push('', `<b>${esc(portfolioName(g.portfolio))}</b>`, ...g.items.map((it) => `• ${esc(digestLine(it))}`));
@@ -70,7 +70,7 @@ export const telegram: ChannelPlugin<{ token: string; body: TelegramMessage; pre
       {
         // The Bot API's documented error answer: {"ok":false,"error_code":400,"description":"Bad Request: chat not found"}.
         explain: (head) => jsonText(head, (j) => j.description),
-        retryAfter: (head) => jsonNumber(head, (j) => j.parameters?.retry_after),
+        retryAfter: (head) => jsonNumber(head, (j) => (j.parameters as { retry_after?: unknown } | undefined)?.retry_after),
       },
     ),
   preview: (r) => r.preview,

@@ -80,7 +80,7 @@ export function applyTemplate(template: unknown, payload: Record<string, unknown
 }
 
 /** config.template is a JSON object/array, or a string holding JSON text. */
-export function parseTemplate(t: unknown): unknown {
+function parseTemplate(t: unknown): unknown {
   if (typeof t !== 'string') return t;
   try {
     return JSON.parse(t);
@@ -89,7 +89,7 @@ export function parseTemplate(t: unknown): unknown {
   }
 }
 
-export function sign(body: string, secret: string): string {
+function sign(body: string, secret: string): string {
   return `sha256=${createHmac('sha256', secret).update(body, 'utf8').digest('hex')}`;
 }
 

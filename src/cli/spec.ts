@@ -33,7 +33,7 @@ export interface CommandSpec {
   /** Runs with the API transport (local in-process or --remote). `body` holds every option with a field. */
   action(io: { t: Transport; args: string[]; body: Record<string, unknown>; opts: Record<string, unknown>; ctx: CliContext }): Promise<unknown>;
   /** Human output; JSON is printed as the action returned it. */
-  text?(res: any, paint: Palette): string;
+  text?(res: unknown, paint: Palette): string;
 }
 
 export interface NounSpec {
@@ -93,7 +93,7 @@ export function withExamples(cmd: Command, examples: string[] = []): Command {
 }
 
 /** Reads the table's options out of commander's parsed values into an API body. */
-export function bodyOf(options: OptSpec[] = [], opts: Record<string, unknown>): Record<string, unknown> {
+function bodyOf(options: OptSpec[] = [], opts: Record<string, unknown>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const o of options) {
     if (!o.field) continue;

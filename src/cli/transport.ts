@@ -3,7 +3,7 @@ import type { CliContext } from './context.js';
 import { UsageError } from './output.js';
 
 export interface Transport {
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }>;
+  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -44,11 +44,14 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
   };
 }
 
-/** Sends one request and returns the body, or throws ApiError with the API's own message. */
-export async function call(t: Transport, method: string, path: string, body?: unknown): Promise<any> {
+/**
+ * Sends one request and returns the body, or throws ApiError with the API's own message. `T` is the
+ * shape the caller reads (the OpenAPI document owns it); the body is not checked against it.
+ */
+export async function call<T = unknown>(t: Transport, method: string, path: string, body?: unknown): Promise<T> {
   const r = await t.request(method, path, body);
-  if (r.status >= 400) throw new ApiError(r.status, r.body?.error ?? `HTTP ${r.status}`);
-  return r.body;
+  if (r.status >= 400) throw new ApiError(r.status, (r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`);
+  return r.body as T;
 }
 
 export function qs(params: Record<string, string | number | boolean | undefined>): string {

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domain/outbound.js';
 
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** DOMMON_SMTP_TLS: how the SMTP relay's connection is secured (src/channels/smtp.ts applies it). */
@@ -80,7 +80,7 @@ export interface DatabaseConfig {
 }
 
 /** Options given as flags (commander camelCase names); they win over the environment. */
-export type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string; databaseUrl: string }>;
+type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string; databaseUrl: string }>;
 
 export class ConfigError extends Error {}
 

@@ -5,8 +5,8 @@ export const SSL_STATUSES = ['valid', 'expiring_soon', 'expired', 'invalid', 'er
 export type SslStatus = (typeof SSL_STATUSES)[number];
 
 /** Days before expiry at which an `ssl_expiry` event is raised, once per window per certificate. */
-export const EXPIRY_WINDOWS = [30, 14, 7, 1] as const;
-export const EXPIRING_SOON_DAYS = 30;
+const EXPIRY_WINDOWS = [30, 14, 7, 1] as const;
+const EXPIRING_SOON_DAYS = 30;
 
 export interface CertificateInfo {
   subject: string;

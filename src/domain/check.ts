@@ -42,7 +42,7 @@ export function tlsSeverity(status: SslStatus, days: number | null, t: Pick<Thre
 }
 
 /** Outcome of the RDAP/WHOIS look-up. */
-export type LookupKind = LookupOutcome['kind'];
+type LookupKind = LookupOutcome['kind'];
 
 /**
  * Registration: a name the registry does not know is critical (lapsed or never registered); a failed

@@ -1,6 +1,6 @@
 // Bounded parallelism without a dependency: map over items with at most `n` calls in flight, results in order.
 export async function mapLimit<T, R>(items: readonly T[], n: number, fn: (t: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array(items.length);
+  const out: R[] = new Array<R>(items.length);
   let next = 0;
   await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
     while (next < items.length) {

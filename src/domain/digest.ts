@@ -32,7 +32,7 @@ function offsetMs(epochMs: number, tz: string): number {
 }
 
 /** The instant of a local date + `HH:MM:SS` in `tz` (a time skipped by a DST jump moves forward). */
-export function zonedInstant(date: Ymd, hhmmss: string, tz: string): number {
+function zonedInstant(date: Ymd, hhmmss: string, tz: string): number {
   const [h, mi, s] = hhmmss.split(':').map(Number) as [number, number, number];
   const guess = Date.UTC(date.y, date.m - 1, date.d, h, mi, s);
   const first = guess - offsetMs(guess, tz);

@@ -3,7 +3,7 @@
 import { parse } from 'tldts';
 import { registryRegistration } from './registry-suffixes.js';
 
-export type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
+type NameCheck = { ok: true; name: string } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
 

@@ -41,7 +41,7 @@ export function registrationScore(expiry: string | null, now: Date): number | nu
 const CERT_POINTS: Record<string, number> = { valid: 100, expiring_soon: 50, expired: 0, invalid: 0, error: 0 };
 
 /** Certificate sub-score: the worst checked certificate decides (unknown ones are ignored). */
-export function certificateScore(statuses: string[]): number | null {
+function certificateScore(statuses: string[]): number | null {
   const known = statuses.map((s) => CERT_POINTS[s]).filter((p): p is number => p !== undefined);
   return known.length ? Math.min(...known) : null;
 }
@@ -69,7 +69,7 @@ export function gradeFor(score: number): Grade {
  * liveness probe down, or a score under 40; warning: registration within 30 days, a certificate
  * expiring soon, uptime under 99 % or a score under 80; healthy otherwise.
  */
-export function overallStatus(score: number, i: HealthInputs, now: Date): OverallStatus {
+function overallStatus(score: number, i: HealthInputs, now: Date): OverallStatus {
   const days = i.expiry_date ? daysUntil(i.expiry_date, now) : null;
   const certBad = i.certificates.some((s) => s === 'expired' || s === 'invalid' || s === 'error');
   const down = i.liveness.some((x) => x.status === 'down');

@@ -24,7 +24,7 @@ export const INITIAL_STATE: LivenessState = {
   response_time_ms: null, status_code: null, last_error: null, alerted_down: false,
 };
 
-export type LivenessTransition = 'down' | 'recovery' | null;
+type LivenessTransition = 'down' | 'recovery' | null;
 
 /** Applies one probe result: down once failures reach the threshold, recovery on the first success after. */
 export function applyOutcome(prev: LivenessState, o: CheckOutcome, at: string, threshold: number): { next: LivenessState; event: LivenessTransition } {
@@ -66,8 +66,8 @@ export function statsHealth(successRate: number | null, consecutiveFailures: num
   return 'healthy';
 }
 
-export const HOUR_MS = 3_600_000;
-export const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 export const dayString = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);

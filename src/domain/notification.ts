@@ -2,11 +2,10 @@
 // (one event or a digest), one attempt's outcome, severity order, and which events open or close an
 // incident. The channel kinds are the registry's keys (src/channels/index.ts).
 
-export const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
-export type Severity = (typeof SEVERITIES)[number];
+const SEVERITIES = ['info', 'low', 'medium', 'high', 'critical'] as const;
 
 /** True when `sev` is at least `min` (unknown severities count as `info`). */
-export function severityAtLeast(sev: string, min: string): boolean {
+function severityAtLeast(sev: string, min: string): boolean {
   const rank = (s: string) => Math.max(0, (SEVERITIES as readonly string[]).indexOf(s));
   return rank(sev) >= rank(min);
 }
@@ -15,7 +14,7 @@ export function severityAtLeast(sev: string, min: string): boolean {
  * Event types only digests list: a resolved exposure finding is good news, noted in the next digest
  * instead of paging anyone (the `exposure` event of a new or re-opened finding is the alert).
  */
-export const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
+const DIGEST_ONLY_EVENTS: readonly string[] = ['exposure_resolved'];
 
 /**
  * Whether an instant row alerts on an event: never on digest-only types; exposure findings from the
@@ -27,7 +26,7 @@ export function instantAlert(e: { event_type: string; severity: string }, minSev
 }
 
 /** Event categories that end an incident an earlier event of the same target opened (liveness down -> recovered). */
-export const RECOVERY_CATEGORIES: readonly string[] = ['endpoint_recovered'];
+const RECOVERY_CATEGORIES: readonly string[] = ['endpoint_recovered'];
 
 export function isRecovery(e: { category: string | null }): boolean {
   return e.category !== null && RECOVERY_CATEGORIES.includes(e.category);

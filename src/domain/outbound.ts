@@ -3,7 +3,7 @@
 import ipaddr from 'ipaddr.js';
 
 /** The words DOMMON_OUTBOUND_DENY understands, and the ranges each stands for. */
-export const OUTBOUND_WORDS: Readonly<Record<string, readonly string[]>> = {
+const OUTBOUND_WORDS: Readonly<Record<string, readonly string[]>> = {
   // Loopback, RFC 1918, CGNAT, ULA, link-local; plus "this network" and the unspecified address,
   // which reach the local host on Linux (connect(0.0.0.0) is connect(127.0.0.1)).
   private: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '0.0.0.0/8', '::1/128', '::/128', 'fc00::/7', 'fe80::/10'],
@@ -12,7 +12,7 @@ export const OUTBOUND_WORDS: Readonly<Record<string, readonly string[]>> = {
   none: [],
 };
 
-export const DEFAULT_OUTBOUND_DENY = 'metadata';
+const DEFAULT_OUTBOUND_DENY = 'metadata';
 
 type Range = { text: string; cidr: [ipaddr.IPv4 | ipaddr.IPv6, number] };
 

@@ -74,8 +74,8 @@ export function hasTransferLock(statuses: string[]): boolean | null {
 }
 
 /** Domain renewal alert windows (days before expiry); 0 is "expired". */
-export const EXPIRY_WINDOWS = [60, 30, 15] as const;
-export type ExpiryWindow = (typeof EXPIRY_WINDOWS)[number] | 0;
+const EXPIRY_WINDOWS = [60, 30, 15] as const;
+type ExpiryWindow = (typeof EXPIRY_WINDOWS)[number] | 0;
 
 /** The tightest window the expiry date is in, or null when it is further away than 60 days. */
 export function expiryWindow(expiry: string, now: Date): ExpiryWindow | null {

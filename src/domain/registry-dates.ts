@@ -5,9 +5,9 @@
  * Registries that write numeric dates month first (Freenom's .tk/.ml/.ga/.cf/.gq: "12/18/2001");
  * every other registry seen writes them day first (.fi "4.7.2014", .il "31-05-2026").
  */
-export const MONTH_FIRST_TLDS: ReadonlySet<string> = new Set(['tk', 'ml', 'ga', 'cf', 'gq']);
+const MONTH_FIRST_TLDS: ReadonlySet<string> = new Set(['tk', 'ml', 'ga', 'cf', 'gq']);
 
-export type DateOrder = 'dmy' | 'mdy';
+type DateOrder = 'dmy' | 'mdy';
 
 export function dateOrderFor(tld: string): DateOrder {
   return MONTH_FIRST_TLDS.has(tld.toLowerCase()) ? 'mdy' : 'dmy';
@@ -41,7 +41,7 @@ function month(word: string): number | undefined {
  * A registry date, read as a UTC calendar day (YYYY-MM-DD) and, when the registry printed a time
  * and a zone, converted to UTC. Numeric day/month forms are read in `order`; nothing is guessed.
  */
-export function parseWhoisDateTime(raw: string | null | undefined, order: DateOrder = 'dmy'): { date: string; time: string | null } | null {
+function parseWhoisDateTime(raw: string | null | undefined, order: DateOrder = 'dmy'): { date: string; time: string | null } | null {
   if (!raw) return null;
   let s = raw.trim().replace(/^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*,?\s+/i, '');
   let d: { y: number; m: number; d: number } | null = null;

@@ -7,7 +7,7 @@
 // Sources: CentralNic's second-level list as python-whois (MIT) maps it to whois.centralnic.com;
 // ar.com and co.ca from issue 19; see docs/registration-sources.md.
 
-export interface RegistrySuffix {
+interface RegistrySuffix {
   operator: string;
   /** The operator's WHOIS server (port 43). */
   whois: string;

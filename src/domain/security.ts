@@ -19,7 +19,7 @@ export function unknownResult<T extends { status: CheckValue }>(empty: T, reason
 const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
 export const SPF_MAX_LOOKUPS = 10;
 
-export interface SpfTerm {
+interface SpfTerm {
   qualifier: '+' | '-' | '~' | '?';
   name: string;
   value: string | null;
@@ -49,7 +49,7 @@ export function spfLookupTerms(terms: SpfTerm[]): SpfTerm[] {
   return terms.filter((t) => LOOKUP_TERMS.has(t.name));
 }
 
-export interface SpfResult {
+interface SpfResult {
   status: CheckValue;
   /** Why the status is unknown. */
   reason?: string;
@@ -75,7 +75,7 @@ export function evaluateSpf(records: string[], lookups: number): SpfResult {
   return { status: problems.length ? 'fail' : 'pass', records, lookups, all, problems };
 }
 
-export interface DmarcResult {
+interface DmarcResult {
   status: CheckValue;
   reason?: string;
   record: string | null;
@@ -86,7 +86,7 @@ export interface DmarcResult {
   problems: string[];
 }
 
-export function parseTags(record: string): Record<string, string> {
+function parseTags(record: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of record.split(';')) {
     const i = part.indexOf('=');
@@ -134,7 +134,7 @@ export function isDkimKey(txt: string): boolean {
   return !!tags.p && tags.p.length > 0;
 }
 
-export interface DkimResult {
+interface DkimResult {
   status: CheckValue;
   reason?: string;
   selectors_checked: string[];
@@ -145,7 +145,7 @@ export function evaluateDkim(checked: string[], found: string[]): DkimResult {
   return { status: found.length ? 'pass' : 'fail', selectors_checked: checked, selectors_found: found };
 }
 
-export interface CaaResult {
+interface CaaResult {
   status: CheckValue;
   reason?: string;
   issuers: string[];
@@ -164,7 +164,7 @@ export function evaluateCaa(records: { tag: string; value: string }[]): CaaResul
   };
 }
 
-export interface DnssecResult {
+interface DnssecResult {
   status: CheckValue;
   /** null when the DS or DNSKEY look-up failed. */
   enabled: boolean | null;
@@ -181,9 +181,9 @@ export function evaluateDnssec(ds: number, dnskey: number, registrySigned: boole
 }
 
 /** Points of each check in the 0-100 security score; a check whose result is unknown is left out and the rest scaled. */
-export const SECURITY_WEIGHTS = { spf: 20, dmarc: 20, dkim: 15, caa: 10, dnssec: 20, transfer_lock: 15 } as const;
+const SECURITY_WEIGHTS = { spf: 20, dmarc: 20, dkim: 15, caa: 10, dnssec: 20, transfer_lock: 15 } as const;
 
-export interface SecurityInputs {
+interface SecurityInputs {
   spf: CheckValue;
   dmarc: CheckValue;
   dkim: CheckValue;
@@ -233,7 +233,7 @@ export function scoringValues(current: Record<SecurityCheck, CheckValue>, last: 
   return out;
 }
 
-export interface RecommendationInputs {
+interface RecommendationInputs {
   domain: string;
   spf: SpfResult;
   dmarc: DmarcResult;

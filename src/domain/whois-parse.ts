@@ -7,7 +7,7 @@ import {
 } from './registration.js';
 import { dateOrderFor, parseWhoisDate, parseWhoisTimestamp } from './registry-dates.js';
 
-export type WhoisField = 'expiry' | 'registrar' | 'created' | 'updated' | 'nameserver' | 'status' | 'dnssec';
+type WhoisField = 'expiry' | 'registrar' | 'created' | 'updated' | 'nameserver' | 'status' | 'dnssec';
 
 /**
  * Labels (lower case, spaces collapsed, leader dots removed) per field, by registry family. Inside a
@@ -78,11 +78,11 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 }
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
-export const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
+const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
   'de', 'eu', 'nl', 'be', 'ch', 'li', 'at', 'lu', 'lv', 'hu', 'bg', 'sa', 'om', 'kz', 'pe', 'au', 'nz',
 ]);
 
-export interface WhoisPair {
+interface WhoisPair {
   label: string;
   value: string;
 }
@@ -173,7 +173,7 @@ export function whoisPairs(text: string): WhoisPair[] {
   return out;
 }
 
-export interface WhoisReading {
+interface WhoisReading {
   data: RegistrationData;
   /** Said when the answer is read but publishes no expiry date. */
   reason: string | null;
@@ -238,7 +238,7 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
 }
 
 /** True when the answer says something about a registered domain. */
-export function hasDomainData(d: RegistrationData): boolean {
+function hasDomainData(d: RegistrationData): boolean {
   return !!(d.expiry_date || d.registrar || d.creation_date || d.nameservers.length);
 }
 
@@ -284,7 +284,7 @@ export function classifyWhoisAnswer(name: string, text: string): WhoisClass {
   return 'ok';
 }
 
-export type WhoisVerdict =
+type WhoisVerdict =
   | { kind: 'ok'; data: RegistrationData; reason: string | null }
   | { kind: 'not_found' | 'rate_limited' | 'empty' | 'unreadable' };
 

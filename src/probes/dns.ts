@@ -73,13 +73,13 @@ export interface DnsResolver {
   cancel?(): void;
 }
 
-export interface ServerAddress {
+interface ServerAddress {
   host: string;
   port: number;
 }
 
 /** `host`, `host:port`, `[v6]:port` or a bare IPv6 address. */
-export function parseServer(s: string): ServerAddress {
+function parseServer(s: string): ServerAddress {
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
   if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : 53 };
   if (net.isIPv6(s)) return { host: s, port: 53 };
@@ -104,12 +104,12 @@ async function outcome<T>(p: Promise<T[]>): Promise<Lookup<T>> {
 }
 
 /** The records of a Lookup; [] when the name or the record does not exist, DnsError on a failure. */
-export function recordsOf<T>(l: Lookup<T>): T[] {
+function recordsOf<T>(l: Lookup<T>): T[] {
   if (l.status === 'error') throw new DnsError(`DNS ${l.error}`, l.error);
   return l.status === 'ok' ? l.records : [];
 }
 
-export interface ResolverOptions {
+interface ResolverOptions {
   /** Per-attempt timeout (ms). */
   timeoutMs?: number;
   tries?: number;

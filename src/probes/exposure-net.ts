@@ -38,7 +38,7 @@ export interface ExposureNet {
   portFor(port: number, address: string): number;
 }
 
-export interface ExposureNetOptions {
+interface ExposureNetOptions {
   portFor?: (port: number, address: string) => number;
   /** DOMMON_OUTBOUND_DENY: a denied address is never dialled (answered as `error` / not ok). */
   policy?: OutboundPolicy;

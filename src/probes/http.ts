@@ -9,7 +9,7 @@ import type { EndpointPlugin, LivenessProbeFn } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
-export interface HttpTarget {
+interface HttpTarget {
   url: string;
   timeoutMs: number;
   expectedStatus: number;
@@ -74,7 +74,7 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
       settled = true;
       signal.removeEventListener('abort', onAbort);
       sock.destroy();
-      if (err) reject(err);
+      if (err) reject(err as Error);
       else resolve(status);
     };
     const onAbort = () => finish(signal.reason);

@@ -13,7 +13,7 @@ export interface ServerLimiter {
   success(server: string): void;
 }
 
-export interface LimiterOptions {
+interface LimiterOptions {
   clock: Clock;
   /** Minimum time between two queries to one server. */
   spacingMs?: number;

@@ -11,13 +11,13 @@ import type { Config } from '../config/index.js';
 import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
 
 /** A check's outcome when the peer answered; `warn` when it answered badly. */
-export interface PeerAnswer {
+interface PeerAnswer {
   status: 'ok' | 'warn';
   detail: string;
 }
 
 /** "host", "host:port", "[v6]:port" or a bare IPv6 address. */
-export function splitHostPort(v: string, defPort: number): { host: string; port: number } {
+function splitHostPort(v: string, defPort: number): { host: string; port: number } {
   const bracket = /^\[([^\]]+)\](?::(\d+))?$/.exec(v);
   if (bracket) return { host: bracket[1]!, port: bracket[2] ? Number(bracket[2]) : defPort };
   if (net.isIPv6(v)) return { host: v, port: defPort };

@@ -9,18 +9,18 @@ import {
 import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
 import { parseWhoisDate, parseWhoisTimestamp } from '../domain/registry-dates.js';
 
-export const IANA_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
-export const BOOTSTRAP_MAX_AGE_MS = 7 * 86_400_000;
+const IANA_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
+const BOOTSTRAP_MAX_AGE_MS = 7 * 86_400_000;
 export const BOOTSTRAP_FILE = 'rdap-dns.json';
 
-export interface BootstrapFile {
+interface BootstrapFile {
   publication?: string;
   services: [string[], string[]][];
   /** When this copy was fetched (added by dommon to the saved copy). */
   fetched_at?: string;
 }
 
-export function isBootstrap(x: unknown): x is BootstrapFile {
+function isBootstrap(x: unknown): x is BootstrapFile {
   const b = x as BootstrapFile;
   return !!b && Array.isArray(b.services) && b.services.every((s) => Array.isArray(s) && Array.isArray(s[0]) && Array.isArray(s[1]));
 }
@@ -57,7 +57,7 @@ export interface BootstrapStore {
   stop(): void;
 }
 
-export interface BootstrapOptions {
+interface BootstrapOptions {
   dataDir: string;
   url?: string;
   fetch?: typeof fetch;

@@ -7,7 +7,7 @@ import { parseWhoisServer, whoisLookup, whoisServerFor } from './whois.js';
 import type { WhoisReferrals } from './whois-referral.js';
 
 /** server: ask it; none: this source has nobody to ask (why); error: finding the server failed (why). */
-export type ServerChoice = { server: string } | { none: string } | { error: string };
+type ServerChoice = { server: string } | { none: string } | { error: string };
 
 export interface RegistrationProbe {
   /** Who answers for this registrable name (IANA's WHOIS referral may take a query, within budgetMs). */
@@ -15,7 +15,7 @@ export interface RegistrationProbe {
   lookup(name: string, server: string, signal: AbortSignal, budgetMs: number): Promise<LookupOutcome>;
 }
 
-export interface RegistrationProbeOptions {
+interface RegistrationProbeOptions {
   bootstrap: BootstrapStore;
   /** DOMMON_RDAP_URL: base for every RDAP query. */
   rdapUrl: string | null;

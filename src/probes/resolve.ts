@@ -19,7 +19,7 @@ export interface Resolver {
   txt(name: string): Promise<string[]>;
 }
 
-export interface ResolverOptions {
+interface ResolverOptions {
   timeoutMs?: number;
   tries?: number;
   now?: () => number;
@@ -30,7 +30,7 @@ export interface ResolverOptions {
 }
 
 /** A look-up whose answer the outbound policy refuses (the connection is never attempted). */
-export class OutboundDenied extends Error {
+class OutboundDenied extends Error {
   readonly code = 'ERR_OUTBOUND_DENIED';
   constructor(readonly address: string, rule: string) {
     super(deniedMessage(address, rule));

@@ -97,7 +97,7 @@ export interface Conversation {
   bye?: string;
 }
 
-export interface TlsEnds {
+interface TlsEnds {
   host: string;
   port: number;
 }

@@ -5,7 +5,7 @@ import type { EndpointPlugin } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
-export interface TcpTarget {
+interface TcpTarget {
   host: string;
   port: number;
   timeoutMs: number;

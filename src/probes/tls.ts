@@ -21,7 +21,7 @@ function dn(s: string): string {
   return s.split('\n').filter(Boolean).join(', ');
 }
 
-export function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
+function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   return {
     subject: dn(x.subject),
     issuer: dn(x.issuer),

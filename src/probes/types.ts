@@ -2,8 +2,7 @@
 import type { Resolver } from './resolve.js';
 
 /** Why a check failed; the stored error text starts with it (`timeout: ...`). */
-export const PROBE_REASONS = ['timeout', 'dns', 'refused', 'reset', 'tls', 'status', 'cancelled', 'denied', 'error'] as const;
-export type ProbeReason = (typeof PROBE_REASONS)[number];
+export type ProbeReason = 'timeout' | 'dns' | 'refused' | 'reset' | 'tls' | 'status' | 'cancelled' | 'denied' | 'error';
 
 export interface ProbeDeps {
   resolver: Resolver;

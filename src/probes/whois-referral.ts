@@ -7,17 +7,17 @@ import path from 'node:path';
 import whoiser from 'whoiser';
 import { parseWhoisServer } from './whois.js';
 
-const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
+const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
 
-export const IANA_WHOIS = 'whois.iana.org:43';
+const IANA_WHOIS = 'whois.iana.org:43';
 export const REFERRALS_FILE = 'whois-referrals.json';
 /** A referral (or IANA's word that there is none) is kept this long, like the RDAP bootstrap. */
-export const REFERRAL_TTL_MS = 7 * 86_400_000;
+const REFERRAL_TTL_MS = 7 * 86_400_000;
 /** After IANA could not be asked, it is not asked again for the same TLD for this long. */
-export const REFERRAL_RETRY_MS = 600_000;
+const REFERRAL_RETRY_MS = 600_000;
 
 /** server: where to ask; none: IANA names no WHOIS server; error: IANA could not be asked. */
-export type Referral = { server: string } | { none: string } | { error: string };
+type Referral = { server: string } | { none: string } | { error: string };
 
 interface Entry {
   /** null: IANA lists no WHOIS server for the TLD. */
@@ -35,7 +35,7 @@ export function parseIanaReferral(text: string): { known: boolean; server: strin
   return { known: true, server: m ? m[1]!.toLowerCase() : null };
 }
 
-export interface WhoisReferralOptions {
+interface WhoisReferralOptions {
   /** host[:port] of IANA's WHOIS service (DOMMON_IANA_WHOIS). */
   iana?: string;
   /** Where the cache is kept across restarts; nothing is written when the directory does not exist. */

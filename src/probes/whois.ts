@@ -5,7 +5,7 @@ import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
-const whoisQuery = (whoiser as unknown as { query(o: { host: string; port: number; query: string; timeout: number }): Promise<string> }).query;
+const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
 
 /**
  * Registry WHOIS servers for TLDs dommon knows (no look-up at whois.iana.org needed at run time);
@@ -38,7 +38,6 @@ export function whoisServerFor(name: string): string | null {
   return WHOIS_SERVERS[tld] ?? null;
 }
 
-export type { WhoisClass } from '../domain/whois-parse.js';
 
 /** The class of an answer for `name` (rate limits are short refusals without domain data). */
 export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
@@ -46,7 +45,7 @@ export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
 }
 
 /** "try again in 60 seconds" style hints, else null. */
-export function whoisRetryHint(text: string): number | null {
+function whoisRetryHint(text: string): number | null {
   const m = /(?:in|after)\s+(\d+)\s*(second|sec|s|minute|min)/i.exec(text);
   if (!m) return null;
   return Number(m[1]) * (/^m/i.test(m[2]!) ? 60_000 : 1000);
@@ -56,7 +55,7 @@ export function parseWhoisText(name: string, text: string): RegistrationData {
   return parseWhoisAnswer(name, text).data;
 }
 
-export interface WhoisServer {
+interface WhoisServer {
   host: string;
   port: number;
 }
@@ -93,7 +92,7 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     // whoiser's timeout is an idle timeout; the budget is enforced here as a whole.
     const aborted = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), Math.max(1000, timeoutMs));
-      onAbort = () => reject(new Error(signal?.reason?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
+      onAbort = () => reject(new Error((signal?.reason as Error | undefined)?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     q.catch(() => undefined);

@@ -11,7 +11,7 @@ import { eachLimit } from '../domain/concurrency.js';
 
 import { DOMAIN_REFRESH_KINDS, type DomainRefreshKind } from '../domain/types.js';
 
-export interface IntelSchedulerDeps {
+interface IntelSchedulerDeps {
   store: Store;
   intel: IntelServices;
   clock: Clock;
@@ -105,5 +105,3 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     },
   };
 }
-
-export type IntelScheduler = ReturnType<typeof createIntelScheduler>;

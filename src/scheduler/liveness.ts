@@ -17,7 +17,7 @@ import type { WorkingSetChange } from '../services/changes.js';
 
 export type LivenessProbe = (endpoint: Endpoint, config: LivenessConfig, signal: AbortSignal) => Promise<CheckOutcome>;
 
-export interface LivenessSchedulerDeps {
+interface LivenessSchedulerDeps {
   monitor: MonitorService;
   onChange(fn: (change: WorkingSetChange) => void): () => void;
   probe: LivenessProbe;
@@ -53,7 +53,7 @@ interface Entry {
   fresh: boolean;
 }
 
-export interface SchedulerStats {
+interface SchedulerStats {
   checks: number;
   /** Lateness of recent runs against their schedule (ms), a bounded window. */
   lateMs: number[];
@@ -367,5 +367,3 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     reload,
   };
 }
-
-export type LivenessScheduler = ReturnType<typeof createLivenessScheduler>;

@@ -7,7 +7,7 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function periodic(name: string, intervalMs: number, fn: () => Promise<unknown>, log: Logger, opts: { runAtStart?: boolean } = {}): Worker & { runNow(): Promise<void> } {
+export function periodic(name: string, intervalMs: number, fn: () => Promise<unknown>, log: Logger, opts: { runAtStart?: boolean } = {}): Omit<Worker, 'start'> & { start(): void; runNow: () => Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
   let stopped = true;

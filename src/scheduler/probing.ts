@@ -9,7 +9,7 @@ import type { MonitorService } from '../services/monitor.js';
 import { createLivenessScheduler, type LivenessProbe } from './liveness.js';
 import { periodic } from './periodic.js';
 
-export interface ProbingDeps {
+interface ProbingDeps {
   monitor: MonitorService;
   liveness: Pick<LivenessService, 'onChange'>;
   certificates: CertificateService;

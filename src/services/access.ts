@@ -7,13 +7,13 @@ import type { ApiToken, Principal, Team, User } from '../domain/types.js';
 import { newId } from '../store/repos/util.js';
 import type { ServiceDeps } from './deps.js';
 
-export const TOKEN_PREFIX = 'dmn_';
+const TOKEN_PREFIX = 'dmn_';
 const EPOCH_KEY = 'tokens_epoch';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
-export const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
-export interface CreatedToken {
+interface CreatedToken {
   token: string;
   id: string;
   team_id: string;

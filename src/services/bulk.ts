@@ -28,7 +28,7 @@ async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<Ite
  * start order, so a later item sees an earlier one's writes: two items for one endpoint still give
  * one create and one conflict); any other failure fails the whole request.
  */
-export async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
+async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
   const out: BulkResult<T> = { created: [], failed: [] };
   for (let start = 0; start < items.length; start += WINDOW) {
     const window = items.slice(start, start + WINDOW);

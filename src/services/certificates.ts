@@ -14,9 +14,9 @@ import type { HealthHook } from './deps.js';
 import { eachLimit } from '../domain/concurrency.js';
 
 /** One TLS inspection of an endpoint type's host:port (its plug-in's, with STARTTLS where it has one; probes/registry.ts). */
-export type TlsInspector = (target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
+type TlsInspector = (target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
 
-export interface CertificateServiceDeps {
+interface CertificateServiceDeps {
   store: Store;
   clock: Clock;
   inspect: TlsInspector;

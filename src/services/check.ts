@@ -11,7 +11,7 @@ import { inspectTls, pluginOf, type ProbeDeps, type ProbeOutcome } from '../prob
 import type { RegistrationLookup } from './registration.js';
 import type { SecurityEvaluator } from './security.js';
 
-export interface NameCheckDeps {
+interface NameCheckDeps {
   clock: Clock;
   lookup: RegistrationLookup['lookup'];
   evaluate: SecurityEvaluator;

@@ -11,27 +11,25 @@ import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
 
-export type { Outgoing, OutgoingEvent, OutgoingDigest, SendOutcome } from '../domain/notification.js';
-export { severityAtLeast } from '../domain/notification.js';
 
 /** The spec's waits between attempts: up to 3 retries. */
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
 /** The spec's upper bound of one attempt. */
-export const ATTEMPT_TIMEOUT_MS = 30_000;
+const ATTEMPT_TIMEOUT_MS = 30_000;
 /** A wait up to this long is slept in process; a longer Retry-After hands the delivery back, due then. */
 const MAX_SLEEP_MS = 60_000;
 /** A receiver asking for a longer wait than this gets no retry (the delivery fails). */
 export const MAX_RETRY_AFTER_S = 86_400;
 
 /** One attempt on a channel (src/channels, wired by app.ts); failures are outcomes, not exceptions. */
-export type Deliver = (
+type Deliver = (
   channel: string,
   message: Outgoing,
   config: Record<string, unknown>,
   opts: { timeoutMs: number },
 ) => Promise<SendOutcome & { preview: string }>;
 
-export interface DeliveryDeps {
+interface DeliveryDeps {
   store: Store;
   clock: Clock;
   log: Logger;
@@ -255,7 +253,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
       if (stopper.signal.aborted) return 0;
       const t = now();
       const claimed = await store.notifications.claim(owner, t.toISOString(), new Date(t.getTime() + attemptMs + 5000).toISOString(), limit);
-      claimed.forEach(track);
+      for (const d of claimed) void track(d);
       return claimed.length;
     },
 

@@ -9,17 +9,16 @@ import { pingDns, pingRdap, pingSmtp, pingWhois } from '../probes/peer-check.js'
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
 import { lockHolder } from '../store/lock.js';
 
-export const DOCTOR_STATUSES = ['ok', 'warn', 'fail', 'skip'] as const;
-export type DoctorStatus = (typeof DOCTOR_STATUSES)[number];
+type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
 
-export interface DoctorCheck {
+interface DoctorCheck {
   name: string;
   status: DoctorStatus;
   detail: string;
   ms?: number;
 }
 
-export interface DoctorReport {
+interface DoctorReport {
   ok: boolean;
   data_dir: string;
   checks: DoctorCheck[];

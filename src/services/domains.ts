@@ -4,7 +4,6 @@ import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
 import { DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
-export type { BulkResult } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
 import { newId } from '../store/repos/util.js';
@@ -19,8 +18,8 @@ export interface DomainInput {
   dkim_selectors?: string[];
 }
 
-export const VERIFY_PREFIX = 'dommon-verify-';
-export const newVerificationToken = (): string => `${VERIFY_PREFIX}${randomBytesPooled(16).toString('hex')}`;
+const VERIFY_PREFIX = 'dommon-verify-';
+const newVerificationToken = (): string => `${VERIFY_PREFIX}${randomBytesPooled(16).toString('hex')}`;
 
 function normalize(name: string): string {
   const r = normalizeDomainName(name);
@@ -28,7 +27,7 @@ function normalize(name: string): string {
   return r.name;
 }
 
-export async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | null | undefined): Promise<void> {
+async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | null | undefined): Promise<void> {
   if (portfolioId && !(await tx.portfolios.get(teamId, portfolioId))) throw new NotFound('Portfolio');
 }
 

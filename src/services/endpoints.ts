@@ -2,7 +2,6 @@ import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { requiresPort, validSubdomain } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
-export type { EndpointDetail } from '../domain/types.js';
 import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
 import { newId } from '../store/repos/util.js';
 import { isUniqueViolation, type ServiceDeps } from './deps.js';
@@ -23,7 +22,7 @@ export interface EndpointInput {
   liveness?: LivenessSettings;
 }
 
-export const DEFAULT_ENDPOINT_TIMEOUT = 10;
+const DEFAULT_ENDPOINT_TIMEOUT = 10;
 
 
 function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {

@@ -47,4 +47,3 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
 }
 
 export type Services = ReturnType<typeof createServices>;
-export type { ServiceDeps } from './deps.js';

@@ -20,7 +20,7 @@ export interface LivenessInput {
 /** A configuration's settings without its endpoint: the update body, and a create's inline `liveness` block. */
 export type LivenessSettings = Omit<LivenessInput, 'endpoint_id'>;
 
-export const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
+const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
 
 const exists = () => new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
 

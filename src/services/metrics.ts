@@ -4,7 +4,7 @@
 import { Counter, Gauge, Histogram, collectDefaultMetrics, type Registry } from 'prom-client';
 import type { Store } from '../store/index.js';
 
-export interface MetricsDeps {
+interface MetricsDeps {
   registry: Registry;
   store: Store;
   version: string;

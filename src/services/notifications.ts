@@ -9,8 +9,8 @@ import { newId, parseJson } from '../store/repos/util.js';
 import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
 import { mask, MASKED } from '../channels/shared.js';
 
-export { CHANNELS, type Channel };
-export { mask };
+export { type Channel };
+
 
 export interface SettingInput {
   delivery_class: 'instant' | 'digest';
@@ -29,14 +29,14 @@ export interface TestInput {
 }
 
 /** The config with the channel's secret keys masked (an unknown channel: every string value). */
-export function maskConfig(channel: string, config: Record<string, unknown>): Record<string, unknown> {
+function maskConfig(channel: string, config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { ...config };
   const secrets = pluginOf(channel)?.secrets ?? Object.keys(out);
   for (const k of secrets) if (k in out) out[k] = mask(out[k]);
   return out;
 }
 
-export function settingJson(s: SettingRow) {
+function settingJson(s: SettingRow) {
   return {
     id: s.id,
     notification_type: s.notification_type,
@@ -59,10 +59,10 @@ export function settingJson(s: SettingRow) {
  * and one team member's must not reach the rest of the team through the delivery log: each channel
  * says how it shows its recipients (URLs: scheme and host only).
  */
-export function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
+function maskRecipient<T extends string | null>(channel: string, recipient: T): T | string {
   if (recipient === null) return recipient;
-  const show = pluginOf(channel)?.showRecipient;
-  return show ? show(recipient) : recipient;
+  const plugin = pluginOf(channel);
+  return plugin?.showRecipient ? plugin.showRecipient(recipient) : recipient;
 }
 
 /** Test sends a team may queue per rolling hour (POST /api/v1/notifications/test); the next answers 429. */
@@ -70,7 +70,7 @@ export const TEST_SENDS_PER_HOUR = 10;
 const TEST_SEND_WINDOW_MS = 3_600_000;
 
 /** A delivery as the spec's delivery log entry. */
-export function logEntryJson(d: DeliveryRow) {
+function logEntryJson(d: DeliveryRow) {
   return {
     id: d.id,
     channels: [d.channel],
@@ -174,5 +174,3 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
     },
   };
 }
-
-export type NotificationService = ReturnType<typeof createNotificationService>;

@@ -42,5 +42,3 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
     },
   };
 }
-
-export type PortfolioService = ReturnType<typeof createPortfolioService>;

@@ -4,7 +4,7 @@ import { NotFound } from '../domain/errors.js';
 import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 
-export type Refresh<T> = (d: Domain, opts?: { fresh?: boolean }) => Promise<T>;
+type Refresh<T> = (d: Domain, opts?: { fresh?: boolean }) => Promise<T>;
 
 /**
  * Wraps `run` so a second caller joins the refresh already running for the domain; `fresh`: a

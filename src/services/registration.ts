@@ -17,9 +17,9 @@ import type { ServerLimiter } from '../probes/limiter.js';
 import type { HealthHook } from './deps.js';
 import { singleFlight, teamDomain } from './refresh.js';
 
-export const LOOKUP_BUDGET_MS = 20_000;
+const LOOKUP_BUDGET_MS = 20_000;
 
-export interface RegistrationDeps {
+interface RegistrationDeps {
   store: Store;
   clock: Clock;
   log: Logger;
@@ -32,9 +32,9 @@ export interface RegistrationDeps {
   recomputeHealth?: HealthHook;
 }
 
-export type LookupResult = LookupOutcome & { attempts: string[] };
+type LookupResult = LookupOutcome & { attempts: string[] };
 
-export function registrationView(r: Registration | undefined) {
+function registrationView(r: Registration | undefined) {
   return {
     state: r?.state ?? 'unknown',
     reason: r?.reason ?? null,
@@ -56,7 +56,7 @@ export function registrationView(r: Registration | undefined) {
 }
 
 /** Writes the domain_expiry alert of the window the effective expiry date is in, once per window and date. */
-export async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration | undefined, now: Date): Promise<boolean> {
+async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration | undefined, now: Date): Promise<boolean> {
   const expiry = d.expiry_override ?? reg?.expiry_date ?? null;
   if (!expiry) return false;
   const window = expiryWindow(expiry, now);
@@ -85,7 +85,7 @@ export async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration |
 }
 
 /** What a registration look-up needs: no database (the service stores its results; `dommon check` does not). */
-export type RegistrationLookupDeps = Pick<RegistrationDeps, 'clock' | 'probes' | 'limiter' | 'budgetMs'>;
+type RegistrationLookupDeps = Pick<RegistrationDeps, 'clock' | 'probes' | 'limiter' | 'budgetMs'>;
 
 /** RDAP, then WHOIS, within the budget and the per-server limits; `abort()` abandons running look-ups. */
 export function createRegistrationLookup(deps: RegistrationLookupDeps) {
@@ -158,7 +158,6 @@ export type RegistrationLookup = ReturnType<typeof createRegistrationLookup>;
 export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log } = deps;
   const { lookup, abort, aborted } = createRegistrationLookup(deps);
-  const inflight = new Map<string, Promise<Registration>>();
 
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
@@ -246,5 +245,3 @@ export function createRegistrationService(deps: RegistrationDeps) {
     now: () => isoNow(clock),
   };
 }
-
-export type RegistrationService = ReturnType<typeof createRegistrationService>;

@@ -6,7 +6,7 @@ import type { Store } from '../store/index.js';
 import type { RenewalStatus } from '../store/repos/renewals.js';
 
 /** "Expiring soon" = within this many days (inclusive); later is "active", earlier than today "expired". */
-export const EXPIRING_SOON_DAYS = 30;
+const EXPIRING_SOON_DAYS = 30;
 
 export interface RenewalQuery {
   type: 'domains' | 'certificates';
@@ -15,7 +15,7 @@ export interface RenewalQuery {
   status?: RenewalStatus;
 }
 
-export interface RenewalRecord {
+interface RenewalRecord {
   id: string;
   kind: 'domain' | 'certificate';
   name: string;
@@ -30,7 +30,7 @@ export interface RenewalRecord {
   source: string;
 }
 
-export function renewalStatus(days: number): RenewalStatus {
+function renewalStatus(days: number): RenewalStatus {
   if (days < 0) return 'expired';
   return days <= EXPIRING_SOON_DAYS ? 'expiring_soon' : 'active';
 }
@@ -75,5 +75,3 @@ export function createRenewalService({ store, clock }: { store: Store; clock: Cl
     },
   };
 }
-
-export type RenewalService = ReturnType<typeof createRenewalService>;

@@ -10,7 +10,7 @@ const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
 /** Defaults of the liveness windows (DOMMON_RESULT_RETENTION_DAYS, DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS). */
-export const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
+const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
 
 /** Windows of everything besides liveness results and aggregates; docs/operations.md lists them. */
 export const RETENTION_WINDOWS = {
@@ -28,7 +28,7 @@ export const RETENTION_WINDOWS = {
   exposureScanDays: 180,
 } as const;
 
-export interface RetentionReport {
+interface RetentionReport {
   started_at: string;
   duration_ms: number;
   batches: number;
@@ -48,7 +48,7 @@ export interface RetentionReport {
   freed_pages: number;
 }
 
-export interface RetentionDeps {
+interface RetentionDeps {
   store: Store;
   clock: Clock;
   resultRetentionDays: number;

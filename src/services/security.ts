@@ -15,7 +15,7 @@ import type { SecurityRecord } from '../store/repos/security.js';
 import type { HealthHook } from './deps.js';
 import { singleFlight, teamDomain } from './refresh.js';
 
-export interface SecurityDeps {
+interface SecurityDeps {
   store: Store;
   clock: Clock;
   dns: DnsResolver;
@@ -26,7 +26,7 @@ export interface SecurityDeps {
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
 
-export function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: boolean | null) {
+function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: boolean | null) {
   return {
     domain: d.domain,
     domain_id: d.id,
@@ -43,7 +43,7 @@ export function securityView(d: Domain, s: SecurityRecord | undefined, transferL
 }
 
 /** Registration facts the security checks use (transfer lock, registry DNSSEC flag), when known. */
-export type SecurityRegistration = { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null };
+type SecurityRegistration = { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null };
 
 /** SPF, DMARC, DKIM, CAA and DNSSEC of a name through the resolver; stores nothing (the service stores, `dommon check` prints). */
 export function createSecurityEvaluator(dns: DnsResolver) {
@@ -102,7 +102,7 @@ export function createSecurityEvaluator(dns: DnsResolver) {
     const caaP = dns.caa(name).then(evaluateCaa, (err) => unknownResult(evaluateCaa([]), failed('caa', err)));
     const dnssecP = Promise.allSettled([dns.ds(name), dns.dnskey(name)]).then(([ds, keys]) => {
       if (ds.status === 'fulfilled' && keys.status === 'fulfilled') return evaluateDnssec(ds.value.length, keys.value.length, reg?.dnssec_signed ?? null);
-      const err = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
+      const err: unknown = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
       return { ...unknownResult(evaluateDnssec(0, 0, reg?.dnssec_signed ?? null), failed('dnssec', err)), enabled: null };
     });
 
@@ -134,7 +134,7 @@ export function createSecurityEvaluator(dns: DnsResolver) {
 export type SecurityEvaluator = ReturnType<typeof createSecurityEvaluator>;
 
 /** The last known results of a stored check (records from before last_known existed: their own values). */
-export function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
+function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
   if (!prev) return {};
   const saved = (prev.details as { last_known?: LastKnown }).last_known;
   if (saved) return saved;
@@ -149,7 +149,6 @@ export function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
 
 export function createSecurityService(deps: SecurityDeps) {
   const { store, clock, dns } = deps;
-  const inflight = new Map<string, Promise<SecurityRecord>>();
   const evaluate = createSecurityEvaluator(dns);
 
   async function run(d: Domain): Promise<SecurityRecord> {
@@ -202,5 +201,3 @@ export function createSecurityService(deps: SecurityDeps) {
     now: () => isoNow(clock),
   };
 }
-
-export type SecurityService = ReturnType<typeof createSecurityService>;

@@ -111,5 +111,3 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
     },
   };
 }
-
-export type StatusService = ReturnType<typeof createStatusService>;

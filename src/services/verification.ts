@@ -9,12 +9,12 @@ import { teamDomain } from './refresh.js';
 import { eachLimit } from '../domain/concurrency.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 
-export const VERIFY_LABEL = '_dommon-verify';
+const VERIFY_LABEL = '_dommon-verify';
 
 /** TXT strings at a name ([] when there is none); lookup failures are an empty answer, not an error. */
-export type TxtLookup = (name: string) => Promise<string[]>;
+type TxtLookup = (name: string) => Promise<string[]>;
 
-export function verificationView(d: Domain) {
+function verificationView(d: Domain) {
   const name = `${VERIFY_LABEL}.${d.domain}`;
   return {
     id: d.id,
@@ -91,5 +91,3 @@ export function createVerificationService({ store, clock, txt, recomputeHealth, 
     },
   };
 }
-
-export type VerificationService = ReturnType<typeof createVerificationService>;

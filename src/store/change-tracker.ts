@@ -4,7 +4,16 @@
 import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
 import type Database from 'better-sqlite3';
 
-type AnyNode = { kind: string; [k: string]: any };
+/** The parts of Kysely's operation nodes read here (InsertQueryNode.into, AliasNode.node, TableNode.table.identifier, ...). */
+interface AnyNode {
+  kind: string;
+  identifier?: { name?: string };
+  table?: AnyNode;
+  node?: AnyNode;
+  into?: AnyNode;
+  from?: { froms?: AnyNode[] };
+  sqlFragments?: readonly string[];
+}
 
 function tableOf(n: AnyNode | undefined): string | undefined {
   if (!n) return undefined;
@@ -17,7 +26,7 @@ function tableOf(n: AnyNode | undefined): string | undefined {
  * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
  * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
  */
-export function rawTarget(sqlText: string): string | undefined {
+function rawTarget(sqlText: string): string | undefined {
   const m = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(sqlText);
   if (m) return m[1]!.toLowerCase();
   // Reads and transaction control (the group commit's savepoints) write no table data.

@@ -98,7 +98,7 @@ function cachingStatements(sqlite: Database.Database): Database.Database {
   return wrapper as unknown as Database.Database;
 }
 
-export async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+async function migrate(conn: Connection, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
   return migrateDb(conn.db, migrations);
 }
 

@@ -34,7 +34,7 @@ const SAVEPOINT = CompiledQuery.raw('savepoint unit');
 const RELEASE = CompiledQuery.raw('release unit');
 const ROLLBACK_TO = CompiledQuery.raw('rollback to unit');
 
-export interface GroupCommitOptions {
+interface GroupCommitOptions {
   /** Units per COMMIT at most; later ones start the next batch. */
   maxUnits?: number;
   /** Whether the connection is inside a transaction (better-sqlite3's `inTransaction`). */

@@ -64,7 +64,7 @@ export interface Store extends Repos {
   close(): Promise<void>;
 }
 
-export function storeFrom(conn: Connection): Store {
+function storeFrom(conn: Connection): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
@@ -100,7 +100,7 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * multi-row variant; stamp() counts this process's writes (other processes' writes are not seen
  * yet: the commands that would make them refuse a PostgreSQL URL for now).
  */
-export function storeFromPg(conn: PgConnection): Store {
+function storeFromPg(conn: PgConnection): Store {
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
   const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse);
   let chain: Promise<unknown> = Promise.resolve();

@@ -8,7 +8,7 @@ import { openConnection } from './db.js';
 import { restrictFile } from './permissions.js';
 
 /** Tables whose row counts a backup reports (and a test compares). */
-export const COUNTED_TABLES = ['teams', 'users', 'api_tokens', 'portfolios', 'domains', 'endpoints', 'liveness_configs', 'liveness_results', 'events', 'deliveries'] as const;
+const COUNTED_TABLES = ['teams', 'users', 'api_tokens', 'portfolios', 'domains', 'endpoints', 'liveness_configs', 'liveness_results', 'events', 'deliveries'] as const;
 
 export class MaintenanceError extends Error {
   constructor(message: string, readonly status = 500) {
@@ -172,7 +172,7 @@ export function writableDirProblem(dir: string): string | null {
     return null;
   } catch (err) {
     const e = err as NodeJS.ErrnoException;
-    return e.code ? `${e.code}` : e.message;
+    return e.code ? e.code : e.message;
   }
 }
 

@@ -3,8 +3,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const DIR_MODE = 0o700;
-export const FILE_MODE = 0o600;
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 /**
  * Creates `dir` (0700) if missing; tightens it and every file in it (and in its subdirectories, two

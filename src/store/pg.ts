@@ -35,7 +35,7 @@ const NUMERIC = 1700;
 const types = {
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
-    return pg.types.getTypeParser(oid, format as 'text');
+    return pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown;
   },
 };
 

@@ -4,7 +4,7 @@ import React, { useEffect, useReducer, useRef } from 'react';
 import { Box, Text, useInput, type Key } from 'ink';
 import { age, counts, days, sparkline, SORTS, visibleRows, type Row, type Snapshot, type SortKey } from './model.js';
 
-export interface DashboardProps {
+interface DashboardProps {
   snapshot: Snapshot | null;
   now: Date;
   /** colour on (TTY without NO_COLOR) */
@@ -119,7 +119,7 @@ function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
   );
 }
 
-export interface ViewState {
+interface ViewState {
   cursor: number;
   filter: string;
   typing: boolean;
@@ -129,7 +129,7 @@ export interface ViewState {
   refreshes: number;
 }
 
-export const INITIAL_VIEW: ViewState = { cursor: 0, filter: '', typing: false, sort: 'name', detail: false, quit: false, refreshes: 0 };
+const INITIAL_VIEW: ViewState = { cursor: 0, filter: '', typing: false, sort: 'name', detail: false, quit: false, refreshes: 0 };
 
 type KeyAction = { input: string; key: Key; snapshot: Snapshot | null };
 
@@ -137,7 +137,7 @@ type KeyAction = { input: string; key: Key; snapshot: Snapshot | null };
  * Every key press as a pure state transition. React applies queued actions in order on the latest
  * state, so keys typed faster than the screen renders are never lost or applied to a stale screen.
  */
-export function onKey(s: ViewState, a: KeyAction): ViewState {
+function onKey(s: ViewState, a: KeyAction): ViewState {
   // A chunk of several characters (fast typing, paste, tmux send-keys) is applied one key at a time.
   if (a.input.length > 1 && !a.key.ctrl && !a.key.meta && !a.input.startsWith('\u001b')) {
     const plain = Object.fromEntries(Object.keys(a.key).map((k) => [k, false])) as unknown as Key;

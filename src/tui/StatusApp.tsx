@@ -5,7 +5,7 @@ import { useApp, useStdout } from 'ink';
 import { Dashboard } from './Dashboard.js';
 import type { Row, Snapshot, StatusSource } from './model.js';
 
-export interface StatusAppProps {
+interface StatusAppProps {
   source: StatusSource;
   intervalMs: number;
   color?: boolean;

@@ -8,9 +8,59 @@
 import type { DomainRow, EndpointRow, Liveness, Row, Snapshot, StatusSource } from './model.js';
 import { mapLimit } from '../domain/concurrency.js';
 
-export type Request = (method: string, path: string) => Promise<{ status: number; body: any }>;
+type Request = (method: string, path: string) => Promise<{ status: number; body: unknown }>;
 
-export interface ApiSourceOptions {
+// The fields of the API's answers read here (the OpenAPI document owns the full shapes); a field that
+// another part of dommon has not filled yet may be null or missing.
+interface Page<T> {
+  data: T[];
+  pagination?: { has_more?: boolean };
+}
+interface WireDomain {
+  id: string;
+  domain: string;
+  is_verified: boolean;
+  health_grade?: string | null;
+  health_score?: number | null;
+  overall_status?: string;
+  expiry_date?: string | null;
+  whois?: { registrar?: string | null; expiry_date?: string | null } | null;
+}
+interface WireEndpoint {
+  id: string;
+  domain_id: string;
+  name: string;
+  full_url: string;
+  endpoint_type: string;
+  is_enabled: boolean;
+}
+interface WireSsl {
+  status?: unknown;
+  expiry_date?: string | null;
+  days_until_expiry?: number | null;
+}
+interface WireEndpointStatus {
+  endpoint_id?: string;
+  endpoint?: { id: string };
+  overall_health?: string;
+  ssl?: WireSsl | null;
+  last_checked_at?: string | null;
+  liveness?: { status?: string; uptime_24h?: number | null; avg_response_time_ms?: number | null; last_check?: string | null } | null;
+}
+interface WireLivenessConfig {
+  id: string;
+  endpoint_id: string;
+  is_enabled: boolean;
+}
+interface WireResult {
+  response_time_ms?: number | null;
+  is_successful: unknown;
+}
+interface WireDomainStatus {
+  last_checked_at?: string | null;
+}
+
+interface ApiSourceOptions {
   /** probe results shown in the sparkline */
   recent?: number;
   /** parallel requests */
@@ -27,17 +77,17 @@ const SSL_RANK: Record<string, number> = { valid: 1, unknown: 0, expiring_soon: 
 const HEALTH_RANK: Record<string, number> = { unknown: 0, healthy: 1, warning: 2, critical: 3 };
 const DAY = 86_400_000;
 
-async function get(request: Request, path: string): Promise<any> {
+async function get<T>(request: Request, path: string): Promise<T> {
   const r = await request('GET', path);
-  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${r.body?.error ?? `HTTP ${r.status}`}`), { status: r.status });
-  return r.body;
+  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${(r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`}`), { status: r.status });
+  return r.body as T;
 }
 
-async function all(request: Request, path: string): Promise<any[]> {
-  const out: any[] = [];
+async function all<T>(request: Request, path: string): Promise<T[]> {
+  const out: T[] = [];
   for (let offset = 0; ; offset += 100) {
     const sep = path.includes('?') ? '&' : '?';
-    const r = await get(request, `${path}${sep}limit=100&offset=${offset}`);
+    const r = await get<Page<T>>(request, `${path}${sep}limit=100&offset=${offset}`);
     out.push(...r.data);
     if (!r.pagination?.has_more || !r.data.length) return out;
   }
@@ -45,7 +95,7 @@ async function all(request: Request, path: string): Promise<any[]> {
 
 const daysLeft = (iso: string | null, now: Date): number | null => (iso ? Math.floor((Date.parse(iso) - now.getTime()) / DAY) : null);
 
-export interface ApiStatusSource extends StatusSource {
+interface ApiStatusSource extends StatusSource {
   /** The snapshot with the extras of `rows` (recent results, last registration check) read or reused. */
   details(snapshot: Snapshot, rows: readonly Row[]): Promise<Snapshot>;
 }
@@ -79,12 +129,12 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
     const domains = rows.filter((r): r is DomainRow => r.kind === 'domain' && !((checked.get(r.id)?.readAt ?? -Infinity) > t - CHECKED_TTL));
     await Promise.all([
       mapLimit(configs, n, async (e) => {
-        const r = await get(request, `/api/v1/liveness/${e.livenessId}/results?hours=24&limit=${recentN}`);
-        const points = (r.data as any[]).map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse();
+        const r = await get<Page<WireResult>>(request, `/api/v1/liveness/${e.livenessId}/results?hours=24&limit=${recentN}`);
+        const points = r.data.map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse();
         recent.set(e.livenessId!, { at: e.lastCheck, points });
       }),
       mapLimit(domains, n, async (d) => {
-        const st = await get(request, `/api/v1/domains/${d.id}/status`);
+        const st = await get<WireDomainStatus | undefined>(request, `/api/v1/domains/${d.id}/status`);
         checked.set(d.id, { value: st?.last_checked_at ?? null, readAt: t });
       }),
     ]);
@@ -93,14 +143,14 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
 
   async function lists(): Promise<Snapshot> {
     const [domains, endpoints, statuses, configs] = await Promise.all([
-      all(request, '/api/v1/domains'),
-      all(request, '/api/v1/endpoints'),
-      all(request, '/api-endpoint-status'),
-      all(request, '/api/v1/liveness'),
+      all<WireDomain>(request, '/api/v1/domains'),
+      all<WireEndpoint>(request, '/api/v1/endpoints'),
+      all<WireEndpointStatus>(request, '/api-endpoint-status'),
+      all<WireLivenessConfig>(request, '/api/v1/liveness'),
     ]);
     const at = now();
-    const statusOf = new Map<string, any>(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
-    const cfgOf = new Map<string, any>(configs.map((c) => [c.endpoint_id, c]));
+    const statusOf = new Map(statuses.map((s) => [s.endpoint_id ?? s.endpoint?.id, s]));
+    const cfgOf = new Map(configs.map((c) => [c.endpoint_id, c]));
     // Configs and domains gone since the last refresh leave the caches.
     const liveIds = new Set(configs.map((c) => c.id));
     for (const id of recent.keys()) if (!liveIds.has(id)) recent.delete(id);
@@ -124,7 +174,7 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
         ssl: known(s?.ssl?.status),
         sslExpiry: s?.ssl?.expiry_date ?? null,
         sslDays: s?.ssl?.days_until_expiry ?? null,
-        liveness: cfg?.is_enabled ? ((live?.status as Liveness) ?? 'unknown') : null,
+        liveness: cfg?.is_enabled ? ((live?.status as Liveness | undefined) ?? 'unknown') : null,
         uptime24h: live?.uptime_24h ?? null,
         avgMs: live?.avg_response_time_ms ?? null,
         recent: [],

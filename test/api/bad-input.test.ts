@@ -329,7 +329,7 @@ function rawPost(url: string, path: string, token: string, size: number, keepAli
     const sock = net.connect(Number(port), '127.0.0.1');
     let got = '';
     let writeError: string | undefined;
-    sock.on('data', (d) => (got += d));
+    sock.on('data', (d: Buffer) => (got += d.toString()));
     sock.on('error', (e: NodeJS.ErrnoException) => (writeError = e.code));
     const done = () => {
       const [head = '', body = ''] = got.split('\r\n\r\n');
@@ -385,7 +385,7 @@ t.test("requests Node's parser refuses (head over 16 KB, broken request line) ge
     new Promise<{ head: string; body: any }>((resolve, reject) => {
       const sock = net.connect(Number(new URL(s.url).port), '127.0.0.1');
       let got = '';
-      sock.on('data', (d) => (got += d));
+      sock.on('data', (d: Buffer) => (got += d.toString()));
       sock.on('error', reject);
       sock.on('close', () => {
         const [head = '', body = ''] = got.split('\r\n\r\n');

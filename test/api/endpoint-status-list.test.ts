@@ -101,10 +101,10 @@ t.test('/api-endpoint-status: paging, filters, totals and summary match the per-
       for (const limit of [1, 2, 5, 50, 100]) {
         for (const offset of [0, 1, 6, 48, 49, 70]) {
           const q = new URLSearchParams({ limit: String(limit), offset: String(offset), ...(health ? { health } : {}), ...(domain_id ? { domain_id } : {}) });
-          const r = await a.get(`/api-endpoint-status?${q}`);
+          const r = await a.get(`/api-endpoint-status?${q.toString()}`);
           const want = expected(singlesA, { limit, offset, health, domain_id });
           const got = { data: r.body.data, summary: r.body.summary, pagination: r.body.pagination };
-          if (r.status !== 200 || JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`?${q}: ${r.status} ${JSON.stringify(got).slice(0, 300)}`);
+          if (r.status !== 200 || JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`?${q.toString()}: ${String(r.status)} ${JSON.stringify(got).slice(0, 300)}`);
           checked++;
         }
       }

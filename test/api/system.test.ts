@@ -106,7 +106,7 @@ t.test('revoked token is refused at once; last_used_at is recorded; only the has
   t.equal((await client(s.url, other.token).get('/api/v1/validate')).status, 200, 'other token still valid');
 
   // The database file holds the SHA-256 hash and never the raw token.
-  s.app.store.db; // keep the app open: read the files as they are (WAL included)
+  void s.app.store.db; // keep the app open: read the files as they are (WAL included)
   const files = fs.readdirSync(s.dataDir).filter((f) => f.startsWith('dommon.db'));
   const raw = Buffer.concat(files.map((f) => fs.readFileSync(`${s.dataDir}/${f}`)));
   const { createHash } = await import('node:crypto');

@@ -36,7 +36,12 @@ t.test('the committed generated files are what the registry generates (run npm r
   const enums: string[][] = [];
   const collect = (v: unknown): void => {
     if (Array.isArray(v)) v.forEach(collect);
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) (k === 'enum' && Array.isArray(x) && x.includes('webhook') ? enums.push(x as string[]) : collect(x));
+    else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (k === 'enum' && Array.isArray(x) && x.includes('webhook')) enums.push(x as string[]);
+        else collect(x);
+      }
+    }
   };
   for (const [f, raw] of Object.entries(files)) if (!f.startsWith('schemas/channels/')) collect(JSON.parse(raw));
   t.ok(enums.length >= 6, `${enums.length} channel enums (request, query, responses, OpenAPI)`);

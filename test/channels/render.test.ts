@@ -116,6 +116,6 @@ t.test('email: subject from the event, text and escaped HTML', async (t) => {
   t.equal(test.subject, 'Hello Bcc: x@y', 'no header injection through the subject');
   const d = channels.email.render(digest, { config: { recipients: ['a@x.test'] } });
   t.equal(d.subject, 'dommon digest for acme: 2 items');
-  t.match(d.text, /Production:\n  - \[HIGH\] Exposure finding/);
+  t.match(d.text, /Production:\n {2}- \[HIGH\] Exposure finding/);
   t.match(d.html, '<h3>No portfolio</h3>');
 });

@@ -84,7 +84,7 @@ t.test('digest at a set time with an injected clock', async (t) => {
 
   t.same(mail!.to, ['dana@digesters.test'], 'email digest row without recipients goes to its user');
   t.equal(mail!.subject, 'dommon digest for digesters: 3 items');
-  t.match(mail!.text, /Production:\n  - \[MEDIUM\] SSL certificate expiry: shop\.example - certificate expires in 14 days/);
+  t.match(mail!.text, /Production:\n {2}- \[MEDIUM\] SSL certificate expiry: shop\.example - certificate expires in 14 days/);
   t.match(mail!.html, '<h3>No portfolio</h3>');
 
   const log = await m.api.get('/api/v1/notifications/log');

@@ -12,7 +12,7 @@ import { OFFLINE_ENV, client, tempDir } from '../support/app.js';
 // is retried, which (correctly, at-least-once) sends again and would blur the counts tests assert.
 export const FAST = { intervalMs: 40, retryWaitsMs: [100, 200, 400], attemptTimeoutMs: 1500 } as const;
 
-export interface NotifyApp {
+interface NotifyApp {
   app: App;
   url: string;
   dataDir: string;

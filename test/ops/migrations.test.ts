@@ -43,7 +43,7 @@ t.test('migrations only move forward, and a failing one leaves the database as i
     },
   };
   const base = { ...MIGRATIONS };
-  (await openConnection(f, { migrations: base })).close();
+  await (await openConnection(f, { migrations: base })).close();
   await t.rejects(openConnection(f, { migrations: { ...base, '990_add_note': addColumn, '991_fail': failing } }), /boom/);
   const conn = await openConnection(f, { migrations: { ...base, '990_add_note': addColumn } });
   const tables = await sql<{ name: string }>`select name from sqlite_master where type = 'table'`.execute(conn.db);
@@ -54,7 +54,7 @@ t.test('migrations only move forward, and a failing one leaves the database as i
   t.same(inspectDatabase(f).applied.map((a) => a.name), [...Object.keys(base).sort(), '990_add_note']);
   // Fixed, the failed migration applies on the next open.
   const fixed: Migration = { up: async (db) => { await db.schema.createTable('half_done').addColumn('x', 'integer').execute(); } };
-  (await openConnection(f, { migrations: { ...base, '990_add_note': addColumn, '991_fail': fixed } })).close();
+  await (await openConnection(f, { migrations: { ...base, '990_add_note': addColumn, '991_fail': fixed } })).close();
   t.same(inspectDatabase(f).pending, [], 'only known migrations are pending');
   t.ok(inspectDatabase(f).applied.some((a) => a.name === '991_fail'));
 

@@ -4,10 +4,14 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import t from 'tap';
-import { openStore, type Store } from '../../src/store/index.js';
+import { openPgStore, openStore, type Store } from '../../src/store/index.js';
+import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/app.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
+/** The engines word a constraint failure differently (SQLite: UNIQUE constraint failed; PostgreSQL: duplicate key ... unique constraint). */
+const UNIQUE = /UNIQUE|unique constraint/;
+const FOREIGN_KEY = /FOREIGN KEY|foreign key constraint/;
 
 function domainRow(teamId: string, id: string, domain: string, extra: Record<string, unknown> = {}) {
   return {
@@ -22,7 +26,7 @@ async function contract(t: any, store: Store) {
   const a = await store.teams.create('alpha', NOW);
   const b = await store.teams.create('beta', NOW);
   t.equal((await store.teams.byName('alpha'))?.id, a.id);
-  await t.rejects(store.teams.create('alpha', NOW), /UNIQUE/, 'team names are unique');
+  await t.rejects(store.teams.create('alpha', NOW), UNIQUE, 'team names are unique');
 
   // team scoping
   const stamp0 = store.stamp(['domains']);
@@ -40,7 +44,7 @@ async function contract(t: any, store: Store) {
   await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");
-  await t.rejects(store.domains.insert(domainRow(a.id, 'a2', 'example.com')), /UNIQUE/, 'unique within a team');
+  await t.rejects(store.domains.insert(domainRow(a.id, 'a2', 'example.com')), UNIQUE, 'unique within a team');
 
   // transactions commit or roll back as a whole
   await t.rejects(
@@ -58,7 +62,7 @@ async function contract(t: any, store: Store) {
   t.equal(await store.domains.count(a.id), 3);
 
   // foreign keys are enforced, and cascade
-  await t.rejects(store.domains.insert(domainRow('no-team', 'x1', 'x.com')), /FOREIGN KEY/);
+  await t.rejects(store.domains.insert(domainRow('no-team', 'x1', 'x.com')), FOREIGN_KEY);
   await store.endpoints.insert({ id: 'e1', team_id: a.id, domain_id: 'a1', name: 'web', endpoint_type: 'https', subdomain: null, path: null, port: null, is_enabled: 1, timeout_seconds: 10, notes: null, created_at: NOW, updated_at: NOW });
   await store.domains.remove(a.id, 'a1');
   t.equal(await store.endpoints.get(a.id, 'e1'), undefined, 'endpoint cascaded');
@@ -79,6 +83,17 @@ t.test(':memory:', async (t) => {
   const store = await openStore(':memory:');
   t.teardown(() => store.close());
   await contract(t, store);
+});
+
+t.test('PostgreSQL', { skip: process.env.DOMMON_TEST_DATABASE_URL ? false : PG_SKIP }, async (t) => {
+  const url = (await freshPgDatabase(t, 'contract'))!;
+  const store = await openPgStore(url);
+  await contract(t, store);
+  await store.close();
+  // reopening sees what was committed
+  const again = await openPgStore(url);
+  t.equal(await again.domains.count((await again.teams.byName('alpha'))!.id), 15);
+  await again.close();
 });
 
 t.test('file', async (t) => {

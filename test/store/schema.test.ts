@@ -35,7 +35,7 @@ async function sqliteSchema(db: Kysely<any>): Promise<Schema> {
       indexes.push({ name: ix.origin === 'c' ? ix.name : `(${ix.origin}) ${name}`, table: name, unique: ix.unique === 1, columns: cols.map((c) => c.name), partial: ix.partial === 1 });
     }
   }
-  return { tables, indexes: indexes.sort((a, b) => `${a.table} ${a.name} ${a.columns}`.localeCompare(`${b.table} ${b.name} ${b.columns}`)) };
+  return { tables, indexes: indexes.sort((a, b) => `${a.table} ${a.name} ${a.columns.join(',')}`.localeCompare(`${b.table} ${b.name} ${b.columns.join(',')}`)) };
 }
 
 async function pgSchema(db: Kysely<any>): Promise<Schema> {
@@ -70,7 +70,7 @@ async function pgSchema(db: Kysely<any>): Promise<Schema> {
   const indexes = ixRows
     .filter((r) => OWN(r.table))
     .map((r) => ({ ...r, columns: [...r.columns] }))
-    .sort((a, b) => `${a.table} ${a.name} ${a.columns}`.localeCompare(`${b.table} ${b.name} ${b.columns}`));
+    .sort((a, b) => `${a.table} ${a.name} ${a.columns.join(',')}`.localeCompare(`${b.table} ${b.name} ${b.columns.join(',')}`));
   return { tables, indexes };
 }
 

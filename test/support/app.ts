@@ -56,7 +56,7 @@ export async function startApp(
   };
 }
 
-export interface Res<T = any> {
+interface Res<T = any> {
   status: number;
   body: T;
   headers: Headers;

@@ -49,7 +49,7 @@ export function makeCa(name = 'dommon Test CA'): TestCa {
   return { cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'), key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'), dir };
 }
 
-export interface IssueOptions {
+interface IssueOptions {
   /** Signing CA; omitted: self-signed. */
   ca?: TestCa;
   cn: string;

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/dommon.js');
 
 function newest(dir: string): number {
@@ -55,7 +55,7 @@ export interface CliResult {
   json: any;
 }
 
-export interface CliOptions {
+interface CliOptions {
   env?: Record<string, string | undefined>;
   input?: string;
   cwd?: string;
@@ -97,7 +97,7 @@ export function dommon(args: string[], env: Record<string, string> = {}, input?:
   return cli(args, { env, input });
 }
 
-export const OFFLINE = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
+const OFFLINE = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
 
 /** The runner's environment without DOMMON_*, colour switches and tap's hooks (NODE_OPTIONS holds its
  * process-info loader): the CLI starts as it would in a user's shell, and much faster. */

@@ -1,7 +1,7 @@
 // A clock the test moves by hand (inject it instead of sleeping).
 import type { Clock } from '../../src/domain/clock.js';
 
-export interface ManualClock extends Clock {
+interface ManualClock extends Clock {
   advance(ms: number): void;
   set(d: Date | string): void;
 }

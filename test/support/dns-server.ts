@@ -17,7 +17,7 @@ export interface ZoneEntry {
 
 export type Zone = Record<string, ZoneEntry>;
 
-export interface DnsServer {
+interface DnsServer {
   /** `127.0.0.1:PORT`, ready for DOMMON_DNS_SERVERS. */
   address: string;
   port: number;

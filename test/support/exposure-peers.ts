@@ -52,7 +52,7 @@ export function httpPage(address: string, status: number, body: string): Promise
   return listen(http.createServer((_req, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(body)), address);
 }
 
-export interface TestCert {
+interface TestCert {
   key: string;
   cert: string;
 }
@@ -74,7 +74,7 @@ export function makeCert(names: string[], days: number): TestCert | null {
   }
 }
 
-export type TlsMode = 'modern' | 'tls1.0-only';
+type TlsMode = 'modern' | 'tls1.0-only';
 
 /** A TLS server answering HTTP 200; `tls1.0-only` accepts nothing but TLS 1.0 (security level 0). */
 export function tlsServer(address: string, c: TestCert, mode: TlsMode): Promise<Peer> {

@@ -10,7 +10,7 @@ import { closedPort, httpPage, makeCert, tcpListener, tls10Supported, tlsServer,
 
 export const ZONE = 'acme.test';
 
-export function zoneRecords(): Rec[] {
+function zoneRecords(): Rec[] {
   return [
     { name: ZONE, type: 'SOA', data: { mname: `ns1.${ZONE}`, rname: `hostmaster.${ZONE}`, serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 60 } },
     { name: ZONE, type: 'NS', data: `ns1.${ZONE}` },

@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface HttpRdap {
+interface HttpRdap {
   url: string;
   requests: string[];
   close(): Promise<void>;

@@ -6,7 +6,7 @@ import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { TestCert } from './certs.js';
 
-export interface ImapOptions {
+interface ImapOptions {
   /** 'starttls' (default) offers STARTTLS, 'none' does not, 'implicit' speaks TLS from the first byte. */
   tls?: 'starttls' | 'none' | 'implicit';
   cert: TestCert;
@@ -16,7 +16,7 @@ export interface ImapOptions {
   greeting?: string;
 }
 
-export interface ImapPeer {
+interface ImapPeer {
   port: number;
   /** `CAPABILITY`, `STARTTLS`, `LOGOUT`..., with `(tls)` appended when it came over TLS. */
   commands: string[];

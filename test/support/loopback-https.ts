@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 
-export interface TestCert {
+interface TestCert {
   dir: string;
   caFile: string;
   caPem: string;
@@ -30,7 +30,7 @@ export function makeCert(days: number, names = ['DNS:localhost', 'IP:127.0.0.1']
   return { dir, caFile: path.join(dir, 'ca.pem'), caPem: read('ca.pem'), certPem: read('leaf.pem'), keyPem: read('leaf.key') };
 }
 
-export interface Peer {
+interface Peer {
   url: string;
   port: number;
   close(): Promise<void>;

@@ -77,7 +77,7 @@ function resolveResponse(res: Json): Json {
   return typeof res.$ref === 'string' ? init().doc.components.responses[res.$ref.replace('#/components/responses/', '')] : res;
 }
 
-export interface Received {
+interface Received {
   method: string;
   /** Path without the query string. */
   path: string;

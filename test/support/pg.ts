@@ -5,7 +5,7 @@ import pg from 'pg';
 
 export const PG_SKIP = 'DOMMON_TEST_DATABASE_URL is unset (.ci/run starts PostgreSQL and sets it)';
 
-export function pgServerUrl(): string | null {
+function pgServerUrl(): string | null {
   return process.env.DOMMON_TEST_DATABASE_URL || null;
 }
 

@@ -34,7 +34,7 @@ export async function openTestStore(env: Record<string, string> = {}, clock?: Cl
   };
 }
 
-export type TestStore = Awaited<ReturnType<typeof openTestStore>>;
+type TestStore = Awaited<ReturnType<typeof openTestStore>>;
 
 /** n http endpoints on `port` (names web-0..), each with a liveness config. */
 export async function monitored(s: TestStore, n: number, port: number, cfg: { interval_seconds: number; timeout_seconds?: number; failure_threshold?: number }, domain = 'example.com') {

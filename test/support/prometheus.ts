@@ -1,5 +1,5 @@
 // Parses Prometheus text exposition into samples keyed by name and sorted labels.
-export interface Exposition {
+interface Exposition {
   samples: Map<string, number>;
   types: Map<string, string>;
   /** Value of one series, or undefined when it is absent. */

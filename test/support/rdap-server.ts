@@ -2,7 +2,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface RdapDomainSpec {
+interface RdapDomainSpec {
   registrar?: string;
   expiry?: string;
   created?: string;
@@ -40,9 +40,9 @@ export function rdapDomain(name: string, d: RdapDomainSpec) {
   };
 }
 
-export type RdapAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
+type RdapAnswer = { status: number; body?: unknown; headers?: Record<string, string> };
 
-export interface RdapServer {
+interface RdapServer {
   url: string;
   /** name -> domain object (200) or an explicit answer. Unknown names answer 404. */
   domains: Record<string, object | RdapAnswer>;

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { issue, makeCa, type TestCa, type TestCert } from './certs.js';
 
-export interface ReceivedMail {
+interface ReceivedMail {
   from: string;
   to: string[];
   raw: string;
@@ -18,7 +18,7 @@ export interface ReceivedMail {
   secure: boolean;
 }
 
-export interface SmtpPeer {
+interface SmtpPeer {
   /** smtp:// (smtps:// with tls 'implicit'), with user:pass@ when the peer asks for AUTH. */
   url: string;
   port: number;
@@ -70,7 +70,7 @@ function decodeBody(headers: Record<string, string>, body: string): string {
 }
 
 /** Top-level headers plus the text/plain and text/html parts (one level of multipart). */
-export function parseMail(raw: string): { subject: string; text: string; html: string; headers: Record<string, string> } {
+function parseMail(raw: string): { subject: string; text: string; html: string; headers: Record<string, string> } {
   const top = splitHead(raw);
   const out = { subject: decodeWords(top.headers.subject ?? ''), text: '', html: '', headers: top.headers };
   const type = top.headers['content-type'] ?? 'text/plain';

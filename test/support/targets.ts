@@ -8,9 +8,9 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 
-export type Behaviour = { kind: 'status'; code: number } | { kind: 'slow'; ms: number } | { kind: 'close' };
+type Behaviour = { kind: 'status'; code: number } | { kind: 'slow'; ms: number } | { kind: 'close' };
 
-export interface HttpTarget {
+interface HttpTarget {
   port: number;
   /** Requests seen so far (every probe opens a new connection: see `connections`). */
   requests: number;
@@ -59,7 +59,7 @@ export async function startHttpTarget(opts: { tls?: { cert: string; key: string 
   return target;
 }
 
-export interface TcpTarget {
+interface TcpTarget {
   port: number;
   accepted: number;
   close(): Promise<void>;
@@ -94,7 +94,7 @@ export async function closedPort(): Promise<number> {
   return port;
 }
 
-export interface LoopbackDns {
+interface LoopbackDns {
   /** host:port for DOMMON_DNS_SERVERS. */
   server: string;
   queries: number;

@@ -2,7 +2,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-export interface TcpWhois {
+interface TcpWhois {
   port: number;
   /** "127.0.0.1:PORT", as DOMMON_WHOIS_SERVER takes it. */
   address: string;

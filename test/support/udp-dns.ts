@@ -3,7 +3,7 @@ import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
 
-export interface UdpDns {
+interface UdpDns {
   port: number;
   /** "127.0.0.1:PORT", as DOMMON_DNS_SERVERS takes it. */
   address: string;

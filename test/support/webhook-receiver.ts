@@ -4,7 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-export type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
+type Reply = { status: number; headers?: Record<string, string>; body?: string } | 'hang';
 
 export interface Received {
   n: number;
@@ -17,7 +17,7 @@ export interface Received {
   json: any;
 }
 
-export interface WebhookReceiver {
+interface WebhookReceiver {
   url: string;
   requests: Received[];
   /** Resolves once `count` requests arrived (rejects after `timeoutMs`). */

@@ -4,7 +4,7 @@ import { Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
 import type { ApiState } from '../context.js';
 
-export function tokenFrom(ctx: Koa.Context): string | undefined {
+function tokenFrom(ctx: Koa.Context): string | undefined {
   const header = ctx.get('authorization');
   if (header) {
     const m = /^Bearer\s+(\S+)\s*$/i.exec(header);

@@ -8,14 +8,14 @@ import { bodyParser } from '@koa/bodyparser';
 import { Invalid, ServiceError } from '../../domain/errors.js';
 
 /** Deepest nesting of arrays and objects a JSON body may have (the body itself is level 1). */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 /** Request body limit, after decompression. */
-export const BODY_LIMIT = '1mb';
+const BODY_LIMIT = '1mb';
 /** Content-Encoding values a body may carry (case-insensitive); an absent header means identity. */
-export const CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
+const CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
 /** A refused body is read and dropped up to this many bytes, for at most DRAIN_MS; past either the connection is closed. */
-export const DRAIN_LIMIT = 16 * 1024 * 1024;
-export const DRAIN_MS = 10_000;
+const DRAIN_LIMIT = 16 * 1024 * 1024;
+const DRAIN_MS = 10_000;
 
 class UnsupportedEncoding extends ServiceError {
   constructor(encoding: string) {
@@ -30,7 +30,7 @@ class BadEncoding extends ServiceError {
 }
 
 /** The depth of a parsed JSON value (0 for a scalar), without recursion, stopping once past `cap`. */
-export function jsonDepth(value: unknown, cap = Infinity): number {
+function jsonDepth(value: unknown, cap = Infinity): number {
   let max = 0;
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length) {
@@ -49,7 +49,7 @@ export function jsonDepth(value: unknown, cap = Infinity): number {
  * Reads and drops what is left of a request body. Resolves true once the body has ended, false when
  * DRAIN_LIMIT bytes or DRAIN_MS passed first (the caller then closes the connection with its answer).
  */
-export function drain(req: Koa.Request['req']): Promise<boolean> {
+function drain(req: Koa.Request['req']): Promise<boolean> {
   if (req.complete) return Promise.resolve(true);
   if (req.destroyed) return Promise.resolve(false);
   return new Promise<boolean>((resolve) => {

@@ -7,7 +7,7 @@ import { QuotaExceeded, ServiceError } from '../../domain/errors.js';
 import { httpError } from '../errors.js';
 import type { Clock } from '../../domain/clock.js';
 
-export interface ErrorBody {
+interface ErrorBody {
   error: string;
   code?: string;
   timestamp: string;
@@ -19,7 +19,7 @@ const HTTP_CODES: Record<number, string> = {
   415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 431: 'HEADERS_TOO_LARGE', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE',
 };
 
-export function errorBody(status: number, message: string, path: string, clock: Clock, code?: string): ErrorBody {
+function errorBody(status: number, message: string, path: string, clock: Clock, code?: string): ErrorBody {
   return { error: message, code: code ?? HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : undefined), timestamp: clock.now().toISOString(), path };
 }
 

@@ -6,7 +6,7 @@ import type { ApiState } from '../context.js';
 
 const WINDOW_MS = 60_000;
 
-export class RateLimited extends ServiceError {
+class RateLimited extends ServiceError {
   constructor(retryAfter: number) {
     super('rate_limited', `rate limit exceeded; retry in ${retryAfter} s`, 'RATE_LIMITED');
   }

@@ -2,9 +2,9 @@
 // Served at GET /api/v1/openapi.json and written to schemas/openapi.json by `npm run build`.
 import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.js';
 
-export const OPENAPI_VERSION = '3.0.3';
+const OPENAPI_VERSION = '3.0.3';
 /** The interface document's own version (the spec fixes it; independent of the package version). */
-export const DOCUMENT_VERSION = '2.0.0';
+const DOCUMENT_VERSION = '2.0.0';
 
 type Json = Record<string, unknown>;
 
@@ -14,7 +14,7 @@ export function toOpenApiPath(koaPath: string): string {
 }
 
 /** A schema `$id` as an OpenAPI component name (allowed characters only). */
-export function componentName(id: string): string {
+function componentName(id: string): string {
   return id.replace(/[^A-Za-z0-9._-]/g, '.');
 }
 
@@ -46,7 +46,7 @@ export function toOpenApiSchema(schema: unknown): unknown {
     switch (k) {
       case 'type':
         if (Array.isArray(v)) {
-          const types = v.filter((t) => t !== 'null');
+          const types = (v as unknown[]).filter((t) => t !== 'null');
           if (types.length === 1) out.type = types[0];
           else out.anyOf = types.map((t) => ({ type: t }));
           if (types.length !== v.length) out.nullable = true;
@@ -97,7 +97,7 @@ const STATUS_TEXT: Record<number, string> = {
 };
 
 /** Error statuses every operation of this shape can answer (the entry adds the rest). */
-export function errorStatuses(op: OperationDoc): number[] {
+function errorStatuses(op: OperationDoc): number[] {
   const s = new Set<number>([400, 500, ...(op.errors ?? [])]);
   if (op.auth !== false) {
     s.add(401);
@@ -191,7 +191,7 @@ function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schema
   return o;
 }
 
-export interface BuildOptions {
+interface BuildOptions {
   operations?: readonly OperationDoc[];
 }
 

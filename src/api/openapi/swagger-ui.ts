@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 
-export interface DocsAsset {
+interface DocsAsset {
   contentType: string;
   body: Buffer;
   etag: string;

@@ -4,7 +4,7 @@ import type { Page } from '../../domain/types.js';
 import type { ApiState } from '../context.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const MAX_LIMIT = 100;
+const MAX_LIMIT = 100;
 
 /** A path id; anything that is not a UUID cannot name a resource, so it is a 404. */
 export function pathId(ctx: Koa.ParameterizedContext<ApiState>, name: string, what: string): string {

@@ -1,7 +1,7 @@
 // Domain intelligence routes: security checks, registration data, ownership verification,
 // exposure toggle and renewals. Each is served on the Public API and on the User API path.
 import type Koa from 'koa';
-import type { ApiDeps, ApiRouter } from '../context.js';
+import type { ApiDeps, ApiRouter, ApiState } from '../context.js';
 import { listBody } from '../shape.js';
 import type { RenewalQuery } from '../../services/renewals.js';
 import { page, pathId, team } from './common.js';
@@ -9,7 +9,7 @@ import { page, pathId, team } from './common.js';
 export function intelRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
   for (const base of ['/api/v1/domains', '/api-domains']) {
-    const id = (ctx: Koa.ParameterizedContext<any>) => pathId(ctx, 'domainId', 'Domain');
+    const id = (ctx: Koa.ParameterizedContext<ApiState>) => pathId(ctx, 'domainId', 'Domain');
     router.get(`${base}/:domainId/security`, ...secure, async (ctx) => {
       ctx.body = await s.intel.security.get(team(ctx), id(ctx));
     });

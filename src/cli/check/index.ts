@@ -77,7 +77,7 @@ const liveness: CheckFn = async (target, run) => {
   return { check: 'liveness', status: up ? 'ok' : 'critical', summary, details };
 };
 
-export const CHECKS = { registration, tls, 'dns-security': dnsSecurity, liveness } satisfies Record<CheckKind, CheckFn>;
+const CHECKS = { registration, tls, 'dns-security': dnsSecurity, liveness } satisfies Record<CheckKind, CheckFn>;
 
 export interface TargetReport {
   target: string;
@@ -131,7 +131,7 @@ function within<T>(p: Promise<T>, ms: number, signal: AbortSignal): Promise<T> {
   });
 }
 
-export interface RunOptions extends CheckOptions {
+interface RunOptions extends CheckOptions {
   now: () => Date;
   /** Targets checked at the same time. */
   concurrency?: number;

@@ -3,7 +3,7 @@ import type { UrlParts } from '../../domain/endpoint.js';
 import type { CheckKind, Severity, Thresholds } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
 
-export { CHECK_KINDS, SEVERITIES, type CheckKind, type Severity } from '../../domain/check.js';
+export type { CheckKind, Severity } from '../../domain/check.js';
 
 export interface Target {
   /** what the user typed */

@@ -1,6 +1,5 @@
 // `dommon token ...` and `dommon users ...`.
 import type { Command } from 'commander';
-import { cliContext } from '../context.js';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
 
@@ -63,4 +62,3 @@ export function userCommands(program: Command): void {
     }));
 }
 
-export { cliContext };

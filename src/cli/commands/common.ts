@@ -3,7 +3,7 @@ import { ApiError, call, qs, type Transport } from '../transport.js';
 import { keyValues, table, type Palette } from '../output.js';
 import type { CommandSpec, OptSpec } from '../spec.js';
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const pageOptions: OptSpec[] = [
   { flags: '--limit <n>', description: 'page size (max 100)', field: 'limit', kind: 'int' },
@@ -14,21 +14,27 @@ export const pageOptions: OptSpec[] = [
 export async function domainId(t: Transport, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref;
   const name = ref.toLowerCase().replace(/\.$/, '');
-  const r = await call(t, 'GET', `/api/v1/domains${qs({ domain: name, limit: 100 })}`);
-  const hit = (r.data as { id: string; domain: string }[]).find((d) => d.domain === name);
+  const r = await call<ListBody<{ id: string; domain: string }>>(t, 'GET', `/api/v1/domains${qs({ domain: name, limit: 100 })}`);
+  const hit = r.data.find((d) => d.domain === name);
   if (!hit) throw new ApiError(404, `domain ${ref} not found`);
   return hit.id;
 }
 
-export const listText = (columns: string[]) => (r: any, paint: Palette) => {
+/** A page of a list endpoint, as the API answers it. */
+export interface ListBody<T extends object = Record<string, unknown>> {
+  data: T[];
+  pagination?: { total: number; offset: number };
+}
+
+const listText = (columns: string[]) => (r: ListBody, paint: Palette) => {
   const p = r.pagination;
   const more = p && p.total > p.offset + r.data.length ? ` (showing ${p.offset + 1}-${p.offset + r.data.length}; --offset for more)` : '';
   return `${table(r.data, columns, paint)}\n${paint.dim(`${p?.total ?? r.data.length} total${more}`)}`;
 };
 
-export const oneText = (r: any, paint: Palette) => keyValues(r, paint);
+const oneText = (r: Record<string, unknown>, paint: Palette) => keyValues(r, paint);
 
-export const messageText = (r: any) => String(r.message ?? 'done');
+const messageText = (r: { message?: unknown } | undefined) => String(r?.message ?? 'done');
 
 interface CrudOptions {
   /** API path, e.g. /api/v1/domains */

@@ -10,7 +10,7 @@ const fields: OptSpec[] = [
   { flags: '--dkim-selectors <list>', description: 'comma list of extra DKIM selectors', field: 'dkim_selectors', kind: 'list' },
 ];
 
-export interface ImportLine {
+interface ImportLine {
   line: number;
   domain: string;
   extra: Record<string, string>;

@@ -8,7 +8,7 @@ import { progress, UsageError, type Palette } from '../output.js';
 import type { CommandSpec, OptSpec } from '../spec.js';
 
 /** The whole file, or standard input for `-`. */
-export function readImportFile(file: string): string {
+function readImportFile(file: string): string {
   try {
     return fs.readFileSync(file === '-' ? 0 : file, 'utf8');
   } catch (err) {
@@ -16,7 +16,7 @@ export function readImportFile(file: string): string {
   }
 }
 
-export interface CsvRow {
+interface CsvRow {
   /** Line of the file the row ends on (1-based). */
   line: number;
   cols: string[];
@@ -48,7 +48,7 @@ export interface ImportItem {
 }
 
 /** One resource's bulk route and how its answers read in the report. */
-export interface BulkImport {
+interface BulkImport {
   /** e.g. /api/v1/domains/bulk */
   path: string;
   /** The array of the bulk body, e.g. `domains`. */
@@ -61,7 +61,7 @@ export interface BulkImport {
   exists: { code: string; reason: string };
 }
 
-export interface ImportReport {
+interface ImportReport {
   created: number;
   skipped: number;
   failed: number;
@@ -71,7 +71,7 @@ export interface ImportReport {
 }
 
 /** Sends the items (each merged over `base`) in chunks; a repeat in the file or an existing item is skipped. */
-export async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], base: Record<string, unknown>): Promise<ImportReport> {
+async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], base: Record<string, unknown>): Promise<ImportReport> {
   const errors: ImportReport['errors'] = [];
   const skipped: { line: number; reason: string }[] = [];
   const skip = (it: ImportItem, reason: string) => skipped.push({ line: it.line, [spec.label]: it.name, reason } as (typeof skipped)[number]);
@@ -90,9 +90,9 @@ export async function importBulk(t: Transport, spec: BulkImport, items: ImportIt
   const CHUNK = 100; // small enough that the bar moves, large enough to stay quick
   for (let i = 0; i < todo.length; i += CHUNK) {
     const chunk = todo.slice(i, i + CHUNK);
-    const res = await call(t, 'POST', spec.path, { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) });
+    const res = await call<{ created: number; errors: { index: number; error: string; code?: string }[] }>(t, 'POST', spec.path, { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) });
     created += res.created;
-    for (const f of res.errors as { index: number; error: string; code?: string }[]) {
+    for (const f of res.errors) {
       const it = chunk[f.index]!;
       if (f.code === spec.exists.code) skip(it, spec.exists.reason);
       else errors.push({ line: it.line, [spec.label]: it.name, error: f.error });

@@ -2,7 +2,7 @@
 import { call, qs } from '../transport.js';
 import { table, UsageError, type Palette } from '../output.js';
 import type { NounSpec, OptSpec } from '../spec.js';
-import { crud, domainId, pageOptions } from './common.js';
+import { crud, domainId, pageOptions, type ListBody } from './common.js';
 import { csvRows, importCommand, type ImportItem } from './import.js';
 
 const fields: OptSpec[] = [
@@ -79,10 +79,20 @@ export function parseLivenessImport(text: string): ImportItem[] {
   });
 }
 
-const resultsText = (r: any, paint: Palette) =>
+const resultsText = (r: ListBody & { pagination: { total: number }; hours: number }, paint: Palette) =>
   `${table(r.data, ['test_timestamp:TIME', 'is_successful:OK', 'response_time_ms:MS', 'status_code:STATUS', 'error'], paint)}\n${paint.dim(`${r.pagination.total} result(s) in the last ${r.hours} h`)}`;
 
-const statsText = (r: any, paint: Palette) =>
+interface LivenessStats {
+  stats: Record<string, unknown>[];
+  days: number;
+  total_tests: number;
+  success_rate: number;
+  avg_response_time_ms: number | null;
+  status: string;
+  consecutive_failures: number;
+}
+
+const statsText = (r: LivenessStats, paint: Palette) =>
   [
     table(r.stats, ['date', 'total_tests:TESTS', 'successful_tests:OK', 'success_rate:RATE%', 'avg_response_time_ms:AVG_MS'], paint),
     `${r.days} day(s): ${r.total_tests} tests, ${r.success_rate}% ok, avg ${r.avg_response_time_ms} ms, status ${paint.status(String(r.status))}, ${r.consecutive_failures} consecutive failure(s)`,

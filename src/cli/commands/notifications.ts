@@ -16,9 +16,11 @@ export const CHANNELS: readonly string[] = (
   JSON.parse(fs.readFileSync(path.join(PACKAGE_ROOT, 'schemas', 'requests', 'notification-test.json'), 'utf8')) as { properties: { channel: { enum: string[] } } }
 ).properties.channel.enum;
 
-const settingsText = (rows: any[], paint: Palette) =>
+type SettingRow = Record<string, unknown> & { config?: Record<string, unknown> | null };
+
+const settingsText = (rows: SettingRow[], paint: Palette) =>
   table(
-    rows.map((r) => ({ ...r, config: Object.entries(r.config ?? {}).map(([k, v]) => `${k}=${v}`).join(' ') })),
+    rows.map((r) => ({ ...r, config: Object.entries(r.config ?? {}).map(([k, v]) => `${k}=${String(v)}`).join(' ') })),
     ['notification_type:CHANNEL', 'delivery_class:CLASS', 'is_enabled:ENABLED', 'frequency_days:EVERY_DAYS', 'notification_time:AT', 'min_severity:MIN_SEVERITY', 'config'],
     paint,
   );
@@ -75,7 +77,7 @@ export const notificationsNoun: NounSpec = {
           ...(Object.keys(config).length ? { config } : {}),
         });
       },
-      text: (r, paint) => keyValues({ ...r, config: JSON.stringify(r.config) }, paint),
+      text: (r: SettingRow, paint) => keyValues({ ...r, config: JSON.stringify(r.config) }, paint),
     },
     {
       name: 'test',
@@ -88,7 +90,7 @@ export const notificationsNoun: NounSpec = {
       ],
       examples: ['dommon notifications test --channel webhook --recipient https://hooks.example.com/dommon'],
       action: ({ t, body }) => call(t, 'POST', '/api/v1/notifications/test', body),
-      text: (r, paint) => `queued test ${r.id} to ${r.recipient} (${r.channel}): ${paint.status(r.status)}`,
+      text: (r: { id: string; recipient: string; channel: string; status: string }, paint) => `queued test ${r.id} to ${r.recipient} (${r.channel}): ${paint.status(r.status)}`,
     },
     {
       name: 'log',
@@ -100,7 +102,7 @@ export const notificationsNoun: NounSpec = {
       ],
       examples: ['dommon notifications log --status failed --limit 20'],
       action: ({ t, body }) => call(t, 'GET', `/api/v1/notifications/log${qs(body as Record<string, string>)}`),
-      text: (rows: any[], paint) =>
+      text: (rows: (Record<string, unknown> & { channels?: string[] })[], paint) =>
         table(rows.map((r) => ({ ...r, channel: r.channels?.[0] })), ['id', 'sent_at:SENT', 'channel', 'status', 'recipient', 'attempts', 'message_preview:MESSAGE', 'error_message:ERROR'], paint),
     },
   ],

@@ -7,13 +7,16 @@ import { pageOptions } from './common.js';
 /** The renewal record's fields are the intel branch's; show the usual ones when present, else every scalar. */
 const PREFERRED = ['domain', 'name', 'endpoint', 'full_url', 'type', 'expiry_date', 'days_until_expiry', 'status', 'registrar', 'issuer'];
 
-export function renewalsText(r: any, paint: Palette): string {
-  const rows: Record<string, unknown>[] = Array.isArray(r) ? r : (r?.data ?? r?.renewals ?? []);
+type RenewalRows = Record<string, unknown>[];
+type RenewalsBody = RenewalRows | { data?: RenewalRows; renewals?: RenewalRows; pagination?: { total?: number }; total?: number } | undefined;
+
+function renewalsText(r: RenewalsBody, paint: Palette): string {
+  const rows: RenewalRows = Array.isArray(r) ? r : (r?.data ?? r?.renewals ?? []);
   if (!rows.length) return '(none)';
   const keys = Object.keys(rows[0]!);
   const picked = PREFERRED.filter((k) => keys.includes(k));
   const cols = picked.length >= 2 ? picked : keys.filter((k) => typeof rows[0]![k] !== 'object').slice(0, 8);
-  const total = r?.pagination?.total ?? r?.total;
+  const total = Array.isArray(r) ? undefined : (r?.pagination?.total ?? r?.total);
   return `${table(rows, cols, paint)}${total !== undefined ? `\n${paint.dim(`${cell(total)} total`)}` : ''}`;
 }
 

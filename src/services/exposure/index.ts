@@ -20,7 +20,7 @@ import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
 import { DEFAULT_WORDLIST } from './wordlist.js';
 import { createLimit, type CheckContext, type ExposureDns, type ExposureOptions } from './types.js';
 
-export const DEFAULT_EXPOSURE_OPTIONS: ExposureOptions = {
+const DEFAULT_EXPOSURE_OPTIONS: ExposureOptions = {
   adminPorts: ADMIN_PORTS,
   wordlist: DEFAULT_WORDLIST,
   connectTimeoutMs: 1500,
@@ -33,7 +33,7 @@ export const DEFAULT_EXPOSURE_OPTIONS: ExposureOptions = {
   maxHosts: 200,
 };
 
-export interface ExposureDeps {
+interface ExposureDeps {
   store: Store;
   clock: Clock;
   dns: ExposureDns;
@@ -301,6 +301,6 @@ export function createExposureService(deps: ExposureDeps) {
   };
 }
 
-export type ExposureService = ReturnType<typeof createExposureService>;
-export type { ExposureDns } from './types.js';
-export type { ExposureNet } from '../../probes/exposure-net.js';
+type ExposureService = ReturnType<typeof createExposureService>;
+
+

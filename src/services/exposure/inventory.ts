@@ -6,7 +6,7 @@ import { withinDomain } from '../../domain/exposure.js';
 import type { Lookup } from '../../probes/dns.js';
 import type { ExposureDns, HostInfo, Inventory, Limit, NameSource } from './types.js';
 
-export interface InventoryInput {
+interface InventoryInput {
   domain: string;
   endpointHosts: string[];
   certificateNames: string[];

@@ -1,10 +1,10 @@
 // The whole schema, designed once: every resource of the spec and the tables later workers fill.
-import { type Kysely, sql } from 'kysely';
+import { type ColumnDefinitionBuilder, type Kysely, sql } from 'kysely';
 import { columnTypes, engineOf } from './engine.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   const T = columnTypes(db);
-  const ts = (c: any) => c.notNull();
+  const ts = (c: ColumnDefinitionBuilder) => c.notNull();
   await db.schema
     .createTable('teams')
     .addColumn('id', T.text, (c) => c.primaryKey())

@@ -4,11 +4,11 @@ import { PostgresAdapter, sql, type CreateTableBuilder, type Kysely } from 'kyse
 
 type DataTypeExpression = Parameters<CreateTableBuilder<any, any>['addColumn']>[1];
 
-export type Engine = 'sqlite' | 'postgres';
+type Engine = 'sqlite' | 'postgres';
 
 export const engineOf = (db: Kysely<any>): Engine => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');
 
-export interface ColumnTypes {
+interface ColumnTypes {
   /** Text. On PostgreSQL compared byte by byte (COLLATE "C"), as SQLite does: ISO timestamps, names and ids sort alike on both. */
   text: DataTypeExpression;
   /** Epoch milliseconds (int8 on PostgreSQL; SQLite's integer is 8 bytes already). */

@@ -15,7 +15,7 @@ export const MIGRATIONS: Record<string, Migration> = {
  * Kysely's SQLite adapter runs migrations without a transaction, so each `up` gets its own:
  * a migration that fails leaves nothing half-applied.
  */
-export function inTransaction(m: Migration): Migration {
+function inTransaction(m: Migration): Migration {
   // Dialects whose adapter already wraps the run (PostgreSQL) need no second transaction.
   return { ...m, up: (db) => (db.isTransaction ? m.up(db) : db.transaction().execute((trx) => m.up(trx))) };
 }

@@ -24,7 +24,7 @@ export interface CertificateState {
   next_check_at: string | null;
 }
 
-export interface HistoryEntry {
+interface HistoryEntry {
   fingerprint256: string;
   subject: string | null;
   issuer: string | null;

@@ -22,7 +22,7 @@ export interface CertificateSummary {
 }
 
 /** An endpoint with its status inputs: certificate summary and liveness configuration (when there is one). */
-export interface StatusRow {
+interface StatusRow {
   endpoint: Endpoint;
   certificate: CertificateSummary | undefined;
   liveness: { id: string; seq: number; is_enabled: boolean } | undefined;

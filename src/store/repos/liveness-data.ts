@@ -5,7 +5,7 @@ import type { DB, LivenessStateTable } from '../schema.js';
 import type { LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
 
-export interface ResultRow {
+interface ResultRow {
   cfg: number;
   ts: number;
   ok: boolean;

@@ -3,7 +3,7 @@ import { engineOf } from '../migrations/engine.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 
-export interface EndpointGaugeRow {
+interface EndpointGaugeRow {
   team: string;
   domain: string;
   endpoint: string;
@@ -14,7 +14,7 @@ export interface EndpointGaugeRow {
   ssl_not_after: string | null;
 }
 
-export interface DomainGaugeRow {
+interface DomainGaugeRow {
   team: string;
   domain: string;
   is_verified: boolean;
@@ -103,5 +103,3 @@ export function metricsRepo(db: Kysely<DB>) {
     },
   };
 }
-
-export type MetricsRepo = ReturnType<typeof metricsRepo>;

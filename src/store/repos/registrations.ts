@@ -4,7 +4,7 @@ import type { DB } from '../schema.js';
 import type { Registration, RegistrationChange, RegistrationSource, RegistrationState } from '../../domain/registration.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
 
-export interface HistoryEntry {
+interface HistoryEntry {
   id: string;
   field: string;
   old_value: string | null;

@@ -6,7 +6,7 @@ import type { Page } from '../../domain/types.js';
 
 export type RenewalStatus = 'active' | 'expired' | 'expiring_soon';
 
-export interface RenewalWindow {
+interface RenewalWindow {
   /** YYYY-MM-DD bounds on the expiry date (inclusive). */
   from?: string;
   to?: string;
@@ -16,7 +16,7 @@ export interface RenewalWindow {
   soon: string;
 }
 
-export interface DomainRenewalRow {
+interface DomainRenewalRow {
   domain_id: string;
   domain: string;
   expiry: string;
@@ -24,7 +24,7 @@ export interface DomainRenewalRow {
   registrar: string | null;
 }
 
-export interface CertificateRenewalRow {
+interface CertificateRenewalRow {
   endpoint_id: string;
   endpoint_name: string;
   endpoint_type: string;

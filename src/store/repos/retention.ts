@@ -5,7 +5,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 
 /** Delivery states that will never be attempted again. */
-export const FINAL_DELIVERY_STATES = ['success', 'failed'] as const;
+const FINAL_DELIVERY_STATES = ['success', 'failed'] as const;
 
 export function retentionRepo(db: Kysely<DB>) {
   return {
@@ -116,5 +116,3 @@ export function retentionRepo(db: Kysely<DB>) {
     },
   };
 }
-
-export type RetentionRepo = ReturnType<typeof retentionRepo>;

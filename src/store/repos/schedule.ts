@@ -3,7 +3,7 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { ReusingCompiled } from './util.js';
 
-export interface ScheduleRow {
+interface ScheduleRow {
   kind: string;
   target_id: string;
   next_run_at: string;

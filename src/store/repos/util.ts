@@ -67,7 +67,7 @@ export function defined<T extends object>(o: T): Partial<T> {
  */
 export function reusingCompiled(wrote: (table: string) => void) {
   const texts = new Map<string, string>();
-  return async function run(db: Kysely<any>, table: string, shape: string, params: readonly unknown[], build: () => Compilable): Promise<void> {
+  return async function run(db: Pick<Kysely<unknown>, 'executeQuery'>, table: string, shape: string, params: readonly unknown[], build: () => Compilable): Promise<void> {
     const text = texts.get(shape);
     if (text !== undefined) {
       await db.executeQuery(CompiledQuery.raw(text, params as unknown[]));

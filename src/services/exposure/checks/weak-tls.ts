@@ -68,7 +68,7 @@ export const weakTls: ExposureCheck = {
   description: 'TLS 1.0/1.1 accepted, expired or name-mismatched certificates on port 443 of each name',
   async run(ctx) {
     const hosts = ctx.inventory.hosts.filter((h) => h.addresses.length > 0);
-    const found = await Promise.all(hosts.map((h) => (ctx.signal.aborted ? [] : inspect(ctx, h))));
+    const found = await Promise.all(hosts.map((h) => (ctx.signal.aborted ? Promise.resolve([]) : inspect(ctx, h))));
     return found.flat();
   },
 };

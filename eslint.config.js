@@ -1,0 +1,88 @@
+// ESLint flat config: typescript-eslint's type-checked rules over src/, test/, bench/ and scripts/
+// (type information from tsconfig.lint.json, which covers all four), Prettier owning the layout.
+// A rule is turned off only with a one-line reason next to it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/', 'test/fixtures/'] },
+  js.configs.recommended,
+  tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      globals: { ...globals.node },
+      parserOptions: { project: './tsconfig.lint.json', tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // `arr[i]!` is deliberate: it marks reads that would need a check under noUncheckedIndexedAccess.
+      '@typescript-eslint/no-unnecessary-type-assertion': 'off',
+      // tap's t.test() returns a promise the runner itself awaits; anything else must be awaited or voided.
+      '@typescript-eslint/no-floating-promises': [
+        'error',
+        { allowForKnownSafePromises: [{ from: 'package', name: 'PromiseWithSubtest', package: '@tapjs/core' }] },
+      ],
+      // `(...a: any[]) => Q` constraints accept Kysely's overloaded where(); other `any`s stay errors.
+      '@typescript-eslint/no-explicit-any': ['error', { ignoreRestArgs: true }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' },
+      ],
+      // Passing an abort reason or a caught error through unchanged is right; new values must still be Errors.
+      '@typescript-eslint/prefer-promise-reject-errors': [
+        'error',
+        { allowThrowingAny: true, allowThrowingUnknown: true },
+      ],
+      // `async` marks functions that implement Promise-returning interfaces (repos, migrations, fakes): a throw must reject.
+      '@typescript-eslint/require-await': 'off',
+      // Flags String(v) on values narrowed from unknown to {}: the code coerces user input and settings that way on purpose.
+      '@typescript-eslint/no-base-to-string': 'off',
+      // These regexes exist to match or strip terminal escapes and control characters.
+      'no-control-regex': 'off',
+      // From strict-type-checked: rules the code meets.
+      '@typescript-eslint/no-unnecessary-template-expression': 'error',
+      '@typescript-eslint/no-unnecessary-type-constraint': 'error',
+      '@typescript-eslint/no-duplicate-type-constituents': 'error',
+      '@typescript-eslint/no-extraneous-class': 'error',
+      '@typescript-eslint/no-invalid-void-type': 'error',
+      '@typescript-eslint/no-useless-constructor': 'error',
+      '@typescript-eslint/prefer-literal-enum-member': 'error',
+      '@typescript-eslint/prefer-reduce-type-parameter': 'error',
+      '@typescript-eslint/prefer-return-this-type': 'error',
+      '@typescript-eslint/related-getter-setter-pairs': 'error',
+      '@typescript-eslint/unified-signatures': 'error',
+    },
+  },
+  {
+    files: ['src/store/migrations/**'],
+    rules: {
+      // Migrations run against whatever schema the database has then: Kysely documents Kysely<any> for them.
+      '@typescript-eslint/no-explicit-any': 'off',
+    },
+  },
+  {
+    files: ['src/store/**'],
+    rules: {
+      // Kysely's expression builder is meant to be destructured (({ exists, selectFrom }) => ...): it does not use `this`.
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    files: ['test/**'],
+    rules: {
+      // Tests read HTTP bodies, CLI JSON and tap results as `any` on purpose and assert on them; src/ keeps these rules.
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
+      '@typescript-eslint/no-explicit-any': 'off',
+      // Tests check that methods exist (t.type(obj.fn, 'function')) without calling them.
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },
+  prettier,
+);
