@@ -29,9 +29,22 @@ await store.transaction(async (tx) => {
     const id = crypto.randomUUID();
     await tx.schedule.addTarget(['registration', 'security'], id, tomorrow);
     await tx.domains.insert({
-      id, team_id, domain: `seed-${i}.example.com`, portfolio_id: null, notes: null, is_verified: 0,
-      verified_at: null, verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null,
-      exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
+      id,
+      team_id,
+      domain: `seed-${i}.example.com`,
+      portfolio_id: null,
+      notes: null,
+      is_verified: 0,
+      verified_at: null,
+      verification_token: `dommon-verify-${i}`,
+      health_score: null,
+      health_grade: null,
+      overall_status: null,
+      exposure_monitoring_enabled: 0,
+      expiry_override: null,
+      dkim_selectors: '[]',
+      created_at: now,
+      updated_at: now,
     });
   }
 });
@@ -40,7 +53,9 @@ console.log(`seeded ${SEED} domains in ${Date.now() - t0} ms`);
 
 // BENCH_PROFILE=DIR writes a CPU profile of the server; ONLY=post,list picks routes (the ceiling always runs).
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
-const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/server.ts', dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/server.ts', dataDir], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const base = await new Promise<string>((resolve, reject) => {
   server.stdout.on('data', (d: Buffer) => {
     const m = /listening on (http:\/\/\S+)/.exec(d.toString());
@@ -59,7 +74,14 @@ function once(method: string, p: string, body?: string): Promise<number> {
   return new Promise((resolve, reject) => {
     const start = process.hrtime.bigint();
     const req = http.request(
-      { host: url.hostname, port: url.port, method, path: p, agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path: p,
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      },
       (res) => {
         res.resume();
         res.on('end', () => {
@@ -132,8 +154,16 @@ const allRoutes: (Route & { key: string })[] = [
   { key: 'ceiling', name: 'ceiling GET /__ceiling', make: () => ['GET', '/__ceiling'] },
   { key: 'list', name: 'GET /api/v1/domains?limit=50', make: () => ['GET', '/api/v1/domains?limit=50'] },
   // A query string never seen before defeats the response cache: a real page query every time.
-  { key: 'uncached', name: 'GET /api/v1/domains?limit=50 (uncached)', make: () => ['GET', `/api/v1/domains?limit=50&u=${counter++}`] },
-  { key: 'post', name: 'POST /api/v1/domains', make: () => ['POST', '/api/v1/domains', JSON.stringify({ domain: `new-${counter++}.example.org` })] },
+  {
+    key: 'uncached',
+    name: 'GET /api/v1/domains?limit=50 (uncached)',
+    make: () => ['GET', `/api/v1/domains?limit=50&u=${counter++}`],
+  },
+  {
+    key: 'post',
+    name: 'POST /api/v1/domains',
+    make: () => ['POST', '/api/v1/domains', JSON.stringify({ domain: `new-${counter++}.example.org` })],
+  },
 ];
 const only = process.env.ONLY?.split(',');
 const ceilingRoute = allRoutes[0]!;
@@ -143,12 +173,21 @@ const ceilingRoute = allRoutes[0]!;
 const phases = [
   { name: 'reads', routes: allRoutes.filter((r) => r.key === 'list' || r.key === 'uncached') },
   { name: 'writes', routes: allRoutes.filter((r) => r.key === 'post') },
-].map((ph) => ({ ...ph, routes: ph.routes.filter((r) => !only || only.includes(r.key)) })).filter((ph) => ph.routes.length);
+]
+  .map((ph) => ({ ...ph, routes: ph.routes.filter((r) => !only || only.includes(r.key)) }))
+  .filter((ph) => ph.routes.length);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
 type Result = { name: string; rps: number; p50: number; p99: number; cpuMs: number; clientMs: number; ceiling: number };
 const results: Result[] = [];
 const PACED_SHARE = Number(process.env.PACED_SHARE ?? 0.5);
-const pacedResults: { name: string; rate: number; done: number; p50: number; p99: number; lag: { p99: number; max: number } }[] = [];
+const pacedResults: {
+  name: string;
+  rate: number;
+  done: number;
+  p50: number;
+  p99: number;
+  lag: { p99: number; max: number };
+}[] = [];
 for (const ph of phases) {
   const routes = [ceilingRoute, ...ph.routes];
   // Warm-up, then ROUNDS rounds in which every route gets DURATION/ROUNDS: the routes share the same
@@ -161,7 +200,14 @@ for (const ph of phases) {
   const rows = tallies.map((t) => {
     t.lat.sort((a, b) => a - b);
     const pct = (p: number) => t.lat[Math.min(t.lat.length - 1, Math.floor(t.lat.length * p))]!;
-    return { name: t.name, rps: t.lat.length / t.secs, p50: pct(0.5), p99: pct(0.99), cpuMs: ((t.cpuTicks / TICK) * 1000) / t.lat.length, clientMs: t.clientUs / 1000 / t.lat.length };
+    return {
+      name: t.name,
+      rps: t.lat.length / t.secs,
+      p50: pct(0.5),
+      p99: pct(0.99),
+      cpuMs: ((t.cpuTicks / TICK) * 1000) / t.lat.length,
+      clientMs: t.clientUs / 1000 / t.lat.length,
+    };
   });
   const ceiling = rows[0]!.rps;
   rows[0]!.name = `${rows[0]!.name} (${ph.name} phase)`;
@@ -178,18 +224,32 @@ for (const ph of phases) {
   }
 }
 const load = os.loadavg()[0]!.toFixed(1);
-console.log(`\n${CONCURRENCY} concurrent clients, ${DURATION / 1000} s per route in ${ROUNDS} interleaved rounds per phase, ${SEED} domains seeded, Node ${process.version}, ${os.cpus().length} cores, load average ${load}\n`);
-console.log('| route | req/s | p50 ms | p99 ms | % of its phase\'s ceiling | server CPU ms/request | client CPU ms/request |');
+console.log(
+  `\n${CONCURRENCY} concurrent clients, ${DURATION / 1000} s per route in ${ROUNDS} interleaved rounds per phase, ${SEED} domains seeded, Node ${process.version}, ${os.cpus().length} cores, load average ${load}\n`,
+);
+console.log(
+  "| route | req/s | p50 ms | p99 ms | % of its phase's ceiling | server CPU ms/request | client CPU ms/request |",
+);
 console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const r of results) {
-  console.log(`| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} | ${r.clientMs.toFixed(3)} |`);
+  console.log(
+    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} | ${r.clientMs.toFixed(3)} |`,
+  );
 }
-console.log(`\nThe same ${CONCURRENCY} clients offering ${Math.round(PACED_SHARE * 100)}% of each route's throughput above (latency from the scheduled send time):\n`);
+console.log(
+  `\nThe same ${CONCURRENCY} clients offering ${Math.round(PACED_SHARE * 100)}% of each route's throughput above (latency from the scheduled send time):\n`,
+);
 console.log('| route | offered req/s | done req/s | p50 ms | p99 ms | server event-loop delay p99 / max ms |');
 console.log('| --- | ---: | ---: | ---: | ---: | ---: |');
-for (const r of pacedResults) console.log(`| ${r.name} | ${r.rate} | ${r.done.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.lag.p99.toFixed(1)} / ${r.lag.max.toFixed(1)} |`);
+for (const r of pacedResults)
+  console.log(
+    `| ${r.name} | ${r.rate} | ${r.done.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${r.lag.p99.toFixed(1)} / ${r.lag.max.toFixed(1)} |`,
+  );
 const list = results.find((r) => r.name === 'GET /api/v1/domains?limit=50');
-if (list) console.log(`\nlist/ceiling ratio ${(list.rps / list.ceiling).toFixed(2)} (target >= 0.35), list p99 ${list.p99.toFixed(2)} ms (target < 10 ms)`);
+if (list)
+  console.log(
+    `\nlist/ceiling ratio ${(list.rps / list.ceiling).toFixed(2)} (target >= 0.35), list p99 ${list.p99.toFixed(2)} ms (target < 10 ms)`,
+  );
 server.kill('SIGTERM');
 agent.destroy();
 await new Promise((r) => server.on('exit', r));

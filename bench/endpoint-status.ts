@@ -24,7 +24,12 @@ const B_GAP = Number(process.env.B_GAP ?? 20);
 const PER_DOMAIN = 100;
 
 // DNS, RDAP and WHOIS at a closed loopback port: the seeded hosts are never looked up for real.
-const OFFLINE = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
+const OFFLINE = {
+  DOMMON_DNS_SERVERS: '127.0.0.1:9',
+  DOMMON_RDAP_URL: 'http://127.0.0.1:9/',
+  DOMMON_WHOIS_SERVER: '127.0.0.1:9',
+  DOMMON_IANA_WHOIS: '127.0.0.1:9',
+};
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-status-'));
 const config = loadConfig({ dataDir }, { ...process.env, ...OFFLINE });
 const { store, services } = await openLocal(config);
@@ -44,40 +49,106 @@ async function seed(s: Store, teamId: string, name: string, n: number): Promise<
         domainId = crypto.randomUUID();
         await tx.schedule.addTarget(['registration', 'security'], domainId, tomorrow);
         await tx.domains.insert({
-          id: domainId, team_id: teamId, domain: `${name}-${i / PER_DOMAIN}.example.com`, portfolio_id: null, notes: null, is_verified: 1,
-          verified_at: iso, verification_token: `dommon-verify-${name}-${i}`, health_score: null, health_grade: null, overall_status: null,
-          exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: iso, updated_at: iso,
+          id: domainId,
+          team_id: teamId,
+          domain: `${name}-${i / PER_DOMAIN}.example.com`,
+          portfolio_id: null,
+          notes: null,
+          is_verified: 1,
+          verified_at: iso,
+          verification_token: `dommon-verify-${name}-${i}`,
+          health_score: null,
+          health_grade: null,
+          overall_status: null,
+          exposure_monitoring_enabled: 0,
+          expiry_override: null,
+          dkim_selectors: '[]',
+          created_at: iso,
+          updated_at: iso,
         });
       }
       const id = crypto.randomUUID();
       const created = new Date(now - (n - i) * 1000).toISOString();
       await tx.endpoints.insert({
-        id, team_id: teamId, domain_id: domainId, name: `ep-${i}`, endpoint_type: 'https', subdomain: `h${i}`, path: null, port: null,
-        is_enabled: 1, timeout_seconds: 10, notes: null, created_at: created, updated_at: created,
+        id,
+        team_id: teamId,
+        domain_id: domainId,
+        name: `ep-${i}`,
+        endpoint_type: 'https',
+        subdomain: `h${i}`,
+        path: null,
+        port: null,
+        is_enabled: 1,
+        timeout_seconds: 10,
+        notes: null,
+        created_at: created,
+        updated_at: created,
       });
       await tx.certificates.schedule(id, tomorrow, iso, 'ok');
       const ssl = SSL[i % SSL.length]!;
       if (ssl) {
         await tx.certificates.save({
-          endpoint_id: id, ssl_status: ssl, subject: `CN=h${i}`, issuer: 'CN=Bench CA', sans: [], not_before: iso, not_after: tomorrow,
-          serial: null, fingerprint256: null, protocol: 'TLSv1.3', trusted: true, hostname_match: true, error: null, alerted_window: null, checked_at: iso, next_check_at: tomorrow,
+          endpoint_id: id,
+          ssl_status: ssl,
+          subject: `CN=h${i}`,
+          issuer: 'CN=Bench CA',
+          sans: [],
+          not_before: iso,
+          not_after: tomorrow,
+          serial: null,
+          fingerprint256: null,
+          protocol: 'TLSv1.3',
+          trusted: true,
+          hostname_match: true,
+          error: null,
+          alerted_window: null,
+          checked_at: iso,
+          next_check_at: tomorrow,
         });
       }
       // 7 in 8 have a liveness configuration (one in 16 of those disabled): up, 1 in 10 down, 1 in 7 under 99 % uptime.
       if (i % 8 === 7) continue;
       const cfgId = crypto.randomUUID();
       await tx.liveness.insert({
-        id: cfgId, team_id: teamId, endpoint_id: id, is_enabled: i % 16 === 3 ? 0 : 1, timeout_seconds: 10, expected_status_code: 200,
-        interval_seconds: 60, failure_threshold: 1, created_at: created, updated_at: created,
+        id: cfgId,
+        team_id: teamId,
+        endpoint_id: id,
+        is_enabled: i % 16 === 3 ? 0 : 1,
+        timeout_seconds: 10,
+        expected_status_code: 200,
+        interval_seconds: 60,
+        failure_threshold: 1,
+        created_at: created,
+        updated_at: created,
       });
       const seq = (await tx.liveness.get(teamId, cfgId))!.seq;
       const down = i % 10 === 4;
       const ok = down || i % 7 === 2 ? 55 : 60;
-      await tx.db.insertInto('liveness_hourly').values(Array.from({ length: 24 }, (_, k) => ({ cfg: seq, bucket: hour - k, total: 60, ok, sum_ms: 60 * 40 }))).execute();
-      await tx.db.insertInto('liveness_daily').values(Array.from({ length: 7 }, (_, k) => ({ cfg: seq, bucket: day - k, total: 1440, ok: ok * 24, sum_ms: 1440 * 40 }))).execute();
+      await tx.db
+        .insertInto('liveness_hourly')
+        .values(Array.from({ length: 24 }, (_, k) => ({ cfg: seq, bucket: hour - k, total: 60, ok, sum_ms: 60 * 40 })))
+        .execute();
+      await tx.db
+        .insertInto('liveness_daily')
+        .values(
+          Array.from({ length: 7 }, (_, k) => ({
+            cfg: seq,
+            bucket: day - k,
+            total: 1440,
+            ok: ok * 24,
+            sum_ms: 1440 * 40,
+          })),
+        )
+        .execute();
       await tx.livenessData.saveState(cfgId, {
-        status: down ? 'down' : 'up', consecutive_failures: down ? 3 : 0, last_check: iso, last_check_successful: !down,
-        response_time_ms: 40, status_code: down ? 503 : 200, last_error: down ? 'HTTP 503' : null, alerted_down: down,
+        status: down ? 'down' : 'up',
+        consecutive_failures: down ? 3 : 0,
+        last_check: iso,
+        last_check_successful: !down,
+        response_time_ms: 40,
+        status_code: down ? 503 : 200,
+        last_error: down ? 'HTTP 503' : null,
+        alerted_down: down,
       });
     }
   });
@@ -115,11 +186,23 @@ const agentB = new http.Agent({ keepAlive: true, timeout: 4000 });
 
 function once(token: string, p: string, via = agent): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: url.hostname, port: url.port, method: 'GET', path: p, agent: via, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      res.resume();
-      res.on('error', reject);
-      res.on('end', () => ((res.statusCode ?? 500) >= 400 ? reject(new Error(`GET ${p}: ${res.statusCode}`)) : resolve()));
-    });
+    const req = http.request(
+      {
+        host: url.hostname,
+        port: url.port,
+        method: 'GET',
+        path: p,
+        agent: via,
+        headers: { authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        res.resume();
+        res.on('error', reject);
+        res.on('end', () =>
+          (res.statusCode ?? 500) >= 400 ? reject(new Error(`GET ${p}: ${res.statusCode}`)) : resolve(),
+        );
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -163,10 +246,12 @@ const teamB = (async () => {
     if (due >= end) break;
     const wait = due - performance.now();
     if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-    sent.push(once(b.token, '/api-endpoint-status?limit=10', agentB).then(
-      () => void bLat.push(performance.now() - due),
-      () => void errors.b++,
-    ));
+    sent.push(
+      once(b.token, '/api-endpoint-status?limit=10', agentB).then(
+        () => void bLat.push(performance.now() - due),
+        () => void errors.b++,
+      ),
+    );
   }
   await Promise.all(sent);
 })();
@@ -175,10 +260,16 @@ const loop = await lag();
 aLat.sort((x, y) => x - y);
 bLat.sort((x, y) => x - y);
 
-console.log(`\n${N} endpoints in team A, ${CONCURRENCY_A} clients on GET /api-endpoint-status?limit=100 for ${DURATION / 1000} s; team B one GET /api-endpoint-status?limit=10 every ${B_GAP} ms; Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}\n`);
-console.log('| team A lists done (failed) | A p50 ms | A p99 ms | team B requests done (failed) | B p50 ms | B p99 ms | B max ms | server event-loop delay p99 / max ms |');
+console.log(
+  `\n${N} endpoints in team A, ${CONCURRENCY_A} clients on GET /api-endpoint-status?limit=100 for ${DURATION / 1000} s; team B one GET /api-endpoint-status?limit=10 every ${B_GAP} ms; Node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}\n`,
+);
+console.log(
+  '| team A lists done (failed) | A p50 ms | A p99 ms | team B requests done (failed) | B p50 ms | B p99 ms | B max ms | server event-loop delay p99 / max ms |',
+);
 console.log('| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
-console.log(`| ${aLat.length} (${errors.a}) | ${pct(aLat, 0.5).toFixed(1)} | ${pct(aLat, 0.99).toFixed(1)} | ${bLat.length} (${errors.b}) | ${pct(bLat, 0.5).toFixed(1)} | ${pct(bLat, 0.99).toFixed(1)} | ${(bLat[bLat.length - 1] ?? NaN).toFixed(1)} | ${loop.p99.toFixed(1)} / ${loop.max.toFixed(1)} |`);
+console.log(
+  `| ${aLat.length} (${errors.a}) | ${pct(aLat, 0.5).toFixed(1)} | ${pct(aLat, 0.99).toFixed(1)} | ${bLat.length} (${errors.b}) | ${pct(bLat, 0.5).toFixed(1)} | ${pct(bLat, 0.99).toFixed(1)} | ${(bLat[bLat.length - 1] ?? NaN).toFixed(1)} | ${loop.p99.toFixed(1)} / ${loop.max.toFixed(1)} |`,
+);
 server.kill('SIGTERM');
 agent.destroy();
 agentB.destroy();

@@ -35,7 +35,11 @@ const WINDOW = Number(flag('--window', '120'));
 const CREATE = flag('--create', 'single');
 const IN_FLIGHT = 16;
 const PER_DOMAIN = 100;
-const OFFLINE = { DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
+const OFFLINE = {
+  DOMMON_RDAP_URL: 'http://127.0.0.1:9/',
+  DOMMON_WHOIS_SERVER: '127.0.0.1:9',
+  DOMMON_IANA_WHOIS: '127.0.0.1:9',
+};
 
 function lines(child: ChildProcess, onLine: (l: string) => void): void {
   createInterface({ input: child.stdout! }).on('line', onLine);
@@ -43,24 +47,45 @@ function lines(child: ChildProcess, onLine: (l: string) => void): void {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 
-function call(base: string, token: string, method: string, p: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+function call(
+  base: string,
+  token: string,
+  method: string,
+  p: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
   return new Promise((resolve, reject) => {
     const data = body === undefined ? undefined : JSON.stringify(body);
-    const req = http.request(`${base}${p}`, { method, agent, headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json' } : {}) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString();
-        resolve({ status: res.statusCode!, json: text ? (JSON.parse(text) as unknown) : null });
-      });
-    });
+    const req = http.request(
+      `${base}${p}`,
+      {
+        method,
+        agent,
+        headers: { authorization: `Bearer ${token}`, ...(data ? { 'content-type': 'application/json' } : {}) },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString();
+          resolve({ status: res.statusCode!, json: text ? (JSON.parse(text) as unknown) : null });
+        });
+      },
+    );
     req.on('error', reject);
     req.end(data);
   });
 }
 
 /** The answer's body as the shape the caller reads (not checked). */
-async function expect<T = unknown>(base: string, token: string, method: string, p: string, body: unknown, status: number): Promise<T> {
+async function expect<T = unknown>(
+  base: string,
+  token: string,
+  method: string,
+  p: string,
+  body: unknown,
+  status: number,
+): Promise<T> {
   const r = await call(base, token, method, p, body);
   if (r.status !== status) throw new Error(`${method} ${p}: ${r.status} ${JSON.stringify(r.json).slice(0, 300)}`);
   return r.json as T;
@@ -69,27 +94,52 @@ async function expect<T = unknown>(base: string, token: string, method: string, 
 /** Runs `fn` for each item with `n` in flight. */
 async function pool<T>(items: T[], n: number, fn: (x: T) => Promise<void>): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: n }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: n }, async () => {
+      while (next < items.length) await fn(items[next++]!);
+    }),
+  );
 }
 
 interface Daemon {
   child: ChildProcess;
   url: string;
-  last: { checks: number; size: number; checkedOnce: number; allCheckedMs: number | null; p99?: number; max?: number; heapMb?: number; heapTotalMb?: number; externalMb?: number };
+  last: {
+    checks: number;
+    size: number;
+    checkedOnce: number;
+    allCheckedMs: number | null;
+    p99?: number;
+    max?: number;
+    heapMb?: number;
+    heapTotalMb?: number;
+    externalMb?: number;
+  };
   /** checks reported each second since start (for the restart's busiest second). */
   perSecond: number[];
   stop(): Promise<Daemon['last']>;
 }
 
 async function startDaemon(dataDir: string, dns: string): Promise<Daemon> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bench/probe-daemon.mjs', dataDir, 'dist'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, ...OFFLINE, DOMMON_DNS_SERVERS: dns, DOMMON_LOG_LEVEL: 'error', DOMMON_RATE_LIMIT: '1000000000' },
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'bench/probe-daemon.mjs', dataDir, 'dist'],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: {
+        ...process.env,
+        ...OFFLINE,
+        DOMMON_DNS_SERVERS: dns,
+        DOMMON_LOG_LEVEL: 'error',
+        DOMMON_RATE_LIMIT: '1000000000',
+      },
+    },
+  );
   const d: Daemon = {
-    child, url: '', last: { checks: 0, size: 0, checkedOnce: 0, allCheckedMs: null }, perSecond: [],
+    child,
+    url: '',
+    last: { checks: 0, size: 0, checkedOnce: 0, allCheckedMs: null },
+    perSecond: [],
     // The last line, written on SIGTERM, carries the lateness percentiles.
     stop: async () => {
       const done = new Promise<void>((r) => child.once('exit', () => r()));
@@ -119,7 +169,15 @@ async function startDaemon(dataDir: string, dns: string): Promise<Daemon> {
 function dbBytes(file: string, table: string): number {
   const db = new Database(file, { readonly: true });
   try {
-    return (db.prepare(`select sum(pgsize) as b from dbstat where name = ? or name in (select name from sqlite_master where tbl_name = ? and type = 'index')`).get(table, table) as { b: number }).b ?? 0;
+    return (
+      (
+        db
+          .prepare(
+            `select sum(pgsize) as b from dbstat where name = ? or name in (select name from sqlite_master where tbl_name = ? and type = 'index')`,
+          )
+          .get(table, table) as { b: number }
+      ).b ?? 0
+    );
   } finally {
     db.close();
   }
@@ -140,17 +198,40 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   // Domains and endpoints through the bulk routes (1,000 per request).
   const domains: string[] = [];
   for (let i = 0; i < n / PER_DOMAIN; i += 1000) {
-    const items = Array.from({ length: Math.min(1000, n / PER_DOMAIN - i) }, (_, k) => ({ domain: `fleet-${i + k}.example.com` }));
-    const r = await expect<{ domains: { id: string }[] }>(d1.url, token, 'POST', '/api/v1/domains/bulk', { domains: items }, 201);
+    const items = Array.from({ length: Math.min(1000, n / PER_DOMAIN - i) }, (_, k) => ({
+      domain: `fleet-${i + k}.example.com`,
+    }));
+    const r = await expect<{ domains: { id: string }[] }>(
+      d1.url,
+      token,
+      'POST',
+      '/api/v1/domains/bulk',
+      { domains: items },
+      201,
+    );
     domains.push(...r.domains.map((x) => x.id));
   }
   const endpointIds: string[] = [];
   for (let i = 0; i < n; i += 1000) {
     const items = Array.from({ length: Math.min(1000, n - i) }, (_, k) => {
       const j = i + k;
-      return { domain_id: domains[Math.floor(j / PER_DOMAIN)], name: `e${j}`, endpoint_type: 'http', subdomain: `h${j % PER_DOMAIN}`, path: `/p${j}`, port: target.port };
+      return {
+        domain_id: domains[Math.floor(j / PER_DOMAIN)],
+        name: `e${j}`,
+        endpoint_type: 'http',
+        subdomain: `h${j % PER_DOMAIN}`,
+        path: `/p${j}`,
+        port: target.port,
+      };
     });
-    const r = await expect<{ endpoints: { id: string }[] }>(d1.url, token, 'POST', '/api/v1/endpoints/bulk', { endpoints: items }, 201);
+    const r = await expect<{ endpoints: { id: string }[] }>(
+      d1.url,
+      token,
+      'POST',
+      '/api/v1/endpoints/bulk',
+      { endpoints: items },
+      201,
+    );
     endpointIds.push(...r.endpoints.map((x) => x.id));
   }
 
@@ -160,7 +241,14 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   const cfg = { interval_seconds: INTERVAL, timeout_seconds: 10 };
   if (CREATE === 'bulk') {
     for (let i = 0; i < n; i += 1000) {
-      const r = await expect<{ failed: number; errors: unknown }>(d1.url, token, 'POST', '/api/v1/liveness/bulk', { liveness: endpointIds.slice(i, i + 1000).map((endpoint_id) => ({ endpoint_id, ...cfg })) }, 201);
+      const r = await expect<{ failed: number; errors: unknown }>(
+        d1.url,
+        token,
+        'POST',
+        '/api/v1/liveness/bulk',
+        { liveness: endpointIds.slice(i, i + 1000).map((endpoint_id) => ({ endpoint_id, ...cfg })) },
+        201,
+      );
       if (r.failed) throw new Error(`bulk liveness: ${r.failed} failed: ${JSON.stringify(r.errors).slice(0, 300)}`);
     }
   } else {
@@ -195,7 +283,8 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   // Restart: every config checked again within one interval, and no burst.
   const d2 = await startDaemon(dataDir, target.dns);
   const r0 = Date.now();
-  while (d2.last.checkedOnce < n && Date.now() - r0 < (INTERVAL + 30) * 1000) await new Promise((r) => setTimeout(r, 500));
+  while (d2.last.checkedOnce < n && Date.now() - r0 < (INTERVAL + 30) * 1000)
+    await new Promise((r) => setTimeout(r, 500));
   const restartAll = d2.last.allCheckedMs;
   const busiest = Math.max(...d2.perSecond.slice(1));
   await d2.stop();
@@ -226,8 +315,12 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   };
 }
 
-const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })));
+const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const target = await new Promise<{ port: number; dns: string }>((resolve) =>
+  lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })),
+);
 const rows = [];
 try {
   for (const n of SIZES) {
@@ -241,4 +334,5 @@ try {
 }
 const cols = Object.keys(rows[0] ?? {});
 console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows) console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);
+for (const r of rows)
+  console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);

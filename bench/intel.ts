@@ -14,8 +14,17 @@ import { startRdapServer, rdapDomain } from '../test/support/rdap-server.js';
 
 const SEED = Number(process.env.SEED ?? 2000);
 const N = Number(process.env.N ?? 50);
-const dns = await startDnsServer({ 'bench.com': { TXT: ['v=spf1 mx -all'], CAA: [{ tag: 'issue', value: 'letsencrypt.org' }] }, '_dmarc.bench.com': { TXT: ['v=DMARC1; p=reject'] } });
-const rdap = await startRdapServer({ 'bench.com': rdapDomain('bench.com', { registrar: 'R', expiry: '2030-01-01T00:00:00Z', nameservers: ['ns.bench.test'] }) });
+const dns = await startDnsServer({
+  'bench.com': { TXT: ['v=spf1 mx -all'], CAA: [{ tag: 'issue', value: 'letsencrypt.org' }] },
+  '_dmarc.bench.com': { TXT: ['v=DMARC1; p=reject'] },
+});
+const rdap = await startRdapServer({
+  'bench.com': rdapDomain('bench.com', {
+    registrar: 'R',
+    expiry: '2030-01-01T00:00:00Z',
+    nameservers: ['ns.bench.test'],
+  }),
+});
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-intel-'));
 const config = loadConfig({ dataDir }, { DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url });
 const { store, services } = await openLocal(config, undefined, pino({ level: 'silent' }));
@@ -25,13 +34,38 @@ await store.transaction(async (tx) => {
   for (let i = 0; i < SEED; i++) {
     const id = crypto.randomUUID();
     await tx.domains.insert({
-      id, team_id, domain: `seed-${i}.com`, portfolio_id: null, notes: null, is_verified: 0, verified_at: null,
-      verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null,
-      exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
+      id,
+      team_id,
+      domain: `seed-${i}.com`,
+      portfolio_id: null,
+      notes: null,
+      is_verified: 0,
+      verified_at: null,
+      verification_token: `dommon-verify-${i}`,
+      health_score: null,
+      health_grade: null,
+      overall_status: null,
+      exposure_monitoring_enabled: 0,
+      expiry_override: null,
+      dkim_selectors: '[]',
+      created_at: now,
+      updated_at: now,
     });
     await tx.registrations.save({
-      domain_id: id, source: 'rdap', state: 'ok', reason: null, registrar: 'R', expiry_date: new Date(Date.now() + (i % 400) * 86_400_000).toISOString().slice(0, 10),
-      creation_date: null, updated_date: null, nameservers: ['ns1.x'], statuses: [], transfer_lock: true, dnssec_signed: null, checked_at: now, next_check_at: null,
+      domain_id: id,
+      source: 'rdap',
+      state: 'ok',
+      reason: null,
+      registrar: 'R',
+      expiry_date: new Date(Date.now() + (i % 400) * 86_400_000).toISOString().slice(0, 10),
+      creation_date: null,
+      updated_date: null,
+      nameservers: ['ns1.x'],
+      statuses: [],
+      transfer_lock: true,
+      dnssec_signed: null,
+      checked_at: now,
+      next_check_at: null,
     });
   }
 });
@@ -41,13 +75,17 @@ const sweep1 = performance.now() - t0;
 t0 = performance.now();
 await services.intel.sweep();
 const sweep2 = performance.now() - t0;
-console.log(`sweep over ${SEED} domains: first ${Math.round(sweep1)} ms (${first.alerts} expiry alerts written), steady ${Math.round(sweep2)} ms`);
+console.log(
+  `sweep over ${SEED} domains: first ${Math.round(sweep1)} ms (${first.alerts} expiry alerts written), steady ${Math.round(sweep2)} ms`,
+);
 
 const d = await services.domains.create(team_id, { domain: 'bench.com' });
 t0 = performance.now();
 for (let i = 0; i < N; i++) await services.intel.security.refresh(d, { fresh: true });
 const sec = performance.now() - t0;
-console.log(`security check (SPF, DMARC, 30 DKIM selectors, CAA, DS, DNSKEY): ${(sec / N).toFixed(1)} ms each, ${(N / (sec / 1000)).toFixed(0)}/s sequential`);
+console.log(
+  `security check (SPF, DMARC, 30 DKIM selectors, CAA, DS, DNSKEY): ${(sec / N).toFixed(1)} ms each, ${(N / (sec / 1000)).toFixed(0)}/s sequential`,
+);
 t0 = performance.now();
 const M = Math.min(N, 10);
 for (let i = 0; i < M; i++) await services.intel.registration.refresh(d, { fresh: true });

@@ -40,12 +40,25 @@ let allAt = null;
 // Lateness percentiles are computed once, in the last line (on SIGTERM): sorting every run's lateness
 // each second would charge the harness's own work to the daemon's CPU.
 function line(final) {
-  if (allAt === null && sched.stats.firstRun.size >= sched.size()) allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
+  if (allAt === null && sched.stats.firstRun.size >= sched.size())
+    allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
   const mem = process.memoryUsage();
-  const out = { checks: sched.stats.checks, size: sched.size(), checkedOnce: sched.stats.firstRun.size, allCheckedMs: allAt, heapMb: Math.round(mem.heapUsed / 1e6), heapTotalMb: Math.round(mem.heapTotal / 1e6), externalMb: Math.round(mem.external / 1e6) };
+  const out = {
+    checks: sched.stats.checks,
+    size: sched.size(),
+    checkedOnce: sched.stats.firstRun.size,
+    allCheckedMs: allAt,
+    heapMb: Math.round(mem.heapUsed / 1e6),
+    heapTotalMb: Math.round(mem.heapTotal / 1e6),
+    externalMb: Math.round(mem.external / 1e6),
+  };
   if (final) {
     const late = Float64Array.from(sched.stats.lateMs).sort();
-    Object.assign(out, { final: true, p99: late.length ? late[Math.floor(late.length * 0.99)] : null, max: late.at(-1) ?? null });
+    Object.assign(out, {
+      final: true,
+      p99: late.length ? late[Math.floor(late.length * 0.99)] : null,
+      max: late.at(-1) ?? null,
+    });
   }
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
@@ -55,7 +68,8 @@ process.on('SIGTERM', () => {
   line(true);
   if (process.env.BENCH_SQL) {
     const top = [...sqlTime].sort((a, b) => b[1].ms - a[1].ms).slice(0, 25);
-    for (const [k, v] of top) process.stderr.write(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)}x  ${k}\n`);
+    for (const [k, v] of top)
+      process.stderr.write(`${v.ms.toFixed(0).padStart(7)} ms ${String(v.n).padStart(7)}x  ${k}\n`);
   }
   void app.stop().then(() => process.exit(0));
 });

@@ -37,10 +37,15 @@ function lines(child: ChildProcess, onLine: (l: string) => void): void {
 }
 
 /** Bytes of the liveness tables (pages, indexes included), via SQLite's dbstat. */
-function livenessBytes(file: string, tables = ['liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state']): number {
+function livenessBytes(
+  file: string,
+  tables = ['liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state'],
+): number {
   const db = new Database(file, { readonly: true });
   try {
-    const r = db.prepare(`select sum(pgsize) as b from dbstat where name in (${tables.map((t) => `'${t}'`).join(',')})`).get() as { b: number };
+    const r = db
+      .prepare(`select sum(pgsize) as b from dbstat where name in (${tables.map((t) => `'${t}'`).join(',')})`)
+      .get() as { b: number };
     return r.b ?? 0;
   } finally {
     db.close();
@@ -71,20 +76,56 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   await store.transaction(async (tx) => {
     const domainId = crypto.randomUUID();
     await tx.domains.insert({
-      id: domainId, team_id, domain: 'bench.example.com', portfolio_id: null, notes: null, is_verified: 0, verified_at: null,
-      verification_token: 'dommon-verify-bench', health_score: null, health_grade: null, overall_status: null,
-      exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]', created_at: now, updated_at: now,
+      id: domainId,
+      team_id,
+      domain: 'bench.example.com',
+      portfolio_id: null,
+      notes: null,
+      is_verified: 0,
+      verified_at: null,
+      verification_token: 'dommon-verify-bench',
+      health_score: null,
+      health_grade: null,
+      overall_status: null,
+      exposure_monitoring_enabled: 0,
+      expiry_override: null,
+      dkim_selectors: '[]',
+      created_at: now,
+      updated_at: now,
     });
     for (let i = 0; i < n; i++) {
       const id = crypto.randomUUID();
       await tx.endpoints.insert({
-        id, team_id, domain_id: domainId, name: `e${i}`, endpoint_type: 'http', subdomain: `h${i % 50}`, path: `/p${i}`, port: target.port,
-        is_enabled: 1, timeout_seconds: 10, notes: null, created_at: now, updated_at: now,
+        id,
+        team_id,
+        domain_id: domainId,
+        name: `e${i}`,
+        endpoint_type: 'http',
+        subdomain: `h${i % 50}`,
+        path: `/p${i}`,
+        port: target.port,
+        is_enabled: 1,
+        timeout_seconds: 10,
+        notes: null,
+        created_at: now,
+        updated_at: now,
       });
-      await tx.db.insertInto('liveness_configs').values({
-        id: crypto.randomUUID(), seq: i + 1, team_id, endpoint_id: id, is_enabled: 1, timeout_seconds: 10, expected_status_code: 200,
-        interval_seconds: interval, failure_threshold: 1, created_at: now, updated_at: now,
-      }).execute();
+      await tx.db
+        .insertInto('liveness_configs')
+        .values({
+          id: crypto.randomUUID(),
+          seq: i + 1,
+          team_id,
+          endpoint_id: id,
+          is_enabled: 1,
+          timeout_seconds: 10,
+          expected_status_code: 200,
+          interval_seconds: interval,
+          failure_threshold: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     }
   });
   await store.close();
@@ -93,13 +134,23 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());
   const requests0 = await count();
 
-  const nodeArgs = [...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), ...(useDist ? [] : ['--import', 'tsx'])];
+  const nodeArgs = [
+    ...(process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : []),
+    ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+    ...(useDist ? [] : ['--import', 'tsx']),
+  ];
   const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, useDist ? 'dist' : 'src'], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
   });
   // The daemon's stats lines (bench/probe-daemon.mjs); the last, written on SIGTERM, adds the lateness percentiles.
-  let last = {} as { checks: number; checkedOnce: number; allCheckedMs: number | null; p99?: number | null; max?: number | null };
+  let last = {} as {
+    checks: number;
+    checkedOnce: number;
+    allCheckedMs: number | null;
+    p99?: number | null;
+    max?: number | null;
+  };
   const started = await new Promise<number>((resolve, reject) => {
     lines(child, (l) => {
       const j = JSON.parse(l) as typeof last & { listening?: string };
@@ -150,7 +201,10 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const windowSec = (t1At - from.at) / 1000;
   const windowChecks = Math.max(1, checksAtEnd - from.checks);
   const startTicks = steady ? sum(steady.ticks) - sum(ticks0) : null;
-  const steadyPerCheck = steady && checksAtEnd > steady.checks ? (bytesAtEnd - steady.bytes) / (checksAtEnd - steady.checks) + bucketPerCheck : null;
+  const steadyPerCheck =
+    steady && checksAtEnd > steady.checks
+      ? (bytesAtEnd - steady.bytes) / (checksAtEnd - steady.checks) + bucketPerCheck
+      : null;
   // Expected: first runs spread over one interval, then one per interval.
   const expected = Math.round((n * elapsed) / interval);
   return {
@@ -158,13 +212,14 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     interval_s: interval,
     seconds: Math.round(elapsed),
     steady_s: Math.round(windowSec),
-    'cpu_%_core': +(((ticks / TICK) / windowSec) * 100).toFixed(1),
+    'cpu_%_core': +((ticks / TICK / windowSec) * 100).toFixed(1),
     rss_mb: Math.round(rssMax),
     cpu_ms_per_check: +(((ticks / TICK) * 1000) / windowChecks).toFixed(3),
     // Share of that CPU spent in the kernel (loopback TCP handshakes are charged to the prober).
     'kernel_%': ticks ? Math.round(((t1.sys - from.ticks.sys) / ticks) * 100) : 0,
     // The start-up window: first-run spread, JIT warm-up, first rows of every table.
-    start_cpu_ms_per_check: startTicks === null ? null : +(((startTicks / TICK) * 1000) / Math.max(1, steady!.checks)).toFixed(3),
+    start_cpu_ms_per_check:
+      startTicks === null ? null : +(((startTicks / TICK) * 1000) / Math.max(1, steady!.checks)).toFixed(3),
     checks: stats.checks,
     expected,
     target_requests: requests,
@@ -182,8 +237,12 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   };
 }
 
-const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], { stdio: ['ignore', 'pipe', 'inherit'] });
-const target = await new Promise<{ port: number; dns: string }>((resolve) => lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })));
+const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
+const target = await new Promise<{ port: number; dns: string }>((resolve) =>
+  lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })),
+);
 const rows = [];
 try {
   for (const s of SCENARIOS) {
@@ -196,4 +255,5 @@ try {
 }
 const cols = Object.keys(rows[0] ?? {});
 console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows) console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);
+for (const r of rows)
+  console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);

@@ -26,9 +26,24 @@ await build({
   jsx: 'automatic',
   // native addon (better-sqlite3), worker threads (pino), files read at run time (whoiser parsers,
   // swagger-ui-dist assets) and the dashboard's React/Ink/Yoga stack (loaded for `status` only)
-  external: ['better-sqlite3', 'pino', 'thread-stream', 'whoiser', 'whoiser/*', 'swagger-ui-dist', 'ink', 'ink-*', 'react', 'react/*', 'react-devtools-core', 'yoga-*'],
+  external: [
+    'better-sqlite3',
+    'pino',
+    'thread-stream',
+    'whoiser',
+    'whoiser/*',
+    'swagger-ui-dist',
+    'ink',
+    'ink-*',
+    'react',
+    'react/*',
+    'react-devtools-core',
+    'yoga-*',
+  ],
   // CommonJS packages inside an ESM bundle call require() for Node built-ins
-  banner: { js: "import { createRequire as __dommonRequire } from 'node:module'; const require = __dommonRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __dommonRequire } from 'node:module'; const require = __dommonRequire(import.meta.url);",
+  },
   legalComments: 'none',
   logLevel: 'warning',
 });

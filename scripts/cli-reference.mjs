@@ -17,7 +17,10 @@ function rows(cmd, prefix) {
     if (sub.commands.length) out.push(...rows(sub, name));
     else {
       const opts = sub.options
-        .map((o) => `\`${o.flags}\`${o.mandatory ? ' (required)' : ''}${o.argChoices ? ` (${o.argChoices.join(', ')})` : ''}`)
+        .map(
+          (o) =>
+            `\`${o.flags}\`${o.mandatory ? ' (required)' : ''}${o.argChoices ? ` (${o.argChoices.join(', ')})` : ''}`,
+        )
         .join(', ');
       out.push(`| \`${name.trim()}\` | ${sub.description()}${opts ? `<br>options: ${opts}` : ''} |`);
     }
@@ -28,7 +31,13 @@ function rows(cmd, prefix) {
 /** The markdown reference of a commander program (globals, then one row per leaf command). */
 export function cliReference(program) {
   const globals = program.options.map((o) => `\`${o.flags}\` ${o.description}`).join('<br>');
-  return [`Global options (before or after the command): ${globals}`, '', '| command | what it does |', '| --- | --- |', ...rows(program, 'dommon')].join('\n');
+  return [
+    `Global options (before or after the command): ${globals}`,
+    '',
+    '| command | what it does |',
+    '| --- | --- |',
+    ...rows(program, 'dommon'),
+  ].join('\n');
 }
 
 /** `text` with the section between the markers replaced by `md`. */

@@ -6,9 +6,7 @@ const tapBin = new URL('../node_modules/tap/dist/esm/run.mjs', import.meta.url).
 
 // In CI (.ci/run sets CI) a whole-suite run first runs the static checks; each one that fails counts
 // as a failed test, so the last line still tells. Locally: `npm run lint`, `npm run knip`, `npm run format:check`.
-// TODO(lead): set FORMATTED to true in the commit that applies `npm run format` to the tree.
-const FORMATTED = false;
-const checks = ['lint', 'knip', ...(FORMATTED ? ['format:check'] : [])];
+const checks = ['lint', 'knip', 'format:check'];
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 const failedChecks = [];
 if (ci && process.argv.length <= 2) {
@@ -17,7 +15,9 @@ if (ci && process.argv.length <= 2) {
     const r = spawnSync('npm', ['run', '--silent', name], { stdio: ['ignore', 'inherit', 'inherit'] });
     const ok = r.status === 0;
     if (!ok) failedChecks.push(name);
-    process.stdout.write(`# check ${name}: ${ok ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    process.stdout.write(
+      `# check ${name}: ${ok ? 'ok' : 'FAILED'} (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+    );
   }
 }
 // A fresh install holds tap's default plugin set (with the slow ts-node TypeScript loader); the set in

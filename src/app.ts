@@ -35,26 +35,77 @@ import { createCheckService, type CheckService } from './services/check.js';
 
 import { VERSION } from './package.js';
 
-
 /** The modules of the database modes (daemon, local CLI), loaded once on first use. */
 async function daemonModules() {
   const [
-    { pino }, { openStore }, { createServices }, { createApi }, { clientErrorHandler }, { createValidator },
-    { createExposureNet, guardedAxfr }, { periodic }, { deliverOnce }, { createDeliveryService }, { notifyWorker },
-    { createIntelScheduler }, { default: { Registry } }, { createMetrics }, { createRetentionService }, { guardedAgent, livenessProbe },
-    { createProbingWorkers }, { default: { inject } }, { secureDataDir },
+    { pino },
+    { openStore },
+    { createServices },
+    { createApi },
+    { clientErrorHandler },
+    { createValidator },
+    { createExposureNet, guardedAxfr },
+    { periodic },
+    { deliverOnce },
+    { createDeliveryService },
+    { notifyWorker },
+    { createIntelScheduler },
+    {
+      default: { Registry },
+    },
+    { createMetrics },
+    { createRetentionService },
+    { guardedAgent, livenessProbe },
+    { createProbingWorkers },
+    {
+      default: { inject },
+    },
+    { secureDataDir },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
-    import('pino'), import('./store/index.js'), import('./services/index.js'), import('./api/server.js'), import('./api/middleware/errors.js'), import('./api/validation.js'),
-    import('./probes/exposure-net.js'), import('./scheduler/periodic.js'), import('./channels/index.js'), import('./services/delivery.js'), import('./scheduler/notify.js'),
-    import('./scheduler/intel.js'), import('prom-client'), import('./services/metrics.js'), import('./services/retention.js'), import('./probes/index.js'),
-    import('./scheduler/probing.js'), import('light-my-request'), import('./store/permissions.js'),
+    import('pino'),
+    import('./store/index.js'),
+    import('./services/index.js'),
+    import('./api/server.js'),
+    import('./api/middleware/errors.js'),
+    import('./api/validation.js'),
+    import('./probes/exposure-net.js'),
+    import('./scheduler/periodic.js'),
+    import('./channels/index.js'),
+    import('./services/delivery.js'),
+    import('./scheduler/notify.js'),
+    import('./scheduler/intel.js'),
+    import('prom-client'),
+    import('./services/metrics.js'),
+    import('./services/retention.js'),
+    import('./probes/index.js'),
+    import('./scheduler/probing.js'),
+    import('light-my-request'),
+    import('./store/permissions.js'),
   ]);
   return {
-    pino, openStore, createServices, createApi, clientErrorHandler, createValidator, createExposureNet, guardedAxfr, periodic, deliverOnce,
-    createDeliveryService, notifyWorker, createIntelScheduler, Registry, createMetrics, createRetentionService, guardedAgent, livenessProbe,
-    createProbingWorkers, inject, secureDataDir,
+    pino,
+    openStore,
+    createServices,
+    createApi,
+    clientErrorHandler,
+    createValidator,
+    createExposureNet,
+    guardedAxfr,
+    periodic,
+    deliverOnce,
+    createDeliveryService,
+    notifyWorker,
+    createIntelScheduler,
+    Registry,
+    createMetrics,
+    createRetentionService,
+    guardedAgent,
+    livenessProbe,
+    createProbingWorkers,
+    inject,
+    secureDataDir,
   };
 }
 
@@ -76,20 +127,31 @@ interface Composed {
  * What every mode is built on. `ca` replaces the probes' trusted CAs (absent: Node's roots);
  * `onBootstrapError` hears of a failed RDAP bootstrap refresh.
  */
-function compose(config: Readonly<Config>, clock: Clock, opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {}): Composed {
+function compose(
+  config: Readonly<Config>,
+  clock: Clock,
+  opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {},
+): Composed {
   // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
   const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: opts.onBootstrapError });
   const io: LookupIo = {
     dns: createDnsResolver(config.dnsServers),
     probes: createRegistrationProbes({
-      bootstrap, rdapUrl: config.rdapUrl, whoisServer: config.whoisServer, whoisServers: config.whoisServers, now: () => clock.now(),
+      bootstrap,
+      rdapUrl: config.rdapUrl,
+      whoisServer: config.whoisServer,
+      whoisServers: config.whoisServers,
+      now: () => clock.now(),
       // IANA's WHOIS referrals, kept beside the bootstrap copy (only when the data directory exists).
       referrals: createWhoisReferrals({ iana: config.ianaWhois, dataDir: config.dataDir, now: () => clock.now() }),
     }),
     limiter: createServerLimiter({ clock }),
     bootstrap,
   };
-  const probes: ProbeDeps = { resolver: createResolver(config.dnsServers, { policy: config.outbound }), ...(opts.ca ? { ca: opts.ca } : {}) };
+  const probes: ProbeDeps = {
+    resolver: createResolver(config.dnsServers, { policy: config.outbound }),
+    ...(opts.ca ? { ca: opts.ca } : {}),
+  };
   return { io, probes };
 }
 
@@ -106,9 +168,21 @@ type CheckEngine = CheckService & { close(): void };
 /** The one-shot engine of `dommon check` (no database, API or schedulers); close() cancels whatever is still running. */
 export function createCheckEngine(config: Readonly<Config>, opts: CheckEngineOptions = {}): CheckEngine {
   const clock = opts.clock ?? systemClock;
-  const { io, probes } = compose(config, clock, { ca: opts.ca?.length ? [...tls.rootCertificates, ...opts.ca] : undefined });
-  const registration = createRegistrationLookup({ clock, probes: io.probes, limiter: io.limiter, budgetMs: opts.registrationBudgetMs });
-  const service = createCheckService({ clock, probes, lookup: registration.lookup, evaluate: createSecurityEvaluator(io.dns) });
+  const { io, probes } = compose(config, clock, {
+    ca: opts.ca?.length ? [...tls.rootCertificates, ...opts.ca] : undefined,
+  });
+  const registration = createRegistrationLookup({
+    clock,
+    probes: io.probes,
+    limiter: io.limiter,
+    budgetMs: opts.registrationBudgetMs,
+  });
+  const service = createCheckService({
+    clock,
+    probes,
+    lookup: registration.lookup,
+    evaluate: createSecurityEvaluator(io.dns),
+  });
   return {
     ...service,
     close() {
@@ -153,37 +227,60 @@ export interface App {
 
 async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
   const { pino } = await import('pino');
-  return pino({ level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] }, pino.destination(2));
+  return pino(
+    { level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] },
+    pino.destination(2),
+  );
 }
 
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
 export async function openLocal(
-  config: Readonly<Config>, clock: Clock = systemClock,
+  config: Readonly<Config>,
+  clock: Clock = systemClock,
   opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
   const { pino, openStore, createServices, createExposureNet, guardedAxfr, secureDataDir } = await daemonModules();
   // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
   const tightened = secureDataDir(config.dataDir);
   if (tightened.length) {
-    (opts.log ?? pino({ level: 'silent' })).warn({ dataDir: config.dataDir, files: tightened }, `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`);
+    (opts.log ?? pino({ level: 'silent' })).warn(
+      { dataDir: config.dataDir, files: tightened },
+      `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`,
+    );
   }
   if (config.database) throw new ConfigError(POSTGRES_NOT_YET);
   const store = await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });
   const { io: lookup, probes } = compose(config, clock, {
-    ca: opts.probes?.ca, onBootstrapError: (err) => log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'),
+    ca: opts.probes?.ca,
+    onBootstrapError: (err) =>
+      log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'),
   });
   const io: IntelIo = { ...lookup, checkInterval: config.checkInterval, log };
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {
-    dns: { lookup: io.dns.lookup, axfr: guardedAxfr((address, port, zone, timeoutMs) => io.dns.axfr(address, port, zone, timeoutMs), config.outbound) },
+    dns: {
+      lookup: io.dns.lookup,
+      axfr: guardedAxfr(
+        (address, port, zone, timeoutMs) => io.dns.axfr(address, port, zone, timeoutMs),
+        config.outbound,
+      ),
+    },
     net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
   };
   const services = createServices(
-    { store, clock, limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints }, exposure, metrics, probes, checkInterval: config.checkInterval },
+    {
+      store,
+      clock,
+      limits: { maxDomains: config.maxDomains, maxEndpoints: config.maxEndpoints },
+      exposure,
+      metrics,
+      probes,
+      checkInterval: config.checkInterval,
+    },
     io,
   );
   return { store, services, metrics, probes };
@@ -205,11 +302,24 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
     const team = await services.access.requireTeam(teamName);
     const user = (await services.access.listUsers(team.name))[0];
     const principal = {
-      token_id: 'local', token_name: 'local-cli', team_id: team.id, team_name: team.name,
-      user_id: user?.id ?? '', user_email: user?.email ?? 'admin@localhost',
+      token_id: 'local',
+      token_name: 'local-cli',
+      team_id: team.id,
+      team_name: team.name,
+      user_id: user?.id ?? '',
+      user_email: user?.email ?? 'admin@localhost',
     };
     const { app } = createApi(
-      { config, services, clock: systemClock, log: pino({ level: 'silent' }), version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t) },
+      {
+        config,
+        services,
+        clock: systemClock,
+        log: pino({ level: 'silent' }),
+        version: VERSION,
+        validator: createValidator(),
+        databaseUp: () => store.ping(),
+        stamp: (t) => store.stamp(t),
+      },
       { principal },
     );
     // Requests are injected into koa's handler (light-my-request): no socket, no HTTP client to load.
@@ -221,7 +331,9 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
         const res = await inject((req, res) => void handler(req, res), {
           method: method as InjectOptions['method'],
           url: path,
-          ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
+          ...(body === undefined
+            ? {}
+            : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
         });
         return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
       },
@@ -237,47 +349,106 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
 
 export async function createApp(config: Readonly<Config>, opts: AppOptions = {}): Promise<App> {
   const {
-    createIntelScheduler, createProbingWorkers, livenessProbe, createRetentionService, periodic, createApi, createValidator, guardedAgent,
-    createDeliveryService, deliverOnce, notifyWorker, createMetrics, Registry, clientErrorHandler,
+    createIntelScheduler,
+    createProbingWorkers,
+    livenessProbe,
+    createRetentionService,
+    periodic,
+    createApi,
+    createValidator,
+    guardedAgent,
+    createDeliveryService,
+    deliverOnce,
+    notifyWorker,
+    createMetrics,
+    Registry,
+    clientErrorHandler,
   } = await daemonModules();
   const clock = opts.clock ?? systemClock;
   const log = opts.log ?? (await createLogger(config));
-  const opened = await openLocal(config, clock, { ...opts, log, metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }) });
+  const opened = await openLocal(config, clock, {
+    ...opts,
+    log,
+    metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }),
+  });
   const { store, services, probes } = opened;
   const metrics = opened.metrics!;
   const intelScheduler = createIntelScheduler({
-    store, intel: services.intel, clock, log, checkInterval: config.checkInterval, verifyInterval: config.verifyInterval,
+    store,
+    intel: services.intel,
+    clock,
+    log,
+    checkInterval: config.checkInterval,
+    verifyInterval: config.verifyInterval,
     refreshBootstrap: config.rdapUrl === null,
   });
   const probing = createProbingWorkers({
-    monitor: services.monitor, liveness: services.liveness, certificates: services.certificates, probe: livenessProbe(probes),
-    clock, log, stamp: (t) => store.stamp(t),
+    monitor: services.monitor,
+    liveness: services.liveness,
+    certificates: services.certificates,
+    probe: livenessProbe(probes),
+    clock,
+    log,
+    stamp: (t) => store.stamp(t),
   });
-  const retention = createRetentionService({ store, clock, log, resultRetentionDays: config.resultRetentionDays, hourlyRetentionDays: config.hourlyRetentionDays, dailyRetentionDays: config.dailyRetentionDays });
+  const retention = createRetentionService({
+    store,
+    clock,
+    log,
+    resultRetentionDays: config.resultRetentionDays,
+    hourlyRetentionDays: config.hourlyRetentionDays,
+    dailyRetentionDays: config.dailyRetentionDays,
+  });
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
   // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
   let retentionAbort = new AbortController();
-  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, { runAtStart: false });
+  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, {
+    runAtStart: false,
+  });
   const { app: koa, router } = createApi({
-    config, services, clock, log, version: VERSION, validator: createValidator(), databaseUp: () => store.ping(), stamp: (t) => store.stamp(t), metrics,
+    config,
+    services,
+    clock,
+    log,
+    version: VERSION,
+    validator: createValidator(),
+    databaseUp: () => store.ping(),
+    stamp: (t) => store.stamp(t),
+    metrics,
   });
   const sendCtx = {
-    smtpUrl: config.smtpUrl, smtpFrom: config.smtpFrom, smtpTls: config.smtpTls, smtpCa: opts.smtp?.ca, urls: config.channelUrls,
+    smtpUrl: config.smtpUrl,
+    smtpFrom: config.smtpFrom,
+    smtpTls: config.smtpTls,
+    smtpCa: opts.smtp?.ca,
+    urls: config.channelUrls,
     dispatcher: guardedAgent(probes.resolver),
   };
   const delivery = createDeliveryService({
-    store, clock, log,
-    deliver: (channel, message, cfg, { timeoutMs }) => deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
+    store,
+    clock,
+    log,
+    deliver: (channel, message, cfg, { timeoutMs }) =>
+      deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
     metrics,
   });
-  const notify = { worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }), delivery };
+  const notify = {
+    worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }),
+    delivery,
+  };
   let server: http.Server | undefined;
   let checkpointer: Checkpointer | null = null;
   const timers: NodeJS.Timeout[] = [];
   // Ticks at most every minute; each domain is scanned once per DOMMON_EXPOSURE_INTERVAL.
-  const exposureWorker = periodic('exposure', Math.min(config.exposureInterval, 60) * 1000, () => services.exposure.cycle(config.exposureInterval), log, { runAtStart: false });
+  const exposureWorker = periodic(
+    'exposure',
+    Math.min(config.exposureInterval, 60) * 1000,
+    () => services.exposure.cycle(config.exposureInterval),
+    log,
+    { runAtStart: false },
+  );
   const every = (ms: number, fn: () => Promise<void>) => {
     const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
@@ -285,10 +456,21 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   };
 
   return {
-    config, store, services, koa, router, log, notify, metrics, retention, probing,
+    config,
+    store,
+    services,
+    koa,
+    router,
+    log,
+    notify,
+    metrics,
+    retention,
+    probing,
     async start() {
       // Commits never wait for a WAL checkpoint: a worker thread runs them (src/store/checkpointer.ts).
-      checkpointer = store.backgroundCheckpoints({ onError: (message) => log.warn({ err: { message } }, 'WAL checkpoint failed') });
+      checkpointer = store.backgroundCheckpoints({
+        onError: (message) => log.warn({ err: { message } }, 'WAL checkpoint failed'),
+      });
       // Later revocations (also by `dommon token revoke` in another process) are seen by authenticate's change stamp.
       await services.access.syncRevocations();
       every(30_000, () => services.access.flushUsage());

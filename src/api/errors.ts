@@ -19,7 +19,12 @@ function httpStatus(err: ServiceError): number {
 }
 
 /** Status, message, code and the extra body fields (details) of a service error. */
-export function httpError(err: ServiceError): { status: number; message: string; code: string | undefined; extra: Record<string, unknown> } {
+export function httpError(err: ServiceError): {
+  status: number;
+  message: string;
+  code: string | undefined;
+  extra: Record<string, unknown>;
+} {
   const extra = err.details && typeof err.details === 'object' ? (err.details as Record<string, unknown>) : {};
   return { status: httpStatus(err), message: err.message, code: err.code, extra };
 }

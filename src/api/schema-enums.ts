@@ -19,7 +19,8 @@ function visit(node: unknown, at: string, found: (at: string, holder: Json) => v
   if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${at}[${i}]`, found));
   else if (node && typeof node === 'object') {
     for (const [k, v] of Object.entries(node as Json)) {
-      if (k === 'endpoint_type' && v && typeof v === 'object' && Array.isArray((v as Json).enum)) found(`${at}.${k}`, v as Json);
+      if (k === 'endpoint_type' && v && typeof v === 'object' && Array.isArray((v as Json).enum))
+        found(`${at}.${k}`, v as Json);
       visit(v, `${at}.${k}`, found);
     }
   }
@@ -43,7 +44,9 @@ export function endpointTypeEnums(dir: string): EnumSite[] {
   const sites: EnumSite[] = [];
   for (const file of schemaFiles(dir)) {
     const json = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
-    visit(json, '$', (at, holder) => sites.push({ file: path.relative(dir, file), at, values: holder.enum as unknown[] }));
+    visit(json, '$', (at, holder) =>
+      sites.push({ file: path.relative(dir, file), at, values: holder.enum as unknown[] }),
+    );
   }
   return sites;
 }

@@ -31,7 +31,12 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   const fixed = opts.principal;
   const secure = (
     fixed
-      ? [async (ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next) => { ctx.state.principal = fixed; await next(); }]
+      ? [
+          async (ctx: Koa.ParameterizedContext<ApiState>, next: Koa.Next) => {
+            ctx.state.principal = fixed;
+            await next();
+          },
+        ]
       : [authMiddleware(deps.services.access), rateLimitMiddleware(deps.config.rateLimit, deps.clock)]
   ) as Koa.Middleware[];
 
@@ -57,7 +62,10 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
       await next();
     } finally {
       // Path only: the query string may hold an api_key.
-      deps.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0) }, 'request');
+      deps.log.debug(
+        { method: ctx.method, path: ctx.path, status: ctx.status, ms: Math.round(performance.now() - t0) },
+        'request',
+      );
     }
   });
   app.use(errorMiddleware(deps.log, deps.clock));

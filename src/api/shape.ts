@@ -16,7 +16,15 @@ function pagination(p: PageOf<unknown>): Pagination {
 /** Variant A (`data` + `pagination`) and variant B (named array + `total`, `limit`, `offset`). */
 export function listBody<T, U>(name: string, page: PageOf<T>, map: (t: T) => U, extra: Record<string, unknown> = {}) {
   const data = page.items.map(map);
-  return { data, pagination: pagination(page), [name]: data, total: page.total, limit: page.limit, offset: page.offset, ...extra };
+  return {
+    data,
+    pagination: pagination(page),
+    [name]: data,
+    total: page.total,
+    limit: page.limit,
+    offset: page.offset,
+    ...extra,
+  };
 }
 
 /** Variant A (`data`, `created`, `failed` counts + `errors`) and variant B (`message` + named array of summaries). */
@@ -33,6 +41,11 @@ export function bulkBody<T, U, S>(name: string, r: BulkResult<T>, map: (t: T) =>
   };
 }
 
-export function deleteBody(thing: string, label: string, deleted: Record<string, unknown>, extra: Record<string, unknown> = {}) {
+export function deleteBody(
+  thing: string,
+  label: string,
+  deleted: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+) {
   return { message: `${label} deleted`, [`deleted_${thing}`]: deleted, ...extra };
 }

@@ -19,7 +19,13 @@ export function loadSchemas(dir = SCHEMA_DIR): Record<string, object> {
       if (ent.isDirectory()) walk(p);
       else if (ent.name.endsWith('.json') && ent.name !== 'openapi.json') {
         const schema = JSON.parse(fs.readFileSync(p, 'utf8')) as { $id?: string };
-        const id = schema.$id ?? path.relative(dir, p).replace(/\.json$/, '').split(path.sep).join('/');
+        const id =
+          schema.$id ??
+          path
+            .relative(dir, p)
+            .replace(/\.json$/, '')
+            .split(path.sep)
+            .join('/');
         out[id] = { ...schema, $id: id };
       }
     }
@@ -36,8 +42,10 @@ function describe(errors: ErrorObject[] | null | undefined, where: string): stri
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
     return `${field ? `${field}.` : ''}${extra}: unknown field`;
   }
-  if (e.keyword === 'required') return `${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: is required`;
-  if (e.keyword === 'enum') return `${field || where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
+  if (e.keyword === 'required')
+    return `${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: is required`;
+  if (e.keyword === 'enum')
+    return `${field || where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   return `${field || where}: ${e.message ?? 'is invalid'}`;
 }
 
@@ -56,13 +64,30 @@ export interface Validator {
  * meta-schema when it is added (the test suite does; at run time it would slow every process start,
  * see docs/benchmarks.md, for files that ship with the package and do not change).
  */
-export function createValidator(schemas: Record<string, object> = loadSchemas(), opts: { checkSchemas?: boolean } = {}): Validator {
+export function createValidator(
+  schemas: Record<string, object> = loadSchemas(),
+  opts: { checkSchemas?: boolean } = {},
+): Validator {
   const validateSchema = opts.checkSchemas ?? false;
   // meta: without the check, the draft-07 meta-schema is not even loaded (our schemas name no $schema).
   // strictNumbers: Infinity and NaN are not numbers (JSON.parse reads 1e400 as Infinity, and a query's
   // "Infinity" or "1e400" coerces to it); without it ajv lets Infinity pass as an integer.
-  const strict = new Ajv({ allErrors: false, strict: false, strictNumbers: true, validateSchema, meta: validateSchema });
-  const coercing = new Ajv({ allErrors: false, strict: false, strictNumbers: true, coerceTypes: true, useDefaults: true, validateSchema, meta: validateSchema });
+  const strict = new Ajv({
+    allErrors: false,
+    strict: false,
+    strictNumbers: true,
+    validateSchema,
+    meta: validateSchema,
+  });
+  const coercing = new Ajv({
+    allErrors: false,
+    strict: false,
+    strictNumbers: true,
+    coerceTypes: true,
+    useDefaults: true,
+    validateSchema,
+    meta: validateSchema,
+  });
   addFormats(strict);
   addFormats(coercing);
   for (const s of Object.values(schemas)) {
@@ -89,7 +114,9 @@ export function createValidator(schemas: Record<string, object> = loadSchemas(),
     query<T>(id: string, value: Record<string, unknown>): T {
       const copy: Record<string, unknown> = {};
       // Repeated parameters (?a=1&a=2) keep the last value rather than becoming arrays.
-      const props = (schemas[id] as { properties?: Record<string, { type?: unknown; maximum?: number }> } | undefined)?.properties ?? {};
+      const props =
+        (schemas[id] as { properties?: Record<string, { type?: unknown; maximum?: number }> } | undefined)
+          ?.properties ?? {};
       for (const [k, v] of Object.entries(value)) {
         const last: unknown = Array.isArray(v) ? v[v.length - 1] : v;
         // Query booleans also take 1/0 (ajv coerces only "true"/"false").
@@ -102,7 +129,9 @@ export function createValidator(schemas: Record<string, object> = loadSchemas(),
       for (const [k, x] of Object.entries(copy)) {
         if (typeof x === 'number' && !Number.isFinite(x)) {
           const max = props[k]?.maximum;
-          throw new Invalid(`${k}: ${typeof max === 'number' && x > 0 ? `must be <= ${max}` : 'must be a finite number'}`);
+          throw new Invalid(
+            `${k}: ${typeof max === 'number' && x > 0 ? `must be <= ${max}` : 'must be a finite number'}`,
+          );
         }
       }
       return copy as T;

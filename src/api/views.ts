@@ -3,7 +3,14 @@ import { fullUrl } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from '../domain/types.js';
 
 export function portfolioJson(p: Portfolio) {
-  return { id: p.id, name: p.name, description: p.description, domain_count: p.domain_count, created_at: p.created_at, updated_at: p.updated_at };
+  return {
+    id: p.id,
+    name: p.name,
+    description: p.description,
+    domain_count: p.domain_count,
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+  };
 }
 
 export function domainJson(d: Domain) {

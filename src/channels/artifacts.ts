@@ -37,14 +37,20 @@ export function channelSchema(kind: Channel): JsonSchema {
 
 /** True for an enum of channel kinds: only strings, at least two of them channel kinds. */
 function isChannelEnum(e: unknown): e is string[] {
-  return Array.isArray(e) && e.every((x) => typeof x === 'string') && e.filter((x) => (CHANNELS as string[]).includes(x)).length >= 2;
+  return (
+    Array.isArray(e) &&
+    e.every((x) => typeof x === 'string') &&
+    e.filter((x) => (CHANNELS as string[]).includes(x)).length >= 2
+  );
 }
 
 /** The schema with every channel enum set to the registry's kinds. */
 function syncChannelEnums(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(syncChannelEnums);
   if (!schema || typeof schema !== 'object') return schema;
-  return Object.fromEntries(Object.entries(schema).map(([k, v]) => [k, k === 'enum' && isChannelEnum(v) ? [...CHANNELS] : syncChannelEnums(v)]));
+  return Object.fromEntries(
+    Object.entries(schema).map(([k, v]) => [k, k === 'enum' && isChannelEnum(v) ? [...CHANNELS] : syncChannelEnums(v)]),
+  );
 }
 
 /** Whether a schema holds a channel enum (such files are rewritten by syncChannelEnums). */
@@ -69,8 +75,9 @@ function baseUrlOf(kind: string): { env: string; default: string; meaning: strin
 function section(kind: Channel, p: ChannelPlugin<unknown>): string {
   const props = (p.configSchema.properties ?? {}) as Record<string, JsonSchema>;
   const required = (p.configSchema.required as string[] | undefined) ?? [];
-  const rows = Object.entries(props).map(([k, s]) =>
-    `| ${code(k)} | ${typeOf(s)} | ${required.includes(k) ? 'yes' : 'no'} | ${p.secrets.includes(k) ? 'yes' : 'no'} | ${cell(String(s.description ?? ''))} |`,
+  const rows = Object.entries(props).map(
+    ([k, s]) =>
+      `| ${code(k)} | ${typeOf(s)} | ${required.includes(k) ? 'yes' : 'no'} | ${p.secrets.includes(k) ? 'yes' : 'no'} | ${cell(String(s.description ?? ''))} |`,
   );
   const base = baseUrlOf(kind);
   const body = { delivery_class: 'instant', config: p.example };
@@ -101,7 +108,9 @@ function channelsDoc(): string {
     const secrets = p.secrets.length ? p.secrets.map(code).join(', ') : '-';
     return `| ${code(kind)} | ${p.title} | ${p.instantOnly ? 'instant' : 'instant, digest'} | ${secrets} | ${base ? code(base.env) : '-'} | ${cell(p.api)} |`;
   });
-  const vars = Object.entries(CHANNEL_URLS).map(([kind, v]) => `| ${code(v.env)} | ${cell(v.meaning)} (channel \`${kind}\`) | ${code(v.default)} |`);
+  const vars = Object.entries(CHANNEL_URLS).map(
+    ([kind, v]) => `| ${code(v.env)} | ${cell(v.meaning)} (channel \`${kind}\`) | ${code(v.default)} |`,
+  );
   return [
     '<!-- Generated from src/channels/index.ts by `npm run build` (scripts/channels.mjs); do not edit by hand. -->',
     '# Notification channels',
@@ -116,7 +125,7 @@ function channelsDoc(): string {
     'guarded HTTP client (`DOMMON_OUTBOUND_DENY` / `DOMMON_OUTBOUND_ALLOW`, see docs/security.md).',
     '',
     'Each attempt is classified: 2xx success; 5xx, 408, 429 and network errors are retried (waits 1 s, 2 s,',
-    '4 s); other statuses fail at once. A `Retry-After` (or the provider\'s documented field: Telegram',
+    "4 s); other statuses fail at once. A `Retry-After` (or the provider's documented field: Telegram",
     '`parameters.retry_after`, Matrix `retry_after_ms`, Discord `retry_after`) is honoured in full: the next',
     'attempt is never sooner. Waits over a minute return the delivery to the queue, due then; a wait over',
     'a day fails the delivery.',

@@ -24,7 +24,12 @@ function discordBody(m: Outgoing, config: Record<string, unknown>): DiscordBody 
       title: truncate(portfolioName(g.portfolio), LIMIT.title),
       description: truncate(g.items.map((it) => `• ${digestLine(it)}`).join('\n'), LIMIT.description),
     }));
-    return { content: truncate(`${title} (${m.from} to ${m.to})`, LIMIT.content), ...username, embeds, allowed_mentions: { parse: [] } };
+    return {
+      content: truncate(`${title} (${m.from} to ${m.to})`, LIMIT.content),
+      ...username,
+      embeds,
+      allowed_mentions: { parse: [] },
+    };
   }
   const title = headline(m);
   return {
@@ -35,7 +40,13 @@ function discordBody(m: Outgoing, config: Record<string, unknown>): DiscordBody 
         title: truncate(title, LIMIT.title),
         description: truncate(m.message, LIMIT.description),
         color: SEVERITY_RGB[m.severity] ?? SEVERITY_RGB.info,
-        fields: eventFacts(m).slice(0, LIMIT.fields).map(([name, value]) => ({ name: truncate(name, LIMIT.name), value: truncate(value, LIMIT.value), inline: true })),
+        fields: eventFacts(m)
+          .slice(0, LIMIT.fields)
+          .map(([name, value]) => ({
+            name: truncate(name, LIMIT.name),
+            value: truncate(value, LIMIT.value),
+            inline: true,
+          })),
         timestamp: m.timestamp,
         footer: { text: `dommon · ${truncate(m.team, 100)}` },
       },
@@ -58,12 +69,18 @@ export const discord: ChannelPlugin<HttpRequest> = {
     },
   },
   example: { webhook_url: 'https://discord.com/api/webhooks/123456789012345678/XXXXXXXX', username: 'dommon' },
-  notes: 'One embed per event, coloured by severity, with the facts as fields; a digest has one embed per portfolio. `allowed_mentions` is empty, so no event text can ping anyone.',
+  notes:
+    'One embed per event, coloured by severity, with the facts as fields; a digest has one embed per portfolio. `allowed_mentions` is empty, so no event text can ping anyone.',
   secrets: [],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = discordBody(m, config);
-    return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), preview: truncate(body.content, 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      preview: truncate(body.content, 200),
+    };
   },
   // A 429 carries Retry-After and `retry_after` (seconds, fractional) in its JSON.
   send: (r, ctx) => postJson(r, ctx, { retryAfter: (head) => ceil(jsonNumber(head, (j) => j.retry_after)) }),

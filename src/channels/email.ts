@@ -17,7 +17,9 @@ const wrap = (title: string, inner: string) =>
 
 /** Without recipients in its config, a row mails its own user (the message's `user`). */
 function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessage {
-  const listed = Array.isArray(config.recipients) ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '') : [];
+  const listed = Array.isArray(config.recipients)
+    ? config.recipients.filter((r): r is string => typeof r === 'string' && r !== '')
+    : [];
   const to = listed.length ? listed : m.user ? [m.user] : [];
   if (m.kind === 'digest') {
     const title = digestTitle(m);
@@ -25,12 +27,21 @@ function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessag
       title,
       `${m.from} to ${m.to}`,
       '',
-      ...m.groups.flatMap((g) => [`${portfolioName(g.portfolio)}:`, ...g.items.map((it) => `  - ${digestLine(it)}`), '']),
+      ...m.groups.flatMap((g) => [
+        `${portfolioName(g.portfolio)}:`,
+        ...g.items.map((it) => `  - ${digestLine(it)}`),
+        '',
+      ]),
     ].join('\n');
     const html = wrap(
       title,
       `<p>${escapeHtml(m.from)} to ${escapeHtml(m.to)}</p>` +
-        m.groups.map((g) => `<h3>${escapeHtml(portfolioName(g.portfolio))}</h3><ul>${g.items.map((it) => `<li>${escapeHtml(digestLine(it))}</li>`).join('')}</ul>`).join(''),
+        m.groups
+          .map(
+            (g) =>
+              `<h3>${escapeHtml(portfolioName(g.portfolio))}</h3><ul>${g.items.map((it) => `<li>${escapeHtml(digestLine(it))}</li>`).join('')}</ul>`,
+          )
+          .join(''),
     );
     return { to, subject: truncate(title, 200), text, html };
   }
@@ -46,19 +57,34 @@ function emailMessage(m: Outgoing, config: Record<string, unknown>): EmailMessag
 }
 
 async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutcome> {
-  if (!ctx.smtpUrl) return { ok: false, status: null, transient: false, error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)' };
+  if (!ctx.smtpUrl)
+    return {
+      ok: false,
+      status: null,
+      transient: false,
+      error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)',
+    };
   if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
-  const transport = createTransport(smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }));
+  const transport = createTransport(
+    smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }),
+  );
   const onAbort = () => transport.close();
   ctx.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const timer = new Promise<never>((_, reject) => {
-      const t = setTimeout(() => reject(Object.assign(new Error(`no answer within ${ctx.timeoutMs} ms`), { code: 'ETIMEDOUT' })), ctx.timeoutMs);
+      const t = setTimeout(
+        () => reject(Object.assign(new Error(`no answer within ${ctx.timeoutMs} ms`), { code: 'ETIMEDOUT' })),
+        ctx.timeoutMs,
+      );
       t.unref();
     });
-    const info = await Promise.race([transport.sendMail({ from: ctx.smtpFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html }), timer]);
+    const info = await Promise.race([
+      transport.sendMail({ from: ctx.smtpFrom, to: msg.to, subject: msg.subject, text: msg.text, html: msg.html }),
+      timer,
+    ]);
     const rejected = (info.rejected ?? []).length;
-    if (rejected && rejected === msg.to.length) return { ok: false, status: null, transient: false, error: `SMTP rejected every recipient: ${info.response}` };
+    if (rejected && rejected === msg.to.length)
+      return { ok: false, status: null, transient: false, error: `SMTP rejected every recipient: ${info.response}` };
     return { ok: true, status: 250, transient: false, error: null };
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();
@@ -80,14 +106,27 @@ export const email: ChannelPlugin<EmailMessage> = {
     type: 'object',
     additionalProperties: false,
     properties: {
-      recipients: { description: "Addresses that receive the mail; without them the row's user.", type: 'array', minItems: 1, maxItems: 50, uniqueItems: true, items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 } },
+      recipients: {
+        description: "Addresses that receive the mail; without them the row's user.",
+        type: 'array',
+        minItems: 1,
+        maxItems: 50,
+        uniqueItems: true,
+        items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 },
+      },
     },
   },
   example: { recipients: ['ops@example.com', 'oncall@example.com'] },
-  notes: 'Needs `DOMMON_SMTP_URL`. Subject `[dommon] <headline>: <message>`; digests list the items grouped by portfolio.',
+  notes:
+    'Needs `DOMMON_SMTP_URL`. Subject `[dommon] <headline>: <message>`; digests list the items grouped by portfolio.',
   secrets: [],
-  recipient: (config, userEmail) => (Array.isArray(config.recipients) ? (config.recipients as string[]).join(', ') : '') || userEmail,
-  test: { what: 'an e-mail address', valid: (s) => ADDRESS.test(s), config: (recipient) => ({ recipients: [recipient] }) },
+  recipient: (config, userEmail) =>
+    (Array.isArray(config.recipients) ? (config.recipients as string[]).join(', ') : '') || userEmail,
+  test: {
+    what: 'an e-mail address',
+    valid: (s) => ADDRESS.test(s),
+    config: (recipient) => ({ recipients: [recipient] }),
+  },
   render: (m, { config }) => emailMessage(m, config),
   send: sendEmail,
   preview: (r) => truncate(r.subject, 200),

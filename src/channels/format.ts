@@ -79,10 +79,20 @@ export function plainText(m: Outgoing): { title: string; body: string } {
   if (m.kind === 'digest') {
     return {
       title: digestTitle(m),
-      body: [`${m.from} to ${m.to}`, ...m.groups.flatMap((g) => ['', `${portfolioName(g.portfolio)}:`, ...g.items.map((it) => `- ${digestLine(it)}`)])].join('\n'),
+      body: [
+        `${m.from} to ${m.to}`,
+        ...m.groups.flatMap((g) => [
+          '',
+          `${portfolioName(g.portfolio)}:`,
+          ...g.items.map((it) => `- ${digestLine(it)}`),
+        ]),
+      ].join('\n'),
     };
   }
-  return { title: headline(m), body: [m.message, '', ...eventFacts(m, { team: true, time: true }).map(([k, v]) => `${k}: ${v}`)].join('\n') };
+  return {
+    title: headline(m),
+    body: [m.message, '', ...eventFacts(m, { team: true, time: true }).map(([k, v]) => `${k}: ${v}`)].join('\n'),
+  };
 }
 
 /** `**Bold**`-style Markdown (Mattermost, Discord) of a message, with `*`, `_`, `` ` `` and `~` escaped in our values. */

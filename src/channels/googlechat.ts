@@ -13,10 +13,14 @@ const TEXT_MAX = 4096;
 function googleChatText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const lines = [`*${digestTitle(m)}*`, `_${m.from} to ${m.to}_`];
-    for (const g of m.groups) lines.push('', `*${portfolioName(g.portfolio)}*`, ...g.items.map((it) => `• ${digestLine(it)}`));
+    for (const g of m.groups)
+      lines.push('', `*${portfolioName(g.portfolio)}*`, ...g.items.map((it) => `• ${digestLine(it)}`));
     return truncate(lines.join('\n'), TEXT_MAX);
   }
-  return truncate([`*${headline(m)}*`, m.message, '', ...eventFacts(m, { time: true }).map(([k, v]) => `${k}: ${v}`)].join('\n'), TEXT_MAX);
+  return truncate(
+    [`*${headline(m)}*`, m.message, '', ...eventFacts(m, { time: true }).map(([k, v]) => `${k}: ${v}`)].join('\n'),
+    TEXT_MAX,
+  );
 }
 
 export const googlechat: ChannelPlugin<HttpRequest> = {
@@ -27,14 +31,19 @@ export const googlechat: ChannelPlugin<HttpRequest> = {
     type: 'object',
     additionalProperties: false,
     required: ['webhook_url'],
-    properties: { webhook_url: httpUrl('The space\'s webhook URL (Apps & integrations > Webhooks).') },
+    properties: { webhook_url: httpUrl("The space's webhook URL (Apps & integrations > Webhooks).") },
   },
   example: { webhook_url: 'https://chat.googleapis.com/v1/spaces/AAAAxxxx/messages?key=XXXX&token=XXXX' },
   secrets: [],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const text = googleChatText(m);
-    return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json; charset=UTF-8' }, body: JSON.stringify({ text }), preview: truncate(text.replace(/\*/g, ''), 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers: { 'content-type': 'application/json; charset=UTF-8' },
+      body: JSON.stringify({ text }),
+      preview: truncate(text.replace(/\*/g, ''), 200),
+    };
   },
   send: postJson,
   preview: (r) => r.preview,

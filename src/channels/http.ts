@@ -36,15 +36,26 @@ export async function postJson(req: HttpRequest, ctx: SendContext, readers: Answ
   const signal = ctx.signal ? AbortSignal.any([timeout, ctx.signal]) : timeout;
   let res: Response;
   try {
-    res = await fetch(req.url, { method: req.method ?? 'POST', headers: req.headers, body: req.body, signal, redirect: 'manual', dispatcher: ctx.dispatcher ?? defaultGuardedAgent() });
+    res = await fetch(req.url, {
+      method: req.method ?? 'POST',
+      headers: req.headers,
+      body: req.body,
+      signal,
+      redirect: 'manual',
+      dispatcher: ctx.dispatcher ?? defaultGuardedAgent(),
+    });
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();
-    if (timeout.aborted) return { ok: false, status: null, transient: true, error: `timeout: no answer within ${ctx.timeoutMs} ms` };
+    if (timeout.aborted)
+      return { ok: false, status: null, transient: true, error: `timeout: no answer within ${ctx.timeoutMs} ms` };
     const e = err as Error & { cause?: { code?: string; message?: string } };
     // Refused by our own policy: permanent, and said in our words.
-    if (e.cause?.code === 'ERR_OUTBOUND_DENIED') return { ok: false, status: null, transient: false, error: `blocked: ${e.cause.message}` };
+    if (e.cause?.code === 'ERR_OUTBOUND_DENIED')
+      return { ok: false, status: null, transient: false, error: `blocked: ${e.cause.message}` };
     // Never the URL itself: its path or query may hold a credential (Telegram token, webhook key).
-    const why = String(e.cause?.code ?? e.cause?.message ?? e.message).split(req.url).join(hostOnly(req.url));
+    const why = String(e.cause?.code ?? e.cause?.message ?? e.message)
+      .split(req.url)
+      .join(hostOnly(req.url));
     return { ok: false, status: null, transient: true, error: `network error: ${why}` };
   }
   // Never keep or show the receiver's body (it could be anything, of any size): read at most
@@ -61,7 +72,10 @@ export async function postJson(req: HttpRequest, ctx: SendContext, readers: Answ
     ok: false,
     status: res.status,
     transient,
-    retryAfterSeconds: transient ? (parseRetryAfter(res.headers.get('retry-after')) ?? (readers.retryAfter && head ? readers.retryAfter(head) : null)) : null,
+    retryAfterSeconds: transient
+      ? (parseRetryAfter(res.headers.get('retry-after')) ??
+        (readers.retryAfter && head ? readers.retryAfter(head) : null))
+      : null,
     error: `HTTP ${res.status}: ${(explain && head && explain(head)) || statusReason(res.status)}`,
   };
 }
@@ -119,7 +133,10 @@ export function jsonText(head: string, pick: (j: JsonObject) => unknown): string
   try {
     const v = pick(asObject(JSON.parse(head)));
     const list = (Array.isArray(v) ? v : [v]).filter((e): e is string => typeof e === 'string');
-    const text = list.join('; ').replace(/[\u0000-\u001f]+/g, ' ').trim();
+    const text = list
+      .join('; ')
+      .replace(/[\u0000-\u001f]+/g, ' ')
+      .trim();
     return text ? (text.length > 200 ? `${text.slice(0, 199)}…` : text) : null;
   } catch {
     return null;

@@ -18,11 +18,19 @@ interface MattermostBody {
 function mattermostText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const lines = [`#### ${escapeMarkdown(digestTitle(m))}`, `_${m.from} to ${m.to}_`];
-    for (const g of m.groups) lines.push('', `**${escapeMarkdown(portfolioName(g.portfolio))}**`, ...g.items.map((it) => `- ${escapeMarkdown(digestLine(it))}`));
+    for (const g of m.groups)
+      lines.push(
+        '',
+        `**${escapeMarkdown(portfolioName(g.portfolio))}**`,
+        ...g.items.map((it) => `- ${escapeMarkdown(digestLine(it))}`),
+      );
     return truncate(lines.join('\n'), TEXT_MAX);
   }
   const facts = eventFacts(m, { time: true }).map(([k, v]) => `| ${k} | ${escapeMarkdown(v)} |`);
-  return truncate([`#### ${escapeMarkdown(headline(m))}`, escapeMarkdown(m.message), '', '| | |', '|:--|:--|', ...facts].join('\n'), TEXT_MAX);
+  return truncate(
+    [`#### ${escapeMarkdown(headline(m))}`, escapeMarkdown(m.message), '', '| | |', '|:--|:--|', ...facts].join('\n'),
+    TEXT_MAX,
+  );
 }
 
 function mattermostBody(m: Outgoing, config: Record<string, unknown>): MattermostBody {
@@ -43,18 +51,37 @@ export const mattermost: ChannelPlugin<HttpRequest> = {
     required: ['webhook_url'],
     properties: {
       webhook_url: httpUrl('The incoming-webhook URL (Integrations > Incoming Webhooks).'),
-      channel: { type: 'string', pattern: '^[a-z0-9@][a-z0-9_.@-]{0,63}$', description: 'Channel name (URL name, e.g. town-square, or @user) overriding the webhook\'s default.' },
-      username: { type: 'string', minLength: 1, maxLength: 64, description: 'Display name overriding the webhook\'s default.' },
+      channel: {
+        type: 'string',
+        pattern: '^[a-z0-9@][a-z0-9_.@-]{0,63}$',
+        description: "Channel name (URL name, e.g. town-square, or @user) overriding the webhook's default.",
+      },
+      username: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 64,
+        description: "Display name overriding the webhook's default.",
+      },
     },
   },
-  example: { webhook_url: 'https://mattermost.example.com/hooks/xxxxxxxxxxxxxxxxxxxxxxxxxx', channel: 'ops-alerts', username: 'dommon' },
-  notes: '`channel` and `username` are honoured only when the webhook allows overriding them (System Console > Integrations).',
+  example: {
+    webhook_url: 'https://mattermost.example.com/hooks/xxxxxxxxxxxxxxxxxxxxxxxxxx',
+    channel: 'ops-alerts',
+    username: 'dommon',
+  },
+  notes:
+    '`channel` and `username` are honoured only when the webhook allows overriding them (System Console > Integrations).',
   secrets: [],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = mattermostBody(m, config);
     const preview = m.kind === 'digest' ? digestTitle(m) : `${headline(m)}: ${m.message}`;
-    return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), preview: truncate(preview, 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      preview: truncate(preview, 200),
+    };
   },
   send: postJson,
   preview: (r) => r.preview,

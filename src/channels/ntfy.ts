@@ -10,7 +10,13 @@ import type { ChannelPlugin } from './types.js';
 /** ntfy priorities: 5 max/urgent, 4 high, 3 default, 2 low, 1 min. */
 const NTFY_PRIORITY: Record<string, number> = { critical: 5, high: 4, medium: 3, low: 2, info: 2 };
 /** Tags that are emoji short codes show as an emoji before the title. */
-const TAG: Record<string, string> = { critical: 'rotating_light', high: 'warning', medium: 'warning', low: 'information_source', info: 'information_source' };
+const TAG: Record<string, string> = {
+  critical: 'rotating_light',
+  high: 'warning',
+  medium: 'warning',
+  low: 'information_source',
+  info: 'information_source',
+};
 const TOPIC = '^[-_A-Za-z0-9]{1,64}$';
 /** ntfy turns a message over 4096 bytes into an attachment; stay under it. */
 const MESSAGE_MAX = 3800;
@@ -32,7 +38,10 @@ interface NtfyRequest {
 
 function ntfyRequest(m: Outgoing, config: Record<string, unknown>): NtfyRequest {
   const { title, body } = plainText(m);
-  const tags = m.kind === 'digest' ? ['dommon', 'digest'] : [isRecovery(m) ? 'white_check_mark' : (TAG[m.severity] ?? 'information_source'), 'dommon', m.event_type];
+  const tags =
+    m.kind === 'digest'
+      ? ['dommon', 'digest']
+      : [isRecovery(m) ? 'white_check_mark' : (TAG[m.severity] ?? 'information_source'), 'dommon', m.event_type];
   const headers: Record<string, string> = {
     'content-type': 'text/plain; charset=utf-8',
     title: headerText(truncate(title, 250)),
@@ -58,13 +67,26 @@ export const ntfy: ChannelPlugin<NtfyRequest> = {
     additionalProperties: false,
     required: ['topic'],
     properties: {
-      topic: { type: 'string', pattern: TOPIC, description: 'The topic to publish to. On a public server the topic name is the only protection: choose one hard to guess.' },
+      topic: {
+        type: 'string',
+        pattern: TOPIC,
+        description:
+          'The topic to publish to. On a public server the topic name is the only protection: choose one hard to guess.',
+      },
       server_url: httpUrl('A self-hosted ntfy server; default DOMMON_NTFY_URL (https://ntfy.sh).'),
-      token: secret('[A-Za-z0-9_-]{1,200}', 'Access token (`tk_...`) for a protected topic, sent as `Authorization: Bearer`.'),
+      token: secret(
+        '[A-Za-z0-9_-]{1,200}',
+        'Access token (`tk_...`) for a protected topic, sent as `Authorization: Bearer`.',
+      ),
     },
   },
-  example: { topic: 'dommon-alerts-7f3k2q', server_url: 'https://ntfy.example.com', token: 'tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2' },
-  notes: 'Priority 5 for critical, 4 high, 3 medium, 2 low and info; tags carry an emoji (warning, rotating_light, white_check_mark on recovery), `dommon` and the event type. Non-ASCII titles are sent RFC 2047-encoded.',
+  example: {
+    topic: 'dommon-alerts-7f3k2q',
+    server_url: 'https://ntfy.example.com',
+    token: 'tk_AgQdq7mVBoFD37zQVN29RhuMzNIz2',
+  },
+  notes:
+    'Priority 5 for critical, 4 high, 3 medium, 2 low and info; tags carry an emoji (warning, rotating_light, white_check_mark on recovery), `dommon` and the event type. Non-ASCII titles are sent RFC 2047-encoded.',
   secrets: ['token'],
   recipient: (config) => (typeof config.topic === 'string' ? config.topic : null),
   // On a public server the topic is as good as a password: the team-wide log shows its last 4 characters.
@@ -77,6 +99,14 @@ export const ntfy: ChannelPlugin<NtfyRequest> = {
   },
   render: (m, { config }) => ntfyRequest(m, config),
   send: (r, ctx) =>
-    postJson({ url: `${(r.server || ctx.urls.ntfy).replace(/\/+$/, '')}/${encodeURIComponent(r.topic)}`, headers: r.headers, body: r.body, preview: r.preview }, ctx),
+    postJson(
+      {
+        url: `${(r.server || ctx.urls.ntfy).replace(/\/+$/, '')}/${encodeURIComponent(r.topic)}`,
+        headers: r.headers,
+        body: r.body,
+        preview: r.preview,
+      },
+      ctx,
+    ),
   preview: (r) => r.preview,
 };

@@ -27,17 +27,39 @@ function opsgenieRequest(m: Outgoing, config: Record<string, unknown>): Opsgenie
     const alias = `dommon/digest/${m.digest_id}`;
     const lines = m.groups.flatMap((g) => g.items.map(digestLine));
     return {
-      action: 'create', alias, apiKey, preview: truncate(digestTitle(m), 200),
-      body: { message: truncate(digestTitle(m), 130), alias, description: truncate(lines.join('\n'), 15000), priority: 'P5', source: 'dommon', tags, details: { from: m.from, to: m.to, items: String(digestItemCount(m)) } },
+      action: 'create',
+      alias,
+      apiKey,
+      preview: truncate(digestTitle(m), 200),
+      body: {
+        message: truncate(digestTitle(m), 130),
+        alias,
+        description: truncate(lines.join('\n'), 15000),
+        priority: 'P5',
+        source: 'dommon',
+        tags,
+        details: { from: m.from, to: m.to, items: String(digestItemCount(m)) },
+      },
     };
   }
   const alias = incidentKey(m);
   if (isRecovery(m)) {
-    return { action: 'close', alias, apiKey, preview: truncate(`close ${alias}: ${m.message}`, 200), body: { source: 'dommon', note: truncate(m.message, 25000) } };
+    return {
+      action: 'close',
+      alias,
+      apiKey,
+      preview: truncate(`close ${alias}: ${m.message}`, 200),
+      body: { source: 'dommon', note: truncate(m.message, 25000) },
+    };
   }
-  const details = Object.fromEntries(eventFacts(m, { team: true, time: true }).map(([k, v]) => [k.toLowerCase(), truncate(v, 8000)]));
+  const details = Object.fromEntries(
+    eventFacts(m, { team: true, time: true }).map(([k, v]) => [k.toLowerCase(), truncate(v, 8000)]),
+  );
   return {
-    action: 'create', alias, apiKey, preview: truncate(`${headline(m)}: ${m.message}`, 200),
+    action: 'create',
+    alias,
+    apiKey,
+    preview: truncate(`${headline(m)}: ${m.message}`, 200),
     body: {
       message: truncate(headline(m), 130),
       alias,
@@ -61,22 +83,38 @@ export const opsgenie: ChannelPlugin<OpsgenieRequest> = {
     required: ['api_key'],
     properties: {
       api_key: secret(API_KEY, 'API key of an API integration (Settings > Integrations > API).'),
-      tags: { type: 'array', maxItems: 20, uniqueItems: true, items: { type: 'string', minLength: 1, maxLength: 50 }, description: 'Extra tags on every alert (dommon and the event type are always set).' },
+      tags: {
+        type: 'array',
+        maxItems: 20,
+        uniqueItems: true,
+        items: { type: 'string', minLength: 1, maxLength: 50 },
+        description: 'Extra tags on every alert (dommon and the event type are always set).',
+      },
     },
   },
   example: { api_key: 'eb243592-faa2-4ba2-a551-1afdf565c889', tags: ['production'] },
-  notes: 'Priority P1 for critical to P5 for info. The `alias` is the same key as PagerDuty\'s `dedup_key`: the DOWN event creates the alert, the RECOVERED event closes it. EU accounts set `DOMMON_OPSGENIE_URL=https://api.eu.opsgenie.com`. A test send creates a P5 alert you close by hand.',
+  notes:
+    "Priority P1 for critical to P5 for info. The `alias` is the same key as PagerDuty's `dedup_key`: the DOWN event creates the alert, the RECOVERED event closes it. EU accounts set `DOMMON_OPSGENIE_URL=https://api.eu.opsgenie.com`. A test send creates a P5 alert you close by hand.",
   secrets: ['api_key'],
   instantOnly: true,
   recipient: () => null,
   showRecipient: (r) => String(mask(r)),
-  test: { what: 'an Opsgenie API integration key', valid: (s) => new RegExp(`^${API_KEY}$`).test(s), config: (recipient) => ({ api_key: recipient }) },
+  test: {
+    what: 'an Opsgenie API integration key',
+    valid: (s) => new RegExp(`^${API_KEY}$`).test(s),
+    config: (recipient) => ({ api_key: recipient }),
+  },
   render: (m, { config }) => opsgenieRequest(m, config),
   send(r, ctx) {
     const base = `${ctx.urls.opsgenie.replace(/\/+$/, '')}/v2/alerts`;
     const url = r.action === 'close' ? `${base}/${encodeURIComponent(r.alias)}/close?identifierType=alias` : base;
     return postJson(
-      { url, headers: { 'content-type': 'application/json', authorization: `GenieKey ${r.apiKey}` }, body: JSON.stringify(r.body), preview: r.preview },
+      {
+        url,
+        headers: { 'content-type': 'application/json', authorization: `GenieKey ${r.apiKey}` },
+        body: JSON.stringify(r.body),
+        preview: r.preview,
+      },
       ctx,
       // The documented error answer: {"message":"Key format is not valid!","took":0.001,"requestId":"..."}.
       { explain: (head) => jsonText(head, (j) => j.message) },

@@ -8,25 +8,51 @@ import { mask, secret } from './shared.js';
 import type { ChannelPlugin } from './types.js';
 
 /** Events API v2 severities: critical, error, warning, info. */
-const PAGERDUTY_SEVERITY: Record<string, string> = { critical: 'critical', high: 'error', medium: 'warning', low: 'info', info: 'info' };
+const PAGERDUTY_SEVERITY: Record<string, string> = {
+  critical: 'critical',
+  high: 'error',
+  medium: 'warning',
+  low: 'info',
+  info: 'info',
+};
 const ROUTING_KEY = '[A-Za-z0-9]{32}';
 
 type PagerDutyEvent =
-  | { routing_key: string; event_action: 'trigger'; dedup_key: string; payload: Record<string, unknown>; client: string }
+  | {
+      routing_key: string;
+      event_action: 'trigger';
+      dedup_key: string;
+      payload: Record<string, unknown>;
+      client: string;
+    }
   | { routing_key: string; event_action: 'resolve'; dedup_key: string };
 
 function pagerdutyEvent(m: Outgoing, config: Record<string, unknown>): PagerDutyEvent {
   const routing_key = String(config.routing_key ?? '');
   if (m.kind === 'digest') {
     return {
-      routing_key, event_action: 'trigger', dedup_key: `dommon/digest/${m.digest_id}`, client: 'dommon',
-      payload: { summary: truncate(digestTitle(m), 1024), source: 'dommon', severity: 'info', timestamp: m.to, group: m.team, class: 'digest', custom_details: { from: m.from, to: m.to, items: digestItemCount(m) } },
+      routing_key,
+      event_action: 'trigger',
+      dedup_key: `dommon/digest/${m.digest_id}`,
+      client: 'dommon',
+      payload: {
+        summary: truncate(digestTitle(m), 1024),
+        source: 'dommon',
+        severity: 'info',
+        timestamp: m.to,
+        group: m.team,
+        class: 'digest',
+        custom_details: { from: m.from, to: m.to, items: digestItemCount(m) },
+      },
     };
   }
   const dedup_key = incidentKey(m);
   if (isRecovery(m)) return { routing_key, event_action: 'resolve', dedup_key };
   return {
-    routing_key, event_action: 'trigger', dedup_key, client: 'dommon',
+    routing_key,
+    event_action: 'trigger',
+    dedup_key,
+    client: 'dommon',
     payload: {
       summary: truncate(`${headline(m)}: ${m.message}`, 1024),
       source: eventTarget(m) ?? 'dommon',
@@ -35,7 +61,15 @@ function pagerdutyEvent(m: Outgoing, config: Record<string, unknown>): PagerDuty
       component: m.endpoint_name ?? m.domain ?? undefined,
       group: m.team,
       class: m.category ?? m.event_type,
-      custom_details: { event_type: m.event_type, category: m.category, domain: m.domain, endpoint: m.endpoint_name, message: m.message, event_id: m.event_id, ...m.details },
+      custom_details: {
+        event_type: m.event_type,
+        category: m.category,
+        domain: m.domain,
+        endpoint: m.endpoint_name,
+        message: m.message,
+        event_id: m.event_id,
+        ...m.details,
+      },
     },
   };
 }
@@ -48,15 +82,22 @@ export const pagerduty: ChannelPlugin<{ body: PagerDutyEvent; preview: string }>
     type: 'object',
     additionalProperties: false,
     required: ['routing_key'],
-    properties: { routing_key: secret(ROUTING_KEY, 'Integration key of an Events API v2 integration (32 characters).') },
+    properties: {
+      routing_key: secret(ROUTING_KEY, 'Integration key of an Events API v2 integration (32 characters).'),
+    },
   },
   example: { routing_key: 'R0123456789ABCDEF0123456789ABCDE' },
-  notes: 'Severity critical -> critical, high -> error, medium -> warning, low and info -> info. The `dedup_key` is `dommon/liveness/<endpoint id>` for liveness (the DOWN event triggers, the RECOVERED event resolves) and `dommon/<type>/<category>/<target id>` otherwise. A test send triggers an info alert you resolve by hand.',
+  notes:
+    'Severity critical -> critical, high -> error, medium -> warning, low and info -> info. The `dedup_key` is `dommon/liveness/<endpoint id>` for liveness (the DOWN event triggers, the RECOVERED event resolves) and `dommon/<type>/<category>/<target id>` otherwise. A test send triggers an info alert you resolve by hand.',
   secrets: ['routing_key'],
   instantOnly: true,
   recipient: () => null,
   showRecipient: (r) => String(mask(r)),
-  test: { what: 'a PagerDuty integration (routing) key', valid: (s) => new RegExp(`^${ROUTING_KEY}$`).test(s), config: (recipient) => ({ routing_key: recipient }) },
+  test: {
+    what: 'a PagerDuty integration (routing) key',
+    valid: (s) => new RegExp(`^${ROUTING_KEY}$`).test(s),
+    config: (recipient) => ({ routing_key: recipient }),
+  },
   render(m, { config }) {
     const body = pagerdutyEvent(m, config);
     const preview = body.event_action === 'resolve' ? `resolve ${body.dedup_key}` : String(body.payload.summary);
@@ -64,7 +105,12 @@ export const pagerduty: ChannelPlugin<{ body: PagerDutyEvent; preview: string }>
   },
   send: (r, ctx) =>
     postJson(
-      { url: `${ctx.urls.pagerduty.replace(/\/+$/, '')}/v2/enqueue`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview },
+      {
+        url: `${ctx.urls.pagerduty.replace(/\/+$/, '')}/v2/enqueue`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(r.body),
+        preview: r.preview,
+      },
       ctx,
       // The documented 400 answer: {"status":"invalid event","message":"Event object is invalid","errors":["..."]}.
       { explain: (head) => jsonText(head, (j) => (Array.isArray(j.errors) && j.errors.length ? j.errors : j.message)) },

@@ -22,7 +22,13 @@ function pushoverBody(m: Outgoing, config: Record<string, unknown>): PushoverMes
   const base = { token: str(config.app_token) ?? '', user: str(config.user_key) ?? '' };
   if (m.kind === 'digest') {
     const lines = m.groups.flatMap((g) => g.items.map(digestLine));
-    return { ...base, title: truncate(digestTitle(m), 250), message: truncate(lines.join('\n'), 1024), priority: 0, timestamp: Math.floor(Date.parse(m.to) / 1000) };
+    return {
+      ...base,
+      title: truncate(digestTitle(m), 250),
+      message: truncate(lines.join('\n'), 1024),
+      priority: 0,
+      timestamp: Math.floor(Date.parse(m.to) / 1000),
+    };
   }
   return {
     ...base,
@@ -43,20 +49,37 @@ export const pushover: ChannelPlugin<{ body: PushoverMessage; preview: string }>
     type: 'object',
     additionalProperties: false,
     required: ['user_key', 'app_token'],
-    properties: { user_key: secret(KEY, 'Pushover user (or group) key.'), app_token: secret(KEY, 'Pushover application token.') },
+    properties: {
+      user_key: secret(KEY, 'Pushover user (or group) key.'),
+      app_token: secret(KEY, 'Pushover application token.'),
+    },
   },
   example: { user_key: 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG', app_token: 'azGDORePK8gMaC0QOYAMyEEuzJnyUi' },
-  notes: 'Priority 1 for critical and high, 0 medium, -1 low and info. A test send\'s recipient is a user key; the app token comes from your own pushover row.',
+  notes:
+    "Priority 1 for critical and high, 0 medium, -1 low and info. A test send's recipient is a user key; the app token comes from your own pushover row.",
   secrets: ['user_key', 'app_token'],
   instantOnly: true,
   recipient: () => null,
-  test: { what: 'a Pushover user key', valid: (s) => new RegExp(`^${KEY}$`).test(s), config: withOwn('user_key', 'app_token', 'pushover') },
+  test: {
+    what: 'a Pushover user key',
+    valid: (s) => new RegExp(`^${KEY}$`).test(s),
+    config: withOwn('user_key', 'app_token', 'pushover'),
+  },
   render(m, { config }) {
     const body = pushoverBody(m, config);
     return { body, preview: truncate(`${body.title}: ${body.message}`, 200) };
   },
   send: (r, ctx) =>
-    postJson({ url: `${ctx.urls.pushover.replace(/\/+$/, '')}/1/messages.json`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview }, ctx, { explain: pushoverErrors }),
+    postJson(
+      {
+        url: `${ctx.urls.pushover.replace(/\/+$/, '')}/1/messages.json`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(r.body),
+        preview: r.preview,
+      },
+      ctx,
+      { explain: pushoverErrors },
+    ),
   preview: (r) => r.preview,
 };
 
@@ -68,7 +91,11 @@ function pushoverErrors(head: string): string | null {
   try {
     const errors = (JSON.parse(head) as { errors?: unknown }).errors;
     if (!Array.isArray(errors)) return null;
-    const text = errors.filter((e): e is string => typeof e === 'string').join('; ').replace(/[\u0000-\u001f]+/g, ' ').trim();
+    const text = errors
+      .filter((e): e is string => typeof e === 'string')
+      .join('; ')
+      .replace(/[\u0000-\u001f]+/g, ' ')
+      .trim();
     return text ? truncate(text, 200) : null;
   } catch {
     return null;

@@ -31,7 +31,11 @@ export function hostOnly(url: string): string {
 }
 
 export const httpUrl = (description?: string): JsonSchema => ({
-  type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000, ...(description ? { description } : {}),
+  type: 'string',
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2000,
+  ...(description ? { description } : {}),
 });
 
 /** A secret string matching `pattern`, or a masked value as GET returned it (which keeps the stored one). */
@@ -45,7 +49,11 @@ export const secret = (pattern: string, description: string): JsonSchema => ({
 export const webhookUrlRecipient = {
   recipient: (config: Record<string, unknown>) => (typeof config.webhook_url === 'string' ? config.webhook_url : null),
   showRecipient: hostOnly,
-  test: { what: 'an http(s) URL (the incoming-webhook URL)', valid: isHttpUrl, config: (recipient: string) => ({ webhook_url: recipient }) },
+  test: {
+    what: 'an http(s) URL (the incoming-webhook URL)',
+    valid: isHttpUrl,
+    config: (recipient: string) => ({ webhook_url: recipient }),
+  },
 } satisfies Pick<ChannelPlugin<unknown>, 'recipient' | 'showRecipient' | 'test'>;
 
 /** Test sends that reuse the caller's stored credentials with another destination field. */
@@ -57,4 +65,10 @@ export function withOwn(field: string, needs: string, kind: string) {
 }
 
 /** Severity -> a colour the chat channels share (RGB). */
-export const SEVERITY_RGB: Record<string, number> = { critical: 0xb00020, high: 0xe8590c, medium: 0xf2c94c, low: 0x2f80ed, info: 0x27ae60 };
+export const SEVERITY_RGB: Record<string, number> = {
+  critical: 0xb00020,
+  high: 0xe8590c,
+  medium: 0xf2c94c,
+  low: 0x2f80ed,
+  info: 0x27ae60,
+};

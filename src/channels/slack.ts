@@ -17,10 +17,16 @@ function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
     const blocks: Block[] = [{ type: 'header', text: { type: 'plain_text', text: truncate(title, 150) } }];
     for (const g of m.groups) {
       blocks.push({ type: 'section', text: mrkdwn(`*${escapeSlack(portfolioName(g.portfolio))}*`) });
-      blocks.push({ type: 'section', text: mrkdwn(g.items.map((it) => `• ${escapeSlack(digestLine(it))}`).join('\n')) });
+      blocks.push({
+        type: 'section',
+        text: mrkdwn(g.items.map((it) => `• ${escapeSlack(digestLine(it))}`).join('\n')),
+      });
     }
     blocks.push({ type: 'context', elements: [mrkdwn(`dommon · ${escapeSlack(m.team)} · ${m.from} to ${m.to}`)] });
-    return { text: title, blocks: blocks.length > MAX_BLOCKS ? [...blocks.slice(0, MAX_BLOCKS - 1), blocks[blocks.length - 1]!] : blocks };
+    return {
+      text: title,
+      blocks: blocks.length > MAX_BLOCKS ? [...blocks.slice(0, MAX_BLOCKS - 1), blocks[blocks.length - 1]!] : blocks,
+    };
   }
   const title = headline(m);
   const fields = eventFacts(m);
@@ -38,13 +44,24 @@ function slackBody(m: Outgoing): { text: string; blocks: Block[] } {
 export const slack: ChannelPlugin<HttpRequest> = {
   title: 'Slack',
   api: 'POST to the incoming-webhook URL: `text` plus Block Kit `blocks`',
-  configSchema: { title: 'slack channel config (incoming webhook)', type: 'object', additionalProperties: false, required: ['webhook_url'], properties: { webhook_url: httpUrl() } },
+  configSchema: {
+    title: 'slack channel config (incoming webhook)',
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook_url'],
+    properties: { webhook_url: httpUrl() },
+  },
   example: { webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
   secrets: [],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = slackBody(m);
-    return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), preview: truncate(body.text, 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+      preview: truncate(body.text, 200),
+    };
   },
   send: postJson,
   preview: (r) => r.preview,

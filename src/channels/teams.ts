@@ -5,7 +5,13 @@ import { postJson } from './http.js';
 import { httpUrl, webhookUrlRecipient } from './shared.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';
 
-const COLORS: Record<string, string> = { critical: 'Attention', high: 'Attention', medium: 'Warning', low: 'Accent', info: 'Good' };
+const COLORS: Record<string, string> = {
+  critical: 'Attention',
+  high: 'Attention',
+  medium: 'Warning',
+  low: 'Accent',
+  info: 'Good',
+};
 
 type Element = Record<string, unknown>;
 const text = (t: string, extra: Element = {}): Element => ({ type: 'TextBlock', text: t, wrap: true, ...extra });
@@ -13,7 +19,10 @@ const text = (t: string, extra: Element = {}): Element => ({ type: 'TextBlock', 
 function adaptiveCard(m: Outgoing): Element {
   let body: Element[];
   if (m.kind === 'digest') {
-    body = [text(digestTitle(m), { size: 'Large', weight: 'Bolder' }), text(`${m.from} to ${m.to}`, { isSubtle: true, spacing: 'None' })];
+    body = [
+      text(digestTitle(m), { size: 'Large', weight: 'Bolder' }),
+      text(`${m.from} to ${m.to}`, { isSubtle: true, spacing: 'None' }),
+    ];
     for (const g of m.groups) {
       body.push(text(portfolioName(g.portfolio), { weight: 'Bolder', spacing: 'Medium' }));
       body.push(text(g.items.map((it) => `- ${digestLine(it)}`).join('\n')));
@@ -32,7 +41,12 @@ function adaptiveCard(m: Outgoing): Element {
       {
         contentType: 'application/vnd.microsoft.card.adaptive',
         contentUrl: null,
-        content: { $schema: 'http://adaptivecards.io/schemas/adaptive-card.json', type: 'AdaptiveCard', version: '1.4', body },
+        content: {
+          $schema: 'http://adaptivecards.io/schemas/adaptive-card.json',
+          type: 'AdaptiveCard',
+          version: '1.4',
+          body,
+        },
       },
     ],
   };
@@ -41,13 +55,26 @@ function adaptiveCard(m: Outgoing): Element {
 export const teams: ChannelPlugin<HttpRequest> = {
   title: 'Microsoft Teams',
   api: 'POST to the incoming-webhook (Workflows) URL: a message with one Adaptive Card',
-  configSchema: { title: 'teams channel config (incoming webhook)', type: 'object', additionalProperties: false, required: ['webhook_url'], properties: { webhook_url: httpUrl() } },
-  example: { webhook_url: 'https://prod-00.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=XXXX' },
+  configSchema: {
+    title: 'teams channel config (incoming webhook)',
+    type: 'object',
+    additionalProperties: false,
+    required: ['webhook_url'],
+    properties: { webhook_url: httpUrl() },
+  },
+  example: {
+    webhook_url: 'https://prod-00.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=XXXX',
+  },
   secrets: [],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const preview = m.kind === 'digest' ? digestTitle(m) : `${headline(m)}: ${m.message}`;
-    return { url: String(config.webhook_url ?? ''), headers: { 'content-type': 'application/json' }, body: JSON.stringify(adaptiveCard(m)), preview: truncate(preview, 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(adaptiveCard(m)),
+      preview: truncate(preview, 200),
+    };
   },
   send: postJson,
   preview: (r) => r.preview,

@@ -22,7 +22,8 @@ interface TelegramMessage {
 function telegramText(m: Outgoing): string {
   if (m.kind === 'digest') {
     const parts = [`<b>${esc(digestTitle(m))}</b>`, `<i>${esc(m.from)} to ${esc(m.to)}</i>`];
-    for (const g of m.groups) parts.push('', `<b>${esc(portfolioName(g.portfolio))}</b>`, ...g.items.map((it) => `• ${esc(digestLine(it))}`));
+    for (const g of m.groups)
+      parts.push('', `<b>${esc(portfolioName(g.portfolio))}</b>`, ...g.items.map((it) => `• ${esc(digestLine(it))}`));
     return cut(parts.join('\n'));
   }
   const facts = eventFacts(m, { time: true }).map(([k, v]) => `<b>${esc(k)}:</b> ${esc(v)}`);
@@ -46,31 +47,51 @@ export const telegram: ChannelPlugin<{ token: string; body: TelegramMessage; pre
     required: ['bot_token', 'chat_id'],
     properties: {
       bot_token: secret('[0-9]{1,20}:[A-Za-z0-9_-]{20,100}', 'The bot token from @BotFather (`123456:ABC-...`).'),
-      chat_id: { type: 'string', pattern: CHAT_ID, description: 'Numeric chat id (groups and channels are negative, e.g. -1001234567890) or @channelusername.' },
+      chat_id: {
+        type: 'string',
+        pattern: CHAT_ID,
+        description: 'Numeric chat id (groups and channels are negative, e.g. -1001234567890) or @channelusername.',
+      },
     },
   },
   example: { bot_token: '123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw', chat_id: '-1001234567890' },
-  notes: 'Create a bot with @BotFather and add it to the chat. `text` is HTML (`parse_mode: HTML`). A test send\'s recipient is a chat id; the bot token comes from your own telegram row.',
+  notes:
+    "Create a bot with @BotFather and add it to the chat. `text` is HTML (`parse_mode: HTML`). A test send's recipient is a chat id; the bot token comes from your own telegram row.",
   secrets: ['bot_token'],
   recipient: (config) => (typeof config.chat_id === 'string' ? config.chat_id : null),
-  test: { what: 'a Telegram chat id (-1001234567890 or @channelname)', valid: (s) => new RegExp(CHAT_ID).test(s), config: withOwn('chat_id', 'bot_token', 'telegram') },
+  test: {
+    what: 'a Telegram chat id (-1001234567890 or @channelname)',
+    valid: (s) => new RegExp(CHAT_ID).test(s),
+    config: withOwn('chat_id', 'bot_token', 'telegram'),
+  },
   render(m, { config }) {
     const text = telegramText(m);
     const preview = m.kind === 'digest' ? digestTitle(m) : `${headline(m)}: ${m.message}`;
     return {
       token: String(config.bot_token ?? ''),
-      body: { chat_id: String(config.chat_id ?? ''), text, parse_mode: 'HTML', link_preview_options: { is_disabled: true } },
+      body: {
+        chat_id: String(config.chat_id ?? ''),
+        text,
+        parse_mode: 'HTML',
+        link_preview_options: { is_disabled: true },
+      },
       preview: truncate(preview, 200),
     };
   },
   send: (r, ctx) =>
     postJson(
-      { url: `${ctx.urls.telegram.replace(/\/+$/, '')}/bot${r.token}/sendMessage`, headers: { 'content-type': 'application/json' }, body: JSON.stringify(r.body), preview: r.preview },
+      {
+        url: `${ctx.urls.telegram.replace(/\/+$/, '')}/bot${r.token}/sendMessage`,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(r.body),
+        preview: r.preview,
+      },
       ctx,
       {
         // The Bot API's documented error answer: {"ok":false,"error_code":400,"description":"Bad Request: chat not found"}.
         explain: (head) => jsonText(head, (j) => j.description),
-        retryAfter: (head) => jsonNumber(head, (j) => (j.parameters as { retry_after?: unknown } | undefined)?.retry_after),
+        retryAfter: (head) =>
+          jsonNumber(head, (j) => (j.parameters as { retry_after?: unknown } | undefined)?.retry_after),
       },
     ),
   preview: (r) => r.preview,

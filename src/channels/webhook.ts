@@ -95,7 +95,7 @@ function sign(body: string, secret: string): string {
 
 export const webhook: ChannelPlugin<HttpRequest> = {
   title: 'Webhook',
-  api: 'POST of the JSON payload (or the row\'s template) to `webhook_url`, `X-Signature: sha256=<HMAC>` with a `secret_key`',
+  api: "POST of the JSON payload (or the row's template) to `webhook_url`, `X-Signature: sha256=<HMAC>` with a `secret_key`",
   configSchema: {
     title: 'webhook channel config',
     type: 'object',
@@ -103,16 +103,24 @@ export const webhook: ChannelPlugin<HttpRequest> = {
     required: ['webhook_url'],
     properties: {
       webhook_url: httpUrl(),
-      secret_key: { type: 'string', minLength: 1, maxLength: 500, description: 'HMAC-SHA256 key of the X-Signature header. Secret: GET shows `********` and the last 4 characters; sending that masked value back keeps the stored one.' },
+      secret_key: {
+        type: 'string',
+        minLength: 1,
+        maxLength: 500,
+        description:
+          'HMAC-SHA256 key of the X-Signature header. Secret: GET shows `********` and the last 4 characters; sending that masked value back keeps the stored one.',
+      },
       template: {
-        description: 'Custom JSON body: an object/array, or a string of JSON text, with {{field}} placeholders (dotted paths into the payload).',
+        description:
+          'Custom JSON body: an object/array, or a string of JSON text, with {{field}} placeholders (dotted paths into the payload).',
         type: ['object', 'array', 'string'],
         maxLength: 20000,
       },
     },
   },
   example: { webhook_url: 'https://hooks.example.com/dommon', secret_key: 'whsec_0123456789abcdef' },
-  notes: 'The body is the spec\'s webhook payload (or the row\'s `template`); with a `secret_key` the `X-Signature` header is `sha256=` and the HMAC-SHA256 of the raw body, hex.',
+  notes:
+    "The body is the spec's webhook payload (or the row's `template`); with a `secret_key` the `X-Signature` header is `sha256=` and the HMAC-SHA256 of the raw body, hex.",
   secrets: ['secret_key'],
   instantOnly: true,
   check(config) {
@@ -132,16 +140,24 @@ export const webhook: ChannelPlugin<HttpRequest> = {
     // The stored secret (and template) go only to the stored URL: signing a test body for any URL a
     // token holder names would hand them validly signed bodies to replay to the real receiver.
     config: (recipient, own) =>
-      own && own.webhook_url === recipient ? { secret_key: own.secret_key, template: own.template, webhook_url: recipient } : { webhook_url: recipient },
+      own && own.webhook_url === recipient
+        ? { secret_key: own.secret_key, template: own.template, webhook_url: recipient }
+        : { webhook_url: recipient },
   },
   render(m, { config }) {
     const payload = webhookPayload(m);
-    const template = config.template === undefined || config.template === null ? undefined : parseTemplate(config.template);
+    const template =
+      config.template === undefined || config.template === null ? undefined : parseTemplate(config.template);
     const body = JSON.stringify(template === undefined ? payload : applyTemplate(template, payload));
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'dommon-webhook/1' };
     const secret = str(config.secret_key);
     if (secret) headers['x-signature'] = sign(body, secret);
-    return { url: String(config.webhook_url ?? ''), headers, body, preview: truncate(String(payload.message ?? ''), 200) };
+    return {
+      url: String(config.webhook_url ?? ''),
+      headers,
+      body,
+      preview: truncate(String(payload.message ?? ''), 200),
+    };
   },
   send: postJson,
   preview: (r) => r.preview,

@@ -25,7 +25,12 @@ export interface CliContext {
 
 export function cliContext(cmd: Command): CliContext {
   const opts = cmd.optsWithGlobals<GlobalOpts>();
-  const config = loadConfig({ dataDir: opts.dataDir, databaseUrl: opts.databaseUrl, remote: opts.remote, token: opts.token });
+  const config = loadConfig({
+    dataDir: opts.dataDir,
+    databaseUrl: opts.databaseUrl,
+    remote: opts.remote,
+    token: opts.token,
+  });
   let opened: { store: Store; services: Services } | undefined;
   return {
     opts,

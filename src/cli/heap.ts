@@ -8,7 +8,9 @@ export const HEAP_GROWING_PERCENT = 50;
 
 /** Applies the policy unless the operator chose their own heap flags (NODE_OPTIONS or node's arguments). */
 export function tuneHeap(): boolean {
-  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) => /--(heap-growing-percent|max-old-space-size|max-semi-space-size)/.test(a));
+  const chosen = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].some((a) =>
+    /--(heap-growing-percent|max-old-space-size|max-semi-space-size)/.test(a),
+  );
   if (chosen) return false;
   v8.setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
   return true;

@@ -28,7 +28,10 @@ export function errorLine(err: unknown): string {
 }
 
 /** Colour only on a TTY, never with NO_COLOR set (https://no-color.org) or TERM=dumb. */
-export function colorEnabled(stream: { isTTY?: boolean }, env: Record<string, string | undefined> = process.env): boolean {
+export function colorEnabled(
+  stream: { isTTY?: boolean },
+  env: Record<string, string | undefined> = process.env,
+): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== '0') return true;
   return Boolean(stream.isTTY) && env.TERM !== 'dumb';
@@ -51,8 +54,18 @@ const WARN = new Set(['warning', 'expiring_soon', 'partial', 'skipped', 'expirin
 const BAD = new Set(['critical', 'down', 'expired', 'invalid', 'error', 'failed', 'fail']);
 
 export function palette(enabled: boolean): Palette {
-  const wrap = (open: number, close: number): Paint => (s) => (enabled && s ? `\u001b[${open}m${s}\u001b[${close}m` : s);
-  const p = { enabled, red: wrap(31, 39), green: wrap(32, 39), yellow: wrap(33, 39), dim: wrap(2, 22), bold: wrap(1, 22) };
+  const wrap =
+    (open: number, close: number): Paint =>
+    (s) =>
+      enabled && s ? `\u001b[${open}m${s}\u001b[${close}m` : s;
+  const p = {
+    enabled,
+    red: wrap(31, 39),
+    green: wrap(32, 39),
+    yellow: wrap(33, 39),
+    dim: wrap(2, 22),
+    bold: wrap(1, 22),
+  };
   const status: Paint = (s) => {
     const k = s.trim().toLowerCase();
     return GOOD.has(k) ? p.green(s) : WARN.has(k) ? p.yellow(s) : BAD.has(k) ? p.red(s) : s;
@@ -75,17 +88,22 @@ export function table<T extends object>(list: T[], columns: string[], paint: Pal
   const grid = rows.map((r) => keys.map((k) => cell(r[k])));
   const widths = heads.map((h, i) => Math.max(h.length, ...grid.map((g) => g[i]!.length)));
   const line = (vals: string[], color: boolean) =>
-    vals.map((v, i) => {
-      const padded = i === vals.length - 1 ? v : v.padEnd(widths[i]!);
-      return color ? padded.replace(v, paint.status(v)) : padded;
-    }).join('  ').trimEnd();
+    vals
+      .map((v, i) => {
+        const padded = i === vals.length - 1 ? v : v.padEnd(widths[i]!);
+        return color ? padded.replace(v, paint.status(v)) : padded;
+      })
+      .join('  ')
+      .trimEnd();
   return [paint.bold(line(heads, false)), ...grid.map((g) => line(g, true))].join('\n');
 }
 
 /** `key  value` lines for one object; nested objects as JSON. */
 export function keyValues(obj: Record<string, unknown>, paint: Palette = palette(false)): string {
   const w = Math.max(...Object.keys(obj).map((k) => k.length), 1);
-  return Object.entries(obj).map(([k, v]) => `${paint.dim(k.padEnd(w))}  ${paint.status(cell(v))}`).join('\n');
+  return Object.entries(obj)
+    .map(([k, v]) => `${paint.dim(k.padEnd(w))}  ${paint.status(cell(v))}`)
+    .join('\n');
 }
 
 export interface Printer {

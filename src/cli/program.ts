@@ -16,27 +16,35 @@ import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { completionCommand } from './commands/completion.js';
 
-
-
 export function buildProgram(): Command {
   const program = new Command('dommon')
     .description('self-hosted domain and certificate monitor')
     .version(VERSION)
     .option('--data-dir <dir>', 'data directory (DOMMON_DATA_DIR, default ./.dommon)')
-    .option('--database-url <url>', 'PostgreSQL database instead of DIR/dommon.db (DOMMON_DATABASE_URL; postgres://user:password@host:port/db)')
+    .option(
+      '--database-url <url>',
+      'PostgreSQL database instead of DIR/dommon.db (DOMMON_DATABASE_URL; postgres://user:password@host:port/db)',
+    )
     .option('--json', 'print exactly one JSON document on stdout')
     .option('--team <name>', 'team to act on (default: the only team)')
     .option('--remote <url>', 'talk to a running daemon over the Public API (DOMMON_URL)')
     .option('--token <token>', 'API token for --remote (DOMMON_TOKEN)')
     .configureOutput({
       // Usage errors are one line on stderr (exit code 2 is set in main.ts).
-      outputError: (str, write) => write(`dommon: ${str.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ').trim()} (see --help)\n`),
+      outputError: (str, write) =>
+        write(
+          `dommon: ${str
+            .replace(/^error: /, '')
+            .replace(/\s*\n\s*/g, ' ')
+            .trim()} (see --help)\n`,
+        ),
     })
     .exitOverride();
   serveCommand(program);
   tokenCommands(program);
   userCommands(program);
-  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun]) registerNoun(program, noun);
+  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun])
+    registerNoun(program, noun);
   registerCommand(program, renewalsCommand);
   checkCommand(program);
   statusCommand(program);

@@ -31,7 +31,13 @@ export interface CommandSpec {
   options?: OptSpec[];
   examples?: string[];
   /** Runs with the API transport (local in-process or --remote). `body` holds every option with a field. */
-  action(io: { t: Transport; args: string[]; body: Record<string, unknown>; opts: Record<string, unknown>; ctx: CliContext }): Promise<unknown>;
+  action(io: {
+    t: Transport;
+    args: string[];
+    body: Record<string, unknown>;
+    opts: Record<string, unknown>;
+    ctx: CliContext;
+  }): Promise<unknown>;
   /** Human output; JSON is printed as the action returned it. */
   text?(res: unknown, paint: Palette): string;
 }
@@ -63,7 +69,10 @@ export function convert(kind: Kind | undefined, v: unknown, flag: string): unkno
     case 'flag':
       return v === true ? true : undefined;
     case 'list':
-      return String(v).split(',').map((s) => s.trim()).filter(Boolean);
+      return String(v)
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean);
     case 'json':
       try {
         return JSON.parse(String(v));

@@ -9,7 +9,10 @@ export interface Transport {
 
 /** An API answer >= 400 as an error carrying the status, so exit codes follow the contract. */
 export class ApiError extends Error {
-  constructor(readonly status: number, message: string) {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
     super(message);
   }
 }
@@ -24,7 +27,10 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
       try {
         res = await fetch(remoteUrl + path, {
           method,
-          headers: { authorization: `Bearer ${remoteToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            authorization: `Bearer ${remoteToken}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           signal: AbortSignal.timeout(30_000),
         });
@@ -50,7 +56,8 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
  */
 export async function call<T = unknown>(t: Transport, method: string, path: string, body?: unknown): Promise<T> {
   const r = await t.request(method, path, body);
-  if (r.status >= 400) throw new ApiError(r.status, (r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`);
+  if (r.status >= 400)
+    throw new ApiError(r.status, (r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`);
   return r.body as T;
 }
 

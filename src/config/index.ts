@@ -17,10 +17,26 @@ export type SmtpTlsPolicy = (typeof SMTP_TLS_POLICIES)[number];
  */
 export const CHANNEL_URLS = {
   pushover: { env: 'DOMMON_PUSHOVER_URL', default: 'https://api.pushover.net', meaning: 'Pushover API base' },
-  telegram: { env: 'DOMMON_TELEGRAM_URL', default: 'https://api.telegram.org', meaning: 'Telegram Bot API base (`{base}/bot<token>/sendMessage`)' },
-  ntfy: { env: 'DOMMON_NTFY_URL', default: 'https://ntfy.sh', meaning: 'ntfy server for rows without their own `server_url`' },
-  pagerduty: { env: 'DOMMON_PAGERDUTY_URL', default: 'https://events.pagerduty.com', meaning: 'PagerDuty Events API v2 base (`{base}/v2/enqueue`)' },
-  opsgenie: { env: 'DOMMON_OPSGENIE_URL', default: 'https://api.opsgenie.com', meaning: 'Opsgenie Alert API base (`{base}/v2/alerts`; `https://api.eu.opsgenie.com` for EU accounts)' },
+  telegram: {
+    env: 'DOMMON_TELEGRAM_URL',
+    default: 'https://api.telegram.org',
+    meaning: 'Telegram Bot API base (`{base}/bot<token>/sendMessage`)',
+  },
+  ntfy: {
+    env: 'DOMMON_NTFY_URL',
+    default: 'https://ntfy.sh',
+    meaning: 'ntfy server for rows without their own `server_url`',
+  },
+  pagerduty: {
+    env: 'DOMMON_PAGERDUTY_URL',
+    default: 'https://events.pagerduty.com',
+    meaning: 'PagerDuty Events API v2 base (`{base}/v2/enqueue`)',
+  },
+  opsgenie: {
+    env: 'DOMMON_OPSGENIE_URL',
+    default: 'https://api.opsgenie.com',
+    meaning: 'Opsgenie Alert API base (`{base}/v2/alerts`; `https://api.eu.opsgenie.com` for EU accounts)',
+  },
 } as const;
 export type ChannelUrls = { readonly [K in keyof typeof CHANNEL_URLS]: string };
 
@@ -80,7 +96,15 @@ export interface DatabaseConfig {
 }
 
 /** Options given as flags (commander camelCase names); they win over the environment. */
-type ConfigFlags = Partial<{ host: string; port: string | number; dataDir: string; logLevel: string; remote: string; token: string; databaseUrl: string }>;
+type ConfigFlags = Partial<{
+  host: string;
+  port: string | number;
+  dataDir: string;
+  logLevel: string;
+  remote: string;
+  token: string;
+  databaseUrl: string;
+}>;
 
 export class ConfigError extends Error {}
 
@@ -116,14 +140,18 @@ function hostPort(name: string, raw: string): string {
 /** A listen address: a host name, IPv4 or IPv6 literal (no port, no spaces). */
 function host(name: string, raw: string): string {
   const v = raw.trim();
-  if (!/^([A-Za-z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(v)) throw new ConfigError(`${name} must be a host name or IP address, got "${raw}"`);
+  if (!/^([A-Za-z0-9.-]+|\[?[0-9a-fA-F:.]+\]?)$/.test(v))
+    throw new ConfigError(`${name} must be a host name or IP address, got "${raw}"`);
   return v.replace(/^\[(.*)\]$/, '$1');
 }
 
 /** `tld=host[:port],...`: keys are TLDs or registry suffixes, lowercase, no leading dot. */
 function whoisServers(raw: string | undefined): Readonly<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const part of (raw ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const part of (raw ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const i = part.indexOf('=');
     const key = part.slice(0, i).trim().toLowerCase().replace(/^\./, '');
     if (i <= 0 || !/^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(key)) {
@@ -159,7 +187,8 @@ function outbound(env: Env): OutboundPolicy {
 
 function mailbox(raw: string | undefined): string {
   if (raw === undefined || raw.trim() === '') return 'dommon@localhost';
-  if (!MAILBOX.test(raw.trim())) throw new ConfigError(`DOMMON_SMTP_FROM must be an e-mail address (or "Name <address>"), got "${raw}"`);
+  if (!MAILBOX.test(raw.trim()))
+    throw new ConfigError(`DOMMON_SMTP_FROM must be an e-mail address (or "Name <address>"), got "${raw}"`);
   return raw.trim();
 }
 
@@ -173,7 +202,8 @@ export function defaultSmtpTls(smtpUrl: string | null): SmtpTlsPolicy {
 function smtpTls(raw: string | undefined, smtpUrl: string | null): SmtpTlsPolicy {
   if (raw === undefined || raw.trim() === '') return defaultSmtpTls(smtpUrl);
   const v = raw.trim().toLowerCase();
-  if (!(SMTP_TLS_POLICIES as readonly string[]).includes(v)) throw new ConfigError(`DOMMON_SMTP_TLS must be one of ${SMTP_TLS_POLICIES.join(', ')}, got "${raw}"`);
+  if (!(SMTP_TLS_POLICIES as readonly string[]).includes(v))
+    throw new ConfigError(`DOMMON_SMTP_TLS must be one of ${SMTP_TLS_POLICIES.join(', ')}, got "${raw}"`);
   return v as SmtpTlsPolicy;
 }
 
@@ -196,7 +226,8 @@ function database(name: string, raw: string | undefined, env: Env): DatabaseConf
   } catch {
     throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL`);
   }
-  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:') throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, got ${u.protocol}//...`);
+  if (u.protocol !== 'postgres:' && u.protocol !== 'postgresql:')
+    throw new ConfigError(`${name} must be a postgres:// or postgresql:// URL, got ${u.protocol}//...`);
   if (!u.hostname && !u.searchParams.get('host')) throw new ConfigError(`${name} needs a host`);
   return {
     url: raw.trim(),
@@ -215,11 +246,19 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
   const whois = env.DOMMON_WHOIS_SERVER;
   const smtpUrl = url('DOMMON_SMTP_URL', env.DOMMON_SMTP_URL, ['smtp:', 'smtps:']);
   const channelUrls = Object.freeze(
-    Object.fromEntries(Object.entries(CHANNEL_URLS).map(([k, v]) => [k, url(v.env, env[v.env], ['http:', 'https:']) ?? v.default])),
+    Object.fromEntries(
+      Object.entries(CHANNEL_URLS).map(([k, v]) => [k, url(v.env, env[v.env], ['http:', 'https:']) ?? v.default]),
+    ),
   ) as ChannelUrls;
   const config: Config = {
     host: host(flags.host !== undefined ? '--host' : 'DOMMON_HOST', flags.host ?? env.DOMMON_HOST ?? '127.0.0.1'),
-    port: int(flags.port !== undefined ? '--port' : 'DOMMON_PORT', flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT, 8080, 0, 65535),
+    port: int(
+      flags.port !== undefined ? '--port' : 'DOMMON_PORT',
+      flags.port !== undefined ? String(flags.port) : env.DOMMON_PORT,
+      8080,
+      0,
+      65535,
+    ),
     dataDir,
     dbPath: path.join(dataDir, 'dommon.db'),
     dnsServers: (env.DOMMON_DNS_SERVERS ?? '')
@@ -249,10 +288,17 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
     outbound: outbound(env),
-    publicHosts: (env.DOMMON_PUBLIC_HOSTS ?? '').split(',').map((s) => s.trim().toLowerCase().replace(/\.$/, '')).filter(Boolean),
+    publicHosts: (env.DOMMON_PUBLIC_HOSTS ?? '')
+      .split(',')
+      .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
+      .filter(Boolean),
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
-    database: database(flags.databaseUrl !== undefined ? '--database-url' : 'DOMMON_DATABASE_URL', flags.databaseUrl ?? env.DOMMON_DATABASE_URL, env),
+    database: database(
+      flags.databaseUrl !== undefined ? '--database-url' : 'DOMMON_DATABASE_URL',
+      flags.databaseUrl ?? env.DOMMON_DATABASE_URL,
+      env,
+    ),
   };
   return Object.freeze(config);
 }

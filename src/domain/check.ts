@@ -35,7 +35,11 @@ export function expirySeverity(days: number, t: Pick<Thresholds, 'warnDays' | 'c
 }
 
 /** The daemon's ssl_status first (expired, invalid, error are critical), then the days left. */
-export function tlsSeverity(status: SslStatus, days: number | null, t: Pick<Thresholds, 'warnDays' | 'critDays'>): Severity {
+export function tlsSeverity(
+  status: SslStatus,
+  days: number | null,
+  t: Pick<Thresholds, 'warnDays' | 'critDays'>,
+): Severity {
   if (status === 'expired' || status === 'invalid' || status === 'error') return 'critical';
   if (days === null) return 'warning';
   return expirySeverity(days, t);
@@ -49,7 +53,11 @@ type LookupKind = LookupOutcome['kind'];
  * look-up is a warning (nothing known); no RDAP/WHOIS service for the TLD is skipped; otherwise the
  * days until the registry expiry date decide (no published date: ok).
  */
-export function registrationSeverity(kind: LookupKind, days: number | null, t: Pick<Thresholds, 'warnDays' | 'critDays'>): Severity {
+export function registrationSeverity(
+  kind: LookupKind,
+  days: number | null,
+  t: Pick<Thresholds, 'warnDays' | 'critDays'>,
+): Severity {
   if (kind === 'unsupported') return 'skipped';
   if (kind === 'not_found') return 'critical';
   if (kind !== 'ok') return 'warning';
@@ -68,7 +76,16 @@ export function securitySeverity(score: number | null, t: Pick<Thresholds, 'minS
  * Liveness: up when the probe succeeded; without an expected status asked for, any 2xx or 3xx
  * answer counts as up too (a bare domain often redirects to www or to a login page).
  */
-export function livenessUp(o: { ok: boolean; reason: string | null; statusCode: number | null }, expectedStatus: number | null): boolean {
+export function livenessUp(
+  o: { ok: boolean; reason: string | null; statusCode: number | null },
+  expectedStatus: number | null,
+): boolean {
   if (o.ok) return true;
-  return expectedStatus === null && o.reason === 'status' && o.statusCode !== null && o.statusCode >= 200 && o.statusCode < 400;
+  return (
+    expectedStatus === null &&
+    o.reason === 'status' &&
+    o.statusCode !== null &&
+    o.statusCode >= 200 &&
+    o.statusCode < 400
+  );
 }

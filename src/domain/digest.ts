@@ -10,7 +10,13 @@ interface Ymd {
 
 function formatter(tz: string): Intl.DateTimeFormat {
   const opts: Intl.DateTimeFormatOptions = {
-    year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
   };
   try {
     return new Intl.DateTimeFormat('en-US', { ...opts, timeZone: tz });
@@ -21,8 +27,19 @@ function formatter(tz: string): Intl.DateTimeFormat {
 
 /** Wall-clock fields of an instant in `tz`. */
 function wall(epochMs: number, tz: string): Ymd & { h: number; mi: number; s: number } {
-  const parts = Object.fromEntries(formatter(tz).formatToParts(new Date(epochMs)).map((p) => [p.type, p.value]));
-  return { y: Number(parts.year), m: Number(parts.month), d: Number(parts.day), h: Number(parts.hour), mi: Number(parts.minute), s: Number(parts.second) };
+  const parts = Object.fromEntries(
+    formatter(tz)
+      .formatToParts(new Date(epochMs))
+      .map((p) => [p.type, p.value]),
+  );
+  return {
+    y: Number(parts.year),
+    m: Number(parts.month),
+    d: Number(parts.day),
+    h: Number(parts.hour),
+    mi: Number(parts.minute),
+    s: Number(parts.second),
+  };
 }
 
 /** Offset of `tz` at an instant, in ms (local wall clock minus UTC). */
@@ -54,7 +71,13 @@ function addDays(date: Ymd, days: number): Ymd {
  * Next send instant (epoch ms): the first `notification_time` (local to `tz`) after the row was
  * created, then `frequencyDays` local days after the day of the previous send, at `notification_time`.
  */
-export function nextDigestAt(lastSentIso: string | null, createdIso: string, frequencyDays: number, notificationTime: string, tz = 'UTC'): number {
+export function nextDigestAt(
+  lastSentIso: string | null,
+  createdIso: string,
+  frequencyDays: number,
+  notificationTime: string,
+  tz = 'UTC',
+): number {
   if (!lastSentIso) {
     const created = Date.parse(createdIso);
     const today = localDate(created, tz);

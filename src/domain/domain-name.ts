@@ -22,7 +22,8 @@ export function normalizeDomainName(input: string): NameCheck {
   let s = input.trim().toLowerCase();
   if (s.endsWith('.')) s = s.slice(0, -1);
   if (s.length === 0) return { ok: false, reason: 'domain must not be empty' };
-  if (/[\s/:@?#]/.test(s)) return { ok: false, reason: 'domain must be a bare host name (no scheme, path, port or spaces)' };
+  if (/[\s/:@?#]/.test(s))
+    return { ok: false, reason: 'domain must be a bare host name (no scheme, path, port or spaces)' };
   const ascii = domainToASCII(s);
   if (!ascii) return { ok: false, reason: `"${input}" is not a valid domain name` };
   if (ascii.length > 253) return { ok: false, reason: 'domain is longer than 253 characters' };

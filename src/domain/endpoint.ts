@@ -76,7 +76,10 @@ export function wantsTls(e: Pick<UrlParts, 'endpoint_type' | 'port'>): boolean {
 /** The certificate rule as lists, for the store's SQL: types always inspected, types inspected on TLS_PORTS. */
 export function certificateTypes(): { always: EndpointType[]; onTlsPorts: EndpointType[] } {
   const types = Object.keys(ENDPOINT_SHAPES) as EndpointType[];
-  return { always: types.filter((t) => shapeOf(t).certificate === 'always'), onTlsPorts: types.filter((t) => shapeOf(t).certificate === 'tls-ports') };
+  return {
+    always: types.filter((t) => shapeOf(t).certificate === 'always'),
+    onTlsPorts: types.filter((t) => shapeOf(t).certificate === 'tls-ports'),
+  };
 }
 
 /** Every endpoint of the type carries a certificate (a `port` endpoint only on a TLS port). */
@@ -87,7 +90,13 @@ export function alwaysCarriesCertificate(type: EndpointType): boolean {
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;
 /** A subdomain prefix like `www` or `api.eu`; `*` and empty labels are refused. */
 export function validSubdomain(s: string): boolean {
-  return s.length <= 200 && s.toLowerCase().split('.').every((l) => LABEL.test(l));
+  return (
+    s.length <= 200 &&
+    s
+      .toLowerCase()
+      .split('.')
+      .every((l) => LABEL.test(l))
+  );
 }
 
 export type Health = 'healthy' | 'warning' | 'critical' | 'unknown';
@@ -99,7 +108,11 @@ export type Health = 'healthy' | 'warning' | 'critical' | 'unknown';
  * this rule in SQL, for lists that filter and count by health; change both together (a test checks
  * they agree on every input).
  */
-export function endpointHealth(ssl: string | null, liveness: 'up' | 'down' | 'unknown' | null, uptime24h: number | null): Health {
+export function endpointHealth(
+  ssl: string | null,
+  liveness: 'up' | 'down' | 'unknown' | null,
+  uptime24h: number | null,
+): Health {
   if (liveness === 'down' || ssl === 'expired' || ssl === 'invalid' || ssl === 'error') return 'critical';
   if (ssl === 'expiring_soon' || (uptime24h !== null && uptime24h < 99)) return 'warning';
   if ((ssl === null || ssl === 'unknown') && (liveness === null || liveness === 'unknown')) return 'unknown';

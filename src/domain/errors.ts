@@ -4,7 +4,14 @@
 
 /** What an error means to the caller, whatever the transport. */
 export const ERROR_MEANINGS = [
-  'invalid', 'unauthorized', 'limit_reached', 'forbidden', 'not_found', 'conflict', 'unsupported', 'rate_limited',
+  'invalid',
+  'unauthorized',
+  'limit_reached',
+  'forbidden',
+  'not_found',
+  'conflict',
+  'unsupported',
+  'rate_limited',
 ] as const;
 export type ErrorMeaning = (typeof ERROR_MEANINGS)[number];
 

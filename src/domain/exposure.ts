@@ -1,5 +1,12 @@
 // Exposure scanning vocabulary and pure rules: categories, severities and their order, finding identity.
-export const EXPOSURE_CATEGORIES = ['subdomain_takeover', 'dangling_dns', 'open_port', 'zone_transfer', 'weak_tls', 'dns_misconfiguration'] as const;
+export const EXPOSURE_CATEGORIES = [
+  'subdomain_takeover',
+  'dangling_dns',
+  'open_port',
+  'zone_transfer',
+  'weak_tls',
+  'dns_misconfiguration',
+] as const;
 export type ExposureCategory = (typeof EXPOSURE_CATEGORIES)[number];
 
 /** Most severe first. */

@@ -24,7 +24,12 @@ export interface HealthResult {
   grade: Grade | null;
   overall_status: OverallStatus | null;
   /** Per-input sub-scores (0-100, null when unknown), for the API's detail. */
-  components: { registration: number | null; certificates: number | null; security: number | null; liveness: number | null };
+  components: {
+    registration: number | null;
+    certificates: number | null;
+    security: number | null;
+    liveness: number | null;
+  };
 }
 
 /** Registration sub-score by days left: >60: 100, 31-60: 75, 15-30: 50, 1-14: 20, expired: 0. */
@@ -75,7 +80,8 @@ function overallStatus(score: number, i: HealthInputs, now: Date): OverallStatus
   const down = i.liveness.some((x) => x.status === 'down');
   if ((days !== null && days <= 7) || certBad || down || score < 40) return 'critical';
   const lowUptime = i.liveness.some((x) => x.uptime_24h !== null && x.uptime_24h < 99);
-  if ((days !== null && days <= 30) || i.certificates.includes('expiring_soon') || lowUptime || score < 80) return 'warning';
+  if ((days !== null && days <= 30) || i.certificates.includes('expiring_soon') || lowUptime || score < 80)
+    return 'warning';
   return 'healthy';
 }
 

@@ -20,14 +20,25 @@ export interface LivenessState {
 }
 
 export const INITIAL_STATE: LivenessState = {
-  status: null, consecutive_failures: 0, last_check: null, last_check_successful: null,
-  response_time_ms: null, status_code: null, last_error: null, alerted_down: false,
+  status: null,
+  consecutive_failures: 0,
+  last_check: null,
+  last_check_successful: null,
+  response_time_ms: null,
+  status_code: null,
+  last_error: null,
+  alerted_down: false,
 };
 
 type LivenessTransition = 'down' | 'recovery' | null;
 
 /** Applies one probe result: down once failures reach the threshold, recovery on the first success after. */
-export function applyOutcome(prev: LivenessState, o: CheckOutcome, at: string, threshold: number): { next: LivenessState; event: LivenessTransition } {
+export function applyOutcome(
+  prev: LivenessState,
+  o: CheckOutcome,
+  at: string,
+  threshold: number,
+): { next: LivenessState; event: LivenessTransition } {
   const failures = o.ok ? 0 : prev.consecutive_failures + 1;
   const down = failures >= Math.max(1, threshold);
   let event: LivenessTransition = null;
@@ -58,7 +69,11 @@ export function applyOutcome(prev: LivenessState, o: CheckOutcome, at: string, t
  * Stats health: critical when the endpoint is down now or success < 95 %, warning under 99 %,
  * otherwise healthy (documented in docs/http-api.md, "Rules worth knowing").
  */
-export function statsHealth(successRate: number | null, consecutiveFailures: number, threshold: number): 'healthy' | 'warning' | 'critical' {
+export function statsHealth(
+  successRate: number | null,
+  consecutiveFailures: number,
+  threshold: number,
+): 'healthy' | 'warning' | 'critical' {
   if (consecutiveFailures >= Math.max(1, threshold)) return 'critical';
   if (successRate === null) return 'healthy';
   if (successRate < 95) return 'critical';
@@ -86,4 +101,5 @@ export function resultId(seq: number, ts: number): string {
 export const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 /** Share of successful checks in percent (two decimals), or null when there were none. */
-export const uptimePercent = (s: { total: number; ok: number } | undefined): number | null => (s?.total ? round2((s.ok / s.total) * 100) : null);
+export const uptimePercent = (s: { total: number; ok: number } | undefined): number | null =>
+  s?.total ? round2((s.ok / s.total) * 100) : null;

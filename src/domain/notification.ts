@@ -37,9 +37,17 @@ export function isRecovery(e: { category: string | null }): boolean {
  * ends it: liveness by endpoint (down and recovered share it); other events by type, category and
  * target. Incident channels (PagerDuty dedup_key, Opsgenie alias) trigger and resolve with it.
  */
-export function incidentKey(e: { event_id: string; event_type: string; category: string | null; endpoint_id: string | null; domain_id: string | null }): string {
+export function incidentKey(e: {
+  event_id: string;
+  event_type: string;
+  category: string | null;
+  endpoint_id: string | null;
+  domain_id: string | null;
+}): string {
   const target = e.endpoint_id ?? e.domain_id ?? e.event_id;
-  return e.event_type === 'liveness' ? `dommon/liveness/${target}` : `dommon/${e.event_type}/${e.category ?? '-'}/${target}`;
+  return e.event_type === 'liveness'
+    ? `dommon/liveness/${target}`
+    : `dommon/${e.event_type}/${e.category ?? '-'}/${target}`;
 }
 
 /** One event as every channel sees it; the field names are the spec's webhook payload. */

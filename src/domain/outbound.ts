@@ -6,7 +6,19 @@ import ipaddr from 'ipaddr.js';
 const OUTBOUND_WORDS: Readonly<Record<string, readonly string[]>> = {
   // Loopback, RFC 1918, CGNAT, ULA, link-local; plus "this network" and the unspecified address,
   // which reach the local host on Linux (connect(0.0.0.0) is connect(127.0.0.1)).
-  private: ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '100.64.0.0/10', '169.254.0.0/16', '0.0.0.0/8', '::1/128', '::/128', 'fc00::/7', 'fe80::/10'],
+  private: [
+    '127.0.0.0/8',
+    '10.0.0.0/8',
+    '172.16.0.0/12',
+    '192.168.0.0/16',
+    '100.64.0.0/10',
+    '169.254.0.0/16',
+    '0.0.0.0/8',
+    '::1/128',
+    '::/128',
+    'fc00::/7',
+    'fe80::/10',
+  ],
   // Cloud instance metadata services (AWS, GCP, Azure, ...: 169.254.169.254 and fd00:ec2::254) and link-local.
   metadata: ['169.254.0.0/16', 'fd00:ec2::/64', 'fe80::/10'],
   none: [],
@@ -31,7 +43,9 @@ function range(entry: string, variable: string): Range {
     const a = ipaddr.parse(text);
     return { text, cidr: [a, a.kind() === 'ipv4' ? 32 : 128] };
   } catch {
-    throw new OutboundRuleError(`${variable}: "${entry}" is not a CIDR (such as 10.0.0.0/8 or fd00::/8), an address${variable.endsWith('DENY') ? ', or one of the words private, metadata, none' : ''}`);
+    throw new OutboundRuleError(
+      `${variable}: "${entry}" is not a CIDR (such as 10.0.0.0/8 or fd00::/8), an address${variable.endsWith('DENY') ? ', or one of the words private, metadata, none' : ''}`,
+    );
   }
 }
 
@@ -40,11 +54,15 @@ export function outboundPolicy(deny: string | undefined, allow: string | undefin
   const denyRanges: Range[] = [];
   for (const entry of split(deny === undefined || deny.trim() === '' ? DEFAULT_OUTBOUND_DENY : deny)) {
     const word = OUTBOUND_WORDS[entry.toLowerCase()];
-    if (word) denyRanges.push(...word.map((c) => ({ ...range(c, 'DOMMON_OUTBOUND_DENY'), text: `${entry.toLowerCase()}: ${c}` })));
+    if (word)
+      denyRanges.push(
+        ...word.map((c) => ({ ...range(c, 'DOMMON_OUTBOUND_DENY'), text: `${entry.toLowerCase()}: ${c}` })),
+      );
     else denyRanges.push(range(entry, 'DOMMON_OUTBOUND_DENY'));
   }
   const allowRanges = split(allow ?? '').map((e) => range(e, 'DOMMON_OUTBOUND_ALLOW'));
-  const covers = (rs: Range[], a: ipaddr.IPv4 | ipaddr.IPv6) => rs.find((r) => r.cidr[0].kind() === a.kind() && a.match(r.cidr));
+  const covers = (rs: Range[], a: ipaddr.IPv4 | ipaddr.IPv6) =>
+    rs.find((r) => r.cidr[0].kind() === a.kind() && a.match(r.cidr));
   return {
     denied(address: string): string | null {
       if (!denyRanges.length) return null;
@@ -62,7 +80,10 @@ export function outboundPolicy(deny: string | undefined, allow: string | undefin
 }
 
 function split(list: string): string[] {
-  return list.split(',').map((s) => s.trim()).filter(Boolean);
+  return list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** The error text of a refused connection, the same for probes, scans and notifications. */

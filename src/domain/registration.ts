@@ -40,8 +40,14 @@ export interface Registration extends RegistrationData {
 }
 
 export const EMPTY_REGISTRATION: RegistrationData = {
-  registrar: null, expiry_date: null, creation_date: null, updated_date: null,
-  nameservers: [], statuses: [], transfer_lock: null, dnssec_signed: null,
+  registrar: null,
+  expiry_date: null,
+  creation_date: null,
+  updated_date: null,
+  nameservers: [],
+  statuses: [],
+  transfer_lock: null,
+  dnssec_signed: null,
 };
 
 /** True when a registry answer was ever read into these fields. */
@@ -59,10 +65,19 @@ export function isStale(r: Pick<Registration, 'state'> & RegistrationData): bool
 
 /** "client transfer prohibited" / "clientTransferProhibited https://icann.org/epp#..." -> clientTransferProhibited */
 export function normalizeStatus(s: string): string {
-  const first = s.trim().split(/\s+(?=https?:|\()/)[0]!.trim();
+  const first = s
+    .trim()
+    .split(/\s+(?=https?:|\()/)[0]!
+    .trim();
   if (!first.includes(' ')) return first;
   const words = first.toLowerCase().split(/\s+/);
-  return words[0] + words.slice(1).map((w) => w[0]!.toUpperCase() + w.slice(1)).join('');
+  return (
+    words[0] +
+    words
+      .slice(1)
+      .map((w) => w[0]!.toUpperCase() + w.slice(1))
+      .join('')
+  );
 }
 
 const EPP_STATUS = /^(ok|active|inactive|pending[A-Za-z]+|[a-zA-Z]+Period|(client|server)[A-Za-z]+(Prohibited|Hold))$/i;
@@ -85,14 +100,25 @@ export function expiryWindow(expiry: string, now: Date): ExpiryWindow | null {
   return null;
 }
 
-export const WINDOW_SEVERITY: Record<ExpiryWindow, string> = { 60: 'medium', 30: 'high', 15: 'critical', 0: 'critical' };
+export const WINDOW_SEVERITY: Record<ExpiryWindow, string> = {
+  60: 'medium',
+  30: 'high',
+  15: 'critical',
+  0: 'critical',
+};
 
 /**
  * Seconds until the next registration refresh: the configured interval, shortened as expiry nears
  * (half within 60 days, a quarter within 30, an eighth within 7 or once expired), never under
  * 10 minutes unless the interval itself is shorter. Failures retry sooner (Retry-After wins).
  */
-export function registrationCadence(intervalSec: number, state: RegistrationState, expiry: string | null, now: Date, retryAfterMs: number | null = null): number {
+export function registrationCadence(
+  intervalSec: number,
+  state: RegistrationState,
+  expiry: string | null,
+  now: Date,
+  retryAfterMs: number | null = null,
+): number {
   const floor = Math.min(intervalSec, 600);
   if (retryAfterMs !== null) return Math.max(1, Math.ceil(retryAfterMs / 1000));
   if (state === 'error') return Math.max(floor, Math.min(intervalSec, 3600));
@@ -112,11 +138,13 @@ export interface RegistrationChange {
 export function registrationChanges(prev: RegistrationData, next: RegistrationData): RegistrationChange[] {
   const out: RegistrationChange[] = [];
   const ns = (x: string[]) => (x.length ? [...x].sort().join(',') : null);
-  if (prev.registrar && next.registrar && prev.registrar !== next.registrar) out.push({ field: 'registrar', old_value: prev.registrar, new_value: next.registrar });
+  if (prev.registrar && next.registrar && prev.registrar !== next.registrar)
+    out.push({ field: 'registrar', old_value: prev.registrar, new_value: next.registrar });
   if (prev.nameservers.length && next.nameservers.length && ns(prev.nameservers) !== ns(next.nameservers)) {
     out.push({ field: 'nameservers', old_value: ns(prev.nameservers), new_value: ns(next.nameservers) });
   }
-  if (prev.expiry_date && next.expiry_date && prev.expiry_date !== next.expiry_date) out.push({ field: 'expiry_date', old_value: prev.expiry_date, new_value: next.expiry_date });
+  if (prev.expiry_date && next.expiry_date && prev.expiry_date !== next.expiry_date)
+    out.push({ field: 'expiry_date', old_value: prev.expiry_date, new_value: next.expiry_date });
   if (prev.transfer_lock !== null && next.transfer_lock !== null && prev.transfer_lock !== next.transfer_lock) {
     out.push({ field: 'transfer_lock', old_value: String(prev.transfer_lock), new_value: String(next.transfer_lock) });
   }
@@ -131,7 +159,10 @@ export function changeMessage(domain: string, c: RegistrationChange): { message:
       return { message: `${domain}: nameservers changed from ${c.old_value} to ${c.new_value}`, severity: 'high' };
     case 'expiry_date':
       return (c.new_value ?? '') > (c.old_value ?? '')
-        ? { message: `${domain}: renewed, registration now expires on ${c.new_value} (was ${c.old_value})`, severity: 'info' }
+        ? {
+            message: `${domain}: renewed, registration now expires on ${c.new_value} (was ${c.old_value})`,
+            severity: 'info',
+          }
         : { message: `${domain}: registration expiry moved from ${c.old_value} to ${c.new_value}`, severity: 'medium' };
     case 'transfer_lock':
       return c.new_value === 'true'

@@ -18,9 +18,33 @@ interface RegistrySuffix {
 const CENTRALNIC: RegistrySuffix = { operator: 'CentralNic', whois: 'whois.centralnic.com', rdap: null };
 
 const CENTRALNIC_SUFFIXES = [
-  'ae.org', 'ar.com', 'br.com', 'cn.com', 'co.com', 'co.nl', 'co.no', 'com.de', 'com.se', 'de.com', 'eu.com',
-  'gb.net', 'gr.com', 'hu.net', 'in.net', 'jp.net', 'jpn.com', 'mex.com', 'ru.com', 'sa.com', 'se.net',
-  'uk.com', 'uk.net', 'us.com', 'us.org', 'za.bz', 'za.com',
+  'ae.org',
+  'ar.com',
+  'br.com',
+  'cn.com',
+  'co.com',
+  'co.nl',
+  'co.no',
+  'com.de',
+  'com.se',
+  'de.com',
+  'eu.com',
+  'gb.net',
+  'gr.com',
+  'hu.net',
+  'in.net',
+  'jp.net',
+  'jpn.com',
+  'mex.com',
+  'ru.com',
+  'sa.com',
+  'se.net',
+  'uk.com',
+  'uk.net',
+  'us.com',
+  'us.org',
+  'za.bz',
+  'za.com',
 ] as const;
 
 export const REGISTRY_SUFFIXES: Readonly<Record<string, RegistrySuffix>> = Object.freeze({

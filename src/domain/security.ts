@@ -121,9 +121,36 @@ export function evaluateDmarc(txts: string[]): DmarcResult {
 
 /** Selectors probed on every domain, plus the ones the user adds (dkim_selectors). */
 export const COMMON_DKIM_SELECTORS = [
-  'default', 'dkim', 'mail', 'selector1', 'selector2', 'google', 'k1', 'k2', 'k3', 's1', 's2',
-  'key1', 'key2', 'smtp', 'mandrill', 'mxvault', 'zoho', 'protonmail', 'protonmail2', 'protonmail3',
-  'fm1', 'fm2', 'fm3', 'everlytickey1', 'everlytickey2', 'sig1', 'dkim1', 'mailjet', 'sendgrid', 's1024',
+  'default',
+  'dkim',
+  'mail',
+  'selector1',
+  'selector2',
+  'google',
+  'k1',
+  'k2',
+  'k3',
+  's1',
+  's2',
+  'key1',
+  'key2',
+  'smtp',
+  'mandrill',
+  'mxvault',
+  'zoho',
+  'protonmail',
+  'protonmail2',
+  'protonmail3',
+  'fm1',
+  'fm2',
+  'fm3',
+  'everlytickey1',
+  'everlytickey2',
+  'sig1',
+  'dkim1',
+  'mailjet',
+  'sendgrid',
+  's1024',
 ] as const;
 
 /** A published (non-revoked) DKIM key: `v=DKIM1` optional, `p=` non-empty. */
@@ -177,7 +204,13 @@ interface DnssecResult {
 
 export function evaluateDnssec(ds: number, dnskey: number, registrySigned: boolean | null): DnssecResult {
   const enabled = ds > 0 && dnskey > 0;
-  return { status: enabled ? 'pass' : 'fail', enabled, ds_records: ds, dnskey_records: dnskey, registry_signed: registrySigned };
+  return {
+    status: enabled ? 'pass' : 'fail',
+    enabled,
+    ds_records: ds,
+    dnskey_records: dnskey,
+    registry_signed: registrySigned,
+  };
 }
 
 /** Points of each check in the 0-100 security score; a check whose result is unknown is left out and the rest scaled. */
@@ -227,7 +260,10 @@ export function mergeLastKnown(prev: LastKnown, current: Record<SecurityCheck, C
 }
 
 /** Each check's value for the score: this run's when known, else the last known one, else unknown. */
-export function scoringValues(current: Record<SecurityCheck, CheckValue>, last: LastKnown): Record<SecurityCheck, CheckValue> {
+export function scoringValues(
+  current: Record<SecurityCheck, CheckValue>,
+  last: LastKnown,
+): Record<SecurityCheck, CheckValue> {
   const out = { ...current };
   for (const k of SECURITY_CHECKS) if (out[k] === 'unknown' && last[k]) out[k] = last[k]!.status;
   return out;
@@ -248,28 +284,56 @@ export function recommendations(r: RecommendationInputs): string[] {
   const out: string[] = [];
   const d = r.domain;
   if (r.spf.status === 'fail') {
-    if (r.spf.records.length === 0) out.push(`Publish an SPF record at ${d}, for example "v=spf1 mx -all", listing only the servers that send mail for the domain.`);
-    else if (r.spf.records.length > 1) out.push(`Merge the ${r.spf.records.length} SPF records at ${d} into a single "v=spf1" TXT record; receivers treat several as a permanent error.`);
-    else if (r.spf.all === '+all') out.push(`Replace "+all" in the SPF record of ${d} with "-all" (or "~all") so that servers you do not list cannot send as ${d}.`);
-    else out.push(`Reduce the SPF record of ${d} to at most ${SPF_MAX_LOOKUPS} DNS look-ups (it needs ${r.spf.lookups}): flatten includes or drop unused ones.`);
+    if (r.spf.records.length === 0)
+      out.push(
+        `Publish an SPF record at ${d}, for example "v=spf1 mx -all", listing only the servers that send mail for the domain.`,
+      );
+    else if (r.spf.records.length > 1)
+      out.push(
+        `Merge the ${r.spf.records.length} SPF records at ${d} into a single "v=spf1" TXT record; receivers treat several as a permanent error.`,
+      );
+    else if (r.spf.all === '+all')
+      out.push(
+        `Replace "+all" in the SPF record of ${d} with "-all" (or "~all") so that servers you do not list cannot send as ${d}.`,
+      );
+    else
+      out.push(
+        `Reduce the SPF record of ${d} to at most ${SPF_MAX_LOOKUPS} DNS look-ups (it needs ${r.spf.lookups}): flatten includes or drop unused ones.`,
+      );
   }
   if (r.dmarc.status === 'fail') {
-    if (!r.dmarc.record) out.push(`Publish a DMARC record at _dmarc.${d}, for example "v=DMARC1; p=quarantine; rua=mailto:dmarc@${d}".`);
-    else if (r.dmarc.policy === 'none') out.push(`Raise the DMARC policy of ${d} from "p=none" to "p=quarantine" or "p=reject" once your reports show legitimate mail passes.`);
+    if (!r.dmarc.record)
+      out.push(`Publish a DMARC record at _dmarc.${d}, for example "v=DMARC1; p=quarantine; rua=mailto:dmarc@${d}".`);
+    else if (r.dmarc.policy === 'none')
+      out.push(
+        `Raise the DMARC policy of ${d} from "p=none" to "p=quarantine" or "p=reject" once your reports show legitimate mail passes.`,
+      );
     else out.push(`Fix the DMARC record at _dmarc.${d}: ${r.dmarc.problems.join('; ')}.`);
   }
   if (r.dkim.status === 'fail') {
-    out.push(`Publish a DKIM key (TXT at <selector>._domainkey.${d}) for each service that sends mail as ${d}, and add its selector to the domain's dkim_selectors if it is not a common one.`);
+    out.push(
+      `Publish a DKIM key (TXT at <selector>._domainkey.${d}) for each service that sends mail as ${d}, and add its selector to the domain's dkim_selectors if it is not a common one.`,
+    );
   }
   if (r.caa.status === 'fail') {
-    out.push(`Add a CAA record at ${d}, for example "0 issue \\"letsencrypt.org\\"", so that only the certificate authorities you use may issue certificates for it.`);
+    out.push(
+      `Add a CAA record at ${d}, for example "0 issue \\"letsencrypt.org\\"", so that only the certificate authorities you use may issue certificates for it.`,
+    );
   }
   if (r.dnssec.enabled === false) {
-    if (r.dnssec.ds_records > 0) out.push(`The parent zone has a DS record for ${d} but ${d} serves no DNSKEY: publish the signed zone or remove the DS record at your registrar, or resolution will fail.`);
-    else out.push(`Enable DNSSEC for ${d}: sign the zone at your DNS provider and publish its DS record at your registrar.`);
+    if (r.dnssec.ds_records > 0)
+      out.push(
+        `The parent zone has a DS record for ${d} but ${d} serves no DNSKEY: publish the signed zone or remove the DS record at your registrar, or resolution will fail.`,
+      );
+    else
+      out.push(
+        `Enable DNSSEC for ${d}: sign the zone at your DNS provider and publish its DS record at your registrar.`,
+      );
   }
   if (r.transfer_lock === false) {
-    out.push(`Turn on the registrar transfer lock (clientTransferProhibited) for ${d} to prevent unauthorised transfers.`);
+    out.push(
+      `Turn on the registrar transfer lock (clientTransferProhibited) for ${d} to prevent unauthorised transfers.`,
+    );
   }
   return out;
 }

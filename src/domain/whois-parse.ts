@@ -2,9 +2,7 @@
 // use: "Label: value", "Label:value", dot leaders, JPRS "[Label] value", indented blocks), the
 // pairs are looked up in our label tables, and dates are read with the registry's own date order.
 // docs/registration.md describes the families and forms.
-import {
-  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, type RegistrationData,
-} from './registration.js';
+import { EMPTY_REGISTRATION, hasTransferLock, normalizeStatus, type RegistrationData } from './registration.js';
 import { dateOrderFor, parseWhoisDate, parseWhoisTimestamp } from './registry-dates.js';
 
 type WhoisField = 'expiry' | 'registrar' | 'created' | 'updated' | 'nameserver' | 'status' | 'dnssec';
@@ -21,8 +19,21 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
   },
   // ICANN-format gTLDs and the ccTLDs that copied it (Verisign, PIR, Donuts, CentralNic, Afilias).
   icann: {
-    expiry: ['registry expiry date', 'registry expiration date', 'expiry date', 'expiration date', 'domain expiration date', 'registrar registration expiration date'],
-    registrar: ['registrar', 'sponsoring registrar', 'registrar name', 'registrar organization', 'sponsoring registrar organization'],
+    expiry: [
+      'registry expiry date',
+      'registry expiration date',
+      'expiry date',
+      'expiration date',
+      'domain expiration date',
+      'registrar registration expiration date',
+    ],
+    registrar: [
+      'registrar',
+      'sponsoring registrar',
+      'registrar name',
+      'registrar organization',
+      'sponsoring registrar organization',
+    ],
     created: ['creation date', 'created date', 'domain registration date', 'registration date'],
     updated: ['updated date', 'domain last updated date', 'last updated date'],
     nameserver: ['name server', 'nameserver', 'nameservers', 'name servers'],
@@ -34,23 +45,91 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
     expiry: ['expiry date', 'renewal date', 'expire date'],
     created: ['registered on', 'registered', 'created'],
     updated: ['last updated', 'last update', 'last modified'],
-    nameserver: ['name servers', 'nameservers', 'name servers/dns', 'name server information', 'domain nameservers', 'domain servers'],
+    nameserver: [
+      'name servers',
+      'nameservers',
+      'name servers/dns',
+      'name server information',
+      'domain nameservers',
+      'domain servers',
+    ],
     status: ['registration status'],
   },
   // RIPE-style ccTLDs (.ru .su .br .cl .ua .fr .ch .at .cz ...): short lower-case keys.
   ripe: {
-    expiry: ['expires', 'expire', 'expired', 'paid-till', 'expires on', 'expiration', 'expiration time', 'ok-until', 'valid until', 'valid-date', 'validity', 'exp date', 'expiry'],
+    expiry: [
+      'expires',
+      'expire',
+      'expired',
+      'paid-till',
+      'expires on',
+      'expiration',
+      'expiration time',
+      'ok-until',
+      'valid until',
+      'valid-date',
+      'validity',
+      'exp date',
+      'expiry',
+    ],
     registrar: ['registrar', 'sponsoring registrar', 'registrar-name', 'current registrar', 'current registar'],
-    created: ['created', 'created on', 'domain created', 'registered', 'registration time', 'record created', 'record created on', 'domain record activated', 'activated'],
-    updated: ['changed', 'modified', 'last-update', 'last modified', 'updated', 'domain record last updated', 'last updated on'],
-    nameserver: ['nserver', 'ns', 'name-server', 'dns servers', 'domain servers in listed order', 'hostname', 'primary server', 'secondary server'],
+    created: [
+      'created',
+      'created on',
+      'domain created',
+      'registered',
+      'registration time',
+      'record created',
+      'record created on',
+      'domain record activated',
+      'activated',
+    ],
+    updated: [
+      'changed',
+      'modified',
+      'last-update',
+      'last modified',
+      'updated',
+      'domain record last updated',
+      'last updated on',
+    ],
+    nameserver: [
+      'nserver',
+      'ns',
+      'name-server',
+      'dns servers',
+      'domain servers in listed order',
+      'hostname',
+      'primary server',
+      'secondary server',
+    ],
     status: ['state', 'domain-status', 'eppstatus'],
   },
   // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
   national: {
-    expiry: ['record expires on', 'record will expire on', 'fecha de vencimiento', 'fecha de expiracion', 'fecha de expiración', 'data de expiração', 'expiration date (dd/mm/yyyy)', 'domain expires', 'expires at', 'free-date'],
+    expiry: [
+      'record expires on',
+      'record will expire on',
+      'fecha de vencimiento',
+      'fecha de expiracion',
+      'fecha de expiración',
+      'data de expiração',
+      'expiration date (dd/mm/yyyy)',
+      'domain expires',
+      'expires at',
+      'free-date',
+    ],
     registrar: ['account name', 'authorized agency', 'registration service provider', 'registrar of record'],
-    created: ['registered date', 'domain registered', 'first registration date', 'record created on', 'fecha de registro', 'fecha de creacion', 'fecha de creación', 'created on'],
+    created: [
+      'registered date',
+      'domain registered',
+      'first registration date',
+      'record created on',
+      'fecha de registro',
+      'fecha de creacion',
+      'fecha de creación',
+      'created on',
+    ],
     updated: ['last update', 'fecha de actualizacion'],
     nameserver: ['name server', 'host name'],
   },
@@ -79,7 +158,23 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
 
 /** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
 const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
-  'de', 'eu', 'nl', 'be', 'ch', 'li', 'at', 'lu', 'lv', 'hu', 'bg', 'sa', 'om', 'kz', 'pe', 'au', 'nz',
+  'de',
+  'eu',
+  'nl',
+  'be',
+  'ch',
+  'li',
+  'at',
+  'lu',
+  'lv',
+  'hu',
+  'bg',
+  'sa',
+  'om',
+  'kz',
+  'pe',
+  'au',
+  'nz',
 ]);
 
 interface WhoisPair {
@@ -88,11 +183,18 @@ interface WhoisPair {
 }
 
 function normLabel(l: string): string {
-  return l.toLowerCase().replace(/^[\s*>#%-]+/, '').replace(/[\s.:]+$/, '').replace(/\.{2,}/g, '').replace(/\s+/g, ' ').trim();
+  return l
+    .toLowerCase()
+    .replace(/^[\s*>#%-]+/, '')
+    .replace(/[\s.:]+$/, '')
+    .replace(/\.{2,}/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
 }
 
 // Labels written without a colon before their value ("Record expires on 2026-01-01", "Valid-date 2026-01-01").
-const BARE_LABELS = /^\s*(record expires on|record created on|expires on|valid-date|domain record activated|domain record last updated|domain expires|registered on|renewal date)\s+(?!.*:\s)(.*\d.*)$/i;
+const BARE_LABELS =
+  /^\s*(record expires on|record created on|expires on|valid-date|domain record activated|domain record last updated|domain expires|registered on|renewal date)\s+(?!.*:\s)(.*\d.*)$/i;
 
 const HOST = /^[a-z0-9-]+(\.[a-z0-9-]+)+$/;
 
@@ -107,10 +209,13 @@ export function whoisPairs(text: string): WhoisPair[] {
   let handle = false;
   let section: string | null = null;
   const push = (label: string, value: string) => {
-    const l = normLabel(label).replace(/^(ns_name)_\d+$/, '$1').replace(/^ns \d+$/, 'ns');
+    const l = normLabel(label)
+      .replace(/^(ns_name)_\d+$/, '$1')
+      .replace(/^ns \d+$/, 'ns');
     if (!l) return;
     // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", its name on the next line.
-    if (handle && /^(organization|organisation|org|name)$/.test(l)) out.push({ label: 'registrar/organization', value: value.trim() });
+    if (handle && /^(organization|organisation|org|name)$/.test(l))
+      out.push({ label: 'registrar/organization', value: value.trim() });
     handle = l === 'registrar' && /^\S+$/.test(value.trim());
     out.push({ label: l, value: value.trim() });
   };
@@ -136,12 +241,19 @@ export function whoisPairs(text: string): WhoisPair[] {
     const ind = indentOf(line);
     const pair = pairOf(line);
     const next = lines[i + 1];
-    const indented = next !== undefined && next.trim() !== '' && indentOf(next) > ind
-      && (pair ? pair[1].trim() === '' : /^\s*[A-Za-z][A-Za-z /()-]{1,40}$/.test(line));
+    const indented =
+      next !== undefined &&
+      next.trim() !== '' &&
+      indentOf(next) > ind &&
+      (pair ? pair[1].trim() === '' : /^\s*[A-Za-z][A-Za-z /()-]{1,40}$/.test(line));
     // "NAME SERVER INFORMATION:" / "REGISTRAR:" followed by bare lines at the same indent (.bg, .pl).
     const bareNext = next !== undefined && next.trim() !== '' && pairOf(next) === null;
-    const flat = !indented && bareNext && (pair ? pair[1].trim() === ''
-      : /^[A-Za-z][A-Za-z ]{1,40}$/.test(line) && HOST.test(next!.trim().toLowerCase().replace(/\.$/, '')));
+    const flat =
+      !indented &&
+      bareNext &&
+      (pair
+        ? pair[1].trim() === ''
+        : /^[A-Za-z][A-Za-z ]{1,40}$/.test(line) && HOST.test(next!.trim().toLowerCase().replace(/\.$/, '')));
     const opensBlock = indented || flat;
     if (!opensBlock) {
       // "Registrar:" then "name: X" on the next lines, up to a blank line (.ee): a section.
@@ -150,7 +262,13 @@ export function whoisPairs(text: string): WhoisPair[] {
       if (pair) {
         push(pair[0], pair[1]);
         // Values continued on more indented lines (.pl "nameservers:" lists one host a line).
-        while (pair[1].trim() && lines[i + 1]?.trim() && indentOf(lines[i + 1]!) > ind && pairOf(lines[i + 1]!) === null) push(pair[0], lines[++i]!);
+        while (
+          pair[1].trim() &&
+          lines[i + 1]?.trim() &&
+          indentOf(lines[i + 1]!) > ind &&
+          pairOf(lines[i + 1]!) === null
+        )
+          push(pair[0], lines[++i]!);
       }
       // .jp "[State] Connected (2026/05/31)" and .ua "status: OK-UNTIL 20260531000000" carry the expiry.
       if (pair && /^(state|status)$/i.test(normLabel(pair[0]))) {
@@ -162,7 +280,10 @@ export function whoisPairs(text: string): WhoisPair[] {
     const header = normLabel(pair ? pair[0] : line);
     for (i = i + 1; i < lines.length; i++) {
       const sub = lines[i]!;
-      if (!sub.trim() || (flat ? pairOf(sub) !== null : indentOf(sub) <= ind)) { i--; break; }
+      if (!sub.trim() || (flat ? pairOf(sub) !== null : indentOf(sub) <= ind)) {
+        i--;
+        break;
+      }
       const sp = pairOf(sub);
       if (sp && sp[1].trim()) {
         push(sp[0], sp[1]);
@@ -198,7 +319,10 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
     if (hit.field === 'nameserver') {
       for (const tok of value.toLowerCase().split(/[\s,]+/)) {
         const h = tok.replace(/\.$/, '');
-        if (HOST.test(h) && !nameservers.includes(h)) { nameservers.push(h); break; }
+        if (HOST.test(h) && !nameservers.includes(h)) {
+          nameservers.push(h);
+          break;
+        }
       }
       continue;
     }
@@ -215,9 +339,14 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
     const cur = best[hit.field];
     if (!cur || hit.rank < cur.rank) best[hit.field] = { rank: hit.rank, value };
   }
-  const registrar = best.registrar?.value.replace(/\s*\[Tag = [^\]]*\]\s*/i, '').replace(/\s*\(\s*https?:[^)]*\)\s*$/i, '')
-    // PIR's "MarkMonitor Inc. (R37-LROR)": the registry's handle for the registrar.
-    .replace(/\s*\([A-Z0-9]+-[A-Z]+\)\s*$/, '').replace(/\s+/g, ' ').trim() || null;
+  const registrar =
+    best.registrar?.value
+      .replace(/\s*\[Tag = [^\]]*\]\s*/i, '')
+      .replace(/\s*\(\s*https?:[^)]*\)\s*$/i, '')
+      // PIR's "MarkMonitor Inc. (R37-LROR)": the registry's handle for the registrar.
+      .replace(/\s*\([A-Z0-9]+-[A-Z]+\)\s*$/, '')
+      .replace(/\s+/g, ' ')
+      .trim() || null;
   const dnssec = best.dnssec?.value.toLowerCase() ?? null;
   const data: RegistrationData = {
     ...EMPTY_REGISTRATION,
@@ -232,7 +361,9 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
   };
   let reason: string | null = null;
   if (!data.expiry_date) {
-    reason = NO_EXPIRY_TLDS.has(tld) ? `the .${tld} registry publishes no expiry date` : `the .${tld} registry's answer names no expiry date`;
+    reason = NO_EXPIRY_TLDS.has(tld)
+      ? `the .${tld} registry publishes no expiry date`
+      : `the .${tld} registry's answer names no expiry date`;
   }
   return { data, reason };
 }
@@ -279,7 +410,10 @@ export function classifyWhoisAnswer(name: string, text: string): WhoisClass {
   if (!text.trim()) return 'empty';
   if (hasDomainData(parseWhoisAnswer(name, text).data)) return 'ok';
   if (NO_MATCH.some((r) => r.test(text))) return 'not_found';
-  const body = text.split('\n').filter((l) => l.trim() && !/^\s*[%#]/.test(l)).join('\n');
+  const body = text
+    .split('\n')
+    .filter((l) => l.trim() && !/^\s*[%#]/.test(l))
+    .join('\n');
   if (body.length <= 1500 && RATE_LIMITED.some((r) => r.test(text))) return 'rate_limited';
   return 'ok';
 }
@@ -293,6 +427,7 @@ export function readWhoisAnswer(name: string, text: string): WhoisVerdict {
   const cls = classifyWhoisAnswer(name, text);
   if (cls !== 'ok') return { kind: cls };
   const { data, reason } = parseWhoisAnswer(name, text);
-  if (hasDomainData(data) || data.statuses.length || NO_EXPIRY_TLDS.has(tldOf(name))) return { kind: 'ok', data, reason };
+  if (hasDomainData(data) || data.statuses.length || NO_EXPIRY_TLDS.has(tldOf(name)))
+    return { kind: 'ok', data, reason };
   return { kind: 'unreadable' };
 }

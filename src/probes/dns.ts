@@ -10,7 +10,10 @@ import packet from 'dns-packet';
 
 /** A failed look-up that is not "no such name / no such record" (timeout, SERVFAIL, refused). */
 export class DnsError extends Error {
-  constructor(message: string, readonly code: string) {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
     super(message);
     this.name = 'DnsError';
   }
@@ -29,10 +32,7 @@ export interface MxRecord {
 
 /** One answer with "no such name" (NXDOMAIN), "no such record" (NODATA) and failures told apart. */
 export type Lookup<T> =
-  | { status: 'ok'; records: T[] }
-  | { status: 'nxdomain' }
-  | { status: 'nodata' }
-  | { status: 'error'; error: string };
+  { status: 'ok'; records: T[] } | { status: 'nxdomain' } | { status: 'nodata' } | { status: 'error'; error: string };
 
 /** The resolver's questions answered as Lookup (the exposure scanner needs NXDOMAIN apart from NODATA). */
 export interface DnsLookups {
@@ -145,7 +145,11 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
 
   // After cancel() nothing new goes out: a caller still looping over names gets ECANCELLED at once.
   const ask = <T>(fn: (r: dns.promises.Resolver) => Promise<T[]>): Promise<Lookup<T>> =>
-    outcome(cancelled ? Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED')) : setup().then(({ resolver }) => fn(resolver)));
+    outcome(
+      cancelled
+        ? Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED'))
+        : setup().then(({ resolver }) => fn(resolver)),
+    );
   const lookup: DnsLookups = {
     a: (name) => ask((r) => r.resolve4(name)),
     aaaa: (name) => ask((r) => r.resolve6(name)),
@@ -208,12 +212,20 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
 
 function caaOf(rec: dns.CaaRecord): CaaRecord {
   const r = rec as unknown as Record<string, unknown> & { critical: number };
-  const tag = (['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone'] as const).find((t) => r[t] !== undefined) ?? 'unknown';
+  const tag =
+    (['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone'] as const).find((t) => r[t] !== undefined) ??
+    'unknown';
   return { critical: r.critical, tag, value: String(r[tag] ?? '') };
 }
 
 /** One UDP query (RD set, EDNS0 with DO so validating resolvers return DNSSEC records). */
-function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', timeoutMs: number, pending: Set<() => void>): Promise<packet.Packet & { rcode?: string }> {
+function udpQuery(
+  server: ServerAddress,
+  name: string,
+  type: 'DS' | 'DNSKEY',
+  timeoutMs: number,
+  pending: Set<() => void>,
+): Promise<packet.Packet & { rcode?: string }> {
   return new Promise((resolve, reject) => {
     const id = randomInt(0, 65536);
     const socket = dgram.createSocket(net.isIPv6(server.host) ? 'udp6' : 'udp4');
@@ -229,7 +241,10 @@ function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', ti
       if (err) reject(err);
       else resolve(res as packet.Packet & { rcode?: string });
     };
-    const timer = setTimeout(() => done(new DnsError(`DNS timeout asking ${server.host}:${server.port}`, 'ETIMEOUT')), timeoutMs);
+    const timer = setTimeout(
+      () => done(new DnsError(`DNS timeout asking ${server.host}:${server.port}`, 'ETIMEOUT')),
+      timeoutMs,
+    );
     socket.on('error', (err) => done(err));
     socket.on('message', (msg) => {
       try {
@@ -245,7 +260,18 @@ function udpQuery(server: ServerAddress, name: string, type: 'DS' | 'DNSKEY', ti
       id,
       flags: packet.RECURSION_DESIRED,
       questions: [{ type, name, class: 'IN' }],
-      additionals: [{ type: 'OPT', name: '.', udpPayloadSize: 4096, extendedRcode: 0, ednsVersion: 0, flags: packet.DNSSEC_OK, flag_do: true, options: [] } as unknown as packet.Answer],
+      additionals: [
+        {
+          type: 'OPT',
+          name: '.',
+          udpPayloadSize: 4096,
+          extendedRcode: 0,
+          ednsVersion: 0,
+          flags: packet.DNSSEC_OK,
+          flag_do: true,
+          options: [],
+        } as unknown as packet.Answer,
+      ],
     });
     // A connected socket surfaces ICMP "port unreachable" as ECONNREFUSED instead of a timeout.
     socket.connect(server.port, server.host, () => socket.send(query));
@@ -290,9 +316,19 @@ export function axfr(address: string, port: number, zone: string, timeoutMs: num
       socket.destroy();
       resolve(r);
     };
-    const timer = setTimeout(() => finish(records.length ? { ok: true, records } : { ok: false, error: 'timeout' }), timeoutMs);
+    const timer = setTimeout(
+      () => finish(records.length ? { ok: true, records } : { ok: false, error: 'timeout' }),
+      timeoutMs,
+    );
     socket.on('connect', () => {
-      socket.write(packet.streamEncode({ type: 'query', id: randomInt(0, 65536), flags: 0, questions: [{ type: 'AXFR', name: zone }] }));
+      socket.write(
+        packet.streamEncode({
+          type: 'query',
+          id: randomInt(0, 65536),
+          flags: 0,
+          questions: [{ type: 'AXFR', name: zone }],
+        }),
+      );
     });
     socket.on('data', (chunk: Buffer) => {
       for (const msg of frames(chunk)) {

@@ -33,7 +33,12 @@ export interface ExposureNet {
   /** GET / from `address` with `Host: host` (SNI too over TLS); the body is cut at 64 KiB. */
   http(address: string, host: string, tlsOn: boolean, timeoutMs: number): Promise<HttpAnswer>;
   /** A handshake limited to [min, max] (legacy versions with OpenSSL security level 0). */
-  tls(address: string, servername: string, versions: { min: TlsVersion; max: TlsVersion }, timeoutMs: number): Promise<TlsAnswer>;
+  tls(
+    address: string,
+    servername: string,
+    versions: { min: TlsVersion; max: TlsVersion },
+    timeoutMs: number,
+  ): Promise<TlsAnswer>;
   /** The port actually dialled for a well-known one (used by AXFR too). */
   portFor(port: number, address: string): number;
 }
@@ -48,7 +53,9 @@ interface ExposureNetOptions {
 export function guardedAxfr(axfr: DnsResolver['axfr'], policy: OutboundPolicy): DnsResolver['axfr'] {
   return (address, port, zone, timeoutMs): Promise<AxfrResult> => {
     const rule = policy.denied(address);
-    return rule ? Promise.resolve({ ok: false, error: deniedMessage(address, rule) }) : axfr(address, port, zone, timeoutMs);
+    return rule
+      ? Promise.resolve({ ok: false, error: deniedMessage(address, rule) })
+      : axfr(address, port, zone, timeoutMs);
   };
 }
 
@@ -91,8 +98,14 @@ export function createExposureNet(opts: ExposureNetOptions = {}): ExposureNet {
           resolve(a);
         };
         const req = lib.request({
-          host: address, port, path: '/', method: 'GET', headers: { host, 'user-agent': 'dommon-exposure' },
-          servername: tlsOn ? host : undefined, rejectUnauthorized: false, agent: false,
+          host: address,
+          port,
+          path: '/',
+          method: 'GET',
+          headers: { host, 'user-agent': 'dommon-exposure' },
+          servername: tlsOn ? host : undefined,
+          rejectUnauthorized: false,
+          agent: false,
         });
         const timer = setTimeout(() => done({ ok: false, error: 'timeout' }), timeoutMs);
         req.on('response', (res) => {
@@ -116,8 +129,13 @@ export function createExposureNet(opts: ExposureNetOptions = {}): ExposureNet {
       return new Promise((resolve) => {
         const legacy = versions.min === 'TLSv1' || versions.min === 'TLSv1.1';
         const s = tls.connect({
-          host: address, port: portFor(443, address), servername: net.isIP(servername) ? undefined : servername, rejectUnauthorized: false,
-          minVersion: versions.min, maxVersion: versions.max, ...(legacy ? { ciphers: 'DEFAULT@SECLEVEL=0' } : {}),
+          host: address,
+          port: portFor(443, address),
+          servername: net.isIP(servername) ? undefined : servername,
+          rejectUnauthorized: false,
+          minVersion: versions.min,
+          maxVersion: versions.max,
+          ...(legacy ? { ciphers: 'DEFAULT@SECLEVEL=0' } : {}),
         });
         const done = (a: TlsAnswer) => {
           clearTimeout(timer);

@@ -31,15 +31,19 @@ export async function probeHttp(t: HttpTarget, deps: ProbeDeps, parent: AbortSig
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   try {
     const addr = await raceSignal(deps.resolver.resolve(host), signal);
-    const status = await getStatus({
-      address: addr.address,
-      port: url.port ? Number(url.port) : secure ? 443 : 80,
-      path: `${url.pathname}${url.search}`,
-      hostHeader: url.host,
-      tls: secure ? { servername: net.isIP(host) ? undefined : host, ca: deps.ca } : null,
-    }, signal);
+    const status = await getStatus(
+      {
+        address: addr.address,
+        port: url.port ? Number(url.port) : secure ? 443 : 80,
+        path: `${url.pathname}${url.search}`,
+        hostHeader: url.host,
+        tls: secure ? { servername: net.isIP(host) ? undefined : host, ca: deps.ca } : null,
+      },
+      signal,
+    );
     const ms = elapsed();
-    if (status !== t.expectedStatus) return failure('status', `HTTP ${status}, expected ${t.expectedStatus}`, ms, status);
+    if (status !== t.expectedStatus)
+      return failure('status', `HTTP ${status}, expected ${t.expectedStatus}`, ms, status);
     return { ok: true, responseTimeMs: ms, statusCode: status, error: null, reason: null };
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
@@ -65,7 +69,13 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
     if (signal.aborted) return reject(signal.reason);
     const request = `GET ${r.path} HTTP/1.1\r\nhost: ${r.hostHeader}\r\nuser-agent: ${USER_AGENT}\r\naccept: */*\r\nconnection: close\r\n\r\n`;
     const sock = r.tls
-      ? tls.connect({ host: r.address, port: r.port, ...(r.tls.servername ? { servername: r.tls.servername } : {}), ...(r.tls.ca ? { ca: r.tls.ca } : {}), ALPNProtocols: ['http/1.1'] })
+      ? tls.connect({
+          host: r.address,
+          port: r.port,
+          ...(r.tls.servername ? { servername: r.tls.servername } : {}),
+          ...(r.tls.ca ? { ca: r.tls.ca } : {}),
+          ALPNProtocols: ['http/1.1'],
+        })
       : net.connect({ host: r.address, port: r.port });
     let head: Buffer | null = null;
     let settled = false;
@@ -97,10 +107,19 @@ function getStatus(r: StatusRequest, signal: AbortSignal): Promise<number> {
 }
 
 const web: LivenessProbeFn = (e, c, deps, signal) =>
-  probeHttp({ url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code }, deps, signal);
+  probeHttp(
+    { url: fullUrl(e), timeoutMs: c.timeout_seconds * 1000, expectedStatus: c.expected_status_code },
+    deps,
+    signal,
+  );
 
 /** `http`: a GET expecting expected_status_code; no certificate. */
 export const http: EndpointPlugin<'http'> = { name: 'http', ...ENDPOINT_SHAPES.http, liveness: web };
 
 /** `https`: the same GET over TLS; its certificate is inspected (TLS from the first byte). */
-export const https: EndpointPlugin<'https'> = { name: 'https', ...ENDPOINT_SHAPES.https, liveness: web, inspect: inspectTls };
+export const https: EndpointPlugin<'https'> = {
+  name: 'https',
+  ...ENDPOINT_SHAPES.https,
+  liveness: web,
+  inspect: inspectTls,
+};

@@ -14,12 +14,17 @@ export const imapMode = (port: number): TlsMode => (port === 993 ? 'implicit' : 
 
 async function greeting(r: LineReader, signal: AbortSignal): Promise<string> {
   const g = await r.next(signal);
-  if (!/^\* (OK|PREAUTH)\b/i.test(g)) throw new ProtocolFailure('status', `IMAP greeting "${clip(g)}", expected "* OK"`);
+  if (!/^\* (OK|PREAUTH)\b/i.test(g))
+    throw new ProtocolFailure('status', `IMAP greeting "${clip(g)}", expected "* OK"`);
   return g;
 }
 
 /** Untagged lines up to the tagged completion of `tag`; returns the completion's text (OK ..., NO ..., BAD ...). */
-async function completion(r: LineReader, tag: string, signal: AbortSignal): Promise<{ status: string; untagged: string[] }> {
+async function completion(
+  r: LineReader,
+  tag: string,
+  signal: AbortSignal,
+): Promise<{ status: string; untagged: string[] }> {
   const untagged: string[] = [];
   for (;;) {
     const l = await r.next(signal);
@@ -30,7 +35,8 @@ async function completion(r: LineReader, tag: string, signal: AbortSignal): Prom
 }
 
 export function imapConversation(mode: TlsMode): Conversation {
-  if (mode === 'implicit') return { afterTls: async (r, signal) => (await greeting(r, signal), null), bye: 'a9 LOGOUT' };
+  if (mode === 'implicit')
+    return { afterTls: async (r, signal) => (await greeting(r, signal), null), bye: 'a9 LOGOUT' };
   return {
     async beforeTls(r, signal) {
       const g = await greeting(r, signal);
@@ -41,7 +47,10 @@ export function imapConversation(mode: TlsMode): Conversation {
         caps = c.untagged.map((l) => /^\* CAPABILITY (.*)$/i.exec(l)?.[1]).find((x) => x !== undefined) ?? '';
       }
       if (!caps.toUpperCase().split(/\s+/).includes('STARTTLS')) {
-        throw new ProtocolFailure('tls', `the server does not offer STARTTLS (CAPABILITY ${caps ? clip(caps) : 'lists nothing'})`);
+        throw new ProtocolFailure(
+          'tls',
+          `the server does not offer STARTTLS (CAPABILITY ${caps ? clip(caps) : 'lists nothing'})`,
+        );
       }
       r.send('a1 STARTTLS');
       const st = await completion(r, 'a1', signal);
@@ -57,7 +66,12 @@ export const imap: EndpointPlugin<'imap'> = {
   ...ENDPOINT_SHAPES.imap,
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
-    return probeSession({ host: hostOf(e), port, timeoutMs: c.timeout_seconds * 1000 }, imapConversation(imapMode(port)), deps, signal);
+    return probeSession(
+      { host: hostOf(e), port, timeoutMs: c.timeout_seconds * 1000 },
+      imapConversation(imapMode(port)),
+      deps,
+      signal,
+    );
   },
   inspect: (t, deps, signal) => inspectTls(t, deps, signal, imapConversation(imapMode(t.port))),
 };

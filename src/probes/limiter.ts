@@ -53,8 +53,14 @@ export function createServerLimiter(opts: LimiterOptions): ServerLimiter {
       st.nextSlot = Math.max(now, st.nextSlot) + spacing;
       if (wait > 0) {
         await new Promise<void>((resolve) => {
-          const onAbort = () => { clearTimeout(t); resolve(); };
-          const t = setTimeout(() => { signal?.removeEventListener('abort', onAbort); resolve(); }, wait);
+          const onAbort = () => {
+            clearTimeout(t);
+            resolve();
+          };
+          const t = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          }, wait);
           signal?.addEventListener('abort', onAbort, { once: true });
         });
       }

@@ -30,7 +30,12 @@ export async function pingDns(server: string, timeoutMs: number): Promise<string
   const { host, port } = splitHostPort(server, 53);
   const address = net.isIP(host) ? host : (await dns.lookup(host)).address;
   const id = randomInt(1, 65535);
-  const query = dnsPacket.encode({ type: 'query', id, flags: dnsPacket.RECURSION_DESIRED, questions: [{ type: 'NS', name: '.' }] });
+  const query = dnsPacket.encode({
+    type: 'query',
+    id,
+    flags: dnsPacket.RECURSION_DESIRED,
+    questions: [{ type: 'NS', name: '.' }],
+  });
   const socket = dgram.createSocket(net.isIPv6(address) ? 'udp6' : 'udp4');
   try {
     return await new Promise<string>((resolve, reject) => {
@@ -60,7 +65,10 @@ export async function pingRdap(base: string, timeoutMs: number): Promise<PeerAns
   const url = `${base}/help`;
   let res: Response;
   try {
-    res = await fetch(url, { headers: { accept: 'application/rdap+json, application/json' }, signal: AbortSignal.timeout(timeoutMs) });
+    res = await fetch(url, {
+      headers: { accept: 'application/rdap+json, application/json' },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
   } catch (err) {
     const cause = (err as { cause?: { code?: string } }).cause?.code;
     throw new Error(`${url}: ${cause ?? (err as Error).message}`);
@@ -109,7 +117,11 @@ export async function pingSmtp(config: Readonly<Config>, timeoutMs: number, ca?:
   } catch (err) {
     // The message may echo the URL; never print the password.
     const pass = options.auth?.pass;
-    throw new Error(`${where}: ${smtpFailure(err, config.smtpTls).error.replaceAll(pass || '\u0000', '****')}`.replace(/\s+/g, ' ').trim());
+    throw new Error(
+      `${where}: ${smtpFailure(err, config.smtpTls).error.replaceAll(pass || '\u0000', '****')}`
+        .replace(/\s+/g, ' ')
+        .trim(),
+    );
   } finally {
     transport.close();
   }

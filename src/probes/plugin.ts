@@ -10,8 +10,12 @@ import type { ProbeDeps, ProbeOutcome } from './types.js';
 export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
 
 /** Liveness: one check of the endpoint; never throws for a failing target. */
-export type LivenessProbeFn = (endpoint: UrlParts, config: ProbeSettings, deps: ProbeDeps, signal: AbortSignal) => Promise<ProbeOutcome>;
-
+export type LivenessProbeFn = (
+  endpoint: UrlParts,
+  config: ProbeSettings,
+  deps: ProbeDeps,
+  signal: AbortSignal,
+) => Promise<ProbeOutcome>;
 
 /** TLS inspection: the certificate the endpoint presents (after STARTTLS where the protocol has one); never throws. */
 export type TlsInspectFn = (target: TlsTarget, deps: ProbeDeps, signal: AbortSignal) => Promise<TlsResult>;

@@ -3,8 +3,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  EMPTY_REGISTRATION, hasTransferLock, normalizeStatus,
-  type LookupOutcome, type RegistrationData,
+  EMPTY_REGISTRATION,
+  hasTransferLock,
+  normalizeStatus,
+  type LookupOutcome,
+  type RegistrationData,
 } from '../domain/registration.js';
 import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
 import { parseWhoisDate, parseWhoisTimestamp } from '../domain/registry-dates.js';
@@ -22,7 +25,11 @@ interface BootstrapFile {
 
 function isBootstrap(x: unknown): x is BootstrapFile {
   const b = x as BootstrapFile;
-  return !!b && Array.isArray(b.services) && b.services.every((s) => Array.isArray(s) && Array.isArray(s[0]) && Array.isArray(s[1]));
+  return (
+    !!b &&
+    Array.isArray(b.services) &&
+    b.services.every((s) => Array.isArray(s) && Array.isArray(s[0]) && Array.isArray(s[1]))
+  );
 }
 
 /** TLD (or multi-label suffix) -> base URL ending in '/', https preferred. */
@@ -192,7 +199,13 @@ export function parseRdapDomain(body: unknown): RegistrationData {
     expiry_date: parseWhoisDate(event(...EXPIRY_EVENTS)),
     creation_date: parseWhoisTimestamp(event('registration')),
     updated_date: parseWhoisTimestamp(event('last changed')),
-    nameservers: [...new Set((d.nameservers ?? []).map((n) => (n.ldhName ?? n.unicodeName ?? '').toLowerCase().replace(/\.$/, '')).filter(Boolean))].sort(),
+    nameservers: [
+      ...new Set(
+        (d.nameservers ?? [])
+          .map((n) => (n.ldhName ?? n.unicodeName ?? '').toLowerCase().replace(/\.$/, ''))
+          .filter(Boolean),
+      ),
+    ].sort(),
     statuses,
     transfer_lock: hasTransferLock(statuses),
     dnssec_signed: typeof d.secureDNS?.delegationSigned === 'boolean' ? d.secureDNS.delegationSigned : null,
@@ -208,15 +221,28 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
 }
 
 /** One RDAP domain query: `{base}domain/{name}`. */
-export async function rdapLookup(name: string, base: string, signal: AbortSignal, now: () => Date, fetchFn: typeof fetch = fetch): Promise<LookupOutcome> {
+export async function rdapLookup(
+  name: string,
+  base: string,
+  signal: AbortSignal,
+  now: () => Date,
+  fetchFn: typeof fetch = fetch,
+): Promise<LookupOutcome> {
   const url = `${base.endsWith('/') ? base : `${base}/`}domain/${encodeURIComponent(name)}`;
   const server = new URL(url).host;
   let res: Response;
   try {
-    res = await fetchFn(url, { signal, headers: { accept: 'application/rdap+json, application/json' }, redirect: 'follow' });
+    res = await fetchFn(url, {
+      signal,
+      headers: { accept: 'application/rdap+json, application/json' },
+      redirect: 'follow',
+    });
   } catch (err) {
     const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why = e.name === 'TimeoutError' || e.name === 'AbortError' ? 'timed out' : (e.cause?.code ?? e.cause?.message ?? e.message);
+    const why =
+      e.name === 'TimeoutError' || e.name === 'AbortError'
+        ? 'timed out'
+        : (e.cause?.code ?? e.cause?.message ?? e.message);
     return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: ${why}` };
   }
   if (res.status === 404) {
@@ -226,11 +252,22 @@ export async function rdapLookup(name: string, base: string, signal: AbortSignal
   if (res.status === 400 || res.status === 422) {
     // Some servers answer 400 for a name outside the zones they serve: that says nothing about the name.
     await res.body?.cancel();
-    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: the server does not take this query (HTTP ${res.status}); it may not serve ${name}` };
+    return {
+      kind: 'error',
+      source: 'rdap',
+      server,
+      reason: `RDAP ${server}: the server does not take this query (HTTP ${res.status}); it may not serve ${name}`,
+    };
   }
   if (res.status === 429) {
     await res.body?.cancel();
-    return { kind: 'rate_limited', source: 'rdap', server, reason: `RDAP ${server}: rate limited (429)`, retryAfterMs: retryAfterMs(res.headers.get('retry-after'), now()) };
+    return {
+      kind: 'rate_limited',
+      source: 'rdap',
+      server,
+      reason: `RDAP ${server}: rate limited (429)`,
+      retryAfterMs: retryAfterMs(res.headers.get('retry-after'), now()),
+    };
   }
   if (!res.ok) {
     await res.body?.cancel();
@@ -243,8 +280,15 @@ export async function rdapLookup(name: string, base: string, signal: AbortSignal
     return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer is not JSON` };
   }
   const b = body as RdapDomain & { errorCode?: number };
-  if (b.errorCode === 404) return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered` };
-  if (b.objectClassName && b.objectClassName !== 'domain') return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer is a ${b.objectClassName}, not a domain` };
+  if (b.errorCode === 404)
+    return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered` };
+  if (b.objectClassName && b.objectClassName !== 'domain')
+    return {
+      kind: 'error',
+      source: 'rdap',
+      server,
+      reason: `RDAP ${server}: answer is a ${b.objectClassName}, not a domain`,
+    };
   const data = parseRdapDomain(body);
   if (!data.expiry_date && !data.registrar && !data.nameservers.length) {
     return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer holds no registration data` };

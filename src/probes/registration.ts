@@ -32,7 +32,12 @@ interface RegistrationProbeOptions {
 const tldOf = (name: string) => name.split('.').pop() ?? name;
 
 /** The WHOIS server of a name: DOMMON_WHOIS_SERVER, then DOMMON_WHOIS_SERVERS, the built-in table, IANA's referral. */
-async function whoisChoice(o: RegistrationProbeOptions, name: string, signal: AbortSignal, budgetMs: number): Promise<ServerChoice> {
+async function whoisChoice(
+  o: RegistrationProbeOptions,
+  name: string,
+  signal: AbortSignal,
+  budgetMs: number,
+): Promise<ServerChoice> {
   if (o.whoisServer) return { server: o.whoisServer };
   const tld = tldOf(name);
   const suffix = registryRegistration(name)?.suffix;
@@ -43,7 +48,9 @@ async function whoisChoice(o: RegistrationProbeOptions, name: string, signal: Ab
   if (!o.referrals) return { none: `no known WHOIS server for .${tld}` };
   const r = await o.referrals.serverFor(tld, Math.min(5000, Math.max(500, budgetMs / 2)), signal);
   if ('server' in r) return r;
-  return 'none' in r ? { none: `no known WHOIS server for .${tld} (${r.none})` } : { error: `no known WHOIS server for .${tld}; ${r.error}` };
+  return 'none' in r
+    ? { none: `no known WHOIS server for .${tld} (${r.none})` }
+    : { error: `no known WHOIS server for .${tld}; ${r.error}` };
 }
 
 export type RegistrationProbes = Record<RegistrationSource, RegistrationProbe>;
@@ -55,7 +62,10 @@ export function createRegistrationProbes(o: RegistrationProbeOptions): Registrat
         if (o.rdapUrl) return { server: o.rdapUrl };
         // A registry suffix's own RDAP service, if any: the bootstrap's .com service does not hold shop.uk.com.
         const reg = registryRegistration(name);
-        if (reg) return reg.registry.rdap ? { server: reg.registry.rdap } : { none: `no RDAP service for ${reg.suffix} (a ${reg.registry.operator} registry suffix)` };
+        if (reg)
+          return reg.registry.rdap
+            ? { server: reg.registry.rdap }
+            : { none: `no RDAP service for ${reg.suffix} (a ${reg.registry.operator} registry suffix)` };
         const base = o.bootstrap.baseFor(name);
         return base ? { server: base } : { none: `no RDAP service for .${tldOf(name)} in the IANA bootstrap` };
       },

@@ -28,11 +28,21 @@ export function livenessProbe(deps: ProbeDeps) {
     pluginOf(endpoint.endpoint_type).liveness(endpoint, config, deps, signal);
 }
 
-const noCertificate: TlsInspectFn = async () => ({ ok: false, reason: 'error', error: 'error: this endpoint type carries no certificate' });
+const noCertificate: TlsInspectFn = async () => ({
+  ok: false,
+  reason: 'error',
+  error: 'error: this endpoint type carries no certificate',
+});
 
 /** The TLS inspection of an endpoint's type (STARTTLS where its protocol has one), bound to its dependencies. */
 export function endpointInspector(deps: ProbeDeps) {
-  return (target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal): Promise<TlsResult> =>
-    (pluginOf(target.endpoint_type).inspect ?? noCertificate)({ host: target.host, port: target.port, timeoutMs: target.timeoutMs }, deps, signal);
+  return (
+    target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number },
+    signal: AbortSignal,
+  ): Promise<TlsResult> =>
+    (pluginOf(target.endpoint_type).inspect ?? noCertificate)(
+      { host: target.host, port: target.port, timeoutMs: target.timeoutMs },
+      deps,
+      signal,
+    );
 }
-

@@ -32,7 +32,10 @@ interface ResolverOptions {
 /** A look-up whose answer the outbound policy refuses (the connection is never attempted). */
 class OutboundDenied extends Error {
   readonly code = 'ERR_OUTBOUND_DENIED';
-  constructor(readonly address: string, rule: string) {
+  constructor(
+    readonly address: string,
+    rule: string,
+  ) {
     super(deniedMessage(address, rule));
   }
 }
@@ -102,7 +105,10 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
     const fam = net.isIP(h);
     if (fam) return [{ address: h, family: fam as 4 | 6 }];
     if (servers.length) return viaServers(h);
-    return (await dns.promises.lookup(h, { all: true })).map((r) => ({ address: r.address, family: r.family as 4 | 6 }));
+    return (await dns.promises.lookup(h, { all: true })).map((r) => ({
+      address: r.address,
+      family: r.family as 4 | 6,
+    }));
   }
 
   return {

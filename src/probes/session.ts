@@ -9,7 +9,11 @@ import { classify, deadline, raceSignal, type ProbeDeps, type ProbeOutcome, type
 /** A protocol answer the probe refuses (a bad greeting, no STARTTLS): classify() keeps its reason. */
 export class ProtocolFailure extends Error {
   readonly code = 'ERR_PROBE_PROTOCOL';
-  constructor(readonly reason: ProbeReason, readonly detail: string, readonly statusCode: number | null = null) {
+  constructor(
+    readonly reason: ProbeReason,
+    readonly detail: string,
+    readonly statusCode: number | null = null,
+  ) {
     super(`${reason}: ${detail}`);
   }
 }
@@ -30,10 +34,12 @@ export class LineReader {
       this.lines.push(this.buf.slice(0, nl).replace(/\r$/, ''));
       this.buf = this.buf.slice(nl + 1);
     }
-    if (this.buf.length > MAX_LINE || this.lines.length > MAX_LINES) this.fail(new ProtocolFailure('error', 'the server sent an over-long answer'));
+    if (this.buf.length > MAX_LINE || this.lines.length > MAX_LINES)
+      this.fail(new ProtocolFailure('error', 'the server sent an over-long answer'));
     this.wake();
   };
-  private readonly onEnd = () => this.fail(Object.assign(new Error('connection closed before a response'), { code: 'ECONNRESET' }));
+  private readonly onEnd = () =>
+    this.fail(Object.assign(new Error('connection closed before a response'), { code: 'ECONNRESET' }));
   private readonly onError = (err: Error) => this.fail(err);
 
   constructor(private readonly socket: net.Socket) {
@@ -141,7 +147,12 @@ function handshake(opts: tls.ConnectionOptions, signal: AbortSignal): Promise<tl
  * the TLS handshake with SNI (never rejecting an untrusted chain: the caller reads `authorized`).
  * The caller destroys the returned socket. `afterTls` is run by the caller when it wants it.
  */
-export async function openTls(t: TlsEnds, deps: ProbeDeps, signal: AbortSignal, conv: Conversation = {}): Promise<tls.TLSSocket> {
+export async function openTls(
+  t: TlsEnds,
+  deps: ProbeDeps,
+  signal: AbortSignal,
+  conv: Conversation = {},
+): Promise<tls.TLSSocket> {
   const host = t.host.replace(/^\[|\]$/g, '');
   const addr = await raceSignal(deps.resolver.resolve(host), signal);
   const base = { servername: net.isIP(host) ? undefined : host, rejectUnauthorized: false, ca: deps.ca };
@@ -182,10 +193,16 @@ export const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0
  * Liveness of a TLS service: the conversation up to and through the handshake (certificate trust is
  * the TLS inspection's business, not liveness's), then its part over TLS. Never throws.
  */
-export async function probeSession(t: TlsEnds & { timeoutMs: number }, conv: Conversation, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
+export async function probeSession(
+  t: TlsEnds & { timeoutMs: number },
+  conv: Conversation,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+): Promise<ProbeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  if (!(t.port > 0 && t.port < 65536)) return { ok: false, responseTimeMs: 0, statusCode: null, error: `error: invalid port ${t.port}`, reason: 'error' };
+  if (!(t.port > 0 && t.port < 65536))
+    return { ok: false, responseTimeMs: 0, statusCode: null, error: `error: invalid port ${t.port}`, reason: 'error' };
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
   let socket: tls.TLSSocket | undefined;
   try {
@@ -195,7 +212,13 @@ export async function probeSession(t: TlsEnds & { timeoutMs: number }, conv: Con
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
     const statusCode = err instanceof ProtocolFailure ? err.statusCode : null;
-    return { ok: false, responseTimeMs: elapsed(), statusCode, error: `${reason}: ${reason === 'timeout' ? `no answer within ${t.timeoutMs / 1000} s` : detail}`, reason };
+    return {
+      ok: false,
+      responseTimeMs: elapsed(),
+      statusCode,
+      error: `${reason}: ${reason === 'timeout' ? `no answer within ${t.timeoutMs / 1000} s` : detail}`,
+      reason,
+    };
   } finally {
     if (socket) closeSession(socket, conv.bye);
     done();

@@ -34,7 +34,8 @@ async function reply(r: LineReader, signal: AbortSignal): Promise<Reply> {
 
 async function greeting(r: LineReader, signal: AbortSignal): Promise<number> {
   const g = await reply(r, signal);
-  if (g.code !== 220) throw new ProtocolFailure('status', `SMTP greeting ${g.code} ${clip(g.lines.join(' '))}, expected 220`, g.code);
+  if (g.code !== 220)
+    throw new ProtocolFailure('status', `SMTP greeting ${g.code} ${clip(g.lines.join(' '))}, expected 220`, g.code);
   return g.code;
 }
 
@@ -46,14 +47,19 @@ export function smtpConversation(mode: TlsMode): Conversation {
       await greeting(r, signal);
       r.send(`EHLO ${EHLO_NAME}`);
       const ehlo = await reply(r, signal);
-      if (ehlo.code !== 250) throw new ProtocolFailure('status', `EHLO answered ${ehlo.code} ${clip(ehlo.lines.join(' '))}`, ehlo.code);
+      if (ehlo.code !== 250)
+        throw new ProtocolFailure('status', `EHLO answered ${ehlo.code} ${clip(ehlo.lines.join(' '))}`, ehlo.code);
       const extensions = ehlo.lines.slice(1).map((l) => l.split(' ')[0]!.toUpperCase());
       if (!extensions.includes('STARTTLS')) {
-        throw new ProtocolFailure('tls', `the server does not offer STARTTLS (EHLO lists ${extensions.length ? clip(extensions.join(', ')) : 'no extensions'})`);
+        throw new ProtocolFailure(
+          'tls',
+          `the server does not offer STARTTLS (EHLO lists ${extensions.length ? clip(extensions.join(', ')) : 'no extensions'})`,
+        );
       }
       r.send('STARTTLS');
       const st = await reply(r, signal);
-      if (st.code !== 220) throw new ProtocolFailure('tls', `STARTTLS refused: ${st.code} ${clip(st.lines.join(' '))}`, st.code);
+      if (st.code !== 220)
+        throw new ProtocolFailure('tls', `STARTTLS refused: ${st.code} ${clip(st.lines.join(' '))}`, st.code);
     },
     // The greeting was 220 (checked before the upgrade): the status code liveness records.
     afterTls: async () => 220,
@@ -66,7 +72,12 @@ export const smtp: EndpointPlugin<'smtp'> = {
   ...ENDPOINT_SHAPES.smtp,
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
-    return probeSession({ host: hostOf(e), port, timeoutMs: c.timeout_seconds * 1000 }, smtpConversation(smtpMode(port)), deps, signal);
+    return probeSession(
+      { host: hostOf(e), port, timeoutMs: c.timeout_seconds * 1000 },
+      smtpConversation(smtpMode(port)),
+      deps,
+      signal,
+    );
   },
   inspect: (t, deps, signal) => inspectTls(t, deps, signal, smtpConversation(smtpMode(t.port))),
 };

@@ -39,6 +39,7 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
 export const port: EndpointPlugin<'port'> = {
   name: 'port',
   ...ENDPOINT_SHAPES.port,
-  liveness: (e, c, deps, signal) => probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
+  liveness: (e, c, deps, signal) =>
+    probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
   inspect: inspectTls,
 };

@@ -25,7 +25,10 @@ function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   return {
     subject: dn(x.subject),
     issuer: dn(x.issuer),
-    sans: (x.subjectAltName ?? '').split(/,\s*/).filter(Boolean).map((s) => s.replace(/^(DNS|IP Address):/, '')),
+    sans: (x.subjectAltName ?? '')
+      .split(/,\s*/)
+      .filter(Boolean)
+      .map((s) => s.replace(/^(DNS|IP Address):/, '')),
     not_before: new Date(x.validFrom).toISOString(),
     not_after: new Date(x.validTo).toISOString(),
     serial: x.serialNumber,
@@ -33,7 +36,12 @@ function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   };
 }
 
-export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSignal, conv: Conversation = {}): Promise<TlsResult> {
+export async function inspectTls(
+  t: TlsTarget,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+  conv: Conversation = {},
+): Promise<TlsResult> {
   const started = performance.now();
   const host = t.host.replace(/^\[|\]$/g, '');
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
@@ -50,8 +58,17 @@ export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSig
         seen.add(c.fingerprint256);
         chain.push(certificateInfo(new crypto.X509Certificate(c.raw)));
       }
-      const authErr = socket.authorized ? null : String((socket.authorizationError as unknown as { code?: string })?.code ?? socket.authorizationError ?? 'UNKNOWN');
-      const selfSigned = (authErr !== null && SELF_SIGNED_ERRORS.has(authErr) && chain.length === 0) || (leafX.subject === leafX.issuer && leafX.checkIssued(leafX) && leafX.verify(leafX.publicKey) && !socket.authorized);
+      const authErr = socket.authorized
+        ? null
+        : String(
+            (socket.authorizationError as unknown as { code?: string })?.code ?? socket.authorizationError ?? 'UNKNOWN',
+          );
+      const selfSigned =
+        (authErr !== null && SELF_SIGNED_ERRORS.has(authErr) && chain.length === 0) ||
+        (leafX.subject === leafX.issuer &&
+          leafX.checkIssued(leafX) &&
+          leafX.verify(leafX.publicKey) &&
+          !socket.authorized);
       const match = net.isIP(host) ? leafX.checkIP(host) !== undefined : leafX.checkHost(host) !== undefined;
       return {
         ok: true,
@@ -69,7 +86,11 @@ export async function inspectTls(t: TlsTarget, deps: ProbeDeps, parent: AbortSig
     }
   } catch (err) {
     const { reason, detail } = classify(err, parent, timedOut);
-    return { ok: false, reason, error: `${reason}: ${reason === 'timeout' ? `no handshake within ${t.timeoutMs / 1000} s` : detail}` };
+    return {
+      ok: false,
+      reason,
+      error: `${reason}: ${reason === 'timeout' ? `no handshake within ${t.timeoutMs / 1000} s` : detail}`,
+    };
   } finally {
     done();
   }

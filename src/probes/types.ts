@@ -18,28 +18,48 @@ export interface ProbeOutcome {
   reason: ProbeReason | null;
 }
 
-export function failure(reason: ProbeReason, detail: string, responseTimeMs: number, statusCode: number | null = null): ProbeOutcome {
+export function failure(
+  reason: ProbeReason,
+  detail: string,
+  responseTimeMs: number,
+  statusCode: number | null = null,
+): ProbeOutcome {
   return { ok: false, responseTimeMs, statusCode, error: `${reason}: ${detail}`, reason };
 }
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_MISMATCH|ERR_OSSL_|EPROTO)/;
 
 /** Maps a socket/request error to a reason; `timedOut` says the probe's own deadline fired. */
-export function classify(err: unknown, signal: AbortSignal, timedOut: () => boolean): { reason: ProbeReason; detail: string } {
+export function classify(
+  err: unknown,
+  signal: AbortSignal,
+  timedOut: () => boolean,
+): { reason: ProbeReason; detail: string } {
   const e = err as NodeJS.ErrnoException & { hostname?: string };
   const code = e?.code ?? '';
   if (code === 'ERR_OUTBOUND_DENIED') return { reason: 'denied', detail: e.message };
   // A protocol answer a probe refused (session.ts ProtocolFailure): its own reason and words.
-  if (code === 'ERR_PROBE_PROTOCOL') return { reason: (err as { reason: ProbeReason }).reason, detail: (err as { detail: string }).detail };
+  if (code === 'ERR_PROBE_PROTOCOL')
+    return { reason: (err as { reason: ProbeReason }).reason, detail: (err as { detail: string }).detail };
   if (timedOut()) return { reason: 'timeout', detail: 'no answer in time' };
-  if (signal.aborted || code === 'ABORT_ERR' || e?.name === 'AbortError') return { reason: 'cancelled', detail: 'probe cancelled' };
-  if (code === 'ENOTFOUND' || code === 'ENODATA' || code === 'ESERVFAIL' || code.startsWith('EAI_') || e?.syscall === 'getaddrinfo' || e?.syscall?.startsWith('query')) {
+  if (signal.aborted || code === 'ABORT_ERR' || e?.name === 'AbortError')
+    return { reason: 'cancelled', detail: 'probe cancelled' };
+  if (
+    code === 'ENOTFOUND' ||
+    code === 'ENODATA' ||
+    code === 'ESERVFAIL' ||
+    code.startsWith('EAI_') ||
+    e?.syscall === 'getaddrinfo' ||
+    e?.syscall?.startsWith('query')
+  ) {
     return { reason: 'dns', detail: `${code || 'lookup failed'}${e.hostname ? ` ${e.hostname}` : ''}` };
   }
   if (code === 'ECONNREFUSED') return { reason: 'refused', detail: 'connection refused' };
-  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(e?.message ?? '')) return { reason: 'reset', detail: 'connection closed before a response' };
+  if (code === 'ECONNRESET' || code === 'EPIPE' || /socket hang up/i.test(e?.message ?? ''))
+    return { reason: 'reset', detail: 'connection closed before a response' };
   if (code === 'ETIMEDOUT') return { reason: 'timeout', detail: 'connect timed out' };
-  if (TLS_CODES.test(code) || /ssl|tls|certificate/i.test(e?.message ?? '')) return { reason: 'tls', detail: code || e.message };
+  if (TLS_CODES.test(code) || /ssl|tls|certificate/i.test(e?.message ?? ''))
+    return { reason: 'tls', detail: code || e.message };
   if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return { reason: 'refused', detail: code };
   return { reason: 'error', detail: code ? `${code} ${e.message}` : String(e?.message ?? err) };
 }
@@ -48,14 +68,20 @@ export function classify(err: unknown, signal: AbortSignal, timedOut: () => bool
  * A probe's own deadline joined with the caller's signal; `timedOut()` tells which one fired and
  * `done()` releases the timer and the listener (one plain timer: cheaper than AbortSignal.any/timeout).
  */
-export function deadline(parent: AbortSignal, timeoutMs: number): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
+export function deadline(
+  parent: AbortSignal,
+  timeoutMs: number,
+): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
   const ac = new AbortController();
   let timed = false;
   const onAbort = () => ac.abort(parent.reason);
-  const timer = setTimeout(() => {
-    timed = true;
-    ac.abort(new DOMException('probe timed out', 'TimeoutError'));
-  }, Math.max(1, timeoutMs));
+  const timer = setTimeout(
+    () => {
+      timed = true;
+      ac.abort(new DOMException('probe timed out', 'TimeoutError'));
+    },
+    Math.max(1, timeoutMs),
+  );
   if (parent.aborted) onAbort();
   else parent.addEventListener('abort', onAbort, { once: true });
   return {

@@ -7,7 +7,11 @@ import path from 'node:path';
 import whoiser from 'whoiser';
 import { parseWhoisServer } from './whois.js';
 
-const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
+const whoisQuery = (
+  whoiser as unknown as {
+    query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
+  }
+).query;
 
 const IANA_WHOIS = 'whois.iana.org:43';
 export const REFERRALS_FILE = 'whois-referrals.json';
@@ -68,7 +72,8 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
     }
   }
 
-  const answer = (tld: string, e: Entry): Referral => (e.server ? { server: e.server } : { none: `IANA lists no WHOIS server for .${tld}` });
+  const answer = (tld: string, e: Entry): Referral =>
+    e.server ? { server: e.server } : { none: `IANA lists no WHOIS server for .${tld}` };
 
   async function ask(tld: string, timeoutMs: number, signal?: AbortSignal): Promise<Referral> {
     let timer: NodeJS.Timeout | undefined;

@@ -5,29 +5,92 @@ import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
-const whoisQuery = (whoiser as unknown as { query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string> }).query;
+const whoisQuery = (
+  whoiser as unknown as {
+    query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
+  }
+).query;
 
 /**
  * Registry WHOIS servers for TLDs dommon knows (no look-up at whois.iana.org needed at run time);
  * other TLDs get IANA's referral (whois-referral.ts). The hosts match IANA's root zone data.
  */
 export const WHOIS_SERVERS: Record<string, string> = {
-  com: 'whois.verisign-grs.com', net: 'whois.verisign-grs.com', cc: 'ccwhois.verisign-grs.com', tv: 'whois.nic.tv',
-  org: 'whois.pir.org', info: 'whois.nic.info', biz: 'whois.nic.biz', mobi: 'whois.nic.mobi', pro: 'whois.nic.pro',
-  io: 'whois.nic.io', ai: 'whois.nic.ai', me: 'whois.nic.me', co: 'whois.nic.co', us: 'whois.nic.us',
-  xyz: 'whois.nic.xyz', online: 'whois.nic.online', site: 'whois.nic.site', store: 'whois.nic.store', tech: 'whois.nic.tech',
-  app: 'whois.nic.google', dev: 'whois.nic.google', page: 'whois.nic.google',
-  uk: 'whois.nic.uk', de: 'whois.denic.de', eu: 'whois.eu', ch: 'whois.nic.ch', li: 'whois.nic.ch', fr: 'whois.nic.fr',
-  nl: 'whois.domain-registry.nl', be: 'whois.dns.be', it: 'whois.nic.it', at: 'whois.nic.at', se: 'whois.iis.se',
-  nu: 'whois.iis.nu', dk: 'whois.punktum.dk', no: 'whois.norid.no', fi: 'whois.fi', pl: 'whois.dns.pl', cz: 'whois.nic.cz',
-  es: 'whois.nic.es', pt: 'whois.dns.pt', ie: 'whois.weare.ie', is: 'whois.isnic.is', lu: 'whois.dns.lu',
-  ca: 'whois.cira.ca', au: 'whois.auda.org.au', nz: 'whois.irs.net.nz', jp: 'whois.jprs.jp', br: 'whois.registro.br',
-  in: 'whois.registry.in', ru: 'whois.tcinet.ru', su: 'whois.tcinet.ru', cn: 'whois.cnnic.cn', tw: 'whois.twnic.net.tw',
-  kr: 'whois.kr', sg: 'whois.sgnic.sg', hk: 'whois.hkirc.hk', za: 'whois.registry.net.za', mx: 'whois.mx',
+  com: 'whois.verisign-grs.com',
+  net: 'whois.verisign-grs.com',
+  cc: 'ccwhois.verisign-grs.com',
+  tv: 'whois.nic.tv',
+  org: 'whois.pir.org',
+  info: 'whois.nic.info',
+  biz: 'whois.nic.biz',
+  mobi: 'whois.nic.mobi',
+  pro: 'whois.nic.pro',
+  io: 'whois.nic.io',
+  ai: 'whois.nic.ai',
+  me: 'whois.nic.me',
+  co: 'whois.nic.co',
+  us: 'whois.nic.us',
+  xyz: 'whois.nic.xyz',
+  online: 'whois.nic.online',
+  site: 'whois.nic.site',
+  store: 'whois.nic.store',
+  tech: 'whois.nic.tech',
+  app: 'whois.nic.google',
+  dev: 'whois.nic.google',
+  page: 'whois.nic.google',
+  uk: 'whois.nic.uk',
+  de: 'whois.denic.de',
+  eu: 'whois.eu',
+  ch: 'whois.nic.ch',
+  li: 'whois.nic.ch',
+  fr: 'whois.nic.fr',
+  nl: 'whois.domain-registry.nl',
+  be: 'whois.dns.be',
+  it: 'whois.nic.it',
+  at: 'whois.nic.at',
+  se: 'whois.iis.se',
+  nu: 'whois.iis.nu',
+  dk: 'whois.punktum.dk',
+  no: 'whois.norid.no',
+  fi: 'whois.fi',
+  pl: 'whois.dns.pl',
+  cz: 'whois.nic.cz',
+  es: 'whois.nic.es',
+  pt: 'whois.dns.pt',
+  ie: 'whois.weare.ie',
+  is: 'whois.isnic.is',
+  lu: 'whois.dns.lu',
+  ca: 'whois.cira.ca',
+  au: 'whois.auda.org.au',
+  nz: 'whois.irs.net.nz',
+  jp: 'whois.jprs.jp',
+  br: 'whois.registro.br',
+  in: 'whois.registry.in',
+  ru: 'whois.tcinet.ru',
+  su: 'whois.tcinet.ru',
+  cn: 'whois.cnnic.cn',
+  tw: 'whois.twnic.net.tw',
+  kr: 'whois.kr',
+  sg: 'whois.sgnic.sg',
+  hk: 'whois.hkirc.hk',
+  za: 'whois.registry.net.za',
+  mx: 'whois.mx',
   // ccTLDs with no RDAP service in IANA's bootstrap (issue 19 item 6).
-  rs: 'whois.rnids.rs', bg: 'whois.register.bg', by: 'whois.cctld.by', cl: 'whois.nic.cl', il: 'whois.isoc.org.il',
-  ve: 'whois.nic.ve', pe: 'kero.yachay.pe', sa: 'whois.nic.net.sa', tr: 'whois.trabis.gov.tr', do: 'whois.nic.do',
-  hu: 'whois.nic.hu', lv: 'whois.nic.lv', ro: 'whois.rotld.ro', sk: 'whois.sk-nic.sk', kz: 'whois.nic.kz',
+  rs: 'whois.rnids.rs',
+  bg: 'whois.register.bg',
+  by: 'whois.cctld.by',
+  cl: 'whois.nic.cl',
+  il: 'whois.isoc.org.il',
+  ve: 'whois.nic.ve',
+  pe: 'kero.yachay.pe',
+  sa: 'whois.nic.net.sa',
+  tr: 'whois.trabis.gov.tr',
+  do: 'whois.nic.do',
+  hu: 'whois.nic.hu',
+  lv: 'whois.nic.lv',
+  ro: 'whois.rotld.ro',
+  sk: 'whois.sk-nic.sk',
+  kz: 'whois.nic.kz',
 };
 
 /** The built-in server for a registrable name: its registry suffix's (shop.uk.com), else its TLD's; null when unknown. */
@@ -37,7 +100,6 @@ export function whoisServerFor(name: string): string | null {
   const tld = name.toLowerCase().split('.').pop() ?? '';
   return WHOIS_SERVERS[tld] ?? null;
 }
-
 
 /** The class of an answer for `name` (rate limits are short refusals without domain data). */
 export function classifyWhois(text: string, name = 'example.com'): WhoisClass {
@@ -82,17 +144,28 @@ export function whoisQueryText(name: string): string {
   return form ? form(name) : name;
 }
 
-export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: number, signal?: AbortSignal): Promise<LookupOutcome> {
+export async function whoisLookup(
+  name: string,
+  server: WhoisServer,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<LookupOutcome> {
   const label = `${server.host}:${server.port}`;
   let text: string;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
-    const q = whoisQuery({ host: server.host, port: server.port, query: whoisQueryText(name), timeout: Math.max(1000, timeoutMs) });
+    const q = whoisQuery({
+      host: server.host,
+      port: server.port,
+      query: whoisQueryText(name),
+      timeout: Math.max(1000, timeoutMs),
+    });
     // whoiser's timeout is an idle timeout; the budget is enforced here as a whole.
     const aborted = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error('timed out')), Math.max(1000, timeoutMs));
-      onAbort = () => reject(new Error((signal?.reason as Error | undefined)?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
+      onAbort = () =>
+        reject(new Error((signal?.reason as Error | undefined)?.name === 'TimeoutError' ? 'timed out' : 'aborted'));
       signal?.addEventListener('abort', onAbort, { once: true });
     });
     q.catch(() => undefined);
@@ -109,7 +182,13 @@ export async function whoisLookup(name: string, server: WhoisServer, timeoutMs: 
     case 'empty':
       return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: empty answer` };
     case 'rate_limited':
-      return { kind: 'rate_limited', source: 'whois', server: label, reason: `WHOIS ${label}: rate limited ("${text.trim().split('\n')[0]!.slice(0, 120)}")`, retryAfterMs: whoisRetryHint(text) };
+      return {
+        kind: 'rate_limited',
+        source: 'whois',
+        server: label,
+        reason: `WHOIS ${label}: rate limited ("${text.trim().split('\n')[0]!.slice(0, 120)}")`,
+        retryAfterMs: whoisRetryHint(text),
+      };
     case 'not_found':
       return { kind: 'not_found', source: 'whois', server: label, reason: `WHOIS ${label}: no match for ${name}` };
     case 'unreadable':

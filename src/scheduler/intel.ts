@@ -53,7 +53,9 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       // The service reschedules on success; on a crash retry after a tenth of the interval.
       const now = clock.now();
       const next = new Date(now.getTime() + Math.max(60, deps.checkInterval / 10) * 1000).toISOString();
-      await store.schedule.finish(kind, targetId, now.toISOString(), next, `failed: ${(err as Error).message}`).catch(() => undefined);
+      await store.schedule
+        .finish(kind, targetId, now.toISOString(), next, `failed: ${(err as Error).message}`)
+        .catch(() => undefined);
       log.warn({ kind, domain: d.domain, err: (err as Error).message }, 'refresh failed');
       return;
     }
@@ -77,10 +79,17 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
       jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
     }
-    await eachLimit(jobs, concurrency, (j) => runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed')), () => stopping);
+    await eachLimit(
+      jobs,
+      concurrency,
+      (j) => runOne(j.kind, j.id).catch((err) => log.error({ err: (err as Error).message }, 'refresh crashed')),
+      () => stopping,
+    );
     // The first bootstrap refresh waits a minute after start, so short-lived processes never fetch it.
     if (deps.refreshBootstrap !== false && intel.bootstrap && performance.now() - startedAt > 60_000) {
-      void intel.bootstrap.refreshIfStale(now).then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));
+      void intel.bootstrap
+        .refreshIfStale(now)
+        .then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));
     }
     return jobs.length;
   }

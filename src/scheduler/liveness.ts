@@ -86,7 +86,15 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   let unsubscribe: (() => void) | undefined;
   let flushing: Promise<void> = Promise.resolve();
   let lastStamp = '';
-  const stats: SchedulerStats = { checks: 0, lateMs: [], firstRun: new Map(), runs: [], startedAt: 0, targetsRead: 0, fullLoads: 0 };
+  const stats: SchedulerStats = {
+    checks: 0,
+    lateMs: [],
+    firstRun: new Map(),
+    runs: [],
+    startedAt: 0,
+    targetsRead: 0,
+    fullLoads: 0,
+  };
   // Which entries an endpoint or domain change may touch, without a scan of every entry.
   const byEndpoint = new Map<string, string>();
   const byDomain = new Map<string, Set<string>>();
@@ -152,15 +160,20 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     for (const { config, endpoint } of targets) {
       const interval = config.interval_seconds * 1000;
       const prev = last.get(config.id);
-      upsert(config, endpoint, () => {
-        if (prev) {
-          const next = Date.parse(prev) + interval;
-          // Overdue after a restart: spread over one interval instead of all at once.
-          return next > t ? next : t + random() * interval;
-        }
-        // First run ever: spread over the interval at start; a config added later starts within a second.
-        return t + random() * (initial ? interval : Math.min(interval, 1000));
-      }, !initial && !prev);
+      upsert(
+        config,
+        endpoint,
+        () => {
+          if (prev) {
+            const next = Date.parse(prev) + interval;
+            // Overdue after a restart: spread over one interval instead of all at once.
+            return next > t ? next : t + random() * interval;
+          }
+          // First run ever: spread over the interval at start; a config added later starts within a second.
+          return t + random() * (initial ? interval : Math.min(interval, 1000));
+        },
+        !initial && !prev,
+      );
     }
   }
 
@@ -202,7 +215,9 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   let queue: Promise<void> = Promise.resolve();
   let reloadQueued = false;
   function enqueue(what: string, fn: () => Promise<void>): Promise<void> {
-    queue = queue.then(() => (stopped ? undefined : fn())).catch((err) => log.warn({ err: { message: (err as Error).message } }, `liveness ${what} failed`));
+    queue = queue
+      .then(() => (stopped ? undefined : fn()))
+      .catch((err) => log.warn({ err: { message: (err as Error).message } }, `liveness ${what} failed`));
     return queue;
   }
 
@@ -258,7 +273,12 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     running++;
     const signal = aborter.signal;
     const p = probe(e.endpoint, e.config, signal)
-      .catch((err): CheckOutcome => ({ ok: false, responseTimeMs: now() - started, statusCode: null, error: `error: ${(err as Error).message}` }))
+      .catch((err): CheckOutcome => ({
+        ok: false,
+        responseTimeMs: now() - started,
+        statusCode: null,
+        error: `error: ${(err as Error).message}`,
+      }))
       .then((outcome) => {
         // A probe cut short by shutdown learnt nothing: it is not recorded.
         if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
@@ -289,7 +309,10 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       try {
         await monitor.record(batch);
       } catch (err) {
-        log.error({ err: { message: (err as Error).message }, results: batch.length }, 'writing liveness results failed');
+        log.error(
+          { err: { message: (err as Error).message }, results: batch.length },
+          'writing liveness results failed',
+        );
       }
     });
     return flushing;

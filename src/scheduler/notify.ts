@@ -9,7 +9,15 @@ export interface NotifyWorker extends Worker {
   runNow(): Promise<void>;
 }
 
-export function notifyWorker({ delivery, log, intervalMs }: { delivery: DeliveryService; log: Logger; intervalMs: number }): NotifyWorker {
+export function notifyWorker({
+  delivery,
+  log,
+  intervalMs,
+}: {
+  delivery: DeliveryService;
+  log: Logger;
+  intervalMs: number;
+}): NotifyWorker {
   const cycle = async () => {
     // Bounded batches, so one cycle cannot hold the database for long.
     for (let i = 0; i < 10; i++) {

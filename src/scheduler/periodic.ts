@@ -7,7 +7,13 @@ export interface Worker {
   stop(): Promise<void>;
 }
 
-export function periodic(name: string, intervalMs: number, fn: () => Promise<unknown>, log: Logger, opts: { runAtStart?: boolean } = {}): Omit<Worker, 'start'> & { start(): void; runNow: () => Promise<void> } {
+export function periodic(
+  name: string,
+  intervalMs: number,
+  fn: () => Promise<unknown>,
+  log: Logger,
+  opts: { runAtStart?: boolean } = {},
+): Omit<Worker, 'start'> & { start(): void; runNow: () => Promise<void> } {
   let timer: NodeJS.Timeout | undefined;
   let current: Promise<void> | undefined;
   let stopped = true;
@@ -15,7 +21,12 @@ export function periodic(name: string, intervalMs: number, fn: () => Promise<unk
     if (current) return current;
     current = fn()
       .then(() => undefined)
-      .catch((err) => log.error({ worker: name, err: { message: (err as Error).message, stack: (err as Error).stack } }, 'worker cycle failed'))
+      .catch((err) =>
+        log.error(
+          { worker: name, err: { message: (err as Error).message, stack: (err as Error).stack } },
+          'worker cycle failed',
+        ),
+      )
       .finally(() => {
         current = undefined;
       });

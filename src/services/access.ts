@@ -45,7 +45,10 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     const all = await store.teams.list();
     if (all.length === 1) return all[0]!;
     if (all.length === 0) throw new NotFound('Team (create one with `dommon token create --team NAME`)');
-    throw new Invalid(`several teams exist (${all.map((t) => t.name).join(', ')}): choose one with --team`, 'TEAM_REQUIRED');
+    throw new Invalid(
+      `several teams exist (${all.map((t) => t.name).join(', ')}): choose one with --team`,
+      'TEAM_REQUIRED',
+    );
   }
 
   /** Drops the cache when another process revoked a token (also called on a timer by the daemon). */
@@ -68,18 +71,30 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     listTeams: () => store.teams.list(),
 
     async createToken(opts: { team: string; user?: string; name?: string }): Promise<CreatedToken> {
-      if (opts.user !== undefined && !EMAIL.test(opts.user)) throw new Invalid(`"${opts.user}" is not an e-mail address`);
+      if (opts.user !== undefined && !EMAIL.test(opts.user))
+        throw new Invalid(`"${opts.user}" is not an e-mail address`);
       return store.transaction(async (tx) => {
         const now = isoNow(clock);
         const team = (await tx.teams.byName(opts.team.trim())) ?? (await tx.teams.create(opts.team.trim(), now));
         let user: User | undefined;
-        if (opts.user) user = (await tx.users.byEmail(team.id, opts.user.toLowerCase())) ?? (await tx.users.create(team.id, opts.user.toLowerCase(), now));
+        if (opts.user)
+          user =
+            (await tx.users.byEmail(team.id, opts.user.toLowerCase())) ??
+            (await tx.users.create(team.id, opts.user.toLowerCase(), now));
         else user = (await tx.users.list(team.id))[0] ?? (await tx.users.create(team.id, 'admin@localhost', now));
         const secret = randomBytes(32).toString('base64url');
         const token = `${TOKEN_PREFIX}${secret}`;
         const id = newId();
         const name = opts.name?.trim() || `token-${id.slice(0, 8)}`;
-        await tx.tokens.create({ id, team_id: team.id, user_id: user.id, name, prefix: token.slice(0, 10), token_hash: hashToken(token), created_at: now });
+        await tx.tokens.create({
+          id,
+          team_id: team.id,
+          user_id: user.id,
+          name,
+          prefix: token.slice(0, 10),
+          token_hash: hashToken(token),
+          created_at: now,
+        });
         return { token, id, team_id: team.id, team: team.name, user_id: user.id, user: user.email, token_name: name };
       });
     },
@@ -105,7 +120,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     async addUser(teamName: string | undefined, email: string): Promise<User> {
       if (!EMAIL.test(email)) throw new Invalid(`"${email}" is not an e-mail address`);
       const team = teamName ? await ensureTeam(teamName) : await requireTeam();
-      if (await store.users.byEmail(team.id, email.toLowerCase())) throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
+      if (await store.users.byEmail(team.id, email.toLowerCase()))
+        throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
       return store.users.create(team.id, email.toLowerCase(), isoNow(clock));
     },
 

@@ -14,7 +14,10 @@ import type { HealthHook } from './deps.js';
 import { eachLimit } from '../domain/concurrency.js';
 
 /** One TLS inspection of an endpoint type's host:port (its plug-in's, with STARTTLS where it has one; probes/registry.ts). */
-type TlsInspector = (target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) => Promise<TlsResult>;
+type TlsInspector = (
+  target: { endpoint_type: EndpointType; host: string; port: number; timeoutMs: number },
+  signal: AbortSignal,
+) => Promise<TlsResult>;
 
 interface CertificateServiceDeps {
   store: Store;
@@ -56,14 +59,24 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         // A failed handshake keeps the last certificate's details (dates, issuer) for the views.
         state = {
           ...(prev ?? emptyState(e.id)),
-          endpoint_id: e.id, ssl_status: 'error', error: r.error, checked_at: nowIso, next_check_at: next,
+          endpoint_id: e.id,
+          ssl_status: 'error',
+          error: r.error,
+          checked_at: nowIso,
+          next_check_at: next,
         };
       } else {
         const leaf = r.leaf;
         const fp = leaf.fingerprint256;
         const details = {
-          url, subject: leaf.subject, issuer: leaf.issuer, not_after: leaf.not_after, fingerprint256: fp, serial: leaf.serial,
-          days_until_expiry: daysUntil(leaf.not_after, now), ssl_status: status,
+          url,
+          subject: leaf.subject,
+          issuer: leaf.issuer,
+          not_after: leaf.not_after,
+          fingerprint256: fp,
+          serial: leaf.serial,
+          days_until_expiry: daysUntil(leaf.not_after, now),
+          ssl_status: status,
         };
         const isNew = await tx.certificates.seen(e.id, leaf, nowIso);
         if (prev?.fingerprint256 && prev.fingerprint256 !== fp && isNew) {
@@ -75,38 +88,70 @@ export function createCertificateService(deps: CertificateServiceDeps) {
             message: issuerChanged
               ? `${e.name} (${url}) now serves a certificate from a different issuer: ${leaf.issuer} (was ${prev.issuer})`
               : `${e.name} (${url}) certificate was renewed; it now expires ${leaf.not_after.slice(0, 10)}`,
-            details: { ...details, previous_fingerprint256: prev.fingerprint256, previous_issuer: prev.issuer, previous_not_after: prev.not_after },
+            details: {
+              ...details,
+              previous_fingerprint256: prev.fingerprint256,
+              previous_issuer: prev.issuer,
+              previous_not_after: prev.not_after,
+            },
             dedupe_key: `ssl:${e.id}:${fp}:new`,
           });
         }
         const window = status === 'expired' ? null : expiryWindow(leaf.not_after, now);
         if (status === 'expired') {
           events.push({
-            ...base, severity: 'critical', category: 'certificate_expired',
+            ...base,
+            severity: 'critical',
+            category: 'certificate_expired',
             message: `${e.name} (${url}) certificate EXPIRED on ${leaf.not_after.slice(0, 10)}`,
-            details, dedupe_key: `ssl:${e.id}:${fp}:expired`,
+            details,
+            dedupe_key: `ssl:${e.id}:${fp}:expired`,
           });
         } else if (window !== null) {
           events.push({
-            ...base, severity: windowSeverity(window), category: 'certificate_expiring',
+            ...base,
+            severity: windowSeverity(window),
+            category: 'certificate_expiring',
             message: `${e.name} (${url}) certificate expires in ${details.days_until_expiry} day(s) (${leaf.not_after.slice(0, 10)})`,
-            details: { ...details, window_days: window }, dedupe_key: `ssl:${e.id}:${fp}:w${window}`,
+            details: { ...details, window_days: window },
+            dedupe_key: `ssl:${e.id}:${fp}:w${window}`,
           });
         }
         if (status === 'invalid' && prev?.ssl_status !== 'invalid') {
           const why = invalidReason(r) ?? 'certificate not yet valid';
           events.push({
-            ...base, severity: 'high', category: 'certificate_invalid',
+            ...base,
+            severity: 'high',
+            category: 'certificate_invalid',
             message: `${e.name} (${url}) certificate is INVALID: ${why}`,
-            details: { ...details, reason: why, trusted: r.trusted, self_signed: r.self_signed, hostname_match: r.hostname_match, authorization_error: r.authorization_error },
+            details: {
+              ...details,
+              reason: why,
+              trusted: r.trusted,
+              self_signed: r.self_signed,
+              hostname_match: r.hostname_match,
+              authorization_error: r.authorization_error,
+            },
             dedupe_key: null,
           });
         }
         state = {
-          endpoint_id: e.id, ssl_status: status, subject: leaf.subject, issuer: leaf.issuer, sans: leaf.sans,
-          not_before: leaf.not_before, not_after: leaf.not_after, serial: leaf.serial, fingerprint256: fp, protocol: r.protocol,
-          trusted: r.trusted, hostname_match: r.hostname_match, error: status === 'invalid' ? invalidReason(r) : null,
-          alerted_window: window ?? (status === 'expired' ? 0 : null), checked_at: nowIso, next_check_at: next,
+          endpoint_id: e.id,
+          ssl_status: status,
+          subject: leaf.subject,
+          issuer: leaf.issuer,
+          sans: leaf.sans,
+          not_before: leaf.not_before,
+          not_after: leaf.not_after,
+          serial: leaf.serial,
+          fingerprint256: fp,
+          protocol: r.protocol,
+          trusted: r.trusted,
+          hostname_match: r.hostname_match,
+          error: status === 'invalid' ? invalidReason(r) : null,
+          alerted_window: window ?? (status === 'expired' ? 0 : null),
+          checked_at: nowIso,
+          next_check_at: next,
         };
       }
       await tx.certificates.save(state);
@@ -119,7 +164,10 @@ export function createCertificateService(deps: CertificateServiceDeps) {
   }
 
   async function check(e: Endpoint, signal: AbortSignal = new AbortController().signal): Promise<CertificateState> {
-    const r = await inspect({ endpoint_type: e.endpoint_type, host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 }, signal);
+    const r = await inspect(
+      { endpoint_type: e.endpoint_type, host: hostOf(e), port: effectivePort(e), timeoutMs: e.timeout_seconds * 1000 },
+      signal,
+    );
     // Cancelled by shutdown: nothing was learnt, nothing is written.
     if (!r.ok && r.reason === 'cancelled') return (await store.certificates.get(e.id)) ?? emptyState(e.id);
     const state = await record(e, r);
@@ -153,18 +201,30 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       // Look for new ones again next cycle if this one may not have taken them all.
       if (includeNew && ids.length < limit) endpointsStamp = stamp;
       let done = 0;
-      await eachLimit(ids, concurrency, async (id) => {
-        const e = await store.endpoints.byId(id);
-        if (!e || !wantsTls(e)) return;
-        try {
-          await check(e, signal);
-          done++;
-        } catch (err) {
-          // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
-          deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
-          await store.certificates.schedule(id, new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(), isoNow(clock), 'error').catch(() => undefined);
-        }
-      }, () => signal.aborted);
+      await eachLimit(
+        ids,
+        concurrency,
+        async (id) => {
+          const e = await store.endpoints.byId(id);
+          if (!e || !wantsTls(e)) return;
+          try {
+            await check(e, signal);
+            done++;
+          } catch (err) {
+            // One endpoint's failure (a write conflict, a bug) never stops the others' inspection.
+            deps.log?.warn({ endpoint_id: id, err: { message: (err as Error).message } }, 'tls inspection failed');
+            await store.certificates
+              .schedule(
+                id,
+                new Date(clock.now().getTime() + deps.checkInterval * 1000).toISOString(),
+                isoNow(clock),
+                'error',
+              )
+              .catch(() => undefined);
+          }
+        },
+        () => signal.aborted,
+      );
       return done;
     },
 
@@ -174,9 +234,22 @@ export function createCertificateService(deps: CertificateServiceDeps) {
 
 function emptyState(endpointId: string): CertificateState {
   return {
-    endpoint_id: endpointId, ssl_status: 'unknown', subject: null, issuer: null, sans: [], not_before: null, not_after: null,
-    serial: null, fingerprint256: null, protocol: null, trusted: null, hostname_match: null, error: null, alerted_window: null,
-    checked_at: null, next_check_at: null,
+    endpoint_id: endpointId,
+    ssl_status: 'unknown',
+    subject: null,
+    issuer: null,
+    sans: [],
+    not_before: null,
+    not_after: null,
+    serial: null,
+    fingerprint256: null,
+    protocol: null,
+    trusted: null,
+    hostname_match: null,
+    error: null,
+    alerted_window: null,
+    checked_at: null,
+    next_check_at: null,
   };
 }
 

@@ -27,9 +27,18 @@ export function createNameCheck(deps: NameCheckDeps) {
     const name = registrableDomain(input) ?? input;
     const reg = await deps.lookup(name);
     const data = reg.kind === 'ok' ? reg.data : null;
-    const sec = await deps.evaluate(name, [], data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined, {}, clock.now().toISOString());
+    const sec = await deps.evaluate(
+      name,
+      [],
+      data ? { ...data, source: reg.kind === 'ok' ? reg.source : null } : undefined,
+      {},
+      clock.now().toISOString(),
+    );
     const now = clock.now();
-    const health = computeHealth({ expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] }, now);
+    const health = computeHealth(
+      { expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] },
+      now,
+    );
     return {
       domain: name,
       registration: {
@@ -43,7 +52,9 @@ export function createNameCheck(deps: NameCheckDeps) {
         attempts: reg.attempts,
       },
       security: {
-        transfer_lock: sec.transfer_lock, dnssec_enabled: sec.dnssec.enabled, security_score: sec.security_score,
+        transfer_lock: sec.transfer_lock,
+        dnssec_enabled: sec.dnssec.enabled,
+        security_score: sec.security_score,
         checks: { spf: sec.spf.status, dmarc: sec.dmarc.status, dkim: sec.dkim.status, caa: sec.caa.status },
         recommendations: sec.recommendations,
         dnssec: sec.dnssec.status,
@@ -65,9 +76,16 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
     checkName: createNameCheck(deps),
 
     /** One inspection (the endpoint type's, after STARTTLS where it has one), classified as the daemon classifies endpoint certificates (ssl_status). */
-    async tls(target: { endpoint_type?: EndpointType; host: string; port: number; timeoutMs: number }, signal: AbortSignal) {
+    async tls(
+      target: { endpoint_type?: EndpointType; host: string; port: number; timeoutMs: number },
+      signal: AbortSignal,
+    ) {
       const inspect = (target.endpoint_type && pluginOf(target.endpoint_type).inspect) || inspectTls;
-      const result = await inspect({ host: target.host, port: target.port, timeoutMs: target.timeoutMs }, probes, signal);
+      const result = await inspect(
+        { host: target.host, port: target.port, timeoutMs: target.timeoutMs },
+        probes,
+        signal,
+      );
       const now = clock.now();
       return {
         result,
@@ -78,8 +96,17 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
     },
 
     /** The liveness probe of the target's endpoint type (its plug-in in src/probes/), as the scheduler runs it. */
-    liveness(target: UrlParts, o: { timeoutMs: number; expectedStatus: number }, signal: AbortSignal): Promise<ProbeOutcome> {
-      return pluginOf(target.endpoint_type).liveness(target, { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus }, probes, signal);
+    liveness(
+      target: UrlParts,
+      o: { timeoutMs: number; expectedStatus: number },
+      signal: AbortSignal,
+    ): Promise<ProbeOutcome> {
+      return pluginOf(target.endpoint_type).liveness(
+        target,
+        { timeout_seconds: o.timeoutMs / 1000, expected_status_code: o.expectedStatus },
+        probes,
+        signal,
+      );
     },
   };
 }

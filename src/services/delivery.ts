@@ -11,7 +11,6 @@ import type { Store } from '../store/index.js';
 import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
 import { newId, parseJson } from '../store/repos/util.js';
 
-
 /** The spec's waits between attempts: up to 3 retries. */
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
 /** The spec's upper bound of one attempt. */
@@ -68,21 +67,40 @@ export function createDeliveryService(deps: DeliveryDeps) {
       stopper.signal.addEventListener('abort', onAbort, { once: true });
     });
 
-  async function eventMessage(eventId: string, user: string): Promise<(OutgoingEvent & { portfolio: string | null }) | null> {
+  async function eventMessage(
+    eventId: string,
+    user: string,
+  ): Promise<(OutgoingEvent & { portfolio: string | null }) | null> {
     const e = await store.notifications.eventContext(eventId);
     if (!e) return null;
     const details = parseJson<Record<string, unknown>>(e.details, {});
     return {
-      event_id: e.id, event_type: e.event_type, severity: e.severity, category: e.category, team: e.team_name, user,
-      domain_id: e.domain_id, domain: e.domain_name ?? (details.domain as string | undefined) ?? null,
-      endpoint_id: e.endpoint_id, endpoint_name: e.endpoint_name ?? (details.endpoint_name as string | undefined) ?? null,
-      details, message: e.message, timestamp: e.created_at, portfolio: e.portfolio_name,
+      event_id: e.id,
+      event_type: e.event_type,
+      severity: e.severity,
+      category: e.category,
+      team: e.team_name,
+      user,
+      domain_id: e.domain_id,
+      domain: e.domain_name ?? (details.domain as string | undefined) ?? null,
+      endpoint_id: e.endpoint_id,
+      endpoint_name: e.endpoint_name ?? (details.endpoint_name as string | undefined) ?? null,
+      details,
+      message: e.message,
+      timestamp: e.created_at,
+      portfolio: e.portfolio_name,
     };
   }
 
   /** Message + channel config of one delivery (test sends derive their config from the recipient). */
-  async function prepare(d: DeliveryRow): Promise<{ message: Outgoing; config: Record<string, unknown> } | { error: string }> {
-    const req = parseJson<{ subject?: string | null; user_id?: string; digest?: { from: string; to: string; event_ids: string[] } }>(d.request, {});
+  async function prepare(
+    d: DeliveryRow,
+  ): Promise<{ message: Outgoing; config: Record<string, unknown> } | { error: string }> {
+    const req = parseJson<{
+      subject?: string | null;
+      user_id?: string;
+      digest?: { from: string; to: string; event_ids: string[] };
+    }>(d.request, {});
     if (d.is_test) {
       const team = await store.teams.byId(d.team_id);
       const user = req.user_id ? await store.users.byId(req.user_id) : undefined;
@@ -93,9 +111,20 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const config = plugin.test.config(d.recipient ?? '', own?.config);
       if ('error' in config && typeof config.error === 'string') return { error: config.error };
       const message: Outgoing = {
-        kind: 'event', event_id: d.id, event_type: 'test', severity: 'info', category: 'test', team: team?.name ?? '', user: user?.email ?? '',
-        domain_id: null, domain: null, endpoint_id: null, endpoint_name: null,
-        details: { metadata: parseJson(d.metadata, null) }, message: 'Test notification from dommon', timestamp: d.created_at,
+        kind: 'event',
+        event_id: d.id,
+        event_type: 'test',
+        severity: 'info',
+        category: 'test',
+        team: team?.name ?? '',
+        user: user?.email ?? '',
+        domain_id: null,
+        domain: null,
+        endpoint_id: null,
+        endpoint_name: null,
+        details: { metadata: parseJson(d.metadata, null) },
+        message: 'Test notification from dommon',
+        timestamp: d.created_at,
         ...(req.subject ? { subject: req.subject } : {}),
       };
       return { message, config };
@@ -105,7 +134,9 @@ export function createDeliveryService(deps: DeliveryDeps) {
     const config = { ...setting.config };
     if (req.digest) {
       const team = await store.teams.byId(d.team_id);
-      const items = (await Promise.all(req.digest.event_ids.map((id) => eventMessage(id, setting.user_email)))).filter((x) => x !== null);
+      const items = (await Promise.all(req.digest.event_ids.map((id) => eventMessage(id, setting.user_email)))).filter(
+        (x) => x !== null,
+      );
       if (!items.length) return { error: 'every event of this digest was removed' };
       const byPortfolio = new Map<string | null, OutgoingEvent[]>();
       for (const { portfolio, ...it } of items) byPortfolio.set(portfolio, [...(byPortfolio.get(portfolio) ?? []), it]);
@@ -114,7 +145,15 @@ export function createDeliveryService(deps: DeliveryDeps) {
         .sort(([a], [b]) => (a === null ? 1 : b === null ? -1 : a.localeCompare(b)))
         .map(([portfolio, list]) => ({ portfolio, items: list }));
       return {
-        message: { kind: 'digest', digest_id: d.id, team: team?.name ?? '', user: setting.user_email, from: req.digest.from, to: req.digest.to, groups },
+        message: {
+          kind: 'digest',
+          digest_id: d.id,
+          team: team?.name ?? '',
+          user: setting.user_email,
+          from: req.digest.from,
+          to: req.digest.to,
+          groups,
+        },
         config,
       };
     }
@@ -146,7 +185,11 @@ export function createDeliveryService(deps: DeliveryDeps) {
       // Retry-After is honoured in full: the next attempt is never sooner than the receiver asked.
       const retryAfterS = out.retryAfterSeconds ?? 0;
       const tooLong = retryAfterS > MAX_RETRY_AFTER_S;
-      if (tooLong) out = { ...out, error: `${out.error ?? 'failed'}; the receiver asks to wait ${retryAfterS} s (more than ${MAX_RETRY_AFTER_S} s): not retried` };
+      if (tooLong)
+        out = {
+          ...out,
+          error: `${out.error ?? 'failed'}; the receiver asks to wait ${retryAfterS} s (more than ${MAX_RETRY_AFTER_S} s): not retried`,
+        };
       const retry = !out.ok && out.transient && attempt <= waits.length && !tooLong;
       const wait = retry ? Math.max(waits[attempt - 1]!, retryAfterS * 1000) : 0;
       // A long wait is not slept holding the lease: the delivery goes back to the queue, due then.
@@ -154,8 +197,13 @@ export function createDeliveryService(deps: DeliveryDeps) {
       deps.metrics?.delivery(d.channel, out.ok ? 'success' : retry ? 'retry' : 'failed');
       await store.notifications.recordAttempt(
         {
-          id: d.id, attempt, at: at.toISOString(), outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent',
-          status_code: out.status, error: out.error, duration_ms: Math.round(performance.now() - t0),
+          id: d.id,
+          attempt,
+          at: at.toISOString(),
+          outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent',
+          status_code: out.status,
+          error: out.error,
+          duration_ms: Math.round(performance.now() - t0),
         },
         {
           status: out.ok ? 'success' : retry ? 'partial' : 'failed',
@@ -167,7 +215,11 @@ export function createDeliveryService(deps: DeliveryDeps) {
         },
       );
       if (!retry || later) return;
-      await store.notifications.extendLease(d.id, owner, new Date(at.getTime() + wait + attemptMs + 5000).toISOString());
+      await store.notifications.extendLease(
+        d.id,
+        owner,
+        new Date(at.getTime() + wait + attemptMs + 5000).toISOString(),
+      );
       await sleep(wait);
     }
   }
@@ -197,7 +249,12 @@ export function createDeliveryService(deps: DeliveryDeps) {
       await store.transaction(async (tx) => {
         // Writing first takes SQLite's write lock at once (a read-then-write transaction could fail
         // with SQLITE_BUSY next to another worker), and leaves out events another worker took.
-        const mine = new Set(await tx.notifications.markFannedOut(events.map((e) => e.id), isoNow(clock)));
+        const mine = new Set(
+          await tx.notifications.markFannedOut(
+            events.map((e) => e.id),
+            isoNow(clock),
+          ),
+        );
         const rowsByTeam = new Map<string, SettingRow[]>();
         for (const e of events.filter((x) => mine.has(x.id))) {
           let rows = rowsByTeam.get(e.team_id);
@@ -206,9 +263,18 @@ export function createDeliveryService(deps: DeliveryDeps) {
             // min_severity applies to exposure alerts on instant rows; resolutions wait for digests.
             if (!instantAlert(e, s.min_severity)) continue;
             const ok = await tx.notifications.addDelivery({
-              id: newId(), team_id: e.team_id, event_id: e.id, setting_id: s.id, channel: s.notification_type,
+              id: newId(),
+              team_id: e.team_id,
+              event_id: e.id,
+              setting_id: s.id,
+              channel: s.notification_type,
               recipient: recipientOf(s),
-              is_test: 0, request: '{}', status: 'queued', next_attempt_at: e.created_at, metadata: null, created_at: isoNow(clock),
+              is_test: 0,
+              request: '{}',
+              status: 'queued',
+              next_attempt_at: e.created_at,
+              metadata: null,
+              created_at: isoNow(clock),
               message_preview: e.message.slice(0, 200),
             });
             if (ok) created++;
@@ -226,7 +292,13 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const t = now().getTime();
       let n = 0;
       for (const s of await store.notifications.enabledDigests()) {
-        const due = nextDigestAt(s.last_digest_at, s.created_at, s.frequency_days ?? 7, s.notification_time ?? '09:00:00', s.team_timezone);
+        const due = nextDigestAt(
+          s.last_digest_at,
+          s.created_at,
+          s.frequency_days ?? 7,
+          s.notification_time ?? '09:00:00',
+          s.team_timezone,
+        );
         if (due > t) continue;
         const from = s.last_digest_at ?? s.created_at;
         const to = new Date(t).toISOString();
@@ -236,10 +308,19 @@ export function createDeliveryService(deps: DeliveryDeps) {
           const events = await tx.notifications.eventsSince(s.team_id, from, to);
           if (events.length) {
             await tx.notifications.addDelivery({
-              id: newId(), team_id: s.team_id, event_id: null, setting_id: s.id, channel: s.notification_type,
-              recipient: recipientOf(s), is_test: 0,
-              request: JSON.stringify({ digest: { from, to, event_ids: events.map((e) => e.id) } }), status: 'queued', next_attempt_at: to,
-              metadata: JSON.stringify({ digest: true, items: events.length, from, to }), created_at: to, message_preview: `Digest: ${events.length} item(s)`,
+              id: newId(),
+              team_id: s.team_id,
+              event_id: null,
+              setting_id: s.id,
+              channel: s.notification_type,
+              recipient: recipientOf(s),
+              is_test: 0,
+              request: JSON.stringify({ digest: { from, to, event_ids: events.map((e) => e.id) } }),
+              status: 'queued',
+              next_attempt_at: to,
+              metadata: JSON.stringify({ digest: true, items: events.length, from, to }),
+              created_at: to,
+              message_preview: `Digest: ${events.length} item(s)`,
             });
             n++;
           }
@@ -252,7 +333,12 @@ export function createDeliveryService(deps: DeliveryDeps) {
     async startDue(limit = 50): Promise<number> {
       if (stopper.signal.aborted) return 0;
       const t = now();
-      const claimed = await store.notifications.claim(owner, t.toISOString(), new Date(t.getTime() + attemptMs + 5000).toISOString(), limit);
+      const claimed = await store.notifications.claim(
+        owner,
+        t.toISOString(),
+        new Date(t.getTime() + attemptMs + 5000).toISOString(),
+        limit,
+      );
       for (const d of claimed) void track(d);
       return claimed.length;
     },
@@ -260,7 +346,12 @@ export function createDeliveryService(deps: DeliveryDeps) {
     /** Claims due deliveries and resolves when every claimed one is settled (retries included). */
     async deliverDue(limit = 50): Promise<number> {
       const t = now();
-      const claimed = await store.notifications.claim(owner, t.toISOString(), new Date(t.getTime() + attemptMs + 5000).toISOString(), limit);
+      const claimed = await store.notifications.claim(
+        owner,
+        t.toISOString(),
+        new Date(t.getTime() + attemptMs + 5000).toISOString(),
+        limit,
+      );
       await Promise.all(claimed.map(track));
       return claimed.length;
     },

@@ -32,7 +32,12 @@ async function timed(name: string, fn: () => Promise<Omit<DoctorCheck, 'name' | 
     const r = await fn();
     return { name, ...r, ms: Math.round(performance.now() - t0) };
   } catch (err) {
-    return { name, status: 'fail', detail: (err as Error).message || String(err), ms: Math.round(performance.now() - t0) };
+    return {
+      name,
+      status: 'fail',
+      detail: (err as Error).message || String(err),
+      ms: Math.round(performance.now() - t0),
+    };
   }
 }
 
@@ -43,7 +48,8 @@ function permissionWarning(dir: string, dbPath: string): string | null {
     if (dirMode & 0o002) return `${dir} is writable by every user (mode ${dirMode.toString(8)})`;
     if (!fs.existsSync(dbPath) || (dirMode & 0o001) === 0) return null;
     const dbMode = fs.statSync(dbPath).mode & 0o777;
-    if (dbMode & 0o004) return `${dbPath} is readable by every user (mode ${dbMode.toString(8)}, directory ${dirMode.toString(8)}); it holds token hashes and channel secrets: chmod 700 ${dir}`;
+    if (dbMode & 0o004)
+      return `${dbPath} is readable by every user (mode ${dbMode.toString(8)}, directory ${dirMode.toString(8)}); it holds token hashes and channel secrets: chmod 700 ${dir}`;
     return null;
   } catch {
     return null;
@@ -51,69 +57,109 @@ function permissionWarning(dir: string, dbPath: string): string | null {
 }
 
 /** `smtpCa`: extra trusted CA certificates (PEM) for the SMTP relay (tests pass their own CA). */
-export async function runDoctor(config: Readonly<Config>, opts: { timeoutMs?: number; smtpCa?: string | string[] } = {}): Promise<DoctorReport> {
+export async function runDoctor(
+  config: Readonly<Config>,
+  opts: { timeoutMs?: number; smtpCa?: string | string[] } = {},
+): Promise<DoctorReport> {
   const timeoutMs = opts.timeoutMs ?? 3000;
   const checks: DoctorCheck[] = [];
   const dir = config.dataDir;
 
-  checks.push(await timed('data directory', async () => {
-    if (!fs.existsSync(dir)) {
-      // Could serve create it? The nearest existing ancestor must be a writable directory.
-      let up = path.dirname(dir);
-      while (!fs.existsSync(up) && path.dirname(up) !== up) up = path.dirname(up);
-      if (!fs.statSync(up).isDirectory()) return { status: 'fail', detail: `${dir} is not writable: ENOTDIR (${up} is a file)` };
-      try {
-        fs.accessSync(up, fs.constants.W_OK);
-      } catch {
-        return { status: 'fail', detail: `${dir} is not writable: EACCES (cannot create it in ${up})` };
+  checks.push(
+    await timed('data directory', async () => {
+      if (!fs.existsSync(dir)) {
+        // Could serve create it? The nearest existing ancestor must be a writable directory.
+        let up = path.dirname(dir);
+        while (!fs.existsSync(up) && path.dirname(up) !== up) up = path.dirname(up);
+        if (!fs.statSync(up).isDirectory())
+          return { status: 'fail', detail: `${dir} is not writable: ENOTDIR (${up} is a file)` };
+        try {
+          fs.accessSync(up, fs.constants.W_OK);
+        } catch {
+          return { status: 'fail', detail: `${dir} is not writable: EACCES (cannot create it in ${up})` };
+        }
+        return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
       }
-      return { status: 'warn', detail: `${dir} does not exist yet (created by dommon serve)` };
-    }
-    const problem = writableDirProblem(dir);
-    if (problem) return { status: 'fail', detail: `${dir} is not writable: ${problem}` };
-    const warn = permissionWarning(dir, config.dbPath);
-    if (warn) return { status: 'warn', detail: warn };
-    const st = fs.statfsSync(dir);
-    const free = st.bavail * st.bsize;
-    if (free < MIN_FREE_BYTES) return { status: 'warn', detail: `${dir} is writable but only ${Math.round(free / 1048576)} MB are free` };
-    return { status: 'ok', detail: `${dir} is writable (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}, ${Math.round(free / 1048576)} MB free)` };
-  }));
+      const problem = writableDirProblem(dir);
+      if (problem) return { status: 'fail', detail: `${dir} is not writable: ${problem}` };
+      const warn = permissionWarning(dir, config.dbPath);
+      if (warn) return { status: 'warn', detail: warn };
+      const st = fs.statfsSync(dir);
+      const free = st.bavail * st.bsize;
+      if (free < MIN_FREE_BYTES)
+        return { status: 'warn', detail: `${dir} is writable but only ${Math.round(free / 1048576)} MB are free` };
+      return {
+        status: 'ok',
+        detail: `${dir} is writable (mode ${(fs.statSync(dir).mode & 0o777).toString(8)}, ${Math.round(free / 1048576)} MB free)`,
+      };
+    }),
+  );
 
   const dbExists = fs.existsSync(config.dbPath);
-  checks.push(await timed('database integrity', async () => {
-    if (!dbExists) return { status: 'warn', detail: `no database at ${config.dbPath} yet (created on first use)` };
-    const info = inspectDatabase(config.dbPath);
-    if (info.integrity.join() !== 'ok') return { status: 'fail', detail: `integrity_check: ${info.integrity.slice(0, 3).join('; ')}` };
-    const vacuum = info.auto_vacuum === 'incremental' ? '' : ` (auto_vacuum ${info.auto_vacuum}: retention cannot shrink the file)`;
-    return { status: vacuum ? 'warn' : 'ok', detail: `ok, ${info.bytes} bytes, journal ${info.journal_mode}${vacuum}` };
-  }));
-  checks.push(await timed('schema version', async () => {
-    if (!dbExists) return { status: 'skip', detail: 'no database yet' };
-    const info = inspectDatabase(config.dbPath, { quick: true });
-    const current = info.applied.at(-1)?.name ?? 'none';
-    if (info.unknown.length) return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
-    if (info.pending.length) return { status: 'warn', detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)` };
-    return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
-  }));
-  checks.push(await timed('daemon', async () => {
-    const pid = lockHolder(dir);
-    return { status: 'ok', detail: pid ? `a daemon (pid ${pid}) is serving this data directory` : 'no daemon is serving this data directory' };
-  }));
+  checks.push(
+    await timed('database integrity', async () => {
+      if (!dbExists) return { status: 'warn', detail: `no database at ${config.dbPath} yet (created on first use)` };
+      const info = inspectDatabase(config.dbPath);
+      if (info.integrity.join() !== 'ok')
+        return { status: 'fail', detail: `integrity_check: ${info.integrity.slice(0, 3).join('; ')}` };
+      const vacuum =
+        info.auto_vacuum === 'incremental'
+          ? ''
+          : ` (auto_vacuum ${info.auto_vacuum}: retention cannot shrink the file)`;
+      return {
+        status: vacuum ? 'warn' : 'ok',
+        detail: `ok, ${info.bytes} bytes, journal ${info.journal_mode}${vacuum}`,
+      };
+    }),
+  );
+  checks.push(
+    await timed('schema version', async () => {
+      if (!dbExists) return { status: 'skip', detail: 'no database yet' };
+      const info = inspectDatabase(config.dbPath, { quick: true });
+      const current = info.applied.at(-1)?.name ?? 'none';
+      if (info.unknown.length)
+        return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
+      if (info.pending.length)
+        return {
+          status: 'warn',
+          detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
+        };
+      return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+    }),
+  );
+  checks.push(
+    await timed('daemon', async () => {
+      const pid = lockHolder(dir);
+      return {
+        status: 'ok',
+        detail: pid
+          ? `a daemon (pid ${pid}) is serving this data directory`
+          : 'no daemon is serving this data directory',
+      };
+    }),
+  );
 
   if (config.dnsServers.length) {
-    for (const s of config.dnsServers) checks.push(await timed(`dns ${s}`, async () => ({ status: 'ok', detail: await pingDns(s, timeoutMs) })));
+    for (const s of config.dnsServers)
+      checks.push(await timed(`dns ${s}`, async () => ({ status: 'ok', detail: await pingDns(s, timeoutMs) })));
   } else {
     checks.push({ name: 'dns', status: 'skip', detail: 'DOMMON_DNS_SERVERS not set: the system resolvers are used' });
   }
-  checks.push(config.rdapUrl
-    ? await timed('rdap', () => pingRdap(config.rdapUrl!, timeoutMs))
-    : { name: 'rdap', status: 'skip', detail: 'DOMMON_RDAP_URL not set: the IANA bootstrap is used' });
-  checks.push(config.whoisServer
-    ? await timed('whois', () => pingWhois(config.whoisServer!, timeoutMs))
-    : { name: 'whois', status: 'skip', detail: 'DOMMON_WHOIS_SERVER not set: per-TLD servers are used' });
-  checks.push(config.smtpUrl
-    ? await timed('smtp', async () => ({ status: 'ok', detail: await pingSmtp(config, timeoutMs, opts.smtpCa) }))
-    : { name: 'smtp', status: 'skip', detail: 'DOMMON_SMTP_URL not set: e-mail notifications cannot be sent' });
+  checks.push(
+    config.rdapUrl
+      ? await timed('rdap', () => pingRdap(config.rdapUrl!, timeoutMs))
+      : { name: 'rdap', status: 'skip', detail: 'DOMMON_RDAP_URL not set: the IANA bootstrap is used' },
+  );
+  checks.push(
+    config.whoisServer
+      ? await timed('whois', () => pingWhois(config.whoisServer!, timeoutMs))
+      : { name: 'whois', status: 'skip', detail: 'DOMMON_WHOIS_SERVER not set: per-TLD servers are used' },
+  );
+  checks.push(
+    config.smtpUrl
+      ? await timed('smtp', async () => ({ status: 'ok', detail: await pingSmtp(config, timeoutMs, opts.smtpCa) }))
+      : { name: 'smtp', status: 'skip', detail: 'DOMMON_SMTP_URL not set: e-mail notifications cannot be sent' },
+  );
 
   return { ok: !checks.some((c) => c.status === 'fail'), data_dir: dir, checks };
 }

@@ -51,15 +51,29 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         const expiry = input.expiry_date ?? null;
         // A new domain's only possible health input is a manual expiry_date (no registration, certificate,
         // security or liveness data exists for a new id yet): its health is known without reading anything.
-        const h = computeHealth({ expiry_date: expiry, certificates: [], security_score: null, liveness: [] }, clock.now());
+        const h = computeHealth(
+          { expiry_date: expiry, certificates: [], security_score: null, liveness: [] },
+          clock.now(),
+        );
         // A taken name fails the (team_id, domain) unique index: one statement instead of a look-up first.
         const id = newId();
         const d = await tx.domains.insert({
-          id, team_id: teamId, domain: name, portfolio_id: input.portfolio_id ?? null, notes: input.notes ?? null,
-          is_verified: 0, verified_at: null, verification_token: newVerificationToken(),
-          health_score: h.score, health_grade: h.grade, overall_status: h.overall_status, exposure_monitoring_enabled: 0,
-          expiry_override: expiry, dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
-          created_at: now, updated_at: now,
+          id,
+          team_id: teamId,
+          domain: name,
+          portfolio_id: input.portfolio_id ?? null,
+          notes: input.notes ?? null,
+          is_verified: 0,
+          verified_at: null,
+          verification_token: newVerificationToken(),
+          health_score: h.score,
+          health_grade: h.grade,
+          overall_status: h.overall_status,
+          exposure_monitoring_enabled: 0,
+          expiry_override: expiry,
+          dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
+          created_at: now,
+          updated_at: now,
         });
         // Registration and DNS-security refreshes are due at once.
         await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, id, now);

@@ -24,12 +24,12 @@ export interface EndpointInput {
 
 const DEFAULT_ENDPOINT_TIMEOUT = 10;
 
-
 function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
   const out = { ...input };
   if (typeof out.subdomain === 'string') {
     out.subdomain = out.subdomain.trim().toLowerCase().replace(/\.+$/, '') || null;
-    if (out.subdomain && !validSubdomain(out.subdomain)) throw new Invalid(`subdomain: "${input.subdomain}" is not a valid host prefix`);
+    if (out.subdomain && !validSubdomain(out.subdomain))
+      throw new Invalid(`subdomain: "${input.subdomain}" is not a valid host prefix`);
   }
   if (typeof out.path === 'string') {
     const p = out.path.trim();
@@ -44,11 +44,16 @@ function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
 }
 
 function requirePort(type: EndpointType, port: number | null | undefined): void {
-  if (requiresPort(type) && (port === null || port === undefined)) throw new Invalid(`port: required for endpoint_type "${type}"`);
+  if (requiresPort(type) && (port === null || port === undefined))
+    throw new Invalid(`port: required for endpoint_type "${type}"`);
 }
 
 /** An endpoint as detail views show it, from its latest TLS inspection and its liveness configuration (if any). */
-export function toDetail(endpoint: Endpoint, cert: CertificateSummary | undefined, live: { id: string; is_enabled: boolean } | undefined): EndpointDetail {
+export function toDetail(
+  endpoint: Endpoint,
+  cert: CertificateSummary | undefined,
+  live: { id: string; is_enabled: boolean } | undefined,
+): EndpointDetail {
   return {
     endpoint,
     ssl_status: cert?.ssl_status ?? 'unknown',
@@ -85,16 +90,26 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         }
         const now = isoNow(clock);
         await tx.endpoints.insert({
-          id, team_id: teamId, domain_id: domain.id, name: input.name, endpoint_type: input.endpoint_type,
-          subdomain: input.subdomain ?? null, path: input.path ?? null, port: input.port ?? null,
-          is_enabled: input.is_enabled === false ? 0 : 1, timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
-          notes: input.notes ?? null, created_at: now, updated_at: now,
+          id,
+          team_id: teamId,
+          domain_id: domain.id,
+          name: input.name,
+          endpoint_type: input.endpoint_type,
+          subdomain: input.subdomain ?? null,
+          path: input.path ?? null,
+          port: input.port ?? null,
+          is_enabled: input.is_enabled === false ? 0 : 1,
+          timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
+          notes: input.notes ?? null,
+          created_at: now,
+          updated_at: now,
         });
         if (input.liveness) livenessId = await insertLiveness(tx, clock, teamId, id, input.liveness);
         await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
+      if (isUniqueViolation(err))
+        throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
       throw err;
     }
     if (!livenessId) return get(teamId, id);
@@ -115,7 +130,8 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     get,
     detail,
     create,
-    list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> => store.endpoints.list(teamId, f, page),
+    list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> =>
+      store.endpoints.list(teamId, f, page),
     forDomain: (teamId: string, domainId: string) => store.endpoints.forDomain(teamId, domainId),
     bulkCreate: bulkCreate(create),
 
@@ -144,7 +160,8 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           await recomputeHealth?.(tx, cur.domain_id);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
+        if (isUniqueViolation(err))
+          throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
         throw err;
       }
       // Host, port, path, type or enabled may have changed: the scheduler re-reads this endpoint's config.

@@ -10,11 +10,17 @@ import type { Repos, Store } from '../store/index.js';
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
   /** Status and 24 h uptime of each enabled configuration, grouped by domain, in one query (one domain's recompute, or the sweep). */
-  async function livenessInputs(repos: Pick<Repos, 'livenessData'>, domainId?: string): Promise<Map<string, HealthInputs['liveness']>> {
+  async function livenessInputs(
+    repos: Pick<Repos, 'livenessData'>,
+    domainId?: string,
+  ): Promise<Map<string, HealthInputs['liveness']>> {
     const rows = await repos.livenessData.healthInputs(first24hBucket(clock.now().getTime()), domainId);
     const out = new Map<string, HealthInputs['liveness']>();
     for (const r of rows) {
-      const item = { status: (r.status ?? 'unknown') as HealthInputs['liveness'][number]['status'], uptime_24h: uptimePercent(r) };
+      const item = {
+        status: (r.status ?? 'unknown') as HealthInputs['liveness'][number]['status'],
+        uptime_24h: uptimePercent(r),
+      };
       const list = out.get(r.domain_id);
       if (list) list.push(item);
       else out.set(r.domain_id, [item]);
@@ -39,7 +45,11 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
 
   async function save(repos: Repos, d: Domain, h: HealthResult): Promise<boolean> {
     if (h.score === d.health_score && h.grade === d.health_grade && h.overall_status === d.overall_status) return false;
-    await repos.domains.update(d.team_id, d.id, { health_score: h.score, health_grade: h.grade, overall_status: h.overall_status });
+    await repos.domains.update(d.team_id, d.id, {
+      health_score: h.score,
+      health_grade: h.grade,
+      overall_status: h.overall_status,
+    });
     return true;
   }
 
@@ -57,17 +67,24 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
 
   /** Every domain, chunk by chunk (the other inputs are read once, up front); returns how many changed. */
   async function recomputeAll(chunks: AsyncIterable<Domain[]> | Iterable<Domain[]>): Promise<number> {
-    const [scores, certs, liveness] = await Promise.all([store.security.scores(), store.renewals.allCertificates(), livenessInputs(store)]);
+    const [scores, certs, liveness] = await Promise.all([
+      store.security.scores(),
+      store.renewals.allCertificates(),
+      livenessInputs(store),
+    ]);
     const now = clock.now();
     let changed = 0;
     for await (const domains of chunks) {
       for (const d of domains) {
-        const h = computeHealth({
-          expiry_date: d.expiry_override ?? d.registry_expiry_date,
-          certificates: certs.get(d.id) ?? [],
-          security_score: scores.get(d.id) ?? null,
-          liveness: liveness.get(d.id) ?? [],
-        }, now);
+        const h = computeHealth(
+          {
+            expiry_date: d.expiry_override ?? d.registry_expiry_date,
+            certificates: certs.get(d.id) ?? [],
+            security_score: scores.get(d.id) ?? null,
+            liveness: liveness.get(d.id) ?? [],
+          },
+          now,
+        );
         if (await save(store, d, h)) changed++;
       }
     }

@@ -24,11 +24,20 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
   const probes = base.probes ?? { resolver: createResolver([]) };
   // Every service that changes a health input recomputes the domain's health in its own transaction.
   const health = createHealthService({ store: base.store, clock: base.clock });
-  const deps = { ...base, recomputeHealth: base.recomputeHealth ?? health.recompute, changes: base.changes ?? createChangeFeed() };
+  const deps = {
+    ...base,
+    recomputeHealth: base.recomputeHealth ?? health.recompute,
+    changes: base.changes ?? createChangeFeed(),
+  };
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);
-  const intel = createIntelServices({ store: deps.store, clock: deps.clock, health, io: io ?? unconfiguredIo(pino({ level: 'silent' })) });
+  const intel = createIntelServices({
+    store: deps.store,
+    clock: deps.clock,
+    health,
+    io: io ?? unconfiguredIo(pino({ level: 'silent' })),
+  });
   return {
     access: createAccessService(deps),
     portfolios: createPortfolioService(deps),
@@ -42,7 +51,11 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     intel,
     verification: intel.verification,
     renewals: intel.renewals,
-    certificates: createCertificateService({ ...deps, checkInterval: deps.checkInterval ?? 21_600, inspect: endpointInspector(probes) }),
+    certificates: createCertificateService({
+      ...deps,
+      checkInterval: deps.checkInterval ?? 21_600,
+      inspect: endpointInspector(probes),
+    }),
   };
 }
 

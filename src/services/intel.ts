@@ -32,10 +32,20 @@ export function unconfiguredIo(log: Logger): IntelIo {
   const fail = async (): Promise<never> => {
     throw new DnsError('DNS look-ups are not configured in this process', 'ENOTCONFIGURED');
   };
-  const none = { serverFor: () => ({ none: 'registration look-ups are not configured in this process' }), lookup: fail };
+  const none = {
+    serverFor: () => ({ none: 'registration look-ups are not configured in this process' }),
+    lookup: fail,
+  };
   return {
     dns: {
-      txt: fail, caa: fail, mx: fail, ns: fail, cname: fail, ds: fail, dnskey: fail, servers: [],
+      txt: fail,
+      caa: fail,
+      mx: fail,
+      ns: fail,
+      cname: fail,
+      ds: fail,
+      dnskey: fail,
+      servers: [],
       lookup: { a: fail, aaaa: fail, cname: fail, ns: fail, txt: fail, caa: fail, mx: fail },
       axfr: async () => ({ ok: false, error: 'DNS look-ups are not configured in this process' }),
     },
@@ -51,11 +61,31 @@ export function unconfiguredIo(log: Logger): IntelIo {
 export function createIntelServices(deps: { store: Store; clock: Clock; health: HealthService; io: IntelIo }) {
   const { store, clock, health, io } = deps;
   const recomputeHealth = health.recompute;
-  const registration = createRegistrationService({ store, clock, log: io.log, probes: io.probes, limiter: io.limiter, checkInterval: io.checkInterval, recomputeHealth });
-  const security = createSecurityService({ store, clock, dns: io.dns, checkInterval: io.checkInterval, recomputeHealth });
+  const registration = createRegistrationService({
+    store,
+    clock,
+    log: io.log,
+    probes: io.probes,
+    limiter: io.limiter,
+    checkInterval: io.checkInterval,
+    recomputeHealth,
+  });
+  const security = createSecurityService({
+    store,
+    clock,
+    dns: io.dns,
+    checkInterval: io.checkInterval,
+    recomputeHealth,
+  });
   const renewals = createRenewalService({ store, clock });
   const shutdown = new AbortController();
-  const verification = createVerificationService({ store, clock, txt: (name) => io.dns.txt(name), recomputeHealth, signal: shutdown.signal });
+  const verification = createVerificationService({
+    store,
+    clock,
+    txt: (name) => io.dns.txt(name),
+    recomputeHealth,
+    signal: shutdown.signal,
+  });
 
   return {
     registration,

@@ -20,7 +20,12 @@ export interface LivenessInput {
 /** A configuration's settings without its endpoint: the update body, and a create's inline `liveness` block. */
 export type LivenessSettings = Omit<LivenessInput, 'endpoint_id'>;
 
-const LIVENESS_DEFAULTS = { timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 } as const;
+const LIVENESS_DEFAULTS = {
+  timeout_seconds: 10,
+  expected_status_code: 200,
+  interval_seconds: 60,
+  failure_threshold: 1,
+} as const;
 
 const exists = () => new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
 
@@ -29,17 +34,27 @@ const exists = () => new Conflict('a liveness configuration already exists for t
  * its id. The caller has checked the endpoint belongs to the team, recomputes the domain's health in
  * the same transaction and, after the commit, emits `{ config: id }` so the scheduler picks it up.
  */
-export async function insertLiveness(tx: Repos, clock: Clock, teamId: string, endpointId: string, input: LivenessSettings): Promise<string> {
+export async function insertLiveness(
+  tx: Repos,
+  clock: Clock,
+  teamId: string,
+  endpointId: string,
+  input: LivenessSettings,
+): Promise<string> {
   if (await tx.liveness.byEndpoint(endpointId)) throw exists();
   const id = newId();
   const now = isoNow(clock);
   await tx.liveness.insert({
-    id, team_id: teamId, endpoint_id: endpointId, is_enabled: input.is_enabled === false ? 0 : 1,
+    id,
+    team_id: teamId,
+    endpoint_id: endpointId,
+    is_enabled: input.is_enabled === false ? 0 : 1,
     timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
     expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
     interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
     failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
-    created_at: now, updated_at: now,
+    created_at: now,
+    updated_at: now,
   });
   return id;
 }
@@ -73,7 +88,8 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
 
   return {
     get,
-    list: (teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> => store.liveness.list(teamId, f, page),
+    list: (teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> =>
+      store.liveness.list(teamId, f, page),
     /** The scheduler subscribes here: changes of configs, endpoints and domains made in this process. */
     onChange: (fn: (change: WorkingSetChange) => void): (() => void) => changes.subscribe(fn),
 

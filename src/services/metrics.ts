@@ -20,7 +20,12 @@ const HTTP_METHODS = new Set(['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', '
 
 /** Lowercase word characters, at most 40: what callers pass as kind/outcome/channel/status. */
 function word(v: string): string {
-  return String(v).toLowerCase().replace(/[^a-z0-9_.-]+/g, '_').slice(0, 40) || 'unknown';
+  return (
+    String(v)
+      .toLowerCase()
+      .replace(/[^a-z0-9_.-]+/g, '_')
+      .slice(0, 40) || 'unknown'
+  );
 }
 
 function epochSeconds(date: string | null): number | null {
@@ -36,33 +41,107 @@ export function createMetrics(deps: MetricsDeps) {
   // Event-loop lag sampled every 100 ms (prom-client's default, 10 ms, wakes an idle daemon 100 times a second).
   if (deps.processMetrics ?? true) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 100 });
 
-  const build = new Gauge({ name: 'dommon_build_info', help: 'dommon version (always 1)', labelNames: ['version'], registers });
+  const build = new Gauge({
+    name: 'dommon_build_info',
+    help: 'dommon version (always 1)',
+    labelNames: ['version'],
+    registers,
+  });
   build.set({ version: deps.version }, 1);
 
-  const checks = new Counter({ name: 'dommon_checks_total', help: 'Checks run, by kind (liveness, tls, registration, dns, verification, ...) and outcome', labelNames: ['kind', 'outcome'], registers });
-  const deliveries = new Counter({ name: 'dommon_notification_deliveries_total', help: 'Notification delivery attempts, by channel and status', labelNames: ['channel', 'status'], registers });
-  const httpRequests = new Counter({ name: 'dommon_http_requests_total', help: 'HTTP requests, by method, route template and status code', labelNames: ['method', 'route', 'status'], registers });
+  const checks = new Counter({
+    name: 'dommon_checks_total',
+    help: 'Checks run, by kind (liveness, tls, registration, dns, verification, ...) and outcome',
+    labelNames: ['kind', 'outcome'],
+    registers,
+  });
+  const deliveries = new Counter({
+    name: 'dommon_notification_deliveries_total',
+    help: 'Notification delivery attempts, by channel and status',
+    labelNames: ['channel', 'status'],
+    registers,
+  });
+  const httpRequests = new Counter({
+    name: 'dommon_http_requests_total',
+    help: 'HTTP requests, by method, route template and status code',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
   const httpDuration = new Histogram({
-    name: 'dommon_http_request_duration_seconds', help: 'HTTP request latency, by method and route template',
-    labelNames: ['method', 'route'], buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers,
+    name: 'dommon_http_request_duration_seconds',
+    help: 'HTTP request latency, by method and route template',
+    labelNames: ['method', 'route'],
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers,
   });
 
   const endpointLabels = ['team', 'domain', 'endpoint'] as const;
   const domainLabels = ['team', 'domain'] as const;
-  const endpointUp = new Gauge({ name: 'dommon_endpoint_up', help: 'Liveness of an endpoint: 1 up, 0 down (absent before the first check)', labelNames: endpointLabels, registers });
-  const endpointResponse = new Gauge({ name: 'dommon_endpoint_response_seconds', help: 'Response time of the last liveness check', labelNames: endpointLabels, registers });
-  const sslExpiry = new Gauge({ name: 'dommon_ssl_expiry_timestamp_seconds', help: 'notAfter of the certificate an endpoint serves, as a Unix timestamp', labelNames: endpointLabels, registers });
-  const domainExpiry = new Gauge({ name: 'dommon_domain_expiry_timestamp_seconds', help: 'Registration expiry of a domain (manual override first), as a Unix timestamp', labelNames: domainLabels, registers });
-  const domainHealth = new Gauge({ name: 'dommon_domain_health_score', help: 'Health score of a domain, 0-100', labelNames: domainLabels, registers });
-  const domainVerified = new Gauge({ name: 'dommon_domain_verified', help: 'Ownership of a domain verified: 1 yes, 0 no', labelNames: domainLabels, registers });
-  const deliveryLog = new Gauge({ name: 'dommon_notification_log_entries', help: 'Rows in the notification delivery log, by channel and status', labelNames: ['channel', 'status'], registers });
-  const objects = new Gauge({ name: 'dommon_objects', help: 'Monitored objects, by kind', labelNames: ['kind'], registers });
-  const dbSize = new Gauge({ name: 'dommon_database_size_bytes', help: 'Size of the SQLite database (pages in use and free)', labelNames: ['state'], registers });
-  const backlog = new Gauge({
-    name: 'dommon_check_backlog', help: 'Scheduled registration and DNS-security checks waiting: state="due" (next run already past), state="never_checked" (not run once yet)',
-    labelNames: ['kind', 'state'], registers,
+  const endpointUp = new Gauge({
+    name: 'dommon_endpoint_up',
+    help: 'Liveness of an endpoint: 1 up, 0 down (absent before the first check)',
+    labelNames: endpointLabels,
+    registers,
   });
-  const truncated = new Gauge({ name: 'dommon_metrics_truncated', help: '1 when a per-endpoint or per-domain family hit the series limit', registers });
+  const endpointResponse = new Gauge({
+    name: 'dommon_endpoint_response_seconds',
+    help: 'Response time of the last liveness check',
+    labelNames: endpointLabels,
+    registers,
+  });
+  const sslExpiry = new Gauge({
+    name: 'dommon_ssl_expiry_timestamp_seconds',
+    help: 'notAfter of the certificate an endpoint serves, as a Unix timestamp',
+    labelNames: endpointLabels,
+    registers,
+  });
+  const domainExpiry = new Gauge({
+    name: 'dommon_domain_expiry_timestamp_seconds',
+    help: 'Registration expiry of a domain (manual override first), as a Unix timestamp',
+    labelNames: domainLabels,
+    registers,
+  });
+  const domainHealth = new Gauge({
+    name: 'dommon_domain_health_score',
+    help: 'Health score of a domain, 0-100',
+    labelNames: domainLabels,
+    registers,
+  });
+  const domainVerified = new Gauge({
+    name: 'dommon_domain_verified',
+    help: 'Ownership of a domain verified: 1 yes, 0 no',
+    labelNames: domainLabels,
+    registers,
+  });
+  const deliveryLog = new Gauge({
+    name: 'dommon_notification_log_entries',
+    help: 'Rows in the notification delivery log, by channel and status',
+    labelNames: ['channel', 'status'],
+    registers,
+  });
+  const objects = new Gauge({
+    name: 'dommon_objects',
+    help: 'Monitored objects, by kind',
+    labelNames: ['kind'],
+    registers,
+  });
+  const dbSize = new Gauge({
+    name: 'dommon_database_size_bytes',
+    help: 'Size of the SQLite database (pages in use and free)',
+    labelNames: ['state'],
+    registers,
+  });
+  const backlog = new Gauge({
+    name: 'dommon_check_backlog',
+    help: 'Scheduled registration and DNS-security checks waiting: state="due" (next run already past), state="never_checked" (not run once yet)',
+    labelNames: ['kind', 'state'],
+    registers,
+  });
+  const truncated = new Gauge({
+    name: 'dommon_metrics_truncated',
+    help: '1 when a per-endpoint or per-domain family hit the series limit',
+    registers,
+  });
 
   const seen = new Map<Counter, Set<string>>();
   /** Caps distinct label sets per counter so a caller bug cannot blow up the series count. */
@@ -78,10 +157,24 @@ export function createMetrics(deps: MetricsDeps) {
 
   async function refresh(): Promise<void> {
     const [endpoints, domains, logCounts, counts, size, waiting] = await Promise.all([
-      store.metrics.endpoints(maxSeries + 1), store.metrics.domains(maxSeries + 1), store.metrics.deliveryCounts(), store.metrics.counts(), store.metrics.databaseSize(),
+      store.metrics.endpoints(maxSeries + 1),
+      store.metrics.domains(maxSeries + 1),
+      store.metrics.deliveryCounts(),
+      store.metrics.counts(),
+      store.metrics.databaseSize(),
       store.metrics.checkBacklog(new Date().toISOString()),
     ]);
-    for (const g of [endpointUp, endpointResponse, sslExpiry, domainExpiry, domainHealth, domainVerified, deliveryLog, backlog]) g.reset();
+    for (const g of [
+      endpointUp,
+      endpointResponse,
+      sslExpiry,
+      domainExpiry,
+      domainHealth,
+      domainVerified,
+      deliveryLog,
+      backlog,
+    ])
+      g.reset();
     for (const b of waiting) {
       backlog.set({ kind: word(b.kind), state: 'due' }, b.due);
       backlog.set({ kind: word(b.kind), state: 'never_checked' }, b.never_checked);
@@ -89,7 +182,8 @@ export function createMetrics(deps: MetricsDeps) {
     truncated.set(endpoints.length > maxSeries || domains.length > maxSeries ? 1 : 0);
     for (const e of endpoints.slice(0, maxSeries)) {
       const l = { team: e.team, domain: e.domain, endpoint: e.endpoint };
-      if (e.liveness_enabled && (e.status === 'up' || e.status === 'down')) endpointUp.set(l, e.status === 'up' ? 1 : 0);
+      if (e.liveness_enabled && (e.status === 'up' || e.status === 'down'))
+        endpointUp.set(l, e.status === 'up' ? 1 : 0);
       if (e.liveness_enabled && e.response_time_ms !== null) endpointResponse.set(l, e.response_time_ms / 1000);
       const notAfter = epochSeconds(e.ssl_not_after);
       if (notAfter !== null) sslExpiry.set(l, notAfter);

@@ -4,8 +4,19 @@ import { isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
 import {
-  applyOutcome, dayOf, dayString, first24hBucket, first7dBucket, hourOf, INITIAL_STATE, resultId, round2, statsHealth, uptimePercent,
-  type CheckOutcome, type LivenessState,
+  applyOutcome,
+  dayOf,
+  dayString,
+  first24hBucket,
+  first7dBucket,
+  hourOf,
+  INITIAL_STATE,
+  resultId,
+  round2,
+  statsHealth,
+  uptimePercent,
+  type CheckOutcome,
+  type LivenessState,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { Store } from '../store/index.js';
@@ -63,7 +74,17 @@ function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
   };
 }
 
-export function createMonitorService({ store, clock, metrics, recomputeHealth }: { store: Store; clock: Clock; metrics?: { check(kind: string, outcome: string, n?: number): void }; recomputeHealth?: HealthHook }) {
+export function createMonitorService({
+  store,
+  clock,
+  metrics,
+  recomputeHealth,
+}: {
+  store: Store;
+  clock: Clock;
+  metrics?: { check(kind: string, outcome: string, n?: number): void };
+  recomputeHealth?: HealthHook;
+}) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
     if (!c) throw new NotFound('Liveness configuration');
@@ -99,7 +120,10 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
    * Current status and uptime of configurations (by id) from their state rows and the aggregates at
    * `now` (epoch ms): three queries for the lot, however many there are (up to 500 each).
    */
-  async function statusesOf(configs: readonly Pick<LivenessConfig, 'id' | 'seq'>[], now = clock.now().getTime()): Promise<Map<string, LivenessStatus>> {
+  async function statusesOf(
+    configs: readonly Pick<LivenessConfig, 'id' | 'seq'>[],
+    now = clock.now().getTime(),
+  ): Promise<Map<string, LivenessStatus>> {
     if (!configs.length) return new Map();
     const seqs = configs.map((c) => c.seq);
     const [states, h24, d7] = await Promise.all([
@@ -135,7 +159,7 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
 
     /** The whole working set, a page (by config id) at a time: start-up never holds two copies of it. */
     async *targetPages(size = 1000): AsyncGenerator<Target[]> {
-      for (let after: string | undefined; ; ) {
+      for (let after: string | undefined; ;) {
         const page = await targetsIn({ after, limit: size });
         if (page.length) yield page;
         if (page.length < size) return;
@@ -168,11 +192,24 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
         const flipped = new Set<string>();
         for (const r of ordered) {
           if (!live.has(r.config.id)) continue;
-          rows.push({ cfg: r.config.seq, ts: r.at, ok: r.outcome.ok, ms: r.outcome.responseTimeMs, status: r.outcome.statusCode, error: r.outcome.error });
+          rows.push({
+            cfg: r.config.seq,
+            ts: r.at,
+            ok: r.outcome.ok,
+            ms: r.outcome.responseTimeMs,
+            status: r.outcome.statusCode,
+            error: r.outcome.error,
+          });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
-          const { next, event } = applyOutcome(prev, r.outcome, new Date(r.at).toISOString(), r.config.failure_threshold);
+          const { next, event } = applyOutcome(
+            prev,
+            r.outcome,
+            new Date(r.at).toISOString(),
+            r.config.failure_threshold,
+          );
           changed.set(r.config.id, next);
-          if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful) flipped.add(r.endpoint.domain_id);
+          if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful)
+            flipped.add(r.endpoint.domain_id);
           if (event) {
             const url = fullUrl(r.endpoint);
             await tx.events.add(
@@ -183,10 +220,18 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
                 category: event === 'down' ? 'endpoint_down' : 'endpoint_recovered',
                 domain_id: r.endpoint.domain_id,
                 endpoint_id: r.endpoint.id,
-                message: event === 'down'
-                  ? `${r.endpoint.name} (${url}) is DOWN after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
-                  : `${r.endpoint.name} (${url}) has RECOVERED (${r.outcome.responseTimeMs} ms)`,
-                details: { transition: event, url, status_code: r.outcome.statusCode, error: r.outcome.error, consecutive_failures: next.consecutive_failures, response_time_ms: r.outcome.responseTimeMs },
+                message:
+                  event === 'down'
+                    ? `${r.endpoint.name} (${url}) is DOWN after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
+                    : `${r.endpoint.name} (${url}) has RECOVERED (${r.outcome.responseTimeMs} ms)`,
+                details: {
+                  transition: event,
+                  url,
+                  status_code: r.outcome.statusCode,
+                  error: r.outcome.error,
+                  consecutive_failures: next.consecutive_failures,
+                  response_time_ms: r.outcome.responseTimeMs,
+                },
               },
               now,
             );
@@ -212,7 +257,15 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
         total: page.total,
         items: page.items.map((r) => {
           const ts = new Date(r.ts).toISOString();
-          return { id: resultId(c.seq, r.ts), test_timestamp: ts, timestamp: ts, is_successful: r.ok, response_time_ms: r.ms, status_code: r.status, error: r.error };
+          return {
+            id: resultId(c.seq, r.ts),
+            test_timestamp: ts,
+            timestamp: ts,
+            is_successful: r.ok,
+            response_time_ms: r.ms,
+            status_code: r.status,
+            error: r.error,
+          };
         }),
       };
     },
@@ -249,7 +302,6 @@ export function createMonitorService({ store, clock, metrics, recomputeHealth }:
       const c = await config(teamId, id);
       return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };
     },
-
   };
 }
 

@@ -11,7 +11,6 @@ import { mask, MASKED } from '../channels/shared.js';
 
 export { type Channel };
 
-
 export interface SettingInput {
   delivery_class: 'instant' | 'digest';
   is_enabled?: boolean;
@@ -87,7 +86,6 @@ function logEntryJson(d: DeliveryRow) {
   };
 }
 
-
 export function createNotificationService({ store, clock }: { store: Store; clock: Clock }) {
   return {
     async listSettings(p: Principal) {
@@ -100,14 +98,18 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       if (!plugin) throw new Invalid(`notification type must be one of ${CHANNELS.join(', ')}`, 'INVALID_CHANNEL');
       const channel = type as Channel;
       if (input.delivery_class === 'digest' && plugin.instantOnly) {
-        throw new Invalid(`${channel} supports instant delivery only; digest rows are not allowed`, 'DIGEST_NOT_SUPPORTED');
+        throw new Invalid(
+          `${channel} supports instant delivery only; digest rows are not allowed`,
+          'DIGEST_NOT_SUPPORTED',
+        );
       }
       const cur = await store.notifications.setting(p.user_id, channel, input.delivery_class);
       const config = { ...(input.config ?? cur?.config ?? {}) };
       // A masked secret sent back unchanged keeps the stored secret.
       for (const k of plugin.secrets) {
         if (typeof config[k] !== 'string' || !MASKED.test(config[k] as string)) continue;
-        if (!cur?.config[k]) throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
+        if (!cur?.config[k])
+          throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
         config[k] = cur.config[k];
       }
       const problem = plugin.check?.(config);
@@ -116,7 +118,10 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       const required = (plugin.configSchema.required as string[] | undefined) ?? [];
       const missing = required.filter((k) => config[k] === undefined || config[k] === '' || config[k] === null);
       if (missing.length && (input.is_enabled ?? cur?.is_enabled ?? true)) {
-        throw new Invalid(`config.${missing.join(' and config.')}: ${missing.length > 1 ? 'are' : 'is'} required`, 'VALIDATION_ERROR');
+        throw new Invalid(
+          `config.${missing.join(' and config.')}: ${missing.length > 1 ? 'are' : 'is'} required`,
+          'VALIDATION_ERROR',
+        );
       }
       const digest = input.delivery_class === 'digest';
       await store.notifications.upsertSetting(
@@ -139,7 +144,8 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
     /** Queues a test message to `recipient`; the worker delivers it and logs it under the same id. */
     async testSend(p: Principal, input: TestInput) {
       const rule = channels[input.channel].test;
-      if (!rule.valid(input.recipient)) throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
+      if (!rule.valid(input.recipient))
+        throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
       const id = newId();
       const now = isoNow(clock);
       // A test goes wherever its caller says: a quota per team keeps it from being a mail or webhook relay.
@@ -148,14 +154,30 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
         const since = new Date(Date.parse(now) - TEST_SEND_WINDOW_MS).toISOString();
         const used = await tx.notifications.testSendsSince(p.team_id, since);
         if (used.n >= TEST_SENDS_PER_HOUR) {
-          const retryAfter = Math.max(1, Math.ceil((Date.parse(used.oldest ?? now) + TEST_SEND_WINDOW_MS - Date.parse(now)) / 1000));
-          throw new QuotaExceeded(`test send quota used up: ${TEST_SENDS_PER_HOUR} per team per hour; retry in ${retryAfter} s`, retryAfter, 'TEST_SEND_QUOTA');
+          const retryAfter = Math.max(
+            1,
+            Math.ceil((Date.parse(used.oldest ?? now) + TEST_SEND_WINDOW_MS - Date.parse(now)) / 1000),
+          );
+          throw new QuotaExceeded(
+            `test send quota used up: ${TEST_SENDS_PER_HOUR} per team per hour; retry in ${retryAfter} s`,
+            retryAfter,
+            'TEST_SEND_QUOTA',
+          );
         }
         await tx.notifications.addDelivery({
-          id, team_id: p.team_id, event_id: null, setting_id: null, channel: input.channel, recipient: input.recipient, is_test: 1,
+          id,
+          team_id: p.team_id,
+          event_id: null,
+          setting_id: null,
+          channel: input.channel,
+          recipient: input.recipient,
+          is_test: 1,
           request: JSON.stringify({ subject: input.subject ?? null, user_id: p.user_id }),
-          status: 'queued', next_attempt_at: now, metadata: input.metadata ? JSON.stringify(input.metadata) : null,
-          created_at: now, message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
+          status: 'queued',
+          next_attempt_at: now,
+          metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+          created_at: now,
+          message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
         });
       });
       return { id, channel: input.channel, recipient: input.recipient, status: 'queued' as const, created_at: now };

@@ -18,16 +18,28 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
   }
   return {
     get,
-    list: (teamId: string, f: PortfolioFilter, page: Page): Promise<PageOf<Portfolio>> => store.portfolios.list(teamId, f, page),
+    list: (teamId: string, f: PortfolioFilter, page: Page): Promise<PageOf<Portfolio>> =>
+      store.portfolios.list(teamId, f, page),
     async create(teamId: string, input: PortfolioInput): Promise<Portfolio> {
       const now = isoNow(clock);
       const id = newId();
-      await store.portfolios.insert({ id, team_id: teamId, name: input.name.trim(), description: input.description ?? null, created_at: now, updated_at: now });
+      await store.portfolios.insert({
+        id,
+        team_id: teamId,
+        name: input.name.trim(),
+        description: input.description ?? null,
+        created_at: now,
+        updated_at: now,
+      });
       return get(teamId, id);
     },
     async update(teamId: string, id: string, input: Partial<PortfolioInput>): Promise<Portfolio> {
       await get(teamId, id);
-      await store.portfolios.update(teamId, id, { name: input.name?.trim(), description: input.description, updated_at: isoNow(clock) });
+      await store.portfolios.update(teamId, id, {
+        name: input.name?.trim(),
+        description: input.description,
+        updated_at: isoNow(clock),
+      });
       return get(teamId, id);
     },
     async remove(teamId: string, id: string): Promise<Portfolio> {
@@ -35,7 +47,8 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
         const p = await tx.portfolios.get(teamId, id);
         if (!p) throw new NotFound('Portfolio');
         const n = await tx.domains.countInPortfolio(teamId, id);
-        if (n > 0) throw new Conflict(`portfolio still holds ${n} domain(s); move or delete them first`, 'PORTFOLIO_NOT_EMPTY');
+        if (n > 0)
+          throw new Conflict(`portfolio still holds ${n} domain(s); move or delete them first`, 'PORTFOLIO_NOT_EMPTY');
         await tx.portfolios.remove(teamId, id);
         return p;
       });

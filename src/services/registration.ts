@@ -7,8 +7,18 @@ import { daysUntil, isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
-  EMPTY_REGISTRATION, REGISTRATION_SOURCES, hasRegistrationData, isStale, WINDOW_SEVERITY, changeMessage, expiryWindow, registrationCadence, registrationChanges,
-  type LookupOutcome, type Registration, type RegistrationState,
+  EMPTY_REGISTRATION,
+  REGISTRATION_SOURCES,
+  hasRegistrationData,
+  isStale,
+  WINDOW_SEVERITY,
+  changeMessage,
+  expiryWindow,
+  registrationCadence,
+  registrationChanges,
+  type LookupOutcome,
+  type Registration,
+  type RegistrationState,
 } from '../domain/registration.js';
 import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
@@ -62,9 +72,10 @@ async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration | undefi
   const window = expiryWindow(expiry, now);
   if (window === null) return false;
   const days = daysUntil(expiry, now);
-  const message = window === 0
-    ? `${d.domain} registration EXPIRED on ${expiry}; renew it now or lose the domain`
-    : `${d.domain} registration expires on ${expiry} (in ${days} day${days === 1 ? '' : 's'}, within the ${window}-day window)`;
+  const message =
+    window === 0
+      ? `${d.domain} registration EXPIRED on ${expiry}; renew it now or lose the domain`
+      : `${d.domain} registration expires on ${expiry} (in ${days} day${days === 1 ? '' : 's'}, within the ${window}-day window)`;
   const id = await tx.events.add(
     {
       team_id: d.team_id,
@@ -74,8 +85,11 @@ async function writeExpiryAlert(tx: Repos, d: Domain, reg: Registration | undefi
       domain_id: d.id,
       message,
       details: {
-        expiry_date: expiry, days_until_expiry: days, window_days: window,
-        source: d.expiry_override ? 'manual' : (reg?.source ?? null), registrar: reg?.registrar ?? null,
+        expiry_date: expiry,
+        days_until_expiry: days,
+        window_days: window,
+        source: d.expiry_override ? 'manual' : (reg?.source ?? null),
+        registrar: reg?.registrar ?? null,
       },
       dedupe_key: `domain_expiry:${d.id}:${expiry}:${window}`,
     },
@@ -120,7 +134,13 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
       const key = `${kind}:${server}`;
       const blocked = limiter.blockedUntil(key);
       if (blocked) {
-        const f: LookupOutcome = { kind: 'rate_limited', source: kind, server, reason: `${kind.toUpperCase()} ${server}: backing off until ${new Date(blocked).toISOString()}`, retryAfterMs: blocked - clock.now().getTime() };
+        const f: LookupOutcome = {
+          kind: 'rate_limited',
+          source: kind,
+          server,
+          reason: `${kind.toUpperCase()} ${server}: backing off until ${new Date(blocked).toISOString()}`,
+          retryAfterMs: blocked - clock.now().getTime(),
+        };
         attempts.push(f.reason);
         failures.push(f);
         continue;
@@ -141,7 +161,12 @@ export function createRegistrationLookup(deps: RegistrationLookupDeps) {
       } else failures.push(out);
       attempts.push(out.kind === 'unsupported' ? out.reason : out.reason);
     }
-    if (!anyServer) return { kind: 'unsupported', reason: `${attempts.join('; ')}; set expiry_date on the domain to track its expiry manually`, attempts };
+    if (!anyServer)
+      return {
+        kind: 'unsupported',
+        reason: `${attempts.join('; ')}; set expiry_date on the domain to track its expiry manually`,
+        attempts,
+      };
     const limited = failures.find((f) => f.kind === 'rate_limited');
     const base = limited ?? failures[failures.length - 1];
     const reason = attempts.join('; ') || 'lookup failed';
@@ -161,7 +186,13 @@ export function createRegistrationService(deps: RegistrationDeps) {
 
   async function doRefresh(d: Domain): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
-    const outcome = await lookup(name).catch((err: Error): LookupResult => ({ kind: 'error', source: 'rdap', server: '', reason: `lookup failed: ${err.message}`, attempts: [] }));
+    const outcome = await lookup(name).catch((err: Error): LookupResult => ({
+      kind: 'error',
+      source: 'rdap',
+      server: '',
+      reason: `lookup failed: ${err.message}`,
+      attempts: [],
+    }));
     // Cut short by a shutdown: the answer says nothing about the domain, so nothing is stored.
     if (aborted()) throw new Error('lookup cancelled: shutting down');
     const now = clock.now();
@@ -173,32 +204,74 @@ export function createRegistrationService(deps: RegistrationDeps) {
       let next: Registration;
       if (outcome.kind === 'ok') {
         const data = outcome.data;
-        next = { ...data, domain_id: d.id, source: outcome.source, state: 'ok', reason: outcome.reason ?? null, checked_at: at, next_check_at: null };
+        next = {
+          ...data,
+          domain_id: d.id,
+          source: outcome.source,
+          state: 'ok',
+          reason: outcome.reason ?? null,
+          checked_at: at,
+          next_check_at: null,
+        };
         const changes = prev ? registrationChanges(prev, data) : [];
         await tx.registrations.addHistory(d.id, changes, at);
         for (const c of changes) {
           const { message, severity } = changeMessage(cur.domain, c);
-          await tx.events.add({ team_id: d.team_id, event_type: 'whois', severity, category: 'registration_change', domain_id: d.id, message, details: { field: c.field, old_value: c.old_value, new_value: c.new_value, source: outcome.source } }, at);
+          await tx.events.add(
+            {
+              team_id: d.team_id,
+              event_type: 'whois',
+              severity,
+              category: 'registration_change',
+              domain_id: d.id,
+              message,
+              details: { field: c.field, old_value: c.old_value, new_value: c.new_value, source: outcome.source },
+            },
+            at,
+          );
         }
       } else {
         const state: RegistrationState = outcome.kind === 'unsupported' ? 'unsupported' : 'error';
         // Keep the last good data and when it was read: an expiry date seen once is still the best we
         // know (the view marks it stale). Without earlier data, checked_at is this attempt.
         const kept = prev && hasRegistrationData(prev) ? prev.checked_at : null;
-        next = { ...EMPTY_REGISTRATION, ...(prev ?? {}), domain_id: d.id, source: prev?.source ?? null, state, reason: outcome.reason, checked_at: kept ?? at, next_check_at: null };
+        next = {
+          ...EMPTY_REGISTRATION,
+          ...(prev ?? {}),
+          domain_id: d.id,
+          source: prev?.source ?? null,
+          state,
+          reason: outcome.reason,
+          checked_at: kept ?? at,
+          next_check_at: null,
+        };
         if (prev?.state !== state || prev?.reason !== next.reason) {
           // Logged once per change of state or reason, not on every retry.
           log.warn({ domain: cur.domain, state, reason: next.reason }, 'registration lookup failed');
         }
         if (prev?.state === 'ok' || (prev === undefined && state === 'unsupported')) {
-          await tx.events.add({
-            team_id: d.team_id, event_type: 'whois', severity: state === 'unsupported' ? 'info' : 'low', category: state === 'unsupported' ? 'registration_unsupported' : 'registration_lookup_failed',
-            domain_id: d.id, message: `${cur.domain}: registration data unavailable (${state}): ${next.reason}`, details: { state, reason: next.reason },
-          }, at);
+          await tx.events.add(
+            {
+              team_id: d.team_id,
+              event_type: 'whois',
+              severity: state === 'unsupported' ? 'info' : 'low',
+              category: state === 'unsupported' ? 'registration_unsupported' : 'registration_lookup_failed',
+              domain_id: d.id,
+              message: `${cur.domain}: registration data unavailable (${state}): ${next.reason}`,
+              details: { state, reason: next.reason },
+            },
+            at,
+          );
         }
       }
       const retry = outcome.kind === 'rate_limited' ? outcome.retryAfterMs : null;
-      const delay = registrationCadence(deps.checkInterval, next.state, cur.expiry_override ?? next.expiry_date, now, retry);
+      const delay = registrationCadence(
+        deps.checkInterval,
+        next.state,
+        cur.expiry_override ?? next.expiry_date,
+        now,
+        retry,
+      );
       next.next_check_at = new Date(now.getTime() + delay * 1000).toISOString();
       await tx.registrations.save(next);
       await tx.schedule.dueAt('registration', d.id, next.next_check_at);

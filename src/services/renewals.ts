@@ -53,9 +53,18 @@ export function createRenewalService({ store, clock }: { store: Store; clock: Cl
           items: r.items.map((c) => {
             const days = daysUntil(c.expiry, now);
             return {
-              id: c.endpoint_id, kind: 'certificate', name: fullUrl({ ...c, endpoint_type: c.endpoint_type as EndpointType }),
-              domain_id: c.domain_id, domain: c.domain, endpoint_id: c.endpoint_id, expiry_date: c.expiry, days_until_expiry: days,
-              status: renewalStatus(days), registrar: null, issuer: c.issuer, source: 'certificate',
+              id: c.endpoint_id,
+              kind: 'certificate',
+              name: fullUrl({ ...c, endpoint_type: c.endpoint_type as EndpointType }),
+              domain_id: c.domain_id,
+              domain: c.domain,
+              endpoint_id: c.endpoint_id,
+              expiry_date: c.expiry,
+              days_until_expiry: days,
+              status: renewalStatus(days),
+              registrar: null,
+              issuer: c.issuer,
+              source: 'certificate',
             };
           }),
         };
@@ -66,8 +75,17 @@ export function createRenewalService({ store, clock }: { store: Store; clock: Cl
         items: r.items.map((d) => {
           const days = daysUntil(d.expiry, now);
           return {
-            id: d.domain_id, kind: 'domain', name: d.domain, domain_id: d.domain_id, domain: d.domain, endpoint_id: null,
-            expiry_date: d.expiry, days_until_expiry: days, status: renewalStatus(days), registrar: d.registrar, issuer: null,
+            id: d.domain_id,
+            kind: 'domain',
+            name: d.domain,
+            domain_id: d.domain_id,
+            domain: d.domain,
+            endpoint_id: null,
+            expiry_date: d.expiry,
+            days_until_expiry: days,
+            status: renewalStatus(days),
+            registrar: d.registrar,
+            issuer: null,
             source: d.manual ? 'manual' : 'registry',
           };
         }),

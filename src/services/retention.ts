@@ -72,7 +72,11 @@ export function createRetentionService(deps: RetentionDeps) {
   const vacuumPages = deps.vacuumPages ?? 512;
   let running: Promise<RetentionReport> | undefined;
 
-  async function drain(step: () => Promise<number>, counter: { batches: number }, signal?: AbortSignal): Promise<number> {
+  async function drain(
+    step: () => Promise<number>,
+    counter: { batches: number },
+    signal?: AbortSignal,
+  ): Promise<number> {
     let total = 0;
     for (;;) {
       if (signal?.aborted) return total;
@@ -95,19 +99,36 @@ export function createRetentionService(deps: RetentionDeps) {
 
     let results = 0;
     const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
-    for (const seq of await r.livenessSeqsWithResultsBefore(beforeTs)) results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
+    for (const seq of await r.livenessSeqsWithResultsBefore(beforeTs))
+      results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
     // Aggregates too go by primary-key range, one configuration and batch at a time: no full scan of
     // tables that hold a row per configuration and hour.
     const beforeHour = Math.floor(ms / HOUR_MS) - (deps.hourlyRetentionDays ?? LIVENESS_RETENTION_DAYS.hourly) * 24;
     const beforeDay = Math.floor(ms / DAY_MS) - (deps.dailyRetentionDays ?? LIVENESS_RETENTION_DAYS.daily);
     let aggregates = 0;
-    for (const [table, before] of [['liveness_hourly', beforeHour], ['liveness_daily', beforeDay]] as const) {
-      for (const seq of await r.livenessSeqsWithAggregatesBefore(table, before)) aggregates += await drain(() => r.deleteAggregates(table, seq, before, batchSize), counter, signal);
+    for (const [table, before] of [
+      ['liveness_hourly', beforeHour],
+      ['liveness_daily', beforeDay],
+    ] as const) {
+      for (const seq of await r.livenessSeqsWithAggregatesBefore(table, before))
+        aggregates += await drain(() => r.deleteAggregates(table, seq, before, batchSize), counter, signal);
     }
     const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter, signal);
-    const events = await drain(() => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize), counter, signal);
-    const registration = await drain(() => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize), counter, signal);
-    const certificates = await drain(() => r.deleteCertificateHistory(ago(w.certificateHistoryDays), batchSize), counter, signal);
+    const events = await drain(
+      () => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize),
+      counter,
+      signal,
+    );
+    const registration = await drain(
+      () => r.deleteRegistrationHistory(ago(w.registrationHistoryDays), batchSize),
+      counter,
+      signal,
+    );
+    const certificates = await drain(
+      () => r.deleteCertificateHistory(ago(w.certificateHistoryDays), batchSize),
+      counter,
+      signal,
+    );
     const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter, signal);
     const tlsSchedules = await store.certificates.forgetIneligible();
 
@@ -128,8 +149,14 @@ export function createRetentionService(deps: RetentionDeps) {
       duration_ms: Math.round(performance.now() - t0),
       batches: counter.batches,
       deleted: {
-        liveness_results: results, liveness_aggregates: aggregates, deliveries, events,
-        registration_history: registration, certificate_history: certificates, exposure_scans: scans, tls_schedules: tlsSchedules,
+        liveness_results: results,
+        liveness_aggregates: aggregates,
+        deliveries,
+        events,
+        registration_history: registration,
+        certificate_history: certificates,
+        exposure_scans: scans,
+        tls_schedules: tlsSchedules,
       },
       freed_pages: freeBefore - free,
       aborted: signal?.aborted ?? false,

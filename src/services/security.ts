@@ -4,9 +4,25 @@ import { mapLimit } from '../domain/concurrency.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import {
-  COMMON_DKIM_SELECTORS, SECURITY_CHECKS, SPF_MAX_LOOKUPS, evaluateCaa, evaluateDkim, evaluateDmarc, evaluateDnssec, evaluateSpf,
-  isDkimKey, isSpf, mergeLastKnown, parseSpf, recommendations, scoringValues, securityScore, spfLookupTerms, unknownResult,
-  type LastKnown, type SecurityCheck,
+  COMMON_DKIM_SELECTORS,
+  SECURITY_CHECKS,
+  SPF_MAX_LOOKUPS,
+  evaluateCaa,
+  evaluateDkim,
+  evaluateDmarc,
+  evaluateDnssec,
+  evaluateSpf,
+  isDkimKey,
+  isSpf,
+  mergeLastKnown,
+  parseSpf,
+  recommendations,
+  scoringValues,
+  securityScore,
+  spfLookupTerms,
+  unknownResult,
+  type LastKnown,
+  type SecurityCheck,
 } from '../domain/security.js';
 import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
@@ -43,7 +59,12 @@ function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: bo
 }
 
 /** Registration facts the security checks use (transfer lock, registry DNSSEC flag), when known. */
-type SecurityRegistration = { transfer_lock: boolean | null; dnssec_signed: boolean | null; statuses: string[]; source: string | null };
+type SecurityRegistration = {
+  transfer_lock: boolean | null;
+  dnssec_signed: boolean | null;
+  statuses: string[];
+  source: string | null;
+};
 
 /** SPF, DMARC, DKIM, CAA and DNSSEC of a name through the resolver; stores nothing (the service stores, `dommon check` prints). */
 export function createSecurityEvaluator(dns: DnsResolver) {
@@ -67,7 +88,13 @@ export function createSecurityEvaluator(dns: DnsResolver) {
    * A failed look-up (SERVFAIL, REFUSED, timeout) makes its check `unknown`, never `fail`; `last`
    * holds the last known results, which stand in for unknown ones in the score.
    */
-  async function evaluate(name: string, dkimSelectors: string[], reg: SecurityRegistration | undefined, last: LastKnown, at: string) {
+  async function evaluate(
+    name: string,
+    dkimSelectors: string[],
+    reg: SecurityRegistration | undefined,
+    last: LastKnown,
+    at: string,
+  ) {
     const transferLock = reg?.transfer_lock ?? null;
     const errors: Record<string, string> = {};
     const failed = (check: SecurityCheck, err: unknown) => {
@@ -84,7 +111,9 @@ export function createSecurityEvaluator(dns: DnsResolver) {
         return unknownResult({ ...evaluateSpf([], 0), problems: [] }, failed('spf', err));
       }
     })();
-    const dmarcP = dns.txt(`_dmarc.${name}`).then(evaluateDmarc, (err) => unknownResult({ ...evaluateDmarc([]), problems: [] }, failed('dmarc', err)));
+    const dmarcP = dns
+      .txt(`_dmarc.${name}`)
+      .then(evaluateDmarc, (err) => unknownResult({ ...evaluateDmarc([]), problems: [] }, failed('dmarc', err)));
     const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
     let dkimError: unknown;
     const dkimP = mapLimit(selectors, 8, async (sel) => {
@@ -95,15 +124,22 @@ export function createSecurityEvaluator(dns: DnsResolver) {
         return null;
       }
     }).then((found) => {
-      const r = evaluateDkim(selectors, found.filter((x): x is string => x !== null));
+      const r = evaluateDkim(
+        selectors,
+        found.filter((x): x is string => x !== null),
+      );
       // A key found is a pass; none found while some selector's look-up failed is not an absence.
       return r.status === 'fail' && dkimError !== undefined ? unknownResult(r, failed('dkim', dkimError)) : r;
     });
     const caaP = dns.caa(name).then(evaluateCaa, (err) => unknownResult(evaluateCaa([]), failed('caa', err)));
     const dnssecP = Promise.allSettled([dns.ds(name), dns.dnskey(name)]).then(([ds, keys]) => {
-      if (ds.status === 'fulfilled' && keys.status === 'fulfilled') return evaluateDnssec(ds.value.length, keys.value.length, reg?.dnssec_signed ?? null);
+      if (ds.status === 'fulfilled' && keys.status === 'fulfilled')
+        return evaluateDnssec(ds.value.length, keys.value.length, reg?.dnssec_signed ?? null);
       const err: unknown = ds.status === 'rejected' ? ds.reason : (keys as PromiseRejectedResult).reason;
-      return { ...unknownResult(evaluateDnssec(0, 0, reg?.dnssec_signed ?? null), failed('dnssec', err)), enabled: null };
+      return {
+        ...unknownResult(evaluateDnssec(0, 0, reg?.dnssec_signed ?? null), failed('dnssec', err)),
+        enabled: null,
+      };
     });
 
     const [spf, dmarc, dkim, caa, dnssec] = await Promise.all([spfP, dmarcP, dkimP, caaP, dnssecP]);
@@ -112,16 +148,33 @@ export function createSecurityEvaluator(dns: DnsResolver) {
     const scoring = scoringValues(current, lastKnown);
     const unknown = SECURITY_CHECKS.filter((k) => current[k] === 'unknown');
     return {
-      spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock,
-      security_score: securityScore({ ...scoring, dnssec: scoring.dnssec === 'unknown' ? null : scoring.dnssec === 'pass', transfer_lock: transferLock }),
+      spf,
+      dmarc,
+      dkim,
+      caa,
+      dnssec,
+      transfer_lock: transferLock,
+      security_score: securityScore({
+        ...scoring,
+        dnssec: scoring.dnssec === 'unknown' ? null : scoring.dnssec === 'pass',
+        transfer_lock: transferLock,
+      }),
       recommendations: recommendations({ domain: name, spf, dmarc, dkim, caa, dnssec, transfer_lock: transferLock }),
       details: {
-        spf, dmarc, dkim, caa, dnssec,
+        spf,
+        dmarc,
+        dkim,
+        caa,
+        dnssec,
         transfer_lock: { locked: transferLock, statuses: reg?.statuses ?? [], source: reg?.source ?? null },
         // In the checks' fixed order, whatever order the look-ups failed in.
-        ...(Object.keys(errors).length ? { lookup_errors: Object.fromEntries(SECURITY_CHECKS.filter((k) => errors[k]).map((k) => [k, errors[k]])) } : {}),
+        ...(Object.keys(errors).length
+          ? { lookup_errors: Object.fromEntries(SECURITY_CHECKS.filter((k) => errors[k]).map((k) => [k, errors[k]])) }
+          : {}),
         // Unknown checks: what they last were; the score counts those results.
-        ...(unknown.length ? { stale: Object.fromEntries(unknown.filter((k) => lastKnown[k]).map((k) => [k, lastKnown[k]])) } : {}),
+        ...(unknown.length
+          ? { stale: Object.fromEntries(unknown.filter((k) => lastKnown[k]).map((k) => [k, lastKnown[k]])) }
+          : {}),
         last_known: lastKnown,
         resolvers: dns.servers.length ? dns.servers : 'system',
       },
@@ -139,7 +192,13 @@ function lastKnownOf(prev: SecurityRecord | undefined): LastKnown {
   const saved = (prev.details as { last_known?: LastKnown }).last_known;
   if (saved) return saved;
   const out: LastKnown = {};
-  const values = { spf: prev.spf, dmarc: prev.dmarc, dkim: prev.dkim, caa: prev.caa, dnssec: prev.dnssec_enabled === null ? 'unknown' : prev.dnssec_enabled ? 'pass' : 'fail' } as const;
+  const values = {
+    spf: prev.spf,
+    dmarc: prev.dmarc,
+    dkim: prev.dkim,
+    caa: prev.caa,
+    dnssec: prev.dnssec_enabled === null ? 'unknown' : prev.dnssec_enabled ? 'pass' : 'fail',
+  } as const;
   for (const k of SECURITY_CHECKS) {
     const v = values[k];
     if (v === 'pass' || v === 'fail') out[k] = { status: v, checked_at: prev.checked_at };
@@ -163,7 +222,8 @@ export function createSecurityService(deps: SecurityDeps) {
       dkim: r.dkim.status,
       caa: r.caa.status,
       // DNSSEC unknown now: the last known state stands (the details say it is stale).
-      dnssec_enabled: r.dnssec.enabled ?? (r.details.last_known.dnssec ? r.details.last_known.dnssec.status === 'pass' : null),
+      dnssec_enabled:
+        r.dnssec.enabled ?? (r.details.last_known.dnssec ? r.details.last_known.dnssec.status === 'pass' : null),
       security_score: r.security_score,
       details: r.details,
       recommendations: r.recommendations,

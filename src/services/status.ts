@@ -15,13 +15,23 @@ const HEALTH_RANK: Record<Health, number> = { critical: 3, warning: 2, healthy: 
 
 /** Health and score of an endpoint from its detail and its liveness configuration's status (null: none). */
 function summarize(d: EndpointDetail, live: LivenessStatus | null) {
-  const health = endpointHealth(d.ssl_status, d.liveness_enabled ? (live?.status ?? 'unknown') : null, live?.uptime_24h ?? null);
+  const health = endpointHealth(
+    d.ssl_status,
+    d.liveness_enabled ? (live?.status ?? 'unknown') : null,
+    live?.uptime_24h ?? null,
+  );
   return { d, live, health, score: endpointScore(health) };
 }
 
 type Summary = ReturnType<typeof summarize>;
 
-export function createStatusService(deps: { store: Store; clock: Clock; endpoints: EndpointService; monitor: MonitorService; domains: DomainService }) {
+export function createStatusService(deps: {
+  store: Store;
+  clock: Clock;
+  endpoints: EndpointService;
+  monitor: MonitorService;
+  domains: DomainService;
+}) {
   const { store, clock, endpoints, monitor, domains } = deps;
   // Lists and domain views read every endpoint of a team or domain: a team's such reads take turns (turns.ts).
   const turn = takeTurns();
@@ -36,10 +46,20 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
    * Summaries of many endpoints at once (a list page, a domain's endpoints): one query for the rows,
    * then three for every liveness status among them, at `now`.
    */
-  async function summaries(teamId: string, f: StatusFilter, now: number, page?: { limit: number; offset: number }): Promise<Summary[]> {
+  async function summaries(
+    teamId: string,
+    f: StatusFilter,
+    now: number,
+    page?: { limit: number; offset: number },
+  ): Promise<Summary[]> {
     const rows = await store.endpoints.statusRows(teamId, f, first24hBucket(now), page);
-    const live = await monitor.statusesOf(rows.flatMap((r) => (r.liveness ? [r.liveness] : [])), now);
-    return rows.map((r) => summarize(toDetail(r.endpoint, r.certificate, r.liveness), r.liveness ? live.get(r.liveness.id)! : null));
+    const live = await monitor.statusesOf(
+      rows.flatMap((r) => (r.liveness ? [r.liveness] : [])),
+      now,
+    );
+    return rows.map((r) =>
+      summarize(toDetail(r.endpoint, r.certificate, r.liveness), r.liveness ? live.get(r.liveness.id)! : null),
+    );
   }
 
   /** Both variants of an endpoint's status. */
@@ -54,11 +74,33 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
       subject: d.ssl_subject,
       last_checked_at: d.ssl_checked_at ?? live?.last_check ?? null,
       // variant B
-      endpoint: { id: e.id, name: e.name, full_url: fullUrl(e), endpoint_type: e.endpoint_type, is_enabled: e.is_enabled },
+      endpoint: {
+        id: e.id,
+        name: e.name,
+        full_url: fullUrl(e),
+        endpoint_type: e.endpoint_type,
+        is_enabled: e.is_enabled,
+      },
       ssl: { status: d.ssl_status, expiry_date: d.ssl_expiry_date, days_until_expiry: days, issuer: d.ssl_issuer },
       liveness: live
-        ? { enabled: d.liveness_enabled, status: live.status, uptime_24h: live.uptime_24h, uptime_7d: live.uptime_7d, avg_response_time_ms: live.avg_response_time_ms, last_check: live.last_check, consecutive_failures: live.consecutive_failures }
-        : { enabled: false, status: 'unknown', uptime_24h: null, uptime_7d: null, avg_response_time_ms: null, last_check: null, consecutive_failures: 0 },
+        ? {
+            enabled: d.liveness_enabled,
+            status: live.status,
+            uptime_24h: live.uptime_24h,
+            uptime_7d: live.uptime_7d,
+            avg_response_time_ms: live.avg_response_time_ms,
+            last_check: live.last_check,
+            consecutive_failures: live.consecutive_failures,
+          }
+        : {
+            enabled: false,
+            status: 'unknown',
+            uptime_24h: null,
+            uptime_7d: null,
+            avg_response_time_ms: null,
+            last_check: null,
+            consecutive_failures: 0,
+          },
       overall_health: health,
     };
   }
@@ -75,7 +117,9 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
      */
     async endpointList(teamId: string, f: StatusFilter, page: { limit: number; offset: number }) {
       const now = clock.now().getTime();
-      const counts = await turn(teamId, () => store.endpoints.healthCounts(teamId, { domain_id: f.domain_id }, first24hBucket(now)));
+      const counts = await turn(teamId, () =>
+        store.endpoints.healthCounts(teamId, { domain_id: f.domain_id }, first24hBucket(now)),
+      );
       const summary = { ...counts, total: counts.healthy + counts.warning + counts.critical + counts.unknown };
       const total = f.health ? counts[f.health] : summary.total;
       const items = page.offset < total ? (await turn(teamId, () => summaries(teamId, f, now, page))).map(view) : [];
@@ -86,11 +130,23 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
     async domain(teamId: string, id: string) {
       const d = await domains.get(teamId, id);
       const all = await turn(teamId, () => summaries(teamId, { domain_id: id }, clock.now().getTime()));
-      const certs = all.filter((x) => x.d.ssl_status !== 'unknown' || alwaysCarriesCertificate(x.d.endpoint.endpoint_type));
-      const worst = certs.reduce<string | null>((w, x) => (w === null || (SSL_RANK[x.d.ssl_status] ?? 0) > (SSL_RANK[w] ?? 0) ? x.d.ssl_status : w), null);
-      const soonest = certs.map((x) => x.d.ssl_expiry_date).filter((x): x is string => !!x).sort()[0] ?? null;
+      const certs = all.filter(
+        (x) => x.d.ssl_status !== 'unknown' || alwaysCarriesCertificate(x.d.endpoint.endpoint_type),
+      );
+      const worst = certs.reduce<string | null>(
+        (w, x) => (w === null || (SSL_RANK[x.d.ssl_status] ?? 0) > (SSL_RANK[w] ?? 0) ? x.d.ssl_status : w),
+        null,
+      );
+      const soonest =
+        certs
+          .map((x) => x.d.ssl_expiry_date)
+          .filter((x): x is string => !!x)
+          .sort()[0] ?? null;
       const expiry = d.expiry_override ?? d.registry_expiry_date;
-      const endpointWorst = all.reduce<Health>((w, x) => (HEALTH_RANK[x.health] > HEALTH_RANK[w] ? x.health : w), 'unknown');
+      const endpointWorst = all.reduce<Health>(
+        (w, x) => (HEALTH_RANK[x.health] > HEALTH_RANK[w] ? x.health : w),
+        'unknown',
+      );
       const now = clock.now();
       return {
         // variant A
@@ -104,9 +160,23 @@ export function createStatusService(deps: { store: Store; clock: Clock; endpoint
         health_score: d.health_score,
         health_grade: d.health_grade,
         overall_status: d.overall_status ?? (endpointWorst === 'unknown' ? 'unknown' : endpointWorst),
-        whois: { registrar: d.registrar, expiry_date: expiry, days_until_expiry: expiry ? daysUntil(expiry, now) : null, nameservers: d.nameservers },
-        ssl: { status: worst ?? 'unknown', expiry_date: soonest, days_until_expiry: soonest ? daysUntil(soonest, now) : null },
-        endpoints: all.map((x) => ({ id: x.d.endpoint.id, name: x.d.endpoint.name, full_url: fullUrl(x.d.endpoint), health: x.health })),
+        whois: {
+          registrar: d.registrar,
+          expiry_date: expiry,
+          days_until_expiry: expiry ? daysUntil(expiry, now) : null,
+          nameservers: d.nameservers,
+        },
+        ssl: {
+          status: worst ?? 'unknown',
+          expiry_date: soonest,
+          days_until_expiry: soonest ? daysUntil(soonest, now) : null,
+        },
+        endpoints: all.map((x) => ({
+          id: x.d.endpoint.id,
+          name: x.d.endpoint.name,
+          full_url: fullUrl(x.d.endpoint),
+          health: x.health,
+        })),
       };
     },
   };

@@ -39,7 +39,19 @@ const CYCLE_CHUNK = 200;
 const CYCLE_RATE = 100;
 
 /** signal: shutdown; a running cycle stops starting look-ups once it is aborted. */
-export function createVerificationService({ store, clock, txt, recomputeHealth, signal }: { store: Store; clock: Clock; txt: TxtLookup; recomputeHealth?: HealthHook; signal?: AbortSignal }) {
+export function createVerificationService({
+  store,
+  clock,
+  txt,
+  recomputeHealth,
+  signal,
+}: {
+  store: Store;
+  clock: Clock;
+  txt: TxtLookup;
+  recomputeHealth?: HealthHook;
+  signal?: AbortSignal;
+}) {
   const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
   /** Looks the record up now; flips is_verified when the token is there. Returns whether it was found. */
@@ -74,20 +86,37 @@ export function createVerificationService({ store, clock, txt, recomputeHealth, 
         if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
       };
       for await (const chunk of store.domains.chunks(CYCLE_CHUNK, 'unverified')) {
-        await eachLimit(chunk, CYCLE_CONCURRENCY, async (d) => {
-          await pace();
-          if (!signal?.aborted && (await check(d))) verified++;
-        }, () => !!signal?.aborted);
+        await eachLimit(
+          chunk,
+          CYCLE_CONCURRENCY,
+          async (d) => {
+            await pace();
+            if (!signal?.aborted && (await check(d))) verified++;
+          },
+          () => !!signal?.aborted,
+        );
         if (signal?.aborted) break;
       }
       return verified;
     },
     async setExposure(teamId: string, id: string, enabled: boolean) {
       const d = await domain(teamId, id);
-      if (enabled && !d.is_verified) throw new Forbidden('exposure scanning needs a verified domain: publish the verification TXT record first', 'DOMAIN_NOT_VERIFIED');
-      await store.domains.update(teamId, id, { exposure_monitoring_enabled: enabled ? 1 : 0, updated_at: isoNow(clock) });
+      if (enabled && !d.is_verified)
+        throw new Forbidden(
+          'exposure scanning needs a verified domain: publish the verification TXT record first',
+          'DOMAIN_NOT_VERIFIED',
+        );
+      await store.domains.update(teamId, id, {
+        exposure_monitoring_enabled: enabled ? 1 : 0,
+        updated_at: isoNow(clock),
+      });
       const after = await domain(teamId, id);
-      return { id: after.id, domain: after.domain, is_verified: after.is_verified, exposure_monitoring_enabled: after.exposure_monitoring_enabled };
+      return {
+        id: after.id,
+        domain: after.domain,
+        is_verified: after.is_verified,
+        exposure_monitoring_enabled: after.exposure_monitoring_enabled,
+      };
     },
   };
 }

@@ -1,7 +1,14 @@
 // Per-table write counters: a Kysely plugin bumps a table's counter on every INSERT/UPDATE/DELETE,
 // and PRAGMA data_version notices commits by other processes (the CLI). A reader that remembers the
 // stamp of the tables it read knows, for the price of one pragma, whether its copy is still current.
-import type { KyselyPlugin, PluginTransformQueryArgs, PluginTransformResultArgs, QueryResult, RootOperationNode, UnknownRow } from 'kysely';
+import type {
+  KyselyPlugin,
+  PluginTransformQueryArgs,
+  PluginTransformResultArgs,
+  QueryResult,
+  RootOperationNode,
+  UnknownRow,
+} from 'kysely';
 import type Database from 'better-sqlite3';
 
 /** The parts of Kysely's operation nodes read here (InsertQueryNode.into, AliasNode.node, TableNode.table.identifier, ...). */
@@ -27,7 +34,10 @@ function tableOf(n: AnyNode | undefined): string | undefined {
  * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
  */
 function rawTarget(sqlText: string): string | undefined {
-  const m = /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(sqlText);
+  const m =
+    /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(
+      sqlText,
+    );
   if (m) return m[1]!.toLowerCase();
   // Reads and transaction control (the group commit's savepoints) write no table data.
   if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return '';

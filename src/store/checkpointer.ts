@@ -56,7 +56,11 @@ export interface Checkpointer {
  * Starts background checkpoints of `file` every `intervalMs` and turns off the automatic checkpoint
  * of `sqlite` (the daemon's connection) until stop().
  */
-export function startCheckpointer(sqlite: Database.Database, file: string, opts: { intervalMs?: number; onError?: (message: string) => void } = {}): Checkpointer {
+export function startCheckpointer(
+  sqlite: Database.Database,
+  file: string,
+  opts: { intervalMs?: number; onError?: (message: string) => void } = {},
+): Checkpointer {
   const driver = createRequire(import.meta.url).resolve('better-sqlite3');
   const worker = new Worker(WORKER, { eval: true, workerData: { file, driver, intervalMs: opts.intervalMs ?? 1000 } });
   worker.unref();

@@ -2,7 +2,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { CompiledQuery, Kysely, Migrator, SqliteDialect, SqliteDriver, type DatabaseConnection, type SqliteDialectConfig } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  Migrator,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type SqliteDialectConfig,
+} from 'kysely';
 import type { DB } from './schema.js';
 import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
 import { ChangeTracker } from './change-tracker.js';
@@ -58,7 +66,10 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   sqlite.pragma('busy_timeout = 5000');
   const changes = new ChangeTracker();
   changes.attach(sqlite);
-  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }), plugins: [changes] });
+  const db = new Kysely<DB>({
+    dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }),
+    plugins: [changes],
+  });
   const conn: Connection = {
     db,
     changes,
@@ -110,7 +121,9 @@ export async function migrateDb(db: Kysely<DB>, migrations: Record<string, Migra
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-export async function migrationStatus(conn: Pick<Connection, 'db'>): Promise<{ name: string; applied_at: string | null }[]> {
+export async function migrationStatus(
+  conn: Pick<Connection, 'db'>,
+): Promise<{ name: string; applied_at: string | null }[]> {
   const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider() });
   const list = await migrator.getMigrations();
   return list.map((m) => ({ name: m.name, applied_at: m.executedAt ? m.executedAt.toISOString() : null }));

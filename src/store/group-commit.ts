@@ -69,14 +69,21 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
     if (b.broken) {
       // The first unit failed, or SQLite rolled the transaction back itself: the writes of the units
       // that had finished (none in the first case) are gone.
-      await trx.rollback().execute().catch(() => undefined);
-      for (const a of b.acks) a.fail(new Error('transaction rolled back by the database after a failure in the same commit group'));
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      for (const a of b.acks)
+        a.fail(new Error('transaction rolled back by the database after a failure in the same commit group'));
       return;
     }
     try {
       await trx.commit().execute();
     } catch (err) {
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       for (const a of b.acks) a.fail(err);
       return;
     }
@@ -84,7 +91,13 @@ export function groupCommit<Tx>(db: Kysely<DB>, bind: (trx: Kysely<DB>) => Tx, o
   }
 
   /** `first`: the unit joined the batch first (units run in the order they joined). */
-  async function runUnit<T>(b: Batch<Tx>, first: boolean, fn: (tx: Tx) => Promise<T>, resolve: (v: T) => void, reject: (e: unknown) => void): Promise<void> {
+  async function runUnit<T>(
+    b: Batch<Tx>,
+    first: boolean,
+    fn: (tx: Tx) => Promise<T>,
+    resolve: (v: T) => void,
+    reject: (e: unknown) => void,
+  ): Promise<void> {
     if (b.broken) {
       // Never ran: start over in a fresh transaction.
       transaction(fn).then(resolve, reject);

@@ -11,7 +11,12 @@ import { portfoliosRepo } from './repos/portfolios.js';
 import { domainsRepo } from './repos/domains.js';
 import { endpointsRepo } from './repos/endpoints.js';
 import { livenessRepo } from './repos/liveness.js';
-import { livenessDataRepo, livenessStatements, livenessStatementsVia, type LivenessHotPath } from './repos/liveness-data.js';
+import {
+  livenessDataRepo,
+  livenessStatements,
+  livenessStatementsVia,
+  type LivenessHotPath,
+} from './repos/liveness-data.js';
 import { openPgConnection, type PgConnection, type PgOptions } from './pg.js';
 import { eventsRepo } from './repos/events.js';
 import { notificationsRepo } from './repos/notifications.js';
@@ -69,7 +74,9 @@ function storeFrom(conn: Connection): Store {
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
-  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse), db: trx }), { inTransaction: () => conn.sqlite.inTransaction });
+  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse), db: trx }), {
+    inTransaction: () => conn.sqlite.inTransaction,
+  });
   return {
     ...repos(conn.db, hot, reuse),
     db: conn.db,
@@ -85,7 +92,8 @@ function storeFrom(conn: Connection): Store {
     },
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
-    backgroundCheckpoints: (opts) => (conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts)),
+    backgroundCheckpoints: (opts) =>
+      conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts),
   };
 }
 

@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 export class LockedError extends Error {
-  constructor(readonly pid: number, dir: string) {
+  constructor(
+    readonly pid: number,
+    dir: string,
+  ) {
     super(`another dommon daemon (pid ${pid}) is serving ${dir}`);
   }
 }

@@ -8,10 +8,24 @@ import { openConnection } from './db.js';
 import { restrictFile } from './permissions.js';
 
 /** Tables whose row counts a backup reports (and a test compares). */
-const COUNTED_TABLES = ['teams', 'users', 'api_tokens', 'portfolios', 'domains', 'endpoints', 'liveness_configs', 'liveness_results', 'events', 'deliveries'] as const;
+const COUNTED_TABLES = [
+  'teams',
+  'users',
+  'api_tokens',
+  'portfolios',
+  'domains',
+  'endpoints',
+  'liveness_configs',
+  'liveness_results',
+  'events',
+  'deliveries',
+] as const;
 
 export class MaintenanceError extends Error {
-  constructor(message: string, readonly status = 500) {
+  constructor(
+    message: string,
+    readonly status = 500,
+  ) {
     super(message);
   }
 }
@@ -43,15 +57,22 @@ function openReadonly(file: string): Database.Database {
 function describe(db: Database.Database, file: string, full: boolean): DatabaseInfo {
   let integrity: string[];
   try {
-    integrity = (db.pragma(full ? 'integrity_check' : 'quick_check') as Record<string, string>[]).map((r) => String(Object.values(r)[0]));
+    integrity = (db.pragma(full ? 'integrity_check' : 'quick_check') as Record<string, string>[]).map((r) =>
+      String(Object.values(r)[0]),
+    );
   } catch (err) {
     integrity = [(err as Error).message];
   }
-  const hasTable = (name: string) => Boolean(db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name));
+  const hasTable = (name: string) =>
+    Boolean(db.prepare("select 1 from sqlite_master where type = 'table' and name = ?").get(name));
   let applied: { name: string; applied_at: string }[] = [];
   if (hasTable('kysely_migration')) {
-    applied = (db.prepare('select name, timestamp from kysely_migration order by name').all() as { name: string; timestamp: string }[])
-      .map((r) => ({ name: r.name, applied_at: r.timestamp }));
+    applied = (
+      db.prepare('select name, timestamp from kysely_migration order by name').all() as {
+        name: string;
+        timestamp: string;
+      }[]
+    ).map((r) => ({ name: r.name, applied_at: r.timestamp }));
   }
   const known = Object.keys(MIGRATIONS).sort();
   const names = new Set(applied.map((a) => a.name));
@@ -88,10 +109,16 @@ export function inspectDatabase(file: string, opts: { quick?: boolean } = {}): D
  * is one consistent snapshot even while the daemon writes (WAL readers do not block writers).
  * Written beside `dest` first and renamed only after its integrity check passes.
  */
-export async function backupDatabase(source: string, dest: string, opts: { overwrite?: boolean } = {}): Promise<DatabaseInfo> {
+export async function backupDatabase(
+  source: string,
+  dest: string,
+  opts: { overwrite?: boolean } = {},
+): Promise<DatabaseInfo> {
   const target = path.resolve(dest);
-  if (fs.existsSync(target) && !opts.overwrite) throw new MaintenanceError(`${target} already exists (use --force to overwrite)`, 409);
-  if (!fs.existsSync(path.dirname(target))) throw new MaintenanceError(`directory ${path.dirname(target)} does not exist`, 404);
+  if (fs.existsSync(target) && !opts.overwrite)
+    throw new MaintenanceError(`${target} already exists (use --force to overwrite)`, 409);
+  if (!fs.existsSync(path.dirname(target)))
+    throw new MaintenanceError(`directory ${path.dirname(target)} does not exist`, 404);
   const tmp = `${target}.tmp-${process.pid}`;
   const src = openReadonly(source);
   try {
@@ -108,7 +135,8 @@ export async function backupDatabase(source: string, dest: string, opts: { overw
     copy.pragma('journal_mode = DELETE');
     copy.close();
     const info = inspectDatabase(tmp);
-    if (info.integrity.join() !== 'ok') throw new MaintenanceError(`backup copy failed its integrity check: ${info.integrity.slice(0, 3).join('; ')}`);
+    if (info.integrity.join() !== 'ok')
+      throw new MaintenanceError(`backup copy failed its integrity check: ${info.integrity.slice(0, 3).join('; ')}`);
     restrictFile(tmp);
     fs.renameSync(tmp, target);
     return { ...info, file: target };
@@ -129,7 +157,10 @@ export function restoreProblem(info: DatabaseInfo): string | null {
  * Replaces `dbPath` with a copy of `backup` (the caller holds the data directory's lock). The previous
  * database is kept as `<dbPath>.pre-restore`; the restored file is migrated forward.
  */
-export async function restoreDatabase(backup: string, dbPath: string): Promise<{ restored: DatabaseInfo; previous: string | null; migrated: string[] }> {
+export async function restoreDatabase(
+  backup: string,
+  dbPath: string,
+): Promise<{ restored: DatabaseInfo; previous: string | null; migrated: string[] }> {
   const info = inspectDatabase(backup);
   const problem = restoreProblem(info);
   if (problem) throw new MaintenanceError(`refusing to restore ${backup}: ${problem}`, 400);

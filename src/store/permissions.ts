@@ -52,7 +52,8 @@ export function restrictFile(file: string): void {
   if (process.platform === 'win32') return;
   try {
     const st = fs.statSync(file);
-    if ((st.mode & 0o077) !== 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid())) fs.chmodSync(file, FILE_MODE);
+    if ((st.mode & 0o077) !== 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid()))
+      fs.chmodSync(file, FILE_MODE);
   } catch {
     /* not there (yet): nothing to restrict */
   }

@@ -74,7 +74,12 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
 export async function pgMigrationInfo(db: Kysely<DB>, known: readonly string[] = Object.keys(MIGRATIONS).sort()) {
   const exists = await sql<{ t: string | null }>`select to_regclass('kysely_migration')::text as t`.execute(db);
   const applied = exists.rows[0]?.t
-    ? (await sql<{ name: string; timestamp: string }>`select name, timestamp from kysely_migration order by name`.execute(db)).rows.map((r) => ({ name: r.name, applied_at: r.timestamp }))
+    ? (
+        await sql<{
+          name: string;
+          timestamp: string;
+        }>`select name, timestamp from kysely_migration order by name`.execute(db)
+      ).rows.map((r) => ({ name: r.name, applied_at: r.timestamp }))
     : [];
   const names = new Set(applied.map((a) => a.name));
   return {

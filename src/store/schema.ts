@@ -1,101 +1,282 @@
 // Row types of every table (Kysely's view of the database). Booleans are 0/1, JSON is text.
 type Bool = number;
 
-export interface TeamsTable { id: string; name: string; timezone: string; created_at: string }
-export interface UsersTable { id: string; team_id: string; email: string; created_at: string }
-export interface ApiTokensTable {
-  id: string; team_id: string; user_id: string; name: string; prefix: string; token_hash: string;
-  created_at: string; last_used_at: string | null; revoked_at: string | null;
+export interface TeamsTable {
+  id: string;
+  name: string;
+  timezone: string;
+  created_at: string;
 }
-export interface MetaTable { key: string; value: string }
+export interface UsersTable {
+  id: string;
+  team_id: string;
+  email: string;
+  created_at: string;
+}
+export interface ApiTokensTable {
+  id: string;
+  team_id: string;
+  user_id: string;
+  name: string;
+  prefix: string;
+  token_hash: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+export interface MetaTable {
+  key: string;
+  value: string;
+}
 export interface PortfoliosTable {
-  id: string; team_id: string; name: string; description: string | null; created_at: string; updated_at: string;
+  id: string;
+  team_id: string;
+  name: string;
+  description: string | null;
+  created_at: string;
+  updated_at: string;
 }
 export interface DomainsTable {
-  id: string; team_id: string; domain: string; portfolio_id: string | null; notes: string | null;
-  is_verified: Bool; verified_at: string | null; verification_token: string;
-  health_score: number | null; health_grade: string | null; overall_status: string | null;
-  exposure_monitoring_enabled: Bool; expiry_override: string | null; dkim_selectors: string;
-  created_at: string; updated_at: string;
+  id: string;
+  team_id: string;
+  domain: string;
+  portfolio_id: string | null;
+  notes: string | null;
+  is_verified: Bool;
+  verified_at: string | null;
+  verification_token: string;
+  health_score: number | null;
+  health_grade: string | null;
+  overall_status: string | null;
+  exposure_monitoring_enabled: Bool;
+  expiry_override: string | null;
+  dkim_selectors: string;
+  created_at: string;
+  updated_at: string;
 }
 export interface DomainRegistrationsTable {
-  domain_id: string; source: string | null; state: string; reason: string | null; registrar: string | null;
-  expiry_date: string | null; creation_date: string | null; updated_date: string | null;
-  nameservers: string; statuses: string; transfer_lock: Bool | null; dnssec_signed: Bool | null;
-  checked_at: string | null; next_check_at: string | null;
+  domain_id: string;
+  source: string | null;
+  state: string;
+  reason: string | null;
+  registrar: string | null;
+  expiry_date: string | null;
+  creation_date: string | null;
+  updated_date: string | null;
+  nameservers: string;
+  statuses: string;
+  transfer_lock: Bool | null;
+  dnssec_signed: Bool | null;
+  checked_at: string | null;
+  next_check_at: string | null;
 }
 export interface RegistrationHistoryTable {
-  id: string; domain_id: string; field: string; old_value: string | null; new_value: string | null; observed_at: string;
+  id: string;
+  domain_id: string;
+  field: string;
+  old_value: string | null;
+  new_value: string | null;
+  observed_at: string;
 }
 export interface DomainSecurityTable {
-  domain_id: string; spf: string | null; dmarc: string | null; dkim: string | null; caa: string | null;
-  dnssec_enabled: Bool | null; security_score: number | null; details: string; recommendations: string;
-  checked_at: string | null; next_check_at: string | null;
+  domain_id: string;
+  spf: string | null;
+  dmarc: string | null;
+  dkim: string | null;
+  caa: string | null;
+  dnssec_enabled: Bool | null;
+  security_score: number | null;
+  details: string;
+  recommendations: string;
+  checked_at: string | null;
+  next_check_at: string | null;
 }
 export interface EndpointsTable {
-  id: string; team_id: string; domain_id: string; name: string; endpoint_type: string;
-  subdomain: string | null; path: string | null; port: number | null; is_enabled: Bool; timeout_seconds: number;
-  notes: string | null; created_at: string; updated_at: string;
+  id: string;
+  team_id: string;
+  domain_id: string;
+  name: string;
+  endpoint_type: string;
+  subdomain: string | null;
+  path: string | null;
+  port: number | null;
+  is_enabled: Bool;
+  timeout_seconds: number;
+  notes: string | null;
+  created_at: string;
+  updated_at: string;
 }
 export interface EndpointCertificatesTable {
-  endpoint_id: string; ssl_status: string; subject: string | null; issuer: string | null; sans: string;
-  not_before: string | null; not_after: string | null; serial: string | null; fingerprint256: string | null;
-  protocol: string | null; trusted: Bool | null; hostname_match: Bool | null; error: string | null;
-  alerted_window: number | null; checked_at: string | null; next_check_at: string | null;
+  endpoint_id: string;
+  ssl_status: string;
+  subject: string | null;
+  issuer: string | null;
+  sans: string;
+  not_before: string | null;
+  not_after: string | null;
+  serial: string | null;
+  fingerprint256: string | null;
+  protocol: string | null;
+  trusted: Bool | null;
+  hostname_match: Bool | null;
+  error: string | null;
+  alerted_window: number | null;
+  checked_at: string | null;
+  next_check_at: string | null;
 }
 export interface CertificateHistoryTable {
-  id: string; endpoint_id: string; fingerprint256: string; subject: string | null; issuer: string | null;
-  not_before: string | null; not_after: string | null; first_seen: string; last_seen: string;
+  id: string;
+  endpoint_id: string;
+  fingerprint256: string;
+  subject: string | null;
+  issuer: string | null;
+  not_before: string | null;
+  not_after: string | null;
+  first_seen: string;
+  last_seen: string;
 }
 export interface LivenessConfigsTable {
-  id: string; seq: number; team_id: string; endpoint_id: string; is_enabled: Bool; timeout_seconds: number;
-  expected_status_code: number; interval_seconds: number; failure_threshold: number;
-  created_at: string; updated_at: string;
+  id: string;
+  seq: number;
+  team_id: string;
+  endpoint_id: string;
+  is_enabled: Bool;
+  timeout_seconds: number;
+  expected_status_code: number;
+  interval_seconds: number;
+  failure_threshold: number;
+  created_at: string;
+  updated_at: string;
 }
 export interface LivenessResultsTable {
-  cfg: number; ts: number; ok: Bool; ms: number; status: number | null; error: string | null;
+  cfg: number;
+  ts: number;
+  ok: Bool;
+  ms: number;
+  status: number | null;
+  error: string | null;
 }
-export interface LivenessAggregateTable { cfg: number; bucket: number; total: number; ok: number; sum_ms: number }
+export interface LivenessAggregateTable {
+  cfg: number;
+  bucket: number;
+  total: number;
+  ok: number;
+  sum_ms: number;
+}
 export interface LivenessStateTable {
-  config_id: string; status: string | null; consecutive_failures: number; last_check: string | null;
-  last_check_successful: Bool | null; response_time_ms: number | null; status_code: number | null;
-  last_error: string | null; alerted_down: Bool;
+  config_id: string;
+  status: string | null;
+  consecutive_failures: number;
+  last_check: string | null;
+  last_check_successful: Bool | null;
+  response_time_ms: number | null;
+  status_code: number | null;
+  last_error: string | null;
+  alerted_down: Bool;
 }
 export interface NotificationSettingsTable {
-  id: string; team_id: string; user_id: string; notification_type: string; delivery_class: string; is_enabled: Bool;
-  frequency_days: number | null; notification_time: string | null; config: string; min_severity: string;
-  last_digest_at: string | null; created_at: string; updated_at: string;
+  id: string;
+  team_id: string;
+  user_id: string;
+  notification_type: string;
+  delivery_class: string;
+  is_enabled: Bool;
+  frequency_days: number | null;
+  notification_time: string | null;
+  config: string;
+  min_severity: string;
+  last_digest_at: string | null;
+  created_at: string;
+  updated_at: string;
 }
 export interface EventsTable {
-  id: string; team_id: string; event_type: string; severity: string; category: string | null;
-  domain_id: string | null; endpoint_id: string | null; message: string; details: string;
-  dedupe_key: string | null; created_at: string; fanned_out_at: string | null;
+  id: string;
+  team_id: string;
+  event_type: string;
+  severity: string;
+  category: string | null;
+  domain_id: string | null;
+  endpoint_id: string | null;
+  message: string;
+  details: string;
+  dedupe_key: string | null;
+  created_at: string;
+  fanned_out_at: string | null;
 }
 export interface DeliveriesTable {
-  id: string; team_id: string; event_id: string | null; setting_id: string | null; channel: string;
-  recipient: string | null; is_test: Bool; request: string; status: string; attempts: number; next_attempt_at: string;
-  lease_owner: string | null; lease_until: string | null; message_preview: string | null; error_message: string | null;
-  metadata: string | null; created_at: string; sent_at: string | null;
+  id: string;
+  team_id: string;
+  event_id: string | null;
+  setting_id: string | null;
+  channel: string;
+  recipient: string | null;
+  is_test: Bool;
+  request: string;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  message_preview: string | null;
+  error_message: string | null;
+  metadata: string | null;
+  created_at: string;
+  sent_at: string | null;
 }
 export interface DeliveryAttemptsTable {
-  id: string; delivery_id: string; attempt: number; at: string; outcome: string; status_code: number | null;
-  error: string | null; duration_ms: number | null;
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  at: string;
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number | null;
 }
 export interface ExposureScansTable {
-  id: string; team_id: string; domain_id: string; status: string; trigger: string; started_at: string;
-  finished_at: string | null; findings_count: number; error: string | null;
-  hosts: string; wildcard: Bool; checks: string;
+  id: string;
+  team_id: string;
+  domain_id: string;
+  status: string;
+  trigger: string;
+  started_at: string;
+  finished_at: string | null;
+  findings_count: number;
+  error: string | null;
+  hosts: string;
+  wildcard: Bool;
+  checks: string;
 }
 export interface ExposureSubdomainsTable {
-  id: string; team_id: string; domain_id: string; name: string; created_at: string;
+  id: string;
+  team_id: string;
+  domain_id: string;
+  name: string;
+  created_at: string;
 }
 export interface ExposureFindingsTable {
-  id: string; team_id: string; domain_id: string; scan_id: string | null; fingerprint: string; category: string;
-  severity: string; title: string; target: string | null; details: string; remediation: string | null; status: string;
-  first_seen: string; last_seen: string; resolved_at: string | null;
+  id: string;
+  team_id: string;
+  domain_id: string;
+  scan_id: string | null;
+  fingerprint: string;
+  category: string;
+  severity: string;
+  title: string;
+  target: string | null;
+  details: string;
+  remediation: string | null;
+  status: string;
+  first_seen: string;
+  last_seen: string;
+  resolved_at: string | null;
 }
 export interface CheckScheduleTable {
-  kind: string; target_id: string; next_run_at: string; last_run_at: string | null; last_outcome: string | null;
+  kind: string;
+  target_id: string;
+  next_run_at: string;
+  last_run_at: string | null;
+  last_outcome: string | null;
   lease_until: string | null;
 }
 

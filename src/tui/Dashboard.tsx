@@ -21,15 +21,29 @@ interface DashboardProps {
 }
 
 const STATUS_COLOR: Record<string, string> = {
-  healthy: 'green', up: 'green', valid: 'green',
-  warning: 'yellow', expiring_soon: 'yellow',
-  critical: 'red', down: 'red', expired: 'red', invalid: 'red', error: 'red',
+  healthy: 'green',
+  up: 'green',
+  valid: 'green',
+  warning: 'yellow',
+  expiring_soon: 'yellow',
+  critical: 'red',
+  down: 'red',
+  expired: 'red',
+  invalid: 'red',
+  error: 'red',
 };
 const GRADE_COLOR: Record<string, string> = { A: 'green', B: 'green', C: 'yellow', D: 'red', F: 'red' };
 
 const W = { name: 34, health: 9, grade: 6, expiry: 8, ssl: 14, live: 6, spark: 24, last: 10 };
 
-function Cell(props: { width?: number; color?: string; children: React.ReactNode; bold?: boolean; inverse?: boolean; dim?: boolean }) {
+function Cell(props: {
+  width?: number;
+  color?: string;
+  children: React.ReactNode;
+  bold?: boolean;
+  inverse?: boolean;
+  dim?: boolean;
+}) {
   return (
     <Box width={props.width} flexShrink={0} marginRight={1}>
       <Text wrap="truncate" color={props.color} bold={props.bold} inverse={props.inverse} dimColor={props.dim}>
@@ -51,13 +65,23 @@ function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; n
     return (
       <Box>
         <Cell width={W.name + 2} bold inverse={selected && color}>{`${mark} ${row.name}`}</Cell>
-        <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
-        <Cell width={W.grade} color={c(GRADE_COLOR[row.grade?.[0] ?? ''])}>{row.grade ?? '-'}</Cell>
-        <Cell width={W.expiry} color={c(expiryColor(row.expiryDays))}>{days(row.expiryDays)}</Cell>
-        <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
-        <Cell width={W.live}>{' '}</Cell>
-        <Cell width={W.spark}>{' '}</Cell>
-        <Cell width={W.last} dim={color}>{age(row.lastCheck, now)}</Cell>
+        <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>
+          {row.health}
+        </Cell>
+        <Cell width={W.grade} color={c(GRADE_COLOR[row.grade?.[0] ?? ''])}>
+          {row.grade ?? '-'}
+        </Cell>
+        <Cell width={W.expiry} color={c(expiryColor(row.expiryDays))}>
+          {days(row.expiryDays)}
+        </Cell>
+        <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>
+          {row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}
+        </Cell>
+        <Cell width={W.live}> </Cell>
+        <Cell width={W.spark}> </Cell>
+        <Cell width={W.last} dim={color}>
+          {age(row.lastCheck, now)}
+        </Cell>
       </Box>
     );
   }
@@ -66,13 +90,23 @@ function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; n
   return (
     <Box>
       <Cell width={W.name + 2} inverse={selected && color}>{`${mark}   ${row.name} ${row.url}`}</Cell>
-      <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>{row.health}</Cell>
-      <Cell width={W.grade}>{' '}</Cell>
-      <Cell width={W.expiry}>{' '}</Cell>
-      <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>{row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}</Cell>
-      <Cell width={W.live} color={c(STATUS_COLOR[row.liveness ?? ''])}>{row.liveness ?? '-'}</Cell>
-      <Cell width={W.spark} color={c(row.liveness === 'down' ? 'red' : 'cyan')}>{spark ? `${spark} ${last?.ok ? `${last.ms}ms` : 'fail'}` : '-'}</Cell>
-      <Cell width={W.last} dim={color}>{age(row.lastCheck, now)}</Cell>
+      <Cell width={W.health} color={c(STATUS_COLOR[row.health])}>
+        {row.health}
+      </Cell>
+      <Cell width={W.grade}> </Cell>
+      <Cell width={W.expiry}> </Cell>
+      <Cell width={W.ssl} color={c(STATUS_COLOR[row.ssl ?? ''])}>
+        {row.ssl ? `${row.ssl} ${days(row.sslDays)}` : '-'}
+      </Cell>
+      <Cell width={W.live} color={c(STATUS_COLOR[row.liveness ?? ''])}>
+        {row.liveness ?? '-'}
+      </Cell>
+      <Cell width={W.spark} color={c(row.liveness === 'down' ? 'red' : 'cyan')}>
+        {spark ? `${spark} ${last?.ok ? `${last.ms}ms` : 'fail'}` : '-'}
+      </Cell>
+      <Cell width={W.last} dim={color}>
+        {age(row.lastCheck, now)}
+      </Cell>
     </Box>
   );
 }
@@ -80,7 +114,9 @@ function RowLine({ row, selected, now, color }: { row: Row; selected: boolean; n
 function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
   const line = (k: string, v: unknown, col?: string) => (
     <Box key={k}>
-      <Box width={22} flexShrink={0}><Text dimColor={color}>{k}</Text></Box>
+      <Box width={22} flexShrink={0}>
+        <Text dimColor={color}>{k}</Text>
+      </Box>
       <Text color={color ? col : undefined}>{v === null || v === undefined || v === '' ? '-' : String(v)}</Text>
     </Box>
   );
@@ -91,9 +127,17 @@ function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
           line('verified', row.verified ? 'yes' : 'no'),
           line('health', row.health, STATUS_COLOR[row.health]),
           line('grade / score', row.grade ? `${row.grade} (${row.score ?? '-'})` : null),
-          line('registration expiry', row.expiryDate ? `${row.expiryDate} (${days(row.expiryDays)})` : null, expiryColor(row.expiryDays)),
+          line(
+            'registration expiry',
+            row.expiryDate ? `${row.expiryDate} (${days(row.expiryDays)})` : null,
+            expiryColor(row.expiryDays),
+          ),
           line('registrar', row.registrar),
-          line('certificates', row.ssl ? `${row.ssl}, soonest in ${days(row.sslDays)}` : null, STATUS_COLOR[row.ssl ?? '']),
+          line(
+            'certificates',
+            row.ssl ? `${row.ssl}, soonest in ${days(row.sslDays)}` : null,
+            STATUS_COLOR[row.ssl ?? ''],
+          ),
           line('endpoints', row.endpoints.map((e) => e.name).join(', ')),
           line('last check', row.lastCheck ? `${row.lastCheck} (${age(row.lastCheck, now)})` : null),
           line('id', row.id),
@@ -103,11 +147,23 @@ function Detail({ row, now, color }: { row: Row; now: Date; color: boolean }) {
           line('url', row.url),
           line('enabled', row.enabled ? 'yes' : 'no'),
           line('health', row.health, STATUS_COLOR[row.health]),
-          line('certificate', row.ssl ? `${row.ssl}, expires ${row.sslExpiry ?? '-'} (${days(row.sslDays)})` : null, STATUS_COLOR[row.ssl ?? '']),
+          line(
+            'certificate',
+            row.ssl ? `${row.ssl}, expires ${row.sslExpiry ?? '-'} (${days(row.sslDays)})` : null,
+            STATUS_COLOR[row.ssl ?? ''],
+          ),
           line('liveness', row.liveness, STATUS_COLOR[row.liveness ?? '']),
           line('uptime 24h', row.uptime24h === null ? null : `${row.uptime24h}%`),
           line('avg response', row.avgMs === null ? null : `${row.avgMs} ms`),
-          line('recent', row.recent.length ? `${sparkline(row.recent, 40)}  ${row.recent.map((r) => (r.ok ? r.ms : 'x')).slice(-10).join(' ')}` : null),
+          line(
+            'recent',
+            row.recent.length
+              ? `${sparkline(row.recent, 40)}  ${row.recent
+                  .map((r) => (r.ok ? r.ms : 'x'))
+                  .slice(-10)
+                  .join(' ')}`
+              : null,
+          ),
           line('last check', row.lastCheck ? `${row.lastCheck} (${age(row.lastCheck, now)})` : null),
           line('id', row.id),
         ];
@@ -129,7 +185,15 @@ interface ViewState {
   refreshes: number;
 }
 
-const INITIAL_VIEW: ViewState = { cursor: 0, filter: '', typing: false, sort: 'name', detail: false, quit: false, refreshes: 0 };
+const INITIAL_VIEW: ViewState = {
+  cursor: 0,
+  filter: '',
+  typing: false,
+  sort: 'name',
+  detail: false,
+  quit: false,
+  refreshes: 0,
+};
 
 type KeyAction = { input: string; key: Key; snapshot: Snapshot | null };
 
@@ -142,7 +206,12 @@ function onKey(s: ViewState, a: KeyAction): ViewState {
   if (a.input.length > 1 && !a.key.ctrl && !a.key.meta && !a.input.startsWith('\u001b')) {
     const plain = Object.fromEntries(Object.keys(a.key).map((k) => [k, false])) as unknown as Key;
     return [...a.input].reduce(
-      (st, ch) => oneKey(st, { ...a, input: ch === '\r' || ch === '\n' ? '' : ch, key: { ...plain, return: ch === '\r' || ch === '\n' } }),
+      (st, ch) =>
+        oneKey(st, {
+          ...a,
+          input: ch === '\r' || ch === '\n' ? '' : ch,
+          key: { ...plain, return: ch === '\r' || ch === '\n' },
+        }),
       s,
     );
   }
@@ -219,7 +288,9 @@ export function Dashboard(p: DashboardProps) {
   const status = (
     <Box>
       <Text dimColor={color}>{`sort: ${sort}`}</Text>
-      <Text color={color && typing ? 'cyan' : undefined}>{filter || typing ? `  filter: ${filter}${typing ? '_' : ''}` : ''}</Text>
+      <Text color={color && typing ? 'cyan' : undefined}>
+        {filter || typing ? `  filter: ${filter}${typing ? '_' : ''}` : ''}
+      </Text>
       {p.error ? <Text color={color ? 'red' : undefined}>{`  ${p.error}`}</Text> : null}
     </Box>
   );
@@ -238,19 +309,49 @@ export function Dashboard(p: DashboardProps) {
       {header}
       {status}
       <Box>
-        <Cell width={W.name + 2} bold>{'  NAME'}</Cell>
-        <Cell width={W.health} bold>HEALTH</Cell>
-        <Cell width={W.grade} bold>GRADE</Cell>
-        <Cell width={W.expiry} bold>EXPIRES</Cell>
-        <Cell width={W.ssl} bold>SSL</Cell>
-        <Cell width={W.live} bold>LIVE</Cell>
-        <Cell width={W.spark} bold>RESPONSE</Cell>
-        <Cell width={W.last} bold>CHECKED</Cell>
+        <Cell width={W.name + 2} bold>
+          {'  NAME'}
+        </Cell>
+        <Cell width={W.health} bold>
+          HEALTH
+        </Cell>
+        <Cell width={W.grade} bold>
+          GRADE
+        </Cell>
+        <Cell width={W.expiry} bold>
+          EXPIRES
+        </Cell>
+        <Cell width={W.ssl} bold>
+          SSL
+        </Cell>
+        <Cell width={W.live} bold>
+          LIVE
+        </Cell>
+        <Cell width={W.spark} bold>
+          RESPONSE
+        </Cell>
+        <Cell width={W.last} bold>
+          CHECKED
+        </Cell>
       </Box>
       {shown.length ? (
-        shown.map((r, i) => <RowLine key={`${r.kind}:${r.id}`} row={r} selected={!p.static && start + i === sel} now={p.now} color={color} />)
+        shown.map((r, i) => (
+          <RowLine
+            key={`${r.kind}:${r.id}`}
+            row={r}
+            selected={!p.static && start + i === sel}
+            now={p.now}
+            color={color}
+          />
+        ))
       ) : (
-        <Text>{p.snapshot ? (filter ? `nothing matches "${filter}"` : 'no domains yet: dommon domains add example.com') : ''}</Text>
+        <Text>
+          {p.snapshot
+            ? filter
+              ? `nothing matches "${filter}"`
+              : 'no domains yet: dommon domains add example.com'
+            : ''}
+        </Text>
       )}
       {p.static ? null : keys}
     </Box>

@@ -39,7 +39,8 @@ export function StatusApp({ source, intervalMs, color, now = () => new Date() }:
   }, []);
 
   const withDetails = useCallback(
-    async (s: Snapshot, rows: readonly Row[]): Promise<Snapshot> => (source.details && rows.length ? source.details(s, rows) : s),
+    async (s: Snapshot, rows: readonly Row[]): Promise<Snapshot> =>
+      source.details && rows.length ? source.details(s, rows) : s,
     [source],
   );
 
@@ -87,7 +88,18 @@ export function StatusApp({ source, intervalMs, color, now = () => new Date() }:
     };
   }, [refresh]);
 
-  return <Dashboard snapshot={snapshot} now={now()} color={color} height={stdout?.rows} error={error} onQuit={exit} onRefresh={refresh} onWindow={onWindow} />;
+  return (
+    <Dashboard
+      snapshot={snapshot}
+      now={now()}
+      color={color}
+      height={stdout?.rows}
+      error={error}
+      onQuit={exit}
+      onRefresh={refresh}
+      onWindow={onWindow}
+    />
+  );
 }
 
 /** The same rows in a newer snapshot (by id): the window's rows carry the values of the snapshot they were drawn from. */

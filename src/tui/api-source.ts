@@ -45,7 +45,12 @@ interface WireEndpointStatus {
   overall_health?: string;
   ssl?: WireSsl | null;
   last_checked_at?: string | null;
-  liveness?: { status?: string; uptime_24h?: number | null; avg_response_time_ms?: number | null; last_check?: string | null } | null;
+  liveness?: {
+    status?: string;
+    uptime_24h?: number | null;
+    avg_response_time_ms?: number | null;
+    last_check?: string | null;
+  } | null;
 }
 interface WireLivenessConfig {
   id: string;
@@ -79,7 +84,11 @@ const DAY = 86_400_000;
 
 async function get<T>(request: Request, path: string): Promise<T> {
   const r = await request('GET', path);
-  if (r.status >= 400) throw Object.assign(new Error(`${path}: ${(r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`}`), { status: r.status });
+  if (r.status >= 400)
+    throw Object.assign(
+      new Error(`${path}: ${(r.body as { error?: string } | undefined)?.error ?? `HTTP ${r.status}`}`),
+      { status: r.status },
+    );
   return r.body as T;
 }
 
@@ -93,14 +102,19 @@ async function all<T>(request: Request, path: string): Promise<T[]> {
   }
 }
 
-const daysLeft = (iso: string | null, now: Date): number | null => (iso ? Math.floor((Date.parse(iso) - now.getTime()) / DAY) : null);
+const daysLeft = (iso: string | null, now: Date): number | null =>
+  iso ? Math.floor((Date.parse(iso) - now.getTime()) / DAY) : null;
 
 interface ApiStatusSource extends StatusSource {
   /** The snapshot with the extras of `rows` (recent results, last registration check) read or reused. */
   details(snapshot: Snapshot, rows: readonly Row[]): Promise<Snapshot>;
 }
 
-export function apiSource(request: Request, close: () => Promise<void> = async () => {}, o: ApiSourceOptions = {}): ApiStatusSource {
+export function apiSource(
+  request: Request,
+  close: () => Promise<void> = async () => {},
+  o: ApiSourceOptions = {},
+): ApiStatusSource {
   const recentN = o.recent ?? 20;
   const n = o.concurrency ?? 8;
   const detailAll = o.detailAll ?? 200;
@@ -118,18 +132,28 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
       domains: s.domains.map((d) => ({
         ...d,
         lastCheck: checked.get(d.id)?.value ?? d.lastCheck,
-        endpoints: d.endpoints.map((e) => (e.livenessId && recent.has(e.livenessId) ? { ...e, recent: recent.get(e.livenessId)!.points } : e)),
+        endpoints: d.endpoints.map((e) =>
+          e.livenessId && recent.has(e.livenessId) ? { ...e, recent: recent.get(e.livenessId)!.points } : e,
+        ),
       })),
     };
   }
 
   async function details(s: Snapshot, rows: readonly Row[]): Promise<Snapshot> {
-    const configs = rows.filter((r): r is EndpointRow => r.kind === 'endpoint' && r.livenessId !== null && recent.get(r.livenessId)?.at !== r.lastCheck);
+    const configs = rows.filter(
+      (r): r is EndpointRow =>
+        r.kind === 'endpoint' && r.livenessId !== null && recent.get(r.livenessId)?.at !== r.lastCheck,
+    );
     const t = now().getTime();
-    const domains = rows.filter((r): r is DomainRow => r.kind === 'domain' && !((checked.get(r.id)?.readAt ?? -Infinity) > t - CHECKED_TTL));
+    const domains = rows.filter(
+      (r): r is DomainRow => r.kind === 'domain' && !((checked.get(r.id)?.readAt ?? -Infinity) > t - CHECKED_TTL),
+    );
     await Promise.all([
       mapLimit(configs, n, async (e) => {
-        const r = await get<Page<WireResult>>(request, `/api/v1/liveness/${e.livenessId}/results?hours=24&limit=${recentN}`);
+        const r = await get<Page<WireResult>>(
+          request,
+          `/api/v1/liveness/${e.livenessId}/results?hours=24&limit=${recentN}`,
+        );
         const points = r.data.map((x) => ({ ms: x.response_time_ms ?? 0, ok: Boolean(x.is_successful) })).reverse();
         recent.set(e.livenessId!, { at: e.lastCheck, points });
       }),
@@ -189,9 +213,19 @@ export function apiSource(request: Request, close: () => Promise<void> = async (
       const eps = epRows.get(d.id) ?? [];
       // The domain's certificate summary is its endpoints' worst status and soonest expiry, as on the status route.
       const certs = eps.filter((e) => e.ssl !== null || e.type === 'https');
-      const worst = certs.reduce<string | null>((w, e) => (w === null || (SSL_RANK[e.ssl ?? 'unknown'] ?? 0) > (SSL_RANK[w] ?? 0) ? (e.ssl ?? 'unknown') : w), null);
-      const soonest = certs.map((e) => e.sslExpiry).filter((x): x is string => !!x).sort()[0] ?? null;
-      const endpointWorst = eps.reduce((w, e) => ((HEALTH_RANK[e.health] ?? 0) > (HEALTH_RANK[w] ?? 0) ? e.health : w), 'unknown');
+      const worst = certs.reduce<string | null>(
+        (w, e) => (w === null || (SSL_RANK[e.ssl ?? 'unknown'] ?? 0) > (SSL_RANK[w] ?? 0) ? (e.ssl ?? 'unknown') : w),
+        null,
+      );
+      const soonest =
+        certs
+          .map((e) => e.sslExpiry)
+          .filter((x): x is string => !!x)
+          .sort()[0] ?? null;
+      const endpointWorst = eps.reduce(
+        (w, e) => ((HEALTH_RANK[e.health] ?? 0) > (HEALTH_RANK[w] ?? 0) ? e.health : w),
+        'unknown',
+      );
       const expiry: string | null = d.whois?.expiry_date ?? d.expiry_date ?? null;
       return {
         kind: 'domain',

@@ -73,14 +73,21 @@ function rank(h: string): number {
 function compare(key: SortKey) {
   return (a: Row, b: Row): number => {
     let d = 0;
-    if (key === 'expiry') d = (a.kind === 'domain' ? soonest(a) : (a.sslDays ?? BIG)) - (b.kind === 'domain' ? soonest(b) : (b.sslDays ?? BIG));
+    if (key === 'expiry')
+      d =
+        (a.kind === 'domain' ? soonest(a) : (a.sslDays ?? BIG)) -
+        (b.kind === 'domain' ? soonest(b) : (b.sslDays ?? BIG));
     else if (key === 'health') d = rank(a.health) - rank(b.health);
-    else if (key === 'response') d = (a.kind === 'domain' ? slowest(a.endpoints) : slowest([a])) - (b.kind === 'domain' ? slowest(b.endpoints) : slowest([b]));
+    else if (key === 'response')
+      d =
+        (a.kind === 'domain' ? slowest(a.endpoints) : slowest([a])) -
+        (b.kind === 'domain' ? slowest(b.endpoints) : slowest([b]));
     return d || a.name.localeCompare(b.name);
   };
 }
 
-const matches = (r: Row, f: string) => r.name.toLowerCase().includes(f) || (r.kind === 'endpoint' && r.url.toLowerCase().includes(f));
+const matches = (r: Row, f: string) =>
+  r.name.toLowerCase().includes(f) || (r.kind === 'endpoint' && r.url.toLowerCase().includes(f));
 
 /**
  * The visible rows: each domain followed by its endpoints, both sorted by `sort`; with a filter a
@@ -134,7 +141,8 @@ export function counts(s: Snapshot) {
     endpoints: eps.length,
     up: eps.filter((e) => e.liveness === 'up').length,
     down: eps.filter((e) => e.liveness === 'down').length,
-    critical: s.domains.filter((d) => d.health === 'critical').length + eps.filter((e) => e.health === 'critical').length,
+    critical:
+      s.domains.filter((d) => d.health === 'critical').length + eps.filter((e) => e.health === 'critical').length,
     warning: s.domains.filter((d) => d.health === 'warning').length + eps.filter((e) => e.health === 'warning').length,
   };
 }

@@ -31,9 +31,17 @@ t.test('malformed JSON, wrong content, oversized bodies', async (t) => {
     t.equal(r.body?.path, '/api/v1/domains');
   }
   // form-encoded and text bodies are read as JSON or refused, never a 500
-  const form = await request(s.url, 'POST', '/api/v1/domains', { token, body: 'domain=a.com', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await request(s.url, 'POST', '/api/v1/domains', {
+    token,
+    body: 'domain=a.com',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   t.equal(form.status, 400);
-  const text = await request(s.url, 'POST', '/api/v1/domains', { token, body: '{"domain":"texty.com"}', headers: { 'content-type': 'text/plain' } });
+  const text = await request(s.url, 'POST', '/api/v1/domains', {
+    token,
+    body: '{"domain":"texty.com"}',
+    headers: { 'content-type': 'text/plain' },
+  });
   t.ok(text.status === 201 || text.status === 400 || text.status === 415, `text/plain JSON: ${text.status}`);
   // empty body on a create is a 400 naming the missing field
   const empty = await api.post('/api/v1/domains');
@@ -45,12 +53,18 @@ t.test('malformed JSON, wrong content, oversized bodies', async (t) => {
   t.equal(r.status, 413);
   t.type(r.body?.error, 'string');
   t.equal(r.body?.path, '/api/v1/domains');
-  const bigBulk = await api.post('/api/v1/domains/bulk', JSON.stringify({ domains: Array.from({ length: 40000 }, (_, i) => ({ domain: `d${i}.example-long-name.com` })) }));
+  const bigBulk = await api.post(
+    '/api/v1/domains/bulk',
+    JSON.stringify({ domains: Array.from({ length: 40000 }, (_, i) => ({ domain: `d${i}.example-long-name.com` })) }),
+  );
   t.equal(bigBulk.status, 413);
   const bigPut = await api.put('/api/v1/portfolios/00000000-0000-4000-8000-000000000000', big);
   t.equal(bigPut.status, 413);
   // just under the limit is fine as far as size goes (then validation speaks)
-  const under = await api.post('/api/v1/domains', JSON.stringify({ domain: 'under.com', notes: 'x'.repeat(900 * 1024) }));
+  const under = await api.post(
+    '/api/v1/domains',
+    JSON.stringify({ domain: 'under.com', notes: 'x'.repeat(900 * 1024) }),
+  );
   t.equal(under.status, 400, 'notes over 5000 characters');
   t.match(under.body.error, /notes/);
   t.equal((await api.get('/api/v1/domains?domain=big')).body.total, 0, 'nothing oversized was created');
@@ -61,7 +75,16 @@ t.test('SQL-looking and unusual strings are stored verbatim', async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '100000' });
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
-  const nasty = ["'; DROP TABLE domains; --", 'Robert"); DELETE FROM endpoints; --', "1' OR '1'='1", '%_%\\', 'emoji 🚀 and ünïcode', '<script>alert(1)</script>', 'line\nbreak\ttab', '\u0000nul'];
+  const nasty = [
+    "'; DROP TABLE domains; --",
+    'Robert"); DELETE FROM endpoints; --',
+    "1' OR '1'='1",
+    '%_%\\',
+    'emoji 🚀 and ünïcode',
+    '<script>alert(1)</script>',
+    'line\nbreak\ttab',
+    '\u0000nul',
+  ];
   for (const n of nasty) {
     const p = await api.post('/api/v1/portfolios', { name: n, description: n });
     t.equal(p.status, 201, JSON.stringify(n));
@@ -71,7 +94,12 @@ t.test('SQL-looking and unusual strings are stored verbatim', async (t) => {
     const d = await api.post('/api/v1/domains', { domain: `d${nasty.indexOf(n)}.com`, notes: n });
     t.equal(d.status, 201);
     t.equal((await api.get(`/api/v1/domains/${d.body.id}`)).body.notes, n);
-    const e = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: n.trim() || 'x', endpoint_type: 'https', notes: n });
+    const e = await api.post('/api/v1/endpoints', {
+      domain_id: d.body.id,
+      name: n.trim() || 'x',
+      endpoint_type: 'https',
+      notes: n,
+    });
     t.equal(e.status, 201);
     t.equal(e.body.name, n.trim());
     t.equal(e.body.notes, n);
@@ -89,11 +117,34 @@ t.test('non-UUID path ids answer 404 (never 500)', async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '100000' });
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
-  const ids = ['abc', '1', '00000000-0000-0000-0000-00000000000', "1' or '1'='1", '%25', '..', 'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ', 'x'.repeat(5000), '%F0%9F%9A%80', '00000000-0000-4000-8000-000000000000%00'];
-  const bases = ['/api/v1/portfolios', '/api/v1/domains', '/api/v1/endpoints', '/api/v1/liveness', '/api-domains', '/api-endpoints', '/api-liveness'];
+  const ids = [
+    'abc',
+    '1',
+    '00000000-0000-0000-0000-00000000000',
+    "1' or '1'='1",
+    '%25',
+    '..',
+    'ZZZZZZZZ-ZZZZ-ZZZZ-ZZZZ-ZZZZZZZZZZZZ',
+    'x'.repeat(5000),
+    '%F0%9F%9A%80',
+    '00000000-0000-4000-8000-000000000000%00',
+  ];
+  const bases = [
+    '/api/v1/portfolios',
+    '/api/v1/domains',
+    '/api/v1/endpoints',
+    '/api/v1/liveness',
+    '/api-domains',
+    '/api-endpoints',
+    '/api-liveness',
+  ];
   for (const base of bases) {
     for (const id of ids) {
-      for (const [verb, body] of [['get', undefined], ['put', {}], ['delete', undefined]] as const) {
+      for (const [verb, body] of [
+        ['get', undefined],
+        ['put', {}],
+        ['delete', undefined],
+      ] as const) {
         const r = await api[verb](`${base}/${id}`, body);
         t.ok(r.status === 404 || r.status === 400, `${verb} ${base}/${id.slice(0, 40)}: ${r.status}`);
         t.type(r.body?.error, 'string');
@@ -127,14 +178,55 @@ t.test('fuzz: random bodies against every POST and PUT answer < 500', async (t) 
   const p = (await api.post('/api/v1/portfolios', { name: 'p' })).body;
   const rand = rng(42);
   const pick = <T>(a: readonly T[]): T => a[Math.floor(rand() * a.length)]!;
-  const fields = ['domain', 'name', 'notes', 'portfolio_id', 'domain_id', 'endpoint_id', 'endpoint_type', 'subdomain', 'path', 'port',
-    'is_enabled', 'timeout_seconds', 'expected_status_code', 'interval_seconds', 'failure_threshold', 'description', 'domains', 'endpoints',
-    'operation', 'api_key', 'expiry_date', 'dkim_selectors', '__proto__', 'constructor'];
-  const scalar = (): unknown => pick([
-    () => null, () => true, () => false, () => Math.floor(rand() * 1e6) - 5e5, () => rand() * 1e12, () => -0, () => 1e308,
-    () => '', () => 'x'.repeat(Math.floor(rand() * 300)), () => "'; drop table domains; --", () => d.id, () => e.id, () => p.id,
-    () => 'https', () => 'port', () => 'create', () => 'ex.com', () => '2026-13-45', () => '\u0000', () => '🚀'.repeat(5),
-  ])();
+  const fields = [
+    'domain',
+    'name',
+    'notes',
+    'portfolio_id',
+    'domain_id',
+    'endpoint_id',
+    'endpoint_type',
+    'subdomain',
+    'path',
+    'port',
+    'is_enabled',
+    'timeout_seconds',
+    'expected_status_code',
+    'interval_seconds',
+    'failure_threshold',
+    'description',
+    'domains',
+    'endpoints',
+    'operation',
+    'api_key',
+    'expiry_date',
+    'dkim_selectors',
+    '__proto__',
+    'constructor',
+  ];
+  const scalar = (): unknown =>
+    pick([
+      () => null,
+      () => true,
+      () => false,
+      () => Math.floor(rand() * 1e6) - 5e5,
+      () => rand() * 1e12,
+      () => -0,
+      () => 1e308,
+      () => '',
+      () => 'x'.repeat(Math.floor(rand() * 300)),
+      () => "'; drop table domains; --",
+      () => d.id,
+      () => e.id,
+      () => p.id,
+      () => 'https',
+      () => 'port',
+      () => 'create',
+      () => 'ex.com',
+      () => '2026-13-45',
+      () => '\u0000',
+      () => '🚀'.repeat(5),
+    ])();
   const value = (depth: number): unknown => {
     const r = rand();
     if (depth > 2 || r < 0.6) return scalar();
@@ -148,27 +240,41 @@ t.test('fuzz: random bodies against every POST and PUT answer < 500', async (t) 
     return o;
   };
   const targets: [string, string][] = [
-    ['post', '/api/v1/portfolios'], ['put', `/api/v1/portfolios/${p.id}`],
-    ['post', '/api/v1/domains'], ['post', '/api/v1/domains/bulk'], ['put', `/api/v1/domains/${d.id}`],
-    ['post', '/api/v1/endpoints'], ['post', '/api/v1/endpoints/bulk'], ['put', `/api/v1/endpoints/${e.id}`],
-    ['post', '/api/v1/liveness'], ['put', `/api/v1/liveness/${l.id}`],
-    ['post', '/api/v1/auth'], ['post', '/api-domains'], ['post', '/api-endpoints/bulk'],
+    ['post', '/api/v1/portfolios'],
+    ['put', `/api/v1/portfolios/${p.id}`],
+    ['post', '/api/v1/domains'],
+    ['post', '/api/v1/domains/bulk'],
+    ['put', `/api/v1/domains/${d.id}`],
+    ['post', '/api/v1/endpoints'],
+    ['post', '/api/v1/endpoints/bulk'],
+    ['put', `/api/v1/endpoints/${e.id}`],
+    ['post', '/api/v1/liveness'],
+    ['put', `/api/v1/liveness/${l.id}`],
+    ['post', '/api/v1/auth'],
+    ['post', '/api-domains'],
+    ['post', '/api-endpoints/bulk'],
   ];
   let n = 0;
   const statuses = new Map<number, number>();
   for (let round = 0; round < 25; round++) {
     for (const [verb, path] of targets) {
       let body: unknown = rand() < 0.85 ? obj(0) : value(0);
-      if (path.endsWith('/bulk') && rand() < 0.5) body = { [path.includes('domains') ? 'domains' : 'endpoints']: Array.from({ length: 3 }, () => obj(1)) };
+      if (path.endsWith('/bulk') && rand() < 0.5)
+        body = { [path.includes('domains') ? 'domains' : 'endpoints']: Array.from({ length: 3 }, () => obj(1)) };
       const r = await (api as any)[verb](path, JSON.stringify(body));
       statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
-      if (r.status >= 500) t.fail(`${verb} ${path} ${JSON.stringify(body).slice(0, 300)} -> ${r.status} ${r.text.slice(0, 200)}`);
-      else if (r.status >= 400 && typeof r.body?.error !== 'string') t.fail(`${verb} ${path}: ${r.status} without the error body`);
+      if (r.status >= 500)
+        t.fail(`${verb} ${path} ${JSON.stringify(body).slice(0, 300)} -> ${r.status} ${r.text.slice(0, 200)}`);
+      else if (r.status >= 400 && typeof r.body?.error !== 'string')
+        t.fail(`${verb} ${path}: ${r.status} without the error body`);
       n++;
     }
   }
   t.equal(n, 25 * targets.length);
-  t.notOk([...statuses.keys()].some((k) => k >= 500), `statuses seen: ${JSON.stringify([...statuses])}`);
+  t.notOk(
+    [...statuses.keys()].some((k) => k >= 500),
+    `statuses seen: ${JSON.stringify([...statuses])}`,
+  );
   t.ok(statuses.get(400)! > 0, 'most random bodies are refused');
   // the seeded rows survived the storm in a usable state
   t.equal((await api.get(`/api/v1/endpoints/${e.id}`)).status, 200);
@@ -192,7 +298,10 @@ t.test('every numeric query parameter has a finite minimum and maximum in schema
     for (const [name, p] of Object.entries<any>(schema.properties ?? {})) {
       if (p.type !== 'integer' && p.type !== 'number') continue;
       n++;
-      t.ok(Number.isFinite(p.minimum) && Number.isFinite(p.maximum) && p.maximum <= 2 ** 31 - 1, `${id}.${name}: [${p.minimum}, ${p.maximum}]`);
+      t.ok(
+        Number.isFinite(p.minimum) && Number.isFinite(p.maximum) && p.maximum <= 2 ** 31 - 1,
+        `${id}.${name}: [${p.minimum}, ${p.maximum}]`,
+      );
     }
   }
   t.ok(n >= 20, `${n} numeric query parameters`);
@@ -206,14 +315,34 @@ t.test('numeric query parameters out of range answer 400 on every list route', a
   const e = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https' })).body;
   const l = (await api.post('/api/v1/liveness', { endpoint_id: e.id })).body;
   const lists: [string, string[]][] = [
-    ['/api/v1/portfolios', ['limit', 'offset']], ['/api/v1/domains', ['limit', 'offset']], ['/api-domains', ['limit', 'offset']],
-    ['/api/v1/endpoints', ['limit', 'offset']], ['/api-endpoints', ['limit', 'offset']], ['/api-endpoint-status', ['limit', 'offset']],
-    ['/api/v1/liveness', ['limit', 'offset']], [`/api/v1/liveness/${l.id}/results`, ['limit', 'offset', 'hours']],
-    [`/api-liveness/${l.id}/results`, ['limit', 'offset', 'hours']], [`/api/v1/liveness/${l.id}/stats`, ['days']],
-    ['/api/v1/renewals', ['limit', 'offset']], ['/api/v1/notifications/log', ['limit', 'offset']],
-    ['/api/v1/exposure/findings', ['limit', 'offset']], [`/api/v1/domains/${d.id}/exposure/scans`, ['limit', 'offset']],
+    ['/api/v1/portfolios', ['limit', 'offset']],
+    ['/api/v1/domains', ['limit', 'offset']],
+    ['/api-domains', ['limit', 'offset']],
+    ['/api/v1/endpoints', ['limit', 'offset']],
+    ['/api-endpoints', ['limit', 'offset']],
+    ['/api-endpoint-status', ['limit', 'offset']],
+    ['/api/v1/liveness', ['limit', 'offset']],
+    [`/api/v1/liveness/${l.id}/results`, ['limit', 'offset', 'hours']],
+    [`/api-liveness/${l.id}/results`, ['limit', 'offset', 'hours']],
+    [`/api/v1/liveness/${l.id}/stats`, ['days']],
+    ['/api/v1/renewals', ['limit', 'offset']],
+    ['/api/v1/notifications/log', ['limit', 'offset']],
+    ['/api/v1/exposure/findings', ['limit', 'offset']],
+    [`/api/v1/domains/${d.id}/exposure/scans`, ['limit', 'offset']],
   ];
-  const bad = ['1e400', 'Infinity', '-Infinity', '99999999999999999999', '1e20', '2147483648', 'NaN', '-1', '1.5', 'abc', '0x'];
+  const bad = [
+    '1e400',
+    'Infinity',
+    '-Infinity',
+    '99999999999999999999',
+    '1e20',
+    '2147483648',
+    'NaN',
+    '-1',
+    '1.5',
+    'abc',
+    '0x',
+  ];
   for (const [path, params] of lists) {
     for (const param of params) {
       for (const v of bad) {
@@ -226,12 +355,19 @@ t.test('numeric query parameters out of range answer 400 on every list route', a
   // the edges that are in range still answer
   t.equal((await api.get('/api/v1/domains?offset=2147483647')).body.data.length, 0);
   t.equal((await api.get('/api/v1/domains?offset=-0')).body.data.length, 1);
-  t.equal((await api.get('/api/v1/domains?limit=2147483647')).body.pagination.limit, 100, 'large page sizes are capped at 100');
+  t.equal(
+    (await api.get('/api/v1/domains?limit=2147483647')).body.pagination.limit,
+    100,
+    'large page sizes are capped at 100',
+  );
   t.equal((await api.get('/api/v1/domains?limit=1e3')).body.pagination.limit, 100);
   t.equal((await api.get(`/api/v1/liveness/${l.id}/results?hours=8760`)).status, 200);
   t.equal((await api.get(`/api/v1/liveness/${l.id}/stats?days=366`)).status, 200);
   // and the same numbers in a JSON body (1e400 parses as Infinity) are refused by the body schemas
-  const inf = await api.post('/api/v1/endpoints', `{"domain_id":"${d.id}","name":"x","endpoint_type":"https","port":1e400}`);
+  const inf = await api.post(
+    '/api/v1/endpoints',
+    `{"domain_id":"${d.id}","name":"x","endpoint_type":"https","port":1e400}`,
+  );
   isErrorBody(t, inf, 400, '/api/v1/endpoints', 'port 1e400 in a body');
   const lv = await api.put(`/api/v1/liveness/${l.id}`, '{"timeout_seconds":-1e400}');
   isErrorBody(t, lv, 400, `/api/v1/liveness/${l.id}`, 'timeout_seconds -1e400 in a body');
@@ -245,12 +381,23 @@ t.test('Content-Encoding: gzip, deflate and br are read; a broken body is 400, a
   const send = async (body: Buffer, encoding: string | undefined) => {
     const res = await fetch(`${s.url}/api/v1/domains`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(encoding ? { 'content-encoding': encoding } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(encoding ? { 'content-encoding': encoding } : {}),
+      },
       body,
     });
     const text = await res.text();
     const parsed = JSON.parse(text);
-    checkResponse({ method: 'POST', path: '/api/v1/domains', status: res.status, contentType: res.headers.get('content-type'), body: parsed, text });
+    checkResponse({
+      method: 'POST',
+      path: '/api/v1/domains',
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: parsed,
+      text,
+    });
     return { status: res.status, body: parsed };
   };
   const json = (name: string) => Buffer.from(JSON.stringify({ domain: name }));
@@ -283,7 +430,13 @@ t.test('Content-Encoding: gzip, deflate and br are read; a broken body is 400, a
   // a request without a body is not decoded: the header alone changes nothing
   const list = await request(s.url, 'GET', '/api/v1/domains', { token, headers: { 'content-encoding': 'gzip' } });
   t.equal(list.status, 200);
-  t.same(list.body.data.map((x: { domain: string }) => x.domain).sort(), ['br.com', 'deflate.com', 'gz-upper.com', 'gz.com', 'identity.com']);
+  t.same(list.body.data.map((x: { domain: string }) => x.domain).sort(), [
+    'br.com',
+    'deflate.com',
+    'gz-upper.com',
+    'gz.com',
+    'identity.com',
+  ]);
 });
 
 t.test('JSON nested deeper than 64 levels is a 400, at parse time', async (t) => {
@@ -296,7 +449,8 @@ t.test('JSON nested deeper than 64 levels is a 400, at parse time', async (t) =>
     for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { a: v };
     return v;
   };
-  const test = (metadata: unknown) => api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook', metadata });
+  const test = (metadata: unknown) =>
+    api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook', metadata });
   // 4,100 levels overflowed the stack in JSON.stringify (a 500)
   const deep = await test(nest(4100));
   isErrorBody(t, deep, 400, '/api/v1/notifications/test', '4100 levels');
@@ -310,11 +464,22 @@ t.test('JSON nested deeper than 64 levels is a 400, at parse time', async (t) =>
   isErrorBody(t, await api.post('/api/v1/domains', brackets), 400, '/api/v1/domains', '400,000 brackets');
   // GET bodies are read too (fetch cannot send one)
   const get = await new Promise<{ status: number; body: any }>((resolve, reject) => {
-    const req = http.request(`${s.url}/api/v1/domains`, { method: 'GET', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(brackets) } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
-    });
+    const req = http.request(
+      `${s.url}/api/v1/domains`,
+      {
+        method: 'GET',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(brackets),
+        },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      },
+    );
     req.on('error', reject);
     req.end(brackets);
   });
@@ -323,7 +488,13 @@ t.test('JSON nested deeper than 64 levels is a 400, at parse time', async (t) =>
 });
 
 /** A raw HTTP/1.1 POST of `size` bytes written in 64 KB chunks; resolves with what the server answered. */
-function rawPost(url: string, path: string, token: string, size: number, keepAlive: boolean): Promise<{ head: string; body: string; writeError?: string }> {
+function rawPost(
+  url: string,
+  path: string,
+  token: string,
+  size: number,
+  keepAlive: boolean,
+): Promise<{ head: string; body: string; writeError?: string }> {
   const { port } = new URL(url);
   return new Promise((resolve, reject) => {
     const sock = net.connect(Number(port), '127.0.0.1');
@@ -373,8 +544,13 @@ t.test('a body over 1 MB: the client still writing reads the 413 (no EPIPE)', as
     }
   }
   // several at once, as under load
-  const many = await Promise.all(Array.from({ length: 4 }, () => rawPost(s.url, '/api/v1/domains/bulk', token, 3 * 1024 * 1024, false)));
-  t.same(many.map((r) => [r.head.split('\r\n')[0], r.writeError]), Array(4).fill(['HTTP/1.1 413 Payload Too Large', undefined]));
+  const many = await Promise.all(
+    Array.from({ length: 4 }, () => rawPost(s.url, '/api/v1/domains/bulk', token, 3 * 1024 * 1024, false)),
+  );
+  t.same(
+    many.map((r) => [r.head.split('\r\n')[0], r.writeError]),
+    Array(4).fill(['HTTP/1.1 413 Payload Too Large', undefined]),
+  );
   t.equal((await request(s.url, 'GET', '/health')).status, 200);
 });
 

@@ -5,12 +5,24 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { client, startApp, type TestApp } from '../support/app.js';
 
-const TABLES = ['domains', 'endpoints', 'liveness_configs', 'liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state', 'endpoint_certificates', 'domain_registrations'];
+const TABLES = [
+  'domains',
+  'endpoints',
+  'liveness_configs',
+  'liveness_results',
+  'liveness_hourly',
+  'liveness_daily',
+  'liveness_state',
+  'endpoint_certificates',
+  'domain_registrations',
+];
 
 function counts(s: TestApp): Record<string, number> {
   const db = new Database(path.join(s.dataDir, 'dommon.db'), { readonly: true });
   try {
-    return Object.fromEntries(TABLES.map((tb) => [tb, (db.prepare(`select count(*) as n from ${tb}`).get() as { n: number }).n]));
+    return Object.fromEntries(
+      TABLES.map((tb) => [tb, (db.prepare(`select count(*) as n from ${tb}`).get() as { n: number }).n]),
+    );
   } finally {
     db.close();
   }
@@ -27,15 +39,36 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
     await s.app.store.transaction(async (tx) => {
       for (let i = 0; i < 3; i++) {
         const ts = now - i * 60_000;
-        await tx.livenessData.addResult({ cfg: cfg.seq, ts, ok: i !== 1, ms: 20 + i, status: 200, error: null }, Math.floor(ts / 3_600_000), Math.floor(ts / 86_400_000));
+        await tx.livenessData.addResult(
+          { cfg: cfg.seq, ts, ok: i !== 1, ms: 20 + i, status: 200, error: null },
+          Math.floor(ts / 3_600_000),
+          Math.floor(ts / 86_400_000),
+        );
       }
-      await tx.livenessData.saveState(l.id, { status: 'up', consecutive_failures: 0, last_check: new Date(now).toISOString(), last_check_successful: true, response_time_ms: 20, status_code: 200, last_error: null, alerted_down: false } as any);
+      await tx.livenessData.saveState(l.id, {
+        status: 'up',
+        consecutive_failures: 0,
+        last_check: new Date(now).toISOString(),
+        last_check_successful: true,
+        response_time_ms: 20,
+        status_code: 200,
+        last_error: null,
+        alerted_down: false,
+      } as any);
     });
-    await s.app.store.db.insertInto('endpoint_certificates').values({ endpoint_id: e.id, ssl_status: 'valid' } as any).onConflict((oc) => oc.column('endpoint_id').doUpdateSet({ ssl_status: 'valid' })).execute();
+    await s.app.store.db
+      .insertInto('endpoint_certificates')
+      .values({ endpoint_id: e.id, ssl_status: 'valid' } as any)
+      .onConflict((oc) => oc.column('endpoint_id').doUpdateSet({ ssl_status: 'valid' }))
+      .execute();
     eps.push({ e, l });
   }
   // The registration worker may already have written this domain's row: upsert.
-  await s.app.store.db.insertInto('domain_registrations').values({ domain_id: d.id, registrar: 'R' } as any).onConflict((oc) => oc.column('domain_id').doUpdateSet({ registrar: 'R' })).execute();
+  await s.app.store.db
+    .insertInto('domain_registrations')
+    .values({ domain_id: d.id, registrar: 'R' } as any)
+    .onConflict((oc) => oc.column('domain_id').doUpdateSet({ registrar: 'R' }))
+    .execute();
   return { d, eps };
 }
 
@@ -43,7 +76,11 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
 function scheduleKinds(s: TestApp, domainId: string): string[] {
   const db = new Database(path.join(s.dataDir, 'dommon.db'), { readonly: true });
   try {
-    return (db.prepare('select kind from check_schedule where target_id = ? order by kind').all(domainId) as { kind: string }[]).map((r) => r.kind);
+    return (
+      db.prepare('select kind from check_schedule where target_id = ? order by kind').all(domainId) as {
+        kind: string;
+      }[]
+    ).map((r) => r.kind);
   } finally {
     db.close();
   }
@@ -61,9 +98,23 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   const results = await api.get(`/api/v1/liveness/${gone.eps[0]!.l.id}/results`);
   t.equal(results.status, 200);
   t.equal(results.body.total, 3, 'results visible before the delete');
-  t.same(counts(s), { domains: 2, endpoints: 4, liveness_configs: 4, liveness_results: 12, liveness_hourly: counts(s).liveness_hourly, liveness_daily: counts(s).liveness_daily, liveness_state: 4, endpoint_certificates: 4, domain_registrations: 2 });
+  t.same(counts(s), {
+    domains: 2,
+    endpoints: 4,
+    liveness_configs: 4,
+    liveness_results: 12,
+    liveness_hourly: counts(s).liveness_hourly,
+    liveness_daily: counts(s).liveness_daily,
+    liveness_state: 4,
+    endpoint_certificates: 4,
+    domain_registrations: 2,
+  });
   const hourly = counts(s).liveness_hourly;
-  t.same(scheduleKinds(s, gone.d.id), ['registration', 'security'], 'a new domain is scheduled for its refreshes in its create transaction');
+  t.same(
+    scheduleKinds(s, gone.d.id),
+    ['registration', 'security'],
+    'a new domain is scheduled for its refreshes in its create transaction',
+  );
 
   // liveness config delete removes its history only
   t.equal((await api.delete(`/api/v1/liveness/${gone.eps[0]!.l.id}`)).status, 200);
@@ -84,16 +135,31 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   t.equal((await api.get(`/api/v1/liveness/${gone.eps[1]!.l.id}`)).status, 404);
 
   // domain delete removes what is left of it
-  const again = (await api.post('/api/v1/endpoints', { domain_id: gone.d.id, name: 'third', endpoint_type: 'http' })).body;
+  const again = (await api.post('/api/v1/endpoints', { domain_id: gone.d.id, name: 'third', endpoint_type: 'http' }))
+    .body;
   const l3 = (await api.post('/api/v1/liveness', { endpoint_id: again.id })).body;
   t.equal((await api.delete(`/api/v1/domains/${gone.d.id}`)).status, 200);
   c = counts(s);
-  t.same(c, { domains: 1, endpoints: 2, liveness_configs: 2, liveness_results: 6, liveness_hourly: c.liveness_hourly, liveness_daily: c.liveness_daily, liveness_state: 2, endpoint_certificates: 2, domain_registrations: 1 });
+  t.same(c, {
+    domains: 1,
+    endpoints: 2,
+    liveness_configs: 2,
+    liveness_results: 6,
+    liveness_hourly: c.liveness_hourly,
+    liveness_daily: c.liveness_daily,
+    liveness_state: 2,
+    endpoint_certificates: 2,
+    domain_registrations: 1,
+  });
   t.equal((await api.get(`/api/v1/endpoints/${gone.eps[0]!.e.id}`)).status, 404);
   t.equal((await api.get(`/api/v1/liveness/${l3.id}`)).status, 404);
   t.same(scheduleKinds(s, gone.d.id), [], 'its schedule rows go with it');
   t.same(scheduleKinds(s, keep.d.id), ['registration', 'security']);
-  t.equal((await api.get(`/api/v1/domains/${keep.d.id}?include_endpoints=true`)).body.endpoints.length, 2, 'the other domain is untouched');
+  t.equal(
+    (await api.get(`/api/v1/domains/${keep.d.id}?include_endpoints=true`)).body.endpoints.length,
+    2,
+    'the other domain is untouched',
+  );
   t.equal((await api.get(`/api/v1/liveness/${keep.eps[0]!.l.id}/results`)).body.total, 3);
 });
 

@@ -49,14 +49,22 @@ t.test('SIGKILL during creates loses no acknowledged row', async (t) => {
     // bulk domain creates of 25
     async () => {
       while (!stop) {
-        const b = await post('/api/v1/domains/bulk', { domains: Array.from({ length: 25 }, () => ({ domain: `bulk-${n++}.com` })) });
+        const b = await post('/api/v1/domains/bulk', {
+          domains: Array.from({ length: 25 }, () => ({ domain: `bulk-${n++}.com` })),
+        });
         if (b) for (const d of b.data) acked.add(d.id);
       }
     },
     // bulk endpoint creates of 10
     async () => {
       while (!stop) {
-        const b = await post('/api/v1/endpoints/bulk', { endpoints: Array.from({ length: 10 }, () => ({ domain_id: domainId, name: `e${n++}`, endpoint_type: 'https' })) });
+        const b = await post('/api/v1/endpoints/bulk', {
+          endpoints: Array.from({ length: 10 }, () => ({
+            domain_id: domainId,
+            name: `e${n++}`,
+            endpoint_type: 'https',
+          })),
+        });
         if (b) for (const e of b.data) ackedEndpoints.add(e.id);
       }
     },

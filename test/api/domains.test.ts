@@ -18,7 +18,13 @@ t.test('create, get, update, delete a domain', async (t) => {
 
   const c = await api.post('/api/v1/domains', { domain: 'Example.COM.', portfolio_id: p.id, notes: 'main site' });
   t.equal(c.status, 201);
-  t.match(c.body, { domain: 'example.com', portfolio_id: p.id, notes: 'main site', is_verified: false, exposure_monitoring_enabled: false });
+  t.match(c.body, {
+    domain: 'example.com',
+    portfolio_id: p.id,
+    notes: 'main site',
+    is_verified: false,
+    exposure_monitoring_enabled: false,
+  });
   t.match(c.body.id, UUID);
   t.match(c.body.verification_token, /^dommon-verify-[0-9a-f]{32}$/);
   t.match(c.body.created_at, ISO);
@@ -40,7 +46,11 @@ t.test('create, get, update, delete a domain', async (t) => {
   const renamed = await api.put(`/api/v1/domains/${id}`, { domain: 'WWW.Example.net' });
   t.equal(renamed.body.domain, 'www.example.net', 'rename is normalised');
   t.equal((await api.put(`/api/v1/domains/${id}`, {})).status, 200, 'empty update is allowed');
-  t.equal((await api.put(`/api/v1/domains/${id}`, { domain: 'example.org' })).status, 409, 'rename onto an existing name');
+  t.equal(
+    (await api.put(`/api/v1/domains/${id}`, { domain: 'example.org' })).status,
+    409,
+    'rename onto an existing name',
+  );
   t.equal((await api.put(`/api/v1/domains/${id}`, { domain: 'co.uk' })).status, 400);
   t.equal((await api.put(`/api/v1/domains/${id}`, { portfolio_id: MISSING })).status, 404, 'unknown portfolio');
   t.equal((await api.put(`/api/v1/domains/${MISSING}`, { notes: 'x' })).status, 404);
@@ -98,8 +108,23 @@ t.test('domain names are normalised and must be registrable', async (t) => {
     t.equal(r.status, 201, input);
     t.equal(r.body.domain, want, `${input} -> ${want}`);
   }
-  const bad = ['co.uk', 'com', 'localhost', 'https://example.com', 'example.com/path', 'example.com:443', 'exa mple.com',
-    '-bad.com', 'bad-.com', 'a..b.com', '192.168.1.1', 'user@example.com', '.', 'x'.repeat(64) + '.com', `${'a.'.repeat(130)}com`];
+  const bad = [
+    'co.uk',
+    'com',
+    'localhost',
+    'https://example.com',
+    'example.com/path',
+    'example.com:443',
+    'exa mple.com',
+    '-bad.com',
+    'bad-.com',
+    'a..b.com',
+    '192.168.1.1',
+    'user@example.com',
+    '.',
+    'x'.repeat(64) + '.com',
+    `${'a.'.repeat(130)}com`,
+  ];
   for (const input of bad) {
     const r = await api.post('/api/v1/domains', { domain: input });
     t.equal(r.status, 400, JSON.stringify(input));
@@ -138,16 +163,33 @@ t.test('bulk create reports per item; both variants; operation', async (t) => {
   const api = client(s.url, await s.token());
   await api.post('/api/v1/domains', { domain: 'exists.com' });
   const r = await api.post('/api/v1/domains/bulk', {
-    domains: [{ domain: 'A.com' }, { domain: 'exists.com' }, { domain: 'co.uk' }, { domain: 'b.com', extra: 1 }, { domain: 'a.com' }, { domain: 'c.com', notes: 'n' }],
+    domains: [
+      { domain: 'A.com' },
+      { domain: 'exists.com' },
+      { domain: 'co.uk' },
+      { domain: 'b.com', extra: 1 },
+      { domain: 'a.com' },
+      { domain: 'c.com', notes: 'n' },
+    ],
   });
   t.equal(r.status, 201);
   t.equal(r.body.created, 2);
   t.equal(r.body.failed, 4);
   t.type(r.body.message, 'string');
-  t.same(r.body.data.map((d: any) => d.domain), ['a.com', 'c.com']);
+  t.same(
+    r.body.data.map((d: any) => d.domain),
+    ['a.com', 'c.com'],
+  );
   t.match(r.body.data[0].verification_token, /^dommon-verify-/);
-  t.same(r.body.domains, r.body.data.map((d: any) => ({ id: d.id, domain: d.domain })), 'variant B summary array');
-  t.same(r.body.errors.map((e: any) => e.index), [1, 2, 3, 4]);
+  t.same(
+    r.body.domains,
+    r.body.data.map((d: any) => ({ id: d.id, domain: d.domain })),
+    'variant B summary array',
+  );
+  t.same(
+    r.body.errors.map((e: any) => e.index),
+    [1, 2, 3, 4],
+  );
   t.match(r.body.errors[0], { code: 'DOMAIN_EXISTS' });
   t.match(r.body.errors[2].error, /extra/);
   t.match(r.body.errors[3], { code: 'DOMAIN_EXISTS' }, 'duplicate within the same batch');
@@ -156,8 +198,15 @@ t.test('bulk create reports per item; both variants; operation', async (t) => {
   const op = await api.post('/api/v1/domains/bulk', { operation: 'create', domains: [{ domain: 'd.com' }] });
   t.equal(op.status, 201);
   t.equal(op.body.created, 1);
-  for (const body of [{ operation: 'delete', domains: [{ domain: 'e.com' }] }, { operation: 'CREATE', domains: [{ domain: 'e.com' }] },
-    { domains: [] }, { domains: 'x' }, {}, { domains: [{ domain: 'e.com' }], other: 1 }, { domains: ['e.com'] }]) {
+  for (const body of [
+    { operation: 'delete', domains: [{ domain: 'e.com' }] },
+    { operation: 'CREATE', domains: [{ domain: 'e.com' }] },
+    { domains: [] },
+    { domains: 'x' },
+    {},
+    { domains: [{ domain: 'e.com' }], other: 1 },
+    { domains: ['e.com'] },
+  ]) {
     const bad = await api.post('/api/v1/domains/bulk', body);
     t.equal(bad.status, 400, JSON.stringify(body));
     t.equal(bad.body.path, '/api/v1/domains/bulk');
@@ -186,7 +235,9 @@ t.test('detail with include_endpoints', async (t) => {
   const api = client(s.url, await s.token());
   const d = (await api.post('/api/v1/domains', { domain: 'ex.com' })).body;
   const e1 = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https' })).body;
-  const e2 = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'api', endpoint_type: 'http', subdomain: 'api' })).body;
+  const e2 = (
+    await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'api', endpoint_type: 'http', subdomain: 'api' })
+  ).body;
   const other = (await api.post('/api/v1/domains', { domain: 'other.com' })).body;
   await api.post('/api/v1/endpoints', { domain_id: other.id, name: 'web', endpoint_type: 'https' });
   const withE = await api.get(`/api/v1/domains/${d.id}?include_endpoints=true`);
@@ -228,7 +279,11 @@ t.test('list: pagination bounds, both variants, filters', async (t) => {
   const last = await api.get('/api/v1/domains?limit=100&offset=100');
   t.equal(last.body.data.length, 20);
   t.equal(last.body.pagination.has_more, false);
-  t.same([...max.body.data, ...last.body.data].map((d: any) => d.domain).sort(), [...names].sort(), 'pages cover every row once');
+  t.same(
+    [...max.body.data, ...last.body.data].map((d: any) => d.domain).sort(),
+    [...names].sort(),
+    'pages cover every row once',
+  );
   t.equal((await api.get('/api/v1/domains?offset=1000')).body.data.length, 0);
   for (const q of ['limit=0', 'limit=-1', 'offset=-1', 'limit=abc', 'offset=1.5', 'portfolio_id=nope']) {
     const r = await api.get(`/api/v1/domains?${q}`);
@@ -240,7 +295,18 @@ t.test('list: pagination bounds, both variants, filters', async (t) => {
   t.ok(byPortfolio.body.data.every((d: any) => d.portfolio_id === p.id));
   const partial = await api.get('/api/v1/domains?domain=D11');
   // Rows of one bulk share a millisecond, so their order within it is not defined: compare as a set.
-  t.same(partial.body.data.map((d: any) => d.domain).sort(), ['d110.com', 'd111.com', 'd112.com', 'd113.com', 'd114.com', 'd115.com', 'd116.com', 'd117.com', 'd118.com', 'd119.com']);
+  t.same(partial.body.data.map((d: any) => d.domain).sort(), [
+    'd110.com',
+    'd111.com',
+    'd112.com',
+    'd113.com',
+    'd114.com',
+    'd115.com',
+    'd116.com',
+    'd117.com',
+    'd118.com',
+    'd119.com',
+  ]);
   t.equal((await api.get(`/api/v1/domains?domain=d11&portfolio_id=${p.id}`)).body.total, 1, 'filters combine');
 });
 
@@ -248,7 +314,9 @@ t.test('partial-match filter is literal for %, _ and quotes', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
-  await api.post('/api/v1/domains/bulk', { domains: [{ domain: 'a-b.com' }, { domain: 'ab.com' }, { domain: 'axb.com' }] });
+  await api.post('/api/v1/domains/bulk', {
+    domains: [{ domain: 'a-b.com' }, { domain: 'ab.com' }, { domain: 'axb.com' }],
+  });
   const q = (needle: string) => api.get(`/api/v1/domains?domain=${encodeURIComponent(needle)}`);
   t.equal((await q('%')).body.total, 0, '% matches only a literal %');
   t.equal((await q('_')).body.total, 0, '_ matches only a literal _');
@@ -283,7 +351,10 @@ t.test('the same name in two teams; the User API path answers the same', async (
   t.not(ra.body.id, rb.body.id);
   const ua = await a.get('/api-domains');
   t.equal(ua.status, 200);
-  t.same(ua.body.data.map((d: any) => d.id), [ra.body.id]);
+  t.same(
+    ua.body.data.map((d: any) => d.id),
+    [ra.body.id],
+  );
   t.ok(ua.body.pagination);
 });
 
@@ -303,6 +374,9 @@ t.test('list totals stay right across writes, also by another process', async (t
   await other.store.close();
   const r = await api.get('/api/v1/domains?offset=3');
   t.equal(r.body.total, 4, 'a write by another process (the CLI)');
-  t.same(r.body.data.map((d: any) => d.domain), ['d.com']);
+  t.same(
+    r.body.data.map((d: any) => d.domain),
+    ['d.com'],
+  );
   t.equal((await api.get('/api/v1/domains?domain=d.c')).body.total, 1, 'another filter has its own total');
 });

@@ -18,7 +18,11 @@ const HEALTHS: Health[] = ['healthy', 'warning', 'critical', 'unknown'];
 const CERTS = [null, 'valid', 'expiring_soon', 'expired', 'invalid', 'error', 'unknown'] as const;
 /** Liveness of an endpoint: none, enabled (up, up at 90 %, down, never checked), disabled (down, up at 90 %). */
 const LIVENESS = ['none', 'up', 'flaky', 'down', 'pending', 'off-down', 'off-flaky'] as const;
-const OUTCOMES: Record<string, boolean[]> = { up: [true, true, true], flaky: [false, ...Array(9).fill(true)], down: [true, false, false] };
+const OUTCOMES: Record<string, boolean[]> = {
+  up: [true, true, true],
+  flaky: [false, ...Array(9).fill(true)],
+  down: [true, false, false],
+};
 OUTCOMES['off-down'] = OUTCOMES.down!;
 OUTCOMES['off-flaky'] = OUTCOMES.flaky!;
 
@@ -32,10 +36,16 @@ type Api = ReturnType<typeof client>;
 async function seed(s: TestApp, api: Api, name: string, n: number, domains: number) {
   const teamId = (await api.post('/api/v1/auth')).body.team_id as string;
   const ds: string[] = [];
-  for (let k = 0; k < domains; k++) ds.push((await api.post('/api/v1/domains', { domain: `${name}-${k}.example` })).body.id);
+  for (let k = 0; k < domains; k++)
+    ds.push((await api.post('/api/v1/domains', { domain: `${name}-${k}.example` })).body.id);
   const eps: { id: string; domain_id: string }[] = [];
   for (let from = 0; from < n; from += 500) {
-    const items = Array.from({ length: Math.min(500, n - from) }, (_, k) => from + k).map((i) => ({ domain_id: ds[i % domains], name: `ep-${i}`, endpoint_type: 'https', subdomain: `h${i}` }));
+    const items = Array.from({ length: Math.min(500, n - from) }, (_, k) => from + k).map((i) => ({
+      domain_id: ds[i % domains],
+      name: `ep-${i}`,
+      endpoint_type: 'https',
+      subdomain: `h${i}`,
+    }));
     eps.push(...(await api.post('/api/v1/endpoints/bulk', { endpoints: items })).body.endpoints);
   }
   const now = Date.now();
@@ -43,23 +53,48 @@ async function seed(s: TestApp, api: Api, name: string, n: number, domains: numb
     const cert = CERTS[i % CERTS.length];
     if (!cert) return [];
     const notAfter = new Date(now + (cert === 'expired' ? -2 : cert === 'expiring_soon' ? 20 : 90) * DAY).toISOString();
-    return [{ endpoint_id: e.id, ssl_status: cert, not_after: notAfter, issuer: 'CN=Test CA', subject: `CN=h${i}`, checked_at: new Date(now).toISOString() }];
+    return [
+      {
+        endpoint_id: e.id,
+        ssl_status: cert,
+        not_after: notAfter,
+        issuer: 'CN=Test CA',
+        subject: `CN=h${i}`,
+        checked_at: new Date(now).toISOString(),
+      },
+    ];
   });
-  for (let k = 0; k < certs.length; k += 500) await s.app.store.db.insertInto('endpoint_certificates').values(certs.slice(k, k + 500) as any).execute();
+  for (let k = 0; k < certs.length; k += 500)
+    await s.app.store.db
+      .insertInto('endpoint_certificates')
+      .values(certs.slice(k, k + 500) as any)
+      .execute();
   const outcomes: Parameters<typeof s.app.services.monitor.record>[0] = [];
   for (let from = 0; from < eps.length; from += 50) {
-    await Promise.all(eps.slice(from, from + 50).map(async (e, k) => {
-      const live = LIVENESS[Math.floor((from + k) / CERTS.length) % LIVENESS.length]!;
-      if (live === 'none') return;
-      const l = (await api.post('/api/v1/liveness', { endpoint_id: e.id, is_enabled: !live.startsWith('off-'), interval_seconds: 86400 })).body;
-      const oks = OUTCOMES[live] ?? [];
-      const config = await s.app.services.liveness.get(teamId, l.id);
-      const endpoint = await s.app.services.endpoints.get(teamId, e.id);
-      oks.forEach((ok, j) => outcomes.push({
-        config, endpoint, at: now - (oks.length - j) * 60_000,
-        outcome: { ok, responseTimeMs: 20 + j, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503' },
-      }));
-    }));
+    await Promise.all(
+      eps.slice(from, from + 50).map(async (e, k) => {
+        const live = LIVENESS[Math.floor((from + k) / CERTS.length) % LIVENESS.length]!;
+        if (live === 'none') return;
+        const l = (
+          await api.post('/api/v1/liveness', {
+            endpoint_id: e.id,
+            is_enabled: !live.startsWith('off-'),
+            interval_seconds: 86400,
+          })
+        ).body;
+        const oks = OUTCOMES[live] ?? [];
+        const config = await s.app.services.liveness.get(teamId, l.id);
+        const endpoint = await s.app.services.endpoints.get(teamId, e.id);
+        oks.forEach((ok, j) =>
+          outcomes.push({
+            config,
+            endpoint,
+            at: now - (oks.length - j) * 60_000,
+            outcome: { ok, responseTimeMs: 20 + j, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503' },
+          }),
+        );
+      }),
+    );
   }
   await s.app.services.monitor.record(outcomes);
   return { teamId, domains: ds, endpoints: eps };
@@ -78,20 +113,34 @@ t.test('/api-endpoint-status: paging, filters, totals and summary match the per-
   // The naive answer: every endpoint of the team, in list order, one status request each.
   const naive = async (api: Api) => {
     const list = (await api.get('/api/v1/endpoints?limit=100')).body.data as { id: string; domain_id: string }[];
-    return Promise.all(list.map(async (e) => ({ domain_id: e.domain_id, status: (await api.get(`/api-endpoint-status/${e.id}`)).body })));
+    return Promise.all(
+      list.map(async (e) => ({ domain_id: e.domain_id, status: (await api.get(`/api-endpoint-status/${e.id}`)).body })),
+    );
   };
   const singlesA = await naive(a);
   const singlesB = await naive(b);
   t.equal(singlesA.length, 49);
   t.same([...new Set(singlesA.map((x) => x.status.overall_health))].sort(), [...HEALTHS].sort(), 'every health occurs');
 
-  const expected = (singles: typeof singlesA, q: { limit: number; offset: number; health?: Health; domain_id?: string }) => {
+  const expected = (
+    singles: typeof singlesA,
+    q: { limit: number; offset: number; health?: Health; domain_id?: string },
+  ) => {
     const scope = singles.filter((x) => !q.domain_id || x.domain_id === q.domain_id).map((x) => x.status);
     const summary = { healthy: 0, warning: 0, critical: 0, unknown: 0, total: scope.length };
     for (const x of scope) summary[x.overall_health as Health]++;
     const matching = q.health ? scope.filter((x) => x.overall_health === q.health) : scope;
     const data = matching.slice(q.offset, q.offset + q.limit);
-    return { data, summary, pagination: { total: matching.length, limit: q.limit, offset: q.offset, has_more: q.offset + data.length < matching.length } };
+    return {
+      data,
+      summary,
+      pagination: {
+        total: matching.length,
+        limit: q.limit,
+        offset: q.offset,
+        has_more: q.offset + data.length < matching.length,
+      },
+    };
   };
 
   const wrong: string[] = [];
@@ -100,11 +149,17 @@ t.test('/api-endpoint-status: paging, filters, totals and summary match the per-
     for (const health of [undefined, ...HEALTHS]) {
       for (const limit of [1, 2, 5, 50, 100]) {
         for (const offset of [0, 1, 6, 48, 49, 70]) {
-          const q = new URLSearchParams({ limit: String(limit), offset: String(offset), ...(health ? { health } : {}), ...(domain_id ? { domain_id } : {}) });
+          const q = new URLSearchParams({
+            limit: String(limit),
+            offset: String(offset),
+            ...(health ? { health } : {}),
+            ...(domain_id ? { domain_id } : {}),
+          });
           const r = await a.get(`/api-endpoint-status?${q.toString()}`);
           const want = expected(singlesA, { limit, offset, health, domain_id });
           const got = { data: r.body.data, summary: r.body.summary, pagination: r.body.pagination };
-          if (r.status !== 200 || JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`?${q.toString()}: ${String(r.status)} ${JSON.stringify(got).slice(0, 300)}`);
+          if (r.status !== 200 || JSON.stringify(got) !== JSON.stringify(want))
+            wrong.push(`?${q.toString()}: ${String(r.status)} ${JSON.stringify(got).slice(0, 300)}`);
           checked++;
         }
       }
@@ -120,13 +175,24 @@ t.test('/api-endpoint-status: paging, filters, totals and summary match the per-
   t.same(allB.body.summary, expected(singlesB, { limit: 100, offset: 0 }).summary);
   const idsA = new Set(A.endpoints.map((e) => e.id));
   const idsB = new Set(B.endpoints.map((e) => e.id));
-  t.ok(allA.body.data.every((x: any) => idsA.has(x.endpoint_id)), "team A's list holds A's endpoints only");
-  t.ok(allB.body.data.every((x: any) => idsB.has(x.endpoint_id)), "team B's list holds B's endpoints only");
+  t.ok(
+    allA.body.data.every((x: any) => idsA.has(x.endpoint_id)),
+    "team A's list holds A's endpoints only",
+  );
+  t.ok(
+    allB.body.data.every((x: any) => idsB.has(x.endpoint_id)),
+    "team B's list holds B's endpoints only",
+  );
   t.equal(allA.body.summary.total, 49);
   t.equal(allB.body.summary.total, 14);
   const foreign = await a.get(`/api-endpoint-status?domain_id=${B.domains[0]}`);
-  t.same(foreign.body.summary, { healthy: 0, warning: 0, critical: 0, unknown: 0, total: 0 }, "another team's domain counts nothing");
-  for (const h of HEALTHS) t.equal((await b.get(`/api-endpoint-status?health=${h}&domain_id=${A.domains[0]}`)).body.pagination.total, 0);
+  t.same(
+    foreign.body.summary,
+    { healthy: 0, warning: 0, critical: 0, unknown: 0, total: 0 },
+    "another team's domain counts nothing",
+  );
+  for (const h of HEALTHS)
+    t.equal((await b.get(`/api-endpoint-status?health=${h}&domain_id=${A.domains[0]}`)).body.pagination.total, 0);
 
   // The domain status lists the same endpoints with the same health as the per-endpoint answers.
   for (const d of A.domains) {
@@ -146,7 +212,10 @@ t.test('a page costs the same SQL statements at 60 endpoints as at 2,000', async
   // Every statement run while serving a request through this listener is counted for that request.
   const scope = new AsyncLocalStorage<string[]>();
   const db = new Database(':memory:');
-  const proto = Object.getPrototypeOf(db.prepare('select 1')) as Record<'all' | 'get' | 'run' | 'iterate', (...a: unknown[]) => unknown> & { source: string };
+  const proto = Object.getPrototypeOf(db.prepare('select 1')) as Record<
+    'all' | 'get' | 'run' | 'iterate',
+    (...a: unknown[]) => unknown
+  > & { source: string };
   const saved = { all: proto.all, get: proto.get, run: proto.run, iterate: proto.iterate };
   for (const m of ['all', 'get', 'run', 'iterate'] as const) {
     proto[m] = function (this: { source: string }, ...args: unknown[]) {

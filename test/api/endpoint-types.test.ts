@@ -18,12 +18,29 @@ t.test('smtp and imap endpoints: create, full_url, filters, and 400 for bad inpu
   const api = client(s.url, await s.token());
   const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
 
-  const smtp = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'mx', endpoint_type: 'smtp', subdomain: 'mail' });
+  const smtp = await api.post('/api/v1/endpoints', {
+    domain_id: d.id,
+    name: 'mx',
+    endpoint_type: 'smtp',
+    subdomain: 'mail',
+  });
   t.equal(smtp.status, 201);
   t.match(smtp.body, { endpoint_type: 'smtp', subdomain: 'mail', port: null, full_url: 'smtp://mail.example.com:25' });
-  const sub = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'submission', endpoint_type: 'smtp', subdomain: 'mail', port: 587 });
+  const sub = await api.post('/api/v1/endpoints', {
+    domain_id: d.id,
+    name: 'submission',
+    endpoint_type: 'smtp',
+    subdomain: 'mail',
+    port: 587,
+  });
   t.equal(sub.body.full_url, 'smtp://mail.example.com:587');
-  const imaps = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'imaps', endpoint_type: 'imap', subdomain: 'mail', port: 993 });
+  const imaps = await api.post('/api/v1/endpoints', {
+    domain_id: d.id,
+    name: 'imaps',
+    endpoint_type: 'imap',
+    subdomain: 'mail',
+    port: 993,
+  });
   t.equal(imaps.status, 201);
   t.equal(imaps.body.full_url, 'imap://mail.example.com:993');
   const imap = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'imap', endpoint_type: 'imap' });
@@ -52,7 +69,11 @@ t.test('smtp and imap endpoints: create, full_url, filters, and 400 for bad inpu
   for (const [body, msg] of bad) {
     const r = await api.post('/api/v1/endpoints', { domain_id: d.id, name: `bad-${JSON.stringify(body)}`, ...body });
     t.equal(r.status, 400, JSON.stringify(body));
-    t.match(r.body, { error: msg, code: 'VALIDATION_ERROR', path: '/api/v1/endpoints', timestamp: String }, `${JSON.stringify(body)}: the error body (${r.body.error})`);
+    t.match(
+      r.body,
+      { error: msg, code: 'VALIDATION_ERROR', path: '/api/v1/endpoints', timestamp: String },
+      `${JSON.stringify(body)}: the error body (${r.body.error})`,
+    );
   }
   const badUpdate = await api.put(`/api/v1/endpoints/${imap.body.id}`, { port: -1 });
   t.equal(badUpdate.status, 400);
@@ -65,14 +86,23 @@ t.test('smtp and imap endpoints: create, full_url, filters, and 400 for bad inpu
 t.test('the daemon: certificates behind STARTTLS, expiry as for https, liveness with a clear reason', async (t) => {
   const dns = await startLoopbackDns();
   const ca = makeCa('Daemon Mail CA');
-  const expired = issue({ ca, cn: 'mail.example.com', sans: ['mail.example.com', 'www.example.com'], fromDays: -90, toDays: -3 });
+  const expired = issue({
+    ca,
+    cn: 'mail.example.com',
+    sans: ['mail.example.com', 'www.example.com'],
+    fromDays: -90,
+    toDays: -3,
+  });
   const soon = issue({ ca, cn: 'mail.example.com', toDays: 10 });
   const smtpExpired = await startSmtp({ cert: expired });
   const httpsExpired = await startHttpTarget({ tls: expired });
   const imapSoon = await startImap({ cert: soon });
   const smtpPlain = await startSmtp({ tls: 'none' });
   // Polled often: no rate limit in the way.
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '100000' }, { probes: { ca: ca.cert } });
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '100000' },
+    { probes: { ca: ca.cert } },
+  );
   t.teardown(async () => {
     await s.close();
     for (const p of [smtpExpired, httpsExpired, imapSoon, smtpPlain]) await p.close();
@@ -82,7 +112,14 @@ t.test('the daemon: certificates behind STARTTLS, expiry as for https, liveness 
   const api = client(s.url, token);
   const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
   const create = async (name: string, endpoint_type: string, subdomain: string, port: number, liveness?: object) => {
-    const r = await api.post('/api/v1/endpoints', { domain_id: d.id, name, endpoint_type, subdomain, port, ...(liveness ? { liveness } : {}) });
+    const r = await api.post('/api/v1/endpoints', {
+      domain_id: d.id,
+      name,
+      endpoint_type,
+      subdomain,
+      port,
+      ...(liveness ? { liveness } : {}),
+    });
     t.equal(r.status, 201, r.body.error);
     return r.body;
   };
@@ -93,7 +130,12 @@ t.test('the daemon: certificates behind STARTTLS, expiry as for https, liveness 
 
   // The TLS worker inspects new endpoints within seconds.
   const status = async (id: string) => (await api.get(`/api/v1/endpoints/${id}/status`)).body;
-  await waitFor(async () => (await Promise.all([mx, web, box, plain].map((e) => status(e.id)))).every((x) => x.ssl.status !== 'unknown'), 20_000, 200);
+  await waitFor(
+    async () =>
+      (await Promise.all([mx, web, box, plain].map((e) => status(e.id)))).every((x) => x.ssl.status !== 'unknown'),
+    20_000,
+    200,
+  );
   const [smx, sweb, sbox, splain] = await Promise.all([mx, web, box, plain].map((e) => status(e.id)));
   t.equal(smx.ssl.status, 'expired', 'smtp: the expired certificate behind STARTTLS');
   t.equal(sweb.ssl.status, 'expired', 'https: the same certificate');
@@ -109,23 +151,39 @@ t.test('the daemon: certificates behind STARTTLS, expiry as for https, liveness 
   t.match(det.ssl_expiry_date, /^\d{4}-\d{2}-\d{2}$/);
 
   const events = (await s.app.store.events.list(team_id)).filter((e) => e.event_type === 'ssl_expiry');
-  const of = (id: string) => events.filter((e) => e.endpoint_id === id).map((e) => `${e.category}/${e.severity}`).sort();
+  const of = (id: string) =>
+    events
+      .filter((e) => e.endpoint_id === id)
+      .map((e) => `${e.category}/${e.severity}`)
+      .sort();
   t.same(of(mx.id), ['certificate_expired/critical'], 'smtp: certificate_expired, as for https');
   t.same(of(mx.id), of(web.id));
   t.same(of(box.id), ['certificate_expiring/medium'], 'imap: 10 days left, the 14-day window');
   const mxEvent = events.find((e) => e.endpoint_id === mx.id)!;
-  t.match(mxEvent.message, new RegExp(`^mx \\(smtp://mail\\.example\\.com:${smtpExpired.port}\\) certificate EXPIRED on \\d{4}-\\d{2}-\\d{2}$`));
+  t.match(
+    mxEvent.message,
+    new RegExp(
+      `^mx \\(smtp://mail\\.example\\.com:${smtpExpired.port}\\) certificate EXPIRED on \\d{4}-\\d{2}-\\d{2}$`,
+    ),
+  );
   t.equal(of(plain.id).length, 0, 'a failed handshake raises no expiry event');
 
   // Liveness through the scheduler: the STARTTLS server is up (its expired certificate is the TLS
   // inspection's business), the one without STARTTLS down with the reason.
   const live = async (id: string) => (await api.get(`/api/v1/liveness/${id}/status`)).body;
-  await waitFor(async () => (await live(mx.liveness.id)).last_check !== null && (await live(plain.liveness.id)).status === 'down', 20_000, 200);
+  await waitFor(
+    async () => (await live(mx.liveness.id)).last_check !== null && (await live(plain.liveness.id)).status === 'down',
+    20_000,
+    200,
+  );
   const lmx = await live(mx.liveness.id);
   t.match(lmx, { status: 'up', last_check_successful: true, status_code: 220, last_error: null });
   const lplain = await live(plain.liveness.id);
   t.match(lplain, { status: 'down', last_check_successful: false });
   t.match(lplain.last_error, /^tls: the server does not offer STARTTLS \(EHLO lists /);
   const downEvents = (await s.app.store.events.list(team_id)).filter((e) => e.category === 'endpoint_down');
-  t.match(downEvents.find((e) => e.endpoint_id === plain.id)?.message, /plain \(smtp:\/\/mail\.example\.com:\d+\) is DOWN after 1 failed check\(s\): tls: the server does not offer STARTTLS/);
+  t.match(
+    downEvents.find((e) => e.endpoint_id === plain.id)?.message,
+    /plain \(smtp:\/\/mail\.example\.com:\d+\) is DOWN after 1 failed check\(s\): tls: the server does not offer STARTTLS/,
+  );
 });

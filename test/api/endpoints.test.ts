@@ -17,8 +17,17 @@ t.test('create, get, update, delete an endpoint', async (t) => {
   const c = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https' });
   t.equal(c.status, 201);
   t.match(c.body, {
-    domain_id: d.id, domain: 'example.com', name: 'web', endpoint_type: 'https', subdomain: null, path: null, port: null,
-    is_enabled: true, timeout_seconds: 10, notes: null, full_url: 'https://example.com/',
+    domain_id: d.id,
+    domain: 'example.com',
+    name: 'web',
+    endpoint_type: 'https',
+    subdomain: null,
+    path: null,
+    port: null,
+    is_enabled: true,
+    timeout_seconds: 10,
+    notes: null,
+    full_url: 'https://example.com/',
   });
   t.match(c.body.id, UUID);
   const id = c.body.id;
@@ -28,16 +37,37 @@ t.test('create, get, update, delete an endpoint', async (t) => {
   t.match(g.body, { id, name: 'web', full_url: 'https://example.com/', liveness_enabled: false });
   t.ok('ssl_status' in g.body && 'ssl_expiry_date' in g.body && 'health_score' in g.body, 'detail fields');
 
-  const u = await api.put(`/api/v1/endpoints/${id}`, { name: 'site', subdomain: 'www', port: 8443, path: 'health', is_enabled: false, timeout_seconds: 30, notes: 'n' });
+  const u = await api.put(`/api/v1/endpoints/${id}`, {
+    name: 'site',
+    subdomain: 'www',
+    port: 8443,
+    path: 'health',
+    is_enabled: false,
+    timeout_seconds: 30,
+    notes: 'n',
+  });
   t.equal(u.status, 200);
-  t.match(u.body, { id, name: 'site', subdomain: 'www', port: 8443, path: '/health', is_enabled: false, timeout_seconds: 30, notes: 'n', full_url: 'https://www.example.com:8443/health' });
+  t.match(u.body, {
+    id,
+    name: 'site',
+    subdomain: 'www',
+    port: 8443,
+    path: '/health',
+    is_enabled: false,
+    timeout_seconds: 30,
+    notes: 'n',
+    full_url: 'https://www.example.com:8443/health',
+  });
   t.type(u.body.updated_at, 'string', 'variant: id, name, is_enabled, updated_at are there');
   const cleared = await api.put(`/api/v1/endpoints/${id}`, { subdomain: null, port: null, path: null });
   t.equal(cleared.body.full_url, 'https://example.com/');
   const toPort = await api.put(`/api/v1/endpoints/${id}`, { endpoint_type: 'port' });
   t.equal(toPort.status, 400, 'a port endpoint needs a port');
   t.match(toPort.body.error, /port/);
-  t.equal((await api.put(`/api/v1/endpoints/${id}`, { endpoint_type: 'port', port: 22 })).body.full_url, 'example.com:22');
+  t.equal(
+    (await api.put(`/api/v1/endpoints/${id}`, { endpoint_type: 'port', port: 22 })).body.full_url,
+    'example.com:22',
+  );
   t.equal((await api.put(`/api/v1/endpoints/${id}`, { domain_id: d.id })).status, 400, 'domain_id cannot be changed');
   t.equal((await api.put(`/api/v1/endpoints/${MISSING}`, { name: 'x' })).status, 404);
 
@@ -75,22 +105,42 @@ t.test('full_url for every type, subdomain, port and path combination', async (t
     }
   }
   // one bulk call creates them all; then each is read back by list and by id
-  const items = cases.map(([c], i) => ({ domain_id: d.id, name: `e${i}`, ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)) }));
+  const items = cases.map(([c], i) => ({
+    domain_id: d.id,
+    name: `e${i}`,
+    ...Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined)),
+  }));
   const bulk = await api.post('/api/v1/endpoints/bulk', { endpoints: items });
   t.equal(bulk.status, 201);
   t.equal(bulk.body.failed, 0, JSON.stringify(bulk.body.errors?.[0]));
   const byName = new Map<string, any>(bulk.body.data.map((e: any) => [e.name, e]));
   cases.forEach(([c, want], i) => t.equal(byName.get(`e${i}`)?.full_url, want, `${JSON.stringify(c)} -> ${want}`));
-  t.same(bulk.body.endpoints.slice(0, 2), bulk.body.data.slice(0, 2).map((e: any) => ({ id: e.id, name: e.name, full_url: e.full_url })));
+  t.same(
+    bulk.body.endpoints.slice(0, 2),
+    bulk.body.data.slice(0, 2).map((e: any) => ({ id: e.id, name: e.name, full_url: e.full_url })),
+  );
   const one = bulk.body.data[7];
   t.equal((await api.get(`/api/v1/endpoints/${one.id}`)).body.full_url, one.full_url);
-  const sub = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'upper', endpoint_type: 'https', subdomain: 'WWW.' });
+  const sub = await api.post('/api/v1/endpoints', {
+    domain_id: d.id,
+    name: 'upper',
+    endpoint_type: 'https',
+    subdomain: 'WWW.',
+  });
   t.equal(sub.body.full_url, 'https://www.example.co.uk/', 'subdomain normalised');
   for (const bad of ['*', 'a b', '-x', 'x..y', 'a/b', 'https://x']) {
-    const r = await api.post('/api/v1/endpoints', { domain_id: d.id, name: `bad ${bad}`, endpoint_type: 'https', subdomain: bad });
+    const r = await api.post('/api/v1/endpoints', {
+      domain_id: d.id,
+      name: `bad ${bad}`,
+      endpoint_type: 'https',
+      subdomain: bad,
+    });
     t.equal(r.status, 400, `subdomain ${bad}`);
   }
-  t.equal((await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'sp', endpoint_type: 'https', path: '/a b' })).status, 400);
+  t.equal(
+    (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'sp', endpoint_type: 'https', path: '/a b' })).status,
+    400,
+  );
 });
 
 t.test('create errors: 400, 404 unknown domain, 409 ENDPOINT_EXISTS, 402 DOMMON_MAX_ENDPOINTS', async (t) => {
@@ -125,7 +175,11 @@ t.test('create errors: 400, 404 unknown domain, 409 ENDPOINT_EXISTS, 402 DOMMON_
   const dup = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'http' });
   t.equal(dup.status, 409);
   t.equal(dup.body.code, 'ENDPOINT_EXISTS');
-  t.equal((await api.post('/api/v1/endpoints', { domain_id: d2.id, name: 'web', endpoint_type: 'https' })).status, 201, 'unique per domain only');
+  t.equal(
+    (await api.post('/api/v1/endpoints', { domain_id: d2.id, name: 'web', endpoint_type: 'https' })).status,
+    201,
+    'unique per domain only',
+  );
   const e3 = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'api', endpoint_type: 'https' });
   t.equal(e3.status, 201);
   const rename = await api.put(`/api/v1/endpoints/${e3.body.id}`, { name: 'web' });
@@ -135,7 +189,9 @@ t.test('create errors: 400, 404 unknown domain, 409 ENDPOINT_EXISTS, 402 DOMMON_
   const over = await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'fourth', endpoint_type: 'https' });
   t.equal(over.status, 402);
   t.type(over.body.error, 'string');
-  const bulk = await api.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.id, name: 'fifth', endpoint_type: 'https' }] });
+  const bulk = await api.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: d.id, name: 'fifth', endpoint_type: 'https' }],
+  });
   t.equal(bulk.body.failed, 1);
   t.match(bulk.body.errors[0].error, /limit/);
 });
@@ -159,10 +215,25 @@ t.test('bulk: per-item report, operation, refused bodies', async (t) => {
   t.equal(r.body.created, 2);
   t.equal(r.body.failed, 3);
   t.type(r.body.message, 'string');
-  t.same(r.body.data.map((e: any) => e.name), ['a', 'd']);
-  t.same(r.body.endpoints.map((e: any) => e.full_url), ['https://example.com/', 'example.com:25']);
-  t.match(r.body.errors, [{ index: 1, code: 'ENDPOINT_EXISTS' }, { index: 2, code: 'NOT_FOUND' }, { index: 3, error: /endpoint_type/ }]);
-  for (const body of [{ operation: 'update', endpoints: [{ domain_id: d.id, name: 'z', endpoint_type: 'https' }] }, { endpoints: [] }, {}, { endpoints: {} }]) {
+  t.same(
+    r.body.data.map((e: any) => e.name),
+    ['a', 'd'],
+  );
+  t.same(
+    r.body.endpoints.map((e: any) => e.full_url),
+    ['https://example.com/', 'example.com:25'],
+  );
+  t.match(r.body.errors, [
+    { index: 1, code: 'ENDPOINT_EXISTS' },
+    { index: 2, code: 'NOT_FOUND' },
+    { index: 3, error: /endpoint_type/ },
+  ]);
+  for (const body of [
+    { operation: 'update', endpoints: [{ domain_id: d.id, name: 'z', endpoint_type: 'https' }] },
+    { endpoints: [] },
+    {},
+    { endpoints: {} },
+  ]) {
     t.equal((await api.post('/api/v1/endpoints/bulk', body)).status, 400, JSON.stringify(body));
   }
   t.equal((await api.get('/api/v1/endpoints')).body.total, 2);
@@ -176,7 +247,13 @@ t.test('list: filters, pagination bounds, both variants', async (t) => {
   const d2 = (await api.post('/api/v1/domains', { domain: 'two.com' })).body;
   const items = [];
   for (let i = 0; i < 110; i++) {
-    items.push({ domain_id: i % 2 ? d2.id : d1.id, name: `e${i}`, endpoint_type: (['https', 'http', 'port'] as const)[i % 3], port: i % 3 === 2 ? 1000 + i : undefined, is_enabled: i % 5 !== 0 });
+    items.push({
+      domain_id: i % 2 ? d2.id : d1.id,
+      name: `e${i}`,
+      endpoint_type: (['https', 'http', 'port'] as const)[i % 3],
+      port: i % 3 === 2 ? 1000 + i : undefined,
+      is_enabled: i % 5 !== 0,
+    });
   }
   t.equal((await api.post('/api/v1/endpoints/bulk', { endpoints: items })).body.created, 110);
   const count = (pred: (x: (typeof items)[number]) => boolean) => items.filter(pred).length;
@@ -186,12 +263,27 @@ t.test('list: filters, pagination bounds, both variants', async (t) => {
   t.same(def.body.endpoints, def.body.data);
   t.equal(def.body.total, 110);
   t.equal((await api.get('/api/v1/endpoints?limit=101')).body.data.length, 100);
-  t.equal((await api.get(`/api/v1/endpoints?domain_id=${d1.id}`)).body.total, count((x) => x.domain_id === d1.id));
-  t.equal((await api.get('/api/v1/endpoints?endpoint_type=port')).body.total, count((x) => x.endpoint_type === 'port'));
-  t.equal((await api.get('/api/v1/endpoints?is_enabled=false')).body.total, count((x) => !x.is_enabled));
-  t.equal((await api.get('/api/v1/endpoints?is_enabled=true')).body.total, count((x) => x.is_enabled));
+  t.equal(
+    (await api.get(`/api/v1/endpoints?domain_id=${d1.id}`)).body.total,
+    count((x) => x.domain_id === d1.id),
+  );
+  t.equal(
+    (await api.get('/api/v1/endpoints?endpoint_type=port')).body.total,
+    count((x) => x.endpoint_type === 'port'),
+  );
+  t.equal(
+    (await api.get('/api/v1/endpoints?is_enabled=false')).body.total,
+    count((x) => !x.is_enabled),
+  );
+  t.equal(
+    (await api.get('/api/v1/endpoints?is_enabled=true')).body.total,
+    count((x) => x.is_enabled),
+  );
   const combo = await api.get(`/api/v1/endpoints?domain_id=${d2.id}&endpoint_type=http&is_enabled=true&limit=100`);
-  t.equal(combo.body.total, count((x) => x.domain_id === d2.id && x.endpoint_type === 'http' && x.is_enabled));
+  t.equal(
+    combo.body.total,
+    count((x) => x.domain_id === d2.id && x.endpoint_type === 'http' && x.is_enabled),
+  );
   t.ok(combo.body.data.every((e: any) => e.domain_id === d2.id && e.endpoint_type === 'http' && e.is_enabled));
   for (const q of ['limit=0', 'offset=-1', 'endpoint_type=ftp', 'is_enabled=maybe', 'domain_id=1']) {
     t.equal((await api.get(`/api/v1/endpoints?${q}`)).status, 400, q);

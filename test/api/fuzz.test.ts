@@ -58,7 +58,9 @@ function send(base: string, r: Sent): Promise<Answer> {
     const req = http.request(`${base}${r.path}${r.query}`, { method: r.method, headers, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode!, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
       res.on('error', reject);
     });
     req.setTimeout(20_000, () => req.destroy(new Error('no answer in 20 s')));
@@ -71,11 +73,57 @@ function send(base: string, r: Sent): Promise<Answer> {
 const enc = (x: string) => encodeURIComponent((x as string & { toWellFormed(): string }).toWellFormed());
 
 // Odd values: for numbers, query strings and any field.
-const ODD_NUMBER_TEXT = ['1e400', '-1e400', 'Infinity', '-Infinity', 'NaN', '-0', '0', '-1', '1.5', '99999999999999999999', '9007199254740993', '2147483648', '1e20', '0x10', '', ' ', '1e-400', '+1', '١٢'];
+const ODD_NUMBER_TEXT = [
+  '1e400',
+  '-1e400',
+  'Infinity',
+  '-Infinity',
+  'NaN',
+  '-0',
+  '0',
+  '-1',
+  '1.5',
+  '99999999999999999999',
+  '9007199254740993',
+  '2147483648',
+  '1e20',
+  '0x10',
+  '',
+  ' ',
+  '1e-400',
+  '+1',
+  '١٢',
+];
 const oddNumberText = fc.constantFrom(...ODD_NUMBER_TEXT);
-const oddJsonNumber = fc.constantFrom('1e400', '-1e400', '-0', '99999999999999999999', '1e-400', '-1', '0', '1.5', '2147483648', '9007199254740993', '1E308');
+const oddJsonNumber = fc.constantFrom(
+  '1e400',
+  '-1e400',
+  '-0',
+  '99999999999999999999',
+  '1e-400',
+  '-1',
+  '0',
+  '1.5',
+  '2147483648',
+  '9007199254740993',
+  '1E308',
+);
 const oddString = fc.oneof(
-  fc.constantFrom('', ' ', '\u0000', "'; DROP TABLE domains; --", '%_%', '🚀', '../../etc/passwd', 'NaN', 'null', 'true', '<script>', 'a'.repeat(5000), '\ud800'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    "'; DROP TABLE domains; --",
+    '%_%',
+    '🚀',
+    '../../etc/passwd',
+    'NaN',
+    'null',
+    'true',
+    '<script>',
+    'a'.repeat(5000),
+    '\ud800',
+  ),
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'grapheme', maxLength: 20 }),
 );
@@ -83,7 +131,16 @@ const oddString = fc.oneof(
 const oddJsonValue: fc.Arbitrary<string> = fc.oneof(
   oddJsonNumber,
   oddString.map((s) => JSON.stringify(s)),
-  fc.constantFrom('null', 'true', 'false', '[]', '{}', '[null]', '{"__proto__":{"x":1}}', '{"constructor":{"prototype":{}}}'),
+  fc.constantFrom(
+    'null',
+    'true',
+    'false',
+    '[]',
+    '{}',
+    '[null]',
+    '{"__proto__":{"x":1}}',
+    '{"constructor":{"prototype":{}}}',
+  ),
   fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
 );
 
@@ -94,7 +151,11 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
   t.comment(`FUZZ_SEED=${seed} replays this run`);
   // Nothing may leave the machine: DNS, RDAP and WHOIS point at a closed loopback port (startApp),
   // and every outbound address is denied (webhook/chat URLs the fuzzer invents stay unsent).
-  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000', DOMMON_NOTIFY_INTERVAL: '3600', DOMMON_OUTBOUND_DENY: '0.0.0.0/0,::/0' });
+  const s = await startApp({
+    DOMMON_RATE_LIMIT: '1000000',
+    DOMMON_NOTIFY_INTERVAL: '3600',
+    DOMMON_OUTBOUND_DENY: '0.0.0.0/0,::/0',
+  });
   t.teardown(() => s.close());
   const token = await s.token('fuzz-team', 'fuzz@example.com');
   const api = client(s.url, token);
@@ -105,14 +166,23 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
   const e = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https' })).body;
   const l = (await api.post('/api/v1/liveness', { endpoint_id: e.id })).body;
   const sub = (await api.post(`/api/v1/domains/${d.id}/exposure/subdomains`, { name: 'www.fuzz.example' })).body;
-  const n = (await api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook' })).body;
+  const n = (await api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook' }))
+    .body;
   const ids: Record<string, string[]> = {
-    portfolioId: [pf.id], domainId: [d.id], endpointId: [e.id], livenessId: [l.id], subdomainId: [sub.id],
-    id: [n?.id ?? n?.log_id].filter(Boolean), scanId: [], findingId: [],
+    portfolioId: [pf.id],
+    domainId: [d.id],
+    endpointId: [e.id],
+    livenessId: [l.id],
+    subdomainId: [sub.id],
+    id: [n?.id ?? n?.log_id].filter(Boolean),
+    scanId: [],
+    findingId: [],
   };
   const known = [pf.id, d.id, e.id, l.id, sub.id];
 
-  const doc = JSON.parse((await send(s.url, { method: 'GET', path: '/api/v1/openapi.json', query: '', headers: {} })).text) as Json;
+  const doc = JSON.parse(
+    (await send(s.url, { method: 'GET', path: '/api/v1/openapi.json', query: '', headers: {} })).text,
+  ) as Json;
   const resolve = (schema: Json | undefined): Json => {
     let x = schema ?? {};
     for (let i = 0; i < 10; i++) {
@@ -124,13 +194,17 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
   };
 
   const uuidArb = (name?: string) =>
-    fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...(name && ids[name]?.length ? ids[name]! : known)) }, { weight: 1, arbitrary: fc.uuid() });
+    fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...(name && ids[name]?.length ? ids[name]! : known)) },
+      { weight: 1, arbitrary: fc.uuid() },
+    );
 
   /** A value valid for `schema` (most of the time: patterns and cross-field rules are the server's to judge). */
   const valid = (schema0: Json | undefined, name = '', depth = 0): fc.Arbitrary<unknown> => {
     const schema = resolve(schema0);
     const nullable = schema.nullable === true;
-    const wrap = (a: fc.Arbitrary<unknown>) => (nullable ? fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: fc.constant(null) }) : a);
+    const wrap = (a: fc.Arbitrary<unknown>) =>
+      nullable ? fc.oneof({ weight: 4, arbitrary: a }, { weight: 1, arbitrary: fc.constant(null) }) : a;
     if (Array.isArray(schema.enum)) return wrap(fc.constantFrom(...schema.enum));
     if (Array.isArray(schema.oneOf) || Array.isArray(schema.anyOf)) {
       const alts = (schema.oneOf ?? schema.anyOf) as Json[];
@@ -144,14 +218,19 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
       case 'number': {
         const min = typeof schema.minimum === 'number' ? schema.minimum : -1e6;
         const max = typeof schema.maximum === 'number' ? schema.maximum : 1e6;
-        return wrap(schema.type === 'integer' ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) }) : fc.double({ min, max, noNaN: true }));
+        return wrap(
+          schema.type === 'integer'
+            ? fc.integer({ min: Math.max(min, -(2 ** 31)), max: Math.min(max, 2 ** 31 - 1) })
+            : fc.double({ min, max, noNaN: true }),
+        );
       }
       case 'array': {
         const items = valid(schema.items, name, depth + 1);
         return wrap(fc.array(items, { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) }));
       }
       case 'object': {
-        if (depth > 4 || !schema.properties) return wrap(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }));
+        if (depth > 4 || !schema.properties)
+          return wrap(fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 }));
         const required = new Set<string>(schema.required ?? []);
         const props: Record<string, fc.Arbitrary<unknown>> = {};
         for (const [k, v] of Object.entries<Json>(schema.properties)) props[k] = valid(v, k, depth + 1);
@@ -163,9 +242,17 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
           case 'uuid':
             return wrap(uuidArb(name.replace(/_id$/, 'Id'))); // domain_id -> the seeded domainId
           case 'date':
-            return wrap(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((x) => x.toISOString().slice(0, 10)));
+            return wrap(
+              fc
+                .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+                .map((x) => x.toISOString().slice(0, 10)),
+            );
           case 'date-time':
-            return wrap(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }).map((x) => x.toISOString()));
+            return wrap(
+              fc
+                .date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true })
+                .map((x) => x.toISOString()),
+            );
           case 'email':
             return wrap(fc.emailAddress());
           case 'uri':
@@ -174,10 +261,23 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
           default:
         }
         if (/domain|name|subdomain|recipient/.test(name) && !schema.pattern) {
-          return wrap(fc.oneof(fc.domain(), fc.constantFrom('fuzz.example', 'www.fuzz.example', 'http://127.0.0.1:9/hook', 'ops@example.com')));
+          return wrap(
+            fc.oneof(
+              fc.domain(),
+              fc.constantFrom('fuzz.example', 'www.fuzz.example', 'http://127.0.0.1:9/hook', 'ops@example.com'),
+            ),
+          );
         }
-        if (typeof schema.pattern === 'string' && schema.pattern !== '\\S') return wrap(fc.stringMatching(new RegExp(schema.pattern)));
-        return wrap(fc.string({ minLength: Math.max(schema.minLength ?? 0, schema.pattern === '\\S' ? 1 : 0), maxLength: Math.min(schema.maxLength ?? 40, 40) }).map((x) => (schema.pattern === '\\S' && !/\S/.test(x) ? `x${x}` : x)));
+        if (typeof schema.pattern === 'string' && schema.pattern !== '\\S')
+          return wrap(fc.stringMatching(new RegExp(schema.pattern)));
+        return wrap(
+          fc
+            .string({
+              minLength: Math.max(schema.minLength ?? 0, schema.pattern === '\\S' ? 1 : 0),
+              maxLength: Math.min(schema.maxLength ?? 40, 40),
+            })
+            .map((x) => (schema.pattern === '\\S' && !/\S/.test(x) ? `x${x}` : x)),
+        );
       }
     }
   };
@@ -189,11 +289,15 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
       const o = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
       const keys = [...new Set([...Object.keys(o), ...Object.keys(resolve(schema).properties ?? {})])];
       if (!keys.length) return oddJsonValue.map((x) => `{"x":${x}}`);
-      return fc.tuple(fc.constantFrom(...keys), fc.oneof(oddJsonValue, deepJson, fc.constant(undefined))).map(([k, x]) => {
-        const rest = Object.entries(o).filter(([kk]) => kk !== k).map(([kk, vv]) => `${JSON.stringify(kk)}:${JSON.stringify(vv)}`);
-        if (x !== undefined) rest.push(`${JSON.stringify(k)}:${x}`); // undefined: the field left out
-        return `{${rest.join(',')}}`;
-      });
+      return fc
+        .tuple(fc.constantFrom(...keys), fc.oneof(oddJsonValue, deepJson, fc.constant(undefined)))
+        .map(([k, x]) => {
+          const rest = Object.entries(o)
+            .filter(([kk]) => kk !== k)
+            .map(([kk, vv]) => `${JSON.stringify(kk)}:${JSON.stringify(vv)}`);
+          if (x !== undefined) rest.push(`${JSON.stringify(k)}:${x}`); // undefined: the field left out
+          return `{${rest.join(',')}}`;
+        });
     });
     return fc.oneof(
       { weight: 4, arbitrary: ok.map((v) => JSON.stringify(v)) },
@@ -201,7 +305,20 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
       { weight: 1, arbitrary: fc.constant(undefined) },
       { weight: 1, arbitrary: oddJsonValue },
       { weight: 1, arbitrary: deepJson },
-      { weight: 1, arbitrary: fc.constantFrom('{', '{"a":}', 'not json', '\u0000', "{'a':1}", '{"a":1}}', 'domain=a.com', '\ufeff{}', '{"a":"\\ud800"}') },
+      {
+        weight: 1,
+        arbitrary: fc.constantFrom(
+          '{',
+          '{"a":}',
+          'not json',
+          '\u0000',
+          "{'a':1}",
+          '{"a":1}}',
+          'domain=a.com',
+          '\ufeff{}',
+          '{"a":"\\ud800"}',
+        ),
+      },
     );
   };
 
@@ -219,11 +336,25 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
       return fc.oneof(
         { weight: 2, arbitrary: fc.constant([]) },
         { weight: 4, arbitrary: value.map((v) => [[p.name, v]] as [string, string][]) },
-        { weight: 1, arbitrary: fc.tuple(value, value).map(([a, b]) => [[p.name, a], [p.name, b]] as [string, string][]) },
+        {
+          weight: 1,
+          arbitrary: fc.tuple(value, value).map(
+            ([a, b]) =>
+              [
+                [p.name, a],
+                [p.name, b],
+              ] as [string, string][],
+          ),
+        },
       );
     };
     return fc
-      .tuple(fc.tuple(...q.map(one)), fc.option(fc.tuple(fc.constantFrom('foo', 'limit[]', 'offset[a]', '__proto__', 'api_key'), oddString), { freq: 6 }))
+      .tuple(
+        fc.tuple(...q.map(one)),
+        fc.option(fc.tuple(fc.constantFrom('foo', 'limit[]', 'offset[a]', '__proto__', 'api_key'), oddString), {
+          freq: 6,
+        }),
+      )
       .map(([parts, extra]) => {
         const all = parts.flat();
         if (extra) all.push(extra);
@@ -235,35 +366,102 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
     const names = [...o.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!);
     const params = (o.op.parameters ?? []) as Json[];
     const seg = (name: string) => {
-      const schema = resolve(params.find((p) => p.in === 'path' && p.name === name)?.schema ?? { type: 'string', format: 'uuid' });
+      const schema = resolve(
+        params.find((p) => p.in === 'path' && p.name === name)?.schema ?? { type: 'string', format: 'uuid' },
+      );
       const good = schema.format === 'uuid' ? uuidArb(name) : valid(schema, name).map(String);
-      return fc.oneof({ weight: 6, arbitrary: good }, { weight: 1, arbitrary: oddString.map((x) => enc(x).slice(0, 300) || 'x') }, { weight: 1, arbitrary: oddNumberText.map((x) => enc(x) || '0') }, { weight: 1, arbitrary: fc.constantFrom('%ED%A0%80', '%FF', '%', '%00', '..', '.', '%2F', 'x;y', 'a?b') });
+      return fc.oneof(
+        { weight: 6, arbitrary: good },
+        { weight: 1, arbitrary: oddString.map((x) => enc(x).slice(0, 300) || 'x') },
+        { weight: 1, arbitrary: oddNumberText.map((x) => enc(x) || '0') },
+        { weight: 1, arbitrary: fc.constantFrom('%ED%A0%80', '%FF', '%', '%00', '..', '.', '%2F', 'x;y', 'a?b') },
+      );
     };
     if (!names.length) return fc.constant(o.path);
-    return fc.tuple(...names.map(seg)).map((vals) => names.reduce((p, nm, i) => p.replace(`{${nm}}`, String(vals[i])), o.path));
+    return fc
+      .tuple(...names.map(seg))
+      .map((vals) => names.reduce((p, nm, i) => p.replace(`{${nm}}`, String(vals[i])), o.path));
   };
 
   const encodings = fc.oneof(
     { weight: 8, arbitrary: fc.constant<[string | undefined, boolean]>([undefined, false]) },
-    { weight: 2, arbitrary: fc.constantFrom<[string, boolean]>(['gzip', true], ['deflate', true], ['br', true], ['GZIP', true], ['identity', false]) },
-    { weight: 2, arbitrary: fc.constantFrom<[string, boolean]>(['gzip', false], ['deflate', false], ['br', false], ['compress', false], ['x-foo', false], ['gzip, br', false], ['zstd', false], ['', false]) },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<[string, boolean]>(
+        ['gzip', true],
+        ['deflate', true],
+        ['br', true],
+        ['GZIP', true],
+        ['identity', false],
+      ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom<[string, boolean]>(
+        ['gzip', false],
+        ['deflate', false],
+        ['br', false],
+        ['compress', false],
+        ['x-foo', false],
+        ['gzip, br', false],
+        ['zstd', false],
+        ['', false],
+      ),
+    },
   );
   const contentTypes = fc.constantFrom(
-    'application/json', 'application/json', 'application/json; charset=utf-8', 'text/plain', 'application/x-www-form-urlencoded',
-    'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/json; charset=utf-16', 'application/xml', '*/*', 'garbage',
-    'application/merge-patch+json', undefined,
+    'application/json',
+    'application/json',
+    'application/json; charset=utf-8',
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data; boundary=x',
+    'application/json; charset=latin1',
+    'application/json; charset=utf-16',
+    'application/xml',
+    '*/*',
+    'garbage',
+    'application/merge-patch+json',
+    undefined,
   );
-  const accepts = fc.constantFrom(undefined, '*/*', 'application/json', 'text/html', 'application/xml', 'image/png', 'garbage;;;q=x', 'text/*;q=0');
+  const accepts = fc.constantFrom(
+    undefined,
+    '*/*',
+    'application/json',
+    'text/html',
+    'application/xml',
+    'image/png',
+    'garbage;;;q=x',
+    'text/*;q=0',
+  );
   // Up to 20 KB: Node's parser refuses heads over 16 KB (431, answered with the error body too).
   const extraHeaders = fc.oneof(
     { weight: 6, arbitrary: fc.constant({}) },
     { weight: 1, arbitrary: fc.integer({ min: 1000, max: 20_000 }).map((size) => ({ 'x-giant': 'g'.repeat(size) })) },
-    { weight: 1, arbitrary: fc.integer({ min: 10, max: 200 }).map((count) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-h${i}`, `v${i}`]))) },
-    { weight: 1, arbitrary: fc.constantFrom({ authorization: 'Bearer ' }, { authorization: 'Basic Zm9vOmJhcg==' }, { authorization: `Bearer ${'x'.repeat(8000)}` }, { 'x-forwarded-for': '1.2.3.4' }, { 'if-none-match': '*' }, { range: 'bytes=0-1' }, { expect: '100-continue' }) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .integer({ min: 10, max: 200 })
+        .map((count) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x-h${i}`, `v${i}`]))),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        { authorization: 'Bearer ' },
+        { authorization: 'Basic Zm9vOmJhcg==' },
+        { authorization: `Bearer ${'x'.repeat(8000)}` },
+        { 'x-forwarded-for': '1.2.3.4' },
+        { 'if-none-match': '*' },
+        { range: 'bytes=0-1' },
+        { expect: '100-continue' },
+      ),
+    },
   );
 
   const operations: Operation[] = [];
-  for (const [p, item] of Object.entries<Json>(doc.paths)) for (const [method, op] of Object.entries<Json>(item)) operations.push({ method: method.toUpperCase(), path: p, op });
+  for (const [p, item] of Object.entries<Json>(doc.paths))
+    for (const [method, op] of Object.entries<Json>(item))
+      operations.push({ method: method.toUpperCase(), path: p, op });
   // Deletes last, so the other operations still find the seeded rows.
   operations.sort((a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'));
   t.ok(operations.length >= 80, `${operations.length} operations in the document`);
@@ -283,7 +481,10 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
     const arb = fc.record({
       path: pathText(o),
       query: queryText(o.op.parameters ?? []),
-      body: o.method === 'GET' || o.method === 'DELETE' ? fc.option(bodyText(undefined), { freq: 6 }).map((x) => x ?? undefined) : bodyText(bodySchema),
+      body:
+        o.method === 'GET' || o.method === 'DELETE'
+          ? fc.option(bodyText(undefined), { freq: 6 }).map((x) => x ?? undefined)
+          : bodyText(bodySchema),
       encoding: encodings,
       contentType: contentTypes,
       accept: accepts,
@@ -303,7 +504,12 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
         if (encoding !== undefined) headers['content-encoding'] = encoding;
         if (body && compress) {
           const e = encoding!.toLowerCase();
-          body = e === 'gzip' ? zlib.gzipSync(body) : e === 'deflate' ? zlib.deflateSync(body) : zlib.brotliCompressSync(body);
+          body =
+            e === 'gzip'
+              ? zlib.gzipSync(body)
+              : e === 'deflate'
+                ? zlib.deflateSync(body)
+                : zlib.brotliCompressSync(body);
         }
         const req: Sent = { method: o.method, path: c.path, query, headers, body };
         const r = await send(s.url, req);
@@ -321,7 +527,14 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
           } catch {
             parsed = undefined;
           }
-          checkResponse({ method: o.method, path: sentPath, status: r.status, contentType: (r.headers['content-type'] as string | undefined) ?? null, body: parsed, text: r.text });
+          checkResponse({
+            method: o.method,
+            path: sentPath,
+            status: r.status,
+            contentType: (r.headers['content-type'] as string | undefined) ?? null,
+            body: parsed,
+            text: r.text,
+          });
         }
         if (r.status >= 400) {
           let b: Json;
@@ -330,11 +543,19 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
           } catch {
             throw new Error(`4xx without a JSON body: ${what}`);
           }
-          if (typeof b.error !== 'string' || typeof b.code !== 'string' || typeof b.timestamp !== 'string' || Number.isNaN(Date.parse(b.timestamp))) {
+          if (
+            typeof b.error !== 'string' ||
+            typeof b.code !== 'string' ||
+            typeof b.timestamp !== 'string' ||
+            Number.isNaN(Date.parse(b.timestamp))
+          ) {
             throw new Error(`4xx without the error body (error, code, timestamp): ${what}`);
           }
           // koa's ctx.path: the path as sent (dot segments resolved by the client, not percent-decoded)
-          if (b.path !== sentPath) throw new Error(`4xx error body path ${JSON.stringify(b.path)}, expected ${JSON.stringify(sentPath)}: ${what}`);
+          if (b.path !== sentPath)
+            throw new Error(
+              `4xx error body path ${JSON.stringify(b.path)}, expected ${JSON.stringify(sentPath)}: ${what}`,
+            );
         }
       }),
       {
@@ -346,14 +567,21 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
     );
     if (result.interrupted) interrupted = true;
     if (result.failed) {
-      t.fail(`${o.method} ${o.path}: ${(result.errorInstance as Error | undefined)?.message?.slice(0, 600)}\n${fc.defaultReportMessage(result).slice(0, 1500)}\nreplay: FUZZ_SEED=${seed}`);
+      t.fail(
+        `${o.method} ${o.path}: ${(result.errorInstance as Error | undefined)?.message?.slice(0, 600)}\n${fc.defaultReportMessage(result).slice(0, 1500)}\nreplay: FUZZ_SEED=${seed}`,
+      );
     } else {
       t.pass(`${o.method} ${o.path}: ${result.numRuns} runs`);
     }
   }
   const ms = Date.now() - started;
-  t.comment(`${requests} requests in ${ms} ms${interrupted ? ' (time budget reached: some operations ran fewer times)' : ''}; statuses ${JSON.stringify([...statuses].sort((a, b) => a[0] - b[0]))}`);
-  t.notOk([...statuses.keys()].some((k) => k >= 500), 'no 5xx at all');
+  t.comment(
+    `${requests} requests in ${ms} ms${interrupted ? ' (time budget reached: some operations ran fewer times)' : ''}; statuses ${JSON.stringify([...statuses].sort((a, b) => a[0] - b[0]))}`,
+  );
+  t.notOk(
+    [...statuses.keys()].some((k) => k >= 500),
+    'no 5xx at all',
+  );
   t.ok(statuses.get(400)! > 0 && [...statuses.keys()].some((k) => k < 300), 'both refusals and successes were seen');
   t.equal((await api.get('/health')).status, 200, 'the app still answers');
 });

@@ -54,7 +54,9 @@ t.test("another team's resources are invisible", async (t) => {
   t.equal((await b.put(`/api/v1/domains/${bd.id}`, { portfolio_id: p.id })).status, 404);
   t.equal((await b.post('/api/v1/endpoints', { domain_id: d.id, name: 'x', endpoint_type: 'https' })).status, 404);
   t.equal((await b.post('/api/v1/liveness', { endpoint_id: e.id })).status, 404);
-  const bulk = await b.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.id, name: 'y', endpoint_type: 'https' }] });
+  const bulk = await b.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: d.id, name: 'y', endpoint_type: 'https' }],
+  });
   t.equal(bulk.body.created, 0);
 
   // Lists never show alpha's rows, even when filtered by alpha's ids
@@ -72,8 +74,14 @@ t.test("another team's resources are invisible", async (t) => {
     if (own) t.equal(r.body.data[0].id, own);
     t.notOk(JSON.stringify(r.body).includes('alpha'), `${path}: nothing of alpha`);
   }
-  for (const q of [`/api/v1/domains?portfolio_id=${p.id}`, `/api/v1/endpoints?domain_id=${d.id}`, `/api/v1/liveness?endpoint_id=${e.id}`,
-    `/api/v1/liveness?domain_id=${d.id}`, '/api/v1/domains?domain=alpha', '/api/v1/portfolios?name=alpha']) {
+  for (const q of [
+    `/api/v1/domains?portfolio_id=${p.id}`,
+    `/api/v1/endpoints?domain_id=${d.id}`,
+    `/api/v1/liveness?endpoint_id=${e.id}`,
+    `/api/v1/liveness?domain_id=${d.id}`,
+    '/api/v1/domains?domain=alpha',
+    '/api/v1/portfolios?name=alpha',
+  ]) {
     const r = await b.get(q);
     t.equal(r.status, 200, q);
     t.equal(r.body.total, 0, q);

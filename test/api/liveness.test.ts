@@ -13,10 +13,19 @@ t.test('liveness configuration CRUD with defaults', async (t) => {
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
   const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
-  const e = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https', subdomain: 'www' })).body;
+  const e = (
+    await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https', subdomain: 'www' })
+  ).body;
   const c = await api.post('/api/v1/liveness', { endpoint_id: e.id });
   t.equal(c.status, 201);
-  t.match(c.body, { endpoint_id: e.id, is_enabled: true, timeout_seconds: 10, expected_status_code: 200, interval_seconds: 60, failure_threshold: 1 });
+  t.match(c.body, {
+    endpoint_id: e.id,
+    is_enabled: true,
+    timeout_seconds: 10,
+    expected_status_code: 200,
+    interval_seconds: 60,
+    failure_threshold: 1,
+  });
   const id = c.body.id;
   const dup = await api.post('/api/v1/liveness', { endpoint_id: e.id, timeout_seconds: 5 });
   t.equal(dup.status, 409);
@@ -27,14 +36,39 @@ t.test('liveness configuration CRUD with defaults', async (t) => {
   t.equal(g.status, 200);
   t.match(g.body, { id, endpoint_id: e.id, endpoint_url: 'https://www.example.com/', interval_seconds: 60 });
 
-  const u = await api.put(`/api/v1/liveness/${id}`, { is_enabled: false, timeout_seconds: 3, expected_status_code: 204, interval_seconds: 1, failure_threshold: 3 });
+  const u = await api.put(`/api/v1/liveness/${id}`, {
+    is_enabled: false,
+    timeout_seconds: 3,
+    expected_status_code: 204,
+    interval_seconds: 1,
+    failure_threshold: 3,
+  });
   t.equal(u.status, 200);
-  t.match(u.body, { id, is_enabled: false, timeout_seconds: 3, expected_status_code: 204, interval_seconds: 1, failure_threshold: 3 });
-  t.equal((await api.get(`/api/v1/endpoints/${e.id}`)).body.liveness_enabled, false, 'endpoint detail follows the switch');
+  t.match(u.body, {
+    id,
+    is_enabled: false,
+    timeout_seconds: 3,
+    expected_status_code: 204,
+    interval_seconds: 1,
+    failure_threshold: 3,
+  });
+  t.equal(
+    (await api.get(`/api/v1/endpoints/${e.id}`)).body.liveness_enabled,
+    false,
+    'endpoint detail follows the switch',
+  );
   await api.put(`/api/v1/liveness/${id}`, { is_enabled: true });
   t.equal((await api.get(`/api/v1/endpoints/${e.id}`)).body.liveness_enabled, true);
-  for (const bad of [{ interval_seconds: 0 }, { interval_seconds: 1.5 }, { failure_threshold: 0 }, { timeout_seconds: 0 },
-    { expected_status_code: 99 }, { expected_status_code: 600 }, { endpoint_id: e.id }, { is_enabled: 'no' }]) {
+  for (const bad of [
+    { interval_seconds: 0 },
+    { interval_seconds: 1.5 },
+    { failure_threshold: 0 },
+    { timeout_seconds: 0 },
+    { expected_status_code: 99 },
+    { expected_status_code: 600 },
+    { endpoint_id: e.id },
+    { is_enabled: 'no' },
+  ]) {
     const r = await api.put(`/api/v1/liveness/${id}`, bad);
     t.equal(r.status, 400, JSON.stringify(bad));
     t.match(r.body.error, new RegExp(Object.keys(bad)[0]!));
@@ -48,7 +82,11 @@ t.test('liveness configuration CRUD with defaults', async (t) => {
   t.match(del.body.deleted_liveness, { id, endpoint_id: e.id });
   t.equal((await api.get(`/api/v1/liveness/${id}`)).status, 404);
   t.equal((await api.delete(`/api/v1/liveness/${id}`)).status, 404);
-  t.equal((await api.post('/api/v1/liveness', { endpoint_id: e.id, interval_seconds: 1 })).body.interval_seconds, 1, 'recreate after delete; minimum 1');
+  t.equal(
+    (await api.post('/api/v1/liveness', { endpoint_id: e.id, interval_seconds: 1 })).body.interval_seconds,
+    1,
+    'recreate after delete; minimum 1',
+  );
 });
 
 t.test('create errors', async (t) => {
@@ -61,14 +99,34 @@ t.test('create errors', async (t) => {
   t.equal((await api.post('/api/v1/liveness', { endpoint_id: MISSING })).status, 404);
   const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
   const e = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https' })).body;
-  for (const bad of [{ interval_seconds: 0 }, { interval_seconds: -5 }, { interval_seconds: '60' }, { failure_threshold: 0 }, { timeout_seconds: 301 }, { foo: 1 }]) {
+  for (const bad of [
+    { interval_seconds: 0 },
+    { interval_seconds: -5 },
+    { interval_seconds: '60' },
+    { failure_threshold: 0 },
+    { timeout_seconds: 301 },
+    { foo: 1 },
+  ]) {
     const r = await api.post('/api/v1/liveness', { endpoint_id: e.id, ...bad });
     t.equal(r.status, 400, JSON.stringify(bad));
     t.match(r.body.error, new RegExp(Object.keys(bad)[0]!));
   }
-  const ok = await api.post('/api/v1/liveness', { endpoint_id: e.id, is_enabled: false, timeout_seconds: 30, expected_status_code: 301, interval_seconds: 300, failure_threshold: 2 });
+  const ok = await api.post('/api/v1/liveness', {
+    endpoint_id: e.id,
+    is_enabled: false,
+    timeout_seconds: 30,
+    expected_status_code: 301,
+    interval_seconds: 300,
+    failure_threshold: 2,
+  });
   t.equal(ok.status, 201);
-  t.match(ok.body, { is_enabled: false, timeout_seconds: 30, expected_status_code: 301, interval_seconds: 300, failure_threshold: 2 });
+  t.match(ok.body, {
+    is_enabled: false,
+    timeout_seconds: 30,
+    expected_status_code: 301,
+    interval_seconds: 300,
+    failure_threshold: 2,
+  });
 });
 
 t.test('list: filters by endpoint, domain and is_enabled; pagination; variants', async (t) => {
@@ -77,9 +135,15 @@ t.test('list: filters by endpoint, domain and is_enabled; pagination; variants',
   const api = client(s.url, await s.token());
   const d1 = (await api.post('/api/v1/domains', { domain: 'one.com' })).body;
   const d2 = (await api.post('/api/v1/domains', { domain: 'two.com' })).body;
-  const eps = (await api.post('/api/v1/endpoints/bulk', {
-    endpoints: Array.from({ length: 60 }, (_, i) => ({ domain_id: i < 40 ? d1.id : d2.id, name: `e${i}`, endpoint_type: 'https' })),
-  })).body.data;
+  const eps = (
+    await api.post('/api/v1/endpoints/bulk', {
+      endpoints: Array.from({ length: 60 }, (_, i) => ({
+        domain_id: i < 40 ? d1.id : d2.id,
+        name: `e${i}`,
+        endpoint_type: 'https',
+      })),
+    })
+  ).body.data;
   for (const [i, e] of eps.entries()) {
     const r = await api.post('/api/v1/liveness', { endpoint_id: e.id, is_enabled: i % 3 !== 0 });
     t.equal(r.status, 201);
@@ -97,5 +161,6 @@ t.test('list: filters by endpoint, domain and is_enabled; pagination; variants',
   t.equal(one.body.data[0].endpoint_id, eps[5].id);
   t.equal((await api.get('/api/v1/liveness?is_enabled=false')).body.total, 20);
   t.equal((await api.get(`/api/v1/liveness?is_enabled=true&domain_id=${d1.id}`)).body.total, 40 - 14);
-  for (const q of ['limit=0', 'offset=-2', 'endpoint_id=zz', 'is_enabled=2']) t.equal((await api.get(`/api/v1/liveness?${q}`)).status, 400, q);
+  for (const q of ['limit=0', 'offset=-2', 'endpoint_id=zz', 'is_enabled=2'])
+    t.equal((await api.get(`/api/v1/liveness?${q}`)).status, 400, q);
 });

@@ -28,14 +28,21 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get(`/api/v1/portfolios/${pf.body.id}`)).body.description, 'all of them');
   t.equal((await api.put(`/api/v1/portfolios/${pf.body.id}`, { description: null })).body.description, null);
 
-  const d = await api.post('/api/v1/domains', { domain: 'cover.example', portfolio_id: pf.body.id, dkim_selectors: ['s1'] });
+  const d = await api.post('/api/v1/domains', {
+    domain: 'cover.example',
+    portfolio_id: pf.body.id,
+    dkim_selectors: ['s1'],
+  });
   t.equal(d.status, 201);
   t.equal((await api.get(`/api/v1/portfolios/${pf.body.id}`)).body.domain_count, 1);
   t.equal((await api.delete(`/api/v1/portfolios/${pf.body.id}`)).status, 409);
   t.equal((await api.post('/api/v1/domains/bulk', { domains: [{ domain: 'cover2.example' }] })).body.created, 1);
   t.equal((await api.get('/api/v1/domains?portfolio_id=' + pf.body.id)).body.pagination.total, 1);
   t.same((await api.get(`/api/v1/domains/${d.body.id}`)).body.dkim_selectors, ['s1']);
-  t.equal((await api.put(`/api/v1/domains/${d.body.id}`, { portfolio_id: null, expiry_date: '2030-01-31' })).body.expiry_date, '2030-01-31');
+  t.equal(
+    (await api.put(`/api/v1/domains/${d.body.id}`, { portfolio_id: null, expiry_date: '2030-01-31' })).body.expiry_date,
+    '2030-01-31',
+  );
   const ds = await api.get(`/api/v1/domains/${d.body.id}/status`);
   t.equal(ds.body.whois_expiry, '2030-01-31');
   t.equal(ds.body.whois.expiry_date, '2030-01-31');
@@ -47,15 +54,29 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.post(`/api/v1/domains/${d.body.id}/registration`)).body.expiry_source, 'manual');
   t.equal((await api.get(`/api/v1/domains/${d.body.id}/verification`)).body.is_verified, false);
   t.equal((await api.post(`/api/v1/domains/${d.body.id}/verification`)).body.is_verified, false);
-  t.equal((await api.put(`/api/v1/domains/${d.body.id}/exposure`, { enabled: false })).body.exposure_monitoring_enabled, false);
+  t.equal(
+    (await api.put(`/api/v1/domains/${d.body.id}/exposure`, { enabled: false })).body.exposure_monitoring_enabled,
+    false,
+  );
   t.equal((await api.put(`/api/v1/domains/${d.body.id}/exposure`, { enabled: true })).status, 403);
   const rn = await api.get('/api/v1/renewals?type=domains');
-  t.same(rn.body.data.map((r: { name: string; expiry_date: string }) => [r.name, r.expiry_date]), [['cover.example', '2030-01-31']]);
+  t.same(
+    rn.body.data.map((r: { name: string; expiry_date: string }) => [r.name, r.expiry_date]),
+    [['cover.example', '2030-01-31']],
+  );
 
-  const e = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'web', endpoint_type: 'https', port: 8443, path: '/x' });
+  const e = await api.post('/api/v1/endpoints', {
+    domain_id: d.body.id,
+    name: 'web',
+    endpoint_type: 'https',
+    port: 8443,
+    path: '/x',
+  });
   t.equal(e.status, 201);
   t.equal(e.body.full_url, 'https://cover.example:8443/x');
-  const eb = await api.post('/api/v1/endpoints/bulk', { endpoints: [{ domain_id: d.body.id, name: 'b', endpoint_type: 'http' }] });
+  const eb = await api.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: d.body.id, name: 'b', endpoint_type: 'http' }],
+  });
   t.equal(eb.body.created, 1);
   t.equal((await api.get('/api/v1/endpoints?endpoint_type=https')).body.data.length, 1);
   // The TLS worker looks for new endpoints every 2 s and may already have tried this one (DNS points
@@ -68,20 +89,41 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal(l.status, 201);
   t.equal((await api.get('/api/v1/liveness?is_enabled=false')).body.data.length, 1);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}`)).body.endpoint_url, 'https://cover.example:8443/x');
-  t.equal((await api.put(`/api/v1/liveness/${l.body.id}`, { expected_status_code: 204 })).body.expected_status_code, 204);
+  t.equal(
+    (await api.put(`/api/v1/liveness/${l.body.id}`, { expected_status_code: 204 })).body.expected_status_code,
+    204,
+  );
   t.same((await api.get(`/api/v1/liveness/${l.body.id}/results`)).body.data, []);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/stats?days=7`)).body.days, 7);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/status`)).body.status, 'unknown');
-  const lb = await api.post('/api/v1/liveness/bulk', { liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }] });
+  const lb = await api.post('/api/v1/liveness/bulk', {
+    liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }],
+  });
   t.match(lb.body, { created: 1, failed: 1, errors: [{ index: 1, code: 'LIVENESS_EXISTS' }] });
-  const inline = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'inline', endpoint_type: 'http', liveness: { is_enabled: false } });
-  t.match(inline.body.liveness, { endpoint_id: inline.body.id, is_enabled: false, interval_seconds: 60 }, 'the Endpoint answer with its inline liveness');
+  const inline = await api.post('/api/v1/endpoints', {
+    domain_id: d.body.id,
+    name: 'inline',
+    endpoint_type: 'http',
+    liveness: { is_enabled: false },
+  });
+  t.match(
+    inline.body.liveness,
+    { endpoint_id: inline.body.id, is_enabled: false, interval_seconds: 60 },
+    'the Endpoint answer with its inline liveness',
+  );
 
-  const set = await api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: 'supersecretvalue' } });
+  const set = await api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: 'supersecretvalue' },
+  });
   t.equal(set.status, 200);
   t.equal(set.body.config.secret_key, '********alue');
   t.equal((await api.get('/api/v1/notifications/settings')).body.length, 1);
-  const test = await api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: 'http://127.0.0.1:9/hook', metadata: { a: 1 } });
+  const test = await api.post('/api/v1/notifications/test', {
+    channel: 'webhook',
+    recipient: 'http://127.0.0.1:9/hook',
+    metadata: { a: 1 },
+  });
   t.equal(test.status, 201);
   t.equal(test.body.status, 'queued');
   t.ok(Array.isArray((await api.get('/api/v1/notifications/log')).body));

@@ -14,14 +14,21 @@ import { checkResponse, openApiDocument } from '../support/openapi.js';
 
 const METHODS = ['get', 'post', 'put', 'delete', 'patch'];
 
-t.test('every schema in schemas/ is a valid JSON Schema and compiles (the server skips this check at start)', async (t) => {
-  const schemas = loadSchemas();
-  const v = createValidator(schemas, { checkSchemas: true });
-  const ids = Object.keys(schemas);
-  t.ok(ids.length > 40, `${ids.length} schemas`);
-  for (const id of ids) t.doesNotThrow(() => v.check(id, {}), id);
-  t.throws(() => createValidator({ Broken: { $id: 'Broken', type: 'object', required: 'name' } }, { checkSchemas: true }), /schema is invalid/, 'a broken schema is caught');
-});
+t.test(
+  'every schema in schemas/ is a valid JSON Schema and compiles (the server skips this check at start)',
+  async (t) => {
+    const schemas = loadSchemas();
+    const v = createValidator(schemas, { checkSchemas: true });
+    const ids = Object.keys(schemas);
+    t.ok(ids.length > 40, `${ids.length} schemas`);
+    for (const id of ids) t.doesNotThrow(() => v.check(id, {}), id);
+    t.throws(
+      () => createValidator({ Broken: { $id: 'Broken', type: 'object', required: 'name' } }, { checkSchemas: true }),
+      /schema is invalid/,
+      'a broken schema is caught',
+    );
+  },
+);
 
 t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation complete', async (t) => {
   const doc = buildOpenApi(loadSchemas()) as any;
@@ -33,7 +40,12 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
   t.equal(doc.openapi, '3.0.3');
   t.equal(doc.info.version, '2.0.0');
   t.same(Object.keys(doc.components.securitySchemes).sort(), ['apiKeyQuery', 'bearerAuth']);
-  t.same(doc.components.securitySchemes.apiKeyQuery, { type: 'apiKey', in: 'query', name: 'api_key', description: doc.components.securitySchemes.apiKeyQuery.description });
+  t.same(doc.components.securitySchemes.apiKeyQuery, {
+    type: 'apiKey',
+    in: 'query',
+    name: 'api_key',
+    description: doc.components.securitySchemes.apiKeyQuery.description,
+  });
   // Both surfaces in one document.
   t.ok(doc.paths['/api/v1/domains'] && doc.paths['/api-domains'] && doc.paths['/api-auth']);
   for (const [p, item] of Object.entries<any>(doc.paths)) {
@@ -41,20 +53,34 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
       const where = `${m.toUpperCase()} ${p}`;
       t.ok(op.operationId && op.summary, `${where}: id and summary`);
       t.ok(op.responses['500'], `${where}: documents 500`);
-      t.ok(Object.keys(op.responses).some((s) => s.startsWith('2')), `${where}: a success status`);
+      t.ok(
+        Object.keys(op.responses).some((s) => s.startsWith('2')),
+        `${where}: a success status`,
+      );
       for (const name of [...p.matchAll(/\{(\w+)\}/g)].map((x) => x[1])) {
-        t.ok(op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required), `${where}: path parameter ${name}`);
+        t.ok(
+          op.parameters?.some((x: any) => x.in === 'path' && x.name === name && x.required),
+          `${where}: path parameter ${name}`,
+        );
       }
-      if (p === '/health' || p === '/api/v1/openapi.json' || p.startsWith('/docs') || p === '/api-auth' || p === '/metrics') {
+      if (
+        p === '/health' ||
+        p === '/api/v1/openapi.json' ||
+        p.startsWith('/docs') ||
+        p === '/api-auth' ||
+        p === '/metrics'
+      ) {
         t.same(op.security, [], `${where}: no auth`);
       } else {
         t.same(op.security, [{ bearerAuth: [] }, { apiKeyQuery: [] }], `${where}: bearer and query key`);
         t.equal(op['x-api-key-body'], true, `${where}: body key`);
         t.ok(op.responses['401'] && op.responses['429'], `${where}: 401 and 429`);
-        if (op.requestBody) t.ok(op.requestBody.content['application/json'].schema.properties.api_key, `${where}: body api_key field`);
+        if (op.requestBody)
+          t.ok(op.requestBody.content['application/json'].schema.properties.api_key, `${where}: body api_key field`);
       }
       for (const [status, res] of Object.entries<any>(op.responses)) {
-        if (Number(status) >= 400 && !res.content) t.match(res.$ref, /^#\/components\/responses\/E\d+$/, `${where} ${status}: the error body`);
+        if (Number(status) >= 400 && !res.content)
+          t.match(res.$ref, /^#\/components\/responses\/E\d+$/, `${where} ${status}: the error body`);
       }
     }
   }
@@ -62,7 +88,10 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
   t.equal(new Set(ids).size, ids.length, 'operationIds are unique');
   // The error body and a list answer, as the spec shows them.
   t.same(doc.components.schemas.Error.required, ['error', 'timestamp', 'path']);
-  t.same(doc.components.schemas.DomainList.properties.data, { type: 'array', items: { $ref: '#/components/schemas/Domain' } });
+  t.same(doc.components.schemas.DomainList.properties.data, {
+    type: 'array',
+    items: { $ref: '#/components/schemas/Domain' },
+  });
   // Query parameters come from the query schemas.
   const list = doc.paths['/api-endpoint-status'].get.parameters.map((x: any) => x.name).sort();
   t.same(list, ['domain_id', 'health', 'limit', 'offset']);
@@ -71,18 +100,53 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
 });
 
 t.test('JSON Schema -> OpenAPI 3.0 schema conversion', async (t) => {
-  t.same(toOpenApiSchema({ $id: 'x', type: ['string', 'null'], format: 'uuid' }), { type: 'string', format: 'uuid', nullable: true });
+  t.same(toOpenApiSchema({ $id: 'x', type: ['string', 'null'], format: 'uuid' }), {
+    type: 'string',
+    format: 'uuid',
+    nullable: true,
+  });
   t.same(toOpenApiSchema({ const: 'a' }), { enum: ['a'] });
-  t.same(toOpenApiSchema({ type: 'number', exclusiveMinimum: 0 }), { type: 'number', minimum: 0, exclusiveMinimum: true });
+  t.same(toOpenApiSchema({ type: 'number', exclusiveMinimum: 0 }), {
+    type: 'number',
+    minimum: 0,
+    exclusiveMinimum: true,
+  });
   t.same(toOpenApiSchema({ items: { $ref: 'Domain' } }), { items: { $ref: '#/components/schemas/Domain' } });
-  t.same(toOpenApiSchema({ $ref: 'Domain', description: 'd' }), { description: 'd', allOf: [{ $ref: '#/components/schemas/Domain' }] });
-  t.same(toOpenApiSchema({ type: ['string', 'integer', 'null'] }), { anyOf: [{ type: 'string' }, { type: 'integer' }], nullable: true });
+  t.same(toOpenApiSchema({ $ref: 'Domain', description: 'd' }), {
+    description: 'd',
+    allOf: [{ $ref: '#/components/schemas/Domain' }],
+  });
+  t.same(toOpenApiSchema({ type: ['string', 'integer', 'null'] }), {
+    anyOf: [{ type: 'string' }, { type: 'integer' }],
+    nullable: true,
+  });
   t.same(
-    toOpenApiSchema({ type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, patternProperties: { '^x': {} }, 'x-keep': 1 }),
-    { type: 'object', 'x-if': { required: ['a'] }, 'x-then': { required: ['b'] }, 'x-patternProperties': { '^x': {} }, 'x-keep': 1 },
+    toOpenApiSchema({
+      type: 'object',
+      if: { required: ['a'] },
+      then: { required: ['b'] },
+      patternProperties: { '^x': {} },
+      'x-keep': 1,
+    }),
+    {
+      type: 'object',
+      'x-if': { required: ['a'] },
+      'x-then': { required: ['b'] },
+      'x-patternProperties': { '^x': {} },
+      'x-keep': 1,
+    },
   );
   // A converted schema using every draft-07 keyword above still makes a valid document.
-  const extra = { ...loadSchemas(), Odd: { $id: 'Odd', type: 'object', if: { required: ['a'] }, then: { required: ['b'] }, properties: { v: { type: ['string', 'number'], const: 'x' } } } };
+  const extra = {
+    ...loadSchemas(),
+    Odd: {
+      $id: 'Odd',
+      type: 'object',
+      if: { required: ['a'] },
+      then: { required: ['b'] },
+      properties: { v: { type: ['string', 'number'], const: 'x' } },
+    },
+  };
   const r = await new Validator().validate(buildOpenApi(extra) as any);
   t.equal(r.valid, true, JSON.stringify(r.errors));
   t.equal(toOpenApiPath('/api/v1/liveness/:livenessId/stats'), '/api/v1/liveness/{livenessId}/stats');
@@ -101,13 +165,17 @@ t.test('every route the server serves is documented, and every documented path i
   }
   const doc = openApiDocument() as any;
   const documented = new Set<string>();
-  for (const [p, item] of Object.entries<any>(doc.paths)) for (const m of Object.keys(item)) documented.add(`${m} ${p}`);
+  for (const [p, item] of Object.entries<any>(doc.paths))
+    for (const m of Object.keys(item)) documented.add(`${m} ${p}`);
   const missing = [...served].filter((x) => !documented.has(x)).sort();
   const stale = [...documented].filter((x) => !served.has(x)).sort();
   t.same(missing, [], 'routes missing from src/api/openapi/operations.ts');
   t.same(stale, [], 'documented operations the server does not serve');
   t.ok(served.size >= 60, `the walk saw the routes (${served.size})`);
-  t.equal(documented.size, OPERATIONS.reduce((n, o) => n + (o.alias ? 2 : 1), 0));
+  t.equal(
+    documented.size,
+    OPERATIONS.reduce((n, o) => n + (o.alias ? 2 : 1), 0),
+  );
 });
 
 t.test('GET /api/v1/openapi.json serves the document without a token', async (t) => {
@@ -126,7 +194,14 @@ t.test('GET /api/v1/openapi.json serves the document without a token', async (t)
   t.match(d.text, /<title>dommon API 2\.0\.0<\/title>/);
   t.notMatch(d.text, /https?:\/\//, 'no outside address');
   const refs = [...d.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]).sort();
-  t.same(refs, ['/api/v1/openapi.json', '/docs/dommon-docs.js', '/docs/favicon-16x16.png', '/docs/favicon-32x32.png', '/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css']);
+  t.same(refs, [
+    '/api/v1/openapi.json',
+    '/docs/dommon-docs.js',
+    '/docs/favicon-16x16.png',
+    '/docs/favicon-32x32.png',
+    '/docs/swagger-ui-bundle.js',
+    '/docs/swagger-ui.css',
+  ]);
   const dist = path.dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
   const assets: [string, RegExp, number][] = [
     ['swagger-ui.css', /^text\/css/, 100_000],
@@ -152,7 +227,18 @@ t.test('GET /api/v1/openapi.json serves the document without a token', async (t)
   t.match(init.headers.get('content-type'), /^text\/javascript/);
   t.match(init.text, /SwaggerUIBundle\(\{\s*url: "\/api\/v1\/openapi\.json"/);
   // Only the allow-list: no other file of the package, nothing outside it, however the path is spelled.
-  for (const p of ['/docs/../package.json', '/docs/..%2Fpackage.json', '/docs/%2e%2e%2fpackage.json', '/docs/..%5Cpackage.json', '/docs/package.json', '/docs/index.html', '/docs/swagger-ui.css.map', '/docs/constructor', '/docs/__proto__', '/docs/%2e%2e']) {
+  for (const p of [
+    '/docs/../package.json',
+    '/docs/..%2Fpackage.json',
+    '/docs/%2e%2e%2fpackage.json',
+    '/docs/..%5Cpackage.json',
+    '/docs/package.json',
+    '/docs/index.html',
+    '/docs/swagger-ui.css.map',
+    '/docs/constructor',
+    '/docs/__proto__',
+    '/docs/%2e%2e',
+  ]) {
     const r = await rawGet(s.url, p);
     t.equal(r.status, 404, p);
     t.notMatch(r.body, /swagger-ui-dist|"version"/, `${p}: no file content`);
@@ -160,7 +246,11 @@ t.test('GET /api/v1/openapi.json serves the document without a token', async (t)
 });
 
 /** A GET whose path goes out exactly as written (fetch would resolve `..`). */
-function rawGet(base: string, p: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
+function rawGet(
+  base: string,
+  p: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.get({ host: '127.0.0.1', port: new URL(base).port, path: p, headers }, (res) => {
       let body = '';
@@ -172,29 +262,99 @@ function rawGet(base: string, p: string, headers: Record<string, string> = {}): 
   });
 }
 
-t.test('schemas/openapi.json is the built document (run `npm run build` after changing the table or schemas/)', async (t) => {
-  const file = path.join(SCHEMA_DIR, 'openapi.json');
-  t.ok(fs.existsSync(file), 'schemas/openapi.json exists');
-  t.same(JSON.parse(fs.readFileSync(file, 'utf8')), openApiDocument());
-});
+t.test(
+  'schemas/openapi.json is the built document (run `npm run build` after changing the table or schemas/)',
+  async (t) => {
+    const file = path.join(SCHEMA_DIR, 'openapi.json');
+    t.ok(fs.existsSync(file), 'schemas/openapi.json exists');
+    t.same(JSON.parse(fs.readFileSync(file, 'utf8')), openApiDocument());
+  },
+);
 
 t.test('the response check of test/support fails loudly on drift', async (t) => {
   const ok = { method: 'GET', path: '/health', status: 200, contentType: 'application/json; charset=utf-8', text: 'x' };
-  const health = { status: 'healthy', service: 'dommon', version: 'v1', app_version: '0.1.0', timestamp: '2026-01-01T00:00:00.000Z', database: 'connected' };
+  const health = {
+    status: 'healthy',
+    service: 'dommon',
+    version: 'v1',
+    app_version: '0.1.0',
+    timestamp: '2026-01-01T00:00:00.000Z',
+    database: 'connected',
+  };
   t.doesNotThrow(() => checkResponse({ ...ok, body: health }));
-  t.throws(() => checkResponse({ ...ok, body: { ...health, extra: 1 } }), /does not match schema Health.*"extra"/s, 'undocumented field');
-  t.throws(() => checkResponse({ ...ok, body: { ...health, timestamp: 'yesterday' } }), /timestamp must match format "date-time"/, 'wrong format');
-  t.throws(() => checkResponse({ ...ok, status: 418, body: {} }), /status 418 is not documented/, 'undocumented status');
-  t.throws(() => checkResponse({ ...ok, method: 'PATCH', path: '/api/v1/domains/00000000-0000-4000-8000-000000000000/verification', status: 200, body: {} }), /not in the document/, 'unknown operation');
-  t.throws(() => checkResponse({ ...ok, method: 'DELETE', path: '/health', status: 200, body: {} }), /not in the document/, 'undocumented method');
-  const domains = { ...ok, path: '/api/v1/domains', body: { data: [], pagination: { total: 0, limit: 50, offset: 0, has_more: false }, domains: [], total: 0, limit: 50, offset: 0 } };
-  t.throws(() => checkResponse({ ...domains, headers: new Headers() }), /documented header X-RateLimit-Limit is missing/, 'missing header');
-  t.doesNotThrow(() => checkResponse({ ...domains, headers: new Headers({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }) }));
+  t.throws(
+    () => checkResponse({ ...ok, body: { ...health, extra: 1 } }),
+    /does not match schema Health.*"extra"/s,
+    'undocumented field',
+  );
+  t.throws(
+    () => checkResponse({ ...ok, body: { ...health, timestamp: 'yesterday' } }),
+    /timestamp must match format "date-time"/,
+    'wrong format',
+  );
+  t.throws(
+    () => checkResponse({ ...ok, status: 418, body: {} }),
+    /status 418 is not documented/,
+    'undocumented status',
+  );
+  t.throws(
+    () =>
+      checkResponse({
+        ...ok,
+        method: 'PATCH',
+        path: '/api/v1/domains/00000000-0000-4000-8000-000000000000/verification',
+        status: 200,
+        body: {},
+      }),
+    /not in the document/,
+    'unknown operation',
+  );
+  t.throws(
+    () => checkResponse({ ...ok, method: 'DELETE', path: '/health', status: 200, body: {} }),
+    /not in the document/,
+    'undocumented method',
+  );
+  const domains = {
+    ...ok,
+    path: '/api/v1/domains',
+    body: {
+      data: [],
+      pagination: { total: 0, limit: 50, offset: 0, has_more: false },
+      domains: [],
+      total: 0,
+      limit: 50,
+      offset: 0,
+    },
+  };
+  t.throws(
+    () => checkResponse({ ...domains, headers: new Headers() }),
+    /documented header X-RateLimit-Limit is missing/,
+    'missing header',
+  );
+  t.doesNotThrow(() =>
+    checkResponse({
+      ...domains,
+      headers: new Headers({ 'x-ratelimit-limit': '1', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': '1' }),
+    }),
+  );
   // The router's own 404/405 answers for unknown paths are fine when they carry the error body.
   const err = { error: 'no route', code: 'ROUTE_NOT_FOUND', timestamp: '2026-01-01T00:00:00.000Z', path: '/nope' };
   t.doesNotThrow(() => checkResponse({ ...ok, path: '/nope', status: 404, body: err }));
-  t.throws(() => checkResponse({ ...ok, path: '/nope', status: 404, body: { message: 'x' } }), /does not match schema Error/);
-  t.doesNotThrow(() => checkResponse({ ...ok, path: '/api/v1/domains/00000000-0000-4000-8000-000000000000', status: 404, body: { ...err, code: 'NOT_FOUND' } }));
+  t.throws(
+    () => checkResponse({ ...ok, path: '/nope', status: 404, body: { message: 'x' } }),
+    /does not match schema Error/,
+  );
+  t.doesNotThrow(() =>
+    checkResponse({
+      ...ok,
+      path: '/api/v1/domains/00000000-0000-4000-8000-000000000000',
+      status: 404,
+      body: { ...err, code: 'NOT_FOUND' },
+    }),
+  );
   // Literal segments win over parameters.
-  t.throws(() => checkResponse({ ...ok, method: 'POST', path: '/api-domains/bulk', status: 201, body: { domains: [] } }), /schema DomainBulkResult/);
+  t.throws(
+    () => checkResponse({ ...ok, method: 'POST', path: '/api-domains/bulk', status: 201, body: { domains: [] } }),
+    /schema DomainBulkResult/,
+  );
 });

@@ -23,7 +23,14 @@ t.test('portfolio CRUD and PORTFOLIO_NOT_EMPTY', async (t) => {
   for (const bad of [{ name: '' }, { name: '   ' }, { name: 5 }, { colour: 'x' }]) {
     t.equal((await api.put(`/api/v1/portfolios/${id}`, bad)).status, 400, JSON.stringify(bad));
   }
-  for (const bad of [{}, { description: 'x' }, { name: '' }, { name: null }, { name: 'x'.repeat(201) }, { name: 'ok', foo: 1 }]) {
+  for (const bad of [
+    {},
+    { description: 'x' },
+    { name: '' },
+    { name: null },
+    { name: 'x'.repeat(201) },
+    { name: 'ok', foo: 1 },
+  ]) {
     const r = await api.post('/api/v1/portfolios', bad);
     t.equal(r.status, 400, JSON.stringify(bad));
     t.equal(r.body.path, '/api/v1/portfolios');
@@ -50,7 +57,8 @@ t.test('portfolio list: pagination, name filter, variants', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
-  for (let i = 0; i < 55; i++) t.equal((await api.post('/api/v1/portfolios', { name: i % 5 ? `team ${i}` : `Client ${i}` })).status, 201);
+  for (let i = 0; i < 55; i++)
+    t.equal((await api.post('/api/v1/portfolios', { name: i % 5 ? `team ${i}` : `Client ${i}` })).status, 201);
   const def = await api.get('/api/v1/portfolios');
   t.equal(def.body.data.length, 50);
   t.same(def.body.pagination, { total: 55, limit: 50, offset: 0, has_more: true });
@@ -60,6 +68,7 @@ t.test('portfolio list: pagination, name filter, variants', async (t) => {
   t.equal(second.body.pagination.has_more, false);
   t.equal((await api.get('/api/v1/portfolios?name=client')).body.total, 11);
   t.equal((await api.get('/api/v1/portfolios?name=CLIENT 1')).body.total, 2, 'Client 10 and Client 15');
-  for (const q of ['limit=0', 'offset=-1', 'limit=x']) t.equal((await api.get(`/api/v1/portfolios?${q}`)).status, 400, q);
+  for (const q of ['limit=0', 'offset=-1', 'limit=x'])
+    t.equal((await api.get(`/api/v1/portfolios?${q}`)).status, 400, q);
   t.equal((await api.get('/api/v1/portfolios?limit=100')).body.data.length, 55);
 });

@@ -12,17 +12,39 @@ t.test('liveness transitions, events, stats and status', async (t) => {
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(async () => { await s.close(); await target.close(); await dns.close(); });
+  t.teardown(async () => {
+    await s.close();
+    await target.close();
+    await dns.close();
+  });
   const api = client(s.url, await s.token('probing'));
   const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
   const domain = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
-  const ep = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'web', endpoint_type: 'http', port: target.port, path: '/ping' })).body;
+  const ep = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: domain.id,
+      name: 'web',
+      endpoint_type: 'http',
+      port: target.port,
+      path: '/ping',
+    })
+  ).body;
   t.equal(ep.full_url, `http://example.com:${target.port}/ping`);
-  const cfg = (await api.post('/api/v1/liveness', { endpoint_id: ep.id, timeout_seconds: 1, interval_seconds: 1, failure_threshold: 2 })).body;
+  const cfg = (
+    await api.post('/api/v1/liveness', {
+      endpoint_id: ep.id,
+      timeout_seconds: 1,
+      interval_seconds: 1,
+      failure_threshold: 2,
+    })
+  ).body;
   t.equal(cfg.interval_seconds, 1);
 
   const status = async () => (await api.get(`/api/v1/liveness/${cfg.id}/status`)).body;
-  const up = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 10000);
+  const up = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'up' && b;
+  }, 10000);
   t.equal(up.consecutive_failures, 0);
   t.equal(up.last_check_successful, true);
   t.type(up.response_time_ms, 'number');
@@ -30,20 +52,40 @@ t.test('liveness transitions, events, stats and status', async (t) => {
 
   target.behave({ kind: 'status', code: 500 });
   // Results are flushed in batches: the first failing read may already hold two failures.
-  const one = await waitFor(async () => { const b = await status(); return b.consecutive_failures >= 1 && b; }, 10000);
-  t.equal(one.status, one.consecutive_failures < 2 ? 'up' : 'down', `${one.consecutive_failures} failure(s) against failure_threshold 2: down only from the second`);
-  const down = await waitFor(async () => { const b = await status(); return b.status === 'down' && b; }, 10000);
+  const one = await waitFor(async () => {
+    const b = await status();
+    return b.consecutive_failures >= 1 && b;
+  }, 10000);
+  t.equal(
+    one.status,
+    one.consecutive_failures < 2 ? 'up' : 'down',
+    `${one.consecutive_failures} failure(s) against failure_threshold 2: down only from the second`,
+  );
+  const down = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'down' && b;
+  }, 10000);
   // results are flushed in batches: the first read that shows down may already hold the third failure
-  t.ok(down.consecutive_failures >= 2 && down.consecutive_failures <= 3, `down after ${down.consecutive_failures} failures`);
+  t.ok(
+    down.consecutive_failures >= 2 && down.consecutive_failures <= 3,
+    `down after ${down.consecutive_failures} failures`,
+  );
   t.equal(down.last_check_successful, false);
   await waitFor(async () => (await status()).consecutive_failures >= 3, 10000);
 
   target.behave({ kind: 'status', code: 200 });
-  const back = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 10000);
+  const back = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'up' && b;
+  }, 10000);
   t.equal(back.consecutive_failures, 0);
 
   const events = (await s.app.store.events.list(teamId)).filter((e) => e.event_type === 'liveness').reverse();
-  t.same(events.map((e) => e.category), ['endpoint_down', 'endpoint_recovered'], 'one down event (not one per failure), then one recovery');
+  t.same(
+    events.map((e) => e.category),
+    ['endpoint_down', 'endpoint_recovered'],
+    'one down event (not one per failure), then one recovery',
+  );
   const downEvent = events[0]!;
   t.equal(downEvent.severity, 'high');
   t.equal(downEvent.endpoint_id, ep.id);
@@ -60,7 +102,10 @@ t.test('liveness transitions, events, stats and status', async (t) => {
   t.type(item.is_successful, 'boolean');
   const stats = (await api.get(`/api/v1/liveness/${cfg.id}/stats?days=7`)).body;
   const st = await status();
-  const raw = (await api.get(`/api/v1/liveness/${cfg.id}/results?limit=100`)).body.results as { is_successful: boolean; response_time_ms: number }[];
+  const raw = (await api.get(`/api/v1/liveness/${cfg.id}/results?limit=100`)).body.results as {
+    is_successful: boolean;
+    response_time_ms: number;
+  }[];
   const ok = raw.filter((r) => r.is_successful).length;
   t.equal(stats.total_tests, raw.length, 'stats total = raw results');
   t.equal(stats.successful_tests, ok, 'stats successes = raw successes');
@@ -81,10 +126,16 @@ t.test('changing interval_seconds through the API takes effect without a restart
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(async () => { await s.close(); await target.close(); await dns.close(); });
+  t.teardown(async () => {
+    await s.close();
+    await target.close();
+    await dns.close();
+  });
   const api = client(s.url, await s.token('interval'));
   const domain = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
-  const ep = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'web', endpoint_type: 'http', port: target.port })).body;
+  const ep = (
+    await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'web', endpoint_type: 'http', port: target.port })
+  ).body;
   const cfg = (await api.post('/api/v1/liveness', { endpoint_id: ep.id, interval_seconds: 3600 })).body;
   await waitFor(() => target.requests === 1, 3000);
   await new Promise((r) => setTimeout(r, 500));
@@ -103,56 +154,103 @@ t.test('changing interval_seconds through the API takes effect without a restart
   t.equal(target.requests, n, 'disabled by another process: no more probes');
 });
 
-t.test('TLS inspection right after creation: ssl_status, detail and both status variants, ssl_expiry event once', async (t) => {
-  const dns = await startLoopbackDns();
-  const ca = makeCa('Probing Test CA');
-  const soon = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.net', toDays: 20 }) });
-  const self = await startHttpTarget({ tls: issue({ cn: 'self.example.net', toDays: 100 }) });
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' }, { probes: { ca: ca.cert } });
-  t.teardown(async () => { await s.close(); await soon.close(); await self.close(); await dns.close(); });
-  const api = client(s.url, await s.token('tls'));
-  const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
-  const domain = (await api.post('/api/v1/domains', { domain: 'example.net' })).body;
-  const ep = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'site', endpoint_type: 'https', subdomain: 'www', port: soon.port })).body;
-  const port = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'imaps', endpoint_type: 'port', subdomain: 'self', port: 993 })).body;
-  const bad = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'selfsigned', endpoint_type: 'https', subdomain: 'self', port: self.port })).body;
+t.test(
+  'TLS inspection right after creation: ssl_status, detail and both status variants, ssl_expiry event once',
+  async (t) => {
+    const dns = await startLoopbackDns();
+    const ca = makeCa('Probing Test CA');
+    const soon = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.net', toDays: 20 }) });
+    const self = await startHttpTarget({ tls: issue({ cn: 'self.example.net', toDays: 100 }) });
+    const s = await startApp(
+      { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' },
+      { probes: { ca: ca.cert } },
+    );
+    t.teardown(async () => {
+      await s.close();
+      await soon.close();
+      await self.close();
+      await dns.close();
+    });
+    const api = client(s.url, await s.token('tls'));
+    const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
+    const domain = (await api.post('/api/v1/domains', { domain: 'example.net' })).body;
+    const ep = (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domain.id,
+        name: 'site',
+        endpoint_type: 'https',
+        subdomain: 'www',
+        port: soon.port,
+      })
+    ).body;
+    const port = (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domain.id,
+        name: 'imaps',
+        endpoint_type: 'port',
+        subdomain: 'self',
+        port: 993,
+      })
+    ).body;
+    const bad = (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domain.id,
+        name: 'selfsigned',
+        endpoint_type: 'https',
+        subdomain: 'self',
+        port: self.port,
+      })
+    ).body;
 
-  const detail = await waitFor(async () => { const b = (await api.get(`/api/v1/endpoints/${ep.id}`)).body; return b.ssl_status !== 'unknown' && b; }, 6000);
-  t.equal(detail.ssl_status, 'expiring_soon');
-  const expiry = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
-  t.ok([expiry, new Date(Date.now() + 19 * 86_400_000).toISOString().slice(0, 10)].includes(detail.ssl_expiry_date));
-  t.equal(detail.liveness_enabled, false);
-  t.equal(detail.health_score, 60, 'expiring soon is a warning');
+    const detail = await waitFor(async () => {
+      const b = (await api.get(`/api/v1/endpoints/${ep.id}`)).body;
+      return b.ssl_status !== 'unknown' && b;
+    }, 6000);
+    t.equal(detail.ssl_status, 'expiring_soon');
+    const expiry = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+    t.ok([expiry, new Date(Date.now() + 19 * 86_400_000).toISOString().slice(0, 10)].includes(detail.ssl_expiry_date));
+    t.equal(detail.liveness_enabled, false);
+    t.equal(detail.health_score, 60, 'expiring soon is a warning');
 
-  const st = (await api.get(`/api/v1/endpoints/${ep.id}/status`)).body;
-  t.equal(st.endpoint_id, ep.id);
-  t.equal(st.cert_expiry, detail.ssl_expiry_date);
-  t.equal(st.issuer, 'CN=Probing Test CA');
-  t.equal(st.subject, 'CN=www.example.net');
-  t.match(st.last_checked_at, /^\d{4}-\d\d-\d\dT/);
-  t.equal(st.endpoint.full_url, `https://www.example.net:${soon.port}/`);
-  t.equal(st.ssl.status, 'expiring_soon');
-  t.ok(st.ssl.days_until_expiry === 20 || st.ssl.days_until_expiry === 19);
-  t.equal(st.overall_health, 'warning');
-  t.equal(st.liveness.status, 'unknown');
+    const st = (await api.get(`/api/v1/endpoints/${ep.id}/status`)).body;
+    t.equal(st.endpoint_id, ep.id);
+    t.equal(st.cert_expiry, detail.ssl_expiry_date);
+    t.equal(st.issuer, 'CN=Probing Test CA');
+    t.equal(st.subject, 'CN=www.example.net');
+    t.match(st.last_checked_at, /^\d{4}-\d\d-\d\dT/);
+    t.equal(st.endpoint.full_url, `https://www.example.net:${soon.port}/`);
+    t.equal(st.ssl.status, 'expiring_soon');
+    t.ok(st.ssl.days_until_expiry === 20 || st.ssl.days_until_expiry === 19);
+    t.equal(st.overall_health, 'warning');
+    t.equal(st.liveness.status, 'unknown');
 
-  const b = await waitFor(async () => { const x = (await api.get(`/api/v1/endpoints/${bad.id}`)).body; return x.ssl_status !== 'unknown' && x; }, 6000);
-  t.equal(b.ssl_status, 'invalid');
-  t.ok(b.ssl_expiry_date, 'invalid certificates keep their dates');
-  t.equal(b.health_score, 10);
-  const p = await waitFor(async () => { const x = (await api.get(`/api/v1/endpoints/${port.id}`)).body; return x.ssl_status !== 'unknown' && x; }, 6000);
-  t.equal(p.ssl_status, 'error', 'a port endpoint on 993 is inspected; nothing listens there');
+    const b = await waitFor(async () => {
+      const x = (await api.get(`/api/v1/endpoints/${bad.id}`)).body;
+      return x.ssl_status !== 'unknown' && x;
+    }, 6000);
+    t.equal(b.ssl_status, 'invalid');
+    t.ok(b.ssl_expiry_date, 'invalid certificates keep their dates');
+    t.equal(b.health_score, 10);
+    const p = await waitFor(async () => {
+      const x = (await api.get(`/api/v1/endpoints/${port.id}`)).body;
+      return x.ssl_status !== 'unknown' && x;
+    }, 6000);
+    t.equal(p.ssl_status, 'error', 'a port endpoint on 993 is inspected; nothing listens there');
 
-  // A second inspection of the same certificate raises no second window event.
-  const e = await s.app.store.endpoints.byId(ep.id);
-  await s.app.services.certificates.check(e!);
-  const events = (await s.app.store.events.list(teamId)).filter((x) => x.event_type === 'ssl_expiry');
-  const windowEvents = events.filter((x) => x.endpoint_id === ep.id);
-  t.equal(windowEvents.length, 1);
-  t.equal(windowEvents[0]!.category, 'certificate_expiring');
-  t.equal(windowEvents[0]!.severity, 'medium');
-  t.match(JSON.parse(windowEvents[0]!.details), { window_days: 30, issuer: 'CN=Probing Test CA' });
-  const invalid = events.filter((x) => x.endpoint_id === bad.id);
-  t.same(invalid.map((x) => x.category), ['certificate_invalid']);
-  t.match(invalid[0]!.message, /self-signed/);
-});
+    // A second inspection of the same certificate raises no second window event.
+    const e = await s.app.store.endpoints.byId(ep.id);
+    await s.app.services.certificates.check(e!);
+    const events = (await s.app.store.events.list(teamId)).filter((x) => x.event_type === 'ssl_expiry');
+    const windowEvents = events.filter((x) => x.endpoint_id === ep.id);
+    t.equal(windowEvents.length, 1);
+    t.equal(windowEvents[0]!.category, 'certificate_expiring');
+    t.equal(windowEvents[0]!.severity, 'medium');
+    t.match(JSON.parse(windowEvents[0]!.details), { window_days: 30, issuer: 'CN=Probing Test CA' });
+    const invalid = events.filter((x) => x.endpoint_id === bad.id);
+    t.same(
+      invalid.map((x) => x.category),
+      ['certificate_invalid'],
+    );
+    t.match(invalid[0]!.message, /self-signed/);
+  },
+);

@@ -9,7 +9,14 @@ function harness() {
   const mw = readCache(() => `v${version}`, ['domains']);
   const get = async (url: string, team = 'team-a', during?: () => void) => {
     const [path, query = ''] = url.split('?');
-    const ctx: any = { path, querystring: query, state: { principal: { team_id: team } }, status: 404, body: undefined, type: '' };
+    const ctx: any = {
+      path,
+      querystring: query,
+      state: { principal: { team_id: team } },
+      status: 404,
+      body: undefined,
+      type: '',
+    };
     await mw(ctx, async () => {
       reads.push(`${team} ${url}`);
       during?.();
@@ -31,7 +38,9 @@ t.test('hits until the stamp moves; then everything is read again', async (t) =>
   t.equal(h.reads.length, 2, 'one read per (team, query)');
   t.equal(h.entries(), 2);
   h.bump();
-  t.same(JSON.parse(await h.get('/api/v1/domains?limit=50&offset=0')), { data: ['/api/v1/domains?limit=50&offset=0', 2] });
+  t.same(JSON.parse(await h.get('/api/v1/domains?limit=50&offset=0')), {
+    data: ['/api/v1/domains?limit=50&offset=0', 2],
+  });
   t.equal(h.entries(), 1, 'the stale answers were dropped, not kept beside the new one');
   await h.get('/api/v1/domains?limit=50&offset=0', 'team-b');
   t.equal(h.reads.length, 4, 'a new stamp makes every cached answer stale, for every team');

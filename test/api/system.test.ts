@@ -51,7 +51,11 @@ t.test('validate and auth answer the caller; 401 with the error body otherwise',
     ['not a bearer scheme', { authorization: `Basic ${created.token}` }],
     ['empty bearer', { authorization: 'Bearer ' }],
   ] as const) {
-    for (const [method, p] of [['GET', '/api/v1/validate'], ['POST', '/api/v1/auth'], ['GET', '/api/v1/domains']] as const) {
+    for (const [method, p] of [
+      ['GET', '/api/v1/validate'],
+      ['POST', '/api/v1/auth'],
+      ['GET', '/api/v1/domains'],
+    ] as const) {
       const r = await request(s.url, method, p, { headers: { ...headers } });
       t.equal(r.status, 401, `${name}: ${method} ${p}`);
       isErrorBody(t, r.body, p);
@@ -158,7 +162,11 @@ t.test('rate limit per team: 429 with Retry-After and X-RateLimit-* headers', as
   t.equal(r1.headers.get('x-ratelimit-remaining'), '2');
   t.equal(r1.headers.get('x-ratelimit-reset'), String(Date.parse('2026-01-01T00:01:00Z') / 1000));
   t.equal((await a.get('/api/v1/domains')).headers.get('x-ratelimit-remaining'), '1');
-  t.equal((await a2.get('/api/v1/domains')).headers.get('x-ratelimit-remaining'), '0', 'counted per team, not per token');
+  t.equal(
+    (await a2.get('/api/v1/domains')).headers.get('x-ratelimit-remaining'),
+    '0',
+    'counted per team, not per token',
+  );
   const over = await a.get('/api/v1/domains');
   t.equal(over.status, 429);
   t.equal(over.headers.get('retry-after'), '50');

@@ -28,7 +28,13 @@ t.test('User API', async (t) => {
   };
 
   t.test('POST /api-auth', async (t) => {
-    const ok = await anon.post('/api-auth', { apiKey: token, endpoint: '/api-domains', method: 'GET', userAgent: 'ua-test/1', ipAddress: '127.0.0.1' });
+    const ok = await anon.post('/api-auth', {
+      apiKey: token,
+      endpoint: '/api-domains',
+      method: 'GET',
+      userAgent: 'ua-test/1',
+      ipAddress: '127.0.0.1',
+    });
     t.equal(ok.status, 200);
     t.equal(ok.body.success, true);
     t.equal(ok.body.teamId, me.team_id);
@@ -37,7 +43,11 @@ t.test('User API', async (t) => {
     t.equal(minimal.status, 200);
     t.equal(minimal.body.teamId, me.team_id);
 
-    const bad = await anon.post('/api-auth', { apiKey: 'dmn_not-a-real-token', endpoint: '/api-domains', method: 'GET' });
+    const bad = await anon.post('/api-auth', {
+      apiKey: 'dmn_not-a-real-token',
+      endpoint: '/api-domains',
+      method: 'GET',
+    });
     t.equal(bad.status, 401);
     t.equal(bad.body.success, false);
     t.equal(bad.body.code, 'UNAUTHORIZED');
@@ -78,13 +88,22 @@ t.test('User API', async (t) => {
     t.equal(dup.body.code, 'DOMAIN_EXISTS');
     t.equal((await api.post('/api-domains', { notes: 'no name' })).status, 400);
 
-    const bulk = await api.post('/api-domains/bulk', { operation: 'create', domains: [{ domain: 'beta.example' }, { domain: 'gamma.example' }, { domain: 'not a domain' }] });
+    const bulk = await api.post('/api-domains/bulk', {
+      operation: 'create',
+      domains: [{ domain: 'beta.example' }, { domain: 'gamma.example' }, { domain: 'not a domain' }],
+    });
     t.equal(bulk.status, 201);
-    t.same(bulk.body.domains.map((d: any) => d.domain), ['beta.example', 'gamma.example']);
+    t.same(
+      bulk.body.domains.map((d: any) => d.domain),
+      ['beta.example', 'gamma.example'],
+    );
     t.equal(bulk.body.created, 2);
     t.equal(bulk.body.failed, 1);
     t.match(bulk.body.message, /2 created, 1 failed/);
-    t.equal((await api.post('/api-domains/bulk', { operation: 'delete', domains: [{ domain: 'x.example' }] })).status, 400);
+    t.equal(
+      (await api.post('/api-domains/bulk', { operation: 'delete', domains: [{ domain: 'x.example' }] })).status,
+      400,
+    );
 
     const list = await api.get('/api-domains');
     t.equal(list.status, 200);
@@ -97,7 +116,10 @@ t.test('User API', async (t) => {
     t.equal((await api.get('/api-domains?limit=500')).body.pagination.limit, 100, 'limit is capped at 100');
     t.equal((await api.get('/api-domains?limit=0')).status, 400);
     const filtered = await api.get('/api-domains?domain=gam');
-    t.same(filtered.body.data.map((d: any) => d.domain), ['gamma.example']);
+    t.same(
+      filtered.body.data.map((d: any) => d.domain),
+      ['gamma.example'],
+    );
 
     const one = await api.get(`/api-domains/${domainId}`);
     t.equal(one.status, 200);
@@ -115,7 +137,12 @@ t.test('User API', async (t) => {
   let endpointId = '';
   let downEndpointId = '';
   t.test('/api-endpoints: create, list filters, get, update, bulk', async (t) => {
-    const c = await api.post('/api-endpoints', { domain_id: domainId, name: 'web', endpoint_type: 'https', subdomain: 'www' });
+    const c = await api.post('/api-endpoints', {
+      domain_id: domainId,
+      name: 'web',
+      endpoint_type: 'https',
+      subdomain: 'www',
+    });
     t.equal(c.status, 201);
     t.equal(c.body.full_url, 'https://www.alpha.example/');
     endpointId = c.body.id;
@@ -132,13 +159,19 @@ t.test('User API', async (t) => {
       ],
     });
     t.equal(bulk.status, 201);
-    t.same(bulk.body.endpoints.map((e: any) => e.full_url), ['http://api.alpha.example/health', 'mail.alpha.example:25']);
+    t.same(
+      bulk.body.endpoints.map((e: any) => e.full_url),
+      ['http://api.alpha.example/health', 'mail.alpha.example:25'],
+    );
     downEndpointId = bulk.body.endpoints[0].id;
 
     const list = await api.get(`/api-endpoints?domain_id=${domainId}`);
     t.equal(list.body.pagination.total, 3);
     t.equal(list.body.pagination.limit, 50);
-    t.same((await api.get('/api-endpoints?endpoint_type=port')).body.data.map((e: any) => e.name), ['smtp']);
+    t.same(
+      (await api.get('/api-endpoints?endpoint_type=port')).body.data.map((e: any) => e.name),
+      ['smtp'],
+    );
     t.equal((await api.get('/api-endpoints?is_enabled=false')).body.data.length, 0);
 
     const one = await api.get(`/api-endpoints/${endpointId}`);
@@ -165,14 +198,19 @@ t.test('User API', async (t) => {
     const dup = await api.post('/api-liveness', { endpoint_id: endpointId });
     t.equal(dup.status, 409);
     t.equal(dup.body.code, 'LIVENESS_EXISTS');
-    const d = await api.post('/api-liveness/bulk', { liveness: [{ endpoint_id: downEndpointId, interval_seconds: 86400 }, { endpoint_id: endpointId }] });
+    const d = await api.post('/api-liveness/bulk', {
+      liveness: [{ endpoint_id: downEndpointId, interval_seconds: 86400 }, { endpoint_id: endpointId }],
+    });
     t.match(d.body, { created: 1, failed: 1, errors: [{ index: 1, code: 'LIVENESS_EXISTS' }] });
     downLivenessId = d.body.liveness[0].id;
 
     const list = await api.get('/api-liveness');
     t.equal(list.body.data.length, 2);
     t.same(list.body.pagination, { total: 2, limit: 50, offset: 0, has_more: false });
-    t.same((await api.get(`/api-liveness?endpoint_id=${endpointId}`)).body.data.map((x: any) => x.id), [livenessId]);
+    t.same(
+      (await api.get(`/api-liveness?endpoint_id=${endpointId}`)).body.data.map((x: any) => x.id),
+      [livenessId],
+    );
     const one = await api.get(`/api-liveness/${livenessId}`);
     t.equal(one.body.endpoint_url, 'https://www.alpha.example/');
     t.equal((await api.put(`/api-liveness/${livenessId}`, { timeout_seconds: 15 })).body.timeout_seconds, 15);
@@ -185,8 +223,18 @@ t.test('User API', async (t) => {
     const cfgDown = await s.app.services.liveness.get(teamId, downLivenessId);
     const epDown = await s.app.services.endpoints.get(teamId, downEndpointId);
     await s.app.services.monitor.record([
-      ...[3, 2, 1].map((m) => ({ config: cfg, endpoint: ep, at: now - m * 60_000, outcome: { ok: true, responseTimeMs: 100 + m, statusCode: 200, error: null } })),
-      ...[2, 1].map((m) => ({ config: cfgDown, endpoint: epDown, at: now - m * 60_000, outcome: { ok: false, responseTimeMs: 5, statusCode: 503, error: 'HTTP 503' } })),
+      ...[3, 2, 1].map((m) => ({
+        config: cfg,
+        endpoint: ep,
+        at: now - m * 60_000,
+        outcome: { ok: true, responseTimeMs: 100 + m, statusCode: 200, error: null },
+      })),
+      ...[2, 1].map((m) => ({
+        config: cfgDown,
+        endpoint: epDown,
+        at: now - m * 60_000,
+        outcome: { ok: false, responseTimeMs: 5, statusCode: 503, error: 'HTTP 503' },
+      })),
     ]);
 
     const res = await api.get(`/api-liveness/${livenessId}/results`);
@@ -203,7 +251,10 @@ t.test('User API', async (t) => {
     t.ok(Array.isArray(stats.body.data));
     const today = new Date(Math.floor(now / DAY) * DAY).toISOString().slice(0, 10);
     const todays = stats.body.data.find((x: any) => x.date === today) ?? stats.body.data[stats.body.data.length - 1];
-    t.equal(stats.body.data.reduce((n: number, x: any) => n + x.total_tests, 0), 3);
+    t.equal(
+      stats.body.data.reduce((n: number, x: any) => n + x.total_tests, 0),
+      3,
+    );
     t.equal(todays.success_rate <= 100, true);
     t.equal(stats.body.total_tests, 3);
     t.equal(stats.body.success_rate, 100);
@@ -230,8 +281,15 @@ t.test('User API', async (t) => {
     // The daemon's own TLS inspection of `web` (https, unreachable here) may have made it critical by now.
     t.ok(crit.body.data.map((x: any) => x.endpoint.name).includes('api'));
     t.equal(crit.body.pagination.total, crit.body.data.length);
-    t.equal(crit.body.summary.critical, crit.body.data.length, 'summary counts every endpoint, before the health filter');
-    t.same((await api.get('/api-endpoint-status?health=healthy')).body.data.map((x: any) => x.endpoint_id), [endpointId]);
+    t.equal(
+      crit.body.summary.critical,
+      crit.body.data.length,
+      'summary counts every endpoint, before the health filter',
+    );
+    t.same(
+      (await api.get('/api-endpoint-status?health=healthy')).body.data.map((x: any) => x.endpoint_id),
+      [endpointId],
+    );
     t.equal((await api.get('/api-endpoint-status?health=purple')).status, 400);
     const other = await api.post('/api-domains', { domain: 'other.example' });
     t.equal((await api.get(`/api-endpoint-status?domain_id=${other.body.id}`)).body.data.length, 0);
@@ -242,7 +300,12 @@ t.test('User API', async (t) => {
     t.equal(one.body.endpoint_id, endpointId);
     t.equal(one.body.overall_health, 'healthy');
     t.equal(one.body.liveness.status, 'up');
-    await agree(t, `/api-endpoint-status/${endpointId}`, `/api/v1/endpoints/${endpointId}/status`, 'same answer as the Public API');
+    await agree(
+      t,
+      `/api-endpoint-status/${endpointId}`,
+      `/api/v1/endpoints/${endpointId}/status`,
+      'same answer as the Public API',
+    );
     t.equal((await api.get('/api-endpoint-status/00000000-0000-4000-8000-000000000000')).status, 404);
     t.equal((await api.get('/api-endpoint-status/not-a-uuid')).status, 404);
 
@@ -252,7 +315,12 @@ t.test('User API', async (t) => {
     t.equal(ds.body.domain, 'alpha.example');
     t.equal(ds.body.overall_status, 'critical');
     t.equal(ds.body.endpoints.length, 3);
-    await agree(t, `/api-domain-status/${domainId}`, `/api/v1/domains/${domainId}/status`, 'same answer as the Public API');
+    await agree(
+      t,
+      `/api-domain-status/${domainId}`,
+      `/api/v1/domains/${domainId}/status`,
+      'same answer as the Public API',
+    );
     t.equal((await api.get('/api-domain-status/00000000-0000-4000-8000-000000000000')).status, 404);
   });
 
@@ -278,7 +346,7 @@ t.test('User API', async (t) => {
     t.equal((await api.delete(`/api-domains/${domainId}`)).status, 404);
   });
 
-  t.test("another team sees none of it", async (t) => {
+  t.test('another team sees none of it', async (t) => {
     const other = client(s.url, await s.token('someone-else'));
     const list = await other.get('/api-domains');
     t.equal(list.body.pagination.total, 0);
@@ -305,7 +373,10 @@ t.test('User API', async (t) => {
     t.equal((await api.post(`/api-domains/${domainId}/registration`)).status, 200);
     t.equal((await api.get(`/api-domains/${domainId}/verification`)).body.is_verified, false);
     t.equal((await api.post(`/api-domains/${domainId}/verification`)).body.is_verified, false);
-    t.equal((await api.put(`/api-domains/${domainId}/exposure`, { enabled: false })).body.exposure_monitoring_enabled, false);
+    t.equal(
+      (await api.put(`/api-domains/${domainId}/exposure`, { enabled: false })).body.exposure_monitoring_enabled,
+      false,
+    );
     t.equal((await api.put(`/api-domains/${domainId}/exposure`, { enabled: true })).status, 403);
     t.ok(Array.isArray((await api.get('/api-renewals?type=certificates')).body.data));
   });

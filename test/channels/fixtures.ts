@@ -29,16 +29,25 @@ export const digest: Outgoing = {
   groups: [
     {
       portfolio: 'Production',
-      items: [
-        (({ kind: _k, ...rest }) => rest)(event as Extract<Outgoing, { kind: 'event' }>),
-      ],
+      items: [(({ kind: _k, ...rest }) => rest)(event as Extract<Outgoing, { kind: 'event' }>)],
     },
     {
       portfolio: null,
       items: [
         {
-          event_id: '55555555-5555-4555-8555-555555555555', event_type: 'ssl_expiry', severity: 'medium', category: null, team: 'acme', user: 'ops@acme.test',
-          domain_id: null, domain: 'other.test', endpoint_id: null, endpoint_name: null, details: {}, message: 'certificate expires in 14 days', timestamp: '2026-03-01T12:00:00.000Z',
+          event_id: '55555555-5555-4555-8555-555555555555',
+          event_type: 'ssl_expiry',
+          severity: 'medium',
+          category: null,
+          team: 'acme',
+          user: 'ops@acme.test',
+          domain_id: null,
+          domain: 'other.test',
+          endpoint_id: null,
+          endpoint_name: null,
+          details: {},
+          message: 'certificate expires in 14 days',
+          timestamp: '2026-03-01T12:00:00.000Z',
         },
       ],
     },

@@ -6,7 +6,13 @@ import t from 'tap';
 import { MAX_ANSWER_BYTES, postJson, statusReason } from '../../src/channels/http.js';
 import { urls } from './fixtures.js';
 
-const ctx = { timeoutMs: 5000, smtpUrl: null, smtpFrom: 'x@example.test', smtpTls: 'verify-if-offered', urls: urls() } as const;
+const ctx = {
+  timeoutMs: 5000,
+  smtpUrl: null,
+  smtpFrom: 'x@example.test',
+  smtpTls: 'verify-if-offered',
+  urls: urls(),
+} as const;
 
 async function receiver(handler: http.RequestListener): Promise<{ url: string; close: () => Promise<void> }> {
   const srv = http.createServer(handler);
@@ -14,7 +20,11 @@ async function receiver(handler: http.RequestListener): Promise<{ url: string; c
   const { port } = srv.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/hook`,
-    close: () => new Promise<void>((r) => { srv.closeAllConnections(); srv.close(() => r()); }),
+    close: () =>
+      new Promise<void>((r) => {
+        srv.closeAllConnections();
+        srv.close(() => r());
+      }),
   };
 }
 
@@ -30,11 +40,16 @@ t.test('an endless 500 body: outcome comes back after at most a little more than
       while (!closed && written < 1024 ** 3 && res.write(chunk)) written += chunk.length;
       if (!closed && written < 1024 ** 3) res.once('drain', pump);
     };
-    res.on('close', () => { closed = true; });
+    res.on('close', () => {
+      closed = true;
+    });
     pump();
   });
   t.teardown(rx.close);
-  const out = await postJson({ url: rx.url, headers: { 'content-type': 'application/json' }, body: '{}', preview: '{}' }, ctx);
+  const out = await postJson(
+    { url: rx.url, headers: { 'content-type': 'application/json' }, body: '{}', preview: '{}' },
+    ctx,
+  );
   t.same({ ok: out.ok, status: out.status, transient: out.transient }, { ok: false, status: 500, transient: true });
   t.equal(out.error, 'HTTP 500: server error at the receiver', 'our reason, not the body');
   t.notMatch(out.error ?? '', /AAAA/);

@@ -29,7 +29,8 @@ function schemaFiles(): Record<string, string> {
 t.test('the committed generated files are what the registry generates (run npm run build)', async (t) => {
   const files = schemaFiles();
   const want = channelArtifacts(files);
-  for (const [rel, text] of want) t.equal(fs.existsSync(path.join(PACKAGE_ROOT, rel)) ? read(rel) : null, text, `${rel} up to date`);
+  for (const [rel, text] of want)
+    t.equal(fs.existsSync(path.join(PACKAGE_ROOT, rel)) ? read(rel) : null, text, `${rel} up to date`);
   const stale = Object.keys(files).filter((f) => f.startsWith('schemas/channels/') && !want.has(f));
   t.same(stale, [], 'no schema of an unregistered channel');
   // Every channel enum anywhere in schemas/ (requests, queries, responses) lists exactly the registry.
@@ -63,9 +64,16 @@ t.test('the CLI offers exactly the registry', async (t) => {
 
 t.test('the OpenAPI document lists the registry for PUT /notifications/settings/{type}', async (t) => {
   const doc = JSON.parse(read('schemas/openapi.json'));
-  const param = doc.paths['/api/v1/notifications/settings/{type}'].put.parameters.find((p: { name: string }) => p.name === 'type');
+  const param = doc.paths['/api/v1/notifications/settings/{type}'].put.parameters.find(
+    (p: { name: string }) => p.name === 'type',
+  );
   t.same(param.schema.enum, CHANNELS);
-  for (const kind of CHANNELS) t.match(doc.components.schemas[`channels.${kind}`], { type: 'object', additionalProperties: false }, `${kind} config schema in components`);
+  for (const kind of CHANNELS)
+    t.match(
+      doc.components.schemas[`channels.${kind}`],
+      { type: 'object', additionalProperties: false },
+      `${kind} config schema in components`,
+    );
 });
 
 t.test('each plug-in: the example is a valid config; secrets and required keys are config keys', async (t) => {
@@ -77,9 +85,12 @@ t.test('each plug-in: the example is a valid config; secrets and required keys a
     t.ok(validate(p.example), `${kind} example valid: ${ajv.errorsText(validate.errors)}`);
     const props = Object.keys((p.configSchema.properties ?? {}) as object);
     for (const k of p.secrets) t.ok(props.includes(k), `${kind}: secret ${k} is a config key`);
-    for (const k of (p.configSchema.required as string[] | undefined) ?? []) t.ok(props.includes(k), `${kind}: required ${k} is a config key`);
+    for (const k of (p.configSchema.required as string[] | undefined) ?? [])
+      t.ok(props.includes(k), `${kind}: required ${k} is a config key`);
     // A masked secret as GET returns it passes the schema (so it can be sent back).
-    const masked = Object.fromEntries(Object.entries(p.example).map(([k, v]) => [k, p.secrets.includes(k) ? `********${String(v).slice(-4)}` : v]));
+    const masked = Object.fromEntries(
+      Object.entries(p.example).map(([k, v]) => [k, p.secrets.includes(k) ? `********${String(v).slice(-4)}` : v]),
+    );
     t.ok(validate(masked), `${kind}: masked example valid`);
     t.equal(p.configSchema.additionalProperties, false, `${kind}: unknown config keys refused`);
     t.ok(p.title && p.api && p.test.what, `${kind}: described`);
@@ -87,13 +98,24 @@ t.test('each plug-in: the example is a valid config; secrets and required keys a
 });
 
 t.test('DOMMON_*_URL: one per fixed-provider channel, defaults, overrides, validation', async (t) => {
-  for (const kind of Object.keys(CHANNEL_URLS)) t.ok((CHANNELS as string[]).includes(kind), `${kind} is a registered channel`);
+  for (const kind of Object.keys(CHANNEL_URLS))
+    t.ok((CHANNELS as string[]).includes(kind), `${kind} is a registered channel`);
   const d = loadConfig({}, {});
-  t.same(d.channelUrls, { pushover: 'https://api.pushover.net', telegram: 'https://api.telegram.org', ntfy: 'https://ntfy.sh', pagerduty: 'https://events.pagerduty.com', opsgenie: 'https://api.opsgenie.com' });
-  const c = loadConfig({}, { DOMMON_TELEGRAM_URL: 'http://127.0.0.1:8081/', DOMMON_OPSGENIE_URL: 'https://api.eu.opsgenie.com' });
+  t.same(d.channelUrls, {
+    pushover: 'https://api.pushover.net',
+    telegram: 'https://api.telegram.org',
+    ntfy: 'https://ntfy.sh',
+    pagerduty: 'https://events.pagerduty.com',
+    opsgenie: 'https://api.opsgenie.com',
+  });
+  const c = loadConfig(
+    {},
+    { DOMMON_TELEGRAM_URL: 'http://127.0.0.1:8081/', DOMMON_OPSGENIE_URL: 'https://api.eu.opsgenie.com' },
+  );
   t.equal(c.channelUrls.telegram, 'http://127.0.0.1:8081', 'trailing slash dropped');
   t.equal(c.channelUrls.opsgenie, 'https://api.eu.opsgenie.com');
-  for (const v of Object.values(CHANNEL_URLS)) t.throws(() => loadConfig({}, { [v.env]: 'ftp://x' }), new RegExp(v.env), `${v.env} must be http(s)`);
+  for (const v of Object.values(CHANNEL_URLS))
+    t.throws(() => loadConfig({}, { [v.env]: 'ftp://x' }), new RegExp(v.env), `${v.env} must be http(s)`);
 });
 
 t.test('the CLI: `notifications set <channel>` and `--channel` take the registry; completion offers it', async (t) => {
@@ -102,7 +124,12 @@ t.test('the CLI: `notifications set <channel>` and `--channel` take the registry
   const noun = program.commands.find((c) => c.name() === 'notifications')!;
   const set = noun.commands.find((c) => c.name() === 'set')!;
   t.same(set.registeredArguments[0]!.argChoices, CHANNELS);
-  for (const sub of ['test', 'log']) t.same(noun.commands.find((c) => c.name() === sub)!.options.find((o) => o.long === '--channel')!.argChoices, CHANNELS, `${sub} --channel`);
+  for (const sub of ['test', 'log'])
+    t.same(
+      noun.commands.find((c) => c.name() === sub)!.options.find((o) => o.long === '--channel')!.argChoices,
+      CHANNELS,
+      `${sub} --channel`,
+    );
   let out = '';
   const write = process.stdout.write.bind(process.stdout);
   process.stdout.write = ((s: string) => ((out += s), true)) as typeof process.stdout.write;
@@ -124,7 +151,9 @@ t.test('no channel-kind branches outside src/channels', async (t) => {
       if (ent.isDirectory()) walk(rel);
       else if (/\.tsx?$/.test(ent.name)) {
         const text = read(rel);
-        for (const kind of CHANNELS) if (new RegExp(`[=!]==? ?'${kind}'|'${kind}' ?[=!]==?|case '${kind}'`).test(text)) hits.push(`${rel}: ${kind}`);
+        for (const kind of CHANNELS)
+          if (new RegExp(`[=!]==? ?'${kind}'|'${kind}' ?[=!]==?|case '${kind}'`).test(text))
+            hits.push(`${rel}: ${kind}`);
       }
     }
   };

@@ -16,7 +16,21 @@ t.test('the registry has one plug-in per channel kind', async (t) => {
 t.test('webhook payload has the spec fields, in order, plus event_id', async (t) => {
   const r = channels.webhook.render(event, { config: { webhook_url: 'http://h/x' } });
   const body = JSON.parse(r.body);
-  t.same(Object.keys(body), ['event_type', 'severity', 'category', 'team', 'user', 'domain_id', 'domain', 'endpoint_id', 'endpoint_name', 'details', 'message', 'timestamp', 'event_id']);
+  t.same(Object.keys(body), [
+    'event_type',
+    'severity',
+    'category',
+    'team',
+    'user',
+    'domain_id',
+    'domain',
+    'endpoint_id',
+    'endpoint_name',
+    'details',
+    'message',
+    'timestamp',
+    'event_id',
+  ]);
   t.equal(body.event_type, 'exposure');
   t.equal(body.severity, 'high');
   t.equal(body.team, 'acme');
@@ -39,8 +53,16 @@ t.test('webhook signature is HMAC-SHA256 of the exact body', async (t) => {
 t.test('webhook templates: placeholders are filled safely as JSON', async (t) => {
   const payload = webhookPayload(event);
   const cases: [string, unknown, unknown][] = [
-    ['whole placeholder keeps the JSON type', { d: '{{details}}', s: '{{severity}}' }, { d: event.kind === 'event' ? event.details : null, s: 'high' }],
-    ['embedded placeholder becomes text', { text: '{{severity}} on {{domain}}: {{message}}' }, { text: `high on example.com: ${(event as { message: string }).message}` }],
+    [
+      'whole placeholder keeps the JSON type',
+      { d: '{{details}}', s: '{{severity}}' },
+      { d: event.kind === 'event' ? event.details : null, s: 'high' },
+    ],
+    [
+      'embedded placeholder becomes text',
+      { text: '{{severity}} on {{domain}}: {{message}}' },
+      { text: `high on example.com: ${(event as { message: string }).message}` },
+    ],
     ['dotted path', { p: '{{details.provider}}' }, { p: 'heroku' }],
     ['unknown field: null whole, empty inside', { a: '{{nope}}', b: 'x{{nope}}y' }, { a: null, b: 'xy' }],
     ['arrays and numbers pass through', ['{{event_type}}', 3, true], ['exposure', 3, true]],
@@ -48,26 +70,43 @@ t.test('webhook templates: placeholders are filled safely as JSON', async (t) =>
   for (const [name, template, want] of cases) t.same(applyTemplate(template, payload), want, name);
 
   // A hostile value (quotes, braces) cannot break out of its string: the body stays valid JSON.
-  const hostile: Outgoing = { ...(event as Extract<Outgoing, { kind: 'event' }>), message: '", "admin": true, "x": "{{' };
-  const r = channels.webhook.render(hostile, { config: { webhook_url: 'http://h', template: '{"text": "alert: {{message}}", "sev": "{{severity}}"}' } });
+  const hostile: Outgoing = {
+    ...(event as Extract<Outgoing, { kind: 'event' }>),
+    message: '", "admin": true, "x": "{{',
+  };
+  const r = channels.webhook.render(hostile, {
+    config: { webhook_url: 'http://h', template: '{"text": "alert: {{message}}", "sev": "{{severity}}"}' },
+  });
   const body = JSON.parse(r.body);
   t.same(Object.keys(body), ['text', 'sev']);
   t.equal(body.text, 'alert: ", "admin": true, "x": "{{');
-  t.throws(() => channels.webhook.render(event, { config: { webhook_url: 'http://h', template: '{not json' } }), /template is not valid JSON/);
+  t.throws(
+    () => channels.webhook.render(event, { config: { webhook_url: 'http://h', template: '{not json' } }),
+    /template is not valid JSON/,
+  );
 });
 
 t.test('slack: text fallback plus header, section, fields and context blocks', async (t) => {
   const r = channels.slack.render(event, { config: { webhook_url: 'http://s' } });
   const body = JSON.parse(r.body);
   t.equal(body.text.startsWith('[HIGH] Exposure finding: api (example.com)'), true);
-  t.same(body.blocks.map((b: { type: string }) => b.type), ['header', 'section', 'section', 'context']);
+  t.same(
+    body.blocks.map((b: { type: string }) => b.type),
+    ['header', 'section', 'section', 'context'],
+  );
   t.equal(body.blocks[0].text.type, 'plain_text');
   t.match(body.blocks[1].text.text, '&lt;points&gt; to an unclaimed app &amp; can', 'mrkdwn escaped');
   t.ok(body.blocks[2].fields.some((f: { text: string }) => f.text === '*Severity*\nhigh'));
   const d = JSON.parse(channels.slack.render(digest, { config: { webhook_url: 'http://s' } }).body);
   t.equal(d.text, 'dommon digest for acme: 2 items');
-  const texts = d.blocks.filter((b: { type: string }) => b.type === 'section').map((b: { text: { text: string } }) => b.text.text);
-  t.same(texts.filter((x: string) => x.startsWith('*')), ['*Production*', '*No portfolio*'], 'grouped by portfolio');
+  const texts = d.blocks
+    .filter((b: { type: string }) => b.type === 'section')
+    .map((b: { text: { text: string } }) => b.text.text);
+  t.same(
+    texts.filter((x: string) => x.startsWith('*')),
+    ['*Production*', '*No portfolio*'],
+    'grouped by portfolio',
+  );
   t.match(texts.join('\n'), /• \[MEDIUM\] SSL certificate expiry: other\.test - certificate expires in 14 days/);
 });
 
@@ -82,16 +121,28 @@ t.test('teams: one Adaptive Card attachment', async (t) => {
   t.equal(a.content.body[0].type, 'TextBlock');
   t.equal(a.content.body[0].color, 'Attention');
   const facts = a.content.body.find((b: { type: string }) => b.type === 'FactSet').facts;
-  t.same(facts.find((f: { title: string }) => f.title === 'Domain'), { title: 'Domain', value: 'example.com' });
+  t.same(
+    facts.find((f: { title: string }) => f.title === 'Domain'),
+    { title: 'Domain', value: 'example.com' },
+  );
   const d = JSON.parse(channels.teams.render(digest, { config: { webhook_url: 'http://t' } }).body);
   const texts = d.attachments[0].content.body.map((b: { text: string }) => b.text);
   t.ok(texts.includes('Production') && texts.includes('No portfolio'));
 });
 
 t.test('pushover: token, user, title, priority from severity', async (t) => {
-  const table: [string, number][] = [['critical', 1], ['high', 1], ['medium', 0], ['low', -1], ['info', -1]];
+  const table: [string, number][] = [
+    ['critical', 1],
+    ['high', 1],
+    ['medium', 0],
+    ['low', -1],
+    ['info', -1],
+  ];
   for (const [severity, priority] of table) {
-    const r = channels.pushover.render({ ...(event as Extract<Outgoing, { kind: 'event' }>), severity }, { config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) } });
+    const r = channels.pushover.render(
+      { ...(event as Extract<Outgoing, { kind: 'event' }>), severity },
+      { config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) } },
+    );
     t.equal(r.body.priority, priority, severity);
     t.equal(PUSHOVER_PRIORITY[severity], priority);
   }
@@ -100,7 +151,10 @@ t.test('pushover: token, user, title, priority from severity', async (t) => {
   t.equal(r.body.user, 'u'.repeat(30));
   t.equal(r.body.title, '[HIGH] Exposure finding: api (example.com)');
   t.equal(r.body.timestamp, Date.parse('2026-03-02T10:00:00Z') / 1000);
-  const long = channels.pushover.render({ ...(event as Extract<Outgoing, { kind: 'event' }>), message: 'x'.repeat(5000) }, { config: {} });
+  const long = channels.pushover.render(
+    { ...(event as Extract<Outgoing, { kind: 'event' }>), message: 'x'.repeat(5000) },
+    { config: {} },
+  );
   t.equal(long.body.message.length, 1024, 'Pushover message limit');
 });
 
@@ -112,7 +166,10 @@ t.test('email: subject from the event, text and escaped HTML', async (t) => {
   t.match(m.text, 'Severity: high');
   t.match(m.html, '&lt;points&gt; to an unclaimed app &amp; can');
   t.notMatch(m.html, '<points>');
-  const test = channels.email.render({ ...(event as Extract<Outgoing, { kind: 'event' }>), subject: 'Hello\r\nBcc: x@y' }, { config: { recipients: ['a@x.test'] } });
+  const test = channels.email.render(
+    { ...(event as Extract<Outgoing, { kind: 'event' }>), subject: 'Hello\r\nBcc: x@y' },
+    { config: { recipients: ['a@x.test'] } },
+  );
   t.equal(test.subject, 'Hello Bcc: x@y', 'no header injection through the subject');
   const d = channels.email.render(digest, { config: { recipients: ['a@x.test'] } });
   t.equal(d.subject, 'dommon digest for acme: 2 items');

@@ -24,7 +24,15 @@ async function peer(t: { teardown(fn: () => unknown): void }, opts: SmtpOptions)
 /** One send with the policy loadConfig derives from the URL (and DOMMON_SMTP_TLS when given). */
 function send(smtp: { url: string; ca: string }, tls?: string, over: Partial<SendContext> = {}) {
   const config = loadConfig({}, { DOMMON_SMTP_URL: smtp.url, ...(tls ? { DOMMON_SMTP_TLS: tls } : {}) });
-  const ctx: SendContext = { timeoutMs: 3000, smtpUrl: config.smtpUrl, smtpFrom: 'dommon@localhost', smtpTls: config.smtpTls, smtpCa: smtp.ca, urls: urls(), ...over };
+  const ctx: SendContext = {
+    timeoutMs: 3000,
+    smtpUrl: config.smtpUrl,
+    smtpFrom: 'dommon@localhost',
+    smtpTls: config.smtpTls,
+    smtpCa: smtp.ca,
+    urls: urls(),
+    ...over,
+  };
   return channels.email.send(mail, ctx);
 }
 
@@ -37,7 +45,11 @@ t.test('default policy: require with credentials in the URL, else verify-if-offe
   t.equal(defaultSmtpTls(null), 'verify-if-offered');
   t.equal(loadConfig({}, { DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525' }).smtpTls, 'require');
   t.equal(loadConfig({}, { DOMMON_SMTP_URL: 'smtp://127.0.0.1:2525' }).smtpTls, 'verify-if-offered');
-  t.equal(loadConfig({}, { DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525', DOMMON_SMTP_TLS: 'Insecure' }).smtpTls, 'insecure', 'an explicit value wins, any case');
+  t.equal(
+    loadConfig({}, { DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525', DOMMON_SMTP_TLS: 'Insecure' }).smtpTls,
+    'insecure',
+    'an explicit value wins, any case',
+  );
 });
 
 t.test('require + credentials, server without STARTTLS: fails permanently, AUTH never sent', async (t) => {
@@ -71,7 +83,11 @@ t.test('require + smtps:// (implicit TLS) with a trusted certificate: delivered 
 t.test('require + a certificate that does not verify: fails permanently, AUTH never sent', async (t) => {
   const cases: [string, SmtpOptions, RegExp][] = [
     ['self-signed', { ...creds, cert: selfSigned }, /DEPTH_ZERO_SELF_SIGNED_CERT/],
-    ['signed by an unknown CA', { ...creds, cert: strangerSigned }, /UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/],
+    [
+      'signed by an unknown CA',
+      { ...creds, cert: strangerSigned },
+      /UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT/,
+    ],
     ['implicit TLS, self-signed', { ...creds, tls: 'implicit', cert: selfSigned }, /DEPTH_ZERO_SELF_SIGNED_CERT/],
   ];
   for (const [name, opts, code] of cases) {
@@ -92,21 +108,27 @@ t.test('require + a certificate that does not verify: fails permanently, AUTH ne
   t.same(smtp.authAttempts, []);
 });
 
-t.test('verify-if-offered: plain when no STARTTLS is offered; a bad certificate when offered still fails', async (t) => {
-  const plain = await peer(t, { tls: 'none' });
-  t.equal((await send(plain)).ok, true, 'no credentials: the default is verify-if-offered');
-  t.equal((await plain.waitFor(1))[0]!.secure, false, 'delivered in clear text');
+t.test(
+  'verify-if-offered: plain when no STARTTLS is offered; a bad certificate when offered still fails',
+  async (t) => {
+    const plain = await peer(t, { tls: 'none' });
+    t.equal((await send(plain)).ok, true, 'no credentials: the default is verify-if-offered');
+    t.equal((await plain.waitFor(1))[0]!.secure, false, 'delivered in clear text');
 
-  const offered = await peer(t, {});
-  t.equal((await send(offered)).ok, true);
-  t.equal((await offered.waitFor(1))[0]!.secure, true, 'STARTTLS used when offered');
+    const offered = await peer(t, {});
+    t.equal((await send(offered)).ok, true);
+    t.equal((await offered.waitFor(1))[0]!.secure, true, 'STARTTLS used when offered');
 
-  const forged = await peer(t, { cert: selfSigned });
-  const out = await send(forged);
-  t.equal(out.ok, false, 'no fall-back to clear text');
-  t.match(out.error, /certificate verification failed \(DOMMON_SMTP_TLS=verify-if-offered\).*DEPTH_ZERO_SELF_SIGNED_CERT/);
-  t.same(forged.mails, []);
-});
+    const forged = await peer(t, { cert: selfSigned });
+    const out = await send(forged);
+    t.equal(out.ok, false, 'no fall-back to clear text');
+    t.match(
+      out.error,
+      /certificate verification failed \(DOMMON_SMTP_TLS=verify-if-offered\).*DEPTH_ZERO_SELF_SIGNED_CERT/,
+    );
+    t.same(forged.mails, []);
+  },
+);
 
 t.test('insecure: a self-signed STARTTLS certificate is accepted', async (t) => {
   const smtp = await peer(t, { ...creds, cert: selfSigned });
@@ -124,10 +146,14 @@ t.test('the delivery log of a test send says why TLS failed', async (t) => {
   const m = await s.team('tls');
   const r = await m.api.post('/api/v1/notifications/test', { channel: 'email', recipient: 'ops@tls.test' });
   t.equal(r.status, 201);
-  const entry = await until(async () => {
-    const e = await m.api.get(`/api/v1/notifications/log/${r.body.id}`);
-    return e.status === 200 && e.body.status === 'failed' ? e.body : null;
-  }, 8000, 'failed delivery');
+  const entry = await until(
+    async () => {
+      const e = await m.api.get(`/api/v1/notifications/log/${r.body.id}`);
+      return e.status === 200 && e.body.status === 'failed' ? e.body : null;
+    },
+    8000,
+    'failed delivery',
+  );
   t.match(entry.error_message, /SMTP server offers no STARTTLS and DOMMON_SMTP_TLS=require/);
   t.notMatch(entry.error_message, /p@ss|p%40ss/, 'no password in the log');
   t.same(smtp.authAttempts, []);

@@ -69,7 +69,9 @@ t.test('token and users commands', async (t) => {
     run('--team', 'ops', 'users', 'add', 'nope'),
   ]);
   const users = JSON.parse(usersRun.stdout);
-  t.ok(users.some((u: any) => u.email === 'admin@localhost') && users.some((u: any) => u.email === 'alice@example.com'));
+  t.ok(
+    users.some((u: any) => u.email === 'admin@localhost') && users.some((u: any) => u.email === 'alice@example.com'),
+  );
   t.equal(add.code, 0, add.stderr);
   t.match(add.stdout, /added bob@example\.com/);
   t.equal(notEmail.code, 2, 'not an e-mail address');
@@ -94,7 +96,10 @@ t.test('token and users commands', async (t) => {
   t.equal(removed.code, 0, removed.stderr);
   t.match(JSON.parse(removed.stdout), { user: { email: 'alice@example.com' }, revoked_tokens: 1 });
   const after = JSON.parse((await run('--json', 'token', 'list')).stdout);
-  t.notOk(after.some((r: any) => r.id === tok.id && r.revoked_at === null), "alice's token is revoked or gone");
+  t.notOk(
+    after.some((r: any) => r.id === tok.id && r.revoked_at === null),
+    "alice's token is revoked or gone",
+  );
   const target = after.find((r: any) => r.revoked_at === null && r.team === 'ops');
   t.equal((await run('--team', 'ops', 'users', 'remove', 'alice@example.com')).code, 3, 'already removed: not found');
   const removeText = await run('--team', 'ops', 'users', 'remove', 'carol@example.com');
@@ -123,7 +128,15 @@ t.test('a token revoked with the CLI is refused by a running daemon on the next 
   const auth = { authorization: `Bearer ${created.token}` };
   t.equal((await fetch(`${d.url}/api/v1/validate`, { headers: auth })).status, 200);
   t.equal((await fetch(`${d.url}/api/v1/domains?api_key=${created.token}`)).status, 200);
-  t.equal((await fetch(`${d.url}/api/v1/portfolios`, { method: 'POST', body: JSON.stringify({ api_key: created.token, name: 'p' }) })).status, 201);
+  t.equal(
+    (
+      await fetch(`${d.url}/api/v1/portfolios`, {
+        method: 'POST',
+        body: JSON.stringify({ api_key: created.token, name: 'p' }),
+      })
+    ).status,
+    201,
+  );
   // last_used_at is written when the daemon stops (and every 30 s)
   const rev = await dommon(['--data-dir', dir, 'token', 'revoke', created.id]);
   t.equal(rev.code, 0, rev.stderr);

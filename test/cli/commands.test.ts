@@ -35,14 +35,32 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
   t.equal(add2.json.domain, 'example.org');
   t.equal(add2.json.expiry_date, '2030-01-31');
 
-  const usage = [['domains', 'bogus'], ['domains', 'list', '--limit', 'ten'], ['endpoints', 'add', '--domain', 'example.com', '--name', 'w'], ['endpoints', 'add', '--domain', 'example.com', '--name', 'w', '--type', 'ftp'], ['domains', 'add', 'not a domain']];
+  const usage = [
+    ['domains', 'bogus'],
+    ['domains', 'list', '--limit', 'ten'],
+    ['endpoints', 'add', '--domain', 'example.com', '--name', 'w'],
+    ['endpoints', 'add', '--domain', 'example.com', '--name', 'w', '--type', 'ftp'],
+    ['domains', 'add', 'not a domain'],
+  ];
   const [dup, list, lj, show, missing, ep, ...bad] = await Promise.all([
     run('domains', 'add', 'EXAMPLE.com'),
     run('domains', 'list'),
     run('--json', 'domains', 'list', '--domain', 'org', '--limit', '1'),
     run('domains', 'show', 'example.com', '--json'),
     run('domains', 'show', 'nope.com'),
-    run('endpoints', 'add', '--domain', 'example.com', '--name', 'web', '--type', 'https', '--subdomain', 'www', '--json'),
+    run(
+      'endpoints',
+      'add',
+      '--domain',
+      'example.com',
+      '--name',
+      'web',
+      '--type',
+      'https',
+      '--subdomain',
+      'www',
+      '--json',
+    ),
     ...usage.map((a) => run(...a)),
   ]);
   t.equal(dup.code, 4, 'conflict exits 4');
@@ -59,7 +77,10 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
   t.match(lines[3], /^2 total$/);
   t.notMatch(list.stdout, /\u001b\[/, 'no colour when stdout is not a TTY');
 
-  t.same(lj.json.data.map((d: any) => d.domain), ['example.org']);
+  t.same(
+    lj.json.data.map((d: any) => d.domain),
+    ['example.org'],
+  );
   t.match(lj.json.pagination, { total: 1, limit: 1 });
   t.equal(show.code, 0, show.stderr);
   t.equal(show.json.domain, 'example.com');
@@ -80,10 +101,25 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
     run('domains', 'show', 'example.com', '--include-endpoints', '--json'),
     run('endpoints', 'update', ep.json.id, '--enabled', 'false', '--path', '/health', '--json'),
     run('endpoints', 'update', ep.json.id, '--enabled', 'maybe'),
-    run('liveness', 'add', '--endpoint', ep.json.id, '--interval', '30', '--expected-status', '204', '--enabled', 'false', '--json'),
+    run(
+      'liveness',
+      'add',
+      '--endpoint',
+      ep.json.id,
+      '--interval',
+      '30',
+      '--expected-status',
+      '204',
+      '--enabled',
+      'false',
+      '--json',
+    ),
   ]);
   t.equal(epDup.code, 4);
-  t.same(withEps.json.endpoints.map((e: any) => e.name), ['web']);
+  t.same(
+    withEps.json.endpoints.map((e: any) => e.name),
+    ['web'],
+  );
   t.equal(epUpd.json.is_enabled, false);
   t.equal(epUpd.json.full_url, 'https://www.example.com/health');
   t.equal(badBool.code, 2);
@@ -106,7 +142,10 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
   t.match(epList.stdout, /example\.com\s+web\s+https\s+https:\/\/www\.example\.com\/health\s+false/);
   t.equal(lvDup.code, 4);
   t.match(lvShow.stdout, /^endpoint_url\s+https:\/\/www\.example\.com\/health$/m);
-  t.same(lvList.json.data.map((c: any) => c.id), [lv.json.id]);
+  t.same(
+    lvList.json.data.map((c: any) => c.id),
+    [lv.json.id],
+  );
   t.equal(res.code, 0, res.stderr);
   t.same(res.json.data, []);
   t.equal(res.json.hours, 2);
@@ -128,7 +167,10 @@ t.test('resource commands: text and --json, exit codes 0/2/3/4', { timeout: 120_
 
   const dRm = await run('domains', 'remove', 'example.com', '--json');
   t.equal(dRm.json.deleted_domain.domain, 'example.com');
-  const [epGone, lvGone] = await Promise.all([run('endpoints', 'show', ep.json.id), run('liveness', 'show', lv.json.id)]);
+  const [epGone, lvGone] = await Promise.all([
+    run('endpoints', 'show', ep.json.id),
+    run('liveness', 'show', lv.json.id),
+  ]);
   t.equal(epGone.code, 3, 'endpoints went with the domain');
   t.equal(lvGone.code, 3);
 });
@@ -137,12 +179,27 @@ t.test('notifications and renewals', { timeout: 90_000 }, async (t) => {
   const { run } = await daemon(t);
   const empty = await run('notifications', 'settings', '--json');
   const [set, digest] = await Promise.all([
-    run('notifications', 'set', 'webhook', '--config', '{"webhook_url":"http://127.0.0.1:9/old"}', '--webhook-url', 'http://127.0.0.1:9/hook', '--secret', 'abcdefghijkl', '--json'),
+    run(
+      'notifications',
+      'set',
+      'webhook',
+      '--config',
+      '{"webhook_url":"http://127.0.0.1:9/old"}',
+      '--webhook-url',
+      'http://127.0.0.1:9/hook',
+      '--secret',
+      'abcdefghijkl',
+      '--json',
+    ),
     run('notifications', 'set', 'email', '--class', 'digest', '--frequency', '7', '--time', '9:30', '--json'),
   ]);
   t.same(empty.json, []);
   t.equal(set.code, 0, set.stderr);
-  t.match(set.json, { notification_type: 'webhook', delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: '********ijkl' } });
+  t.match(set.json, {
+    notification_type: 'webhook',
+    delivery_class: 'instant',
+    config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: '********ijkl' },
+  });
   t.equal(digest.code, 0, digest.stderr);
   t.match(digest.json, { delivery_class: 'digest', frequency_days: 7, notification_time: '09:30:00' });
 
@@ -183,16 +240,41 @@ t.test('domains import: lines and CSV with bad lines, stdin, report', { timeout:
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   await run('domains', 'add', 'exists.com');
   const file = path.join(dir, 'domains.csv');
-  fs.writeFileSync(file, ['domain,notes', 'alpha.com,first', 'not a domain', '# a comment', '', 'exists.com', 'ALPHA.com', '"beta.org","with, comma"', 'co.uk'].join('\n'));
+  fs.writeFileSync(
+    file,
+    [
+      'domain,notes',
+      'alpha.com,first',
+      'not a domain',
+      '# a comment',
+      '',
+      'exists.com',
+      'ALPHA.com',
+      '"beta.org","with, comma"',
+      'co.uk',
+    ].join('\n'),
+  );
   const r = await run('domains', 'import', file, '--json');
   t.equal(r.code, 1, 'failed lines make the exit code 1');
   t.match(r.json, { created: 2, skipped: 2, failed: 2, total: 6 });
-  t.same(r.json.errors.map((e: any) => e.line), [3, 9]);
-  t.same(r.json.skipped_domains.map((s: any) => [s.line, s.reason]), [[6, 'already monitored'], [7, 'repeated in the file']]);
+  t.same(
+    r.json.errors.map((e: any) => e.line),
+    [3, 9],
+  );
+  t.same(
+    r.json.skipped_domains.map((s: any) => [s.line, s.reason]),
+    [
+      [6, 'already monitored'],
+      [7, 'repeated in the file'],
+    ],
+  );
   const beta = await run('domains', 'show', 'beta.org', '--json');
   t.equal(beta.json.notes, 'with, comma', 'CSV columns map to fields');
 
-  const again = await cli(['domains', 'import', '-'], { input: 'gamma.net\nalpha.com\n', env: { DOMMON_URL: s.url, DOMMON_TOKEN: token } });
+  const again = await cli(['domains', 'import', '-'], {
+    input: 'gamma.net\nalpha.com\n',
+    env: { DOMMON_URL: s.url, DOMMON_TOKEN: token },
+  });
   t.equal(again.code, 0, again.stderr);
   t.match(again.stdout, /^1 created, 1 skipped, 0 failed$/m);
   t.equal(again.stderr, '', 'no progress bar when stderr is not a TTY');
@@ -211,13 +293,32 @@ t.test('help, version and completion', { timeout: 90_000 }, async (t) => {
     cli(['completion', 'tcsh']),
   ]);
   t.equal(help.code, 0);
-  for (const c of ['domains', 'endpoints', 'liveness', 'portfolios', 'notifications', 'token', 'renewals', 'serve', 'check', 'status']) t.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
+  for (const c of [
+    'domains',
+    'endpoints',
+    'liveness',
+    'portfolios',
+    'notifications',
+    'token',
+    'renewals',
+    'serve',
+    'check',
+    'status',
+  ])
+    t.match(help.stdout, new RegExp(`^  ${c}\\b`, 'm'), c);
   t.match(sub.stdout, /Examples:\n\s+\$ dommon domains add example\.com/);
   t.match(ver.stdout, /^\d+\.\d+\.\d+\n$/);
   t.match(bash.stdout, /complete -o default -F _dommon dommon/);
   t.match(bash.stdout, /"domains"\) words_="list add show update remove import/);
   t.match(fish.stdout, /complete -c dommon -n '__fish_seen_subcommand_from liveness' -a results/);
-  t.match(bash.stdout, /"endpoints add --type"\) words_="https http port smtp imap" ;;/, 'option values: the endpoint types');
-  t.match(fish.stdout, /complete -c dommon -n '__fish_seen_subcommand_from add' -l type -xa 'https http port smtp imap'/);
+  t.match(
+    bash.stdout,
+    /"endpoints add --type"\) words_="https http port smtp imap" ;;/,
+    'option values: the endpoint types',
+  );
+  t.match(
+    fish.stdout,
+    /complete -c dommon -n '__fish_seen_subcommand_from add' -l type -xa 'https http port smtp imap'/,
+  );
   t.equal(bad.code, 2);
 });

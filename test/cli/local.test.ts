@@ -44,7 +44,8 @@ t.test('local database: token, resources, import, status --once (text and --json
     run('status', '--json'),
   ]);
   t.equal(lv.code, 0, lv.stderr);
-  for (const d of ['alpha.com', 'beta.org', 'example.com']) t.match(list.stdout, new RegExp(`^[0-9a-f-]{36}  ${d.replace('.', '\\.')}\\s+false`, 'm'));
+  for (const d of ['alpha.com', 'beta.org', 'example.com'])
+    t.match(list.stdout, new RegExp(`^[0-9a-f-]{36}  ${d.replace('.', '\\.')}\\s+false`, 'm'));
   t.match(list.stdout, /\n3 total\n$/);
   t.equal(tokens.json.length, 2);
   t.notOk(JSON.stringify(tokens.json).includes(tok.json.token), 'token list never shows a secret');
@@ -52,9 +53,15 @@ t.test('local database: token, resources, import, status --once (text and --json
   t.equal(statusJson.code, 0, statusJson.stderr);
   t.same(statusJson.json.domains.map((d: any) => d.name).sort(), ['alpha.com', 'beta.org', 'example.com']);
   const exampleRow = statusJson.json.domains.find((d: any) => d.name === 'example.com');
-  t.same(exampleRow.endpoints.map((e: any) => e.name), ['web']);
+  t.same(
+    exampleRow.endpoints.map((e: any) => e.name),
+    ['web'],
+  );
 
-  const [once, dupDomain] = await Promise.all([run('status', '--once', '--width', '140'), run('domains', 'add', 'alpha.com')]);
+  const [once, dupDomain] = await Promise.all([
+    run('status', '--once', '--width', '140'),
+    run('domains', 'add', 'alpha.com'),
+  ]);
   const revoke = await run('token', 'revoke', tokens.json[1].id);
   t.equal(once.code, 0, once.stderr);
   t.match(once.stdout, /^dommon status {2}3 domain\(s\), 1 endpoint\(s\)/);
@@ -72,7 +79,10 @@ t.test('serve + --remote: the same commands against a running daemon', { timeout
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const tok = await cli(['--data-dir', dir, 'token', 'create', '--team', 'ops']);
   const token = tok.stdout.trim();
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0'], { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0'], {
+    env: cleanEnv(),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   t.teardown(() => child.kill('SIGKILL'));
   const url = await new Promise<string>((resolve, reject) => {
@@ -95,7 +105,10 @@ t.test('serve + --remote: the same commands against a running daemon', { timeout
     cli(['--data-dir', dir, 'domains', 'list', '--json']),
     remote('status', '--once', '--width', '120'),
   ]);
-  t.same(list.json.data.map((d: any) => d.domain), ['remote.example']);
+  t.same(
+    list.json.data.map((d: any) => d.domain),
+    ['remote.example'],
+  );
   t.equal(viaEnv.json.id, add.json.id, 'DOMMON_URL and DOMMON_TOKEN work like the flags');
   t.equal(badToken.code, 1, 'a 401 is exit 1');
   t.match(badToken.stderr, /^dommon: .*\n$/);

@@ -25,7 +25,10 @@ t.test('colour decision', async (t) => {
 });
 
 t.test('tables stay aligned when cells are coloured', async (t) => {
-  const rows = [{ name: 'a', status: 'healthy', n: 1 }, { name: 'longer', status: 'critical', n: null }];
+  const rows = [
+    { name: 'a', status: 'healthy', n: 1 },
+    { name: 'longer', status: 'critical', n: null },
+  ];
   const plain = table(rows, ['name', 'status', 'n:COUNT']);
   t.equal(plain, ['NAME    STATUS    COUNT', 'a       healthy   1', 'longer  critical  -'].join('\n'));
   const coloured = table(rows, ['name', 'status', 'n:COUNT'], palette(true));
@@ -47,10 +50,26 @@ t.test('exit codes and one-line errors', async (t) => {
 });
 
 t.test('import parsing and option conversion', async (t) => {
-  t.same(parseImport('a.com\n\n# c\r\nb.org\n').map((l) => [l.line, l.domain]), [[1, 'a.com'], [4, 'b.org']]);
+  t.same(
+    parseImport('a.com\n\n# c\r\nb.org\n').map((l) => [l.line, l.domain]),
+    [
+      [1, 'a.com'],
+      [4, 'b.org'],
+    ],
+  );
   const csv = parseImport('\uFEFFnotes,Domain\n"x, y",c.net\n,d.io\n');
-  t.same(csv.map((l) => [l.line, l.domain, l.extra]), [[2, 'c.net', { notes: 'x, y' }], [3, 'd.io', {}]]);
-  t.same(parseImport('e.com,whatever\n').map((l) => l.domain), ['e.com'], 'no header: the first column');
+  t.same(
+    csv.map((l) => [l.line, l.domain, l.extra]),
+    [
+      [2, 'c.net', { notes: 'x, y' }],
+      [3, 'd.io', {}],
+    ],
+  );
+  t.same(
+    parseImport('e.com,whatever\n').map((l) => l.domain),
+    ['e.com'],
+    'no header: the first column',
+  );
   t.equal(optKey('--expected-status <code>'), 'expectedStatus');
   t.equal(convert('int', '42', '--n'), 42);
   t.ok(caught(() => convert('int', '4x', '--n')) instanceof UsageError);

@@ -30,22 +30,55 @@ t.test('defaults and precedence', async (t) => {
   t.same(c.whoisServers, {});
   t.equal(c.ianaWhois, 'whois.iana.org:43');
   t.ok(Object.isFrozen(c));
-  const w = loadConfig({}, { DOMMON_WHOIS_SERVERS: 'rs=whois.rnids.rs, .BG=127.0.0.1:4343,uk.com=[::1]:43', DOMMON_IANA_WHOIS: '127.0.0.1:4344' });
+  const w = loadConfig(
+    {},
+    {
+      DOMMON_WHOIS_SERVERS: 'rs=whois.rnids.rs, .BG=127.0.0.1:4343,uk.com=[::1]:43',
+      DOMMON_IANA_WHOIS: '127.0.0.1:4344',
+    },
+  );
   t.same(w.whoisServers, { rs: 'whois.rnids.rs', bg: '127.0.0.1:4343', 'uk.com': '[::1]:43' });
   t.equal(w.ianaWhois, '127.0.0.1:4344');
-  const env = { DOMMON_HOST: '0.0.0.0', DOMMON_PORT: '9000', DOMMON_DATA_DIR: '/tmp/env-dir', DOMMON_LOG_LEVEL: 'warn' };
+  const env = {
+    DOMMON_HOST: '0.0.0.0',
+    DOMMON_PORT: '9000',
+    DOMMON_DATA_DIR: '/tmp/env-dir',
+    DOMMON_LOG_LEVEL: 'warn',
+  };
   const e = loadConfig({}, env);
   t.match(e, { host: '0.0.0.0', port: 9000, dataDir: '/tmp/env-dir', logLevel: 'warn' });
   const f = loadConfig({ host: '::1', port: '0', dataDir: '/tmp/flag-dir', logLevel: 'DEBUG' }, env);
   t.match(f, { host: '::1', port: 0, dataDir: '/tmp/flag-dir', logLevel: 'debug' }, 'a flag wins over the variable');
-  const full = loadConfig({}, {
-    DOMMON_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1,[::1]:53', DOMMON_WHOIS_SERVER: 'localhost:4343', DOMMON_RDAP_URL: 'http://127.0.0.1:9/rdap/',
-    DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525', DOMMON_SMTP_FROM: 'Dommon <alerts@example.com>', DOMMON_RATE_LIMIT: '5',
-    DOMMON_MAX_DOMAINS: '10', DOMMON_MAX_ENDPOINTS: 'unlimited', DOMMON_VERIFY_INTERVAL: '1', DOMMON_CHECK_INTERVAL: '60', DOMMON_NOTIFY_INTERVAL: '2',
-  });
+  const full = loadConfig(
+    {},
+    {
+      DOMMON_DNS_SERVERS: '127.0.0.1:5353, 10.0.0.1,[::1]:53',
+      DOMMON_WHOIS_SERVER: 'localhost:4343',
+      DOMMON_RDAP_URL: 'http://127.0.0.1:9/rdap/',
+      DOMMON_SMTP_URL: 'smtp://u:p@127.0.0.1:2525',
+      DOMMON_SMTP_FROM: 'Dommon <alerts@example.com>',
+      DOMMON_RATE_LIMIT: '5',
+      DOMMON_MAX_DOMAINS: '10',
+      DOMMON_MAX_ENDPOINTS: 'unlimited',
+      DOMMON_VERIFY_INTERVAL: '1',
+      DOMMON_CHECK_INTERVAL: '60',
+      DOMMON_NOTIFY_INTERVAL: '2',
+    },
+  );
   t.same(full.dnsServers, ['127.0.0.1:5353', '10.0.0.1', '[::1]:53']);
-  t.match(full, { whoisServer: 'localhost:4343', rdapUrl: 'http://127.0.0.1:9/rdap', smtpUrl: 'smtp://u:p@127.0.0.1:2525', smtpFrom: 'Dommon <alerts@example.com>', smtpTls: 'require',
-    rateLimit: 5, maxDomains: 10, maxEndpoints: null, verifyInterval: 1, checkInterval: 60, notifyInterval: 2 });
+  t.match(full, {
+    whoisServer: 'localhost:4343',
+    rdapUrl: 'http://127.0.0.1:9/rdap',
+    smtpUrl: 'smtp://u:p@127.0.0.1:2525',
+    smtpFrom: 'Dommon <alerts@example.com>',
+    smtpTls: 'require',
+    rateLimit: 5,
+    maxDomains: 10,
+    maxEndpoints: null,
+    verifyInterval: 1,
+    checkInterval: 60,
+    notifyInterval: 2,
+  });
 });
 
 // [variable, bad value, what the message must mention]

@@ -44,7 +44,9 @@ t.test('every DOMMON_* variable in src/ is documented in docs/', async (t) => {
     }
   }
   t.ok(used.size >= 20, `found ${used.size} variables in src/`);
-  const missing = [...used].filter(([name]) => !new RegExp(`\\b${name}\\b`).test(docs)).map(([name, file]) => `${name} (${file})`);
+  const missing = [...used]
+    .filter(([name]) => !new RegExp(`\\b${name}\\b`).test(docs))
+    .map(([name, file]) => `${name} (${file})`);
   t.same(missing, [], 'variables used in src/ but mentioned nowhere in docs/');
 });
 
@@ -72,7 +74,12 @@ t.test('every CLI command is documented in docs/, and the generated reference is
 
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH'];
 /** `/api/v1/domains/:domainId`, `/api-domains/{domainId}` and `/x/<id>` all become `/api/v1/domains/{}`. */
-const normalise = (p: string) => p.trim().replace(/\?.*$/, '').replace(/\/(:[^/]+|\{[^/}]+\}|<[^/>]+>)/g, '/{}').replace(/\/$/, '') || '/';
+const normalise = (p: string) =>
+  p
+    .trim()
+    .replace(/\?.*$/, '')
+    .replace(/\/(:[^/]+|\{[^/}]+\}|<[^/>]+>)/g, '/{}')
+    .replace(/\/$/, '') || '/';
 
 /** "METHOD path" pairs the docs mention: table rows `| GET, POST | \`/path\` | ...` and inline `` `GET /path` ``. */
 function documentedRoutes(text: string): Set<string> {
@@ -86,17 +93,24 @@ function documentedRoutes(text: string): Set<string> {
         for (const m of methods) found.add(`${m} ${normalise(route[1]!)}`);
       }
     }
-    for (const m of line.matchAll(/`(GET|POST|PUT|DELETE|PATCH) (\/[^`\s]*)`/g)) found.add(`${m[1]} ${normalise(m[2]!)}`);
+    for (const m of line.matchAll(/`(GET|POST|PUT|DELETE|PATCH) (\/[^`\s]*)`/g))
+      found.add(`${m[1]} ${normalise(m[2]!)}`);
   }
   return found;
 }
 
 t.test('every API operation is documented in docs/ with its method', async (t) => {
   const found = documentedRoutes(docs);
-  const wanted = OPERATIONS.flatMap((op) => [op.path, ...(op.alias ? [op.alias] : [])].map((p) => `${op.method.toUpperCase()} ${normalise(p)}`));
+  const wanted = OPERATIONS.flatMap((op) =>
+    [op.path, ...(op.alias ? [op.alias] : [])].map((p) => `${op.method.toUpperCase()} ${normalise(p)}`),
+  );
   t.ok(wanted.length >= 80, `found ${wanted.length} operations`);
   const missing = [...new Set(wanted)].filter((r) => !found.has(r));
-  t.same(missing, [], 'operations of src/api/openapi/operations.ts not in a docs/ route table (| METHOD | `path` |) nor as `METHOD /path`');
+  t.same(
+    missing,
+    [],
+    'operations of src/api/openapi/operations.ts not in a docs/ route table (| METHOD | `path` |) nor as `METHOD /path`',
+  );
 });
 
 t.test(`README.md is a front door of at most ${README_MAX_LINES} lines`, async (t) => {
@@ -149,7 +163,11 @@ t.test('every relative link in README.md and docs/ points at an existing file an
         if (!PENDING_PAGES.has(rel(file))) broken.push(`${rel(page)}: ${href} (no such file)`);
         continue;
       }
-      if (anchor && file.endsWith('.md') && !anchors(fs.readFileSync(file, 'utf8')).has(decodeURIComponent(anchor).toLowerCase())) {
+      if (
+        anchor &&
+        file.endsWith('.md') &&
+        !anchors(fs.readFileSync(file, 'utf8')).has(decodeURIComponent(anchor).toLowerCase())
+      ) {
         broken.push(`${rel(page)}: ${href} (no such heading in ${rel(file)})`);
       }
     }

@@ -34,13 +34,30 @@ t.test('eachLimit runs every item, n at a time, and stops starting items once st
 
   const ran: number[] = [];
   let stop = false;
-  const n = await eachLimit(Array.from({ length: 100 }, (_, i) => i), 4, async (x) => {
-    ran.push(x);
-    if (x === 9) stop = true;
-    await tick(1);
-  }, () => stop);
+  const n = await eachLimit(
+    Array.from({ length: 100 }, (_, i) => i),
+    4,
+    async (x) => {
+      ran.push(x);
+      if (x === 9) stop = true;
+      await tick(1);
+    },
+    () => stop,
+  );
   t.equal(n, ran.length, 'the count is the items started');
-  t.ok(ran.length >= 10 && ran.length <= 13, `only the items in flight when stop() turned true finish (${ran.length} ran)`);
+  t.ok(
+    ran.length >= 10 && ran.length <= 13,
+    `only the items in flight when stop() turned true finish (${ran.length} ran)`,
+  );
   t.same(ran.slice(0, 10), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], 'started in order');
-  t.equal(await eachLimit([1, 2], 3, async () => undefined, () => true), 0, 'stopped before the start: nothing runs');
+  t.equal(
+    await eachLimit(
+      [1, 2],
+      3,
+      async () => undefined,
+      () => true,
+    ),
+    0,
+    'stopped before the start: nothing runs',
+  );
 });

@@ -20,8 +20,17 @@ const DOMAIN_LIBRARIES = new Set([
 
 /** Modules that open sockets or speak a network protocol. */
 const NETWORK_MODULES = new Set([
-  'net', 'tls', 'dgram', 'dns', 'dns/promises', 'http', 'https', 'http2',
-  'undici', 'nodemailer', 'whoiser',
+  'net',
+  'tls',
+  'dgram',
+  'dns',
+  'dns/promises',
+  'http',
+  'https',
+  'http2',
+  'undici',
+  'nodemailer',
+  'whoiser',
 ]);
 
 /**
@@ -29,11 +38,17 @@ const NETWORK_MODULES = new Set([
  * these: services call probes, the composition root hands them over.
  */
 const NETWORK_ALLOWED: { path: string; why: string }[] = [
-  { path: 'probes/', why: 'the network probes: liveness, TLS, DNS, RDAP, WHOIS, the exposure scanner, the doctor\'s peer checks' },
+  {
+    path: 'probes/',
+    why: "the network probes: liveness, TLS, DNS, RDAP, WHOIS, the exposure scanner, the doctor's peer checks",
+  },
   { path: 'channels/', why: 'notification delivery: webhooks, e-mail, push services' },
-  { path: 'app.ts', why: 'the composition root: the daemon\'s HTTP server (node:http), Node\'s root CAs for `dommon check --ca` (node:tls)' },
+  {
+    path: 'app.ts',
+    why: "the composition root: the daemon's HTTP server (node:http), Node's root CAs for `dommon check --ca` (node:tls)",
+  },
   { path: 'api/routes/metrics.ts', why: 'node:net isIPv4/isIPv6 only (the scrape allow-list); no I/O' },
-  { path: 'cli/transport.ts', why: 'the CLI\'s HTTP client of a remote daemon (fetch)' },
+  { path: 'cli/transport.ts', why: "the CLI's HTTP client of a remote daemon (fetch)" },
   { path: 'cli/check/targets.ts', why: 'node:net isIP only (reading targets); no I/O' },
 ];
 
@@ -57,20 +72,38 @@ function importsOf(source: string): Import[] {
   const clause = /^\s*(?:import|export)\s+(type\s+)?([^;'"]*?)\s+from\s+['"]([^'"]+)['"]/gm;
   for (const m of source.matchAll(clause)) {
     const braces = /^\{([^}]*)\}$/.exec(m[2]!.trim());
-    const allTypes = braces !== null && braces[1]!.split(',').map((s) => s.trim()).filter(Boolean).every((s) => s.startsWith('type '));
+    const allTypes =
+      braces !== null &&
+      braces[1]!
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean)
+        .every((s) => s.startsWith('type '));
     out.push({ specifier: m[3]!, typeOnly: Boolean(m[1]) || allTypes });
   }
   for (const m of source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) out.push({ specifier: m[1]!, typeOnly: false });
-  for (const m of source.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) out.push({ specifier: m[1]!, typeOnly: false });
+  for (const m of source.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g))
+    out.push({ specifier: m[1]!, typeOnly: false });
   return out;
 }
 
 const bare = (specifier: string) => specifier.replace(/^node:/, '');
-const isBuiltin = (specifier: string) => specifier.startsWith('node:') || builtinModules.includes(specifier) || builtinModules.includes(specifier.split('/')[0]!);
+const isBuiltin = (specifier: string) =>
+  specifier.startsWith('node:') ||
+  builtinModules.includes(specifier) ||
+  builtinModules.includes(specifier.split('/')[0]!);
 /** The package a bare specifier names (`@scope/name` or `name`). */
-const packageOf = (specifier: string) => specifier.split('/').slice(0, specifier.startsWith('@') ? 2 : 1).join('/');
+const packageOf = (specifier: string) =>
+  specifier
+    .split('/')
+    .slice(0, specifier.startsWith('@') ? 2 : 1)
+    .join('/');
 /** Source without whole-line comments (so that a comment may mention fetch() or an import). */
-const code = (source: string) => source.split('\n').filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l)).join('\n');
+const code = (source: string) =>
+  source
+    .split('\n')
+    .filter((l) => !/^\s*(\/\/|\*|\/\*)/.test(l))
+    .join('\n');
 const rel = (file: string) => path.relative(SRC, file).split(path.sep).join('/');
 
 t.test('the import reader finds every form', async (t) => {
@@ -104,7 +137,8 @@ t.test('src/domain imports only src/domain and the listed pure libraries', async
     for (const { specifier } of importsOf(source)) {
       if (specifier.startsWith('.')) {
         const target = path.resolve(path.dirname(file), specifier);
-        if (target !== DOMAIN && !target.startsWith(DOMAIN + path.sep)) problems.push(`${rel(file)}: imports ${specifier} (outside src/domain)`);
+        if (target !== DOMAIN && !target.startsWith(DOMAIN + path.sep))
+          problems.push(`${rel(file)}: imports ${specifier} (outside src/domain)`);
       } else if (isBuiltin(specifier)) {
         problems.push(`${rel(file)}: imports the Node module ${specifier}`);
       } else if (!DOMAIN_LIBRARIES.has(packageOf(specifier))) {
@@ -112,17 +146,20 @@ t.test('src/domain imports only src/domain and the listed pure libraries', async
       }
     }
     const body = code(source);
-    if (/\bfetch\(|\bprocess\.|\bXMLHttpRequest\b|\bWebSocket\b/.test(body)) problems.push(`${rel(file)}: touches the network or the process`);
+    if (/\bfetch\(|\bprocess\.|\bXMLHttpRequest\b|\bWebSocket\b/.test(body))
+      problems.push(`${rel(file)}: touches the network or the process`);
   }
   t.same(problems, [], 'no import or I/O outside the rules');
 });
 
-t.test('the domain\'s errors carry a meaning, never an HTTP status', async (t) => {
+t.test("the domain's errors carry a meaning, never an HTTP status", async (t) => {
   const problems: string[] = [];
   for (const file of files(DOMAIN)) {
     const source = code(fs.readFileSync(file, 'utf8'));
     // Each class that is an error: its header and its body up to the matching brace.
-    for (const m of source.matchAll(/^(?:export\s+)?class\s+(\w+)\s+extends\s+(?:\w*Error|Invalid|Unauthorized|PlanLimit|Forbidden|NotFound|QuotaExceeded|Conflict)\b[^{]*\{/gm)) {
+    for (const m of source.matchAll(
+      /^(?:export\s+)?class\s+(\w+)\s+extends\s+(?:\w*Error|Invalid|Unauthorized|PlanLimit|Forbidden|NotFound|QuotaExceeded|Conflict)\b[^{]*\{/gm,
+    )) {
       let depth = 1;
       let end = m.index + m[0].length;
       for (; end < source.length && depth > 0; end++) {
@@ -131,31 +168,48 @@ t.test('the domain\'s errors carry a meaning, never an HTTP status', async (t) =
       }
       const block = source.slice(m.index, end);
       if (/\b(status|statusCode|httpStatus)\b/.test(block)) problems.push(`${rel(file)}: ${m[1]} has a status field`);
-      for (const n of block.matchAll(/\b([1-5]\d\d)\b/g)) problems.push(`${rel(file)}: ${m[1]} holds the number ${n[1]} (an HTTP status?)`);
+      for (const n of block.matchAll(/\b([1-5]\d\d)\b/g))
+        problems.push(`${rel(file)}: ${m[1]} holds the number ${n[1]} (an HTTP status?)`);
     }
   }
   t.same(problems, [], 'no HTTP status in an error definition');
-  t.same(Object.keys(HTTP_STATUS).sort(), [...ERROR_MEANINGS].sort(), 'src/api/errors.ts maps every meaning, and only those');
+  t.same(
+    Object.keys(HTTP_STATUS).sort(),
+    [...ERROR_MEANINGS].sort(),
+    'src/api/errors.ts maps every meaning, and only those',
+  );
   const readme = fs.readFileSync(path.join(DOMAIN, 'README.md'), 'utf8');
   for (const [meaning, status] of Object.entries(HTTP_STATUS)) {
-    t.match(readme, new RegExp(`\\|\\s*\`${meaning}\`\\s*\\|\\s*${status}\\b`), `README's table: ${meaning} -> ${status}`);
+    t.match(
+      readme,
+      new RegExp(`\\|\\s*\`${meaning}\`\\s*\\|\\s*${status}\\b`),
+      `README's table: ${meaning} -> ${status}`,
+    );
   }
 });
 
 t.test(`network modules (${[...NETWORK_MODULES].join(', ')}) and fetch only where allowed`, async (t) => {
-  const allowed = (r: string) => NETWORK_ALLOWED.some((a) => (a.path.endsWith('/') ? r.startsWith(a.path) : r === a.path));
+  const allowed = (r: string) =>
+    NETWORK_ALLOWED.some((a) => (a.path.endsWith('/') ? r.startsWith(a.path) : r === a.path));
   const problems: string[] = [];
   const used = new Set<string>();
   for (const file of files(SRC)) {
     const r = rel(file);
     const source = fs.readFileSync(file, 'utf8');
-    const network = importsOf(source).filter((i) => !i.typeOnly && NETWORK_MODULES.has(isBuiltin(i.specifier) ? bare(i.specifier) : packageOf(i.specifier)));
+    const network = importsOf(source).filter(
+      (i) => !i.typeOnly && NETWORK_MODULES.has(isBuiltin(i.specifier) ? bare(i.specifier) : packageOf(i.specifier)),
+    );
     const fetches = /\bfetch\(/.test(code(source));
     if (!network.length && !fetches) continue;
     for (const a of NETWORK_ALLOWED) if (a.path.endsWith('/') ? r.startsWith(a.path) : r === a.path) used.add(a.path);
-    if (!allowed(r)) problems.push(`${r}: ${[...network.map((i) => i.specifier), ...(fetches ? ['fetch()'] : [])].join(', ')}`);
+    if (!allowed(r))
+      problems.push(`${r}: ${[...network.map((i) => i.specifier), ...(fetches ? ['fetch()'] : [])].join(', ')}`);
   }
   t.same(problems, [], 'network I/O outside probes/, channels/ and the listed transport files');
   // The list stays truthful: every entry is still needed.
-  t.same(NETWORK_ALLOWED.map((a) => a.path).filter((p) => !used.has(p)), [], 'no stale entry in NETWORK_ALLOWED');
+  t.same(
+    NETWORK_ALLOWED.map((a) => a.path).filter((p) => !used.has(p)),
+    [],
+    'no stale entry in NETWORK_ALLOWED',
+  );
 });

@@ -1,16 +1,31 @@
 import t from 'tap';
 import {
-  expiryWindow, hasTransferLock, normalizeStatus, registrationCadence, registrationChanges, EMPTY_REGISTRATION,
+  expiryWindow,
+  hasTransferLock,
+  normalizeStatus,
+  registrationCadence,
+  registrationChanges,
+  EMPTY_REGISTRATION,
 } from '../../src/domain/registration.js';
 import { classifyWhois, parseWhoisText } from '../../src/probes/whois.js';
 import { parseRdapDomain, rdapBaseFor, bootstrapIndex, retryAfterMs } from '../../src/probes/rdap.js';
 import { SHIPPED_BOOTSTRAP } from '../../src/probes/rdap-bootstrap.js';
-import { RATE_LIMIT_TEXT, denicText, nominetText, verisignText, DENIC_FREE, VERISIGN_NO_MATCH } from '../support/whois-server.js';
+import {
+  RATE_LIMIT_TEXT,
+  denicText,
+  nominetText,
+  verisignText,
+  DENIC_FREE,
+  VERISIGN_NO_MATCH,
+} from '../support/whois-server.js';
 import { rdapDomain } from '../support/rdap-server.js';
 
 t.test('statuses and transfer lock', async (t) => {
   t.equal(normalizeStatus('client transfer prohibited'), 'clientTransferProhibited');
-  t.equal(normalizeStatus('serverTransferProhibited https://icann.org/epp#serverTransferProhibited'), 'serverTransferProhibited');
+  t.equal(
+    normalizeStatus('serverTransferProhibited https://icann.org/epp#serverTransferProhibited'),
+    'serverTransferProhibited',
+  );
   t.equal(hasTransferLock(['clientTransferProhibited']), true);
   t.equal(hasTransferLock(['ok']), false);
   t.equal(hasTransferLock(['connect']), null, 'DENIC shows no EPP status');
@@ -32,24 +47,51 @@ t.test('expiry windows and cadence', async (t) => {
 });
 
 t.test('changes between lookups', async (t) => {
-  const a = { ...EMPTY_REGISTRATION, registrar: 'A', nameservers: ['ns1.a', 'ns2.a'], expiry_date: '2026-01-01', transfer_lock: true };
+  const a = {
+    ...EMPTY_REGISTRATION,
+    registrar: 'A',
+    nameservers: ['ns1.a', 'ns2.a'],
+    expiry_date: '2026-01-01',
+    transfer_lock: true,
+  };
   t.same(registrationChanges(EMPTY_REGISTRATION, a), [], 'first data is no change');
   const b = { ...a, registrar: 'B', nameservers: ['ns2.a', 'ns1.a'], expiry_date: '2027-01-01', transfer_lock: false };
-  t.same(registrationChanges(a, b).map((c) => c.field), ['registrar', 'expiry_date', 'transfer_lock']);
+  t.same(
+    registrationChanges(a, b).map((c) => c.field),
+    ['registrar', 'expiry_date', 'transfer_lock'],
+  );
 });
 
 t.test('WHOIS text: Verisign, Nominet, DENIC, no match, rate limit', async (t) => {
-  const v = parseWhoisText('example.com', verisignText('example.com', { registrar: 'Example Registrar, LLC', expiry: '2026-08-13T04:00:00Z', nameservers: ['a.iana-servers.net', 'b.iana-servers.net'], dnssec: 'signedDelegation' }));
+  const v = parseWhoisText(
+    'example.com',
+    verisignText('example.com', {
+      registrar: 'Example Registrar, LLC',
+      expiry: '2026-08-13T04:00:00Z',
+      nameservers: ['a.iana-servers.net', 'b.iana-servers.net'],
+      dnssec: 'signedDelegation',
+    }),
+  );
   t.equal(v.registrar, 'Example Registrar, LLC');
   t.equal(v.expiry_date, '2026-08-13');
   t.same(v.nameservers, ['a.iana-servers.net', 'b.iana-servers.net']);
   t.equal(v.transfer_lock, true);
   t.equal(v.dnssec_signed, true);
-  const n = parseWhoisText('example.co.uk', nominetText('example.co.uk', { registrar: 'Example Registrar Ltd', expiry: '26-Nov-2026', nameservers: ['ns1.example.net', 'ns2.example.net'] }));
+  const n = parseWhoisText(
+    'example.co.uk',
+    nominetText('example.co.uk', {
+      registrar: 'Example Registrar Ltd',
+      expiry: '26-Nov-2026',
+      nameservers: ['ns1.example.net', 'ns2.example.net'],
+    }),
+  );
   t.equal(n.registrar, 'Example Registrar Ltd');
   t.equal(n.expiry_date, '2026-11-26');
   t.same(n.nameservers, ['ns1.example.net', 'ns2.example.net']);
-  const d = parseWhoisText('example.de', denicText('example.de', { nameservers: ['ns1.example.de', 'ns2.example.de'] }));
+  const d = parseWhoisText(
+    'example.de',
+    denicText('example.de', { nameservers: ['ns1.example.de', 'ns2.example.de'] }),
+  );
   t.equal(d.expiry_date, null, 'DENIC publishes no expiry');
   t.same(d.nameservers, ['ns1.example.de', 'ns2.example.de']);
   t.equal(d.transfer_lock, null);
@@ -74,9 +116,23 @@ t.test('RDAP: bootstrap and RFC 9083 parsing', async (t) => {
   t.equal(rdapBaseFor('example.pl', idx), 'https://rdap.dns.pl/');
   t.equal(rdapBaseFor('example.kg', idx), 'http://rdap.cctld.kg/', 'an http-only service is used as published');
   t.equal(rdapBaseFor('example.shop', idx), 'https://rdap.gmoregistry.net/rdap/');
-  const custom = bootstrapIndex({ services: [[['br'], ['https://rdap.registro.br/']], [['com.br'], ['https://special.example/']]] });
+  const custom = bootstrapIndex({
+    services: [
+      [['br'], ['https://rdap.registro.br/']],
+      [['com.br'], ['https://special.example/']],
+    ],
+  });
   t.equal(rdapBaseFor('example.com.br', custom), 'https://special.example/', 'longest suffix wins');
-  const r = parseRdapDomain(rdapDomain('example.com', { registrar: 'Reg Inc.', expiry: '2026-08-13T04:00:00Z', created: '1995-08-14T04:00:00Z', nameservers: ['NS1.EXAMPLE.NET'], status: ['client transfer prohibited', 'server delete prohibited'], signed: true }));
+  const r = parseRdapDomain(
+    rdapDomain('example.com', {
+      registrar: 'Reg Inc.',
+      expiry: '2026-08-13T04:00:00Z',
+      created: '1995-08-14T04:00:00Z',
+      nameservers: ['NS1.EXAMPLE.NET'],
+      status: ['client transfer prohibited', 'server delete prohibited'],
+      signed: true,
+    }),
+  );
   t.equal(r.registrar, 'Reg Inc.');
   t.equal(r.expiry_date, '2026-08-13');
   t.equal(r.creation_date, '1995-08-14T04:00:00.000Z');
@@ -85,5 +141,8 @@ t.test('RDAP: bootstrap and RFC 9083 parsing', async (t) => {
   t.equal(r.transfer_lock, true);
   t.equal(r.dnssec_signed, true);
   t.equal(retryAfterMs('30', new Date()), 30_000);
-  t.equal(retryAfterMs(new Date(Date.parse('2026-01-01T00:01:00Z')).toUTCString(), new Date('2026-01-01T00:00:00Z')), 60_000);
+  t.equal(
+    retryAfterMs(new Date(Date.parse('2026-01-01T00:01:00Z')).toUTCString(), new Date('2026-01-01T00:00:00Z')),
+    60_000,
+  );
 });

@@ -26,7 +26,8 @@ t.test('instantAlert: min_severity for exposure findings, never for resolutions,
     ['liveness', 'low', 'critical', true],
     ['ssl_expiry', 'info', 'high', true],
   ];
-  for (const [event_type, severity, min, want] of table) t.equal(instantAlert({ event_type, severity }, min), want, `${event_type} ${severity} on a ${min} row`);
+  for (const [event_type, severity, min, want] of table)
+    t.equal(instantAlert({ event_type, severity }, min), want, `${event_type} ${severity} on a ${min} row`);
 });
 
 t.test('a critical finding reaches a webhook; resolutions go to the digest only', async (t) => {
@@ -46,7 +47,10 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
     {
       clock,
       notify: { intervalMs: 600_000, retryWaitsMs: [50, 100, 200], attemptTimeoutMs: 2000 },
-      exposure: { portFor: () => closed, options: { wordlist: ['blog', 'www'], connectTimeoutMs: 500, axfrTimeoutMs: 500 } },
+      exposure: {
+        portFor: () => closed,
+        options: { wordlist: ['blog', 'www'], connectTimeoutMs: 500, axfrTimeoutMs: 500 },
+      },
     },
   );
   t.teardown(async () => {
@@ -67,15 +71,25 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
   const secApi = client(s.url, sec.token);
 
   // ops: signed instant webhook with the default min_severity (medium), and a daily Slack digest.
-  const hook = await api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: `${rx.url}?ops`, secret_key: SECRET } });
+  const hook = await api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: `${rx.url}?ops`, secret_key: SECRET },
+  });
   t.equal(hook.status, 200);
   t.equal(hook.body.min_severity, 'medium', 'instant rows default to medium');
   const digestRow = await api.put('/api/v1/notifications/settings/slack', {
-    delivery_class: 'digest', frequency_days: 1, notification_time: '09:00:00', config: { webhook_url: `${rx.url}?digest` },
+    delivery_class: 'digest',
+    frequency_days: 1,
+    notification_time: '09:00:00',
+    config: { webhook_url: `${rx.url}?digest` },
   });
   t.equal(digestRow.status, 200);
   // sec: an unsigned webhook from low up.
-  const low = await secApi.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', min_severity: 'low', config: { webhook_url: `${rx.url}?sec` } });
+  const low = await secApi.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    min_severity: 'low',
+    config: { webhook_url: `${rx.url}?sec` },
+  });
   t.equal(low.status, 200);
   t.equal(low.body.min_severity, 'low');
   // A digest covers the events after its row was created (and after its last send).
@@ -109,8 +123,17 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
     rx.requests.filter((r) => r.path === `/hook?${path}` && String(r.json?.event_type).startsWith('exposure'));
 
   await scan();
-  const findings = (await api.get(`/api/v1/domains/${id}/exposure/findings`)).body.data as { id: string; category: string; severity: string; host: string; title: string }[];
-  t.same(findings.map((f) => `${f.severity} ${f.category} ${f.host}`).sort(), [`critical subdomain_takeover blog.${ZONE}`, `low dns_misconfiguration ${ZONE}`]);
+  const findings = (await api.get(`/api/v1/domains/${id}/exposure/findings`)).body.data as {
+    id: string;
+    category: string;
+    severity: string;
+    host: string;
+    title: string;
+  }[];
+  t.same(findings.map((f) => `${f.severity} ${f.category} ${f.host}`).sort(), [
+    `critical subdomain_takeover blog.${ZONE}`,
+    `low dns_misconfiguration ${ZONE}`,
+  ]);
   const takeover = findings.find((f) => f.category === 'subdomain_takeover')!;
 
   await notifyNow();
@@ -119,15 +142,36 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
   const alert: Received = opsAlerts[0]!;
   t.equal(alert.method, 'POST');
   t.equal(alert.headers['content-type'], 'application/json');
-  t.ok(verifySignature(alert.raw, alert.headers['x-signature'], SECRET), 'X-Signature is the HMAC-SHA256 of the raw body');
+  t.ok(
+    verifySignature(alert.raw, alert.headers['x-signature'], SECRET),
+    'X-Signature is the HMAC-SHA256 of the raw body',
+  );
   t.notOk(verifySignature(alert.raw, alert.headers['x-signature'], 'another-secret'));
   t.match(alert.json, {
-    event_type: 'exposure', severity: 'critical', category: 'subdomain_takeover', team: 'alerting', user: 'ops@alerting.test',
-    domain_id: id, domain: ZONE, endpoint_id: null, message: `New critical exposure finding on ${ZONE}: ${takeover.title}`,
-    details: { host: `blog.${ZONE}`, provider: 'GitHub Pages', finding_id: takeover.id, change: 'new', evidence: /alerts-gone\.github\.io.*NXDOMAIN/, remediation: /GitHub Pages/ },
+    event_type: 'exposure',
+    severity: 'critical',
+    category: 'subdomain_takeover',
+    team: 'alerting',
+    user: 'ops@alerting.test',
+    domain_id: id,
+    domain: ZONE,
+    endpoint_id: null,
+    message: `New critical exposure finding on ${ZONE}: ${takeover.title}`,
+    details: {
+      host: `blog.${ZONE}`,
+      provider: 'GitHub Pages',
+      finding_id: takeover.id,
+      change: 'new',
+      evidence: /alerts-gone\.github\.io.*NXDOMAIN/,
+      remediation: /GitHub Pages/,
+    },
   });
   const secAlerts = exposureAlerts('sec');
-  t.same(secAlerts.map((r) => `${r.json.severity} ${r.json.category}`).sort(), ['critical subdomain_takeover', 'low dns_misconfiguration'], 'sec (min_severity low) gets both');
+  t.same(
+    secAlerts.map((r) => `${r.json.severity} ${r.json.category}`).sort(),
+    ['critical subdomain_takeover', 'low dns_misconfiguration'],
+    'sec (min_severity low) gets both',
+  );
   t.equal(secAlerts[0]!.headers['x-signature'], undefined, 'no secret, no signature');
 
   // The record is fixed: the finding resolves, an `exposure_resolved` event is written ...
@@ -137,14 +181,23 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
   t.equal((await api.get(`/api/v1/exposure/findings/${takeover.id}`)).body.status, 'resolved');
   const resolved = (await s.app.store.events.list(ops.team_id)).filter((e) => e.event_type === 'exposure_resolved');
   t.equal(resolved.length, 1);
-  t.match(resolved[0], { severity: 'info', category: 'subdomain_takeover', domain_id: id, message: `Resolved exposure finding on ${ZONE}: ${takeover.title}` });
+  t.match(resolved[0], {
+    severity: 'info',
+    category: 'subdomain_takeover',
+    domain_id: id,
+    message: `Resolved exposure finding on ${ZONE}: ${takeover.title}`,
+  });
   t.match(JSON.parse(resolved[0]!.details), { host: `blog.${ZONE}`, finding_id: takeover.id, change: 'resolved' });
 
   // ... which the fan-out takes without an instant delivery to anyone (not even the info-level row).
   const before = rx.requests.length;
   await notifyNow();
   t.equal(await delivery.pendingEvents(), 0, 'the resolution was fanned out');
-  const rows = await s.app.store.db.selectFrom('deliveries').select('id').where('event_id', '=', resolved[0]!.id).execute();
+  const rows = await s.app.store.db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('event_id', '=', resolved[0]!.id)
+    .execute();
   t.equal(rows.length, 0, 'no instant delivery for a resolution');
   t.equal(rx.requests.length, before, 'nothing sent before the digest is due');
 
@@ -168,6 +221,10 @@ t.test('a critical finding reaches a webhook; resolutions go to the digest only'
   await notifyNow();
   const again = exposureAlerts('ops');
   t.equal(again.length, 2);
-  t.match(again[1]!.json, { event_type: 'exposure', severity: 'critical', details: { finding_id: takeover.id, change: 'reopened' } });
+  t.match(again[1]!.json, {
+    event_type: 'exposure',
+    severity: 'critical',
+    details: { finding_id: takeover.id, change: 'reopened' },
+  });
   t.ok(verifySignature(again[1]!.raw, again[1]!.headers['x-signature'], SECRET));
 });

@@ -27,7 +27,10 @@ t.test('exposure API rules', async (t) => {
   });
 
   t.test('scans: one at a time, team scoped', async (t) => {
-    const [a, b] = await Promise.all([api.post(`/api/v1/domains/${id}/exposure/scans`), api.post(`/api/v1/domains/${id}/exposure/scans`)]);
+    const [a, b] = await Promise.all([
+      api.post(`/api/v1/domains/${id}/exposure/scans`),
+      api.post(`/api/v1/domains/${id}/exposure/scans`),
+    ]);
     t.equal(a.status, 202);
     t.equal(b.status, 202);
     t.equal(b.body.id, a.body.id, 'two requests at once start one scan');
@@ -52,10 +55,18 @@ t.test('exposure API rules', async (t) => {
 
   t.test('scheduled cycle honours DOMMON_EXPOSURE_INTERVAL', async (t) => {
     // Names the TLS inspector saw in a certificate join the inventory (wildcards and foreign names do not).
-    const ep = await api.post('/api/v1/endpoints', { domain_id: id, name: 'site', endpoint_type: 'https', subdomain: 'www' });
+    const ep = await api.post('/api/v1/endpoints', {
+      domain_id: id,
+      name: 'site',
+      endpoint_type: 'https',
+      subdomain: 'www',
+    });
     await w.app.store.db
       .insertInto('endpoint_certificates')
-      .values({ endpoint_id: ep.body.id, sans: JSON.stringify([`www.${ZONE}`, `cdn.${ZONE}`, `*.${ZONE}`, 'other.example']) })
+      .values({
+        endpoint_id: ep.body.id,
+        sans: JSON.stringify([`www.${ZONE}`, `cdn.${ZONE}`, `*.${ZONE}`, 'other.example']),
+      })
       .execute();
     t.equal(await w.app.services.exposure.cycle(3600), 0, 'scanned less than an hour ago');
     w.clock.advance(3601_000);
@@ -73,12 +84,19 @@ t.test('exposure API rules', async (t) => {
     t.equal(full.status, 201);
     t.equal(full.body.name, `legacy.${ZONE}`);
     t.equal((await api.post(`/api/v1/domains/${id}/exposure/subdomains`, { name: 'legacy' })).status, 409);
-    t.equal((await api.post(`/api/v1/domains/${id}/exposure/subdomains`, { name: 'evil.example.org.' })).body.name, `evil.example.org.${ZONE}`, 'a foreign name becomes a label under the domain');
+    t.equal(
+      (await api.post(`/api/v1/domains/${id}/exposure/subdomains`, { name: 'evil.example.org.' })).body.name,
+      `evil.example.org.${ZONE}`,
+      'a foreign name becomes a label under the domain',
+    );
     for (const bad of [{ name: '*.x' }, { name: 'a b' }, { name: '' }, {}, { name: 'ok', extra: 1 }]) {
       t.equal((await api.post(`/api/v1/domains/${id}/exposure/subdomains`, bad)).status, 400, JSON.stringify(bad));
     }
     const list = await api.get(`/api/v1/domains/${id}/exposure/subdomains`);
-    t.same(list.body.data.map((s: { name: string }) => s.name), [`evil.example.org.${ZONE}`, `legacy.${ZONE}`]);
+    t.same(
+      list.body.data.map((s: { name: string }) => s.name),
+      [`evil.example.org.${ZONE}`, `legacy.${ZONE}`],
+    );
     t.equal((await other.get(`/api/v1/domains/${id}/exposure/subdomains`)).status, 404);
     t.equal((await api.delete(`/api/v1/domains/${id}/exposure/subdomains/${full.body.id}`)).status, 200);
     t.equal((await api.delete(`/api/v1/domains/${id}/exposure/subdomains/${full.body.id}`)).status, 404);
@@ -86,7 +104,14 @@ t.test('exposure API rules', async (t) => {
 
   t.test('a domain delete removes its scans and findings', async (t) => {
     const count = async (table: 'exposure_scans' | 'exposure_findings' | 'exposure_subdomains') =>
-      Number((await w.app.store.db.selectFrom(table).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await w.app.store.db
+            .selectFrom(table)
+            .select((e) => e.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     t.ok((await count('exposure_scans')) > 0);
     t.ok((await count('exposure_findings')) > 0);
     t.equal((await api.delete(`/api/v1/domains/${id}`)).status, 200);
@@ -99,6 +124,9 @@ t.test('exposure API rules', async (t) => {
 t.test('DOMMON_EXPOSURE_INTERVAL', async (t) => {
   t.equal(loadConfig({}, {}).exposureInterval, 86400, 'daily by default');
   t.equal(loadConfig({}, { DOMMON_EXPOSURE_INTERVAL: '3600' }).exposureInterval, 3600);
-  t.throws(() => loadConfig({}, { DOMMON_EXPOSURE_INTERVAL: 'hourly' }), /DOMMON_EXPOSURE_INTERVAL must be a whole number/);
+  t.throws(
+    () => loadConfig({}, { DOMMON_EXPOSURE_INTERVAL: 'hourly' }),
+    /DOMMON_EXPOSURE_INTERVAL must be a whole number/,
+  );
   t.throws(() => loadConfig({}, { DOMMON_EXPOSURE_INTERVAL: '10' }), /DOMMON_EXPOSURE_INTERVAL must be between 60/);
 });

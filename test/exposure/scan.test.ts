@@ -7,9 +7,16 @@ import { createValidator } from '../../src/api/validation.js';
 const shapes = createValidator();
 
 type Finding = {
-  id: string; host: string; category: string; severity: string; title: string; status: string;
+  id: string;
+  host: string;
+  category: string;
+  severity: string;
+  title: string;
+  status: string;
   details: { provider: string | null; evidence: string; remediation: string };
-  first_seen: string; last_seen: string; resolved_at: string | null;
+  first_seen: string;
+  last_seen: string;
+  resolved_at: string | null;
 };
 
 async function scan(w: World, api: ReturnType<World['api']>, domainId: string) {
@@ -37,7 +44,11 @@ t.test('exposure scan of acme.test', async (t) => {
   const dom = await api.post('/api/v1/domains', { domain: ZONE });
   t.equal(dom.status, 201);
   const id: string = dom.body.id;
-  t.equal((await api.post('/api/v1/endpoints', { domain_id: id, name: 'site', endpoint_type: 'https', subdomain: 'www' })).status, 201);
+  t.equal(
+    (await api.post('/api/v1/endpoints', { domain_id: id, name: 'site', endpoint_type: 'https', subdomain: 'www' }))
+      .status,
+    201,
+  );
   const added = await api.post(`/api/v1/domains/${id}/exposure/subdomains`, { name: 'legacy' });
   t.equal(added.status, 201);
   t.equal(added.body.name, `legacy.${ZONE}`);
@@ -61,7 +72,11 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal(s1.findings_count, f1.length);
   t.equal(shapes.check('ExposureScan', started.body), null, 'scan answer matches schemas/responses/exposure-scan.json');
   t.equal(shapes.check('ExposureScan', s1), null);
-  t.same(f1.map((f) => shapes.check('ExposureFinding', f)).filter(Boolean), [], 'findings match schemas/responses/exposure-finding.json');
+  t.same(
+    f1.map((f) => shapes.check('ExposureFinding', f)).filter(Boolean),
+    [],
+    'findings match schemas/responses/exposure-finding.json',
+  );
 
   const blog = pick(f1, 'subdomain_takeover', `blog.${ZONE}`);
   t.equal(blog.length, 1, 'GitHub Pages CNAME to an NXDOMAIN name');
@@ -124,7 +139,11 @@ t.test('exposure scan of acme.test', async (t) => {
   } else {
     t.comment('skipped TLS 1.0 assertions: this OpenSSL refuses TLS 1.0 even at security level 0');
   }
-  t.equal(f1.filter((f) => f.category === 'weak_tls').length, weak, 'the modern server with a matching certificate is clean');
+  t.equal(
+    f1.filter((f) => f.category === 'weak_tls').length,
+    weak,
+    'the modern server with a matching certificate is clean',
+  );
   t.equal(f1.length, 8 + weak, `exactly the planted findings: ${f1.map((f) => `${f.category}@${f.host}`).join(', ')}`);
   t.ok(f1.every((f) => f.status === 'open' && f.first_seen === f.last_seen && f.resolved_at === null));
 
@@ -138,7 +157,12 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal(blogEvent.category, 'subdomain_takeover');
   t.equal(blogEvent.domain_id, id);
   t.match(blogEvent.message, /New critical exposure finding on acme\.test/);
-  t.match(JSON.parse(blogEvent.details), { provider: 'GitHub Pages', finding_id: blog[0]!.id, change: 'new', remediation: /GitHub Pages/ });
+  t.match(JSON.parse(blogEvent.details), {
+    provider: 'GitHub Pages',
+    finding_id: blog[0]!.id,
+    change: 'new',
+    remediation: /GitHub Pages/,
+  });
 
   // Filters and pagination, per domain and team-wide.
   t.equal((await findings(api, id, '&severity=critical')).length, 2);
@@ -155,7 +179,10 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal((await api.get(`/api/v1/exposure/findings/${db[0]!.id}`)).body.host, `db.${ZONE}`);
 
   // Fix three things: the blog CNAME goes (the wildcard answers instead), DMARC appears, AXFR is refused.
-  w.dns.records.splice(w.dns.records.findIndex((r) => r.name === `blog.${ZONE}`), 1);
+  w.dns.records.splice(
+    w.dns.records.findIndex((r) => r.name === `blog.${ZONE}`),
+    1,
+  );
   w.dns.records.push({ name: `_dmarc.${ZONE}`, type: 'TXT', data: 'v=DMARC1; p=reject' });
   w.dns.axfr.clear();
   w.clock.advance(60_000);
@@ -176,7 +203,11 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal(s2.findings_count, f1.length - 3);
   const resolvedEvents = (await w.app.store.events.list(team_id)).filter((e) => e.event_type === 'exposure_resolved');
   t.equal(resolvedEvents.length, 3, 'resolutions are noted for digests');
-  t.equal((await w.app.store.events.list(team_id)).filter((e) => e.event_type === 'exposure').length, f1.length, 'no new alerts');
+  t.equal(
+    (await w.app.store.events.list(team_id)).filter((e) => e.event_type === 'exposure').length,
+    f1.length,
+    'no new alerts',
+  );
 
   // The CNAME comes back: the same finding re-opens and alerts again.
   w.dns.records.push({ name: `blog.${ZONE}`, type: 'CNAME', data: 'acme-gone.github.io' });
@@ -186,7 +217,9 @@ t.test('exposure scan of acme.test', async (t) => {
   t.equal(again.status, 'open');
   t.equal(again.resolved_at, null);
   t.equal(again.first_seen, blog[0]!.first_seen);
-  const reopened = (await w.app.store.events.list(team_id)).filter((e) => e.event_type === 'exposure' && JSON.parse(e.details).change === 'reopened');
+  const reopened = (await w.app.store.events.list(team_id)).filter(
+    (e) => e.event_type === 'exposure' && JSON.parse(e.details).change === 'reopened',
+  );
   t.equal(reopened.length, 1);
   t.equal(reopened[0]!.severity, 'critical');
   t.match(reopened[0]!.message, /Re-opened critical/);
@@ -202,7 +235,11 @@ t.test('exposure scan of acme.test', async (t) => {
   const scans = await api.get(`/api/v1/domains/${id}/exposure/scans`);
   t.equal(scans.body.pagination.total, 4);
   t.equal(scans.body.data[0].started_at > scans.body.data[3].started_at, true, 'newest first');
-  t.ok(scans.body.data.every((s: { status: string; trigger: string }) => s.status === 'completed' && s.trigger === 'manual'));
+  t.ok(
+    scans.body.data.every(
+      (s: { status: string; trigger: string }) => s.status === 'completed' && s.trigger === 'manual',
+    ),
+  );
 
   // A broken resolver fails the scan instead of resolving everything it could not see.
   const openBefore = (await findings(api, id, '&status=open')).map((f) => f.id).sort();
@@ -212,5 +249,9 @@ t.test('exposure scan of acme.test', async (t) => {
   w.dns.servfail = false;
   t.equal(broken.status, 'failed');
   t.match(broken.error, /DNS look-ups failing/);
-  t.same((await findings(api, id, '&status=open')).map((f) => f.id).sort(), openBefore, 'nothing resolved by a failed scan');
+  t.same(
+    (await findings(api, id, '&status=open')).map((f) => f.id).sort(),
+    openBefore,
+    'nothing resolved by a failed scan',
+  );
 });

@@ -19,15 +19,26 @@ t.test('score, grade and overall status follow every input at once', async (t) =
   const clock = runningClock(5 * DAY);
   const day = (n: number) => new Date(clock.now().getTime() + n * DAY).toISOString().slice(0, 10);
   const zone: Zone = {
-    'health.com': { TXT: ['v=spf1 mx -all'], CAA: [{ tag: 'issue', value: 'letsencrypt.org' }], MX: [{ preference: 10, exchange: 'mx.health.com' }] },
+    'health.com': {
+      TXT: ['v=spf1 mx -all'],
+      CAA: [{ tag: 'issue', value: 'letsencrypt.org' }],
+      MX: [{ preference: 10, exchange: 'mx.health.com' }],
+    },
     '_dmarc.health.com': { TXT: ['v=DMARC1; p=reject'] },
     'www.health.com': { A: ['127.0.0.1'] },
   };
   const dns = await startDnsServer(zone);
-  const rdap = await startRdapServer({ 'health.com': rdapDomain('health.com', { registrar: 'R', expiry: `${day(200)}T00:00:00Z` }) });
+  const rdap = await startRdapServer({
+    'health.com': rdapDomain('health.com', { registrar: 'R', expiry: `${day(200)}T00:00:00Z` }),
+  });
   const ca = makeCa('Health Test CA');
-  const web = await startHttpTarget({ tls: issue({ ca, cn: 'www.health.com', now: clock.now(), fromDays: -10, toDays: 20 }) });
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url, DOMMON_RATE_LIMIT: '1000000' }, { clock, probes: { ca: ca.cert } });
+  const web = await startHttpTarget({
+    tls: issue({ ca, cn: 'www.health.com', now: clock.now(), fromDays: -10, toDays: 20 }),
+  });
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url, DOMMON_RATE_LIMIT: '1000000' },
+    { clock, probes: { ca: ca.cert } },
+  );
   t.teardown(async () => {
     await s.close();
     await Promise.all([dns.close(), rdap.close(), web.close()]);
@@ -81,23 +92,47 @@ t.test('score, grade and overall status follow every input at once', async (t) =
   await expectHealth('security check with DMARC and CAA gone');
 
   // An endpoint whose certificate expires in 20 days: inspected by the worker; health lands with it.
-  const ep = (await api.post('/api/v1/endpoints', { domain_id: id, name: 'www', endpoint_type: 'https', subdomain: 'www', port: web.port })).body;
-  const detail = await waitFor(async () => { const b = (await api.get(`/api/v1/endpoints/${ep.id}`)).body; return b.ssl_status !== 'unknown' && b; }, 8000);
+  const ep = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: id,
+      name: 'www',
+      endpoint_type: 'https',
+      subdomain: 'www',
+      port: web.port,
+    })
+  ).body;
+  const detail = await waitFor(async () => {
+    const b = (await api.get(`/api/v1/endpoints/${ep.id}`)).body;
+    return b.ssl_status !== 'unknown' && b;
+  }, 8000);
   t.equal(detail.ssl_status, 'expiring_soon');
   inputs.certificates = ['expiring_soon'];
   await expectHealth('certificate inspection stored');
 
   // Liveness: up, then down after one failed check.
-  const cfg = (await api.post('/api/v1/liveness', { endpoint_id: ep.id, timeout_seconds: 2, interval_seconds: 1, failure_threshold: 1 })).body;
+  const cfg = (
+    await api.post('/api/v1/liveness', {
+      endpoint_id: ep.id,
+      timeout_seconds: 2,
+      interval_seconds: 1,
+      failure_threshold: 1,
+    })
+  ).body;
   const status = async () => (await api.get(`/api/v1/liveness/${cfg.id}/status`)).body;
-  const up = await waitFor(async () => { const b = await status(); return b.status === 'up' && b; }, 8000);
+  const up = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'up' && b;
+  }, 8000);
   // A flip is written by the probe's batch; its domain's health right after, off that write path.
   await s.app.services.monitor.healthSettled();
   inputs.liveness = [{ status: 'up', uptime_24h: up.uptime_24h }];
   t.equal(up.uptime_24h, 100);
   await expectHealth('liveness up');
   web.behave({ kind: 'status', code: 503 });
-  const down = await waitFor(async () => { const b = await status(); return b.status === 'down' && b; }, 8000);
+  const down = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'down' && b;
+  }, 8000);
   await s.app.services.monitor.healthSettled();
   inputs.liveness = [{ status: 'down', uptime_24h: down.uptime_24h }];
   const critical = await expectHealth('liveness down');

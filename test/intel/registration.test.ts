@@ -15,20 +15,39 @@ const DAY = 86_400_000;
 
 t.test('RDAP success, WHOIS fallback (Verisign, Nominet, DENIC), rate limit, changes and events', async (t) => {
   const rdap = await startRdapServer({
-    'rdap-ok.com': rdapDomain('rdap-ok.com', { registrar: 'RDAP Registrar Inc.', expiry: '2030-05-01T00:00:00Z', created: '2001-01-01T00:00:00Z', nameservers: ['ns1.host.test', 'ns2.host.test'], status: ['client transfer prohibited'], signed: true }),
+    'rdap-ok.com': rdapDomain('rdap-ok.com', {
+      registrar: 'RDAP Registrar Inc.',
+      expiry: '2030-05-01T00:00:00Z',
+      created: '2001-01-01T00:00:00Z',
+      nameservers: ['ns1.host.test', 'ns2.host.test'],
+      status: ['client transfer prohibited'],
+      signed: true,
+    }),
     'fallback.com': { status: 503 },
     'example.co.uk': { status: 500 },
     'example.de': { status: 502 },
     'limited.org': { status: 429, headers: { 'retry-after': '120' } },
   });
   const whois = await startWhoisServer({
-    'fallback.com': verisignText('fallback.com', { registrar: 'Whois Registrar LLC', expiry: '2031-02-03T04:00:00Z', nameservers: ['ns1.whois.test'] }),
-    'example.co.uk': nominetText('example.co.uk', { registrar: 'Nominet Member Ltd', expiry: '26-Nov-2030', nameservers: ['ns1.uk.test', 'ns2.uk.test'] }),
+    'fallback.com': verisignText('fallback.com', {
+      registrar: 'Whois Registrar LLC',
+      expiry: '2031-02-03T04:00:00Z',
+      nameservers: ['ns1.whois.test'],
+    }),
+    'example.co.uk': nominetText('example.co.uk', {
+      registrar: 'Nominet Member Ltd',
+      expiry: '26-Nov-2030',
+      nameservers: ['ns1.uk.test', 'ns2.uk.test'],
+    }),
     'example.de': denicText('example.de', { nameservers: ['ns1.de.test'] }),
     'limited.org': RATE_LIMIT_TEXT,
   });
   const dns = await startDnsServer({});
-  const s = await startApp({ DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: whois.address, DOMMON_DNS_SERVERS: dns.address });
+  const s = await startApp({
+    DOMMON_RDAP_URL: rdap.url,
+    DOMMON_WHOIS_SERVER: whois.address,
+    DOMMON_DNS_SERVERS: dns.address,
+  });
   t.teardown(async () => {
     await s.close();
     await Promise.all([rdap.close(), whois.close(), dns.close()]);
@@ -92,7 +111,13 @@ t.test('RDAP success, WHOIS fallback (Verisign, Nominet, DENIC), rate limit, cha
   t.match(nf.reason, /not registered/);
 
   // Registrar + nameserver change: history and whois events
-  rdap.domains['rdap-ok.com'] = rdapDomain('rdap-ok.com', { registrar: 'New Registrar SA', expiry: '2031-05-01T00:00:00Z', nameservers: ['ns1.other.test'], status: ['client transfer prohibited'], signed: true });
+  rdap.domains['rdap-ok.com'] = rdapDomain('rdap-ok.com', {
+    registrar: 'New Registrar SA',
+    expiry: '2031-05-01T00:00:00Z',
+    nameservers: ['ns1.other.test'],
+    status: ['client transfer prohibited'],
+    signed: true,
+  });
   const changed = (await api.post(`/api/v1/domains/${okId}/registration`)).body;
   t.equal(changed.registrar, 'New Registrar SA');
   t.same(changed.history.map((h: any) => h.field).sort(), ['expiry_date', 'nameservers', 'registrar']);
@@ -122,12 +147,21 @@ t.test('RDAP success, WHOIS fallback (Verisign, Nominet, DENIC), rate limit, cha
   const rdapHits = rdap.requests.filter((r) => r === '/domain/limited.org').length;
   const again = (await api.post(`/api/v1/domains/${limId}/registration`)).body;
   t.match(again.reason, /backing off until/);
-  t.equal(rdap.requests.filter((r) => r === '/domain/limited.org').length, rdapHits, 'backed-off server is not asked again');
-
+  t.equal(
+    rdap.requests.filter((r) => r === '/domain/limited.org').length,
+    rdapHits,
+    'backed-off server is not asked again',
+  );
 });
 
 t.test('scheduler fills registration data for a new domain by itself, never crashing on failures', async (t) => {
-  const rdap = await startRdapServer({ 'auto.com': rdapDomain('auto.com', { registrar: 'Auto Reg', expiry: '2032-01-01T00:00:00Z', nameservers: ['ns.auto.test'] }) });
+  const rdap = await startRdapServer({
+    'auto.com': rdapDomain('auto.com', {
+      registrar: 'Auto Reg',
+      expiry: '2032-01-01T00:00:00Z',
+      nameservers: ['ns.auto.test'],
+    }),
+  });
   const dns = await startDnsServer({ 'auto.com': { TXT: ['v=spf1 -all'] } });
   const s = await startApp({ DOMMON_RDAP_URL: rdap.url, DOMMON_DNS_SERVERS: dns.address });
   t.teardown(async () => {
@@ -159,10 +193,16 @@ t.test('scheduler fills registration data for a new domain by itself, never cras
 t.test('unsupported TLD: explicit state and reason; manual expiry_date wins', async (t) => {
   const dataDir = tempDir();
   // A fresh last-good bootstrap copy in the data dir: no refresh is attempted, and .zz has no service.
-  fs.writeFileSync(path.join(dataDir, BOOTSTRAP_FILE), JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }));
+  fs.writeFileSync(
+    path.join(dataDir, BOOTSTRAP_FILE),
+    JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }),
+  );
   // IANA (on loopback) does not know .zz either.
   const iana = await startTcpWhois(() => '% IANA WHOIS server\n\n% This query returned 0 objects.\n');
-  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_IANA_WHOIS: iana.address }, { dataDir });
+  const s = await startApp(
+    { DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_IANA_WHOIS: iana.address },
+    { dataDir },
+  );
   t.teardown(async () => {
     await s.close();
     await iana.close();
@@ -175,7 +215,11 @@ t.test('unsupported TLD: explicit state and reason; manual expiry_date wins', as
   t.match(r.reason, /no known WHOIS server for \.zz \(\.zz is not a TLD IANA knows\)/);
   t.same(iana.queries, ['zz'], 'IANA asked for its referral');
   let d = (await api.get(`/api/v1/domains/${id}`)).body;
-  t.equal((await api.get(`/api/v1/domains/${id}/registration`)).body.state, 'unsupported', 'stays visible after a read');
+  t.equal(
+    (await api.get(`/api/v1/domains/${id}/registration`)).body.state,
+    'unsupported',
+    'stays visible after a read',
+  );
   t.equal(d.expiry_date, null);
   const upd = await api.put(`/api/v1/domains/${id}`, { expiry_date: '2031-07-01' });
   t.equal(upd.status, 200);
@@ -193,7 +237,13 @@ t.test('unsupported TLD: explicit state and reason; manual expiry_date wins', as
 t.test('domain_expiry events once per window per expiry date (injected clock)', async (t) => {
   let now = Date.parse('2026-01-01T12:00:00Z');
   const clock = { now: () => new Date(now) };
-  const rdap = await startRdapServer({ 'soon.com': rdapDomain('soon.com', { registrar: 'R', expiry: '2026-04-01T00:00:00Z', nameservers: ['ns.soon.test'] }) });
+  const rdap = await startRdapServer({
+    'soon.com': rdapDomain('soon.com', {
+      registrar: 'R',
+      expiry: '2026-04-01T00:00:00Z',
+      nameservers: ['ns.soon.test'],
+    }),
+  });
   const s = await startApp({ DOMMON_RDAP_URL: rdap.url }, { clock });
   t.teardown(async () => {
     await s.close();
@@ -202,7 +252,8 @@ t.test('domain_expiry events once per window per expiry date (injected clock)', 
   const api = client(s.url, await s.token());
   const id = (await api.post('/api/v1/domains', { domain: 'soon.com' })).body.id;
   const teamId = (await s.app.services.access.requireTeam('test-team')).id;
-  const expiryEvents = async () => (await s.app.store.events.list(teamId)).filter((e) => e.event_type === 'domain_expiry' && e.domain_id === id);
+  const expiryEvents = async () =>
+    (await s.app.store.events.list(teamId)).filter((e) => e.event_type === 'domain_expiry' && e.domain_id === id);
   const d = () => s.app.store.domains.byId(id).then((x) => x!);
 
   await api.post(`/api/v1/domains/${id}/registration`);
@@ -224,7 +275,11 @@ t.test('domain_expiry events once per window per expiry date (injected clock)', 
   ev = await expiryEvents();
   t.same(ev.map((e) => JSON.parse(e.details).window_days).sort(), [15, 30, 60]);
   // Renewed: a new expiry date starts its own windows only when it nears.
-  rdap.domains['soon.com'] = rdapDomain('soon.com', { registrar: 'R', expiry: '2027-04-01T00:00:00Z', nameservers: ['ns.soon.test'] });
+  rdap.domains['soon.com'] = rdapDomain('soon.com', {
+    registrar: 'R',
+    expiry: '2027-04-01T00:00:00Z',
+    nameservers: ['ns.soon.test'],
+  });
   await api.post(`/api/v1/domains/${id}/registration`);
   t.equal((await expiryEvents()).length, 3);
   const status = (await api.get(`/api/v1/domains/${id}/status`)).body;
@@ -236,7 +291,14 @@ t.test('domain_expiry events once per window per expiry date (injected clock)', 
 t.test('a failed look-up keeps the last known expiry, marked stale, with when it was read', async (t) => {
   let now = Date.parse('2026-03-01T12:00:00Z');
   const clock = { now: () => new Date(now) };
-  const rdap = await startRdapServer({ 'kept.com': rdapDomain('kept.com', { registrar: 'Kept Registrar', expiry: '2027-06-01T00:00:00Z', nameservers: ['ns.kept.test'], status: ['client transfer prohibited'] }) });
+  const rdap = await startRdapServer({
+    'kept.com': rdapDomain('kept.com', {
+      registrar: 'Kept Registrar',
+      expiry: '2027-06-01T00:00:00Z',
+      nameservers: ['ns.kept.test'],
+      status: ['client transfer prohibited'],
+    }),
+  });
   const closed = await closedPort();
   // WHOIS (the fallback) points at a closed loopback port: both sources fail at the network level.
   const s = await startApp({ DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: `127.0.0.1:${closed}` }, { clock });
@@ -252,7 +314,17 @@ t.test('a failed look-up keeps the last known expiry, marked stale, with when it
   t.equal(failed.state, 'error');
   t.equal(failed.stale, true);
   t.match(failed.reason, /RDAP 127\.0\.0\.1:\d+: ECONNREFUSED.*WHOIS 127\.0\.0\.1:\d+: ECONNREFUSED/);
-  t.match(failed, { expiry_date: '2027-06-01', registrar: 'Kept Registrar', nameservers: ['ns.kept.test'], transfer_lock: true, source: 'rdap' }, 'nothing cleared');
+  t.match(
+    failed,
+    {
+      expiry_date: '2027-06-01',
+      registrar: 'Kept Registrar',
+      nameservers: ['ns.kept.test'],
+      transfer_lock: true,
+      source: 'rdap',
+    },
+    'nothing cleared',
+  );
   t.equal(failed.checked_at, '2026-03-01T12:00:00.000Z', 'checked_at is when the kept data was read');
   t.equal(failed.effective_expiry_date, '2027-06-01');
   t.ok(Date.parse(failed.next_check_at) > now, 'retried later');
@@ -270,11 +342,38 @@ t.test('a failed look-up keeps the last known expiry, marked stale, with when it
 t.test('where look-ups go: registry suffixes, DOMMON_WHOIS_SERVERS and IANA referrals through the API', async (t) => {
   const dataDir = tempDir();
   // The RDAP bootstrap copy knows .com only (at a closed port), so every other name goes to WHOIS.
-  fs.writeFileSync(path.join(dataDir, BOOTSTRAP_FILE), JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }));
-  const centralnic = await startWhoisServer({ 'shop.uk.com': verisignText('shop.uk.com', { registrar: 'Suffix Registrar', expiry: '2029-09-09T00:00:00Z', nameservers: ['ns1.shop.test'] }) });
-  const registry = await startWhoisServer({ 'example.qq': verisignText('example.qq', { registrar: 'QQ Registrar', expiry: '2028-08-08T00:00:00Z', nameservers: ['ns1.qq.test'] }) });
-  const iana = await startTcpWhois((q) => (q === 'qq' ? `% IANA WHOIS server\n\ndomain:       QQ\n\nwhois:        ${registry.address}\n` : '% This query returned 0 objects.\n'));
-  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_WHOIS_SERVERS: `uk.com=${centralnic.address}`, DOMMON_IANA_WHOIS: iana.address }, { dataDir });
+  fs.writeFileSync(
+    path.join(dataDir, BOOTSTRAP_FILE),
+    JSON.stringify({ services: [[['com'], ['http://127.0.0.1:9/']]], fetched_at: new Date().toISOString() }),
+  );
+  const centralnic = await startWhoisServer({
+    'shop.uk.com': verisignText('shop.uk.com', {
+      registrar: 'Suffix Registrar',
+      expiry: '2029-09-09T00:00:00Z',
+      nameservers: ['ns1.shop.test'],
+    }),
+  });
+  const registry = await startWhoisServer({
+    'example.qq': verisignText('example.qq', {
+      registrar: 'QQ Registrar',
+      expiry: '2028-08-08T00:00:00Z',
+      nameservers: ['ns1.qq.test'],
+    }),
+  });
+  const iana = await startTcpWhois((q) =>
+    q === 'qq'
+      ? `% IANA WHOIS server\n\ndomain:       QQ\n\nwhois:        ${registry.address}\n`
+      : '% This query returned 0 objects.\n',
+  );
+  const s = await startApp(
+    {
+      DOMMON_RDAP_URL: '',
+      DOMMON_WHOIS_SERVER: '',
+      DOMMON_WHOIS_SERVERS: `uk.com=${centralnic.address}`,
+      DOMMON_IANA_WHOIS: iana.address,
+    },
+    { dataDir },
+  );
   t.teardown(async () => {
     await s.close();
     await Promise.all([centralnic.close(), registry.close(), iana.close()]);
@@ -283,7 +382,11 @@ t.test('where look-ups go: registry suffixes, DOMMON_WHOIS_SERVERS and IANA refe
   const add = async (name: string) => (await api.post('/api/v1/domains', { domain: name })).body.id as string;
 
   const shop = (await api.post(`/api/v1/domains/${await add('www.shop.uk.com')}/registration`)).body;
-  t.match(shop, { state: 'ok', source: 'whois', registrar: 'Suffix Registrar', expiry_date: '2029-09-09' }, 'the registration of shop.uk.com, not of uk.com');
+  t.match(
+    shop,
+    { state: 'ok', source: 'whois', registrar: 'Suffix Registrar', expiry_date: '2029-09-09' },
+    'the registration of shop.uk.com, not of uk.com',
+  );
   t.same(centralnic.queries, ['shop.uk.com']);
   t.same(iana.queries, [], 'a configured server needs no referral');
 

@@ -12,7 +12,8 @@ t.test('renewals filters, windows, pagination; status variants', async (t) => {
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
   const mk = async (domain: string, offset: number | null) =>
-    (await api.post('/api/v1/domains', { domain, ...(offset === null ? {} : { expiry_date: day(now, offset) }) })).body.id as string;
+    (await api.post('/api/v1/domains', { domain, ...(offset === null ? {} : { expiry_date: day(now, offset) }) })).body
+      .id as string;
   const ids = {
     expired: await mk('expired.com', -5),
     soon10: await mk('soon10.com', 10),
@@ -26,22 +27,43 @@ t.test('renewals filters, windows, pagination; status variants', async (t) => {
   t.equal(all.status, 200);
   t.equal(all.body.type, 'domains');
   t.equal(all.body.pagination.total, 5, 'domains without a known expiry are not renewals');
-  t.same(all.body.data.map((r: any) => r.name), ['expired.com', 'soon10.com', 'soon30.com', 'active31.com', 'far.com'], 'soonest first');
+  t.same(
+    all.body.data.map((r: any) => r.name),
+    ['expired.com', 'soon10.com', 'soon30.com', 'active31.com', 'far.com'],
+    'soonest first',
+  );
   t.same(all.body.renewals, all.body.data);
   const rec = all.body.data[1];
   t.same(rec, {
-    id: ids.soon10, kind: 'domain', name: 'soon10.com', domain_id: ids.soon10, domain: 'soon10.com', endpoint_id: null,
-    expiry_date: day(now, 10), days_until_expiry: 10, status: 'expiring_soon', registrar: null, issuer: null, source: 'manual',
+    id: ids.soon10,
+    kind: 'domain',
+    name: 'soon10.com',
+    domain_id: ids.soon10,
+    domain: 'soon10.com',
+    endpoint_id: null,
+    expiry_date: day(now, 10),
+    days_until_expiry: 10,
+    status: 'expiring_soon',
+    registrar: null,
+    issuer: null,
+    source: 'manual',
   });
 
   const by = async (q: string) => (await api.get(`/api/v1/renewals?${q}`)).body.data.map((r: any) => r.name);
   t.same(await by('status=expired'), ['expired.com']);
   t.same(await by('status=expiring_soon'), ['soon10.com', 'soon30.com'], '30 days is still "soon"');
   t.same(await by('status=active'), ['active31.com', 'far.com']);
-  t.same(await by(`from=${new Date(now).toISOString()}&to=${new Date(now + 60 * DAY).toISOString()}`), ['soon10.com', 'soon30.com', 'active31.com']);
+  t.same(await by(`from=${new Date(now).toISOString()}&to=${new Date(now + 60 * DAY).toISOString()}`), [
+    'soon10.com',
+    'soon30.com',
+    'active31.com',
+  ]);
   t.same(await by(`to=${day(now, 0)}`), ['expired.com'], 'a plain date is accepted');
   const p = (await api.get('/api/v1/renewals?limit=2&offset=2')).body;
-  t.same(p.data.map((r: any) => r.name), ['soon30.com', 'active31.com']);
+  t.same(
+    p.data.map((r: any) => r.name),
+    ['soon30.com', 'active31.com'],
+  );
   t.same([p.pagination.total, p.pagination.limit, p.pagination.offset, p.pagination.has_more], [5, 2, 2, true]);
   t.equal((await api.get('/api/v1/renewals?type=both')).status, 400);
   t.equal((await api.get('/api/v1/renewals?status=soon')).status, 400);
@@ -54,30 +76,54 @@ t.test('renewals filters, windows, pagination; status variants', async (t) => {
 
   // Certificates: endpoints with TLS inspection rows (written as the TLS checker does).
   const ep = async (domainId: string, name: string) =>
-    (await api.post('/api/v1/endpoints', { domain_id: domainId, name, endpoint_type: 'https', subdomain: name })).body.id as string;
+    (await api.post('/api/v1/endpoints', { domain_id: domainId, name, endpoint_type: 'https', subdomain: name })).body
+      .id as string;
   const e1 = await ep(ids.far, 'www');
   const e2 = await ep(ids.far, 'api');
   const e3 = await ep(ids.none, 'shop');
   const cert = (endpoint_id: string, ssl_status: string, notAfterDays: number, issuer: string) =>
-    s.app.store.db.insertInto('endpoint_certificates').values({
-      endpoint_id, ssl_status, subject: 'CN=x', issuer, sans: '[]', not_before: null, not_after: new Date(now + notAfterDays * DAY).toISOString(),
-      serial: null, fingerprint256: null, protocol: null, trusted: 1, hostname_match: 1, error: null, alerted_window: null, checked_at: new Date(now).toISOString(), next_check_at: null,
-    }).execute();
-  await cert(e1, 'valid', 80, 'CN=R11, O=Let\'s Encrypt');
+    s.app.store.db
+      .insertInto('endpoint_certificates')
+      .values({
+        endpoint_id,
+        ssl_status,
+        subject: 'CN=x',
+        issuer,
+        sans: '[]',
+        not_before: null,
+        not_after: new Date(now + notAfterDays * DAY).toISOString(),
+        serial: null,
+        fingerprint256: null,
+        protocol: null,
+        trusted: 1,
+        hostname_match: 1,
+        error: null,
+        alerted_window: null,
+        checked_at: new Date(now).toISOString(),
+        next_check_at: null,
+      })
+      .execute();
+  await cert(e1, 'valid', 80, "CN=R11, O=Let's Encrypt");
   await cert(e2, 'expiring_soon', 12, 'CN=WE1, O=Google Trust Services');
   await cert(e3, 'expired', -3, 'CN=Old CA');
   const certs = (await api.get('/api/v1/renewals?type=certificates')).body;
   t.equal(certs.type, 'certificates');
-  t.same(certs.data.map((r: any) => [r.name, r.status, r.days_until_expiry]), [
-    ['https://shop.none.com/', 'expired', -3],
-    ['https://api.far.com/', 'expiring_soon', 12],
-    ['https://www.far.com/', 'active', 80],
-  ]);
+  t.same(
+    certs.data.map((r: any) => [r.name, r.status, r.days_until_expiry]),
+    [
+      ['https://shop.none.com/', 'expired', -3],
+      ['https://api.far.com/', 'expiring_soon', 12],
+      ['https://www.far.com/', 'active', 80],
+    ],
+  );
   t.equal(certs.data[1].kind, 'certificate');
   t.equal(certs.data[1].endpoint_id, e2);
   t.equal(certs.data[1].domain_id, ids.far);
   t.equal(certs.data[1].issuer, 'CN=WE1, O=Google Trust Services');
-  t.same((await api.get('/api/v1/renewals?type=certificates&status=expiring_soon')).body.data.map((r: any) => r.endpoint_id), [e2]);
+  t.same(
+    (await api.get('/api/v1/renewals?type=certificates&status=expiring_soon')).body.data.map((r: any) => r.endpoint_id),
+    [e2],
+  );
   t.equal((await api.get('/api-renewals?type=certificates')).body.pagination.total, 3, 'User API path');
 
   // Status of far.com: registration 189 days (100), worst certificate expiring soon (50); no security/liveness yet.

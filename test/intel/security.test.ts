@@ -11,7 +11,10 @@ const zone: Zone = {
   // Everything right
   'good.com': {
     TXT: ['v=spf1 include:_spf.mailer.test mx -all', 'google-site-verification=abc'],
-    CAA: [{ tag: 'issue', value: 'letsencrypt.org' }, { tag: 'iodef', value: 'mailto:sec@good.com' }],
+    CAA: [
+      { tag: 'issue', value: 'letsencrypt.org' },
+      { tag: 'iodef', value: 'mailto:sec@good.com' },
+    ],
     MX: [{ preference: 10, exchange: 'mx.good.com' }],
     NS: ['ns1.good.com'],
     DS: [{ keyTag: 2371, algorithm: 13, digestType: 2, digest: 'abcdef0123' }],
@@ -30,7 +33,10 @@ const zone: Zone = {
   '_dmarc.bad.com': { TXT: ['v=DMARC1; p=none'] },
   'revoked._domainkey.bad.com': { TXT: ['v=DKIM1; p='] },
   // SPF with too many look-ups; DKIM only on a custom selector; CAA issuewild only
-  'busy.com': { TXT: ['v=spf1 include:a.spf.test include:b.spf.test a mx -all'], CAA: [{ tag: 'issuewild', value: 'pki.goog' }] },
+  'busy.com': {
+    TXT: ['v=spf1 include:a.spf.test include:b.spf.test a mx -all'],
+    CAA: [{ tag: 'issuewild', value: 'pki.goog' }],
+  },
   'a.spf.test': { TXT: ['v=spf1 a mx ptr exists:x.test include:c.spf.test -all'] },
   'b.spf.test': { TXT: ['v=spf1 a mx -all'] },
   'c.spf.test': { TXT: ['v=spf1 a mx -all'] },
@@ -43,8 +49,19 @@ const zone: Zone = {
 t.test('security checks pass and fail, score, recommendations, details', async (t) => {
   const dns = await startDnsServer(zone);
   const rdap = await startRdapServer({
-    'good.com': rdapDomain('good.com', { registrar: 'R', expiry: '2030-01-01T00:00:00Z', nameservers: ['ns1.good.com'], status: ['client transfer prohibited'], signed: true }),
-    'bad.com': rdapDomain('bad.com', { registrar: 'R', expiry: '2030-01-01T00:00:00Z', nameservers: ['ns1.bad.com'], status: ['active'] }),
+    'good.com': rdapDomain('good.com', {
+      registrar: 'R',
+      expiry: '2030-01-01T00:00:00Z',
+      nameservers: ['ns1.good.com'],
+      status: ['client transfer prohibited'],
+      signed: true,
+    }),
+    'bad.com': rdapDomain('bad.com', {
+      registrar: 'R',
+      expiry: '2030-01-01T00:00:00Z',
+      nameservers: ['ns1.bad.com'],
+      status: ['active'],
+    }),
   });
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url });
   t.teardown(async () => {
@@ -52,7 +69,8 @@ t.test('security checks pass and fail, score, recommendations, details', async (
     await Promise.all([dns.close(), rdap.close()]);
   });
   const api = client(s.url, await s.token());
-  const add = async (domain: string, extra: object = {}) => (await api.post('/api/v1/domains', { domain, ...extra })).body.id as string;
+  const add = async (domain: string, extra: object = {}) =>
+    (await api.post('/api/v1/domains', { domain, ...extra })).body.id as string;
 
   const good = await add('good.com');
   await api.post(`/api/v1/domains/${good}/registration`);
@@ -70,7 +88,10 @@ t.test('security checks pass and fail, score, recommendations, details', async (
   t.same(g.body.details.caa.issuers, ['letsencrypt.org']);
   t.equal(g.body.details.dnssec.ds_records, 1);
   t.equal(g.body.details.dnssec.registry_signed, true);
-  t.ok(dns.queries.some((q) => q.type === 'DS' && q.name === 'good.com'), 'DS asked of the configured server');
+  t.ok(
+    dns.queries.some((q) => q.type === 'DS' && q.name === 'good.com'),
+    'DS asked of the configured server',
+  );
 
   const bad = await add('bad.com');
   await api.post(`/api/v1/domains/${bad}/registration`);
@@ -111,7 +132,13 @@ t.test('security checks pass and fail, score, recommendations, details', async (
   const f = await api.post(`/api/v1/domains/${good}/security`);
   t.equal(f.status, 200);
   t.same(f.body.checks, { spf: 'unknown', dmarc: 'unknown', dkim: 'unknown', caa: 'unknown' });
-  t.match(f.body.details.lookup_errors, { spf: /SERVFAIL/, dmarc: /SERVFAIL/, dkim: /SERVFAIL/, caa: /SERVFAIL/, dnssec: /SERVFAIL/ });
+  t.match(f.body.details.lookup_errors, {
+    spf: /SERVFAIL/,
+    dmarc: /SERVFAIL/,
+    dkim: /SERVFAIL/,
+    caa: /SERVFAIL/,
+    dnssec: /SERVFAIL/,
+  });
   t.match(f.body.details.spf, { status: 'unknown', reason: /lookup failed: DNS ESERVFAIL/ });
   t.equal(f.body.security_score, 100, 'the last known results stand in the score');
   t.equal(f.body.dnssec_enabled, true, 'DNSSEC state kept');
@@ -165,7 +192,9 @@ t.test('security checks pass and fail, score, recommendations, details', async (
 t.test('unknown vs absent: SERVFAIL, REFUSED and silence are unknown; NXDOMAIN and NODATA are absent', async (t) => {
   const dns = await startDnsServer({
     'nodata.com': { A: ['127.0.0.1'] }, // the name exists, none of the asked records do
-    'servfail.com': {}, 'refused.com': {}, 'silent.com': {},
+    'servfail.com': {},
+    'refused.com': {},
+    'silent.com': {},
   });
   dns.failing.add('servfail.com');
   dns.refusing.add('refused.com');
@@ -180,13 +209,25 @@ t.test('unknown vs absent: SERVFAIL, REFUSED and silence are unknown; NXDOMAIN a
   const lock = { transfer_lock: true, dnssec_signed: null, statuses: ['clientTransferProhibited'], source: 'rdap' };
   for (const name of ['nxdomain.com', 'nodata.com']) {
     const r = await evaluate(name, [], lock, {}, at);
-    t.same([r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status], ['fail', 'fail', 'fail', 'fail', 'fail'], `${name}: absent records fail`);
+    t.same(
+      [r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status],
+      ['fail', 'fail', 'fail', 'fail', 'fail'],
+      `${name}: absent records fail`,
+    );
     t.equal(r.security_score, 15, `${name}: only the transfer lock scores`);
     t.equal(r.details.lookup_errors, undefined);
   }
-  for (const [name, code] of [['servfail.com', /SERVFAIL/], ['refused.com', /REFUSED/], ['silent.com', /timeout/i]] as const) {
+  for (const [name, code] of [
+    ['servfail.com', /SERVFAIL/],
+    ['refused.com', /REFUSED/],
+    ['silent.com', /timeout/i],
+  ] as const) {
     const r = await evaluate(name, [], lock, {}, at);
-    t.same([r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status], ['unknown', 'unknown', 'unknown', 'unknown', 'unknown'], `${name}: unknown`);
+    t.same(
+      [r.spf.status, r.dmarc.status, r.dkim.status, r.caa.status, r.dnssec.status],
+      ['unknown', 'unknown', 'unknown', 'unknown', 'unknown'],
+      `${name}: unknown`,
+    );
     t.match(r.spf.reason, code);
     t.match(r.details.lookup_errors, { spf: code, dnssec: code });
     t.equal(r.dnssec.enabled, null);
@@ -197,6 +238,6 @@ t.test('unknown vs absent: SERVFAIL, REFUSED and silence are unknown; NXDOMAIN a
     const k = await evaluate(name, [], lock, last, '2026-01-02T00:00:00.000Z');
     t.same(k.details.stale, last);
     t.same(k.details.last_known, last);
-    t.equal(k.security_score, Math.round((20 + 15) / (20 + 20 + 15) * 100), 'spf pass + dmarc fail + lock on');
+    t.equal(k.security_score, Math.round(((20 + 15) / (20 + 20 + 15)) * 100), 'spf pass + dmarc fail + lock on');
   }
 });

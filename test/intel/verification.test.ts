@@ -35,7 +35,11 @@ t.test('verification record, worker cycle flips is_verified, exposure 403 then 2
   t.equal(denied.body.path, `/api/v1/domains/${id}/exposure`);
   t.ok(denied.body.timestamp);
   t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: false })).status, 200);
-  t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: 'yes' })).status, 400, 'body validated by schema');
+  t.equal(
+    (await api.put(`/api/v1/domains/${id}/exposure`, { enabled: 'yes' })).status,
+    400,
+    'body validated by schema',
+  );
   t.equal((await api.put(`/api/v1/domains/${id}/exposure`, {})).status, 400);
   t.equal((await api.put(`/api/v1/domains/${id}/exposure`, { enabled: true, extra: 1 })).status, 400);
 
@@ -66,7 +70,11 @@ t.test('verification record, worker cycle flips is_verified, exposure 403 then 2
   t.equal((await api.get(`/api/v1/domains/${id}`)).body.exposure_monitoring_enabled, true);
   const statusB = (await api.get(`/api/v1/domains/${id}/status`)).body;
   t.equal(statusB.is_verified, true);
-  t.equal((await api.put('/api-domains/' + id + '/exposure', { enabled: false })).body.exposure_monitoring_enabled, false, 'User API path too');
+  t.equal(
+    (await api.put('/api-domains/' + id + '/exposure', { enabled: false })).body.exposure_monitoring_enabled,
+    false,
+    'User API path too',
+  );
 
   // Check now on a second domain flips it at once.
   const second = (await api.post('/api/v1/domains', { domain: 'second.com' })).body;
@@ -75,32 +83,48 @@ t.test('verification record, worker cycle flips is_verified, exposure 403 then 2
   t.equal(now.body.is_verified, true);
   t.equal(now.body.record_found, true);
   t.equal((await api.get('/api/v1/domains/00000000-0000-4000-8000-000000000000/verification')).status, 404);
-  t.equal((await api.put('/api/v1/domains/00000000-0000-4000-8000-000000000000/exposure', { enabled: true })).status, 404);
+  t.equal(
+    (await api.put('/api/v1/domains/00000000-0000-4000-8000-000000000000/exposure', { enabled: true })).status,
+    404,
+  );
 });
 
-t.test('shutdown stops a running verification cycle: no look-ups start after stop, and stop does not wait for the rest', async (t) => {
-  const { dns, s, api } = await verifyingApp(t, { closeApp: false });
-  const names = Array.from({ length: 300 }, (_, i) => `pending-${i}.com`);
-  t.equal((await api.post('/api/v1/domains/bulk', { domains: names.map((domain) => ({ domain })) })).body.created, 300);
-  // A slow resolver: a cycle over 300 unverified domains, 8 look-ups at a time, takes about 8 s.
-  dns.delayMs = 200;
-  const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.')).length;
-  const t0 = Date.now();
-  while (asked() < 8 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
-  t.ok(asked() >= 8, `the cycle is running (${asked()} look-ups asked)`);
-  const before = asked();
-  const s0 = Date.now();
-  await s.close();
-  const stopMs = Date.now() - s0;
-  await new Promise((r) => setTimeout(r, 300));
-  t.ok(asked() - before <= 8, `at most the look-ups already starting went out after stop (${asked() - before})`);
-  t.ok(asked() < 100, `the cycle did not run through the 300 domains (${asked()} asked)`);
-  t.ok(stopMs < 3000, `stop took ${stopMs} ms`);
-});
+t.test(
+  'shutdown stops a running verification cycle: no look-ups start after stop, and stop does not wait for the rest',
+  async (t) => {
+    const { dns, s, api } = await verifyingApp(t, { closeApp: false });
+    const names = Array.from({ length: 300 }, (_, i) => `pending-${i}.com`);
+    t.equal(
+      (await api.post('/api/v1/domains/bulk', { domains: names.map((domain) => ({ domain })) })).body.created,
+      300,
+    );
+    // A slow resolver: a cycle over 300 unverified domains, 8 look-ups at a time, takes about 8 s.
+    dns.delayMs = 200;
+    const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.')).length;
+    const t0 = Date.now();
+    while (asked() < 8 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 20));
+    t.ok(asked() >= 8, `the cycle is running (${asked()} look-ups asked)`);
+    const before = asked();
+    const s0 = Date.now();
+    await s.close();
+    const stopMs = Date.now() - s0;
+    await new Promise((r) => setTimeout(r, 300));
+    t.ok(asked() - before <= 8, `at most the look-ups already starting went out after stop (${asked() - before})`);
+    t.ok(asked() < 100, `the cycle did not run through the 300 domains (${asked()} asked)`);
+    t.ok(stopMs < 3000, `stop took ${stopMs} ms`);
+  },
+);
 
 t.test('a cycle over many unverified domains starts at most 100 look-ups a second', async (t) => {
   const { dns, api } = await verifyingApp(t);
-  t.equal((await api.post('/api/v1/domains/bulk', { domains: Array.from({ length: 400 }, (_, i) => ({ domain: `paced-${i}.com` })) })).body.created, 400);
+  t.equal(
+    (
+      await api.post('/api/v1/domains/bulk', {
+        domains: Array.from({ length: 400 }, (_, i) => ({ domain: `paced-${i}.com` })),
+      })
+    ).body.created,
+    400,
+  );
   const asked = () => dns.queries.filter((q) => q.name.startsWith('_dommon-verify.paced-')).length;
   const t0 = Date.now();
   while (asked() === 0 && Date.now() - t0 < 5000) await new Promise((r) => setTimeout(r, 10));

@@ -32,9 +32,15 @@ t.test('WHOIS corpus through the app: expiry, registrar and state as the API sho
   // does not serialise the look-ups); each look-up fails there and falls back to WHOIS.
   const dataDir = tempDir();
   const services = [...byTld.keys()].map((tld) => [[tld], [`http://127.0.0.1:9/${tld}/`]]);
-  fs.writeFileSync(path.join(dataDir, BOOTSTRAP_FILE), JSON.stringify({ services, fetched_at: new Date().toISOString() }));
+  fs.writeFileSync(
+    path.join(dataDir, BOOTSTRAP_FILE),
+    JSON.stringify({ services, fetched_at: new Date().toISOString() }),
+  );
   // DOMMON_WHOIS_SERVER empty: the per-TLD table decides.
-  const s = await startApp({ DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_WHOIS_SERVERS: map.join(','), DOMMON_RATE_LIMIT: '100000' }, { dataDir });
+  const s = await startApp(
+    { DOMMON_RDAP_URL: '', DOMMON_WHOIS_SERVER: '', DOMMON_WHOIS_SERVERS: map.join(','), DOMMON_RATE_LIMIT: '100000' },
+    { dataDir },
+  );
   t.teardown(async () => {
     await s.close();
     await Promise.all(servers.map((x) => x.close()));
@@ -55,7 +61,12 @@ t.test('WHOIS corpus through the app: expiry, registrar and state as the API sho
       right++;
       return;
     }
-    const got = { state: reg.body.state, source: reg.body.source, expiry: reg.body.expiry_date, registrar: reg.body.registrar };
+    const got = {
+      state: reg.body.state,
+      source: reg.body.source,
+      expiry: reg.body.expiry_date,
+      registrar: reg.body.registrar,
+    };
     t.match(reg.body.reason ?? '', c.expiry ? /^$/ : /no expiry date/, `${c.domain}: reason`);
     const want = { state: c.state, source: 'whois', expiry: c.expiry, registrar: c.registrar };
     t.same(got, want, `${c.file}: registration`);
@@ -64,7 +75,12 @@ t.test('WHOIS corpus through the app: expiry, registrar and state as the API sho
     if (JSON.stringify(got) === JSON.stringify(want)) right++;
   };
   // Throttled answers last: they back their server off, which would block the next look-up there.
-  const ordered = [...cases.filter((c) => c.state !== 'rate_limited'), ...cases.filter((c) => c.state === 'rate_limited')];
+  const ordered = [
+    ...cases.filter((c) => c.state !== 'rate_limited'),
+    ...cases.filter((c) => c.state === 'rate_limited'),
+  ];
   for (let i = 0; i < ordered.length; i += 8) await Promise.all(ordered.slice(i, i + 8).map(check));
-  t.comment(`WHOIS corpus through the app: ${right} of ${cases.length} read right in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  t.comment(
+    `WHOIS corpus through the app: ${right} of ${cases.length} read right in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
 });

@@ -23,18 +23,31 @@ function ensureBuilt(): void {
   const built = path.join(ROOT, 'dist/app.js');
   const stamp = fs.existsSync(built) ? fs.statSync(built).mtimeMs : 0;
   const newest = (dir: string): number =>
-    Math.max(0, ...fs.readdirSync(dir, { withFileTypes: true }).map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)));
+    Math.max(
+      0,
+      ...fs
+        .readdirSync(dir, { withFileTypes: true })
+        .map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)),
+    );
   if (newest(path.join(ROOT, 'src')) <= stamp) return;
-  const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { stdio: 'inherit' });
+  const r = spawnSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')],
+    { stdio: 'inherit' },
+  );
   if (r.status !== 0) throw new Error('build failed');
 }
 
 /** Starts `node bin/dommon.js serve` and resolves with its URL once it prints `listening on`. */
 function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [path.join(ROOT, 'bin/dommon.js'), 'serve', '--data-dir', dataDir, '--port', '0'], {
-    env: cleanEnv({ DOMMON_NOTIFY_INTERVAL: '1', DOMMON_LOG_LEVEL: 'error' }),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [path.join(ROOT, 'bin/dommon.js'), 'serve', '--data-dir', dataDir, '--port', '0'],
+    {
+      env: cleanEnv({ DOMMON_NOTIFY_INTERVAL: '1', DOMMON_LOG_LEVEL: 'error' }),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error(`daemon did not start: ${out}`)), 30_000);
@@ -50,7 +63,10 @@ function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   });
 }
 
-const exited = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null || c.signalCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code))));
+const exited = (c: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    c.exitCode !== null || c.signalCode !== null ? r(c.exitCode) : c.once('exit', (code) => r(code)),
+  );
 
 t.test('SIGKILL between claim and delivery: delivered after restart', async (t) => {
   ensureBuilt();
@@ -67,9 +83,22 @@ t.test('SIGKILL between claim and delivery: delivered after restart', async (t) 
   const config = loadConfig({ dataDir }, {});
   const local = await openLocal(config);
   const tok = await local.services.access.createToken({ team: 'crashers', user: 'ops@crash.test' });
-  const principal = { token_id: tok.id, token_name: tok.token_name, team_id: tok.team_id, team_name: tok.team, user_id: tok.user_id, user_email: tok.user };
-  await local.services.notifications.upsertSetting(principal, 'webhook', { delivery_class: 'instant', config: { webhook_url: rx.url } });
-  const eventId = await local.store.events.add({ team_id: tok.team_id, event_type: 'liveness', severity: 'high', message: 'api is down' }, new Date().toISOString());
+  const principal = {
+    token_id: tok.id,
+    token_name: tok.token_name,
+    team_id: tok.team_id,
+    team_name: tok.team,
+    user_id: tok.user_id,
+    user_email: tok.user,
+  };
+  await local.services.notifications.upsertSetting(principal, 'webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: rx.url },
+  });
+  const eventId = await local.store.events.add(
+    { team_id: tok.team_id, event_type: 'liveness', severity: 'high', message: 'api is down' },
+    new Date().toISOString(),
+  );
   await local.store.close();
 
   const first = await serve(dataDir);
@@ -80,7 +109,11 @@ t.test('SIGKILL between claim and delivery: delivered after restart', async (t) 
   await exited(first.child);
 
   const store = await openStore(config.dbPath);
-  const d = await store.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId!).executeTakeFirstOrThrow();
+  const d = await store.db
+    .selectFrom('deliveries')
+    .selectAll()
+    .where('event_id', '=', eventId!)
+    .executeTakeFirstOrThrow();
   await store.close();
   t.equal(d.attempts, 0, 'no attempt was recorded before the kill');
   t.ok(d.lease_owner, 'the killed daemon held the lease');
@@ -91,10 +124,14 @@ t.test('SIGKILL between claim and delivery: delivered after restart', async (t) 
   const reqs = await rx.waitFor(2, 15_000);
   t.equal(reqs[1]!.json.event_id, eventId, 'the same event is delivered after the restart');
   const api = client(second.url, tok.token);
-  const entry = await until(async () => {
-    const r = await api.get(`/api/v1/notifications/log/${d.id}`);
-    return r.body?.status === 'success' ? r.body : null;
-  }, 10_000, 'success in the log');
+  const entry = await until(
+    async () => {
+      const r = await api.get(`/api/v1/notifications/log/${d.id}`);
+      return r.body?.status === 'success' ? r.body : null;
+    },
+    10_000,
+    'success in the log',
+  );
   t.equal(entry.attempts, 1);
   await new Promise((r) => setTimeout(r, 300));
   t.equal(rx.requests.length, 2, 'delivered once after the restart');

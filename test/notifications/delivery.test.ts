@@ -14,13 +14,21 @@ t.setTimeout(120_000);
 const smtp = await startSmtp();
 const push = await startWebhookReceiver(); // stands in for the Pushover API (DOMMON_PUSHOVER_URL)
 const s = await startNotifyApp({
-  env: { DOMMON_SMTP_URL: smtp.url, DOMMON_SMTP_FROM: 'alerts@dommon.test', DOMMON_PUSHOVER_URL: push.url.replace(/\/hook$/, '') },
+  env: {
+    DOMMON_SMTP_URL: smtp.url,
+    DOMMON_SMTP_FROM: 'alerts@dommon.test',
+    DOMMON_PUSHOVER_URL: push.url.replace(/\/hook$/, ''),
+  },
   smtp: { ca: smtp.ca },
 });
 // Two more workers in their own processes on the same file, loading while the other tests run;
 // they start polling only when the last test says `go`.
 const children = [0, 1].map(() =>
-  spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('./worker-child.ts', import.meta.url)), s.app.store.file], { stdio: ['pipe', 'pipe', 'inherit'] }),
+  spawn(
+    process.execPath,
+    ['--import', 'tsx', fileURLToPath(new URL('./worker-child.ts', import.meta.url)), s.app.store.file],
+    { stdio: ['pipe', 'pipe', 'inherit'] },
+  ),
 );
 const out = ['', ''];
 const outputs = children.map(
@@ -37,8 +45,17 @@ t.teardown(async () => {
   await push.close();
 });
 
-async function webhookRow(m: Member, url: string, extra: Record<string, unknown> = {}, config: Record<string, unknown> = {}) {
-  const r = await m.api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: url, ...config }, ...extra });
+async function webhookRow(
+  m: Member,
+  url: string,
+  extra: Record<string, unknown> = {},
+  config: Record<string, unknown> = {},
+) {
+  const r = await m.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: url, ...config },
+    ...extra,
+  });
   if (r.status !== 200) throw new Error(`settings: ${r.status} ${r.text}`);
   return r.body;
 }
@@ -47,12 +64,21 @@ async function webhookRow(m: Member, url: string, extra: Record<string, unknown>
 const daemonWaits = (attempts: { at: string; duration_ms: number }[]) =>
   attempts.slice(1).map((a, i) => Date.parse(a.at) - a.duration_ms - Date.parse(attempts[i]!.at));
 const gaps = (reqs: Received[]) => reqs.slice(1).map((r, i) => r.at - reqs[i]!.at);
-const deliveryOf = async (eventId: string) => until(() => s.app.store.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst(), 5000, 'delivery row');
+const deliveryOf = async (eventId: string) =>
+  until(
+    () => s.app.store.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst(),
+    5000,
+    'delivery row',
+  );
 const settled = (m: Member, id: string) =>
-  until(async () => {
-    const r = await m.api.get(`/api/v1/notifications/log/${id}`);
-    return r.status === 200 && r.body.status !== 'partial' ? r.body : null;
-  }, 8000, 'final log status');
+  until(
+    async () => {
+      const r = await m.api.get(`/api/v1/notifications/log/${id}`);
+      return r.status === 200 && r.body.status !== 'partial' ? r.body : null;
+    },
+    8000,
+    'final log status',
+  );
 
 t.test('fan-out: every enabled instant row of the team, filters applied, once per row', async (t) => {
   const rx = await startWebhookReceiver();
@@ -65,35 +91,84 @@ t.test('fan-out: every enabled instant row of the team, filters applied, once pe
   await webhookRow(bob, `${rx.url}?u=bob`, { min_severity: 'critical' });
   await webhookRow(carol, `${rx.url}?u=carol`, { is_enabled: false });
   await webhookRow(other, `${rx.url}?u=eve`);
-  await alice.api.put('/api/v1/notifications/settings/slack', { delivery_class: 'digest', config: { webhook_url: `${rx.url}?u=digest` } });
+  await alice.api.put('/api/v1/notifications/settings/slack', {
+    delivery_class: 'digest',
+    config: { webhook_url: `${rx.url}?u=digest` },
+  });
   const dom = await alice.api.post('/api/v1/domains', { domain: 'fan.example' });
   t.equal(dom.status, 201);
 
-  const down = await s.event({ team_id: alice.team_id, event_type: 'liveness', severity: 'high', category: 'down', domain_id: dom.body.id, message: 'api is down', details: { status_code: 503 } });
-  const expo = await s.event({ team_id: alice.team_id, event_type: 'exposure', severity: 'high', category: 'subdomain_takeover', domain_id: dom.body.id, message: 'takeover risk' });
+  const down = await s.event({
+    team_id: alice.team_id,
+    event_type: 'liveness',
+    severity: 'high',
+    category: 'down',
+    domain_id: dom.body.id,
+    message: 'api is down',
+    details: { status_code: 503 },
+  });
+  const expo = await s.event({
+    team_id: alice.team_id,
+    event_type: 'exposure',
+    severity: 'high',
+    category: 'subdomain_takeover',
+    domain_id: dom.body.id,
+    message: 'takeover risk',
+  });
   await rx.waitFor(3);
   await new Promise((r) => setTimeout(r, 300)); // nothing more may arrive
   // Only this test's events: the daemon's own workers (domain intelligence) may add events of theirs.
   const mine = (r: Received) => [down, expo].includes(r.json.event_id);
   const byUser = (u: string) => rx.requests.filter((r) => r.path.endsWith(`u=${u}`) && mine(r));
-  t.same(byUser('alice').map((r) => r.json.event_id).sort(), [down, expo].sort(), 'alice: both events');
-  t.same(byUser('bob').map((r) => r.json.event_id), [down], 'bob: exposure below min_severity critical is filtered');
+  t.same(
+    byUser('alice')
+      .map((r) => r.json.event_id)
+      .sort(),
+    [down, expo].sort(),
+    'alice: both events',
+  );
+  t.same(
+    byUser('bob').map((r) => r.json.event_id),
+    [down],
+    'bob: exposure below min_severity critical is filtered',
+  );
   t.equal(byUser('carol').length, 0, 'disabled row');
   t.equal(byUser('eve').length, 0, 'another team');
   t.equal(byUser('digest').length, 0, 'digest rows do not get instant events');
   t.equal(rx.requests.filter(mine).length, 3);
 
   const a = byUser('alice').find((r) => r.json.event_id === down)!;
-  t.match(a.json, { event_type: 'liveness', severity: 'high', category: 'down', team: 'fan', user: 'alice@fan.test', domain_id: dom.body.id, domain: 'fan.example', endpoint_id: null, message: 'api is down', details: { status_code: 503 } });
+  t.match(a.json, {
+    event_type: 'liveness',
+    severity: 'high',
+    category: 'down',
+    team: 'fan',
+    user: 'alice@fan.test',
+    domain_id: dom.body.id,
+    domain: 'fan.example',
+    endpoint_id: null,
+    message: 'api is down',
+    details: { status_code: 503 },
+  });
   t.ok(verifySignature(a.raw, a.headers['x-signature'], 'alice-secret'), 'signed with alice’s secret');
   t.equal(byUser('bob')[0]!.json.user, 'bob@fan.test');
   t.notOk(byUser('bob')[0]!.headers['x-signature'], 'bob has no secret');
 
   // Same event, same row: a second fan-out of the same events creates nothing new.
   await s.app.store.db.updateTable('events').set({ fanned_out_at: null }).where('id', 'in', [down, expo]).execute();
-  await until(async () => (await s.app.store.db.selectFrom('events').select('fanned_out_at').where('id', '=', down).executeTakeFirst())?.fanned_out_at, 3000, 'second fan-out');
+  await until(
+    async () =>
+      (await s.app.store.db.selectFrom('events').select('fanned_out_at').where('id', '=', down).executeTakeFirst())
+        ?.fanned_out_at,
+    3000,
+    'second fan-out',
+  );
   await new Promise((r) => setTimeout(r, 200));
-  const rows = await s.app.store.db.selectFrom('deliveries').select('id').where('event_id', 'in', [down, expo]).execute();
+  const rows = await s.app.store.db
+    .selectFrom('deliveries')
+    .select('id')
+    .where('event_id', 'in', [down, expo])
+    .execute();
   t.equal(rows.length, 3, 'still three deliveries');
   t.equal(rx.requests.filter(mine).length, 3, 'still three requests');
 });
@@ -110,15 +185,32 @@ t.test('500 three times then 200: four attempts, waits 1-2-4 (shortened), partia
   });
   t.teardown(() => rx.close());
   await webhookRow(m, rx.url);
-  const eventId = await s.event({ team_id: m.team_id, event_type: 'ssl_expiry', severity: 'medium', message: 'cert expires in 7 days' });
+  const eventId = await s.event({
+    team_id: m.team_id,
+    event_type: 'ssl_expiry',
+    severity: 'medium',
+    message: 'cert expires in 7 days',
+  });
   const reqs = await rx.waitFor(4, 5000);
   const d = await deliveryOf(eventId);
   const final = await settled(m, d.id);
-  t.match(seenWhileRetrying, { id: d.id, status: 'partial', channels: ['webhook'], error_message: 'HTTP 500: server error at the receiver' }, 'partial while retries remain');
+  t.match(
+    seenWhileRetrying,
+    { id: d.id, status: 'partial', channels: ['webhook'], error_message: 'HTTP 500: server error at the receiver' },
+    'partial while retries remain',
+  );
   t.equal(final.status, 'success');
   t.equal(final.error_message, null);
   t.equal(final.attempts, 4);
-  t.same(final.attempts_detail.map((x: { outcome: string; status_code: number }) => [x.outcome, x.status_code]), [['transient', 500], ['transient', 500], ['transient', 500], ['success', 200]]);
+  t.same(
+    final.attempts_detail.map((x: { outcome: string; status_code: number }) => [x.outcome, x.status_code]),
+    [
+      ['transient', 500],
+      ['transient', 500],
+      ['transient', 500],
+      ['success', 200],
+    ],
+  );
   const g = gaps(reqs);
   // As the daemon recorded them (end of one attempt to start of the next): at least the injected
   // wait and less than the spec's (so the injected one was used); the receiver sees at least the wait
@@ -126,10 +218,16 @@ t.test('500 three times then 200: four attempts, waits 1-2-4 (shortened), partia
   const waits = daemonWaits(final.attempts_detail);
   FAST.retryWaitsMs.forEach((w, i) => {
     // attempt times are stored to the ms and durations rounded: allow 30 ms of measurement error below.
-        t.ok(waits[i]! >= w - 30 && waits[i]! < RETRY_WAITS_MS[i]!, `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`);
+    t.ok(
+      waits[i]! >= w - 30 && waits[i]! < RETRY_WAITS_MS[i]!,
+      `wait ${i + 1} (daemon): ${Math.round(waits[i]!)} ms ~ ${w} ms`,
+    );
     t.ok(g[i]! >= w - 150, `wait ${i + 1} (receiver): ${Math.round(g[i]!)} ms >= ${w} ms`);
   });
-  t.ok(reqs.every((r) => r.json.event_id === eventId), 'same event every time');
+  t.ok(
+    reqs.every((r) => r.json.event_id === eventId),
+    'same event every time',
+  );
   await new Promise((r) => setTimeout(r, 200));
   t.equal(rx.requests.length, 4, 'no fifth attempt');
 });
@@ -139,7 +237,12 @@ t.test('500 forever: 1 try + 3 retries, then failed with the last error', async 
   const rx = await startWebhookReceiver(() => ({ status: 503, body: 'unavailable' }));
   t.teardown(() => rx.close());
   await webhookRow(m, rx.url);
-  const eventId = await s.event({ team_id: m.team_id, event_type: 'whois', severity: 'medium', message: 'expires soon' });
+  const eventId = await s.event({
+    team_id: m.team_id,
+    event_type: 'whois',
+    severity: 'medium',
+    message: 'expires soon',
+  });
   const d = await deliveryOf(eventId);
   const final = await settled(m, d.id);
   t.equal(final.status, 'failed');
@@ -165,7 +268,9 @@ t.test('404 is permanent: one attempt, failed', async (t) => {
 
 t.test('429 with Retry-After: the retry waits at least Retry-After', async (t) => {
   const m = await s.team('ratelimited');
-  const rx = await startWebhookReceiver((n) => (n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 }));
+  const rx = await startWebhookReceiver((n) =>
+    n === 1 ? { status: 429, headers: { 'retry-after': '1' } } : { status: 200 },
+  );
   t.teardown(() => rx.close());
   await webhookRow(m, rx.url);
   const eventId = await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: 'down' });
@@ -176,7 +281,10 @@ t.test('429 with Retry-After: the retry waits at least Retry-After', async (t) =
   const w = daemonWaits(final.attempts_detail)[0]!;
   t.ok(w >= 995 && w < 2000, `daemon waited ${w} ms for Retry-After: 1 (backoff alone is ${FAST.retryWaitsMs[0]} ms)`);
   t.equal(final.status, 'success');
-  t.match(final.attempts_detail, [{ outcome: 'transient', status_code: 429 }, { outcome: 'success', status_code: 200 }]);
+  t.match(final.attempts_detail, [
+    { outcome: 'transient', status_code: 429 },
+    { outcome: 'success', status_code: 200 },
+  ]);
 });
 
 t.test('a receiver hanging past the timeout is a transient failure, then retried', async (t) => {
@@ -188,10 +296,16 @@ t.test('a receiver hanging past the timeout is a transient failure, then retried
   const reqs = await rx.waitFor(2, 4000);
   const g = gaps(reqs)[0]!;
   const expected = FAST.attemptTimeoutMs + FAST.retryWaitsMs[0];
-  t.ok(g >= expected - 150, `second attempt ${Math.round(g)} ms after the first (timeout ${FAST.attemptTimeoutMs} + wait ${FAST.retryWaitsMs[0]})`);
+  t.ok(
+    g >= expected - 150,
+    `second attempt ${Math.round(g)} ms after the first (timeout ${FAST.attemptTimeoutMs} + wait ${FAST.retryWaitsMs[0]})`,
+  );
   const final = await settled(m, (await deliveryOf(eventId)).id);
   const took = final.attempts_detail[0].duration_ms;
-  t.ok(took >= FAST.attemptTimeoutMs - 5 && took < FAST.attemptTimeoutMs + 1000, `the hanging attempt was cut at ${took} ms (timeout ${FAST.attemptTimeoutMs} ms)`);
+  t.ok(
+    took >= FAST.attemptTimeoutMs - 5 && took < FAST.attemptTimeoutMs + 1000,
+    `the hanging attempt was cut at ${took} ms (timeout ${FAST.attemptTimeoutMs} ms)`,
+  );
   t.ok(daemonWaits(final.attempts_detail)[0]! >= FAST.retryWaitsMs[0] - 5, 'then the first wait');
   t.equal(final.status, 'success');
   t.match(final.attempts_detail[0], { outcome: 'transient', status_code: null, error: /timeout/ });
@@ -202,25 +316,51 @@ t.test('test sends: 201 queued, delivered by the worker, logged under the same i
   const rx = await startWebhookReceiver();
   t.teardown(() => rx.close());
   await webhookRow(m, `${rx.url}?configured`, {}, { secret_key: 'tess-secret' });
-  const r = await m.api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: rx.url, metadata: { ticket: 42 } });
+  const r = await m.api.post('/api/v1/notifications/test', {
+    channel: 'webhook',
+    recipient: rx.url,
+    metadata: { ticket: 42 },
+  });
   t.equal(r.status, 201);
   t.same(Object.keys(r.body).sort(), ['channel', 'created_at', 'id', 'recipient', 'status']);
   t.match(r.body, { channel: 'webhook', recipient: rx.url, status: 'queued' });
   const [req] = await rx.waitFor(1);
   t.equal(req!.path, '/hook', 'sent to the recipient given');
-  t.match(req!.json, { event_id: r.body.id, event_type: 'test', team: 'tester', user: 'tess@tester.test', details: { metadata: { ticket: 42 } } });
+  t.match(req!.json, {
+    event_id: r.body.id,
+    event_type: 'test',
+    team: 'tester',
+    user: 'tess@tester.test',
+    details: { metadata: { ticket: 42 } },
+  });
   t.equal(req!.headers['x-signature'], undefined, 'another URL than the saved one: not signed (no signing oracle)');
   const entry = await settled(m, r.body.id);
-  const saved = await m.api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: `${rx.url}?configured` });
+  const saved = await m.api.post('/api/v1/notifications/test', {
+    channel: 'webhook',
+    recipient: `${rx.url}?configured`,
+  });
   t.equal(saved.status, 201);
   const [, toSaved] = await rx.waitFor(2);
   t.equal(toSaved!.json.event_id, saved.body.id);
-  t.ok(verifySignature(toSaved!.raw, toSaved!.headers['x-signature'], 'tess-secret'), 'to the saved URL: signed with the user’s webhook secret');
-  t.match(entry, { id: r.body.id, channels: ['webhook'], status: 'success', error_message: null, metadata: { ticket: 42 } });
+  t.ok(
+    verifySignature(toSaved!.raw, toSaved!.headers['x-signature'], 'tess-secret'),
+    'to the saved URL: signed with the user’s webhook secret',
+  );
+  t.match(entry, {
+    id: r.body.id,
+    channels: ['webhook'],
+    status: 'success',
+    error_message: null,
+    metadata: { ticket: 42 },
+  });
   t.type(entry.sent_at, 'string');
   t.match(entry.message_preview, /Test notification/);
 
-  const mail = await m.api.post('/api/v1/notifications/test', { channel: 'email', recipient: 'tess@tester.test', subject: 'Hello from dommon' });
+  const mail = await m.api.post('/api/v1/notifications/test', {
+    channel: 'email',
+    recipient: 'tess@tester.test',
+    subject: 'Hello from dommon',
+  });
   t.equal(mail.status, 201);
   const got = await until(async () => smtp.mails.find((x) => x.subject === 'Hello from dommon'), 5000, 'test mail');
   t.same(got.to, ['tess@tester.test']);
@@ -243,14 +383,24 @@ t.test('test sends: 201 queued, delivered by the worker, logged under the same i
   }
   t.equal((await m.api.get('/api/v1/notifications/log/00000000-0000-4000-8000-000000000000')).status, 404);
   const stranger = await s.team('stranger');
-  t.equal((await stranger.api.get(`/api/v1/notifications/log/${r.body.id}`)).status, 404, 'another team cannot read it');
+  t.equal(
+    (await stranger.api.get(`/api/v1/notifications/log/${r.body.id}`)).status,
+    404,
+    'another team cannot read it',
+  );
 });
 
 t.test('an email row without recipients mails its user; subject from the event', async (t) => {
   const m = await s.team('mailteam', 'ops@mailteam.test');
   t.equal((await m.api.put('/api/v1/notifications/settings/email', { delivery_class: 'instant' })).status, 200);
   const dom = await m.api.post('/api/v1/domains', { domain: 'mail.example' });
-  await s.event({ team_id: m.team_id, event_type: 'domain_expiry', severity: 'high', domain_id: dom.body.id, message: 'mail.example expires in 15 days' });
+  await s.event({
+    team_id: m.team_id,
+    event_type: 'domain_expiry',
+    severity: 'high',
+    domain_id: dom.body.id,
+    message: 'mail.example expires in 15 days',
+  });
   const got = await until(async () => smtp.mails.find((x) => x.to.includes('ops@mailteam.test')), 5000, 'event mail');
   t.equal(got.subject, '[dommon] [HIGH] Domain renewal: mail.example: mail.example expires in 15 days');
   t.match(got.text, 'Domain: mail.example');
@@ -261,16 +411,36 @@ t.test('pushover: events and test sends reach {DOMMON_PUSHOVER_URL}/1/messages.j
   const m = await s.team('pushers');
   const userKey = 'uQiRzpo4DXghDmr9QzzfQu27cmVRsG';
   const appToken = 'azGDORePK8gMaC0QOYAMyEEuzJnyUi';
-  t.equal((await m.api.put('/api/v1/notifications/settings/pushover', { delivery_class: 'instant', config: { user_key: userKey, app_token: appToken } })).status, 200);
-  const eventId = await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'critical', message: 'api is down' });
-  const test = await m.api.post('/api/v1/notifications/test', { channel: 'pushover', recipient: 'gznej3rKEVAvPUxu9vvNnqpmZpokzF' });
+  t.equal(
+    (
+      await m.api.put('/api/v1/notifications/settings/pushover', {
+        delivery_class: 'instant',
+        config: { user_key: userKey, app_token: appToken },
+      })
+    ).status,
+    200,
+  );
+  const eventId = await s.event({
+    team_id: m.team_id,
+    event_type: 'liveness',
+    severity: 'critical',
+    message: 'api is down',
+  });
+  const test = await m.api.post('/api/v1/notifications/test', {
+    channel: 'pushover',
+    recipient: 'gznej3rKEVAvPUxu9vvNnqpmZpokzF',
+  });
   t.equal(test.status, 201);
   await push.waitFor(2);
   const ev = push.requests.find((r) => r.json.title?.includes('Liveness'))!;
   t.equal(ev.path, '/1/messages.json');
   t.match(ev.json, { token: appToken, user: userKey, priority: 1, message: 'api is down' });
   const tst = push.requests.find((r) => r.json.user === 'gznej3rKEVAvPUxu9vvNnqpmZpokzF')!;
-  t.match(tst.json, { token: appToken, priority: -1, message: 'Test notification from dommon' }, 'a test send uses the caller’s app token');
+  t.match(
+    tst.json,
+    { token: appToken, priority: -1, message: 'Test notification from dommon' },
+    'a test send uses the caller’s app token',
+  );
   t.equal((await settled(m, test.body.id)).status, 'success');
   t.equal((await settled(m, (await deliveryOf(eventId)).id)).status, 'success');
 });
@@ -292,13 +462,28 @@ t.test('delivery log: filters, newest first, paging, X-Total-Count', async (t) =
   const all = await m.api.get('/api/v1/notifications/log');
   t.equal(all.status, 200);
   t.equal(all.headers.get('x-total-count'), '3');
-  t.same(all.body.map((e: { id: string }) => e.id), [...ids].reverse(), 'newest first');
-  t.same(Object.keys(all.body[0]).filter((k) => ['id', 'channels', 'status', 'message_preview', 'sent_at', 'error_message', 'metadata'].includes(k)).length, 7);
+  t.same(
+    all.body.map((e: { id: string }) => e.id),
+    [...ids].reverse(),
+    'newest first',
+  );
+  t.same(
+    Object.keys(all.body[0]).filter((k) =>
+      ['id', 'channels', 'status', 'message_preview', 'sent_at', 'error_message', 'metadata'].includes(k),
+    ).length,
+    7,
+  );
   const failed = await m.api.get('/api/v1/notifications/log?status=failed');
-  t.same(failed.body.map((e: { id: string }) => e.id), [ids[1]]);
+  t.same(
+    failed.body.map((e: { id: string }) => e.id),
+    [ids[1]],
+  );
   t.match(failed.body[0].error_message, 'HTTP 410');
   const page = await m.api.get('/api/v1/notifications/log?limit=1&offset=1');
-  t.same(page.body.map((e: { id: string }) => e.id), [ids[1]]);
+  t.same(
+    page.body.map((e: { id: string }) => e.id),
+    [ids[1]],
+  );
   t.equal(page.headers.get('x-total-count'), '3');
   t.same((await m.api.get('/api/v1/notifications/log?channel=email')).body, []);
   t.equal((await m.api.get('/api/v1/notifications/log?limit=0')).status, 400);
@@ -315,11 +500,15 @@ t.test('three workers (this daemon and two other processes) never send the same 
   // Written in one go while the other processes are already polling.
   await until(async () => out.every((o) => o.includes('ready')), 15000, 'worker processes');
   children.forEach((c) => c.stdin!.write('go\n'));
-  for (let i = 0; i < 15; i++) ids.push(await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }));
+  for (let i = 0; i < 15; i++)
+    ids.push(await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }));
   await rx.waitFor(15, 8000);
   children.forEach((c) => c.stdin!.end());
   const claimedByChildren = (await Promise.all(outputs)).map((o) => Number(/claimed=(\d+)/.exec(o)?.[1] ?? -1));
-  t.ok(claimedByChildren.every((n) => n >= 0), `children ran (claimed ${claimedByChildren.join(', ')} of 15)`);
+  t.ok(
+    claimedByChildren.every((n) => n >= 0),
+    `children ran (claimed ${claimedByChildren.join(', ')} of 15)`,
+  );
   await new Promise((r) => setTimeout(r, 200));
   const got = rx.requests.map((r) => r.json.event_id as string);
   const attempts = await s.app.store.db
@@ -335,5 +524,9 @@ t.test('three workers (this daemon and two other processes) never send the same 
   t.same([...successes].sort(), [...ids].sort(), 'exactly one successful attempt per event');
   t.same([...new Set(got)].sort(), [...ids].sort(), 'every event received');
   if (attempts.every((a) => a.outcome === 'success')) t.equal(got.length, 15, 'fifteen requests for fifteen events');
-  else t.ok(got.length <= attempts.length, `a timed-out attempt was retried (at-least-once): ${got.length} requests, ${attempts.length} attempts`);
+  else
+    t.ok(
+      got.length <= attempts.length,
+      `a timed-out attempt was retried (at-least-once): ${got.length} requests, ${attempts.length} attempts`,
+    );
 });

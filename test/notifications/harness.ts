@@ -30,10 +30,27 @@ export interface Member {
 }
 
 /** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
-export async function startNotifyApp(opts: { env?: Record<string, string>; clock?: Clock; notify?: AppOptions['notify']; smtp?: AppOptions['smtp']; dataDir?: string; log?: Logger } = {}): Promise<NotifyApp> {
+export async function startNotifyApp(
+  opts: {
+    env?: Record<string, string>;
+    clock?: Clock;
+    notify?: AppOptions['notify'];
+    smtp?: AppOptions['smtp'];
+    dataDir?: string;
+    log?: Logger;
+  } = {},
+): Promise<NotifyApp> {
   const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
-  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...opts.env });
-  const app = await createApp(config, { clock: opts.clock, log: opts.log ?? pino({ level: 'silent' }), notify: { ...FAST, ...opts.notify }, smtp: opts.smtp });
+  const config = loadConfig(
+    { dataDir, port: 0, host: '127.0.0.1' },
+    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...opts.env },
+  );
+  const app = await createApp(config, {
+    clock: opts.clock,
+    log: opts.log ?? pino({ level: 'silent' }),
+    notify: { ...FAST, ...opts.notify },
+    smtp: opts.smtp,
+  });
   const { url } = await app.start();
   const clock = opts.clock ?? { now: () => new Date() };
   return {
@@ -57,7 +74,11 @@ export async function startNotifyApp(opts: { env?: Record<string, string>; clock
 }
 
 /** Polls `fn` until it returns a truthy value (or throws after `ms`). */
-export async function until<T>(fn: () => Promise<T | undefined | null | false>, ms = 5000, what = 'condition'): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | null | false>,
+  ms = 5000,
+  what = 'condition',
+): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
     const v = await fn();

@@ -14,14 +14,30 @@ async function rowAfterFirstAttempt(retryAfter: string) {
   const rx = await startWebhookReceiver(() => ({ status: 429, headers: { 'retry-after': retryAfter } }));
   t.teardown(() => rx.close());
   const m = await s.team(`ra-${retryAfter}`);
-  const put = await m.api.put('/api/v1/notifications/settings/webhook', { delivery_class: 'instant', config: { webhook_url: rx.url } });
+  const put = await m.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: rx.url },
+  });
   t.equal(put.status, 200);
-  const eventId = await s.event({ team_id: m.team_id, event_type: 'ssl_expiry', severity: 'medium', message: 'cert expires in 7 days' });
+  const eventId = await s.event({
+    team_id: m.team_id,
+    event_type: 'ssl_expiry',
+    severity: 'medium',
+    message: 'cert expires in 7 days',
+  });
   await rx.waitFor(1, 5000);
-  const row = await until(async () => {
-    const d = await s.app.store.db.selectFrom('deliveries').selectAll().where('event_id', '=', eventId).executeTakeFirst();
-    return d && d.attempts === 1 ? d : null;
-  }, 5000, 'first attempt recorded');
+  const row = await until(
+    async () => {
+      const d = await s.app.store.db
+        .selectFrom('deliveries')
+        .selectAll()
+        .where('event_id', '=', eventId)
+        .executeTakeFirst();
+      return d && d.attempts === 1 ? d : null;
+    },
+    5000,
+    'first attempt recorded',
+  );
   const [attempt] = await s.app.store.notifications.attempts(row.id);
   return { rx, row, attempt: attempt!, m };
 }
@@ -40,10 +56,17 @@ t.test('Retry-After: 120 -> back in the queue, due 120 s after the attempt, leas
 
 t.test(`Retry-After over ${MAX_RETRY_AFTER_S} s -> failed, not retried early`, async (t) => {
   const { rx, row, m } = await rowAfterFirstAttempt(String(MAX_RETRY_AFTER_S + 1));
-  const log = await until(async () => {
-    const r = await m.api.get(`/api/v1/notifications/log/${row.id}`);
-    return r.body.status === 'failed' ? r.body : null;
-  }, 3000, 'failed');
-  t.match(log.error_message, `HTTP 429: rate limited by the receiver; the receiver asks to wait ${MAX_RETRY_AFTER_S + 1} s`);
+  const log = await until(
+    async () => {
+      const r = await m.api.get(`/api/v1/notifications/log/${row.id}`);
+      return r.body.status === 'failed' ? r.body : null;
+    },
+    3000,
+    'failed',
+  );
+  t.match(
+    log.error_message,
+    `HTTP 429: rate limited by the receiver; the receiver asks to wait ${MAX_RETRY_AFTER_S + 1} s`,
+  );
   t.equal(rx.requests.length, 1);
 });

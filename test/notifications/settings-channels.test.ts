@@ -21,8 +21,12 @@ t.test('every channel through the API', async (t) => {
     const p: ChannelPlugin<unknown> = channels[kind];
     const ok = await put(kind, { delivery_class: 'instant', config: p.example });
     t.equal(ok.status, 200, `${kind}: example accepted ${ok.text}`);
-    for (const k of p.secrets) if (k in p.example) t.equal(ok.body.config[k], `********${String(p.example[k]).slice(-4)}`, `${kind}: ${k} masked`);
-    for (const k of p.secrets) if (typeof p.example[k] === 'string') t.notOk(ok.text.includes(p.example[k] as string), `${kind}: ${k} not echoed`);
+    for (const k of p.secrets)
+      if (k in p.example)
+        t.equal(ok.body.config[k], `********${String(p.example[k]).slice(-4)}`, `${kind}: ${k} masked`);
+    for (const k of p.secrets)
+      if (typeof p.example[k] === 'string')
+        t.notOk(ok.text.includes(p.example[k] as string), `${kind}: ${k} not echoed`);
     const digest = await put(kind, { delivery_class: 'digest', config: p.example });
     t.equal(digest.status, p.instantOnly ? 400 : 200, `${kind}: digest ${p.instantOnly ? 'refused' : 'allowed'}`);
     const props = Object.keys((p.configSchema.properties ?? {}) as object);

@@ -14,10 +14,26 @@ t.test('settings rows', async (t) => {
   t.test('digest on webhook or pushover is 400', async (t) => {
     const w = await put('webhook', { delivery_class: 'digest', config: { webhook_url: 'http://127.0.0.1:9/x' } });
     t.equal(w.status, 400);
-    t.match(w.body, { error: /instant delivery only/, code: 'DIGEST_NOT_SUPPORTED', path: '/api/v1/notifications/settings/webhook' });
+    t.match(w.body, {
+      error: /instant delivery only/,
+      code: 'DIGEST_NOT_SUPPORTED',
+      path: '/api/v1/notifications/settings/webhook',
+    });
     t.type(w.body.timestamp, 'string');
-    t.equal((await put('pushover', { delivery_class: 'digest', config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) } })).status, 400);
-    t.equal((await put('slack', { delivery_class: 'digest', config: { webhook_url: 'http://127.0.0.1:9/s' } })).status, 200, 'slack digests are fine');
+    t.equal(
+      (
+        await put('pushover', {
+          delivery_class: 'digest',
+          config: { user_key: 'u'.repeat(30), app_token: 'a'.repeat(30) },
+        })
+      ).status,
+      400,
+    );
+    t.equal(
+      (await put('slack', { delivery_class: 'digest', config: { webhook_url: 'http://127.0.0.1:9/s' } })).status,
+      200,
+      'slack digests are fine',
+    );
   });
 
   t.test('field rules', async (t) => {
@@ -31,13 +47,37 @@ t.test('settings rows', async (t) => {
       ['sms', { delivery_class: 'instant' }, /notification type must be one of email, webhook, slack, pushover, teams/],
       ['webhook', { delivery_class: 'instant', config: {} }, /config\.webhook_url: is required/],
       ['webhook', { delivery_class: 'instant', config: { webhook_url: 'ftp://x/y' } }, /config\.webhook_url/],
-      ['webhook', { delivery_class: 'instant', config: { webhook_url: 'http://h/x', extra: 1 } }, /config\.extra: unknown field/],
-      ['webhook', { delivery_class: 'instant', config: { webhook_url: 'http://h/x', template: '{oops' } }, /config\.template: template is not valid JSON/],
-      ['webhook', { delivery_class: 'instant', config: { webhook_url: 'http://h/x', template: '"just a string"' } }, /config\.template: template must be a JSON object/],
-      ['slack', { delivery_class: 'instant', config: { url: 'http://h/x' } }, /config\.(webhook_url: is required|url: unknown field)/],
+      [
+        'webhook',
+        { delivery_class: 'instant', config: { webhook_url: 'http://h/x', extra: 1 } },
+        /config\.extra: unknown field/,
+      ],
+      [
+        'webhook',
+        { delivery_class: 'instant', config: { webhook_url: 'http://h/x', template: '{oops' } },
+        /config\.template: template is not valid JSON/,
+      ],
+      [
+        'webhook',
+        { delivery_class: 'instant', config: { webhook_url: 'http://h/x', template: '"just a string"' } },
+        /config\.template: template must be a JSON object/,
+      ],
+      [
+        'slack',
+        { delivery_class: 'instant', config: { url: 'http://h/x' } },
+        /config\.(webhook_url: is required|url: unknown field)/,
+      ],
       ['teams', { delivery_class: 'instant', config: {} }, /config\.webhook_url: is required/],
-      ['pushover', { delivery_class: 'instant', config: { user_key: 'short', app_token: 'a'.repeat(30) } }, /config\.user_key/],
-      ['pushover', { delivery_class: 'instant', config: { user_key: 'u'.repeat(30) } }, /config\.app_token: is required/],
+      [
+        'pushover',
+        { delivery_class: 'instant', config: { user_key: 'short', app_token: 'a'.repeat(30) } },
+        /config\.user_key/,
+      ],
+      [
+        'pushover',
+        { delivery_class: 'instant', config: { user_key: 'u'.repeat(30) } },
+        /config\.app_token: is required/,
+      ],
       ['email', { delivery_class: 'instant', config: { recipients: ['not-an-address'] } }, /config\.recipients\.0/],
       ['email', { delivery_class: 'instant', config: { recipients: [] } }, /config\.recipients/],
     ];
@@ -51,24 +91,46 @@ t.test('settings rows', async (t) => {
   t.test('upsert per (type, delivery_class); defaults; digest-only fields', async (t) => {
     const r1 = await put('email', { delivery_class: 'instant' });
     t.equal(r1.status, 200);
-    t.match(r1.body, { notification_type: 'email', delivery_class: 'instant', is_enabled: true, min_severity: 'medium', frequency_days: null, notification_time: null });
+    t.match(r1.body, {
+      notification_type: 'email',
+      delivery_class: 'instant',
+      is_enabled: true,
+      min_severity: 'medium',
+      frequency_days: null,
+      notification_time: null,
+    });
     const r2 = await put('email', { delivery_class: 'instant', min_severity: 'high', is_enabled: false });
     t.equal(r2.body.id, r1.body.id, 'same row updated');
     t.equal(r2.body.min_severity, 'high');
     t.equal(r2.body.is_enabled, false);
-    const d = await put('email', { delivery_class: 'digest', frequency_days: 14, notification_time: '07:30:00', config: { recipients: ['team@settings.test'] } });
+    const d = await put('email', {
+      delivery_class: 'digest',
+      frequency_days: 14,
+      notification_time: '07:30:00',
+      config: { recipients: ['team@settings.test'] },
+    });
     t.not(d.body.id, r1.body.id, 'digest is its own row');
-    t.match(d.body, { frequency_days: 14, notification_time: '07:30:00', config: { recipients: ['team@settings.test'] } });
+    t.match(d.body, {
+      frequency_days: 14,
+      notification_time: '07:30:00',
+      config: { recipients: ['team@settings.test'] },
+    });
     const dflt = await put('teams', { delivery_class: 'digest', config: { webhook_url: 'http://127.0.0.1:9/t' } });
     t.match(dflt.body, { frequency_days: 7, notification_time: '09:00:00' });
   });
 
   t.test('secrets are masked and a masked value keeps the stored secret', async (t) => {
     const secret = 'whsec_0123456789abcdef';
-    const w = await put('webhook', { delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: secret } });
+    const w = await put('webhook', {
+      delivery_class: 'instant',
+      config: { webhook_url: 'http://127.0.0.1:9/hook', secret_key: secret },
+    });
     t.equal(w.status, 200);
     t.equal(w.body.config.secret_key, '********cdef');
-    const p = await put('pushover', { delivery_class: 'instant', config: { user_key: 'U'.repeat(26) + '1234', app_token: 'A'.repeat(26) + '5678' } });
+    const p = await put('pushover', {
+      delivery_class: 'instant',
+      config: { user_key: 'U'.repeat(26) + '1234', app_token: 'A'.repeat(26) + '5678' },
+    });
     t.same(p.body.config, { user_key: '********1234', app_token: '********5678' });
     const list = await a.api.get('/api/v1/notifications/settings');
     t.equal(list.status, 200);
@@ -79,17 +141,28 @@ t.test('settings rows', async (t) => {
     t.equal(again.status, 200);
     const row = await s.app.store.notifications.setting(a.user_id, 'webhook', 'instant');
     t.equal(row!.config.secret_key, secret);
-    const fresh = await put('webhook', { delivery_class: 'instant', config: { webhook_url: 'http://h/x', secret_key: '********cdef' } }, b);
+    const fresh = await put(
+      'webhook',
+      { delivery_class: 'instant', config: { webhook_url: 'http://h/x', secret_key: '********cdef' } },
+      b,
+    );
     t.equal(fresh.status, 400, 'a masked value with nothing stored is refused');
   });
 
   t.test('GET lists only the caller’s rows', async (t) => {
     await put('slack', { delivery_class: 'instant', config: { webhook_url: 'http://127.0.0.1:9/bob' } }, b);
-    const mine = (await a.api.get('/api/v1/notifications/settings')).body as { user: string; notification_type: string; delivery_class: string }[];
+    const mine = (await a.api.get('/api/v1/notifications/settings')).body as {
+      user: string;
+      notification_type: string;
+      delivery_class: string;
+    }[];
     const theirs = (await b.api.get('/api/v1/notifications/settings')).body as { user: string }[];
     t.ok(mine.length >= 5);
     t.ok(mine.every((r) => r.user === 'alice@settings.test'));
-    t.same(theirs.map((r) => r.user), ['bob@settings.test']);
+    t.same(
+      theirs.map((r) => r.user),
+      ['bob@settings.test'],
+    );
     t.ok(mine.some((r) => r.notification_type === 'email' && r.delivery_class === 'digest'));
   });
 });

@@ -4,7 +4,8 @@ import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { TEST_SENDS_PER_HOUR } from '../../src/services/notifications.js';
 
-const send = (api: ReturnType<typeof client>, i: number) => api.post('/api/v1/notifications/test', { channel: 'email', recipient: `ops${i}@example.test` });
+const send = (api: ReturnType<typeof client>, i: number) =>
+  api.post('/api/v1/notifications/test', { channel: 'email', recipient: `ops${i}@example.test` });
 
 t.test('the eleventh test send in an hour is 429 with Retry-After; other teams are not affected', async (t) => {
   const s = await startApp();
@@ -14,13 +15,21 @@ t.test('the eleventh test send in an hour is 429 with Retry-After; other teams a
   for (let i = 0; i < 10; i++) t.equal((await send(a, i)).status, 201, `send ${i + 1} queued`);
   const over = await send(a, 11);
   t.equal(over.status, 429);
-  t.match(over.body, { code: 'TEST_SEND_QUOTA', error: /10 per team per hour; retry in \d+ s/, path: '/api/v1/notifications/test' });
+  t.match(over.body, {
+    code: 'TEST_SEND_QUOTA',
+    error: /10 per team per hour; retry in \d+ s/,
+    path: '/api/v1/notifications/test',
+  });
   const retry = Number(over.headers.get('retry-after'));
   t.ok(retry > 3500 && retry <= 3600, `Retry-After ${retry} s: when the oldest of the ten is an hour old`);
   t.equal(over.body.retry_after, retry, 'the same in the body');
   const b = client(s.url, await s.token('quota-b'));
   t.equal((await send(b, 0)).status, 201, 'another team has its own quota');
-  const log = await s.app.store.db.selectFrom('deliveries').select((e) => e.fn.countAll<number>().as('n')).where('is_test', '=', 1).executeTakeFirstOrThrow();
+  const log = await s.app.store.db
+    .selectFrom('deliveries')
+    .select((e) => e.fn.countAll<number>().as('n'))
+    .where('is_test', '=', 1)
+    .executeTakeFirstOrThrow();
   t.equal(Number(log.n), 11, 'the refused send queued nothing');
 });
 

@@ -34,16 +34,38 @@ async function dataDir(t: { teardown(fn: () => unknown): void }): Promise<string
 }
 
 t.test('doctor: every configured peer answers', async (t) => {
-  const [dnsA, dnsB, rdap, whois, smtp] = await Promise.all([startUdpDns(), startUdpDns(), startHttpRdap(), startTcpWhois(), startSmtp({ user: 'mailer', pass: 's3cret-pass' })]);
+  const [dnsA, dnsB, rdap, whois, smtp] = await Promise.all([
+    startUdpDns(),
+    startUdpDns(),
+    startHttpRdap(),
+    startTcpWhois(),
+    startSmtp({ user: 'mailer', pass: 's3cret-pass' }),
+  ]);
   t.teardown(() => Promise.all([dnsA.close(), dnsB.close(), rdap.close(), whois.close(), smtp.close()]));
   const dir = await dataDir(t);
-  const env = { DOMMON_DNS_SERVERS: `${dnsA.address},${dnsB.address}`, DOMMON_RDAP_URL: rdap.url, DOMMON_WHOIS_SERVER: whois.address, DOMMON_SMTP_URL: smtp.url };
+  const env = {
+    DOMMON_DNS_SERVERS: `${dnsA.address},${dnsB.address}`,
+    DOMMON_RDAP_URL: rdap.url,
+    DOMMON_WHOIS_SERVER: whois.address,
+    DOMMON_SMTP_URL: smtp.url,
+  };
   const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa: smtp.ca });
   const by = new Map(report.checks.map((c) => [c.name, c]));
-  t.same(report.checks.map((c) => [c.name, c.status]), [
-    ['data directory', 'ok'], ['database integrity', 'ok'], ['schema version', 'ok'], ['daemon', 'ok'],
-    [`dns ${dnsA.address}`, 'ok'], [`dns ${dnsB.address}`, 'ok'], ['rdap', 'ok'], ['whois', 'ok'], ['smtp', 'ok'],
-  ], JSON.stringify(report.checks));
+  t.same(
+    report.checks.map((c) => [c.name, c.status]),
+    [
+      ['data directory', 'ok'],
+      ['database integrity', 'ok'],
+      ['schema version', 'ok'],
+      ['daemon', 'ok'],
+      [`dns ${dnsA.address}`, 'ok'],
+      [`dns ${dnsB.address}`, 'ok'],
+      ['rdap', 'ok'],
+      ['whois', 'ok'],
+      ['smtp', 'ok'],
+    ],
+    JSON.stringify(report.checks),
+  );
   t.equal(report.ok, true);
   t.match(by.get('schema version')!.detail, new RegExp(`at ${Object.keys(MIGRATIONS).at(-1)}`));
   t.equal(dnsA.queries.length, 1, 'the DNS peer saw the query');
@@ -66,12 +88,23 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
   const dir = await dataDir(t);
   const [p1, p2, p3] = [await closedPort(), await closedPort(), await closedPort()];
   const env = {
-    DOMMON_DNS_SERVERS: `127.0.0.1:${p1}`, DOMMON_RDAP_URL: `http://127.0.0.1:${p2}`, DOMMON_WHOIS_SERVER: `127.0.0.1:${p3}`,
+    DOMMON_DNS_SERVERS: `127.0.0.1:${p1}`,
+    DOMMON_RDAP_URL: `http://127.0.0.1:${p2}`,
+    DOMMON_WHOIS_SERVER: `127.0.0.1:${p3}`,
     DOMMON_SMTP_URL: `smtp://mailer:wrong-pass-xyz@127.0.0.1:${smtp.port}`,
   };
   const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 500, smtpCa: smtp.ca });
   const status = Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
-  t.same(status, { 'data directory': 'ok', 'database integrity': 'ok', 'schema version': 'ok', daemon: 'ok', [`dns 127.0.0.1:${p1}`]: 'fail', rdap: 'fail', whois: 'fail', smtp: 'fail' });
+  t.same(status, {
+    'data directory': 'ok',
+    'database integrity': 'ok',
+    'schema version': 'ok',
+    daemon: 'ok',
+    [`dns 127.0.0.1:${p1}`]: 'fail',
+    rdap: 'fail',
+    whois: 'fail',
+    smtp: 'fail',
+  });
   t.equal(report.ok, false);
   const by = new Map(report.checks.map((c) => [c.name, c.detail]));
   t.match(by.get(`dns 127.0.0.1:${p1}`), /no answer/);
@@ -80,7 +113,10 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
   t.match(by.get('smtp'), /535|EAUTH/);
   t.notOk(JSON.stringify(report).includes('wrong-pass-xyz'), 'the SMTP password is never printed');
 
-  const r = await dommon(['--data-dir', dir, 'doctor', '--timeout', '500'], { ...env, NODE_EXTRA_CA_CERTS: smtp.caFile });
+  const r = await dommon(['--data-dir', dir, 'doctor', '--timeout', '500'], {
+    ...env,
+    NODE_EXTRA_CA_CERTS: smtp.caFile,
+  });
   t.equal(r.code, 1);
   t.match(r.stdout, /FAIL\s+rdap/);
   t.match(r.stdout, /4 check\(s\) failed/);
@@ -88,11 +124,16 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
 });
 
 t.test('doctor: the SMTP check connects as DOMMON_SMTP_TLS says', async (t) => {
-  const [plain, tls] = await Promise.all([startSmtp({ user: 'mailer', pass: 's3cret', tls: 'none' }), startSmtp({ user: 'mailer', pass: 's3cret' })]);
+  const [plain, tls] = await Promise.all([
+    startSmtp({ user: 'mailer', pass: 's3cret', tls: 'none' }),
+    startSmtp({ user: 'mailer', pass: 's3cret' }),
+  ]);
   t.teardown(() => Promise.all([plain.close(), tls.close()]));
   const dir = await dataDir(t);
   const smtpCheck = async (env: Record<string, string>, smtpCa?: string) =>
-    (await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa })).checks.find((c) => c.name === 'smtp')!;
+    (await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa })).checks.find(
+      (c) => c.name === 'smtp',
+    )!;
 
   const noStarttls = await smtpCheck({ DOMMON_SMTP_URL: plain.url });
   t.equal(noStarttls.status, 'fail');
@@ -104,8 +145,15 @@ t.test('doctor: the SMTP check connects as DOMMON_SMTP_TLS says', async (t) => {
   t.match(untrusted.detail, /certificate verification failed/);
   t.same(tls.authAttempts, []);
 
-  t.equal((await smtpCheck({ DOMMON_SMTP_URL: tls.url, DOMMON_SMTP_TLS: 'insecure' })).status, 'ok', 'insecure: any certificate');
-  const noCreds = await smtpCheck({ DOMMON_SMTP_URL: plain.url.replace(/\/\/[^@]*@/, '//'), DOMMON_SMTP_TLS: 'verify-if-offered' });
+  t.equal(
+    (await smtpCheck({ DOMMON_SMTP_URL: tls.url, DOMMON_SMTP_TLS: 'insecure' })).status,
+    'ok',
+    'insecure: any certificate',
+  );
+  const noCreds = await smtpCheck({
+    DOMMON_SMTP_URL: plain.url.replace(/\/\/[^@]*@/, '//'),
+    DOMMON_SMTP_TLS: 'verify-if-offered',
+  });
   t.equal(noCreds.status, 'ok', noCreds.detail);
   t.match(noCreds.detail, /DOMMON_SMTP_TLS=verify-if-offered\) answered$/);
 });

@@ -11,14 +11,17 @@ import { parseExposition } from '../support/prometheus.js';
 t.test('dommon_check_backlog counts due and never-checked registration and security checks', async (t) => {
   const dataDir = tempDir();
   // Built, not started: no worker drains the queue while the test looks at it.
-  const app = await createApp(loadConfig({ dataDir, port: 0 }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV }), { log: pino({ level: 'silent' }) });
+  const app = await createApp(loadConfig({ dataDir, port: 0 }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV }), {
+    log: pino({ level: 'silent' }),
+  });
   t.teardown(async () => {
     await app.store.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
   const { team_id } = await app.services.access.createToken({ team: 'import' });
   const domains = [];
-  for (let i = 0; i < 5; i++) domains.push(await app.services.domains.create(team_id, { domain: `import-${i}.example` } as never));
+  for (let i = 0; i < 5; i++)
+    domains.push(await app.services.domains.create(team_id, { domain: `import-${i}.example` } as never));
   const scrape = async () => parseExposition((await app.metrics.render()).body);
 
   const m = await scrape();

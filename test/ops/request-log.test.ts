@@ -24,7 +24,12 @@ t.test('debug request log lines carry the final status', async (t) => {
   answered.set('/api/v1/nowhere', (await fetch(`${d.url}/api/v1/nowhere`)).status);
   answered.set('/health', (await fetch(`${d.url}/health`)).status);
   t.same(Object.fromEntries(answered), {
-    '/api/v1/domains': 400, '/api/v1/portfolios': 415, '/api/v1/endpoints': 413, '/api/v1/liveness': 401, '/api/v1/nowhere': 404, '/health': 200,
+    '/api/v1/domains': 400,
+    '/api/v1/portfolios': 415,
+    '/api/v1/endpoints': 413,
+    '/api/v1/liveness': 401,
+    '/api/v1/nowhere': 404,
+    '/health': 200,
   });
 
   const logged = new Map<string, number>();
@@ -36,6 +41,10 @@ t.test('debug request log lines carry the final status', async (t) => {
     }
     if (logged.size < answered.size) await new Promise((r) => setTimeout(r, 100));
   }
-  t.same(Object.fromEntries(logged), Object.fromEntries(answered), 'each request is logged with the status it was answered');
+  t.same(
+    Object.fromEntries(logged),
+    Object.fromEntries(answered),
+    'each request is logged with the status it was answered',
+  );
   t.equal(await d.stop(), 0);
 });

@@ -9,7 +9,19 @@ const ZONE = 'probe.test';
 
 t.test('look-ups and zone transfer', async (t) => {
   const records: Rec[] = [
-    { name: ZONE, type: 'SOA', data: { mname: `ns1.${ZONE}`, rname: `hostmaster.${ZONE}`, serial: 7, refresh: 3600, retry: 600, expire: 86400, minimum: 60 } },
+    {
+      name: ZONE,
+      type: 'SOA',
+      data: {
+        mname: `ns1.${ZONE}`,
+        rname: `hostmaster.${ZONE}`,
+        serial: 7,
+        refresh: 3600,
+        retry: 600,
+        expire: 86400,
+        minimum: 60,
+      },
+    },
     { name: ZONE, type: 'NS', data: `ns1.${ZONE}` },
     { name: ZONE, type: 'TXT', data: 'v=spf1 -all' },
     { name: ZONE, type: 'MX', data: { preference: 10, exchange: `mail.${ZONE}` } },
@@ -31,7 +43,10 @@ t.test('look-ups and zone transfer', async (t) => {
   t.same(await r.lookup.ns(ZONE), { status: 'ok', records: [`ns1.${ZONE}`] });
   t.same(await r.lookup.txt(ZONE), { status: 'ok', records: ['v=spf1 -all'] });
   t.same(await r.lookup.mx(ZONE), { status: 'ok', records: [{ exchange: `mail.${ZONE}`, priority: 10 }] });
-  t.same(await r.lookup.caa(ZONE), { status: 'ok', records: [{ critical: 0, tag: 'issue', value: 'letsencrypt.org' }] });
+  t.same(await r.lookup.caa(ZONE), {
+    status: 'ok',
+    records: [{ critical: 0, tag: 'issue', value: 'letsencrypt.org' }],
+  });
 
   // The record methods: [] for no name or no record, the same records otherwise.
   t.same(await r.txt(`nope.${ZONE}`), []);
@@ -49,7 +64,10 @@ t.test('look-ups and zone transfer', async (t) => {
   if (open.ok) {
     t.equal(open.records[0]!.type, 'SOA', 'starts with the SOA ...');
     t.equal(open.records.at(-1)!.type, 'SOA', '... and ends with it');
-    t.same(open.records.filter((x) => x.type === 'A').map((x) => `${x.name} ${x.data}`), [`www.${ZONE} 127.0.0.5`]);
+    t.same(
+      open.records.filter((x) => x.type === 'A').map((x) => `${x.name} ${x.data}`),
+      [`www.${ZONE} 127.0.0.5`],
+    );
     t.same(open.records.find((x) => x.type === 'TXT')!.data, 'v=spf1 -all');
   }
   t.same(dns.axfrRequests, [ZONE]);

@@ -26,14 +26,34 @@ t.test('the policy: words, CIDRs, allow over deny, every spelling of an address'
   t.equal(def.denied('fd00:ec2::254'), 'metadata: fd00:ec2::/64');
   t.equal(def.denied('fe80::1'), 'metadata: fe80::/10');
   t.equal(def.denied('::ffff:169.254.169.254'), 'metadata: 169.254.0.0/16', 'IPv4-mapped IPv6 is judged as IPv4');
-  for (const ok of ['127.0.0.1', '10.0.0.1', '93.184.216.34', '2001:db8::1', 'fd00:ec3::1']) t.equal(def.denied(ok), null, `${ok} allowed by default`);
+  for (const ok of ['127.0.0.1', '10.0.0.1', '93.184.216.34', '2001:db8::1', 'fd00:ec3::1'])
+    t.equal(def.denied(ok), null, `${ok} allowed by default`);
   t.same(outboundPolicy('', '').denied('169.254.169.254'), 'metadata: 169.254.0.0/16', 'empty means the default');
   t.equal(outboundPolicy('none', undefined).denied('169.254.169.254'), null, '"none" denies nothing');
 
   const priv = outboundPolicy('private', undefined);
-  const denied = ['127.0.0.1', '127.255.0.9', '::1', '::ffff:127.0.0.1', '::ffff:7f00:1', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '100.64.0.1', '100.127.255.255', '169.254.169.254', 'fc00::1', 'fd12:3456::1', 'fe80::1', '0.0.0.0', '::'];
+  const denied = [
+    '127.0.0.1',
+    '127.255.0.9',
+    '::1',
+    '::ffff:127.0.0.1',
+    '::ffff:7f00:1',
+    '10.1.2.3',
+    '172.16.0.1',
+    '172.31.255.255',
+    '192.168.1.1',
+    '100.64.0.1',
+    '100.127.255.255',
+    '169.254.169.254',
+    'fc00::1',
+    'fd12:3456::1',
+    'fe80::1',
+    '0.0.0.0',
+    '::',
+  ];
   for (const a of denied) t.not(priv.denied(a), null, `${a} is private`);
-  for (const a of ['172.32.0.1', '100.128.0.1', '192.169.0.1', '11.0.0.1', '2001:db8::1', '8.8.8.8']) t.equal(priv.denied(a), null, `${a} is not private`);
+  for (const a of ['172.32.0.1', '100.128.0.1', '192.169.0.1', '11.0.0.1', '2001:db8::1', '8.8.8.8'])
+    t.equal(priv.denied(a), null, `${a} is not private`);
   t.equal(priv.denied('127.0.0.1'), 'private: 127.0.0.0/8', 'names the rule that matched');
 
   const mixed = outboundPolicy('private, 203.0.113.0/24, 2001:db8::/32', '127.0.0.1/32, 203.0.113.7');
@@ -49,10 +69,23 @@ t.test('the policy: words, CIDRs, allow over deny, every spelling of an address'
 t.test('configuration: DOMMON_OUTBOUND_DENY/ALLOW are validated at start', async (t) => {
   const load = (env: Record<string, string>) => loadConfig({ dataDir: '/tmp/x' }, env);
   t.equal(load({}).outbound.denied('169.254.169.254'), 'metadata: 169.254.0.0/16');
-  t.equal(load({ DOMMON_OUTBOUND_DENY: 'PRIVATE' }).outbound.denied('10.0.0.1'), 'private: 10.0.0.0/8', 'words are case-insensitive');
-  t.throws(() => load({ DOMMON_OUTBOUND_DENY: 'privat' }), new ConfigError('DOMMON_OUTBOUND_DENY: "privat" is not a CIDR (such as 10.0.0.0/8 or fd00::/8), an address, or one of the words private, metadata, none'));
+  t.equal(
+    load({ DOMMON_OUTBOUND_DENY: 'PRIVATE' }).outbound.denied('10.0.0.1'),
+    'private: 10.0.0.0/8',
+    'words are case-insensitive',
+  );
+  t.throws(
+    () => load({ DOMMON_OUTBOUND_DENY: 'privat' }),
+    new ConfigError(
+      'DOMMON_OUTBOUND_DENY: "privat" is not a CIDR (such as 10.0.0.0/8 or fd00::/8), an address, or one of the words private, metadata, none',
+    ),
+  );
   t.throws(() => load({ DOMMON_OUTBOUND_DENY: '10.0.0.0/33' }), /"10\.0\.0\.0\/33" is not a CIDR/);
-  t.throws(() => load({ DOMMON_OUTBOUND_ALLOW: 'metadata' }), /DOMMON_OUTBOUND_ALLOW: "metadata" is not a CIDR/, 'words are for deny only');
+  t.throws(
+    () => load({ DOMMON_OUTBOUND_ALLOW: 'metadata' }),
+    /DOMMON_OUTBOUND_ALLOW: "metadata" is not a CIDR/,
+    'words are for deny only',
+  );
 });
 
 t.test('probes: a denied address is never dialled; allowed, the same probe succeeds', async (t) => {
@@ -62,14 +95,29 @@ t.test('probes: a denied address is never dialled; allowed, the same probe succe
   const ca = makeCa();
   const cert = issue({ ca, cn: 'web.example.test', toDays: 30 });
   const secure = await startHttpTarget({ tls: { cert: cert.cert, key: cert.key } });
-  t.teardown(async () => { await web.close(); await tcp.close(); await secure.close(); await dns.close(); });
+  t.teardown(async () => {
+    await web.close();
+    await tcp.close();
+    await secure.close();
+    await dns.close();
+  });
   const deny = outboundPolicy('127.0.0.0/8', undefined);
   const guarded = { resolver: createResolver([dns.server], { policy: deny }), ca: ca.cert };
 
-  const byName = await probeHttp({ url: `http://web.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 }, guarded, never);
+  const byName = await probeHttp(
+    { url: `http://web.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    guarded,
+    never,
+  );
   t.same([byName.ok, byName.reason], [false, 'denied']);
   t.equal(byName.error, 'denied: address 127.0.0.1 is denied by DOMMON_OUTBOUND_DENY (127.0.0.0/8)');
-  for (const url of [`http://127.0.0.1:${web.port}/`, `http://[::ffff:127.0.0.1]:${web.port}/`, `http://2130706433:${web.port}/`, `http://0x7f.1:${web.port}/`, `http://127.1:${web.port}/`]) {
+  for (const url of [
+    `http://127.0.0.1:${web.port}/`,
+    `http://[::ffff:127.0.0.1]:${web.port}/`,
+    `http://2130706433:${web.port}/`,
+    `http://0x7f.1:${web.port}/`,
+    `http://127.1:${web.port}/`,
+  ]) {
     const r = await probeHttp({ url, timeoutMs: 2000, expectedStatus: 200 }, guarded, never);
     t.equal(r.reason, 'denied', `${url} is denied`);
   }
@@ -82,28 +130,67 @@ t.test('probes: a denied address is never dialled; allowed, the same probe succe
   t.equal(tcp.accepted, 0, 'the TCP target saw no connection');
   t.equal(secure.connections, 0, 'the TLS target saw no handshake');
 
-  const allowed = { resolver: createResolver([dns.server], { policy: outboundPolicy('127.0.0.0/8', '127.0.0.1') }), ca: ca.cert };
-  t.equal((await probeHttp({ url: `http://web.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 }, allowed, never)).ok, true, 'ALLOW lets it through');
+  const allowed = {
+    resolver: createResolver([dns.server], { policy: outboundPolicy('127.0.0.0/8', '127.0.0.1') }),
+    ca: ca.cert,
+  };
+  t.equal(
+    (
+      await probeHttp(
+        { url: `http://web.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+        allowed,
+        never,
+      )
+    ).ok,
+    true,
+    'ALLOW lets it through',
+  );
   t.equal((await probeTcp({ host: '127.0.0.1', port: tcp.port, timeoutMs: 2000 }, allowed, never)).ok, true);
-  t.equal((await inspectTls({ host: 'web.example.test', port: secure.port, timeoutMs: 2000 }, allowed, never)).ok, true);
+  t.equal(
+    (await inspectTls({ host: 'web.example.test', port: secure.port, timeoutMs: 2000 }, allowed, never)).ok,
+    true,
+  );
 });
 
 t.test('a name whose answer holds one denied address is refused whole', async (t) => {
-  const dns = await startDnsServer({ 'mixed.example.test': { A: ['127.0.0.1', '127.0.0.2'] }, 'clean.example.test': { A: ['127.0.0.1'] } });
+  const dns = await startDnsServer({
+    'mixed.example.test': { A: ['127.0.0.1', '127.0.0.2'] },
+    'clean.example.test': { A: ['127.0.0.1'] },
+  });
   const web = await startHttpTarget();
-  t.teardown(async () => { await web.close(); await dns.close(); });
+  t.teardown(async () => {
+    await web.close();
+    await dns.close();
+  });
   const deps = { resolver: createResolver([dns.address], { policy: outboundPolicy('127.0.0.2/32', undefined) }) };
-  const mixed = await probeHttp({ url: `http://mixed.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const mixed = await probeHttp(
+    { url: `http://mixed.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.equal(mixed.error, 'denied: address 127.0.0.2 is denied by DOMMON_OUTBOUND_DENY (127.0.0.2/32)');
   t.equal(web.connections, 0);
-  t.equal((await probeHttp({ url: `http://clean.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never)).ok, true);
+  t.equal(
+    (
+      await probeHttp(
+        { url: `http://clean.example.test:${web.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+        deps,
+        never,
+      )
+    ).ok,
+    true,
+  );
 });
 
 t.test('the daemon wires the policy into liveness probes', async (t) => {
   const dns = await startLoopbackDns();
   const web = await startHttpTarget();
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server, DOMMON_OUTBOUND_DENY: 'private' });
-  t.teardown(async () => { await web.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await web.close();
+    await dns.close();
+    await s.close();
+  });
   const [cfg] = await monitored(s, 1, web.port, { interval_seconds: 60 });
   const target = (await s.services.monitor.targets()).find((x) => x.config.id === cfg!.id)!;
   const out = await livenessProbe(s.probes)(target.endpoint, target.config, never);
@@ -122,13 +209,22 @@ t.test('exposure scans: TCP, HTTP, TLS and AXFR skip a denied address', async (t
   const port = (server.address() as net.AddressInfo).port;
   const scanner = createExposureNet({ portFor: () => port, policy: outboundPolicy('127.0.0.0/8', undefined) });
   t.equal(await scanner.tcp('127.0.0.1', 22, 1000), 'error');
-  t.same(await scanner.http('127.0.0.1', 'www.example.test', false, 1000), { ok: false, error: 'address 127.0.0.1 is denied by DOMMON_OUTBOUND_DENY (127.0.0.0/8)' });
-  t.match(await scanner.tls('127.0.0.1', 'www.example.test', { min: 'TLSv1.2', max: 'TLSv1.3' }, 1000), { ok: false, error: /denied/ });
+  t.same(await scanner.http('127.0.0.1', 'www.example.test', false, 1000), {
+    ok: false,
+    error: 'address 127.0.0.1 is denied by DOMMON_OUTBOUND_DENY (127.0.0.0/8)',
+  });
+  t.match(await scanner.tls('127.0.0.1', 'www.example.test', { min: 'TLSv1.2', max: 'TLSv1.3' }, 1000), {
+    ok: false,
+    error: /denied/,
+  });
   let asked = 0;
-  const axfr = guardedAxfr(async () => {
-    asked++;
-    return { ok: false, error: 'refused' };
-  }, outboundPolicy('127.0.0.0/8', undefined));
+  const axfr = guardedAxfr(
+    async () => {
+      asked++;
+      return { ok: false, error: 'refused' };
+    },
+    outboundPolicy('127.0.0.0/8', undefined),
+  );
   t.match(await axfr('127.0.0.1', 53, 'example.test', 1000), { ok: false, error: /denied/ });
   t.equal(asked, 0, 'the transfer was not attempted');
   t.equal(connections, 0, 'the scanner dialled nothing');
@@ -140,22 +236,47 @@ t.test('exposure scans: TCP, HTTP, TLS and AXFR skip a denied address', async (t
 t.test('notifications: every spelling of a denied address is blocked before connecting; ALLOW delivers', async (t) => {
   const rx = await startWebhookReceiver();
   const s = await startNotifyApp({ env: { DOMMON_OUTBOUND_DENY: 'private' } });
-  t.teardown(async () => { await s.close(); await rx.close(); });
+  t.teardown(async () => {
+    await s.close();
+    await rx.close();
+  });
   const m = await s.team('ssrf');
   const port = new URL(rx.url).port;
-  const spellings = ['127.0.0.1', '2130706433', '0x7f.1', '017700000001', '127.1', '0.0.0.0', '[::ffff:127.0.0.1]', '[::1]'];
+  const spellings = [
+    '127.0.0.1',
+    '2130706433',
+    '0x7f.1',
+    '017700000001',
+    '127.1',
+    '0.0.0.0',
+    '[::ffff:127.0.0.1]',
+    '[::1]',
+  ];
   for (const host of spellings) {
-    const sent = await m.api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: `http://${host}:${port}/hook` });
+    const sent = await m.api.post('/api/v1/notifications/test', {
+      channel: 'webhook',
+      recipient: `http://${host}:${port}/hook`,
+    });
     t.equal(sent.status, 201, `${host}: queued`);
-    const log = await until(async () => {
-      const r = await m.api.get(`/api/v1/notifications/log/${sent.body.id}`);
-      return r.body.status === 'failed' ? r.body : null;
-    }, 8000, `${host} settled`);
-    t.match(JSON.stringify(log), /blocked: address (127\.0\.0\.1|::1|0\.0\.0\.0|::ffff:7f00:1) is denied by DOMMON_OUTBOUND_DENY \(private: /, `${host}: blocked with our reason`);
+    const log = await until(
+      async () => {
+        const r = await m.api.get(`/api/v1/notifications/log/${sent.body.id}`);
+        return r.body.status === 'failed' ? r.body : null;
+      },
+      8000,
+      `${host} settled`,
+    );
+    t.match(
+      JSON.stringify(log),
+      /blocked: address (127\.0\.0\.1|::1|0\.0\.0\.0|::ffff:7f00:1) is denied by DOMMON_OUTBOUND_DENY \(private: /,
+      `${host}: blocked with our reason`,
+    );
   }
   t.equal(rx.requests.length, 0, 'the receiver got nothing');
 
-  const open = await startNotifyApp({ env: { DOMMON_OUTBOUND_DENY: 'private', DOMMON_OUTBOUND_ALLOW: '127.0.0.1/32' } });
+  const open = await startNotifyApp({
+    env: { DOMMON_OUTBOUND_DENY: 'private', DOMMON_OUTBOUND_ALLOW: '127.0.0.1/32' },
+  });
   t.teardown(() => open.close());
   const o = await open.team('allowed');
   await o.api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: rx.url });

@@ -12,7 +12,10 @@ const never = new AbortController().signal;
 t.test('http: 200, 500, slow (timeout), socket closed, fresh connection each time', async (t) => {
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
-  t.teardown(async () => { await target.close(); await dns.close(); });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
   const deps = { resolver: createResolver([dns.server]) };
   const url = `http://web.example.test:${target.port}/health?x=1`;
 
@@ -51,10 +54,18 @@ t.test('http: 200, 500, slow (timeout), socket closed, fresh connection each tim
   t.same([closed.ok, closed.reason, closed.statusCode], [false, 'reset', null]);
 
   dns.missing.add('gone.example.test');
-  const nx = await probeHttp({ url: `http://gone.example.test:${target.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const nx = await probeHttp(
+    { url: `http://gone.example.test:${target.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.same([nx.ok, nx.reason], [false, 'dns']);
 
-  const refused = await probeHttp({ url: `http://web.example.test:${await closedPort()}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const refused = await probeHttp(
+    { url: `http://web.example.test:${await closedPort()}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.same([refused.ok, refused.reason], [false, 'refused']);
 
   const ac = new AbortController();
@@ -69,22 +80,45 @@ t.test('https liveness: trusted via the injected CA; untrusted is a tls failure'
   const ca = makeCa();
   const good = await startHttpTarget({ tls: issue({ ca, cn: 'secure.example.test', toDays: 90 }) });
   const selfSigned = await startHttpTarget({ tls: issue({ cn: 'secure.example.test', toDays: 90 }) });
-  t.teardown(async () => { await good.close(); await selfSigned.close(); await dns.close(); });
+  t.teardown(async () => {
+    await good.close();
+    await selfSigned.close();
+    await dns.close();
+  });
   const deps = { resolver: createResolver([dns.server]), ca: ca.cert };
-  const ok = await probeHttp({ url: `https://secure.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const ok = await probeHttp(
+    { url: `https://secure.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.same([ok.ok, ok.statusCode], [true, 200]);
-  const bad = await probeHttp({ url: `https://secure.example.test:${selfSigned.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const bad = await probeHttp(
+    { url: `https://secure.example.test:${selfSigned.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.same([bad.ok, bad.reason], [false, 'tls']);
-  const noCa = await probeHttp({ url: `https://secure.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 }, { resolver: deps.resolver }, never);
+  const noCa = await probeHttp(
+    { url: `https://secure.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    { resolver: deps.resolver },
+    never,
+  );
   t.same([noCa.ok, noCa.reason], [false, 'tls'], 'without the test CA the chain is untrusted');
-  const wrongHost = await probeHttp({ url: `https://other.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 }, deps, never);
+  const wrongHost = await probeHttp(
+    { url: `https://other.example.test:${good.port}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    never,
+  );
   t.same([wrongHost.ok, wrongHost.reason], [false, 'tls'], 'a certificate for another name is a tls failure');
 });
 
 t.test('tcp: open and closed port, unknown name', async (t) => {
   const dns = await startLoopbackDns();
   const open = await startTcpTarget();
-  t.teardown(async () => { await open.close(); await dns.close(); });
+  t.teardown(async () => {
+    await open.close();
+    await dns.close();
+  });
   const deps = { resolver: createResolver([dns.server]) };
   const up = await probeTcp({ host: 'db.example.test', port: open.port, timeoutMs: 2000 }, deps, never);
   t.same([up.ok, up.error], [true, null]);
@@ -108,7 +142,10 @@ t.test('tls inspection: valid, 20 days, expired, self-signed, wrong host, no TLS
   const wrong = await mk({ ca, cn: 'other.example.test', toDays: 200 });
   const plain = await startHttpTarget();
   const all = [valid, soon, expired, self, wrong, plain];
-  t.teardown(async () => { for (const x of all) await x.close(); await dns.close(); });
+  t.teardown(async () => {
+    for (const x of all) await x.close();
+    await dns.close();
+  });
   const deps = { resolver: createResolver([dns.server]), ca: ca.cert };
   const now = new Date();
   const inspect = (port: number) => inspectTls({ host: 'a.example.test', port, timeoutMs: 2000 }, deps, never);
@@ -124,7 +161,11 @@ t.test('tls inspection: valid, 20 days, expired, self-signed, wrong host, no TLS
   t.ok(Math.abs(Date.parse(v.leaf.not_after) - (now.getTime() + 200 * 86_400_000)) < 120_000);
   t.same([v.trusted, v.hostname_match, v.self_signed], [true, true, false]);
   t.match(v.protocol, /^TLSv1\.[23]$/);
-  t.same(v.chain.map((c) => c.subject), ['CN=Inspect CA'], 'the chain up to the trusted root');
+  t.same(
+    v.chain.map((c) => c.subject),
+    ['CN=Inspect CA'],
+    'the chain up to the trusted root',
+  );
 
   const s = await inspect(soon.port);
   t.equal(s.ok && sslStatus(s, now), 'expiring_soon');

@@ -9,7 +9,10 @@ import { BOOTSTRAP_FILE, createBootstrapStore } from '../../src/probes/rdap.js';
 import { createServerLimiter } from '../../src/probes/limiter.js';
 
 t.test('refresh when a week old, keep the last good copy on failure', async (t) => {
-  let answer: { status: number; body: string } = { status: 200, body: JSON.stringify({ publication: '2026-01-01T00:00:00Z', services: [[['zz'], ['https://rdap.zz.test/']]] }) };
+  let answer: { status: number; body: string } = {
+    status: 200,
+    body: JSON.stringify({ publication: '2026-01-01T00:00:00Z', services: [[['zz'], ['https://rdap.zz.test/']]] }),
+  };
   let hits = 0;
   const server = http.createServer((_req, res) => {
     hits++;
@@ -43,7 +46,11 @@ t.test('refresh when a week old, keep the last good copy on failure', async (t) 
   t.equal(store.baseFor('example.zz'), 'https://rdap.zz.test/');
   t.equal(await store.refreshIfStale(new Date(later.getTime() + 60_000)), 'fresh');
   answer = { status: 200, body: '{"services": "nope"}' };
-  t.equal(await store.refreshIfStale(new Date(later.getTime() + 2 * 3_600_000)), 'failed', 'an invalid file is refused');
+  t.equal(
+    await store.refreshIfStale(new Date(later.getTime() + 2 * 3_600_000)),
+    'failed',
+    'an invalid file is refused',
+  );
   t.equal(hits, 3);
 
   // A new process loads the last good copy from the data directory.
@@ -80,7 +87,10 @@ t.test('per-server limiter: an aborted signal ends a wait at once, and later wai
   setTimeout(() => ac.abort(), 20);
   t.equal(await waiting, false, 'a wait in progress answers false on abort');
   t.equal(await lim.acquire('a', 60_000, ac.signal), false, 'an already aborted signal answers false');
-  t.ok(performance.now() - t0 < 1_000, `no slot waited out (${Math.round(performance.now() - t0)} ms, slots are 5 s apart)`);
+  t.ok(
+    performance.now() - t0 < 1_000,
+    `no slot waited out (${Math.round(performance.now() - t0)} ms, slots are 5 s apart)`,
+  );
 });
 
 t.test('WHOIS look-up budget: a server that never answers ends as an error, not a hang', async (t) => {

@@ -9,23 +9,39 @@ import { client, startApp } from '../support/app.js';
 import { startRdapServer } from '../support/rdap-server.js';
 
 const DIR = path.join(import.meta.dirname, '../fixtures/registry/rdap');
-interface Expected { query: string; state: string; expiry_date: string | null; registrar: string; nameservers: number; transfer_lock: boolean | null; dnssec_signed: boolean | null }
+interface Expected {
+  query: string;
+  state: string;
+  expiry_date: string | null;
+  registrar: string;
+  nameservers: number;
+  transfer_lock: boolean | null;
+  dnssec_signed: boolean | null;
+}
 const expected = JSON.parse(fs.readFileSync(path.join(DIR, 'expected.json'), 'utf8')) as Record<string, Expected>;
 
 t.test('every fixture has an expectation and a source', async (t) => {
-  const files = fs.readdirSync(DIR).filter((f) => f.endsWith('.json') && f !== 'expected.json').sort();
+  const files = fs
+    .readdirSync(DIR)
+    .filter((f) => f.endsWith('.json') && f !== 'expected.json')
+    .sort();
   t.same(Object.keys(expected).sort(), files);
   const sources = fs.readFileSync(path.join(DIR, 'SOURCES.md'), 'utf8');
   for (const f of files) t.match(sources, f, `${f} is named in SOURCES.md`);
   t.ok(files.length >= 12);
 });
 
-t.test('registries\' RDAP answers read through the API', async (t) => {
+t.test("registries' RDAP answers read through the API", async (t) => {
   const answers: Record<string, object> = {};
-  for (const [file, e] of Object.entries(expected)) answers[e.query] = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
+  for (const [file, e] of Object.entries(expected))
+    answers[e.query] = JSON.parse(fs.readFileSync(path.join(DIR, file), 'utf8'));
   const rdap = await startRdapServer({
     ...answers,
-    'limited.com': { status: 429, headers: { 'retry-after': '300' }, body: { errorCode: 429, title: 'Too Many Requests' } },
+    'limited.com': {
+      status: 429,
+      headers: { 'retry-after': '300' },
+      body: { errorCode: 429, title: 'Too Many Requests' },
+    },
     'outside.com': { status: 400, body: { errorCode: 400, title: 'Bad Request', description: ['domain not served'] } },
   });
   const s = await startApp({ DOMMON_RDAP_URL: rdap.url });
@@ -37,7 +53,18 @@ t.test('registries\' RDAP answers read through the API', async (t) => {
   for (const [file, e] of Object.entries(expected)) {
     const id = (await api.post('/api/v1/domains', { domain: e.query })).body.id;
     const r = (await api.post(`/api/v1/domains/${id}/registration`)).body;
-    t.match(r, { state: e.state, source: 'rdap', expiry_date: e.expiry_date, registrar: e.registrar, transfer_lock: e.transfer_lock, dnssec_signed: e.dnssec_signed }, file);
+    t.match(
+      r,
+      {
+        state: e.state,
+        source: 'rdap',
+        expiry_date: e.expiry_date,
+        registrar: e.registrar,
+        transfer_lock: e.transfer_lock,
+        dnssec_signed: e.dnssec_signed,
+      },
+      file,
+    );
     t.equal(r.nameservers.length, e.nameservers, `${file}: nameservers`);
     t.ok(rdap.requests.includes(`/domain/${e.query}`), `${file}: asked for ${e.query}`);
   }

@@ -20,18 +20,30 @@ t.test('restart: each config resumes from its last result, overdue ones spread o
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server });
-  t.teardown(async () => { await target.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+    await s.close();
+  });
   const configs = await monitored(s, 40, target.port, { interval_seconds: 4 });
   const endpoints = new Map((await s.services.monitor.targets()).map((x) => [x.config.id, x.endpoint]));
   const now = Date.now();
   // 20 checked 2 s ago (due in 2 s), 20 checked 10 s ago (overdue): as if the daemon had just restarted.
-  await s.services.monitor.record(configs.map((c, i) => ({
-    config: c, endpoint: endpoints.get(c.id)!, at: now - (i < 20 ? 2000 : 10_000),
-    outcome: { ok: true, responseTimeMs: 1, statusCode: 200, error: null },
-  })));
+  await s.services.monitor.record(
+    configs.map((c, i) => ({
+      config: c,
+      endpoint: endpoints.get(c.id)!,
+      at: now - (i < 20 ? 2000 : 10_000),
+      outcome: { ok: true, responseTimeMs: 1, statusCode: 200, error: null },
+    })),
+  );
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, probe: livenessProbe(s.probes),
-    clock: systemClock, log: s.log, random: sequence(20),
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    probe: livenessProbe(s.probes),
+    clock: systemClock,
+    log: s.log,
+    random: sequence(20),
   });
   await sched.start();
   t.teardown(() => sched.stop());
@@ -44,11 +56,20 @@ t.test('restart: each config resumes from its last result, overdue ones spread o
   for (const c of configs.slice(0, 20)) {
     t.equal(firstDue.get(c.id), now + 2000, 'checked 2 s before the restart: resumes at last result + interval');
   }
-  const overdue = configs.slice(20).map((c) => firstDue.get(c.id)! - startedAt).sort((a, b) => a - b);
-  t.ok(overdue[0]! >= -50 && overdue.at(-1)! < 4000, `overdue configs due within one interval of the restart: ${overdue[0]}..${overdue.at(-1)} ms`);
+  const overdue = configs
+    .slice(20)
+    .map((c) => firstDue.get(c.id)! - startedAt)
+    .sort((a, b) => a - b);
+  t.ok(
+    overdue[0]! >= -50 && overdue.at(-1)! < 4000,
+    `overdue configs due within one interval of the restart: ${overdue[0]}..${overdue.at(-1)} ms`,
+  );
   // sequence(20) spreads them to 0, 1/20, ..., 19/20 of the interval: 200 ms apart, not all at once.
   const steps = overdue.slice(1).map((x, i) => x - overdue[i]!);
-  t.ok(steps.every((g) => Math.abs(g - 200) <= 50), `spread 200 ms apart: ${steps.join(',')}`);
+  t.ok(
+    steps.every((g) => Math.abs(g - 200) <= 50),
+    `spread 200 ms apart: ${steps.join(',')}`,
+  );
   t.ok(sched.stats.runs.every(notEarly), 'no run starts before the slot it is due in');
 });
 
@@ -57,12 +78,22 @@ t.test('no drift, concurrency limit, and shutdown cancels in-flight probes witho
   const fast = await startHttpTarget();
   const slow = await startHttpTarget({ behaviour: { kind: 'slow', ms: 20_000 } });
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server });
-  t.teardown(async () => { await fast.close(); await slow.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await fast.close();
+    await slow.close();
+    await dns.close();
+    await s.close();
+  });
   const [f] = await monitored(s, 1, fast.port, { interval_seconds: 1 }, 'fast.example.com');
   const [sl] = await monitored(s, 1, slow.port, { interval_seconds: 1, timeout_seconds: 30 }, 'slow.example.com');
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, probe: livenessProbe(s.probes),
-    clock: systemClock, log: s.log, random: () => 0, flushMs: 200,
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    probe: livenessProbe(s.probes),
+    clock: systemClock,
+    log: s.log,
+    random: () => 0,
+    flushMs: 200,
   });
   await sched.start();
   await waitFor(() => fast.requests >= 4 && slow.requests === 1, 8000);
@@ -81,13 +112,24 @@ t.test('no drift, concurrency limit, and shutdown cancels in-flight probes witho
   const dues = runs.map((r) => r.due);
   const gaps = dues.slice(1).map((x, i) => x - dues[i]!);
   t.ok(gaps.length >= 3, `${gaps.length + 1} runs`);
-  t.ok(gaps.every((g) => g >= 1000 && g % 1000 === 0), `due times a whole number of intervals apart: ${gaps.join(',')}`);
+  t.ok(
+    gaps.every((g) => g >= 1000 && g % 1000 === 0),
+    `due times a whole number of intervals apart: ${gaps.join(',')}`,
+  );
   t.ok(gaps.filter((g) => g === 1000).length >= gaps.length - 1, 'at most one beat skipped');
   t.ok(runs.every(notEarly), 'no run starts before the slot it is due in');
   // What was stored is what ran: each result's timestamp is its run's start.
-  const stamps = (await s.services.monitor.results(s.teamId, f!.id, { hours: 1, limit: 100, offset: 0 })).items.map((r) => Date.parse(r.test_timestamp)).sort();
-  t.ok(stamps.every((x) => runs.some((r) => r.started === x)), 'each stored timestamp is a run\'s start');
-  t.ok(stamps.length >= runs.length - 1, `${stamps.length} of ${runs.length} runs stored (one may have been cut short by stop)`);
+  const stamps = (await s.services.monitor.results(s.teamId, f!.id, { hours: 1, limit: 100, offset: 0 })).items
+    .map((r) => Date.parse(r.test_timestamp))
+    .sort();
+  t.ok(
+    stamps.every((x) => runs.some((r) => r.started === x)),
+    "each stored timestamp is a run's start",
+  );
+  t.ok(
+    stamps.length >= runs.length - 1,
+    `${stamps.length} of ${runs.length} runs stored (one may have been cut short by stop)`,
+  );
   const fastBefore = fast.requests;
   await sleep(1200);
   t.equal(fast.requests, fastBefore, 'nothing runs after stop');
@@ -97,16 +139,29 @@ t.test('the global concurrency limit holds', async (t) => {
   const dns = await startLoopbackDns();
   const slow = await startHttpTarget({ behaviour: { kind: 'slow', ms: 600 } });
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server });
-  t.teardown(async () => { await slow.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await slow.close();
+    await dns.close();
+    await s.close();
+  });
   await monitored(s, 12, slow.port, { interval_seconds: 60, timeout_seconds: 5 });
   let active = 0;
   let peak = 0;
   const probe = livenessProbe(s.probes);
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, clock: systemClock, log: s.log, random: () => 0, concurrency: 3,
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    clock: systemClock,
+    log: s.log,
+    random: () => 0,
+    concurrency: 3,
     probe: async (e, c, signal) => {
       peak = Math.max(peak, ++active);
-      try { return await probe(e, c, signal); } finally { active--; }
+      try {
+        return await probe(e, c, signal);
+      } finally {
+        active--;
+      }
     },
   });
   await sched.start();
@@ -126,13 +181,45 @@ t.test('a large set: every config runs within one interval of start (none lost b
   await s.store.transaction(async (tx) => {
     for (let i = 0; i < N; i++) {
       const id = crypto.randomUUID();
-      await tx.endpoints.insert({ id, team_id: s.teamId, domain_id: d.id, name: `e${i}`, endpoint_type: 'http', subdomain: null, path: null, port: 9, is_enabled: 1, timeout_seconds: 5, notes: null, created_at: now, updated_at: now });
-      await tx.db.insertInto('liveness_configs').values({ id: crypto.randomUUID(), seq: i + 1, team_id: s.teamId, endpoint_id: id, is_enabled: 1, timeout_seconds: 5, expected_status_code: 200, interval_seconds: 2, failure_threshold: 1, created_at: now, updated_at: now }).execute();
+      await tx.endpoints.insert({
+        id,
+        team_id: s.teamId,
+        domain_id: d.id,
+        name: `e${i}`,
+        endpoint_type: 'http',
+        subdomain: null,
+        path: null,
+        port: 9,
+        is_enabled: 1,
+        timeout_seconds: 5,
+        notes: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await tx.db
+        .insertInto('liveness_configs')
+        .values({
+          id: crypto.randomUUID(),
+          seq: i + 1,
+          team_id: s.teamId,
+          endpoint_id: id,
+          is_enabled: 1,
+          timeout_seconds: 5,
+          expected_status_code: 200,
+          interval_seconds: 2,
+          failure_threshold: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     }
   });
   // The probe is a dependency of the scheduler: here an instant success, so only scheduling is measured.
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, clock: systemClock, log: s.log,
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    clock: systemClock,
+    log: s.log,
     probe: async () => ({ ok: true, responseTimeMs: 0, statusCode: 200, error: null }),
   });
   await sched.start();
@@ -151,10 +238,18 @@ t.test('configs created together while running start at once, then spread over o
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server });
-  t.teardown(async () => { await target.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+    await s.close();
+  });
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, probe: livenessProbe(s.probes),
-    clock: systemClock, log: s.log, random: sequence(20),
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    probe: livenessProbe(s.probes),
+    clock: systemClock,
+    log: s.log,
+    random: sequence(20),
   });
   await sched.start();
   t.teardown(() => sched.stop());
@@ -162,11 +257,15 @@ t.test('configs created together while running start at once, then spread over o
   const configs = await monitored(s, 20, target.port, { interval_seconds: 4 });
   await waitFor(() => configs.every((c) => sched.stats.runs.filter((r) => r.configId === c.id).length >= 3), 15_000);
   const runsOf = (id: string) => sched.stats.runs.filter((r) => r.configId === id).slice(0, 3);
-  for (const c of configs) t.ok(runsOf(c.id)[0]!.due - Date.parse(c.created_at) <= 1000, 'first run within a second of its creation');
+  for (const c of configs)
+    t.ok(runsOf(c.id)[0]!.due - Date.parse(c.created_at) <= 1000, 'first run within a second of its creation');
   // The second run at a random point of the next interval (sequence(20): 0, 1/20, ... of it), the third
   // one interval after the second: the twenty no longer probe together.
   const second = configs.map((c) => runsOf(c.id)[1]!.due - runsOf(c.id)[0]!.due);
-  t.ok(second.every((g) => g >= SLOT_MS && g <= 4000), `second run within the next interval: ${second.join(',')}`);
+  t.ok(
+    second.every((g) => g >= SLOT_MS && g <= 4000),
+    `second run within the next interval: ${second.join(',')}`,
+  );
   t.ok(Math.max(...second) - Math.min(...second) >= 3000, 'spread over most of the interval');
   for (const c of configs) {
     const [, b, c3] = runsOf(c.id);

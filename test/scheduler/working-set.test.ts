@@ -21,23 +21,59 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
   // port endpoints, each with a daily config, so no probe is due during the test.
   const now = new Date().toISOString();
   const domains = [];
-  for (let d = 0; d < DOMAINS; d++) domains.push(await s.services.domains.create(s.teamId, { domain: `fleet-${d}.example` } as never));
+  for (let d = 0; d < DOMAINS; d++)
+    domains.push(await s.services.domains.create(s.teamId, { domain: `fleet-${d}.example` } as never));
   await s.store.transaction(async (tx) => {
     let seq = 0;
     for (const d of domains) {
       const eps = Array.from({ length: PER_DOMAIN }, (_, i) => ({
-        id: newId(), team_id: s.teamId, domain_id: d.id, name: `p-${i}`, endpoint_type: 'port', subdomain: null, path: null, port: 9, is_enabled: 1, timeout_seconds: 5, notes: null, created_at: now, updated_at: now,
+        id: newId(),
+        team_id: s.teamId,
+        domain_id: d.id,
+        name: `p-${i}`,
+        endpoint_type: 'port',
+        subdomain: null,
+        path: null,
+        port: 9,
+        is_enabled: 1,
+        timeout_seconds: 5,
+        notes: null,
+        created_at: now,
+        updated_at: now,
       }));
-      for (let i = 0; i < eps.length; i += 250) await tx.db.insertInto('endpoints').values(eps.slice(i, i + 250)).execute();
+      for (let i = 0; i < eps.length; i += 250)
+        await tx.db
+          .insertInto('endpoints')
+          .values(eps.slice(i, i + 250))
+          .execute();
       const cfgs = eps.map((e) => ({
-        id: newId(), seq: ++seq, team_id: s.teamId, endpoint_id: e.id, is_enabled: 1, timeout_seconds: 5, expected_status_code: 200, interval_seconds: 86_400, failure_threshold: 1, created_at: now, updated_at: now,
+        id: newId(),
+        seq: ++seq,
+        team_id: s.teamId,
+        endpoint_id: e.id,
+        is_enabled: 1,
+        timeout_seconds: 5,
+        expected_status_code: 200,
+        interval_seconds: 86_400,
+        failure_threshold: 1,
+        created_at: now,
+        updated_at: now,
       }));
-      for (let i = 0; i < cfgs.length; i += 250) await tx.db.insertInto('liveness_configs').values(cfgs.slice(i, i + 250)).execute();
+      for (let i = 0; i < cfgs.length; i += 250)
+        await tx.db
+          .insertInto('liveness_configs')
+          .values(cfgs.slice(i, i + 250))
+          .execute();
     }
   });
   const sched = createLivenessScheduler({
-    monitor: s.services.monitor, onChange: s.services.liveness.onChange, probe: livenessProbe(s.probes),
-    clock: systemClock, log: s.log, stamp: () => s.store.stamp([]), pollMs: 50,
+    monitor: s.services.monitor,
+    onChange: s.services.liveness.onChange,
+    probe: livenessProbe(s.probes),
+    clock: systemClock,
+    log: s.log,
+    stamp: () => s.store.stamp([]),
+    pollMs: 50,
   });
   await sched.start();
   t.teardown(() => sched.stop());
@@ -50,17 +86,26 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
   await s.services.liveness.update(s.teamId, one!.id, { interval_seconds: 30 });
   await sched.settled();
   t.equal(sched.stats.targetsRead, N + 1, 'exactly one entry read from the store');
-  t.ok(sched.dueOf(one!.id)! < before && sched.dueOf(one!.id)! <= Date.now() + 30_000, 'rescheduled on the new interval');
+  t.ok(
+    sched.dueOf(one!.id)! < before && sched.dueOf(one!.id)! <= Date.now() + 30_000,
+    'rescheduled on the new interval',
+  );
 
   // A new endpoint with a config: one entry added.
-  const ep = await s.services.endpoints.create(s.teamId, { domain_id: domains[0]!.id, name: 'new', endpoint_type: 'port', port: 9 } as never);
+  const ep = await s.services.endpoints.create(s.teamId, {
+    domain_id: domains[0]!.id,
+    name: 'new',
+    endpoint_type: 'port',
+    port: 9,
+  } as never);
   const cfg = await s.services.liveness.create(s.teamId, { endpoint_id: ep.id, interval_seconds: 86_400 });
   await sched.settled();
   t.same([sched.size(), sched.stats.targetsRead], [N + 1, N + 2], 'one more entry, one more read');
   t.ok(sched.dueOf(cfg.id)! <= Date.now() + 1000, 'a new config starts within a second');
 
   // Disabling an endpoint drops its entry; deleting a domain drops its 500 (nothing re-read).
-  const [victim] = (await s.services.endpoints.list(s.teamId, { domain_id: domains[1]!.id }, { limit: 1, offset: 0 })).items;
+  const [victim] = (await s.services.endpoints.list(s.teamId, { domain_id: domains[1]!.id }, { limit: 1, offset: 0 }))
+    .items;
   await s.services.endpoints.update(s.teamId, victim!.id, { is_enabled: false });
   await sched.settled();
   t.same([sched.size(), sched.stats.targetsRead], [N, N + 2], 'disabled endpoint: its entry dropped');
@@ -71,7 +116,7 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
   // A rename re-reads that domain's configs only.
   await s.services.domains.update(s.teamId, domains[3]!.id, { domain: 'renamed.example' } as never);
   await sched.settled();
-  t.equal(sched.stats.targetsRead, N + 2 + PER_DOMAIN, "renamed domain: its 500 entries re-read");
+  t.equal(sched.stats.targetsRead, N + 2 + PER_DOMAIN, 'renamed domain: its 500 entries re-read');
   await sleep(200);
   t.equal(sched.stats.fullLoads, 1, 'none of these in-process changes caused a full reload');
 
@@ -80,5 +125,5 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
   t.teardown(() => other.close());
   await other.db.updateTable('liveness_configs').set({ is_enabled: 0 }).where('id', '=', cfg.id).execute();
   await waitFor(() => sched.stats.fullLoads === 2 && sched.dueOf(cfg.id) === undefined, 10_000);
-  t.equal(sched.size(), N - PER_DOMAIN - 1, 'the other process\'s change is applied');
+  t.equal(sched.size(), N - PER_DOMAIN - 1, "the other process's change is applied");
 });

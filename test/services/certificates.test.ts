@@ -18,32 +18,62 @@ t.test('expiry windows, expired, renewal, issuer change', async (t) => {
   const clock = mutableClock();
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server }, clock);
   const probes = { ...s.probes, ca: [ca.cert, otherCa.cert] };
-  t.teardown(async () => { for (const x of [first, renewed, moved]) await x.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    for (const x of [first, renewed, moved]) await x.close();
+    await dns.close();
+    await s.close();
+  });
   const d = await s.services.domains.create(s.teamId, { domain: 'example.com' });
-  const ep = await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'site', endpoint_type: 'https', subdomain: 'www', port: first.port });
-  const inspect = (port: number) => inspectTls({ host: 'www.example.com', port, timeoutMs: 2000 }, probes, new AbortController().signal);
+  const ep = await s.services.endpoints.create(s.teamId, {
+    domain_id: d.id,
+    name: 'site',
+    endpoint_type: 'https',
+    subdomain: 'www',
+    port: first.port,
+  });
+  const inspect = (port: number) =>
+    inspectTls({ host: 'www.example.com', port, timeoutMs: 2000 }, probes, new AbortController().signal);
   const r1 = await inspect(first.port);
-  const sslEvents = async () => (await s.store.events.list(s.teamId)).filter((e) => e.event_type === 'ssl_expiry').reverse();
+  const sslEvents = async () =>
+    (await s.store.events.list(s.teamId)).filter((e) => e.event_type === 'ssl_expiry').reverse();
   const seen: string[] = [];
   const step = async (advanceDays: number, expectStatus: string) => {
     clock.advance(advanceDays * DAY);
     const st = await s.services.certificates.record(ep, r1);
     t.equal(st.ssl_status, expectStatus, `after ${advanceDays} more day(s): ${expectStatus}`);
     const ev = await sslEvents();
-    seen.push(ev.map((e) => `${e.category}:${JSON.parse(e.details).window_days ?? ''}`).slice(seen.length ? ev.length - 1 : 0).join('|'));
+    seen.push(
+      ev
+        .map((e) => `${e.category}:${JSON.parse(e.details).window_days ?? ''}`)
+        .slice(seen.length ? ev.length - 1 : 0)
+        .join('|'),
+    );
     return ev;
   };
   let ev = await step(0, 'expiring_soon');
-  t.same(ev.map((e) => JSON.parse(e.details).window_days), [30], 'enters the 30-day window');
+  t.same(
+    ev.map((e) => JSON.parse(e.details).window_days),
+    [30],
+    'enters the 30-day window',
+  );
   ev = await step(1, 'expiring_soon');
   t.equal(ev.length, 1, 'same window again: no new event');
   ev = await step(6, 'expiring_soon'); // 13 days left
-  t.same(ev.map((e) => JSON.parse(e.details).window_days), [30, 14]);
+  t.same(
+    ev.map((e) => JSON.parse(e.details).window_days),
+    [30, 14],
+  );
   ev = await step(6, 'expiring_soon'); // 7 days left
-  t.same(ev.map((e) => JSON.parse(e.details).window_days), [30, 14, 7]);
+  t.same(
+    ev.map((e) => JSON.parse(e.details).window_days),
+    [30, 14, 7],
+  );
   t.equal(ev[2]!.severity, 'high');
   ev = await step(6, 'expiring_soon'); // 1 day left
-  t.same(ev.map((e) => JSON.parse(e.details).window_days), [30, 14, 7, 1]);
+  t.same(
+    ev.map((e) => JSON.parse(e.details).window_days),
+    [30, 14, 7, 1],
+  );
   t.equal(ev[3]!.severity, 'critical');
   ev = await step(2, 'expired');
   t.equal(ev.length, 5);
@@ -89,10 +119,24 @@ t.test('the TLS cycle picks new endpoints at once and due ones on DOMMON_CHECK_I
   const target = await startHttpTarget({ tls: issue({ cn: 'example.com', toDays: 90 }) });
   const clock = mutableClock();
   const s = await openTestStore({ DOMMON_DNS_SERVERS: dns.server, DOMMON_CHECK_INTERVAL: '3600' }, clock);
-  t.teardown(async () => { await target.close(); await dns.close(); await s.close(); });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+    await s.close();
+  });
   const d = await s.services.domains.create(s.teamId, { domain: 'example.com' });
-  await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'a', endpoint_type: 'https', port: target.port });
-  await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'plain', endpoint_type: 'http', port: target.port });
+  await s.services.endpoints.create(s.teamId, {
+    domain_id: d.id,
+    name: 'a',
+    endpoint_type: 'https',
+    port: target.port,
+  });
+  await s.services.endpoints.create(s.teamId, {
+    domain_id: d.id,
+    name: 'plain',
+    endpoint_type: 'http',
+    port: target.port,
+  });
   await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'ssh', endpoint_type: 'port', port: 22 });
   t.equal(await s.services.certificates.cycle(), 1, 'only the https endpoint is inspected');
   t.equal(await s.services.certificates.cycle(), 0, 'not again before the interval');
@@ -101,8 +145,17 @@ t.test('the TLS cycle picks new endpoints at once and due ones on DOMMON_CHECK_I
   t.equal(target.connections, 2);
 
   // An endpoint deleted while its handshake ran: the result is dropped, nothing is written, no error.
-  const gone = await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: 'gone', endpoint_type: 'https', port: target.port });
-  const r = await inspectTls({ host: 'example.com', port: target.port, timeoutMs: 2000 }, s.probes, new AbortController().signal);
+  const gone = await s.services.endpoints.create(s.teamId, {
+    domain_id: d.id,
+    name: 'gone',
+    endpoint_type: 'https',
+    port: target.port,
+  });
+  const r = await inspectTls(
+    { host: 'example.com', port: target.port, timeoutMs: 2000 },
+    s.probes,
+    new AbortController().signal,
+  );
   await s.services.endpoints.remove(s.teamId, gone.id);
   const st = await s.services.certificates.record(gone, r);
   t.equal(st.ssl_status, 'unknown');

@@ -19,7 +19,17 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
   let n = 0;
   for (let at = start; at < start + 40 * DAY; at += 2 * 3_600_000, n++) {
     const ok = n % 5 !== 0;
-    batch.push({ config: cfg!, endpoint, at, outcome: { ok, responseTimeMs: 10 + (n % 7), statusCode: ok ? 200 : 500, error: ok ? null : 'status: HTTP 500, expected 200' } });
+    batch.push({
+      config: cfg!,
+      endpoint,
+      at,
+      outcome: {
+        ok,
+        responseTimeMs: 10 + (n % 7),
+        statusCode: ok ? 200 : 500,
+        error: ok ? null : 'status: HTTP 500, expected 200',
+      },
+    });
   }
   await s.services.monitor.record(batch);
   clock.set(start + 40 * DAY - 1000);
@@ -29,16 +39,28 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
   t.equal(stats.total_tests, batch.length, 'daily aggregates count every result');
   t.equal(stats.successful_tests, batch.filter((b) => b.outcome.ok).length);
   t.equal(stats.stats.length, 40);
-  t.same(stats.stats[0], { date: '2026-01-01', total_tests: 12, successful_tests: batch.slice(0, 12).filter((b) => b.outcome.ok).length,
+  t.same(stats.stats[0], {
+    date: '2026-01-01',
+    total_tests: 12,
+    successful_tests: batch.slice(0, 12).filter((b) => b.outcome.ok).length,
     success_rate: Math.round((batch.slice(0, 12).filter((b) => b.outcome.ok).length / 12) * 10000) / 100,
-    avg_response_time_ms: Math.round(batch.slice(0, 12).reduce((a, b) => a + b.outcome.responseTimeMs, 0) / 12) });
+    avg_response_time_ms: Math.round(batch.slice(0, 12).reduce((a, b) => a + b.outcome.responseTimeMs, 0) / 12),
+  });
   t.equal(stats.status, 'critical', 'success rate 80 % is under 95 %');
 
   const st = await s.services.monitor.status(s.teamId, cfg!.id);
   const day7 = batch.filter((b) => Math.floor(b.at / DAY) >= Math.floor(clock.ms() / DAY) - 6);
-  t.equal(st.uptime_7d, Math.round((day7.filter((b) => b.outcome.ok).length / day7.length) * 10000) / 100, 'uptime_7d from daily aggregates');
+  t.equal(
+    st.uptime_7d,
+    Math.round((day7.filter((b) => b.outcome.ok).length / day7.length) * 10000) / 100,
+    'uptime_7d from daily aggregates',
+  );
   const h24 = batch.filter((b) => Math.floor(b.at / 3_600_000) >= Math.floor(clock.ms() / 3_600_000) - 23);
-  t.equal(st.uptime_24h, Math.round((h24.filter((b) => b.outcome.ok).length / h24.length) * 10000) / 100, 'uptime_24h from hourly aggregates');
+  t.equal(
+    st.uptime_24h,
+    Math.round((h24.filter((b) => b.outcome.ok).length / h24.length) * 10000) / 100,
+    'uptime_24h from hourly aggregates',
+  );
   t.equal(st.avg_response_time_ms, Math.round(h24.reduce((a, b) => a + b.outcome.responseTimeMs, 0) / h24.length));
   t.ok(raw.length > 0);
 
@@ -62,12 +84,23 @@ t.test('aggregates match raw results; retention keeps aggregates', async (t) => 
   t.equal(await hourlyAll(), batch.length, 'hourly aggregates of 40 days kept under the 90-day default');
   t.equal(report.deleted.liveness_aggregates, 0);
   // A shorter hourly window: rows older than it go, by primary-key range in batches; daily rows stay.
-  const short = createRetentionService({ store: s.store, clock, resultRetentionDays: 30, hourlyRetentionDays: 2, dailyRetentionDays: 400, batchSize: 7 });
+  const short = createRetentionService({
+    store: s.store,
+    clock,
+    resultRetentionDays: 30,
+    hourlyRetentionDays: 2,
+    dailyRetentionDays: 400,
+    batchSize: 7,
+  });
   const r2 = await short.runOnce();
   const keptHours = batch.filter((b) => Math.floor(b.at / 3_600_000) >= Math.floor(clock.ms() / 3_600_000) - 48).length;
   t.equal(r2.deleted.liveness_aggregates, batch.length - keptHours, 'hourly rows older than 2 days removed');
   t.equal(await hourlyAll(), keptHours);
-  t.equal((await s.services.monitor.stats(s.teamId, cfg!.id, 40)).total_tests, batch.length, 'daily aggregates untouched');
+  t.equal(
+    (await s.services.monitor.stats(s.teamId, cfg!.id, 40)).total_tests,
+    batch.length,
+    'daily aggregates untouched',
+  );
   // Past 400 days the daily rows go too.
   clock.advance(401 * DAY);
   await retention.runOnce();

@@ -16,7 +16,11 @@ t.test('within the budget a key reads at once, back to back', async (t) => {
 t.test("past its budget a key waits for a later iteration; other keys' reads do not", async (t) => {
   const turn = takeTurns(0);
   const order: string[] = [];
-  const reads = [turn('a', async () => order.push('a1')), turn('a', async () => order.push('a2')), turn('b', async () => order.push('b1'))];
+  const reads = [
+    turn('a', async () => order.push('a1')),
+    turn('a', async () => order.push('a2')),
+    turn('b', async () => order.push('b1')),
+  ];
   // Queued once a1 has run: a2 runs after it, in a later iteration.
   await Promise.resolve();
   setImmediate(() => order.push('next iteration'));
@@ -33,8 +37,11 @@ t.test("past its budget a key waits for a later iteration; other keys' reads do 
 
 t.test('a failed read is spent like any other and fails only its caller', async (t) => {
   const turn = takeTurns(0);
-  await t.rejects(turn('a', async () => {
-    throw new Error('boom');
-  }), /boom/);
+  await t.rejects(
+    turn('a', async () => {
+      throw new Error('boom');
+    }),
+    /boom/,
+  );
   t.equal(await turn('a', async () => 'after'), 'after');
 });

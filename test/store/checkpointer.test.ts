@@ -21,15 +21,30 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
   // A long interval: the test takes the checkpoint itself with now().
   const cp = store.backgroundCheckpoints({ intervalMs: 600_000 })!;
   t.ok(cp, 'a file database gets a checkpointer');
-  const autocheckpoint = async () => (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!.wal_autocheckpoint;
+  const autocheckpoint = async () =>
+    (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!
+      .wal_autocheckpoint;
   t.equal(await autocheckpoint(), 0, 'commits no longer checkpoint');
 
   // ~3,000 pages of WAL: past the 1,000-page threshold where a commit would have checkpointed itself.
   for (let i = 0; i < 3000; i++) {
     await store.domains.insert({
-      id: `d${i}`, team_id: team.id, domain: `n${i}.example.com`, portfolio_id: null, notes: 'x'.repeat(800), is_verified: 0, verified_at: null,
-      verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0,
-      expiry_override: null, dkim_selectors: '[]', created_at: NOW, updated_at: NOW,
+      id: `d${i}`,
+      team_id: team.id,
+      domain: `n${i}.example.com`,
+      portfolio_id: null,
+      notes: 'x'.repeat(800),
+      is_verified: 0,
+      verified_at: null,
+      verification_token: `dommon-verify-${i}`,
+      health_score: null,
+      health_grade: null,
+      overall_status: null,
+      exposure_monitoring_enabled: 0,
+      expiry_override: null,
+      dkim_selectors: '[]',
+      created_at: NOW,
+      updated_at: NOW,
     });
   }
   const walPages = fs.statSync(`${file}-wal`).size / 4096;
@@ -43,7 +58,11 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
   const copy = path.join(dir, 'copy.db');
   fs.copyFileSync(file, copy);
   const ro = new Database(copy, { readonly: true });
-  t.equal((ro.prepare('select count(*) as n from domains').get() as { n: number }).n, 3000, 'the database file alone holds every committed row');
+  t.equal(
+    (ro.prepare('select count(*) as n from domains').get() as { n: number }).n,
+    3000,
+    'the database file alone holds every committed row',
+  );
   ro.close();
 
   await cp.stop();

@@ -14,7 +14,11 @@ t.test('six CLI processes adding domains at once all succeed', async (t) => {
   t.equal((await run('token', 'create', '--team', 'ops')).code, 0);
   const names = Array.from({ length: 6 }, (_, i) => `parallel-${i}.example.com`);
   const results = await Promise.all(names.map((n) => run('domains', 'add', n, '--json')));
-  t.same(results.map((r) => [r.code, r.stderr.trim()]), names.map(() => [0, '']), 'every process exits 0 with nothing on stderr');
+  t.same(
+    results.map((r) => [r.code, r.stderr.trim()]),
+    names.map(() => [0, '']),
+    'every process exits 0 with nothing on stderr',
+  );
   const list = await run('domains', 'list', '--json', '--limit', '100');
   t.same(list.json.data.map((d: { domain: string }) => d.domain).sort(), names.sort());
 });

@@ -15,9 +15,23 @@ const FOREIGN_KEY = /FOREIGN KEY|foreign key constraint/;
 
 function domainRow(teamId: string, id: string, domain: string, extra: Record<string, unknown> = {}) {
   return {
-    id, team_id: teamId, domain, portfolio_id: null, notes: null, is_verified: 0, verified_at: null, verification_token: `dommon-verify-${id}`,
-    health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0, expiry_override: null, dkim_selectors: '[]',
-    created_at: NOW, updated_at: NOW, ...extra,
+    id,
+    team_id: teamId,
+    domain,
+    portfolio_id: null,
+    notes: null,
+    is_verified: 0,
+    verified_at: null,
+    verification_token: `dommon-verify-${id}`,
+    health_score: null,
+    health_grade: null,
+    overall_status: null,
+    exposure_monitoring_enabled: 0,
+    expiry_override: null,
+    dkim_selectors: '[]',
+    created_at: NOW,
+    updated_at: NOW,
+    ...extra,
   };
 }
 
@@ -63,18 +77,38 @@ async function contract(t: any, store: Store) {
 
   // foreign keys are enforced, and cascade
   await t.rejects(store.domains.insert(domainRow('no-team', 'x1', 'x.com')), FOREIGN_KEY);
-  await store.endpoints.insert({ id: 'e1', team_id: a.id, domain_id: 'a1', name: 'web', endpoint_type: 'https', subdomain: null, path: null, port: null, is_enabled: 1, timeout_seconds: 10, notes: null, created_at: NOW, updated_at: NOW });
+  await store.endpoints.insert({
+    id: 'e1',
+    team_id: a.id,
+    domain_id: 'a1',
+    name: 'web',
+    endpoint_type: 'https',
+    subdomain: null,
+    path: null,
+    port: null,
+    is_enabled: 1,
+    timeout_seconds: 10,
+    notes: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
   await store.domains.remove(a.id, 'a1');
   t.equal(await store.endpoints.get(a.id, 'e1'), undefined, 'endpoint cascaded');
 
   // literal partial match and stable pagination
-  for (let i = 0; i < 12; i++) await store.domains.insert(domainRow(a.id, `p${String(i).padStart(2, '0')}`, `page${i}.com`));
+  for (let i = 0; i < 12; i++)
+    await store.domains.insert(domainRow(a.id, `p${String(i).padStart(2, '0')}`, `page${i}.com`));
   await store.domains.insert(domainRow(a.id, 'lit', 'a_b.com'));
   t.equal((await store.domains.list(a.id, { domain: '_' }, { limit: 50, offset: 0 })).total, 1);
   t.equal((await store.domains.list(a.id, { domain: '%' }, { limit: 50, offset: 0 })).total, 0);
-  t.equal((await store.domains.list(a.id, { domain: 'PAGE1' }, { limit: 50, offset: 0 })).total, 3, 'case-insensitive: page1, page10, page11');
+  t.equal(
+    (await store.domains.list(a.id, { domain: 'PAGE1' }, { limit: 50, offset: 0 })).total,
+    3,
+    'case-insensitive: page1, page10, page11',
+  );
   const pages = [];
-  for (let off = 0; off < 20; off += 5) pages.push(...(await store.domains.list(a.id, {}, { limit: 5, offset: off })).items.map((d) => d.id));
+  for (let off = 0; off < 20; off += 5)
+    pages.push(...(await store.domains.list(a.id, {}, { limit: 5, offset: off })).items.map((d) => d.id));
   t.equal(pages.length, 15);
   t.equal(new Set(pages).size, 15, 'pages do not repeat or skip rows with equal created_at');
 }

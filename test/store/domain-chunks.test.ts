@@ -13,7 +13,10 @@ t.test('chunks walk every domain once, in index order, with filters', async (t) 
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const teams = [await store.teams.create('a', '2026-01-01T00:00:00.000Z'), await store.teams.create('b', '2026-01-01T00:00:00.000Z')];
+  const teams = [
+    await store.teams.create('a', '2026-01-01T00:00:00.000Z'),
+    await store.teams.create('b', '2026-01-01T00:00:00.000Z'),
+  ];
   const made: { id: string; team: string; created: string; verified: boolean; exposure: boolean }[] = [];
   await store.transaction(async (tx) => {
     for (let i = 0; i < 257; i++) {
@@ -25,13 +28,38 @@ t.test('chunks walk every domain once, in index order, with filters', async (t) 
       const id = crypto.randomUUID();
       made.push({ id, team, created, verified, exposure });
       await tx.domains.insert({
-        id, team_id: team, domain: `d${i}.example.com`, portfolio_id: null, notes: null, is_verified: verified ? 1 : 0, verified_at: null,
-        verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: exposure ? 1 : 0,
-        expiry_override: null, dkim_selectors: '[]', created_at: created, updated_at: created,
+        id,
+        team_id: team,
+        domain: `d${i}.example.com`,
+        portfolio_id: null,
+        notes: null,
+        is_verified: verified ? 1 : 0,
+        verified_at: null,
+        verification_token: `dommon-verify-${i}`,
+        health_score: null,
+        health_grade: null,
+        overall_status: null,
+        exposure_monitoring_enabled: exposure ? 1 : 0,
+        expiry_override: null,
+        dkim_selectors: '[]',
+        created_at: created,
+        updated_at: created,
       });
     }
   });
-  const order = [...made].sort((x, y) => (x.team < y.team ? -1 : x.team > y.team ? 1 : x.created < y.created ? -1 : x.created > y.created ? 1 : x.id < y.id ? -1 : 1));
+  const order = [...made].sort((x, y) =>
+    x.team < y.team
+      ? -1
+      : x.team > y.team
+        ? 1
+        : x.created < y.created
+          ? -1
+          : x.created > y.created
+            ? 1
+            : x.id < y.id
+              ? -1
+              : 1,
+  );
   const walk = async (size: number, only?: 'unverified' | 'exposure') => {
     const sizes: number[] = [];
     const ids: string[] = [];
@@ -42,14 +70,24 @@ t.test('chunks walk every domain once, in index order, with filters', async (t) 
     return { sizes, ids };
   };
   const all = await walk(20);
-  t.same(all.ids, order.map((m) => m.id), 'all 257, each once, in (team, created_at, id) order');
+  t.same(
+    all.ids,
+    order.map((m) => m.id),
+    'all 257, each once, in (team, created_at, id) order',
+  );
   t.same(all.sizes, [...Array(12).fill(20), 17]);
   t.same((await walk(257)).sizes, [257], 'an exact fit: one chunk, no empty one after');
   t.same((await walk(1000)).ids.length, 257);
   const unverified = await walk(7, 'unverified');
-  t.same(unverified.ids, order.filter((m) => !m.verified).map((m) => m.id));
+  t.same(
+    unverified.ids,
+    order.filter((m) => !m.verified).map((m) => m.id),
+  );
   const exposure = await walk(3, 'exposure');
-  t.same(exposure.ids, order.filter((m) => m.exposure).map((m) => m.id));
+  t.same(
+    exposure.ids,
+    order.filter((m) => m.exposure).map((m) => m.id),
+  );
   t.ok(exposure.ids.length > 3, `several chunks of exposure domains (${exposure.ids.length})`);
   const inTx = await store.transaction(async (tx) => {
     const out: number[] = [];

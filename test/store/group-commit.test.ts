@@ -32,13 +32,27 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
 
 function row(teamId: string, name: string) {
   return {
-    id: crypto.randomUUID(), team_id: teamId, domain: name, portfolio_id: null, notes: null, is_verified: 0, verified_at: null,
-    verification_token: `dommon-verify-${name}`, health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0,
-    expiry_override: null, dkim_selectors: '[]', created_at: NOW, updated_at: NOW,
+    id: crypto.randomUUID(),
+    team_id: teamId,
+    domain: name,
+    portfolio_id: null,
+    notes: null,
+    is_verified: 0,
+    verified_at: null,
+    verification_token: `dommon-verify-${name}`,
+    health_score: null,
+    health_grade: null,
+    overall_status: null,
+    exposure_monitoring_enabled: 0,
+    expiry_override: null,
+    dkim_selectors: '[]',
+    created_at: NOW,
+    updated_at: NOW,
   };
 }
 
-const create = (store: Store, teamId: string, name: string) => store.transaction(async (tx) => (await tx.domains.insert(row(teamId, name))).domain);
+const create = (store: Store, teamId: string, name: string) =>
+  store.transaction(async (tx) => (await tx.domains.insert(row(teamId, name))).domain);
 
 t.test('units started together share one commit, and each resolves only after it', async (t) => {
   const { store, team, seen } = await setup(t);
@@ -53,7 +67,7 @@ t.test('units started together share one commit, and each resolves only after it
   const firstDone = first.then((v) => ({ v, both: seen('a.com') && seen('b.com') }));
   t.same(await firstDone, { v: 'a.com', both: true }, 'a.com resolves once the commit holding both is done');
   t.equal(await second, 'b.com');
-  t.same(insideSecond, [false, true], 'the second unit ran inside the first one\'s open transaction');
+  t.same(insideSecond, [false, true], "the second unit ran inside the first one's open transaction");
 
   // 150 at once: more than one group (64 units each at most); every one committed.
   const names = Array.from({ length: 150 }, (_, i) => `bulk-${i}.com`);
@@ -74,11 +88,14 @@ t.test('a failing unit takes back only its own writes and rejects only its own c
     create(store, team.id, 'keep-1.com'),
     create(store, team.id, 'keep-2.com'),
   ]);
-  t.same(results.map((r) => r.status), ['fulfilled', 'rejected', 'rejected', 'fulfilled']);
+  t.same(
+    results.map((r) => r.status),
+    ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
+  );
   t.match((results[1] as PromiseRejectedResult).reason.message, 'business rule says no');
   t.match((results[2] as PromiseRejectedResult).reason.message, /UNIQUE/);
   t.ok(seen('keep-1.com') && seen('keep-2.com'), 'the others committed');
-  t.notOk(seen('undone.com'), 'the failed unit\'s insert was rolled back');
+  t.notOk(seen('undone.com'), "the failed unit's insert was rolled back");
   t.same(stored(), ['keep-1.com', 'keep-2.com']);
 });
 
@@ -94,7 +111,10 @@ t.test('the first unit of a group fails: the units queued behind it start over a
       return tx.domains.count(team.id);
     }),
   ]);
-  t.same(results.map((r) => r.status), ['rejected', 'fulfilled', 'fulfilled']);
+  t.same(
+    results.map((r) => r.status),
+    ['rejected', 'fulfilled', 'fulfilled'],
+  );
   t.match((results[0] as PromiseRejectedResult).reason.message, /UNIQUE/);
   t.equal((results[2] as PromiseFulfilledResult<number>).value, 3, 'the re-run unit saw next-1.com in its new group');
   t.ok(seen('next-1.com') && seen('next-2.com'));

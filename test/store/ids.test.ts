@@ -12,7 +12,11 @@ t.test('newId: version 7, RFC variant, unique and increasing', async (t) => {
   t.equal(ids.filter((id) => !V7.test(id)).length, 0, 'every id is a version-7 UUID');
   t.equal(new Set(ids).size, ids.length, 'no duplicates');
   // Many fall in the same millisecond: the generator's counter still orders them.
-  t.equal(ids.findIndex((id, i) => i > 0 && id <= ids[i - 1]!), -1, 'each id sorts after the one before it');
+  t.equal(
+    ids.findIndex((id, i) => i > 0 && id <= ids[i - 1]!),
+    -1,
+    'each id sorts after the one before it',
+  );
   // The first 48 bits are the creation time in milliseconds.
   const ms = parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16);
   t.ok(ms >= before && ms <= after, `timestamp ${ms} within [${before}, ${after}]`);

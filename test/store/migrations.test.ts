@@ -11,7 +11,8 @@ import { MIGRATIONS } from '../../src/store/migrations/index.js';
 import { tempDir } from '../support/app.js';
 
 const names = Object.keys(MIGRATIONS).sort();
-const prefix = (n: number): Record<string, Migration> => Object.fromEntries(names.slice(0, n).map((k) => [k, MIGRATIONS[k]!]));
+const prefix = (n: number): Record<string, Migration> =>
+  Object.fromEntries(names.slice(0, n).map((k) => [k, MIGRATIONS[k]!]));
 
 // A later migration as a future release would ship it: a new column with a backfill.
 const m999: Migration = {
@@ -30,10 +31,21 @@ t.test('an old schema is migrated forward and keeps its rows', async (t) => {
   const old = await openConnection(file, { migrations: prefix(1) });
   await old.close();
   const raw = new Database(file);
-  raw.prepare("insert into teams (id, name, timezone, created_at) values ('t1', 'ops', 'UTC', '2025-01-01T00:00:00.000Z')").run();
-  raw.prepare(`insert into domains (id, team_id, domain, verification_token, created_at, updated_at)
-    values ('d1', 't1', 'example.com', 'dommon-verify-x', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`).run();
-  t.same((raw.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((r) => r.name), names.slice(0, 1));
+  raw
+    .prepare(
+      "insert into teams (id, name, timezone, created_at) values ('t1', 'ops', 'UTC', '2025-01-01T00:00:00.000Z')",
+    )
+    .run();
+  raw
+    .prepare(
+      `insert into domains (id, team_id, domain, verification_token, created_at, updated_at)
+    values ('d1', 't1', 'example.com', 'dommon-verify-x', '2025-01-01T00:00:00.000Z', '2025-01-01T00:00:00.000Z')`,
+    )
+    .run();
+  t.same(
+    (raw.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((r) => r.name),
+    names.slice(0, 1),
+  );
   raw.close();
 
   // 2. the current code opens it: every later migration is applied, rows survive
@@ -42,7 +54,10 @@ t.test('an old schema is migrated forward and keeps its rows', async (t) => {
   t.equal(d?.domain, 'example.com');
   await store.close();
   const check = new Database(file);
-  t.same((check.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((r) => r.name), names);
+  t.same(
+    (check.prepare('select name from kysely_migration order by name').all() as { name: string }[]).map((r) => r.name),
+    names,
+  );
   t.equal(check.pragma('journal_mode', { simple: true }), 'wal');
   check.close();
 
@@ -53,7 +68,9 @@ t.test('an old schema is migrated forward and keeps its rows', async (t) => {
   t.equal(row.rows[0]?.test_label, 'L-example.com');
   await c1.close();
   const c2 = await openConnection(file, { migrations: next }); // reopening runs nothing again
-  const applied = await sql<{ n: number }>`select count(*) as n from kysely_migration where name = '999_test_label'`.execute(c2.db);
+  const applied = await sql<{
+    n: number;
+  }>`select count(*) as n from kysely_migration where name = '999_test_label'`.execute(c2.db);
   t.equal(Number(applied.rows[0]?.n), 1);
   await c2.close();
 
@@ -66,7 +83,14 @@ t.test('every prefix of the migration list migrates forward to the full schema',
   t.teardown(() => fs.rmSync(full, { recursive: true, force: true }));
   const ref = await openConnection(path.join(full, 'a.db'));
   const schemaOf = async (db: Kysely<any>) =>
-    (await sql<{ name: string; sql: string }>`select name, sql from sqlite_master where name not like 'kysely_%' and sql is not null order by name`.execute(db)).rows;
+    (
+      await sql<{
+        name: string;
+        sql: string;
+      }>`select name, sql from sqlite_master where name not like 'kysely_%' and sql is not null order by name`.execute(
+        db,
+      )
+    ).rows;
   const want = await schemaOf(ref.db);
   await ref.close();
   t.ok(want.some((r) => r.name === 'domains'));

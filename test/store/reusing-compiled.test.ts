@@ -41,11 +41,15 @@ t.test('one build per shape; every call writes its own values and is counted', a
   t.equal(builds, 1, 'later calls reuse the SQL');
   t.same(touched, ['teams', 'teams'], 'and report the table they wrote (the store passes the change tracker)');
   const rows = await store.db.selectFrom('teams').select(['id', 'name', 'created_at']).orderBy('id').execute();
-  t.same(rows, [
-    { id: 'id-a', name: 'a', created_at: NOW },
-    { id: 'id-b', name: 'b', created_at: '2026-02-01T00:00:00.000Z' },
-    { id: "id-c'; drop table teams; --", name: "c'; drop table teams; --", created_at: NOW },
-  ], 'each call bound its own parameters (a quote stays a value)');
+  t.same(
+    rows,
+    [
+      { id: 'id-a', name: 'a', created_at: NOW },
+      { id: 'id-b', name: 'b', created_at: '2026-02-01T00:00:00.000Z' },
+      { id: "id-c'; drop table teams; --", name: "c'; drop table teams; --", created_at: NOW },
+    ],
+    'each call bound its own parameters (a quote stays a value)',
+  );
 });
 
 t.test('a shape whose compiled parameters differ from the call is rebuilt every time', async (t) => {
@@ -61,7 +65,10 @@ t.test('a shape whose compiled parameters differ from the call is rebuilt every 
   await wrong('x');
   await wrong('y');
   t.equal(builds, 2);
-  t.same((await store.db.selectFrom('teams').select('name').orderBy('name').execute()).map((r) => r.name), ['x', 'y']);
+  t.same(
+    (await store.db.selectFrom('teams').select('name').orderBy('name').execute()).map((r) => r.name),
+    ['x', 'y'],
+  );
 });
 
 t.test('domain creates through the store: reused inserts, fresh stamps, schedule rows', async (t) => {
@@ -72,9 +79,22 @@ t.test('domain creates through the store: reused inserts, fresh stamps, schedule
     await store.transaction(async (tx) => {
       const id = `d-${i}`;
       await tx.domains.insert({
-        id, team_id: team.id, domain: `d${i}.example.com`, portfolio_id: null, notes: i % 2 ? 'n' : null, is_verified: 0, verified_at: null,
-        verification_token: `dommon-verify-${i}`, health_score: null, health_grade: null, overall_status: null, exposure_monitoring_enabled: 0,
-        expiry_override: null, dkim_selectors: '[]', created_at: NOW, updated_at: NOW,
+        id,
+        team_id: team.id,
+        domain: `d${i}.example.com`,
+        portfolio_id: null,
+        notes: i % 2 ? 'n' : null,
+        is_verified: 0,
+        verified_at: null,
+        verification_token: `dommon-verify-${i}`,
+        health_score: null,
+        health_grade: null,
+        overall_status: null,
+        exposure_monitoring_enabled: 0,
+        expiry_override: null,
+        dkim_selectors: '[]',
+        created_at: NOW,
+        updated_at: NOW,
       });
       await tx.schedule.addTarget(['registration', 'security'], id, NOW);
     });
@@ -82,6 +102,9 @@ t.test('domain creates through the store: reused inserts, fresh stamps, schedule
   }
   t.equal(stamps.size, 5, 'every create moves the domains stamp (cached lists see it)');
   const page = await store.domains.list(team.id, {}, { limit: 10, offset: 0 });
-  t.same(page.items.map((d) => [d.domain, d.notes]), [0, 1, 2, 3, 4].map((i) => [`d${i}.example.com`, i % 2 ? 'n' : null]));
+  t.same(
+    page.items.map((d) => [d.domain, d.notes]),
+    [0, 1, 2, 3, 4].map((i) => [`d${i}.example.com`, i % 2 ? 'n' : null]),
+  );
   t.equal((await store.db.selectFrom('check_schedule').select('kind').execute()).length, 10);
 });

@@ -27,7 +27,10 @@ export function tempDir(prefix = 'dommon-test-'): string {
 
 /** DNS, RDAP and WHOIS default to a closed loopback port so no test ever reaches the internet. */
 export const OFFLINE_ENV: Readonly<Record<string, string>> = {
-  DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9',
+  DOMMON_DNS_SERVERS: '127.0.0.1:9',
+  DOMMON_RDAP_URL: 'http://127.0.0.1:9/',
+  DOMMON_WHOIS_SERVER: '127.0.0.1:9',
+  DOMMON_IANA_WHOIS: '127.0.0.1:9',
 };
 
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
@@ -36,8 +39,18 @@ export async function startApp(
   opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure' | 'smtp'> = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
-  const config = loadConfig({ dataDir, port: 0, host: '127.0.0.1' }, { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env });
-  const app = await createApp(config, { clock: opts.clock, log: pino({ level: 'silent' }), probes: opts.probes, notify: opts.notify, exposure: opts.exposure, smtp: opts.smtp });
+  const config = loadConfig(
+    { dataDir, port: 0, host: '127.0.0.1' },
+    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env },
+  );
+  const app = await createApp(config, {
+    clock: opts.clock,
+    log: pino({ level: 'silent' }),
+    probes: opts.probes,
+    notify: opts.notify,
+    exposure: opts.exposure,
+    smtp: opts.smtp,
+  });
   const { url } = await app.start();
   appUrls.add(url);
   return {
@@ -90,14 +103,24 @@ export async function request<T = any>(
     parsed = undefined;
   }
   if (!opts.unchecked && appUrls.has(base)) {
-    checkResponse({ method, path: new URL(base + p).pathname, status: res.status, contentType: res.headers.get('content-type'), body: parsed, text, headers: res.headers });
+    checkResponse({
+      method,
+      path: new URL(base + p).pathname,
+      status: res.status,
+      contentType: res.headers.get('content-type'),
+      body: parsed,
+      text,
+      headers: res.headers,
+    });
   }
   return { status: res.status, body: parsed as T, headers: res.headers, text };
 }
 
 /** A client bound to one app and token: api.get('/api/v1/domains'). */
 export function client(base: string, token?: string) {
-  const call = <T = any>(method: string) => (p: string, body?: unknown, headers?: Record<string, string>) =>
-    request<T>(base, method, p, { token, body, headers });
+  const call =
+    <T = any>(method: string) =>
+    (p: string, body?: unknown, headers?: Record<string, string>) =>
+      request<T>(base, method, p, { token, body, headers });
   return { get: call('GET'), post: call('POST'), put: call('PUT'), delete: call('DELETE'), patch: call('PATCH') };
 }

@@ -33,9 +33,21 @@ function workDir(): string {
   fs.writeFileSync(
     path.join(dir, 'ca.cnf'),
     [
-      '[ca]', 'default_ca = d', '[d]', `database = ${dir}/index.txt`, `new_certs_dir = ${dir}`, 'rand_serial = yes',
-      'default_md = sha256', 'policy = p', 'unique_subject = no', 'email_in_dn = no', '[p]', 'commonName = supplied',
-      '[req]', 'distinguished_name = dn', '[dn]',
+      '[ca]',
+      'default_ca = d',
+      '[d]',
+      `database = ${dir}/index.txt`,
+      `new_certs_dir = ${dir}`,
+      'rand_serial = yes',
+      'default_md = sha256',
+      'policy = p',
+      'unique_subject = no',
+      'email_in_dn = no',
+      '[p]',
+      'commonName = supplied',
+      '[req]',
+      'distinguished_name = dn',
+      '[dn]',
     ].join('\n'),
   );
   return dir;
@@ -43,10 +55,37 @@ function workDir(): string {
 
 export function makeCa(name = 'dommon Test CA'): TestCa {
   const dir = workDir();
-  openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt',
-    '-subj', `/CN=${name}`, '-days', '3650', '-config', 'ca.cnf',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'], dir);
-  return { cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'), key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'), dir };
+  openssl(
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-subj',
+      `/CN=${name}`,
+      '-days',
+      '3650',
+      '-config',
+      'ca.cnf',
+      '-addext',
+      'basicConstraints=critical,CA:TRUE',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
+    dir,
+  );
+  return {
+    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
+    dir,
+  };
 }
 
 interface IssueOptions {
@@ -65,12 +104,54 @@ export function issue(o: IssueOptions): TestCert {
   const id = Math.random().toString(36).slice(2);
   const now = o.now ?? new Date();
   const sans = o.sans ?? [o.cn];
-  fs.writeFileSync(path.join(dir, `${id}.ext`), `subjectAltName=${sans.map((s) => (/^[\d.]+$/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
-  openssl(['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${id}.key`, '-out', `${id}.csr`,
-    '-subj', `/CN=${o.cn}`, '-config', 'ca.cnf'], dir);
+  fs.writeFileSync(
+    path.join(dir, `${id}.ext`),
+    `subjectAltName=${sans.map((s) => (/^[\d.]+$/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+  );
+  openssl(
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      `${id}.key`,
+      '-out',
+      `${id}.csr`,
+      '-subj',
+      `/CN=${o.cn}`,
+      '-config',
+      'ca.cnf',
+    ],
+    dir,
+  );
   const signer = o.ca ? ['-cert', 'ca.crt', '-keyfile', 'ca.key'] : ['-selfsign', '-keyfile', `${id}.key`];
-  openssl(['ca', '-batch', '-config', 'ca.cnf', ...signer, '-in', `${id}.csr`, '-out', `${id}.crt`, '-notext',
-    '-startdate', stamp(new Date(now.getTime() + (o.fromDays ?? -1) * DAY)), '-enddate', stamp(new Date(now.getTime() + o.toDays * DAY)),
-    '-extfile', `${id}.ext`], dir);
-  return { cert: fs.readFileSync(path.join(dir, `${id}.crt`), 'utf8'), key: fs.readFileSync(path.join(dir, `${id}.key`), 'utf8') };
+  openssl(
+    [
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      ...signer,
+      '-in',
+      `${id}.csr`,
+      '-out',
+      `${id}.crt`,
+      '-notext',
+      '-startdate',
+      stamp(new Date(now.getTime() + (o.fromDays ?? -1) * DAY)),
+      '-enddate',
+      stamp(new Date(now.getTime() + o.toDays * DAY)),
+      '-extfile',
+      `${id}.ext`,
+    ],
+    dir,
+  );
+  return {
+    cert: fs.readFileSync(path.join(dir, `${id}.crt`), 'utf8'),
+    key: fs.readFileSync(path.join(dir, `${id}.key`), 'utf8'),
+  };
 }

@@ -31,13 +31,18 @@ export async function ensureBuilt(): Promise<void> {
       fs.mkdirSync(lock);
       break;
     } catch {
-      if (Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 120_000) fs.rmSync(lock, { recursive: true, force: true });
+      if (Date.now() - (fs.statSync(lock, { throwIfNoEntry: false })?.mtimeMs ?? Date.now()) > 120_000)
+        fs.rmSync(lock, { recursive: true, force: true });
       await new Promise((r) => setTimeout(r, 200));
     }
   }
   try {
     if (!stale()) return;
-    const r = spawnSync(process.execPath, [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')], { encoding: 'utf8' });
+    const r = spawnSync(
+      process.execPath,
+      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')],
+      { encoding: 'utf8' },
+    );
     if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
     // bin/dommon.js runs the esbuild bundle of dist's sources (a fresh file on every run)
     const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], { encoding: 'utf8' });
@@ -97,13 +102,19 @@ export function dommon(args: string[], env: Record<string, string> = {}, input?:
   return cli(args, { env, input });
 }
 
-const OFFLINE = { DOMMON_DNS_SERVERS: '127.0.0.1:9', DOMMON_RDAP_URL: 'http://127.0.0.1:9/', DOMMON_WHOIS_SERVER: '127.0.0.1:9', DOMMON_IANA_WHOIS: '127.0.0.1:9' };
+const OFFLINE = {
+  DOMMON_DNS_SERVERS: '127.0.0.1:9',
+  DOMMON_RDAP_URL: 'http://127.0.0.1:9/',
+  DOMMON_WHOIS_SERVER: '127.0.0.1:9',
+  DOMMON_IANA_WHOIS: '127.0.0.1:9',
+};
 
 /** The runner's environment without DOMMON_*, colour switches and tap's hooks (NODE_OPTIONS holds its
  * process-info loader): the CLI starts as it would in a user's shell, and much faster. */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(k)) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(k)) env[k] = v;
   // DNS, RDAP and WHOIS default to a closed loopback port (as in startApp): no child ever reaches the internet.
   return { ...env, DOMMON_LOG_LEVEL: 'error', ...OFFLINE, ...extra };
 }
@@ -120,10 +131,18 @@ export interface Daemon {
  * `dommon ...args serve --port 0` in a child (built first when stale); resolves on the
  * `listening on http://...` line, rejects (and kills the child) when it exits or takes longer than timeoutMs.
  */
-export async function serveDaemon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<Daemon> {
+export async function serveDaemon(
+  args: string[],
+  env: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<Daemon> {
   await ensureBuilt();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], { cwd: ROOT, env: cleanEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], {
+      cwd: ROOT,
+      env: cleanEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
@@ -138,7 +157,9 @@ export async function serveDaemon(args: string[], env: Record<string, string> = 
       if (m) {
         clearTimeout(timer);
         resolve({
-          child, url: m[1]!, stderr: () => err,
+          child,
+          url: m[1]!,
+          stderr: () => err,
           async stop() {
             child.kill('SIGTERM');
             return exited;

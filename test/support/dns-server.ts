@@ -40,7 +40,9 @@ function answersFor(name: string, type: string, e: ZoneEntry): packet.Answer[] {
     case 'TXT':
       return (e.TXT ?? []).map((t) => ({ ...base, type: 'TXT', data: Array.isArray(t) ? t : [t] }) as packet.Answer);
     case 'CAA':
-      return (e.CAA ?? []).map((c) => ({ ...base, type: 'CAA', data: { flags: c.flags ?? 0, tag: c.tag, value: c.value } }) as packet.Answer);
+      return (e.CAA ?? []).map(
+        (c) => ({ ...base, type: 'CAA', data: { flags: c.flags ?? 0, tag: c.tag, value: c.value } }) as packet.Answer,
+      );
     case 'MX':
       return (e.MX ?? []).map((m) => ({ ...base, type: 'MX', data: m }) as packet.Answer);
     case 'NS':
@@ -48,9 +50,13 @@ function answersFor(name: string, type: string, e: ZoneEntry): packet.Answer[] {
     case 'A':
       return (e.A ?? []).map((a) => ({ ...base, type: 'A', data: a }) as packet.Answer);
     case 'DS':
-      return (e.DS ?? []).map((d) => ({ ...base, type: 'DS', data: { ...d, digest: Buffer.from(d.digest, 'hex') } }) as packet.Answer);
+      return (e.DS ?? []).map(
+        (d) => ({ ...base, type: 'DS', data: { ...d, digest: Buffer.from(d.digest, 'hex') } }) as packet.Answer,
+      );
     case 'DNSKEY':
-      return (e.DNSKEY ?? []).map((k) => ({ ...base, type: 'DNSKEY', data: { ...k, key: Buffer.from(k.key, 'base64') } }) as packet.Answer);
+      return (e.DNSKEY ?? []).map(
+        (k) => ({ ...base, type: 'DNSKEY', data: { ...k, key: Buffer.from(k.key, 'base64') } }) as packet.Answer,
+      );
     default:
       return [];
   }
@@ -60,7 +66,17 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
   const socket = dgram.createSocket('udp4');
   const queries: { name: string; type: string }[] = [];
   const failing = new Set<string>();
-  const server: DnsServer = { address: '', port: 0, zone, queries, failing, refusing: new Set(), silent: new Set(), delayMs: 0, close: async () => undefined };
+  const server: DnsServer = {
+    address: '',
+    port: 0,
+    zone,
+    queries,
+    failing,
+    refusing: new Set(),
+    silent: new Set(),
+    delayMs: 0,
+    close: async () => undefined,
+  };
 
   socket.on('message', (msg, rinfo) => {
     let q: packet.Packet;
@@ -99,7 +115,10 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
       return reply(0, [cname, ...(t ? answersFor(target, question.type, t) : [])]);
     }
     if (question.type === 'CNAME') {
-      return reply(0, entry.CNAME ? [{ name, type: 'CNAME', ttl: 60, class: 'IN', data: entry.CNAME } as packet.Answer] : []);
+      return reply(
+        0,
+        entry.CNAME ? [{ name, type: 'CNAME', ttl: 60, class: 'IN', data: entry.CNAME } as packet.Answer] : [],
+      );
     }
     reply(0, answersFor(name, question.type, entry));
   });

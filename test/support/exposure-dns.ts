@@ -35,7 +35,12 @@ const REFUSED = 5;
 
 const lc = (s: string) => s.toLowerCase().replace(/\.$/, '');
 
-function lookup(records: Rec[], qname: string, qtype: string, depth = 0): { answers: dnsPacket.Answer[]; rcode: number } {
+function lookup(
+  records: Rec[],
+  qname: string,
+  qtype: string,
+  depth = 0,
+): { answers: dnsPacket.Answer[]; rcode: number } {
   const name = lc(qname);
   let own = records.filter((r) => lc(r.name) === name);
   if (!own.length) {
@@ -72,13 +77,28 @@ function respond(s: ExposureDnsServer, query: dnsPacket.DecodedPacket): dnsPacke
     const soa = inZone.find((r) => r.type === 'SOA' && lc(r.name) === zone);
     if (!soa) return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER | REFUSED }];
     const rr = (r: Rec) => ({ name: lc(r.name), type: r.type, ttl: 60, data: r.data }) as dnsPacket.Answer;
-    return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER, answers: [rr(soa), ...inZone.filter((r) => r !== soa).map(rr), rr(soa)] }];
+    return [
+      {
+        ...base,
+        flags: dnsPacket.AUTHORITATIVE_ANSWER,
+        answers: [rr(soa), ...inZone.filter((r) => r !== soa).map(rr), rr(soa)],
+      },
+    ];
   }
   const { answers, rcode } = lookup(s.records, q.name, q.type);
-  return [{ ...base, flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | rcode, answers }];
+  return [
+    {
+      ...base,
+      flags: dnsPacket.AUTHORITATIVE_ANSWER | dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | rcode,
+      answers,
+    },
+  ];
 }
 
-export async function startExposureDns(records: Rec[], opts: { axfr?: string[]; address?: string } = {}): Promise<ExposureDnsServer> {
+export async function startExposureDns(
+  records: Rec[],
+  opts: { axfr?: string[]; address?: string } = {},
+): Promise<ExposureDnsServer> {
   const address = opts.address ?? '127.0.0.1';
   for (let attempt = 0; ; attempt++) {
     const udp = dgram.createSocket('udp4');
@@ -96,10 +116,20 @@ export async function startExposureDns(records: Rec[], opts: { axfr?: string[]; 
     }
     const sockets = new Set<net.Socket>();
     const s: ExposureDnsServer = {
-      address, port, server: `${address}:${port}`, records, axfr: new Set(opts.axfr ?? []), axfrRequests: [], queries: 0, servfail: false,
+      address,
+      port,
+      server: `${address}:${port}`,
+      records,
+      axfr: new Set(opts.axfr ?? []),
+      axfrRequests: [],
+      queries: 0,
+      servfail: false,
       async close() {
         sockets.forEach((x) => x.destroy());
-        await Promise.all([new Promise<void>((r) => udp.close(() => r())), new Promise<void>((r) => tcp.close(() => r()))]);
+        await Promise.all([
+          new Promise<void>((r) => udp.close(() => r())),
+          new Promise<void>((r) => tcp.close(() => r())),
+        ]);
       },
     };
     udp.on('message', (msg, rinfo) => {

@@ -38,7 +38,10 @@ async function listen(server: net.Server, address: string): Promise<Peer> {
 
 /** Accepts connections and says nothing (a port that is open). */
 export function tcpListener(address: string): Promise<Peer> {
-  return listen(net.createServer((s) => s.on('error', () => undefined)), address);
+  return listen(
+    net.createServer((s) => s.on('error', () => undefined)),
+    address,
+  );
 }
 
 /** A port on `address` that refuses connections (bound, then closed). */
@@ -49,7 +52,10 @@ export async function closedPort(address = '127.0.0.1'): Promise<number> {
 }
 
 export function httpPage(address: string, status: number, body: string): Promise<Peer> {
-  return listen(http.createServer((_req, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(body)), address);
+  return listen(
+    http.createServer((_req, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(body)),
+    address,
+  );
 }
 
 interface TestCert {
@@ -61,12 +67,33 @@ interface TestCert {
 export function makeCert(names: string[], days: number): TestCert | null {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-cert-'));
   try {
-    execFileSync('openssl', [
-      'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', path.join(dir, 'k.pem'),
-      '-out', path.join(dir, 'c.pem'), '-days', String(days), '-subj', `/CN=${names[0]}`,
-      '-addext', `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
-    ], { stdio: 'ignore' });
-    return { key: fs.readFileSync(path.join(dir, 'k.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'c.pem'), 'utf8') };
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        path.join(dir, 'k.pem'),
+        '-out',
+        path.join(dir, 'c.pem'),
+        '-days',
+        String(days),
+        '-subj',
+        `/CN=${names[0]}`,
+        '-addext',
+        `subjectAltName=${names.map((n) => `DNS:${n}`).join(',')}`,
+      ],
+      { stdio: 'ignore' },
+    );
+    return {
+      key: fs.readFileSync(path.join(dir, 'k.pem'), 'utf8'),
+      cert: fs.readFileSync(path.join(dir, 'c.pem'), 'utf8'),
+    };
   } catch {
     return null;
   } finally {
@@ -78,9 +105,10 @@ type TlsMode = 'modern' | 'tls1.0-only';
 
 /** A TLS server answering HTTP 200; `tls1.0-only` accepts nothing but TLS 1.0 (security level 0). */
 export function tlsServer(address: string, c: TestCert, mode: TlsMode): Promise<Peer> {
-  const opts: tls.TlsOptions = mode === 'modern'
-    ? { key: c.key, cert: c.cert, minVersion: 'TLSv1.2' }
-    : { key: c.key, cert: c.cert, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' };
+  const opts: tls.TlsOptions =
+    mode === 'modern'
+      ? { key: c.key, cert: c.cert, minVersion: 'TLSv1.2' }
+      : { key: c.key, cert: c.cert, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' };
   const server = tls.createServer(opts, (s) => {
     s.on('error', () => undefined);
     s.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok');
@@ -94,7 +122,14 @@ export async function tls10Supported(c: TestCert): Promise<boolean> {
   const p = await tlsServer('127.0.0.1', c, 'tls1.0-only');
   try {
     return await new Promise<boolean>((resolve) => {
-      const s = tls.connect({ host: p.address, port: p.port, rejectUnauthorized: false, minVersion: 'TLSv1', maxVersion: 'TLSv1', ciphers: 'DEFAULT@SECLEVEL=0' });
+      const s = tls.connect({
+        host: p.address,
+        port: p.port,
+        rejectUnauthorized: false,
+        minVersion: 'TLSv1',
+        maxVersion: 'TLSv1',
+        ciphers: 'DEFAULT@SECLEVEL=0',
+      });
       s.once('secureConnect', () => {
         resolve(s.getProtocol() === 'TLSv1');
         s.destroy();

@@ -12,7 +12,19 @@ export const ZONE = 'acme.test';
 
 function zoneRecords(): Rec[] {
   return [
-    { name: ZONE, type: 'SOA', data: { mname: `ns1.${ZONE}`, rname: `hostmaster.${ZONE}`, serial: 1, refresh: 3600, retry: 600, expire: 86400, minimum: 60 } },
+    {
+      name: ZONE,
+      type: 'SOA',
+      data: {
+        mname: `ns1.${ZONE}`,
+        rname: `hostmaster.${ZONE}`,
+        serial: 1,
+        refresh: 3600,
+        retry: 600,
+        expire: 86400,
+        minimum: 60,
+      },
+    },
     { name: ZONE, type: 'NS', data: `ns1.${ZONE}` },
     { name: ZONE, type: 'A', data: '127.0.0.1' },
     { name: ZONE, type: 'TXT', data: 'v=spf1 -all' },
@@ -65,23 +77,33 @@ export async function startWorld(): Promise<World> {
   const closed = await closedPort();
   const dns = await startExposureDns(zoneRecords(), { axfr: [ZONE] });
   const ports: Record<string, number> = {
-    '127.0.0.1:80': page.port, '127.0.0.1:443': web.port, '127.0.0.1:53': dns.port,
-    '127.0.0.6:80': shop.port, '127.0.0.3:5432': db.port,
+    '127.0.0.1:80': page.port,
+    '127.0.0.1:443': web.port,
+    '127.0.0.1:53': dns.port,
+    '127.0.0.6:80': shop.port,
+    '127.0.0.3:5432': db.port,
     ...(legacy ? { '127.0.0.4:443': legacy.port } : {}),
   };
   let now = Date.now();
   const clock = { now: () => new Date(now), advance: (ms: number) => void (now += ms) };
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server }, {
-    clock,
-    exposure: {
-      // Every other well-known port on every address goes to a port that refuses.
-      portFor: (port, address) => ports[`${address}:${port}`] ?? closed,
-      options: { connectTimeoutMs: 500, httpTimeoutMs: 1500, tlsTimeoutMs: 1500, axfrTimeoutMs: 1500 },
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: dns.server },
+    {
+      clock,
+      exposure: {
+        // Every other well-known port on every address goes to a port that refuses.
+        portFor: (port, address) => ports[`${address}:${port}`] ?? closed,
+        options: { connectTimeoutMs: 500, httpTimeoutMs: 1500, tlsTimeoutMs: 1500, axfrTimeoutMs: 1500 },
+      },
     },
-  });
+  );
   const { app, url } = s;
   return {
-    app, url, dns, tls10, clock,
+    app,
+    url,
+    dns,
+    tls10,
+    clock,
     async token(team = 'acme-team') {
       const t = await app.services.access.createToken({ team });
       return { token: t.token, team_id: t.team_id };

@@ -13,9 +13,10 @@ export async function startHttpRdap(domains: Record<string, unknown> = {}): Prom
   const server = http.createServer((req, res) => {
     requests.push(req.url ?? '');
     const m = /^\/domain\/([^/?]+)/.exec(req.url ?? '');
-    const body = req.url === '/help'
-      ? { rdapConformance: ['rdap_level_0'], notices: [{ title: 'help', description: ['dommon test RDAP server'] }] }
-      : m && domains[decodeURIComponent(m[1]!).toLowerCase()];
+    const body =
+      req.url === '/help'
+        ? { rdapConformance: ['rdap_level_0'], notices: [{ title: 'help', description: ['dommon test RDAP server'] }] }
+        : m && domains[decodeURIComponent(m[1]!).toLowerCase()];
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/rdap+json' });
     res.end(JSON.stringify(body ?? { errorCode: 404, title: 'not found' }));
   });
@@ -23,9 +24,10 @@ export async function startHttpRdap(domains: Record<string, unknown> = {}): Prom
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
-    close: () => new Promise<void>((resolve) => {
-      server.closeAllConnections();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
   };
 }

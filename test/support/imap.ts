@@ -44,7 +44,8 @@ export async function startImap(opts: ImapOptions): Promise<ImapPeer> {
         const [tag, cmd = ''] = line.split(' ');
         const verb = cmd.toUpperCase();
         peer.commands.push(`${verb}${secure ? ' (tls)' : ''}`);
-        if (verb === 'CAPABILITY') socket.write(`* CAPABILITY ${secure ? 'IMAP4rev1 AUTH=PLAIN' : caps}\r\n${tag} OK CAPABILITY completed\r\n`);
+        if (verb === 'CAPABILITY')
+          socket.write(`* CAPABILITY ${secure ? 'IMAP4rev1 AUTH=PLAIN' : caps}\r\n${tag} OK CAPABILITY completed\r\n`);
         else if (verb === 'NOOP') socket.write(`${tag} OK NOOP completed\r\n`);
         else if (verb === 'LOGOUT') socket.end(`* BYE logging out\r\n${tag} OK LOGOUT completed\r\n`);
         else if (verb === 'STARTTLS' && mode === 'starttls' && !secure) {
@@ -63,12 +64,17 @@ export async function startImap(opts: ImapOptions): Promise<ImapPeer> {
   const greet = (socket: net.Socket, secure: boolean) => {
     peer.connections++;
     serve(socket, secure);
-    const line = opts.greeting ?? (opts.capabilityInGreeting === false ? '* OK dommon test IMAP ready' : `* OK [CAPABILITY ${caps}] dommon test IMAP ready`);
+    const line =
+      opts.greeting ??
+      (opts.capabilityInGreeting === false
+        ? '* OK dommon test IMAP ready'
+        : `* OK [CAPABILITY ${caps}] dommon test IMAP ready`);
     socket.write(`${line}\r\n`);
   };
-  const server = mode === 'implicit'
-    ? tls.createServer({ cert: opts.cert.cert, key: opts.cert.key }, (s) => greet(s, true))
-    : net.createServer((s) => greet(s, false));
+  const server =
+    mode === 'implicit'
+      ? tls.createServer({ cert: opts.cert.cert, key: opts.cert.key }, (s) => greet(s, true))
+      : net.createServer((s) => greet(s, false));
   server.on('tlsClientError', () => undefined);
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const peer: ImapPeer = {

@@ -16,18 +16,53 @@ interface TestCert {
   keyPem: string;
 }
 
-const ossl = (dir: string, args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
+const ossl = (dir: string, args: string[]) =>
+  execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'ignore', 'pipe'] });
 
 /** A CA and a leaf for `localhost` and 127.0.0.1 valid `days` from now. */
 export function makeCert(days: number, names = ['DNS:localhost', 'IP:127.0.0.1']): TestCert {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-cert-'));
   const ec = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
-  ossl(dir, ['req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '30', '-subj', '/CN=dommon test CA']);
+  ossl(dir, [
+    'req',
+    '-x509',
+    ...ec,
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '30',
+    '-subj',
+    '/CN=dommon test CA',
+  ]);
   ossl(dir, ['req', '-new', ...ec, '-keyout', 'leaf.key', '-out', 'leaf.csr', '-subj', '/CN=localhost']);
   fs.writeFileSync(path.join(dir, 'ext.cnf'), `subjectAltName=${names.join(',')}\nbasicConstraints=CA:FALSE\n`);
-  ossl(dir, ['x509', '-req', '-in', 'leaf.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'leaf.pem', '-days', String(days), '-extfile', 'ext.cnf']);
+  ossl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    'leaf.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'leaf.pem',
+    '-days',
+    String(days),
+    '-extfile',
+    'ext.cnf',
+  ]);
   const read = (f: string) => fs.readFileSync(path.join(dir, f), 'utf8');
-  return { dir, caFile: path.join(dir, 'ca.pem'), caPem: read('ca.pem'), certPem: read('leaf.pem'), keyPem: read('leaf.key') };
+  return {
+    dir,
+    caFile: path.join(dir, 'ca.pem'),
+    caPem: read('ca.pem'),
+    certPem: read('leaf.pem'),
+    keyPem: read('leaf.key'),
+  };
 }
 
 interface Peer {

@@ -37,12 +37,14 @@ function init() {
   formatsPlugin.default(ajv);
   // Each component schema of the document under its own key (refs re-pointed), which compiles far
   // faster than refs into one big document.
-  for (const [name, schema] of Object.entries<Json>(doc.components.schemas)) ajv.addSchema(repoint(schema), `oas:${name}`, undefined, false);
+  for (const [name, schema] of Object.entries<Json>(doc.components.schemas))
+    ajv.addSchema(repoint(schema), `oas:${name}`, undefined, false);
   const routes: Route[] = [];
   for (const [p, item] of Object.entries<Json>(doc.paths)) {
     const re = new RegExp(`^${p.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^/}]+\\?\}/g, '[^/]+')}/?$`);
     const params = (p.match(/\{/g) ?? []).length;
-    for (const [method, op] of Object.entries<Json>(item)) routes.push({ method: method.toUpperCase(), path: p, re, params, op });
+    for (const [method, op] of Object.entries<Json>(item))
+      routes.push({ method: method.toUpperCase(), path: p, re, params, op });
   }
   // Literal segments win over parameters (`/domains/bulk` before `/domains/{domainId}`).
   routes.sort((a, b) => a.params - b.params);
@@ -56,7 +58,12 @@ function repoint(v: unknown): any {
   if (Array.isArray(v)) return v.map(repoint);
   if (!v || typeof v !== 'object') return v;
   return Object.fromEntries(
-    Object.entries(v).map(([k, x]) => [k, k === '$ref' && typeof x === 'string' && x.startsWith(COMPONENT) ? `oas:${x.slice(COMPONENT.length)}` : repoint(x)]),
+    Object.entries(v).map(([k, x]) => [
+      k,
+      k === '$ref' && typeof x === 'string' && x.startsWith(COMPONENT)
+        ? `oas:${x.slice(COMPONENT.length)}`
+        : repoint(x),
+    ]),
   );
 }
 
@@ -74,7 +81,9 @@ function compile(schema: Json): ValidateFunction {
 
 /** A response object, following a `$ref` to components/responses. */
 function resolveResponse(res: Json): Json {
-  return typeof res.$ref === 'string' ? init().doc.components.responses[res.$ref.replace('#/components/responses/', '')] : res;
+  return typeof res.$ref === 'string'
+    ? init().doc.components.responses[res.$ref.replace('#/components/responses/', '')]
+    : res;
 }
 
 interface Received {
@@ -106,7 +115,9 @@ export function checkResponse(r: Received): void {
   }
   const listed = route.op.responses[String(r.status)] ?? route.op.responses.default;
   if (!listed) {
-    throw new Error(`OpenAPI: ${where}: status ${r.status} is not documented for ${m} ${route.path} (documented: ${Object.keys(route.op.responses).join(', ')})`);
+    throw new Error(
+      `OpenAPI: ${where}: status ${r.status} is not documented for ${m} ${route.path} (documented: ${Object.keys(route.op.responses).join(', ')})`,
+    );
   }
   if (method === 'HEAD') return;
   seen.add(`${m} ${route.path} ${r.status}`);
@@ -124,10 +135,12 @@ export function checkResponse(r: Received): void {
   const json = content['application/json'];
   if (!json) {
     const types = Object.keys(content);
-    if (!types.some((t) => r.contentType?.startsWith(t))) throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented ${types.join(' or ')}`);
+    if (!types.some((t) => r.contentType?.startsWith(t)))
+      throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented ${types.join(' or ')}`);
     return;
   }
-  if (!r.contentType?.includes('application/json')) throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented application/json`);
+  if (!r.contentType?.includes('application/json'))
+    throw new Error(`OpenAPI: ${where}: content-type ${r.contentType}, documented application/json`);
   validateWith(compile(json.schema), r.body, `${where} (${m} ${route.path})`, json.schema?.$ref);
 
   function validate(w: string) {
@@ -138,7 +151,10 @@ export function checkResponse(r: Received): void {
 function validateWith(fn: ValidateFunction, body: unknown, where: string, schemaRef: string | undefined): void {
   if (fn(body)) return;
   const errs = (fn.errors ?? []).map((e) => {
-    const extra = e.keyword === 'additionalProperties' ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"` : '';
+    const extra =
+      e.keyword === 'additionalProperties'
+        ? ` "${(e.params as { additionalProperty: string }).additionalProperty}"`
+        : '';
     return `${e.instancePath || '(body)'} ${e.message}${extra}`;
   });
   const name = schemaRef ? String(schemaRef).split('/').pop() : 'inline';

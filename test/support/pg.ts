@@ -10,7 +10,10 @@ function pgServerUrl(): string | null {
 }
 
 /** Creates an empty database and returns its URL; the teardown drops it (closing its other sessions). */
-export async function freshPgDatabase(t: { teardown(fn: () => unknown): void }, label = 'test'): Promise<string | null> {
+export async function freshPgDatabase(
+  t: { teardown(fn: () => unknown): void },
+  label = 'test',
+): Promise<string | null> {
   const server = pgServerUrl();
   if (!server) return null;
   const name = `dommon_${label}_${crypto.randomBytes(4).toString('hex')}`;

@@ -11,8 +11,12 @@ export function mutableClock(start = Date.now()) {
   let t = start;
   return {
     now: () => new Date(t),
-    set: (ms: number) => { t = ms; },
-    advance: (ms: number) => { t += ms; },
+    set: (ms: number) => {
+      t = ms;
+    },
+    advance: (ms: number) => {
+      t += ms;
+    },
     ms: () => t,
   };
 }
@@ -37,11 +41,22 @@ export async function openTestStore(env: Record<string, string> = {}, clock?: Cl
 type TestStore = Awaited<ReturnType<typeof openTestStore>>;
 
 /** n http endpoints on `port` (names web-0..), each with a liveness config. */
-export async function monitored(s: TestStore, n: number, port: number, cfg: { interval_seconds: number; timeout_seconds?: number; failure_threshold?: number }, domain = 'example.com') {
+export async function monitored(
+  s: TestStore,
+  n: number,
+  port: number,
+  cfg: { interval_seconds: number; timeout_seconds?: number; failure_threshold?: number },
+  domain = 'example.com',
+) {
   const d = await s.services.domains.create(s.teamId, { domain } as never);
   const out = [];
   for (let i = 0; i < n; i++) {
-    const e = await s.services.endpoints.create(s.teamId, { domain_id: d.id, name: `web-${i}`, endpoint_type: 'http', port });
+    const e = await s.services.endpoints.create(s.teamId, {
+      domain_id: d.id,
+      name: `web-${i}`,
+      endpoint_type: 'http',
+      port,
+    });
     out.push(await s.services.liveness.create(s.teamId, { endpoint_id: e.id, ...cfg }));
   }
   return out;

@@ -9,7 +9,10 @@ interface Exposition {
 }
 
 const key = (name: string, labels: Record<string, string>) =>
-  `${name}{${Object.keys(labels).sort().map((k) => `${k}=${JSON.stringify(labels[k])}`).join(',')}}`;
+  `${name}{${Object.keys(labels)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(labels[k])}`)
+    .join(',')}}`;
 
 export function parseExposition(text: string): Exposition {
   const samples = new Map<string, number>();
@@ -22,7 +25,8 @@ export function parseExposition(text: string): Exposition {
     const m = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})?\s+(\S+)(?:\s+\d+)?$/.exec(line);
     if (!m) throw new Error(`unparsable exposition line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const l of (m[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!.replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     const value = m[3] === '+Inf' ? Infinity : m[3] === '-Inf' ? -Infinity : Number(m[3]);
     samples.set(key(m[1]!, labels), value);
     all.push({ name: m[1]!, labels, value });

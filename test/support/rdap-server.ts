@@ -28,12 +28,34 @@ export function rdapDomain(name: string, d: RdapDomainSpec) {
     status: d.status ?? ['client transfer prohibited'],
     events,
     entities: d.registrar
-      ? [{
-          objectClassName: 'entity', handle: '9999', roles: ['registrar'],
-          publicIds: [{ type: 'IANA Registrar ID', identifier: '9999' }],
-          vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', d.registrar]]],
-          entities: [{ objectClassName: 'entity', roles: ['abuse'], vcardArray: ['vcard', [['version', {}, 'text', '4.0'], ['fn', {}, 'text', 'Abuse Desk']]] }],
-        }]
+      ? [
+          {
+            objectClassName: 'entity',
+            handle: '9999',
+            roles: ['registrar'],
+            publicIds: [{ type: 'IANA Registrar ID', identifier: '9999' }],
+            vcardArray: [
+              'vcard',
+              [
+                ['version', {}, 'text', '4.0'],
+                ['fn', {}, 'text', d.registrar],
+              ],
+            ],
+            entities: [
+              {
+                objectClassName: 'entity',
+                roles: ['abuse'],
+                vcardArray: [
+                  'vcard',
+                  [
+                    ['version', {}, 'text', '4.0'],
+                    ['fn', {}, 'text', 'Abuse Desk'],
+                  ],
+                ],
+              },
+            ],
+          },
+        ]
       : [],
     nameservers: (d.nameservers ?? []).map((n) => ({ objectClassName: 'nameserver', ldhName: n.toUpperCase() })),
     secureDNS: { delegationSigned: d.signed ?? false },
@@ -71,9 +93,10 @@ export async function startRdapServer(domains: Record<string, object | RdapAnswe
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  state.close = () => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  });
+  state.close = () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    });
   return state;
 }

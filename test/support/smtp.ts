@@ -143,7 +143,10 @@ export async function startSmtp(opts: SmtpOptions = {}): Promise<SmtpPeer> {
         mails.push({
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
-          raw, subject: p.subject, text: p.text, html: p.html,
+          raw,
+          subject: p.subject,
+          text: p.text,
+          html: p.html,
           auth: (session.user as string | undefined) ?? null,
           secure: secureAtMailFrom.has(session.id) && session.secure,
         });
@@ -170,7 +173,10 @@ export async function startSmtp(opts: SmtpOptions = {}): Promise<SmtpPeer> {
     waitFor(count, timeoutMs = 5000) {
       if (mails.length >= count) return Promise.resolve(mails.slice());
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`smtp: ${mails.length} of ${count} mails after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`smtp: ${mails.length} of ${count} mails after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(mails.slice())) });
       });
     },

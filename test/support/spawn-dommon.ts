@@ -3,7 +3,6 @@
 // first when stale); these only pick the log level those tests read.
 import { cli, ensureBuilt, serveDaemon as serveChild, type CliResult, type Daemon } from './cli.js';
 
-
 /** One command to completion. env holds DOMMON_* overrides. */
 export async function dommon(args: string[], env: Record<string, string> = {}, timeoutMs = 60_000): Promise<CliResult> {
   await ensureBuilt();

@@ -21,7 +21,9 @@ interface HttpTarget {
   close(): Promise<void>;
 }
 
-export async function startHttpTarget(opts: { tls?: { cert: string; key: string }; behaviour?: Behaviour } = {}): Promise<HttpTarget> {
+export async function startHttpTarget(
+  opts: { tls?: { cert: string; key: string }; behaviour?: Behaviour } = {},
+): Promise<HttpTarget> {
   let behaviour: Behaviour = opts.behaviour ?? { kind: 'status', code: 200 };
   const handler: http.RequestListener = (req, res) => {
     target.requests++;
@@ -39,7 +41,9 @@ export async function startHttpTarget(opts: { tls?: { cert: string; key: string 
     res.writeHead(b.code, { 'content-type': 'text/plain' });
     res.end(b.code === 200 ? 'ok' : 'not ok');
   };
-  const server = opts.tls ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler) : http.createServer(handler);
+  const server = opts.tls
+    ? https.createServer({ cert: opts.tls.cert, key: opts.tls.key }, handler)
+    : http.createServer(handler);
   server.on('connection', () => target.connections++);
   server.on('clientError', (_e, socket) => socket.destroy());
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -106,7 +110,12 @@ interface LoopbackDns {
 /** Answers every A query with 127.0.0.1 (TTL `ttl`), AAAA with no data, names in `missing` with NXDOMAIN. */
 export async function startLoopbackDns(opts: { ttl?: number } = {}): Promise<LoopbackDns> {
   const sock = dgram.createSocket('udp4');
-  const dns: LoopbackDns = { server: '', queries: 0, missing: new Set(), close: () => new Promise((r) => sock.close(() => r())) };
+  const dns: LoopbackDns = {
+    server: '',
+    queries: 0,
+    missing: new Set(),
+    close: () => new Promise((r) => sock.close(() => r())),
+  };
   sock.on('message', (msg, rinfo) => {
     let q: dnsPacket.Packet;
     try {
@@ -118,10 +127,16 @@ export async function startLoopbackDns(opts: { ttl?: number } = {}): Promise<Loo
     const question = q.questions?.[0];
     if (!question) return;
     const nx = dns.missing.has(question.name.toLowerCase());
-    const answers = !nx && question.type === 'A' ? [{ type: 'A' as const, name: question.name, ttl: opts.ttl ?? 0, data: '127.0.0.1' }] : [];
+    const answers =
+      !nx && question.type === 'A'
+        ? [{ type: 'A' as const, name: question.name, ttl: opts.ttl ?? 0, data: '127.0.0.1' }]
+        : [];
     const out = dnsPacket.encode({
-      id: q.id, type: 'response', flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (nx ? 3 : 0),
-      questions: q.questions, answers,
+      id: q.id,
+      type: 'response',
+      flags: dnsPacket.RECURSION_DESIRED | dnsPacket.RECURSION_AVAILABLE | (nx ? 3 : 0),
+      questions: q.questions,
+      answers,
     });
     sock.send(out, rinfo.port, rinfo.address);
   });

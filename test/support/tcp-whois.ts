@@ -10,7 +10,10 @@ interface TcpWhois {
   close(): Promise<void>;
 }
 
-export async function startTcpWhois(answer: (query: string) => string = (q) => `Domain Name: ${q.toUpperCase()}\r\nRegistry Expiry Date: 2030-01-01T00:00:00Z\r\n`): Promise<TcpWhois> {
+export async function startTcpWhois(
+  answer: (query: string) => string = (q) =>
+    `Domain Name: ${q.toUpperCase()}\r\nRegistry Expiry Date: 2030-01-01T00:00:00Z\r\n`,
+): Promise<TcpWhois> {
   const queries: string[] = [];
   const server = net.createServer((socket) => {
     let buf = '';
@@ -27,7 +30,9 @@ export async function startTcpWhois(answer: (query: string) => string = (q) => `
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   return {
-    port, address: `127.0.0.1:${port}`, queries,
+    port,
+    address: `127.0.0.1:${port}`,
+    queries,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }

@@ -26,7 +26,9 @@ interface WebhookReceiver {
 }
 
 /** `script(n)` answers the n-th request (1-based); default 200 for every request. */
-export async function startWebhookReceiver(script: (n: number, req: Omit<Received, 'at'>) => Reply | Promise<Reply> = () => ({ status: 200 })): Promise<WebhookReceiver> {
+export async function startWebhookReceiver(
+  script: (n: number, req: Omit<Received, 'at'>) => Reply | Promise<Reply> = () => ({ status: 200 }),
+): Promise<WebhookReceiver> {
   const requests: Received[] = [];
   const waiters: { count: number; resolve: () => void }[] = [];
   const server = http.createServer((req, res) => {
@@ -40,7 +42,14 @@ export async function startWebhookReceiver(script: (n: number, req: Omit<Receive
       } catch {
         json = undefined;
       }
-      const r = { n: requests.length + 1, method: req.method ?? '', path: req.url ?? '', headers: req.headers, raw, json };
+      const r = {
+        n: requests.length + 1,
+        method: req.method ?? '',
+        path: req.url ?? '',
+        headers: req.headers,
+        raw,
+        json,
+      };
       requests.push({ ...r, at: performance.now() });
       for (const w of waiters.filter((w) => requests.length >= w.count)) {
         waiters.splice(waiters.indexOf(w), 1);
@@ -61,7 +70,10 @@ export async function startWebhookReceiver(script: (n: number, req: Omit<Receive
     waitFor(count, timeoutMs = 5000) {
       if (requests.length >= count) return Promise.resolve(requests.slice());
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`receiver: ${requests.length} of ${count} requests after ${timeoutMs} ms`)), timeoutMs);
+        const timer = setTimeout(
+          () => reject(new Error(`receiver: ${requests.length} of ${count} requests after ${timeoutMs} ms`)),
+          timeoutMs,
+        );
         waiters.push({ count, resolve: () => (clearTimeout(timer), resolve(requests.slice())) });
       });
     },

@@ -2,7 +2,10 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 
-export function verisignText(name: string, d: { registrar: string; expiry: string; created?: string; nameservers: string[]; status?: string[]; dnssec?: string }): string {
+export function verisignText(
+  name: string,
+  d: { registrar: string; expiry: string; created?: string; nameservers: string[]; status?: string[]; dnssec?: string },
+): string {
   return [
     `   Domain Name: ${name.toUpperCase()}`,
     '   Registry Domain ID: 123456_DOMAIN_COM-VRSN',
@@ -19,7 +22,7 @@ export function verisignText(name: string, d: { registrar: string; expiry: strin
     '   URL of the ICANN Whois Inaccuracy Complaint Form: https://www.icann.org/wicf/',
     '>>> Last update of whois database: 2025-01-01T00:00:00Z <<<',
     '',
-    'NOTICE: The expiration date displayed in this record is the date the registrar\'s sponsorship of the domain name registration in the registry is currently set to expire.',
+    "NOTICE: The expiration date displayed in this record is the date the registrar's sponsorship of the domain name registration in the registry is currently set to expire.",
     '',
   ].join('\r\n');
 }
@@ -71,7 +74,8 @@ export function denicText(name: string, d: { nameservers: string[]; changed?: st
 
 export const RATE_LIMIT_TEXT = 'WHOIS LIMIT EXCEEDED - SEE WWW.PIR.ORG/WHOIS FOR DETAILS\r\n';
 export const DENIC_FREE = (name: string) => `Domain: ${name}\nStatus: free\n`;
-export const VERISIGN_NO_MATCH = (name: string) => `No match for "${name.toUpperCase()}".\r\n>>> Last update of whois database: 2025-01-01T00:00:00Z <<<\r\n`;
+export const VERISIGN_NO_MATCH = (name: string) =>
+  `No match for "${name.toUpperCase()}".\r\n>>> Last update of whois database: 2025-01-01T00:00:00Z <<<\r\n`;
 
 export interface WhoisServer {
   /** `127.0.0.1:PORT`, ready for DOMMON_WHOIS_SERVER. */
@@ -93,7 +97,10 @@ export async function startWhoisServer(answers: Record<string, string> = {}): Pr
       const raw = buf.trim();
       queries.push(raw);
       // DENIC's "-T dn <name>" and JPRS's "<name>/e" query forms answer by the name.
-      const name = raw.replace(/^-T dn\s+/, '').replace(/\/e$/, '').toLowerCase();
+      const name = raw
+        .replace(/^-T dn\s+/, '')
+        .replace(/\/e$/, '')
+        .toLowerCase();
       socket.end(state.answers[name] ?? VERISIGN_NO_MATCH(name));
     });
     socket.on('error', () => undefined);

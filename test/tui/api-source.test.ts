@@ -15,10 +15,20 @@ t.test('a refresh reads the lists in pages; extras only for the rows asked for',
   const token = await s.token('ops');
   const api = client(s.url, token);
   const teamId = (await api.post('/api/v1/auth')).body.team_id as string;
-  const domains = (await api.post('/api/v1/domains/bulk', { domains: Array.from({ length: 30 }, (_, i) => ({ domain: `d${i}.example.com` })) })).body.domains;
+  const domains = (
+    await api.post('/api/v1/domains/bulk', {
+      domains: Array.from({ length: 30 }, (_, i) => ({ domain: `d${i}.example.com` })),
+    })
+  ).body.domains;
   // 30 domains x 10 endpoints, each with a liveness configuration: 330 rows.
   const created = await api.post('/api/v1/endpoints/bulk', {
-    endpoints: Array.from({ length: 300 }, (_, i) => ({ domain_id: domains[i % 30].id, name: `e${i}`, endpoint_type: 'http', path: `/${i}`, liveness: {} })),
+    endpoints: Array.from({ length: 300 }, (_, i) => ({
+      domain_id: domains[i % 30].id,
+      name: `e${i}`,
+      endpoint_type: 'http',
+      path: `/${i}`,
+      liveness: {},
+    })),
   });
   t.equal(created.body.created, 300);
 
@@ -33,13 +43,23 @@ t.test('a refresh reads the lists in pages; extras only for the rows asked for',
   t.notOk(seen.some((p) => p.includes('/results') || p.includes('/status?') || /domains\/[^/]+\/status/.test(p)));
   t.equal(snap.domains.length, 30);
   t.equal(snap.domains.flatMap((d) => d.endpoints).length, 300);
-  t.ok(snap.domains.every((d) => d.health === 'unknown' && d.lastCheck === null), 'health from the list; last check not read yet');
+  t.ok(
+    snap.domains.every((d) => d.health === 'unknown' && d.lastCheck === null),
+    'health from the list; last check not read yet',
+  );
 
   // A probe result for one endpoint on screen.
   const row = snap.domains[0]!.endpoints[0]!;
   const config = await s.app.services.liveness.get(teamId, row.livenessId!);
   const endpoint = await s.app.services.endpoints.get(teamId, row.id);
-  await s.app.services.monitor.record([{ config, endpoint, at: Date.now() - 1000, outcome: { ok: true, responseTimeMs: 42, statusCode: 200, error: null } }]);
+  await s.app.services.monitor.record([
+    {
+      config,
+      endpoint,
+      at: Date.now() - 1000,
+      outcome: { ok: true, responseTimeMs: 42, statusCode: 200, error: null },
+    },
+  ]);
 
   const fresh = await source.load();
   const screen = [fresh.domains[0]!, ...fresh.domains[0]!.endpoints.slice(0, 4)];
@@ -55,12 +75,21 @@ t.test('a refresh reads the lists in pages; extras only for the rows asked for',
   await source.details(fresh, screen);
   t.equal(seen.length, 0, 'the same rows again, nothing moved: no request');
 
-  await s.app.services.monitor.record([{ config, endpoint, at: Date.now(), outcome: { ok: false, responseTimeMs: 5, statusCode: 503, error: 'HTTP 503' } }]);
+  await s.app.services.monitor.record([
+    { config, endpoint, at: Date.now(), outcome: { ok: false, responseTimeMs: 5, statusCode: 503, error: 'HTTP 503' } },
+  ]);
   const later = await source.load();
   seen.length = 0;
   const again = await source.details(later, [later.domains[0]!, ...later.domains[0]!.endpoints.slice(0, 4)]);
-  t.same(seen.filter((p) => p.includes('/results')).map((p) => p.split('/')[4]), [row.livenessId], "only the config whose last check moved");
-  t.same(again.domains[0]!.endpoints.find((e) => e.id === row.id)!.recent.map((r) => r.ok), [true, false]);
+  t.same(
+    seen.filter((p) => p.includes('/results')).map((p) => p.split('/')[4]),
+    [row.livenessId],
+    'only the config whose last check moved',
+  );
+  t.same(
+    again.domains[0]!.endpoints.find((e) => e.id === row.id)!.recent.map((r) => r.ok),
+    [true, false],
+  );
 });
 
 t.test('a small fleet gets every extra in load() (--once, --json)', async (t) => {

@@ -26,7 +26,9 @@ async function seeded(t: { teardown(fn: () => unknown): void }) {
   const alpha = (await api.post('/api/v1/domains', { domain: 'alpha.com' })).body;
   await api.post('/api/v1/domains', { domain: 'beta.org', expiry_date: '2099-01-01' });
   const gamma = (await api.post('/api/v1/domains', { domain: 'gamma.net' })).body;
-  const ep = (await api.post('/api/v1/endpoints', { domain_id: alpha.id, name: 'api', endpoint_type: 'https', subdomain: 'api' })).body;
+  const ep = (
+    await api.post('/api/v1/endpoints', { domain_id: alpha.id, name: 'api', endpoint_type: 'https', subdomain: 'api' })
+  ).body;
   await api.post('/api/v1/endpoints', { domain_id: gamma.id, name: 'www', endpoint_type: 'http', subdomain: 'www' });
   const cfg = (await api.post('/api/v1/liveness', { endpoint_id: ep.id })).body;
   // five probe results: four up with rising times, then one failure (down with threshold 1)
@@ -34,26 +36,83 @@ async function seeded(t: { teardown(fn: () => unknown): void }) {
   const endpoint = await s.app.services.endpoints.get(teamId, ep.id);
   const now = Date.now();
   await s.app.services.monitor.record(
-    [100, 200, 300, 400, 0].map((ms, i) => ({ config, endpoint, at: now - (5 - i) * 60_000, outcome: { ok: ms > 0, responseTimeMs: ms || 50, statusCode: ms ? 200 : 503, error: ms ? null : 'HTTP 503' } })),
+    [100, 200, 300, 400, 0].map((ms, i) => ({
+      config,
+      endpoint,
+      at: now - (5 - i) * 60_000,
+      outcome: { ok: ms > 0, responseTimeMs: ms || 50, statusCode: ms ? 200 : 503, error: ms ? null : 'HTTP 503' },
+    })),
   );
   const source = apiSource((m, p) => request(s.url, m, p, { token }));
   return { s, api, source, alpha, gamma };
 }
 
 t.test('sparkline and row order are pure', async (t) => {
-  t.equal(sparkline([{ ms: 10, ok: true }, { ms: 20, ok: true }, { ms: 30, ok: false }]), '▁█×');
-  t.equal(sparkline([{ ms: 5, ok: true }, { ms: 5, ok: true }]), '▁▁');
+  t.equal(
+    sparkline([
+      { ms: 10, ok: true },
+      { ms: 20, ok: true },
+      { ms: 30, ok: false },
+    ]),
+    '▁█×',
+  );
+  t.equal(
+    sparkline([
+      { ms: 5, ok: true },
+      { ms: 5, ok: true },
+    ]),
+    '▁▁',
+  );
   t.equal(sparkline([]), '');
   const snap: Snapshot = {
     at: '2026-01-01T00:00:00.000Z',
     domains: [
-      { kind: 'domain', id: '1', name: 'b.com', verified: false, grade: null, score: null, health: 'healthy', expiryDate: null, expiryDays: 400, registrar: null, ssl: null, sslDays: null, lastCheck: null, endpoints: [] },
-      { kind: 'domain', id: '2', name: 'a.com', verified: false, grade: null, score: null, health: 'critical', expiryDate: null, expiryDays: 3, registrar: null, ssl: null, sslDays: null, lastCheck: null, endpoints: [] },
+      {
+        kind: 'domain',
+        id: '1',
+        name: 'b.com',
+        verified: false,
+        grade: null,
+        score: null,
+        health: 'healthy',
+        expiryDate: null,
+        expiryDays: 400,
+        registrar: null,
+        ssl: null,
+        sslDays: null,
+        lastCheck: null,
+        endpoints: [],
+      },
+      {
+        kind: 'domain',
+        id: '2',
+        name: 'a.com',
+        verified: false,
+        grade: null,
+        score: null,
+        health: 'critical',
+        expiryDate: null,
+        expiryDays: 3,
+        registrar: null,
+        ssl: null,
+        sslDays: null,
+        lastCheck: null,
+        endpoints: [],
+      },
     ],
   };
-  t.same(visibleRows(snap, '', 'name').map((r) => r.name), ['a.com', 'b.com']);
-  t.same(visibleRows(snap, '', 'health').map((r) => r.name), ['a.com', 'b.com']);
-  t.same(visibleRows(snap, 'b.', 'expiry').map((r) => r.name), ['b.com']);
+  t.same(
+    visibleRows(snap, '', 'name').map((r) => r.name),
+    ['a.com', 'b.com'],
+  );
+  t.same(
+    visibleRows(snap, '', 'health').map((r) => r.name),
+    ['a.com', 'b.com'],
+  );
+  t.same(
+    visibleRows(snap, 'b.', 'expiry').map((r) => r.name),
+    ['b.com'],
+  );
 });
 
 t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, quit', async (t) => {
@@ -62,8 +121,15 @@ t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, q
   t.same(snapshot.domains.map((d) => d.name).sort(), ['alpha.com', 'beta.org', 'gamma.net']);
   const alphaApi = snapshot.domains.find((d) => d.name === 'alpha.com')!.endpoints[0]!;
   t.equal(alphaApi.liveness, 'down');
-  t.same(alphaApi.recent.map((r) => r.ok), [true, true, true, true, false], 'results oldest first');
-  t.same(alphaApi.recent.slice(0, 4).map((r) => r.ms), [100, 200, 300, 400]);
+  t.same(
+    alphaApi.recent.map((r) => r.ok),
+    [true, true, true, true, false],
+    'results oldest first',
+  );
+  t.same(
+    alphaApi.recent.slice(0, 4).map((r) => r.ms),
+    [100, 200, 300, 400],
+  );
 
   let quit = 0;
   const ui = render(<Dashboard snapshot={snapshot} now={new Date(snapshot.at)} color={false} onQuit={() => quit++} />);
@@ -71,7 +137,11 @@ t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, q
   let f = await frameWhere(ui.lastFrame, (x) => x.includes('gamma.net'));
   t.match(f, /3 domain\(s\), 2 endpoint\(s\) {2}0 up {2}1 down/);
   t.match(f, /^> alpha\.com\s+critical/m, 'first row selected');
-  t.match(f, /^ {4}api https:\/\/api\.alpha\.com\/\s+critical\s+-\s+down\s+▁▃▆█× fail\s+\d+m ago/m, 'endpoint row: liveness, sparkline, last check');
+  t.match(
+    f,
+    /^ {4}api https:\/\/api\.alpha\.com\/\s+critical\s+-\s+down\s+▁▃▆█× fail\s+\d+m ago/m,
+    'endpoint row: liveness, sparkline, last check',
+  );
   // beta.org's manual expiry_date is a health input: its health is stored with the domain at once (healthy,
   // A); once its DNS checks have failed against the offline resolver it may be a warning with a lower grade.
   t.match(f, /^ {2}beta\.org\s+(healthy|warning)\s+[A-C]\s+\d+d\s+-/m, 'expiry in days; unfilled fields are -');
@@ -106,7 +176,7 @@ t.test('dashboard frames over API data: rows, keys move, filter, sort, detail, q
   t.match(f, /filter: gam_/);
   t.notMatch(f, /alpha\.com|beta\.org/, 'filter hides rows that do not match');
   t.match(f, /^> gamma\.net/m, 'selection moves to the first match');
-  t.match(f, /www http:\/\/www\.gamma\.net/, "a matching domain keeps its endpoints");
+  t.match(f, /www http:\/\/www\.gamma\.net/, 'a matching domain keeps its endpoints');
   ui.stdin.write('\r');
   await tick();
   ui.stdin.write('j');

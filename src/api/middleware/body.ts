@@ -19,7 +19,11 @@ const DRAIN_MS = 10_000;
 
 class UnsupportedEncoding extends ServiceError {
   constructor(encoding: string) {
-    super('unsupported', `Content-Encoding "${encoding.slice(0, 40)}" is not supported (use ${CONTENT_ENCODINGS.join(', ')})`, 'UNSUPPORTED_CONTENT_ENCODING');
+    super(
+      'unsupported',
+      `Content-Encoding "${encoding.slice(0, 40)}" is not supported (use ${CONTENT_ENCODINGS.join(', ')})`,
+      'UNSUPPORTED_CONTENT_ENCODING',
+    );
   }
 }
 
@@ -40,7 +44,8 @@ function jsonDepth(value: unknown, cap = Infinity): number {
       max = d;
       if (max > cap) return max;
     }
-    for (const x of Array.isArray(v) ? v : Object.values(v)) if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
+    for (const x of Array.isArray(v) ? v : Object.values(v))
+      if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
   }
   return max;
 }

@@ -15,12 +15,26 @@ interface ErrorBody {
 }
 
 const HTTP_CODES: Record<number, string> = {
-  400: 'BAD_REQUEST', 401: 'UNAUTHORIZED', 404: 'NOT_FOUND', 405: 'METHOD_NOT_ALLOWED', 408: 'REQUEST_TIMEOUT', 413: 'PAYLOAD_TOO_LARGE',
-  415: 'UNSUPPORTED_MEDIA_TYPE', 429: 'RATE_LIMITED', 431: 'HEADERS_TOO_LARGE', 501: 'NOT_IMPLEMENTED', 503: 'UNAVAILABLE',
+  400: 'BAD_REQUEST',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  429: 'RATE_LIMITED',
+  431: 'HEADERS_TOO_LARGE',
+  501: 'NOT_IMPLEMENTED',
+  503: 'UNAVAILABLE',
 };
 
 function errorBody(status: number, message: string, path: string, clock: Clock, code?: string): ErrorBody {
-  return { error: message, code: code ?? HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : undefined), timestamp: clock.now().toISOString(), path };
+  return {
+    error: message,
+    code: code ?? HTTP_CODES[status] ?? (status >= 500 ? 'INTERNAL_ERROR' : undefined),
+    timestamp: clock.now().toISOString(),
+    path,
+  };
 }
 
 export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
@@ -32,7 +46,14 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
         ctx.body = errorBody(404, `no route for ${ctx.method} ${ctx.path}`, ctx.path, clock, 'ROUTE_NOT_FOUND');
       }
     } catch (err) {
-      const e = err as { status?: number; statusCode?: number; expose?: boolean; message?: string; type?: string; headers?: Record<string, string> };
+      const e = err as {
+        status?: number;
+        statusCode?: number;
+        expose?: boolean;
+        message?: string;
+        type?: string;
+        headers?: Record<string, string>;
+      };
       let status: number;
       let message: string;
       let code: string | undefined;
@@ -69,18 +90,34 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
  * over 16 KB, broken framing, a header timeout) is answered with the same error body instead of
  * Node's bare status line. The path is read from the request line when there is one.
  */
-export function clientErrorHandler(clock: Clock): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => void {
+export function clientErrorHandler(
+  clock: Clock,
+): (err: Error & { code?: string; rawPacket?: Buffer }, socket: Duplex) => void {
   return (err, socket) => {
     const started = (socket as { _httpMessage?: unknown })._httpMessage;
     if (err.code === 'ECONNRESET' || !socket.writable || started) {
       socket.destroy();
       return;
     }
-    const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : err.code === 'HPE_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
-    const target = /^[A-Z]+ (\/[^ ?#\r\n]{0,2000})/.exec(err.rawPacket?.subarray(0, 2100).toString('latin1') ?? '')?.[1] ?? '/';
-    const message = status === 431 ? 'request headers are larger than 16 KB' : status === 408 ? 'request headers took too long' : 'malformed HTTP request';
+    const status =
+      err.code === 'HPE_HEADER_OVERFLOW'
+        ? 431
+        : err.code === 'HPE_REQUEST_TIMEOUT' || err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 408
+          : 400;
+    const target =
+      /^[A-Z]+ (\/[^ ?#\r\n]{0,2000})/.exec(err.rawPacket?.subarray(0, 2100).toString('latin1') ?? '')?.[1] ?? '/';
+    const message =
+      status === 431
+        ? 'request headers are larger than 16 KB'
+        : status === 408
+          ? 'request headers took too long'
+          : 'malformed HTTP request';
     const body = JSON.stringify(errorBody(status, message, target, clock));
-    const reason = status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
-    socket.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const reason =
+      status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request';
+    socket.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   };
 }

@@ -9,7 +9,10 @@ const MAX_ENTRIES = 2000;
 /** Characters of cached answers at most (~16 MB of Latin-1 strings); then the cache starts over. */
 const MAX_CHARS = 16 * 1024 * 1024;
 
-export function readCache(stamp: (tables: readonly string[]) => string, tables: readonly string[]): Koa.Middleware<ApiState> & { entries(): number } {
+export function readCache(
+  stamp: (tables: readonly string[]) => string,
+  tables: readonly string[],
+): Koa.Middleware<ApiState> & { entries(): number } {
   // Answers by key; every one was read under `cacheStamp` (the cache is emptied when it moves).
   const cache = new Map<string, string>();
   let cacheStamp = '';

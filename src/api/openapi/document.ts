@@ -21,10 +21,42 @@ function componentName(id: string): string {
 const DROP = new Set(['$id', '$schema', '$comment', 'examples']);
 /** Keywords an OpenAPI 3.0 Schema Object allows; any other JSON Schema keyword is kept as `x-<keyword>`. */
 const OAS_KEYWORDS = new Set([
-  'title', 'multipleOf', 'maximum', 'exclusiveMaximum', 'minimum', 'exclusiveMinimum', 'maxLength', 'minLength', 'pattern',
-  'maxItems', 'minItems', 'uniqueItems', 'maxProperties', 'minProperties', 'required', 'enum', 'type', 'allOf', 'oneOf',
-  'anyOf', 'not', 'items', 'properties', 'additionalProperties', 'description', 'format', 'default', 'nullable',
-  'discriminator', 'readOnly', 'writeOnly', 'example', 'externalDocs', 'deprecated', 'xml', '$ref',
+  'title',
+  'multipleOf',
+  'maximum',
+  'exclusiveMaximum',
+  'minimum',
+  'exclusiveMinimum',
+  'maxLength',
+  'minLength',
+  'pattern',
+  'maxItems',
+  'minItems',
+  'uniqueItems',
+  'maxProperties',
+  'minProperties',
+  'required',
+  'enum',
+  'type',
+  'allOf',
+  'oneOf',
+  'anyOf',
+  'not',
+  'items',
+  'properties',
+  'additionalProperties',
+  'description',
+  'format',
+  'default',
+  'nullable',
+  'discriminator',
+  'readOnly',
+  'writeOnly',
+  'example',
+  'externalDocs',
+  'deprecated',
+  'xml',
+  '$ref',
 ]);
 
 /**
@@ -88,12 +120,19 @@ export function toOpenApiSchema(schema: unknown): unknown {
 }
 
 const STATUS_TEXT: Record<number, string> = {
-  200: 'OK', 201: 'Created',
+  200: 'OK',
+  201: 'Created',
   400: 'Invalid request parameters, body or JSON (also: a number out of its range, JSON nested deeper than 64 levels, a body that is not valid for its Content-Encoding)',
   401: 'Missing or invalid API token',
-  402: 'Plan limit reached', 403: 'Not permitted', 404: 'Not found (also any path id that is not a UUID)',
-  409: 'Already exists or conflicting state', 413: 'Request body over 1 MB (after decompression)', 415: 'Content-Encoding other than gzip, deflate, br or identity', 429: 'Rate limit exceeded (see Retry-After)',
-  500: 'Unexpected server error', 503: 'Temporarily unavailable',
+  402: 'Plan limit reached',
+  403: 'Not permitted',
+  404: 'Not found (also any path id that is not a UUID)',
+  409: 'Already exists or conflicting state',
+  413: 'Request body over 1 MB (after decompression)',
+  415: 'Content-Encoding other than gzip, deflate, br or identity',
+  429: 'Rate limit exceeded (see Retry-After)',
+  500: 'Unexpected server error',
+  503: 'Temporarily unavailable',
 };
 
 /** Error statuses every operation of this shape can answer (the entry adds the rest). */
@@ -114,7 +153,9 @@ function errorStatuses(op: OperationDoc): number[] {
 
 function operationId(method: string, path: string): string {
   const words = path.split(/[^A-Za-z0-9:]+/).filter((w) => w && w !== 'api' && w !== 'v1');
-  const camel = words.map((w) => (w.startsWith(':') ? `By${w[1]!.toUpperCase()}${w.slice(2)}` : w[0]!.toUpperCase() + w.slice(1)));
+  const camel = words.map((w) =>
+    w.startsWith(':') ? `By${w[1]!.toUpperCase()}${w.slice(2)}` : w[0]!.toUpperCase() + w.slice(1),
+  );
   return method + (path.startsWith('/api-') ? 'User' : '') + camel.join('');
 }
 
@@ -125,15 +166,24 @@ function responseObject(status: number, doc: ResponseDoc, schemas: Record<string
   const description = d.description ?? STATUS_TEXT[status] ?? `HTTP ${status}`;
   const headers: Json = {};
   if (auth) for (const h of RATE_HEADERS) headers[h] = { $ref: `#/components/headers/${h}` };
-  for (const [h, text] of Object.entries(d.headers ?? {})) headers[h] = { description: text, schema: { type: 'integer' } };
+  for (const [h, text] of Object.entries(d.headers ?? {}))
+    headers[h] = { description: text, schema: { type: 'integer' } };
   const base: Json = { description, ...(Object.keys(headers).length ? { headers } : {}) };
   const types = typeof d.contentType === 'string' ? [d.contentType] : (d.contentType ?? []);
   if (types.length && !types.includes('application/json')) {
-    return { ...base, content: Object.fromEntries(types.map((t) => [t, { schema: { type: 'string', ...(t.startsWith('image/') ? { format: 'binary' } : {}) } }])) };
+    return {
+      ...base,
+      content: Object.fromEntries(
+        types.map((t) => [t, { schema: { type: 'string', ...(t.startsWith('image/') ? { format: 'binary' } : {}) } }]),
+      ),
+    };
   }
   if (!d.schema) return base;
   if (!schemas[d.schema]) throw new Error(`response schema "${d.schema}" is not in schemas/`);
-  return { ...base, content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } } } };
+  return {
+    ...base,
+    content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } } },
+  };
 }
 
 function parameters(op: OperationDoc, path: string, schemas: Record<string, object>): Json[] {
@@ -149,7 +199,13 @@ function parameters(op: OperationDoc, path: string, schemas: Record<string, obje
     for (const [name, ps] of Object.entries((q.properties as Json | undefined) ?? {})) {
       const schema = toOpenApiSchema(ps) as Json;
       const { description, ...rest } = schema;
-      out.push({ name, in: 'query', required: required.has(name), ...(description ? { description } : {}), schema: rest });
+      out.push({
+        name,
+        in: 'query',
+        required: required.has(name),
+        ...(description ? { description } : {}),
+        schema: rest,
+      });
     }
   }
   return out;
@@ -169,11 +225,16 @@ function requestBody(op: OperationDoc, schemas: Record<string, object>): Json | 
   return { required: true, content: { 'application/json': { schema } } };
 }
 
-const API_KEY_FIELD = { type: 'string', description: 'The API token, when passed in the body instead of the Authorization header or the api_key query parameter.' };
+const API_KEY_FIELD = {
+  type: 'string',
+  description:
+    'The API token, when passed in the body instead of the Authorization header or the api_key query parameter.',
+};
 
 function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schemas: Record<string, object>): Json {
   const responses: Json = {};
-  for (const [status, doc] of Object.entries(op.responses)) responses[status] = responseObject(Number(status), doc, schemas, op.auth !== false);
+  for (const [status, doc] of Object.entries(op.responses))
+    responses[status] = responseObject(Number(status), doc, schemas, op.auth !== false);
   for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   const o: Json = {
     operationId: operationId(op.method, path),
@@ -220,7 +281,12 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     errorResponses[`E${status}`] = {
       description: STATUS_TEXT[status],
       ...(status === 429
-        ? { headers: { 'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } }, ...Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])) } }
+        ? {
+            headers: {
+              'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
+              ...Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
+            },
+          }
         : {}),
       content: { 'application/json': { schema: { $ref: `#/components/schemas/${schema}` } } },
     };
@@ -245,8 +311,14 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     },
     servers: [{ url: '/', description: 'The dommon daemon (both surfaces)' }],
     tags: [
-      { name: 'System' }, { name: 'Auth' }, { name: 'Portfolios' }, { name: 'Domains' }, { name: 'Endpoints' },
-      { name: 'Liveness' }, { name: 'Status' }, { name: 'Notifications' },
+      { name: 'System' },
+      { name: 'Auth' },
+      { name: 'Portfolios' },
+      { name: 'Domains' },
+      { name: 'Endpoints' },
+      { name: 'Liveness' },
+      { name: 'Status' },
+      { name: 'Notifications' },
       { name: 'User API', description: 'The `/api-*` paths: the same handlers and answers as their Public API twins.' },
     ],
     paths,
@@ -254,13 +326,21 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       schemas: components,
       responses: errorResponses,
       headers: {
-        'X-RateLimit-Limit': { description: 'Requests allowed per minute for the team (DOMMON_RATE_LIMIT)', schema: { type: 'integer' } },
+        'X-RateLimit-Limit': {
+          description: 'Requests allowed per minute for the team (DOMMON_RATE_LIMIT)',
+          schema: { type: 'integer' },
+        },
         'X-RateLimit-Remaining': { description: 'Requests left in the current window', schema: { type: 'integer' } },
         'X-RateLimit-Reset': { description: 'End of the current window (epoch seconds)', schema: { type: 'integer' } },
       },
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <token>' },
-        apiKeyQuery: { type: 'apiKey', in: 'query', name: 'api_key', description: 'The token as the query parameter api_key' },
+        apiKeyQuery: {
+          type: 'apiKey',
+          in: 'query',
+          name: 'api_key',
+          description: 'The token as the query parameter api_key',
+        },
       },
     },
   };

@@ -73,7 +73,11 @@ export function docsAssets(): (name: string) => DocsAsset | undefined {
     if (!asset) {
       dist ??= swaggerUiDist();
       const body = name === 'dommon-docs.js' ? Buffer.from(INIT_JS) : fs.readFileSync(path.join(dist.dir, name));
-      asset = { contentType: DOCS_ASSETS[name]!, body, etag: `"swagger-ui-dist-${dist.version}-${name}-${body.length}"` };
+      asset = {
+        contentType: DOCS_ASSETS[name]!,
+        body,
+        etag: `"swagger-ui-dist-${dist.version}-${name}-${body.length}"`,
+      };
       cache.set(name, asset);
     }
     return asset;

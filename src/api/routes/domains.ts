@@ -11,8 +11,15 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/domains', '/api-domains']) {
     router.get(base, ...secure, readCache(deps.stamp, ['domains', 'domain_registrations']), async (ctx) => {
-      const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>('domain-list', ctx.query);
-      ctx.body = listBody('domains', await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)), domainJson);
+      const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>(
+        'domain-list',
+        ctx.query,
+      );
+      ctx.body = listBody(
+        'domains',
+        await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)),
+        domainJson,
+      );
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<DomainInput>('domain-create', ctx.request.body);
@@ -21,7 +28,10 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ domains: unknown[] }>('domain-bulk', ctx.request.body);
       const r = await s.domains.bulkCreate(team(ctx), body.domains, (i) => v.body<DomainInput>('domain-create', i));
-      created(ctx, bulkBody('domains', r, domainJson, (d) => ({ id: d.id, domain: d.domain })));
+      created(
+        ctx,
+        bulkBody('domains', r, domainJson, (d) => ({ id: d.id, domain: d.domain })),
+      );
     });
     router.get(`${base}/:domainId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'domainId', 'Domain');

@@ -12,7 +12,13 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/endpoints', '/api-endpoints']) {
     router.get(base, ...secure, readCache(deps.stamp, ['endpoints', 'domains']), async (ctx) => {
-      const q = v.query<{ limit?: number; offset?: number; domain_id?: string; endpoint_type?: EndpointType; is_enabled?: boolean }>('endpoint-list', ctx.query);
+      const q = v.query<{
+        limit?: number;
+        offset?: number;
+        domain_id?: string;
+        endpoint_type?: EndpointType;
+        is_enabled?: boolean;
+      }>('endpoint-list', ctx.query);
       const f = { domain_id: q.domain_id, endpoint_type: q.endpoint_type, is_enabled: q.is_enabled };
       ctx.body = listBody('endpoints', await s.endpoints.list(team(ctx), f, page(q)), endpointJson);
     });
@@ -22,8 +28,17 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
-      const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) => v.body<EndpointInput>('endpoint-create', i));
-      created(ctx, bulkBody('endpoints', r, createdEndpointJson, (e) => ({ id: e.id, name: e.name, full_url: endpointJson(e).full_url })));
+      const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) =>
+        v.body<EndpointInput>('endpoint-create', i),
+      );
+      created(
+        ctx,
+        bulkBody('endpoints', r, createdEndpointJson, (e) => ({
+          id: e.id,
+          name: e.name,
+          full_url: endpointJson(e).full_url,
+        })),
+      );
     });
     router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));

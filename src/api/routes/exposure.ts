@@ -3,11 +3,24 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
 import { listBody } from '../shape.js';
-import { findingJson, scanJson, type ExposureCategory, type FindingStatus, type Severity } from '../../domain/exposure.js';
+import {
+  findingJson,
+  scanJson,
+  type ExposureCategory,
+  type FindingStatus,
+  type Severity,
+} from '../../domain/exposure.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
-type FindingQuery = { limit?: number; offset?: number; severity?: Severity; category?: ExposureCategory; status?: FindingStatus; domain_id?: string };
+type FindingQuery = {
+  limit?: number;
+  offset?: number;
+  severity?: Severity;
+  category?: ExposureCategory;
+  status?: FindingStatus;
+  domain_id?: string;
+};
 
 export function exposureRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
@@ -31,11 +44,27 @@ export function exposureRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   router.get('/api/v1/domains/:domainId/exposure/findings', ...secure, findingsCache, async (ctx) => {
     const id = pathId(ctx, 'domainId', 'Domain');
     const q = v.query<FindingQuery>('exposure-findings', ctx.query);
-    ctx.body = listBody('findings', await x.listFindings(team(ctx), { severity: q.severity, category: q.category, status: q.status, domain_id: id }, page(q)), findingJson);
+    ctx.body = listBody(
+      'findings',
+      await x.listFindings(
+        team(ctx),
+        { severity: q.severity, category: q.category, status: q.status, domain_id: id },
+        page(q),
+      ),
+      findingJson,
+    );
   });
   router.get('/api/v1/exposure/findings', ...secure, findingsCache, async (ctx) => {
     const q = v.query<FindingQuery>('exposure-findings', ctx.query);
-    ctx.body = listBody('findings', await x.listFindings(team(ctx), { severity: q.severity, category: q.category, status: q.status, domain_id: q.domain_id }, page(q)), findingJson);
+    ctx.body = listBody(
+      'findings',
+      await x.listFindings(
+        team(ctx),
+        { severity: q.severity, category: q.category, status: q.status, domain_id: q.domain_id },
+        page(q),
+      ),
+      findingJson,
+    );
   });
   router.get('/api/v1/exposure/findings/:findingId', ...secure, async (ctx) => {
     ctx.body = findingJson(await x.getFinding(team(ctx), pathId(ctx, 'findingId', 'Exposure finding')));

@@ -42,8 +42,14 @@ export function intelRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middle
     router.get(path, ...secure, async (ctx) => {
       const q = v.query<RenewalQuery & { limit?: number; offset?: number }>('renewals', ctx.query);
       const pg = page(q);
-      const r = await s.renewals.list(team(ctx), { type: q.type ?? 'domains', from: q.from, to: q.to, status: q.status }, pg);
-      ctx.body = listBody('renewals', { items: r.items, total: r.total, ...pg }, (x) => x, { type: q.type ?? 'domains' });
+      const r = await s.renewals.list(
+        team(ctx),
+        { type: q.type ?? 'domains', from: q.from, to: q.to, status: q.status },
+        pg,
+      );
+      ctx.body = listBody('renewals', { items: r.items, total: r.total, ...pg }, (x) => x, {
+        type: q.type ?? 'domains',
+      });
     });
   }
 }

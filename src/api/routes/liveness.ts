@@ -11,7 +11,13 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/liveness', '/api-liveness']) {
     router.get(base, ...secure, readCache(deps.stamp, ['liveness_configs', 'endpoints', 'domains']), async (ctx) => {
-      const q = v.query<{ limit?: number; offset?: number; endpoint_id?: string; domain_id?: string; is_enabled?: boolean }>('liveness-list', ctx.query);
+      const q = v.query<{
+        limit?: number;
+        offset?: number;
+        endpoint_id?: string;
+        domain_id?: string;
+        is_enabled?: boolean;
+      }>('liveness-list', ctx.query);
       const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
       ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));
     });
@@ -21,8 +27,18 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ liveness: unknown[] }>('liveness-bulk', ctx.request.body);
-      const r = await s.liveness.bulkCreate(team(ctx), body.liveness, (i) => v.body<LivenessInput>('liveness-create', i));
-      created(ctx, bulkBody('liveness', r, (c) => livenessJson(c), (c) => ({ id: c.id, endpoint_id: c.endpoint_id })));
+      const r = await s.liveness.bulkCreate(team(ctx), body.liveness, (i) =>
+        v.body<LivenessInput>('liveness-create', i),
+      );
+      created(
+        ctx,
+        bulkBody(
+          'liveness',
+          r,
+          (c) => livenessJson(c),
+          (c) => ({ id: c.id, endpoint_id: c.endpoint_id }),
+        ),
+      );
     });
     router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
       const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
@@ -36,12 +52,21 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.delete(`${base}/:livenessId`, ...secure, async (ctx) => {
       const c = await s.liveness.remove(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
-      ctx.body = deleteBody('liveness', 'Liveness configuration', { id: c.id, endpoint_id: c.endpoint_id }, { deleted_id: c.id });
+      ctx.body = deleteBody(
+        'liveness',
+        'Liveness configuration',
+        { id: c.id, endpoint_id: c.endpoint_id },
+        { deleted_id: c.id },
+      );
     });
   }
 }
 
-export function livenessDataRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function livenessDataRoutes(
+  router: ApiRouter,
+  { services: s, validator: v }: ApiDeps,
+  secure: Koa.Middleware[],
+): void {
   for (const prefix of ['/api/v1/liveness', '/api-liveness']) {
     const base = `${prefix}/:livenessId`;
     router.get(`${base}/results`, ...secure, async (ctx) => {

@@ -32,12 +32,18 @@ export function metricsRoutes(router: ApiRouter, deps: ApiDeps): void {
   const hosts = new Set(['localhost', deps.config.host.toLowerCase(), ...deps.config.publicHosts]);
   router.get('/metrics', async (ctx) => {
     if (refuse) {
-      throw new Forbidden(`/metrics is off: the daemon listens on ${deps.config.host}, not a loopback address, and DOMMON_METRICS_TOKEN is not set`, 'METRICS_TOKEN_REQUIRED');
+      throw new Forbidden(
+        `/metrics is off: the daemon listens on ${deps.config.host}, not a loopback address, and DOMMON_METRICS_TOKEN is not set`,
+        'METRICS_TOKEN_REQUIRED',
+      );
     }
     // Served without a token, /metrics could be read by a web page through DNS rebinding (its own name
     // resolving to 127.0.0.1): only an address, localhost or a configured public name is answered.
     if (!token && !hostAllowed(ctx.get('host'), hosts)) {
-      throw new Forbidden(`/metrics is not served under the name "${hostName(ctx.get('host')).slice(0, 100)}" (add it to DOMMON_PUBLIC_HOSTS, or set DOMMON_METRICS_TOKEN)`, 'HOST_NOT_ALLOWED');
+      throw new Forbidden(
+        `/metrics is not served under the name "${hostName(ctx.get('host')).slice(0, 100)}" (add it to DOMMON_PUBLIC_HOSTS, or set DOMMON_METRICS_TOKEN)`,
+        'HOST_NOT_ALLOWED',
+      );
     }
     if (token) {
       const m = /^Bearer\s+(\S+)\s*$/i.exec(ctx.get('authorization'));

@@ -4,7 +4,11 @@ import { Invalid } from '../../domain/errors.js';
 import type { SettingInput, TestInput } from '../../services/notifications.js';
 import { created, page, pathId } from './common.js';
 
-export function notificationRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {
+export function notificationRoutes(
+  router: ApiRouter,
+  { services: s, validator: v }: ApiDeps,
+  secure: Koa.Middleware[],
+): void {
   const base = '/api/v1/notifications';
   router.get(`${base}/settings`, ...secure, async (ctx) => {
     ctx.body = await s.notifications.listSettings(ctx.state.principal);
@@ -19,10 +23,16 @@ export function notificationRoutes(router: ApiRouter, { services: s, validator: 
     ctx.body = await s.notifications.upsertSetting(ctx.state.principal, type, body);
   });
   router.post(`${base}/test`, ...secure, async (ctx) => {
-    created(ctx, await s.notifications.testSend(ctx.state.principal, v.body<TestInput>('notification-test', ctx.request.body)));
+    created(
+      ctx,
+      await s.notifications.testSend(ctx.state.principal, v.body<TestInput>('notification-test', ctx.request.body)),
+    );
   });
   router.get(`${base}/log`, ...secure, async (ctx) => {
-    const q = v.query<{ channel?: string; status?: string; limit?: number; offset?: number }>('notification-log', ctx.query);
+    const q = v.query<{ channel?: string; status?: string; limit?: number; offset?: number }>(
+      'notification-log',
+      ctx.query,
+    );
     const r = await s.notifications.log(ctx.state.principal, { channel: q.channel, status: q.status, ...page(q) });
     ctx.set('X-Total-Count', String(r.total));
     ctx.body = r.items;

@@ -12,18 +12,33 @@ export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Midd
   router.post('/api-auth', async (ctx) => {
     const raw = ctx.request.body as { apiKey?: unknown } | undefined;
     // A missing key is an authentication failure (401), like a wrong one; other bad fields are a 400.
-    const missing = !raw || typeof raw !== 'object' || Array.isArray(raw) || typeof raw.apiKey !== 'string' || !raw.apiKey;
-    const body = missing ? undefined : v.body<{ apiKey: string; endpoint: string; method: string; userAgent?: string; ipAddress?: string }>('user-auth', raw);
+    const missing =
+      !raw || typeof raw !== 'object' || Array.isArray(raw) || typeof raw.apiKey !== 'string' || !raw.apiKey;
+    const body = missing
+      ? undefined
+      : v.body<{ apiKey: string; endpoint: string; method: string; userAgent?: string; ipAddress?: string }>(
+          'user-auth',
+          raw,
+        );
     const p = body ? await s.access.authenticate(body.apiKey) : null;
     if (!p) {
       ctx.status = 401;
-      ctx.body = { success: false, error: body ? 'Invalid API key' : 'apiKey is required', code: 'UNAUTHORIZED', timestamp: deps.clock.now().toISOString(), path: ctx.path };
+      ctx.body = {
+        success: false,
+        error: body ? 'Invalid API key' : 'apiKey is required',
+        code: 'UNAUTHORIZED',
+        timestamp: deps.clock.now().toISOString(),
+        path: ctx.path,
+      };
       return;
     }
     ctx.body = { success: true, teamId: p.team_id, apiTokenId: p.token_id, userId: p.user_id, tokenName: p.token_name };
   });
   router.get('/api-endpoint-status', ...secure, async (ctx) => {
-    const q = v.query<{ limit?: number; offset?: number; domain_id?: string; health?: Health }>('endpoint-status-list', ctx.query);
+    const q = v.query<{ limit?: number; offset?: number; domain_id?: string; health?: Health }>(
+      'endpoint-status-list',
+      ctx.query,
+    );
     const pg = page(q);
     const r = await s.status.endpointList(team(ctx), { domain_id: q.domain_id, health: q.health }, pg);
     ctx.body = listBody('endpoints', { items: r.items, total: r.total, ...pg }, (x) => x, { summary: r.summary });

@@ -5,7 +5,13 @@ import type { CheckReport } from './index.js';
 export function reportText(r: CheckReport, paint: Palette): string {
   const label = (s: string) => {
     const up = s.toUpperCase().padEnd(8);
-    return s === 'critical' ? paint.red(up) : s === 'warning' ? paint.yellow(up) : s === 'ok' ? paint.green(up) : paint.dim(up);
+    return s === 'critical'
+      ? paint.red(up)
+      : s === 'warning'
+        ? paint.yellow(up)
+        : s === 'ok'
+          ? paint.green(up)
+          : paint.dim(up);
   };
   const lines: string[] = [];
   for (const t of r.targets) {
@@ -15,6 +21,10 @@ export function reportText(r: CheckReport, paint: Palette): string {
     for (const c of t.checks) lines.push(`          ${c.check.padEnd(w)}  ${label(c.status)}  ${c.summary}`);
   }
   const s = r.summary;
-  lines.push(paint.dim(`${r.targets.length} target(s): ${s.ok} ok, ${s.warning} warning, ${s.critical} critical -> exit ${r.exit_code}`));
+  lines.push(
+    paint.dim(
+      `${r.targets.length} target(s): ${s.ok} ok, ${s.warning} warning, ${s.critical} critical -> exit ${r.exit_code}`,
+    ),
+  );
   return lines.join('\n');
 }

@@ -43,11 +43,18 @@ export function parseTarget(input: string): Target {
     const scheme = u.protocol.slice(0, -1);
     const service = SERVICE_TYPES.find((x) => x === scheme);
     if (service) return serviceTarget(s, service, u);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new UsageError(`"${s}": only ${['http', 'https', ...SERVICE_TYPES].join(', ')} URLs can be checked`);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:')
+      throw new UsageError(`"${s}": only ${['http', 'https', ...SERVICE_TYPES].join(', ')} URLs can be checked`);
     const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
     const tls = u.protocol === 'https:';
     const port = Number(u.port || (tls ? 443 : 80));
-    const endpoint = { endpoint_type: tls ? 'https' : 'http', domain: urlHost(host), subdomain: null, port, path: `${u.pathname}${u.search}` } as const;
+    const endpoint = {
+      endpoint_type: tls ? 'https' : 'http',
+      domain: urlHost(host),
+      subdomain: null,
+      port,
+      path: `${u.pathname}${u.search}`,
+    } as const;
     return { input: s, kind: 'url', host, port, url: u.toString(), endpoint, tls, domain };
   }
   const hp = /^(\[[0-9a-f:.]+\]|[^:/\s]+):(\d{1,5})$/i.exec(s);
@@ -59,10 +66,20 @@ export function parseTarget(input: string): Target {
     const { host } = names(raw);
     const endpoint = { endpoint_type: 'port', domain: urlHost(host), subdomain: null, port, path: null } as const;
     // Registration and DNS security are for domains and URLs; a host:port is a service check.
-    return { input: s, kind: 'hostport', host, port, url: null, endpoint, tls: (TLS_PORTS as readonly number[]).includes(port), domain: null };
+    return {
+      input: s,
+      kind: 'hostport',
+      host,
+      port,
+      url: null,
+      endpoint,
+      tls: (TLS_PORTS as readonly number[]).includes(port),
+      domain: null,
+    };
   }
   const raw = s.replace(/\.$/, '');
-  if (!net.isIP(raw) && (!HOST.test(raw) || raw.includes('/'))) throw new UsageError(`"${s}" is not a domain, URL or host:port`);
+  if (!net.isIP(raw) && (!HOST.test(raw) || raw.includes('/')))
+    throw new UsageError(`"${s}" is not a domain, URL or host:port`);
   const { host, domain } = names(raw);
   const endpoint = { endpoint_type: 'https', domain: urlHost(host), subdomain: null, port: 443, path: '/' } as const;
   return { input: s, kind: 'domain', host, port: 443, url: `https://${urlHost(host)}/`, endpoint, tls: true, domain };
@@ -70,8 +87,12 @@ export function parseTarget(input: string): Target {
 
 /** Targets from the command line and from --file (one per line, `#` comments). */
 export function collectTargets(args: string[], fileText: string | null): Target[] {
-  const fromFile = (fileText ?? '').split(/\r?\n/).map((l) => l.replace(/#.*/, '').trim()).filter(Boolean);
+  const fromFile = (fileText ?? '')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/#.*/, '').trim())
+    .filter(Boolean);
   const all = [...args, ...fromFile];
-  if (!all.length) throw new UsageError('give at least one TARGET (domain, URL, smtp:// or imap:// URL, or host:port) or --file');
+  if (!all.length)
+    throw new UsageError('give at least one TARGET (domain, URL, smtp:// or imap:// URL, or host:port) or --file');
   return all.map(parseTarget);
 }

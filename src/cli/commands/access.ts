@@ -10,28 +10,36 @@ export function tokenCommands(program: Command): void {
     .description('create a token for --team NAME (creating the team and user if needed); prints the token alone, once')
     .option('--user <email>', "the token's user (default: the team's first user, or admin@localhost)")
     .option('--name <label>', 'token name')
-    .action(run(async (ctx, o: { user?: string; name?: string }) => {
-      if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
-      const { services } = await ctx.local();
-      const t = await services.access.createToken({ team: ctx.opts.team, user: o.user, name: o.name });
-      ctx.print.out(t, () => t.token);
-    }));
+    .action(
+      run(async (ctx, o: { user?: string; name?: string }) => {
+        if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
+        const { services } = await ctx.local();
+        const t = await services.access.createToken({ team: ctx.opts.team, user: o.user, name: o.name });
+        ctx.print.out(t, () => t.token);
+      }),
+    );
   token
     .command('list')
     .description('list tokens (never their secret)')
-    .action(run(async (ctx) => {
-      const { services } = await ctx.local();
-      const rows = await services.access.listTokens(ctx.opts.team);
-      ctx.print.out(rows, () => table(rows, ['id', 'name', 'team', 'user', 'prefix', 'created_at', 'last_used_at', 'revoked_at']));
-    }));
+    .action(
+      run(async (ctx) => {
+        const { services } = await ctx.local();
+        const rows = await services.access.listTokens(ctx.opts.team);
+        ctx.print.out(rows, () =>
+          table(rows, ['id', 'name', 'team', 'user', 'prefix', 'created_at', 'last_used_at', 'revoked_at']),
+        );
+      }),
+    );
   token
     .command('revoke <id>')
     .description('revoke a token')
-    .action(run(async (ctx, id: string) => {
-      const { services } = await ctx.local();
-      const t = await services.access.revokeToken(id);
-      ctx.print.out(t, () => `revoked token ${t.id} (${t.name})`);
-    }));
+    .action(
+      run(async (ctx, id: string) => {
+        const { services } = await ctx.local();
+        const t = await services.access.revokeToken(id);
+        ctx.print.out(t, () => `revoked token ${t.id} (${t.name})`);
+      }),
+    );
 }
 
 export function userCommands(program: Command): void {
@@ -39,26 +47,31 @@ export function userCommands(program: Command): void {
   users
     .command('list')
     .description("list the team's users")
-    .action(run(async (ctx) => {
-      const { services } = await ctx.local();
-      const rows = await services.access.listUsers(ctx.opts.team);
-      ctx.print.out(rows, () => table(rows, ['id', 'email', 'created_at']));
-    }));
+    .action(
+      run(async (ctx) => {
+        const { services } = await ctx.local();
+        const rows = await services.access.listUsers(ctx.opts.team);
+        ctx.print.out(rows, () => table(rows, ['id', 'email', 'created_at']));
+      }),
+    );
   users
     .command('add <email>')
     .description('add a user to the team (--team creates the team if needed)')
-    .action(run(async (ctx, email: string) => {
-      const { services } = await ctx.local();
-      const u = await services.access.addUser(ctx.opts.team, email);
-      ctx.print.out(u, () => `added ${u.email} (${u.id})`);
-    }));
+    .action(
+      run(async (ctx, email: string) => {
+        const { services } = await ctx.local();
+        const u = await services.access.addUser(ctx.opts.team, email);
+        ctx.print.out(u, () => `added ${u.email} (${u.id})`);
+      }),
+    );
   users
     .command('remove <email>')
     .description("remove a user and revoke the user's tokens")
-    .action(run(async (ctx, email: string) => {
-      const { services } = await ctx.local();
-      const r = await services.access.removeUser(ctx.opts.team, email);
-      ctx.print.out(r, () => `removed ${r.user.email}; revoked ${r.revoked_tokens} token(s)`);
-    }));
+    .action(
+      run(async (ctx, email: string) => {
+        const { services } = await ctx.local();
+        const r = await services.access.removeUser(ctx.opts.team, email);
+        ctx.print.out(r, () => `removed ${r.user.email}; revoked ${r.revoked_tokens} token(s)`);
+      }),
+    );
 }
-

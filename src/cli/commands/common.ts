@@ -14,7 +14,11 @@ export const pageOptions: OptSpec[] = [
 export async function domainId(t: Transport, ref: string): Promise<string> {
   if (UUID.test(ref)) return ref;
   const name = ref.toLowerCase().replace(/\.$/, '');
-  const r = await call<ListBody<{ id: string; domain: string }>>(t, 'GET', `/api/v1/domains${qs({ domain: name, limit: 100 })}`);
+  const r = await call<ListBody<{ id: string; domain: string }>>(
+    t,
+    'GET',
+    `/api/v1/domains${qs({ domain: name, limit: 100 })}`,
+  );
   const hit = r.data.find((d) => d.domain === name);
   if (!hit) throw new ApiError(404, `domain ${ref} not found`);
   return hit.id;
@@ -28,7 +32,10 @@ export interface ListBody<T extends object = Record<string, unknown>> {
 
 const listText = (columns: string[]) => (r: ListBody, paint: Palette) => {
   const p = r.pagination;
-  const more = p && p.total > p.offset + r.data.length ? ` (showing ${p.offset + 1}-${p.offset + r.data.length}; --offset for more)` : '';
+  const more =
+    p && p.total > p.offset + r.data.length
+      ? ` (showing ${p.offset + 1}-${p.offset + r.data.length}; --offset for more)`
+      : '';
   return `${table(r.data, columns, paint)}\n${paint.dim(`${p?.total ?? r.data.length} total${more}`)}`;
 };
 
@@ -79,7 +86,8 @@ export function crud(o: CrudOptions): CommandSpec[] {
       description: `show one ${o.one}`,
       options: o.showOptions,
       examples: o.examples?.show,
-      action: async ({ t, args, body }) => call(t, 'GET', `${o.path}/${await id(t, args[0]!)}${qs(body as Record<string, string>)}`),
+      action: async ({ t, args, body }) =>
+        call(t, 'GET', `${o.path}/${await id(t, args[0]!)}${qs(body as Record<string, string>)}`),
       text: oneText,
     },
     {

@@ -16,10 +16,16 @@ interface Node {
 function walk(cmd: Command, path: string[], out: Node[], inherited: string[]): void {
   const flags = [...inherited, ...cmd.options.map((o) => o.long).filter((f): f is string => !!f)];
   const subs = cmd.commands.filter((c) => c.name() !== 'help').map((c) => c.name());
-  const values = [...cmd.registeredArguments.flatMap((a) => a.argChoices ?? []), ...cmd.options.flatMap((o) => o.argChoices ?? [])];
-  const choices = cmd.options.flatMap((o): Node['choices'] => (o.long && o.argChoices?.length ? [[o.long, o.argChoices]] : []));
+  const values = [
+    ...cmd.registeredArguments.flatMap((a) => a.argChoices ?? []),
+    ...cmd.options.flatMap((o) => o.argChoices ?? []),
+  ];
+  const choices = cmd.options.flatMap((o): Node['choices'] =>
+    o.long && o.argChoices?.length ? [[o.long, o.argChoices]] : [],
+  );
   out.push({ path, subs, flags: [...new Set([...flags, '--help'])], values: [...new Set(values)], choices });
-  for (const c of cmd.commands) if (c.name() !== 'help') walk(c, [...path, c.name()], out, path.length === 0 ? flags : inherited);
+  for (const c of cmd.commands)
+    if (c.name() !== 'help') walk(c, [...path, c.name()], out, path.length === 0 ? flags : inherited);
 }
 
 function bash(nodes: Node[]): string {
@@ -38,7 +44,10 @@ _dommon() {
     w="\${COMP_WORDS[i]}"
     [[ "$w" == -* ]] && continue
     case "\${key:+$key }$w" in
-${nodes.filter((n) => n.path.length).map((n) => `      "${n.path.join(' ')}") key="${n.path.join(' ')}" ;;`).join('\n')}
+${nodes
+  .filter((n) => n.path.length)
+  .map((n) => `      "${n.path.join(' ')}") key="${n.path.join(' ')}" ;;`)
+  .join('\n')}
     esac
   done
   case "$key" in
@@ -65,8 +74,10 @@ function fish(nodes: Node[]): string {
   for (const n of nodes) {
     const cond = n.path.length ? `__fish_seen_subcommand_from ${n.path[n.path.length - 1]}` : '__fish_use_subcommand';
     for (const s of [...n.subs, ...n.values]) lines.push(`complete -c dommon -n '${cond}' -a ${s}`);
-    for (const f of n.flags) if (f !== '--help' || !n.path.length) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')}`);
-    for (const [f, v] of n.choices) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')} -xa '${v.join(' ')}'`);
+    for (const f of n.flags)
+      if (f !== '--help' || !n.path.length) lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')}`);
+    for (const [f, v] of n.choices)
+      lines.push(`complete -c dommon -n '${cond}' -l ${f.replace(/^--/, '')} -xa '${v.join(' ')}'`);
   }
   return `${lines.join('\n')}\n`;
 }
@@ -77,7 +88,10 @@ export function completionCommand(program: Command): void {
   program
     .command('completion <shell>')
     .description('print a shell completion script (bash, zsh or fish)')
-    .addHelpText('after', '\nExamples:\n  $ eval "$(dommon completion bash)"      # in ~/.bashrc\n  $ dommon completion fish > ~/.config/fish/completions/dommon.fish\n')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ eval "$(dommon completion bash)"      # in ~/.bashrc\n  $ dommon completion fish > ~/.config/fish/completions/dommon.fish\n',
+    )
     .action((shell: string) => {
       const gen = SHELLS[shell as keyof typeof SHELLS];
       if (!gen) throw new UsageError(`shell must be one of ${Object.keys(SHELLS).join(', ')}`);

@@ -7,7 +7,12 @@ const fields: OptSpec[] = [
   { flags: '--portfolio <id>', description: 'portfolio id', field: 'portfolio_id' },
   { flags: '--notes <text>', description: 'free text', field: 'notes' },
   { flags: '--expiry-date <YYYY-MM-DD>', description: 'manual registration expiry', field: 'expiry_date' },
-  { flags: '--dkim-selectors <list>', description: 'comma list of extra DKIM selectors', field: 'dkim_selectors', kind: 'list' },
+  {
+    flags: '--dkim-selectors <list>',
+    description: 'comma list of extra DKIM selectors',
+    field: 'dkim_selectors',
+    kind: 'list',
+  },
 ];
 
 interface ImportLine {
@@ -29,7 +34,12 @@ export function parseImport(text: string): ImportLine[] {
       header = cols.map((c) => c.toLowerCase());
       continue;
     }
-    const nameIdx = header ? Math.max(0, header.findIndex((h) => NAME_COLUMN.test(h))) : 0;
+    const nameIdx = header
+      ? Math.max(
+          0,
+          header.findIndex((h) => NAME_COLUMN.test(h)),
+        )
+      : 0;
     const extra: Record<string, string> = {};
     if (header) header.forEach((h, j) => CSV_FIELDS[h] && cols[j] && (extra[CSV_FIELDS[h]!] = cols[j]!));
     out.push({ line, domain: cols[nameIdx] ?? '', extra });
@@ -44,7 +54,14 @@ export const domainsNoun: NounSpec = {
     ...crud({
       path: '/api/v1/domains',
       one: 'domain',
-      columns: ['id', 'domain', 'is_verified:VERIFIED', 'health_grade:GRADE', 'expiry_date:EXPIRES', 'portfolio_id:PORTFOLIO'],
+      columns: [
+        'id',
+        'domain',
+        'is_verified:VERIFIED',
+        'health_grade:GRADE',
+        'expiry_date:EXPIRES',
+        'portfolio_id:PORTFOLIO',
+      ],
       addArg: { name: 'domain', field: 'domain' },
       create: fields,
       update: [{ flags: '--domain <name>', description: 'rename', field: 'domain' }, ...fields],
@@ -53,21 +70,45 @@ export const domainsNoun: NounSpec = {
         { flags: '--portfolio <id>', description: 'portfolio id', field: 'portfolio_id' },
       ],
       resolve: domainId,
-      showOptions: [{ flags: '--include-endpoints', description: 'list its endpoints too', field: 'include_endpoints', kind: 'flag' }],
+      showOptions: [
+        {
+          flags: '--include-endpoints',
+          description: 'list its endpoints too',
+          field: 'include_endpoints',
+          kind: 'flag',
+        },
+      ],
       examples: {
         list: ['dommon domains list --domain example', 'dommon domains list --json | jq -r ".data[].domain"'],
-        add: ['dommon domains add example.com --notes "main site"', 'dommon domains add example.org --expiry-date 2027-01-31'],
+        add: [
+          'dommon domains add example.com --notes "main site"',
+          'dommon domains add example.org --expiry-date 2027-01-31',
+        ],
         show: ['dommon domains show example.com --include-endpoints'],
         update: ['dommon domains update example.com --notes "renewed by finance"'],
         remove: ['dommon domains remove example.com'],
       },
     }),
     importCommand({
-      description: 'add domains from a file (one per line, or CSV with a `domain` column; - reads stdin); reports created/skipped/failed, exit 1 if any failed',
-      options: [{ flags: '--portfolio <id>', description: 'portfolio for every imported domain', field: 'portfolio_id' }],
-      examples: ['dommon domains import domains.txt', 'cut -d, -f1 export.csv | dommon domains import -', 'dommon domains import domains.csv --json'],
-      parse: (text) => parseImport(text).map((l) => ({ line: l.line, name: l.domain, body: { ...l.extra, domain: l.domain } })),
-      bulk: { path: '/api/v1/domains/bulk', field: 'domains', label: 'domain', skippedKey: 'skipped_domains', exists: { code: 'DOMAIN_EXISTS', reason: 'already monitored' } },
+      description:
+        'add domains from a file (one per line, or CSV with a `domain` column; - reads stdin); reports created/skipped/failed, exit 1 if any failed',
+      options: [
+        { flags: '--portfolio <id>', description: 'portfolio for every imported domain', field: 'portfolio_id' },
+      ],
+      examples: [
+        'dommon domains import domains.txt',
+        'cut -d, -f1 export.csv | dommon domains import -',
+        'dommon domains import domains.csv --json',
+      ],
+      parse: (text) =>
+        parseImport(text).map((l) => ({ line: l.line, name: l.domain, body: { ...l.extra, domain: l.domain } })),
+      bulk: {
+        path: '/api/v1/domains/bulk',
+        field: 'domains',
+        label: 'domain',
+        skippedKey: 'skipped_domains',
+        exists: { code: 'DOMAIN_EXISTS', reason: 'already monitored' },
+      },
     }),
   ],
 };

@@ -11,7 +11,13 @@ const fields: OptSpec[] = [
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
   { flags: '--notes <text>', description: 'free text', field: 'notes' },
 ];
-const type = (required: boolean): OptSpec => ({ flags: '--type <type>', description: 'endpoint type (smtp and imap: extensions)', field: 'endpoint_type', choices: ENDPOINT_TYPES, required });
+const type = (required: boolean): OptSpec => ({
+  flags: '--type <type>',
+  description: 'endpoint type (smtp and imap: extensions)',
+  field: 'endpoint_type',
+  choices: ENDPOINT_TYPES,
+  required,
+});
 
 const [list, add, ...rest] = crud({
   path: '/api/v1/endpoints',
@@ -31,8 +37,11 @@ const [list, add, ...rest] = crud({
   ],
   examples: {
     list: ['dommon endpoints list --domain example.com --type https'],
-    add: ['dommon endpoints add --domain example.com --name web --type https --subdomain www', 'dommon endpoints add --domain example.com --name ssh --type port --port 22',
-      'dommon endpoints add --domain example.com --name mx --type smtp --subdomain mail --port 587'],
+    add: [
+      'dommon endpoints add --domain example.com --name web --type https --subdomain www',
+      'dommon endpoints add --domain example.com --name ssh --type port --port 22',
+      'dommon endpoints add --domain example.com --name mx --type smtp --subdomain mail --port 587',
+    ],
     show: ['dommon endpoints show <id>'],
     update: ['dommon endpoints update <id> --enabled false'],
     remove: ['dommon endpoints remove <id>'],

@@ -29,8 +29,17 @@ interface CsvRow {
 export function csvRows(text: string): CsvRow[] {
   try {
     const records = parse(text, {
-      bom: true, delimiter: [',', ';', '\t'], record_delimiter: ['\r\n', '\n', '\r'], comment: '#', comment_no_infix: true,
-      skip_empty_lines: true, skip_records_with_empty_values: true, trim: true, relax_column_count: true, relax_quotes: true, info: true,
+      bom: true,
+      delimiter: [',', ';', '\t'],
+      record_delimiter: ['\r\n', '\n', '\r'],
+      comment: '#',
+      comment_no_infix: true,
+      skip_empty_lines: true,
+      skip_records_with_empty_values: true,
+      trim: true,
+      relax_column_count: true,
+      relax_quotes: true,
+      info: true,
     }) as unknown as { record: string[]; info: { lines: number } }[];
     return records.map((r) => ({ line: r.info.lines, cols: r.record }));
   } catch (err) {
@@ -71,10 +80,16 @@ interface ImportReport {
 }
 
 /** Sends the items (each merged over `base`) in chunks; a repeat in the file or an existing item is skipped. */
-async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], base: Record<string, unknown>): Promise<ImportReport> {
+async function importBulk(
+  t: Transport,
+  spec: BulkImport,
+  items: ImportItem[],
+  base: Record<string, unknown>,
+): Promise<ImportReport> {
   const errors: ImportReport['errors'] = [];
   const skipped: { line: number; reason: string }[] = [];
-  const skip = (it: ImportItem, reason: string) => skipped.push({ line: it.line, [spec.label]: it.name, reason } as (typeof skipped)[number]);
+  const skip = (it: ImportItem, reason: string) =>
+    skipped.push({ line: it.line, [spec.label]: it.name, reason } as (typeof skipped)[number]);
   let created = 0;
   const seen = new Set<string>();
   const todo: ImportItem[] = [];
@@ -90,7 +105,12 @@ async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], b
   const CHUNK = 100; // small enough that the bar moves, large enough to stay quick
   for (let i = 0; i < todo.length; i += CHUNK) {
     const chunk = todo.slice(i, i + CHUNK);
-    const res = await call<{ created: number; errors: { index: number; error: string; code?: string }[] }>(t, 'POST', spec.path, { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) });
+    const res = await call<{ created: number; errors: { index: number; error: string; code?: string }[] }>(
+      t,
+      'POST',
+      spec.path,
+      { [spec.field]: chunk.map((it) => ({ ...base, ...it.body })) },
+    );
     created += res.created;
     for (const f of res.errors) {
       const it = chunk[f.index]!;
@@ -102,7 +122,14 @@ async function importBulk(t: Transport, spec: BulkImport, items: ImportItem[], b
   bar.done();
   errors.sort((a, b) => a.line - b.line);
   skipped.sort((a, b) => a.line - b.line);
-  return { created, skipped: skipped.length, failed: errors.length, total: items.length, errors, [spec.skippedKey]: skipped };
+  return {
+    created,
+    skipped: skipped.length,
+    failed: errors.length,
+    total: items.length,
+    errors,
+    [spec.skippedKey]: skipped,
+  };
 }
 
 const importText = (label: string) => (r: ImportReport, paint: Palette) =>
@@ -112,7 +139,13 @@ const importText = (label: string) => (r: ImportReport, paint: Palette) =>
   ].join('\n');
 
 /** `import <file>` for one resource: `parse` turns the file's text into items (a usage error when it cannot); exit 1 when any item failed. */
-export function importCommand(o: { description: string; options?: OptSpec[]; examples: string[]; parse: (text: string) => ImportItem[]; bulk: BulkImport }): CommandSpec {
+export function importCommand(o: {
+  description: string;
+  options?: OptSpec[];
+  examples: string[];
+  parse: (text: string) => ImportItem[];
+  bulk: BulkImport;
+}): CommandSpec {
   return {
     name: 'import <file>',
     description: o.description,

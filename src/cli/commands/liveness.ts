@@ -6,17 +6,44 @@ import { crud, domainId, pageOptions, type ListBody } from './common.js';
 import { csvRows, importCommand, type ImportItem } from './import.js';
 
 const fields: OptSpec[] = [
-  { flags: '--timeout <s>', description: 'probe timeout in seconds (default 10)', field: 'timeout_seconds', kind: 'int' },
-  { flags: '--expected-status <code>', description: 'expected HTTP status (default 200)', field: 'expected_status_code', kind: 'int' },
-  { flags: '--interval <s>', description: 'seconds between probes (default 60)', field: 'interval_seconds', kind: 'int' },
-  { flags: '--failure-threshold <n>', description: 'failures before a down alert (default 1)', field: 'failure_threshold', kind: 'int' },
+  {
+    flags: '--timeout <s>',
+    description: 'probe timeout in seconds (default 10)',
+    field: 'timeout_seconds',
+    kind: 'int',
+  },
+  {
+    flags: '--expected-status <code>',
+    description: 'expected HTTP status (default 200)',
+    field: 'expected_status_code',
+    kind: 'int',
+  },
+  {
+    flags: '--interval <s>',
+    description: 'seconds between probes (default 60)',
+    field: 'interval_seconds',
+    kind: 'int',
+  },
+  {
+    flags: '--failure-threshold <n>',
+    description: 'failures before a down alert (default 1)',
+    field: 'failure_threshold',
+    kind: 'int',
+  },
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
 ];
 
 const [list, ...rest] = crud({
   path: '/api/v1/liveness',
   one: 'liveness configuration',
-  columns: ['id', 'endpoint_id:ENDPOINT', 'is_enabled:ENABLED', 'interval_seconds:INTERVAL', 'timeout_seconds:TIMEOUT', 'expected_status_code:EXPECT'],
+  columns: [
+    'id',
+    'endpoint_id:ENDPOINT',
+    'is_enabled:ENABLED',
+    'interval_seconds:INTERVAL',
+    'timeout_seconds:TIMEOUT',
+    'expected_status_code:EXPECT',
+  ],
   create: [{ flags: '--endpoint <id>', description: 'endpoint id', field: 'endpoint_id', required: true }, ...fields],
   update: fields,
   filters: [
@@ -35,9 +62,23 @@ const [list, ...rest] = crud({
 
 /** The columns of an import file: the liveness create fields, and how a CSV cell becomes a JSON value. */
 const IMPORT_COLUMNS: Record<string, 'string' | 'int' | 'bool'> = {
-  endpoint_id: 'string', interval_seconds: 'int', timeout_seconds: 'int', expected_status_code: 'int', failure_threshold: 'int', is_enabled: 'bool',
+  endpoint_id: 'string',
+  interval_seconds: 'int',
+  timeout_seconds: 'int',
+  expected_status_code: 'int',
+  failure_threshold: 'int',
+  is_enabled: 'bool',
 };
-const BOOLS: Record<string, boolean> = { true: true, yes: true, 1: true, on: true, false: false, no: false, 0: false, off: false };
+const BOOLS: Record<string, boolean> = {
+  true: true,
+  yes: true,
+  1: true,
+  on: true,
+  false: false,
+  no: false,
+  0: false,
+  off: false,
+};
 
 /** A CSV cell as the API's type; a cell that is not one is sent as it is, and the API refuses that item alone. */
 function cellValue(kind: 'string' | 'int' | 'bool', v: string): unknown {
@@ -46,7 +87,11 @@ function cellValue(kind: 'string' | 'int' | 'bool', v: string): unknown {
   return v;
 }
 
-const item = (line: number, body: Record<string, unknown>): ImportItem => ({ line, name: typeof body.endpoint_id === 'string' ? body.endpoint_id : '', body });
+const item = (line: number, body: Record<string, unknown>): ImportItem => ({
+  line,
+  name: typeof body.endpoint_id === 'string' ? body.endpoint_id : '',
+  body,
+});
 
 /** JSON (an array of liveness create bodies, or `{ "liveness": [...] }`, as the bulk route takes) or CSV with a header row of IMPORT_COLUMNS. */
 export function parseLivenessImport(text: string): ImportItem[] {
@@ -59,7 +104,8 @@ export function parseLivenessImport(text: string): ImportItem[] {
       throw new UsageError(`not valid JSON: ${(err as Error).message}`);
     }
     const list = Array.isArray(doc) ? doc : (doc as { liveness?: unknown }).liveness;
-    if (!Array.isArray(list)) throw new UsageError('JSON must be an array of liveness configurations or { "liveness": [...] }');
+    if (!Array.isArray(list))
+      throw new UsageError('JSON must be an array of liveness configurations or { "liveness": [...] }');
     return list.map((x, i) => {
       if (!x || typeof x !== 'object' || Array.isArray(x)) throw new UsageError(`item ${i + 1}: must be an object`);
       return item(i + 1, x as Record<string, unknown>);
@@ -69,10 +115,15 @@ export function parseLivenessImport(text: string): ImportItem[] {
   if (!head) throw new UsageError('empty file: expected a CSV header row (endpoint_id, ...) or JSON');
   const columns = head.cols.map((c) => c.toLowerCase());
   const unknown = columns.find((c) => !(c in IMPORT_COLUMNS));
-  if (unknown !== undefined) throw new UsageError(`line ${head.line}: unknown column "${unknown}" (columns: ${Object.keys(IMPORT_COLUMNS).join(', ')})`);
-  if (!columns.includes('endpoint_id')) throw new UsageError(`line ${head.line}: the header row needs an endpoint_id column`);
+  if (unknown !== undefined)
+    throw new UsageError(
+      `line ${head.line}: unknown column "${unknown}" (columns: ${Object.keys(IMPORT_COLUMNS).join(', ')})`,
+    );
+  if (!columns.includes('endpoint_id'))
+    throw new UsageError(`line ${head.line}: the header row needs an endpoint_id column`);
   return rows.map(({ line, cols }) => {
-    if (cols.length > columns.length) throw new UsageError(`line ${line}: ${cols.length} fields, the header has ${columns.length}`);
+    if (cols.length > columns.length)
+      throw new UsageError(`line ${line}: ${cols.length} fields, the header has ${columns.length}`);
     const body: Record<string, unknown> = {};
     cols.forEach((v, j) => v !== '' && (body[columns[j]!] = cellValue(IMPORT_COLUMNS[columns[j]!]!, v)));
     return item(line, body);
@@ -94,7 +145,11 @@ interface LivenessStats {
 
 const statsText = (r: LivenessStats, paint: Palette) =>
   [
-    table(r.stats, ['date', 'total_tests:TESTS', 'successful_tests:OK', 'success_rate:RATE%', 'avg_response_time_ms:AVG_MS'], paint),
+    table(
+      r.stats,
+      ['date', 'total_tests:TESTS', 'successful_tests:OK', 'success_rate:RATE%', 'avg_response_time_ms:AVG_MS'],
+      paint,
+    ),
     `${r.days} day(s): ${r.total_tests} tests, ${r.success_rate}% ok, avg ${r.avg_response_time_ms} ms, status ${paint.status(String(r.status))}, ${r.consecutive_failures} consecutive failure(s)`,
   ].join('\n');
 
@@ -113,9 +168,13 @@ export const livenessNoun: NounSpec = {
     {
       name: 'results <id>',
       description: 'recent probe results, newest first',
-      options: [{ flags: '--hours <n>', description: 'how far back (default 24)', field: 'hours', kind: 'int' }, ...pageOptions],
+      options: [
+        { flags: '--hours <n>', description: 'how far back (default 24)', field: 'hours', kind: 'int' },
+        ...pageOptions,
+      ],
       examples: ['dommon liveness results <id> --hours 1', 'dommon liveness results <id> --json | jq ".data[0]"'],
-      action: ({ t, args, body }) => call(t, 'GET', `/api/v1/liveness/${args[0]}/results${qs(body as Record<string, number>)}`),
+      action: ({ t, args, body }) =>
+        call(t, 'GET', `/api/v1/liveness/${args[0]}/results${qs(body as Record<string, number>)}`),
       text: resultsText,
     },
     {
@@ -123,16 +182,27 @@ export const livenessNoun: NounSpec = {
       description: 'daily statistics and the overall status',
       options: [{ flags: '--days <n>', description: 'how many days (default 30)', field: 'days', kind: 'int' }],
       examples: ['dommon liveness stats <id> --days 7'],
-      action: ({ t, args, body }) => call(t, 'GET', `/api/v1/liveness/${args[0]}/stats${qs(body as Record<string, number>)}`),
+      action: ({ t, args, body }) =>
+        call(t, 'GET', `/api/v1/liveness/${args[0]}/stats${qs(body as Record<string, number>)}`),
       text: statsText,
     },
     importCommand({
       description:
         'configure liveness for many endpoints from a file: CSV with a header row of endpoint_id, interval_seconds, timeout_seconds, expected_status_code, failure_threshold, is_enabled, or JSON (an array, or { "liveness": [...] }); - reads stdin; endpoints already configured are skipped; exit 1 if any failed',
       options: fields.map((o) => ({ ...o, description: `${o.description}, for rows that leave it out` })),
-      examples: ['dommon liveness import probes.csv', 'dommon liveness import probes.json --interval 30 --json', 'dommon endpoints list --limit 100 --json | jq "[.data[] | {endpoint_id: .id}]" | dommon liveness import -'],
+      examples: [
+        'dommon liveness import probes.csv',
+        'dommon liveness import probes.json --interval 30 --json',
+        'dommon endpoints list --limit 100 --json | jq "[.data[] | {endpoint_id: .id}]" | dommon liveness import -',
+      ],
       parse: parseLivenessImport,
-      bulk: { path: '/api/v1/liveness/bulk', field: 'liveness', label: 'endpoint_id', skippedKey: 'skipped_endpoints', exists: { code: 'LIVENESS_EXISTS', reason: 'already configured' } },
+      bulk: {
+        path: '/api/v1/liveness/bulk',
+        field: 'liveness',
+        label: 'endpoint_id',
+        skippedKey: 'skipped_endpoints',
+        exists: { code: 'LIVENESS_EXISTS', reason: 'already configured' },
+      },
     }),
   ],
 };

@@ -1,7 +1,14 @@
 // `dommon backup`, `restore`, `doctor`, `migrate`: keeping one installation healthy.
 import type { Command } from 'commander';
 import { acquireLock, LockedError, lockHolder } from '../../store/lock.js';
-import { backupDatabase, enableIncrementalVacuum, inspectDatabase, MaintenanceError, restoreDatabase, type DatabaseInfo } from '../../store/maintenance.js';
+import {
+  backupDatabase,
+  enableIncrementalVacuum,
+  inspectDatabase,
+  MaintenanceError,
+  restoreDatabase,
+  type DatabaseInfo,
+} from '../../store/maintenance.js';
 import { MIGRATIONS } from '../../store/migrations/index.js';
 import { openConnection } from '../../store/db.js';
 import { runDoctor } from '../../services/doctor.js';
@@ -11,7 +18,10 @@ import type { CliContext } from '../context.js';
 
 /** A failure with the contract's exit code carried as an HTTP-like status (409 -> 4, 404 -> 3, 400 -> 2). */
 class OpsError extends Error {
-  constructor(message: string, readonly status: number) {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
     super(message);
   }
 }
@@ -26,79 +36,139 @@ export function opsCommands(program: Command): void {
     .command('backup <file>')
     .description('write a consistent copy of the database to FILE (SQLite online backup; safe while the daemon runs)')
     .option('--force', 'overwrite FILE if it exists')
-    .action(run(async (ctx, file: string, o: { force?: boolean }) => {
-      const info = await backupDatabase(ctx.config.dbPath, file, { overwrite: o.force }).catch(fromMaintenance);
-      const out = { file: info.file, bytes: info.bytes, integrity: info.integrity.join(), schema: info.applied.at(-1)?.name ?? null, counts: info.counts };
-      ctx.print.out(out, () => `backed up ${ctx.config.dbPath} to ${out.file} (${out.bytes} bytes, integrity ok, schema ${out.schema}, ${out.counts.domains ?? 0} domains, ${out.counts.endpoints ?? 0} endpoints)`);
-    }));
+    .action(
+      run(async (ctx, file: string, o: { force?: boolean }) => {
+        const info = await backupDatabase(ctx.config.dbPath, file, { overwrite: o.force }).catch(fromMaintenance);
+        const out = {
+          file: info.file,
+          bytes: info.bytes,
+          integrity: info.integrity.join(),
+          schema: info.applied.at(-1)?.name ?? null,
+          counts: info.counts,
+        };
+        ctx.print.out(
+          out,
+          () =>
+            `backed up ${ctx.config.dbPath} to ${out.file} (${out.bytes} bytes, integrity ok, schema ${out.schema}, ${out.counts.domains ?? 0} domains, ${out.counts.endpoints ?? 0} endpoints)`,
+        );
+      }),
+    );
 
   program
     .command('restore <file>')
-    .description('replace the database with FILE after an integrity check (refused while a daemon serves the data directory)')
-    .action(run(async (ctx, file: string) => {
-      const dir = ctx.config.dataDir;
-      const holder = lockHolder(dir);
-      if (holder) throw new OpsError(`a dommon daemon (pid ${holder}) is serving ${dir}: stop it before restoring`, 409);
-      let release: () => void;
-      try {
-        // Held for the whole replacement, so a daemon cannot start on a half-restored directory.
-        release = acquireLock(dir);
-      } catch (err) {
-        if (err instanceof LockedError) throw new OpsError(`a dommon daemon (pid ${err.pid}) is serving ${dir}: stop it before restoring`, 409);
-        throw err;
-      }
-      try {
-        const r = await restoreDatabase(file, ctx.config.dbPath).catch(fromMaintenance);
-        const out = { file, database: ctx.config.dbPath, previous: r.previous, migrated: r.migrated, schema: r.restored.applied.at(-1)?.name ?? null, counts: r.restored.counts };
-        ctx.print.out(out, () => `restored ${file} into ${out.database}${r.previous ? ` (previous database kept as ${r.previous})` : ''}; schema ${out.schema}`);
-      } finally {
-        release();
-      }
-    }));
+    .description(
+      'replace the database with FILE after an integrity check (refused while a daemon serves the data directory)',
+    )
+    .action(
+      run(async (ctx, file: string) => {
+        const dir = ctx.config.dataDir;
+        const holder = lockHolder(dir);
+        if (holder)
+          throw new OpsError(`a dommon daemon (pid ${holder}) is serving ${dir}: stop it before restoring`, 409);
+        let release: () => void;
+        try {
+          // Held for the whole replacement, so a daemon cannot start on a half-restored directory.
+          release = acquireLock(dir);
+        } catch (err) {
+          if (err instanceof LockedError)
+            throw new OpsError(`a dommon daemon (pid ${err.pid}) is serving ${dir}: stop it before restoring`, 409);
+          throw err;
+        }
+        try {
+          const r = await restoreDatabase(file, ctx.config.dbPath).catch(fromMaintenance);
+          const out = {
+            file,
+            database: ctx.config.dbPath,
+            previous: r.previous,
+            migrated: r.migrated,
+            schema: r.restored.applied.at(-1)?.name ?? null,
+            counts: r.restored.counts,
+          };
+          ctx.print.out(
+            out,
+            () =>
+              `restored ${file} into ${out.database}${r.previous ? ` (previous database kept as ${r.previous})` : ''}; schema ${out.schema}`,
+          );
+        } finally {
+          release();
+        }
+      }),
+    );
 
   program
     .command('doctor')
-    .description('check the database (integrity, schema), the data directory and the configured DNS, RDAP, WHOIS and SMTP peers; exit 1 when a check fails')
+    .description(
+      'check the database (integrity, schema), the data directory and the configured DNS, RDAP, WHOIS and SMTP peers; exit 1 when a check fails',
+    )
     .option('--timeout <ms>', 'per-peer timeout in milliseconds', '3000')
-    .action(run(async (ctx, o: { timeout: string }) => {
-      const timeoutMs = Number(o.timeout);
-      if (!Number.isInteger(timeoutMs) || timeoutMs < 1) throw new UsageError('--timeout must be a positive whole number of milliseconds');
-      const report = await runDoctor(ctx.config, { timeoutMs });
-      ctx.print.out(report, () =>
-        `${table(report.checks.map((c) => ({ ...c, status: c.status.toUpperCase() })), ['status', 'name', 'detail'])}\n${report.ok ? 'all checks passed' : `${report.checks.filter((c) => c.status === 'fail').length} check(s) failed`}`);
-      if (!report.ok) process.exitCode = 1;
-    }));
+    .action(
+      run(async (ctx, o: { timeout: string }) => {
+        const timeoutMs = Number(o.timeout);
+        if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+          throw new UsageError('--timeout must be a positive whole number of milliseconds');
+        const report = await runDoctor(ctx.config, { timeoutMs });
+        ctx.print.out(
+          report,
+          () =>
+            `${table(
+              report.checks.map((c) => ({ ...c, status: c.status.toUpperCase() })),
+              ['status', 'name', 'detail'],
+            )}\n${report.ok ? 'all checks passed' : `${report.checks.filter((c) => c.status === 'fail').length} check(s) failed`}`,
+        );
+        if (!report.ok) process.exitCode = 1;
+      }),
+    );
 
   program
     .command('migrate')
-    .description('apply pending database migrations (serve does this on start); --status lists applied and pending ones')
+    .description(
+      'apply pending database migrations (serve does this on start); --status lists applied and pending ones',
+    )
     .option('--status', 'only list applied and pending migrations')
-    .action(run(async (ctx, o: { status?: boolean }) => {
-      if (ctx.config.database) return migratePostgres(ctx, Boolean(o.status));
-      const file = ctx.config.dbPath;
-      let vacuumEnabled = false;
-      if (!o.status) {
-        const conn = await openConnection(file);
-        await conn.close();
-        // Files made before incremental auto-vacuum was on cannot shrink; converting needs a full VACUUM.
-        if (!lockHolder(ctx.config.dataDir)) vacuumEnabled = enableIncrementalVacuum(file);
-      }
-      let info: Pick<DatabaseInfo, 'applied' | 'pending' | 'unknown'>;
-      try {
-        info = inspectDatabase(file, { quick: true });
-      } catch (err) {
-        if (err instanceof MaintenanceError && err.status === 404) {
-          info = { applied: [], pending: Object.keys(MIGRATIONS).sort(), unknown: [] };
-        } else throw err;
-      }
-      const rows = [
-        ...info.applied.map((a) => ({ name: a.name, state: info.unknown.includes(a.name) ? 'unknown' : 'applied', applied_at: a.applied_at })),
-        ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
-      ];
-      const out = { database: file, vacuum_enabled: vacuumEnabled, current: info.applied.at(-1)?.name ?? null, applied: info.applied, pending: info.pending, unknown: info.unknown, migrations: rows };
-      ctx.print.out(out, () => `${file}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`);
-      if (info.unknown.length) throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
-    }));
+    .action(
+      run(async (ctx, o: { status?: boolean }) => {
+        if (ctx.config.database) return migratePostgres(ctx, Boolean(o.status));
+        const file = ctx.config.dbPath;
+        let vacuumEnabled = false;
+        if (!o.status) {
+          const conn = await openConnection(file);
+          await conn.close();
+          // Files made before incremental auto-vacuum was on cannot shrink; converting needs a full VACUUM.
+          if (!lockHolder(ctx.config.dataDir)) vacuumEnabled = enableIncrementalVacuum(file);
+        }
+        let info: Pick<DatabaseInfo, 'applied' | 'pending' | 'unknown'>;
+        try {
+          info = inspectDatabase(file, { quick: true });
+        } catch (err) {
+          if (err instanceof MaintenanceError && err.status === 404) {
+            info = { applied: [], pending: Object.keys(MIGRATIONS).sort(), unknown: [] };
+          } else throw err;
+        }
+        const rows = [
+          ...info.applied.map((a) => ({
+            name: a.name,
+            state: info.unknown.includes(a.name) ? 'unknown' : 'applied',
+            applied_at: a.applied_at,
+          })),
+          ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
+        ];
+        const out = {
+          database: file,
+          vacuum_enabled: vacuumEnabled,
+          current: info.applied.at(-1)?.name ?? null,
+          applied: info.applied,
+          pending: info.pending,
+          unknown: info.unknown,
+          migrations: rows,
+        };
+        ctx.print.out(
+          out,
+          () => `${file}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
+        );
+        if (info.unknown.length)
+          throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+      }),
+    );
 }
 
 /** `dommon migrate` on PostgreSQL (DOMMON_DATABASE_URL): the same sequence and output as on SQLite. */
@@ -107,19 +177,40 @@ async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<vo
   const { openPgConnection, pgMigrationInfo } = await import('../../store/pg.js');
   let conn;
   try {
-    conn = await openPgConnection(db.url, { poolSize: 1, statementTimeoutMs: db.statementTimeoutMs, migrate: !statusOnly });
+    conn = await openPgConnection(db.url, {
+      poolSize: 1,
+      statementTimeoutMs: db.statementTimeoutMs,
+      migrate: !statusOnly,
+    });
   } catch (err) {
     throw new OpsError(`${db.redacted}: ${(err as Error).message}`, 503);
   }
   try {
     const info = await pgMigrationInfo(conn.db);
     const rows = [
-      ...info.applied.map((a) => ({ name: a.name, state: info.unknown.includes(a.name) ? 'unknown' : 'applied', applied_at: a.applied_at })),
+      ...info.applied.map((a) => ({
+        name: a.name,
+        state: info.unknown.includes(a.name) ? 'unknown' : 'applied',
+        applied_at: a.applied_at,
+      })),
       ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
     ];
-    const out = { database: db.redacted, engine: 'postgres', vacuum_enabled: false, current: info.applied.at(-1)?.name ?? null, applied: info.applied, pending: info.pending, unknown: info.unknown, migrations: rows };
-    ctx.print.out(out, () => `${db.redacted}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`);
-    if (info.unknown.length) throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+    const out = {
+      database: db.redacted,
+      engine: 'postgres',
+      vacuum_enabled: false,
+      current: info.applied.at(-1)?.name ?? null,
+      applied: info.applied,
+      pending: info.pending,
+      unknown: info.unknown,
+      migrations: rows,
+    };
+    ctx.print.out(
+      out,
+      () => `${db.redacted}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
+    );
+    if (info.unknown.length)
+      throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
   } finally {
     await conn.close();
   }

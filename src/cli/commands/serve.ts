@@ -44,7 +44,10 @@ export function serveCommand(program: Command): void {
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
       app.log.info({ url, dataDir: config.dataDir }, 'listening');
       if (metricsExposed(config)) {
-        app.log.warn({ host: config.host }, `/metrics answers 403: the daemon listens on ${config.host}, not a loopback address; set DOMMON_METRICS_TOKEN to serve it with a bearer token`);
+        app.log.warn(
+          { host: config.host },
+          `/metrics answers 403: the daemon listens on ${config.host}, not a loopback address; set DOMMON_METRICS_TOKEN to serve it with a bearer token`,
+        );
       }
       let stopping = false;
       const stop = (signal: string) => {
@@ -67,6 +70,11 @@ export function serveCommand(program: Command): void {
       process.on('SIGTERM', () => stop('SIGTERM'));
       // Logs go to stderr (journald), the database needs no reopening and config changes need a
       // restart: SIGHUP (e.g. from logrotate or a closing terminal) must not kill the daemon.
-      process.on('SIGHUP', () => app.log.info({ signal: 'SIGHUP' }, 'SIGHUP received: nothing to reopen (logs go to stderr; restart to change configuration)'));
+      process.on('SIGHUP', () =>
+        app.log.info(
+          { signal: 'SIGHUP' },
+          'SIGHUP received: nothing to reopen (logs go to stderr; restart to change configuration)',
+        ),
+      );
     });
 }

@@ -5,8 +5,15 @@ import { Conflict, Forbidden, Invalid, NotFound } from '../../domain/errors.js';
 import { isoNow, type Clock } from '../../domain/clock.js';
 import type { Domain, Page, PageOf } from '../../domain/types.js';
 import {
-  EXPOSURE_CATEGORIES, findingFingerprint, withinDomain,
-  type DetectedFinding, type ExposureCategory, type ExposureFinding, type ExposureScan, type ExposureSubdomain, type ScanTrigger,
+  EXPOSURE_CATEGORIES,
+  findingFingerprint,
+  withinDomain,
+  type DetectedFinding,
+  type ExposureCategory,
+  type ExposureFinding,
+  type ExposureScan,
+  type ExposureSubdomain,
+  type ScanTrigger,
 } from '../../domain/exposure.js';
 import { hostOf } from '../../domain/endpoint.js';
 import { normalizeDomainName } from '../../domain/domain-name.js';
@@ -44,12 +51,24 @@ interface ExposureDeps {
 }
 
 function eligibility(d: Domain): void {
-  if (!d.is_verified) throw new Forbidden('exposure scanning needs a verified domain: publish the verification TXT record first', 'DOMAIN_NOT_VERIFIED');
-  if (!d.exposure_monitoring_enabled) throw new Forbidden('exposure monitoring is off for this domain: enable it with PUT /api/v1/domains/:id/exposure', 'EXPOSURE_NOT_ENABLED');
+  if (!d.is_verified)
+    throw new Forbidden(
+      'exposure scanning needs a verified domain: publish the verification TXT record first',
+      'DOMAIN_NOT_VERIFIED',
+    );
+  if (!d.exposure_monitoring_enabled)
+    throw new Forbidden(
+      'exposure monitoring is off for this domain: enable it with PUT /api/v1/domains/:id/exposure',
+      'EXPOSURE_NOT_ENABLED',
+    );
 }
 
 function rowDetails(f: DetectedFinding): string {
-  return JSON.stringify({ provider: f.details.provider, evidence: f.details.evidence, remediation: f.details.remediation });
+  return JSON.stringify({
+    provider: f.details.provider,
+    evidence: f.details.evidence,
+    remediation: f.details.remediation,
+  });
 }
 
 export function createExposureService(deps: ExposureDeps) {
@@ -69,30 +88,66 @@ export function createExposureService(deps: ExposureDeps) {
   async function createScan(d: Domain, trigger: ScanTrigger): Promise<ExposureScan> {
     const id = newId();
     await store.exposure.insertScan({
-      id, team_id: d.team_id, domain_id: d.id, status: 'running', trigger, started_at: isoNow(clock),
-      finished_at: null, findings_count: 0, error: null, hosts: '[]', wildcard: 0, checks: '{}',
+      id,
+      team_id: d.team_id,
+      domain_id: d.id,
+      status: 'running',
+      trigger,
+      started_at: isoNow(clock),
+      finished_at: null,
+      findings_count: 0,
+      error: null,
+      hosts: '[]',
+      wildcard: 0,
+      checks: '{}',
     });
     return (await store.exposure.getScan(d.team_id, id))!;
   }
 
   /** Writes what a scan saw: inserts, re-opens and refreshes findings; resolves what was not seen. */
-  async function reconcile(d: Domain, scanId: string, found: DetectedFinding[], completed: Set<ExposureCategory>, uncertain: Set<string>): Promise<void> {
+  async function reconcile(
+    d: Domain,
+    scanId: string,
+    found: DetectedFinding[],
+    completed: Set<ExposureCategory>,
+    uncertain: Set<string>,
+  ): Promise<void> {
     const now = isoNow(clock);
     await store.transaction(async (tx) => {
-      const existing = new Map<string, FindingRow>((await tx.exposure.findingRows(d.id)).map((r) => [r.fingerprint, r]));
+      const existing = new Map<string, FindingRow>(
+        (await tx.exposure.findingRows(d.id)).map((r) => [r.fingerprint, r]),
+      );
       const seen = new Set<string>();
       for (const f of found) {
         const fp = findingFingerprint(f);
         if (seen.has(fp)) continue;
         seen.add(fp);
         const prev = existing.get(fp);
-        const fields = { scan_id: scanId, severity: f.severity, title: f.title, target: f.host, details: rowDetails(f), remediation: f.details.remediation, last_seen: now };
+        const fields = {
+          scan_id: scanId,
+          severity: f.severity,
+          title: f.title,
+          target: f.host,
+          details: rowDetails(f),
+          remediation: f.details.remediation,
+          last_seen: now,
+        };
         let id: string;
         let change: 'new' | 'reopened' | null = null;
         if (!prev) {
           id = newId();
           change = 'new';
-          await tx.exposure.insertFinding({ id, team_id: d.team_id, domain_id: d.id, fingerprint: fp, category: f.category, status: 'open', first_seen: now, resolved_at: null, ...fields });
+          await tx.exposure.insertFinding({
+            id,
+            team_id: d.team_id,
+            domain_id: d.id,
+            fingerprint: fp,
+            category: f.category,
+            status: 'open',
+            first_seen: now,
+            resolved_at: null,
+            ...fields,
+          });
         } else {
           id = prev.id;
           if (prev.status !== 'open') change = 'reopened';
@@ -101,9 +156,21 @@ export function createExposureService(deps: ExposureDeps) {
         if (change) {
           await tx.events.add(
             {
-              team_id: d.team_id, event_type: 'exposure', severity: f.severity, category: f.category, domain_id: d.id,
+              team_id: d.team_id,
+              event_type: 'exposure',
+              severity: f.severity,
+              category: f.category,
+              domain_id: d.id,
               message: `${change === 'reopened' ? 'Re-opened' : 'New'} ${f.severity} exposure finding on ${d.domain}: ${f.title}`,
-              details: { ...f.details, finding_id: id, scan_id: scanId, domain: d.domain, host: f.host, title: f.title, change },
+              details: {
+                ...f.details,
+                finding_id: id,
+                scan_id: scanId,
+                domain: d.domain,
+                host: f.host,
+                title: f.title,
+                change,
+              },
             },
             now,
           );
@@ -111,14 +178,26 @@ export function createExposureService(deps: ExposureDeps) {
       }
       for (const prev of existing.values()) {
         // Only a check that ran to the end can say a finding is gone.
-        if (prev.status !== 'open' || seen.has(prev.fingerprint) || !completed.has(prev.category as ExposureCategory)) continue;
+        if (prev.status !== 'open' || seen.has(prev.fingerprint) || !completed.has(prev.category as ExposureCategory))
+          continue;
         if (prev.target && uncertain.has(prev.target)) continue;
         await tx.exposure.updateFinding(prev.id, { status: 'resolved', resolved_at: now });
         await tx.events.add(
           {
-            team_id: d.team_id, event_type: 'exposure_resolved', severity: 'info', category: prev.category, domain_id: d.id,
+            team_id: d.team_id,
+            event_type: 'exposure_resolved',
+            severity: 'info',
+            category: prev.category,
+            domain_id: d.id,
             message: `Resolved exposure finding on ${d.domain}: ${prev.title}`,
-            details: { finding_id: prev.id, scan_id: scanId, domain: d.domain, host: prev.target, title: prev.title, change: 'resolved' },
+            details: {
+              finding_id: prev.id,
+              scan_id: scanId,
+              domain: d.domain,
+              host: prev.target,
+              title: prev.title,
+              change: 'resolved',
+            },
           },
           now,
         );
@@ -146,10 +225,21 @@ export function createExposureService(deps: ExposureDeps) {
         wordlist: options.wordlist,
         maxHosts: options.maxHosts,
       });
-      await store.exposure.updateScan(scanId, { hosts: JSON.stringify(inventory.hosts.map((h) => h.name)), wildcard: inventory.wildcard.detected ? 1 : 0 });
+      await store.exposure.updateScan(scanId, {
+        hosts: JSON.stringify(inventory.hosts.map((h) => h.name)),
+        wildcard: inventory.wildcard.detected ? 1 : 0,
+      });
       const tcpSeen = new Map<string, Promise<PortState>>();
       const ctx: CheckContext = {
-        domain: d, inventory, dns, net, clock, options, signal: budget, limit, dnsLimit,
+        domain: d,
+        inventory,
+        dns,
+        net,
+        clock,
+        options,
+        signal: budget,
+        limit,
+        dnsLimit,
         tcp(address, port) {
           const k = `${address}|${port}`;
           let p = tcpSeen.get(k);
@@ -220,7 +310,8 @@ export function createExposureService(deps: ExposureDeps) {
     async scanNow(teamId: string, domainId: string, trigger: ScanTrigger = 'manual'): Promise<ExposureScan> {
       const d = await domainOf(teamId, domainId);
       eligibility(d);
-      if (await store.exposure.runningScan(d.id)) throw new Conflict('a scan of this domain is already running', 'SCAN_RUNNING');
+      if (await store.exposure.runningScan(d.id))
+        throw new Conflict('a scan of this domain is already running', 'SCAN_RUNNING');
       const scan = await createScan(d, trigger);
       const p = run(d, scan.id);
       inFlight.add(p);
@@ -232,16 +323,17 @@ export function createExposureService(deps: ExposureDeps) {
       const last = await store.exposure.lastStarted();
       const now = clock.now().getTime();
       let scanned = 0;
-      for await (const chunk of store.domains.chunks(500, 'exposure')) for (const d of chunk) {
-        const prev = last.get(d.id);
-        if (prev && now - Date.parse(prev) < intervalSeconds * 1000) continue;
-        if (await store.exposure.runningScan(d.id)) continue;
-        const scan = await createScan(d, 'schedule');
-        const p = run(d, scan.id);
-        inFlight.add(p);
-        await p.finally(() => inFlight.delete(p));
-        scanned++;
-      }
+      for await (const chunk of store.domains.chunks(500, 'exposure'))
+        for (const d of chunk) {
+          const prev = last.get(d.id);
+          if (prev && now - Date.parse(prev) < intervalSeconds * 1000) continue;
+          if (await store.exposure.runningScan(d.id)) continue;
+          const scan = await createScan(d, 'schedule');
+          const p = run(d, scan.id);
+          inFlight.add(p);
+          await p.finally(() => inFlight.delete(p));
+          scanned++;
+        }
       return scanned;
     },
     /** At start-up: scans a previous process left running are marked failed. */
@@ -284,12 +376,14 @@ export function createExposureService(deps: ExposureDeps) {
       const trimmed = raw.trim().toLowerCase().replace(/\.$/, '');
       const full = withinDomain(trimmed, d.domain) ? trimmed : `${trimmed}.${d.domain}`;
       const check = normalizeDomainName(full);
-      if (!check.ok || check.name !== full || full.includes('*')) throw new Invalid(`name: "${raw}" is not a host name under ${d.domain}`);
+      if (!check.ok || check.name !== full || full.includes('*'))
+        throw new Invalid(`name: "${raw}" is not a host name under ${d.domain}`);
       const row = { id: newId(), team_id: teamId, domain_id: d.id, name: full, created_at: isoNow(clock) };
       try {
         await store.exposure.addSubdomain(row);
       } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict(`${full} is already in the inventory of ${d.domain}`, 'DUPLICATE_SUBDOMAIN');
+        if (isUniqueViolation(err))
+          throw new Conflict(`${full} is already in the inventory of ${d.domain}`, 'DUPLICATE_SUBDOMAIN');
         throw err;
       }
       return { id: row.id, domain_id: row.domain_id, name: row.name, created_at: row.created_at };
@@ -300,7 +394,3 @@ export function createExposureService(deps: ExposureDeps) {
     },
   };
 }
-
-type ExposureService = ReturnType<typeof createExposureService>;
-
-

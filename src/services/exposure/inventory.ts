@@ -15,18 +15,21 @@ interface InventoryInput {
   maxHosts: number;
 }
 
-const records = (l: Lookup<string>): string[] => (l.status === 'ok' ? l.records.map((r) => r.toLowerCase().replace(/\.$/, '')) : []);
+const records = (l: Lookup<string>): string[] =>
+  l.status === 'ok' ? l.records.map((r) => r.toLowerCase().replace(/\.$/, '')) : [];
 
 async function resolveHost(dns: ExposureDns, limit: Limit, name: string): Promise<Omit<HostInfo, 'sources'>> {
   const cname = await limit(() => dns.lookup.cname(name));
-  if (cname.status === 'nxdomain') return { name, nxdomain: true, cname: null, addresses: [], targetNxdomain: false, error: null };
+  if (cname.status === 'nxdomain')
+    return { name, nxdomain: true, cname: null, addresses: [], targetNxdomain: false, error: null };
   const target = records(cname)[0] ?? null;
   const [a, aaaa] = await Promise.all([limit(() => dns.lookup.a(name)), limit(() => dns.lookup.aaaa(name))]);
   const failed = [cname, a, aaaa].find((l) => l.status === 'error');
   const error = failed && failed.status === 'error' ? failed.error : null;
   const addresses = [...records(a), ...records(aaaa)];
   // With a CNAME, NXDOMAIN on the address look-up means the end of the chain does not exist.
-  const targetNxdomain = target !== null && addresses.length === 0 && (a.status === 'nxdomain' || aaaa.status === 'nxdomain');
+  const targetNxdomain =
+    target !== null && addresses.length === 0 && (a.status === 'nxdomain' || aaaa.status === 'nxdomain');
   return { name, nxdomain: false, cname: target, addresses, targetNxdomain, error };
 }
 
@@ -49,10 +52,19 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
   input.wordlist.forEach((w) => add(`${w}.${domain}`, 'wordlist'));
 
   const probe = `dommon-wildcard-${randomBytes(6).toString('hex')}.${domain}`;
-  const [wild, ns, mx] = await Promise.all([resolveHost(dns, limit, probe), limit(() => dns.lookup.ns(domain)), limit(() => dns.lookup.mx(domain))]);
+  const [wild, ns, mx] = await Promise.all([
+    resolveHost(dns, limit, probe),
+    limit(() => dns.lookup.ns(domain)),
+    limit(() => dns.lookup.mx(domain)),
+  ]);
   // Without working DNS a scan can tell nothing apart: fail it rather than resolve findings.
-  if (wild.error && ns.status === 'error') throw new Error(`DNS look-ups failing (${wild.error}); check DOMMON_DNS_SERVERS`);
-  const wildcard = { detected: !wild.nxdomain && (wild.addresses.length > 0 || wild.cname !== null), addresses: wild.addresses, cname: wild.cname };
+  if (wild.error && ns.status === 'error')
+    throw new Error(`DNS look-ups failing (${wild.error}); check DOMMON_DNS_SERVERS`);
+  const wildcard = {
+    detected: !wild.nxdomain && (wild.addresses.length > 0 || wild.cname !== null),
+    addresses: wild.addresses,
+    cname: wild.cname,
+  };
 
   const names = [...sources.keys()];
   const resolved = await Promise.all(names.map((n) => resolveHost(dns, limit, n)));
@@ -70,6 +82,17 @@ export async function buildInventory(dns: ExposureDns, limit: Limit, input: Inve
     hosts.push({ ...r, sources: src });
   }
   // Named sources first, then guessed names, within the bound.
-  hosts.sort((a, b) => Number(a.sources.includes('wordlist') && a.sources.length === 1) - Number(b.sources.includes('wordlist') && b.sources.length === 1) || a.name.localeCompare(b.name));
-  return { domain, hosts: hosts.slice(0, input.maxHosts), wildcard, nameservers: records(ns), mailHosts: records(mx.status === 'ok' ? { status: 'ok', records: mx.records.map((m) => m.exchange) } : mx), uncertain };
+  hosts.sort(
+    (a, b) =>
+      Number(a.sources.includes('wordlist') && a.sources.length === 1) -
+        Number(b.sources.includes('wordlist') && b.sources.length === 1) || a.name.localeCompare(b.name),
+  );
+  return {
+    domain,
+    hosts: hosts.slice(0, input.maxHosts),
+    wildcard,
+    nameservers: records(ns),
+    mailHosts: records(mx.status === 'ok' ? { status: 'ok', records: mx.records.map((m) => m.exchange) } : mx),
+    uncertain,
+  };
 }

@@ -92,10 +92,12 @@ export function createLimit(n: number): Limit {
   return <T>(fn: () => Promise<T>) =>
     new Promise<T>((resolve, reject) => {
       queue.push(() => {
-        fn().then(resolve, reject).finally(() => {
-          active--;
-          next();
-        });
+        fn()
+          .then(resolve, reject)
+          .finally(() => {
+            active--;
+            next();
+          });
       });
       next();
     });
@@ -103,5 +105,7 @@ export function createLimit(n: number): Limit {
 
 /** Hosts that reach addresses directly (A/AAAA, or a CNAME chain that stays inside the domain). */
 export function ownAddressHosts(inv: Inventory): HostInfo[] {
-  return inv.hosts.filter((h) => h.addresses.length > 0 && (h.cname === null || h.cname === inv.domain || h.cname.endsWith(`.${inv.domain}`)));
+  return inv.hosts.filter(
+    (h) => h.addresses.length > 0 && (h.cname === null || h.cname === inv.domain || h.cname.endsWith(`.${inv.domain}`)),
+  );
 }

@@ -103,7 +103,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('new_value', T.text)
     .addColumn('observed_at', T.text, ts)
     .execute();
-  await db.schema.createIndex('registration_history_domain').on('registration_history').columns(['domain_id', 'observed_at']).execute();
+  await db.schema
+    .createIndex('registration_history_domain')
+    .on('registration_history')
+    .columns(['domain_id', 'observed_at'])
+    .execute();
 
   await db.schema
     .createTable('domain_security')
@@ -137,7 +141,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('updated_at', T.text, ts)
     .addUniqueConstraint('endpoints_domain_name', ['domain_id', 'name'])
     .execute();
-  await db.schema.createIndex('endpoints_team_created').on('endpoints').columns(['team_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('endpoints_team_created')
+    .on('endpoints')
+    .columns(['team_id', 'created_at', 'id'])
+    .execute();
 
   // Latest TLS inspection of an endpoint, and every certificate ever seen on it.
   await db.schema
@@ -188,7 +196,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', T.text, ts)
     .addColumn('updated_at', T.text, ts)
     .execute();
-  await db.schema.createIndex('liveness_team_created').on('liveness_configs').columns(['team_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('liveness_team_created')
+    .on('liveness_configs')
+    .columns(['team_id', 'created_at', 'id'])
+    .execute();
 
   // Raw results, bounded by retention: integer keys, epoch-ms time, no separate index (WITHOUT ROWID on
   // SQLite). On PostgreSQL the table is partitioned by time (range on ts), so retention can drop whole
@@ -277,7 +289,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('fanned_out_at', T.text)
     .execute();
   await db.schema.createIndex('events_pending').on('events').columns(['fanned_out_at', 'created_at']).execute();
-  await db.schema.createIndex('events_dedupe').on('events').columns(['team_id', 'dedupe_key']).unique().where(sql.ref('dedupe_key'), 'is not', null).execute();
+  await db.schema
+    .createIndex('events_dedupe')
+    .on('events')
+    .columns(['team_id', 'dedupe_key'])
+    .unique()
+    .where(sql.ref('dedupe_key'), 'is not', null)
+    .execute();
 
   // One row per (event, channel destination); attempts and leases make delivery at-least-once.
   await db.schema
@@ -329,7 +347,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('findings_count', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('error', T.text)
     .execute();
-  await db.schema.createIndex('exposure_scans_domain').on('exposure_scans').columns(['domain_id', 'started_at']).execute();
+  await db.schema
+    .createIndex('exposure_scans_domain')
+    .on('exposure_scans')
+    .columns(['domain_id', 'started_at'])
+    .execute();
   await db.schema
     .createTable('exposure_findings')
     .addColumn('id', T.text, (c) => c.primaryKey())

@@ -13,10 +13,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', T.text, (c) => c.notNull())
     .addUniqueConstraint('exposure_subdomains_domain_name', ['domain_id', 'name'])
     .execute();
-  await db.schema.alterTable('exposure_scans').addColumn('hosts', T.text, (c) => c.notNull().defaultTo('[]')).execute();
-  await db.schema.alterTable('exposure_scans').addColumn('wildcard', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('exposure_scans').addColumn('checks', T.text, (c) => c.notNull().defaultTo('{}')).execute();
-  await db.schema.createIndex('exposure_findings_team').on('exposure_findings').columns(['team_id', 'status', 'severity']).execute();
+  await db.schema
+    .alterTable('exposure_scans')
+    .addColumn('hosts', T.text, (c) => c.notNull().defaultTo('[]'))
+    .execute();
+  await db.schema
+    .alterTable('exposure_scans')
+    .addColumn('wildcard', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('exposure_scans')
+    .addColumn('checks', T.text, (c) => c.notNull().defaultTo('{}'))
+    .execute();
+  await db.schema
+    .createIndex('exposure_findings_team')
+    .on('exposure_findings')
+    .columns(['team_id', 'status', 'severity'])
+    .execute();
 }
 
 export async function down(): Promise<void> {

@@ -6,7 +6,8 @@ type DataTypeExpression = Parameters<CreateTableBuilder<any, any>['addColumn']>[
 
 type Engine = 'sqlite' | 'postgres';
 
-export const engineOf = (db: Kysely<any>): Engine => (db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite');
+export const engineOf = (db: Kysely<any>): Engine =>
+  db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite';
 
 interface ColumnTypes {
   /** Text. On PostgreSQL compared byte by byte (COLLATE "C"), as SQLite does: ISO timestamps, names and ids sort alike on both. */

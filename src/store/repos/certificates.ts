@@ -47,14 +47,14 @@ const speaksTls = (w: ExpressionBuilder<DB & { e: DB['endpoints'] }, 'e'>) => {
 
 export function certificatesRepo(db: Kysely<DB>) {
   /** Endpoints that get TLS inspection: enabled ones whose type always carries a certificate, or on a TLS port. */
-  const eligible = () =>
-    db
-      .selectFrom('endpoints as e')
-      .where('e.is_enabled', '=', 1)
-      .where(speaksTls);
+  const eligible = () => db.selectFrom('endpoints as e').where('e.is_enabled', '=', 1).where(speaksTls);
   return {
     async get(endpointId: string): Promise<CertificateState | undefined> {
-      const r = await db.selectFrom('endpoint_certificates').selectAll().where('endpoint_id', '=', endpointId).executeTakeFirst();
+      const r = await db
+        .selectFrom('endpoint_certificates')
+        .selectAll()
+        .where('endpoint_id', '=', endpointId)
+        .executeTakeFirst();
       if (!r) return undefined;
       return {
         ...r,
@@ -66,12 +66,27 @@ export function certificatesRepo(db: Kysely<DB>) {
     },
     async save(s: CertificateState): Promise<void> {
       const row = {
-        ssl_status: s.ssl_status, subject: s.subject, issuer: s.issuer, sans: JSON.stringify(s.sans), not_before: s.not_before,
-        not_after: s.not_after, serial: s.serial, fingerprint256: s.fingerprint256, protocol: s.protocol,
-        trusted: s.trusted === null ? null : fromBool(s.trusted), hostname_match: s.hostname_match === null ? null : fromBool(s.hostname_match),
-        error: s.error, alerted_window: s.alerted_window, checked_at: s.checked_at, next_check_at: s.next_check_at,
+        ssl_status: s.ssl_status,
+        subject: s.subject,
+        issuer: s.issuer,
+        sans: JSON.stringify(s.sans),
+        not_before: s.not_before,
+        not_after: s.not_after,
+        serial: s.serial,
+        fingerprint256: s.fingerprint256,
+        protocol: s.protocol,
+        trusted: s.trusted === null ? null : fromBool(s.trusted),
+        hostname_match: s.hostname_match === null ? null : fromBool(s.hostname_match),
+        error: s.error,
+        alerted_window: s.alerted_window,
+        checked_at: s.checked_at,
+        next_check_at: s.next_check_at,
       };
-      await db.insertInto('endpoint_certificates').values({ endpoint_id: s.endpoint_id, ...row }).onConflict((oc) => oc.column('endpoint_id').doUpdateSet(row)).execute();
+      await db
+        .insertInto('endpoint_certificates')
+        .values({ endpoint_id: s.endpoint_id, ...row })
+        .onConflict((oc) => oc.column('endpoint_id').doUpdateSet(row))
+        .execute();
     },
     /** Records a sighting; true when this certificate was never seen on the endpoint before. */
     async seen(endpointId: string, c: CertificateInfo, now: string): Promise<boolean> {
@@ -84,7 +99,17 @@ export function certificatesRepo(db: Kysely<DB>) {
       if (Number(r.numUpdatedRows) > 0) return false;
       await db
         .insertInto('certificate_history')
-        .values({ id: newId(), endpoint_id: endpointId, fingerprint256: c.fingerprint256, subject: c.subject, issuer: c.issuer, not_before: c.not_before, not_after: c.not_after, first_seen: now, last_seen: now })
+        .values({
+          id: newId(),
+          endpoint_id: endpointId,
+          fingerprint256: c.fingerprint256,
+          subject: c.subject,
+          issuer: c.issuer,
+          not_before: c.not_before,
+          not_after: c.not_after,
+          first_seen: now,
+          last_seen: now,
+        })
         .execute();
       return true;
     },
@@ -98,13 +123,23 @@ export function certificatesRepo(db: Kysely<DB>) {
     },
     /** Eligible endpoints due for inspection: never inspected (new) first, then by next_run_at. */
     async due(nowIso: string, limit: number, opts: { includeNew?: boolean } = {}): Promise<string[]> {
-      const fresh = opts.includeNew === false ? [] : await eligible()
-        .select('e.id')
-        .where(({ not, exists, selectFrom }) =>
-          not(exists(selectFrom('check_schedule as s').select('s.target_id').where('s.kind', '=', KIND).whereRef('s.target_id', '=', 'e.id'))),
-        )
-        .limit(limit)
-        .execute();
+      const fresh =
+        opts.includeNew === false
+          ? []
+          : await eligible()
+              .select('e.id')
+              .where(({ not, exists, selectFrom }) =>
+                not(
+                  exists(
+                    selectFrom('check_schedule as s')
+                      .select('s.target_id')
+                      .where('s.kind', '=', KIND)
+                      .whereRef('s.target_id', '=', 'e.id'),
+                  ),
+                ),
+              )
+              .limit(limit)
+              .execute();
       if (fresh.length >= limit) return fresh.map((r) => r.id);
       const due = await db
         .selectFrom('check_schedule as s')
@@ -120,12 +155,20 @@ export function certificatesRepo(db: Kysely<DB>) {
     },
     async schedule(endpointId: string, nextIso: string, lastIso: string, outcome: string): Promise<void> {
       const row = { next_run_at: nextIso, last_run_at: lastIso, last_outcome: outcome, lease_until: null };
-      await db.insertInto('check_schedule').values({ kind: KIND, target_id: endpointId, ...row }).onConflict((oc) => oc.columns(['kind', 'target_id']).doUpdateSet(row)).execute();
+      await db
+        .insertInto('check_schedule')
+        .values({ kind: KIND, target_id: endpointId, ...row })
+        .onConflict((oc) => oc.columns(['kind', 'target_id']).doUpdateSet(row))
+        .execute();
     },
     /** Drops schedule rows and certificate state of endpoints that are gone or no longer speak TLS. */
     async forgetIneligible(): Promise<number> {
       const keep = eligible().select('e.id');
-      const r = await db.deleteFrom('check_schedule').where('kind', '=', KIND).where('target_id', 'not in', keep).executeTakeFirst();
+      const r = await db
+        .deleteFrom('check_schedule')
+        .where('kind', '=', KIND)
+        .where('target_id', 'not in', keep)
+        .executeTakeFirst();
       await db
         .deleteFrom('endpoint_certificates')
         .where('endpoint_id', 'not in', db.selectFrom('endpoints as e').select('e.id').where(speaksTls))

@@ -54,7 +54,15 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       .selectFrom('domains as d')
       .leftJoin('domain_registrations as r', 'r.domain_id', 'd.id')
       .selectAll('d')
-      .select(['r.registrar', 'r.expiry_date as reg_expiry', 'r.nameservers', 'r.checked_at as reg_checked_at', 'r.state as reg_state', 'r.reason as reg_reason', 'r.source as reg_source']);
+      .select([
+        'r.registrar',
+        'r.expiry_date as reg_expiry',
+        'r.nameservers',
+        'r.checked_at as reg_checked_at',
+        'r.state as reg_state',
+        'r.reason as reg_reason',
+        'r.source as reg_source',
+      ]);
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: DomainFilter): Q => {
     let out = q.where('d.team_id', '=', teamId);
     if (f.domain) out = out.where(containsLiteral('d.domain', f.domain));
@@ -80,10 +88,17 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
     async list(teamId: string, f: DomainFilter, page: Page, knownTotal?: number): Promise<PageOf<Domain>> {
       const total =
         knownTotal ??
-        (await filtered(db.selectFrom('domains as d'), teamId, f)
-          .select((e) => e.fn.countAll<number>().as('total'))
-          .executeTakeFirstOrThrow()).total;
-      const rows = await filtered(base(), teamId, f).orderBy('d.created_at').orderBy('d.id').limit(page.limit).offset(page.offset).execute();
+        (
+          await filtered(db.selectFrom('domains as d'), teamId, f)
+            .select((e) => e.fn.countAll<number>().as('total'))
+            .executeTakeFirstOrThrow()
+        ).total;
+      const rows = await filtered(base(), teamId, f)
+        .orderBy('d.created_at')
+        .orderBy('d.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
       return { items: rows.map(toDomain), total: Number(total), ...page };
     },
     /**
@@ -110,15 +125,34 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       }
     },
     async count(teamId: string): Promise<number> {
-      const r = await db.selectFrom('domains').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('domains')
+        .where('team_id', '=', teamId)
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(r.n);
     },
     /** Inserts and returns the new domain as `get` would read it (no registration lookup yet). */
     async insert(row: Selectable<DomainsTable>): Promise<Domain> {
       // Every create inserts the same columns: the compiled insert is reused (see reusingCompiled).
       const columns = Object.keys(row) as (keyof typeof row)[];
-      await reuse(db, 'domains', `domains.insert ${columns.join(',')}`, columns.map((c) => row[c]), () => db.insertInto('domains').values(row));
-      return toDomain({ ...row, registrar: null, reg_expiry: null, nameservers: null, reg_checked_at: null, reg_state: null, reg_reason: null, reg_source: null });
+      await reuse(
+        db,
+        'domains',
+        `domains.insert ${columns.join(',')}`,
+        columns.map((c) => row[c]),
+        () => db.insertInto('domains').values(row),
+      );
+      return toDomain({
+        ...row,
+        registrar: null,
+        reg_expiry: null,
+        nameservers: null,
+        reg_checked_at: null,
+        reg_state: null,
+        reg_reason: null,
+        reg_source: null,
+      });
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<DomainsTable>>): Promise<void> {
       await db.updateTable('domains').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();

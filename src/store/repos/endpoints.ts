@@ -46,7 +46,11 @@ export function uptimeSql(ok: Expression<number | null>, total: Expression<numbe
  * uptime*100 is under 9899.5 (Math.round's halfway point), in the same double arithmetic.
  * test/store/endpoint-health-sql.test.ts checks both agree over every input combination.
  */
-export function healthSql(ssl: Expression<string | null>, liveness: Expression<string | null>, uptime: Expression<number | null>): RawBuilder<Health> {
+export function healthSql(
+  ssl: Expression<string | null>,
+  liveness: Expression<string | null>,
+  uptime: Expression<number | null>,
+): RawBuilder<Health> {
   return sql<Health>`(case
     when ${liveness} = 'down' or ${ssl} in ('expired', 'invalid', 'error') then 'critical'
     when ${ssl} = 'expiring_soon' or ${uptime} * 100 < 9899.5 then 'warning'
@@ -74,7 +78,8 @@ function toEndpoint(r: Row): Endpoint {
 }
 
 export function endpointsRepo(db: Kysely<DB>) {
-  const base = () => db.selectFrom('endpoints as e').innerJoin('domains as d', 'd.id', 'e.domain_id').selectAll('e').select('d.domain');
+  const base = () =>
+    db.selectFrom('endpoints as e').innerJoin('domains as d', 'd.id', 'e.domain_id').selectAll('e').select('d.domain');
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: EndpointFilter): Q => {
     let out = q.where('e.team_id', '=', teamId);
     if (f.domain_id) out = out.where('e.domain_id', '=', f.domain_id);
@@ -109,7 +114,14 @@ export function endpointsRepo(db: Kysely<DB>) {
     /** These endpoints regardless of team (workers only), in no particular order. */
     async byIds(ids: readonly string[]): Promise<Endpoint[]> {
       const out: Endpoint[] = [];
-      for (let i = 0; i < ids.length; i += 500) out.push(...(await base().where('e.id', 'in', ids.slice(i, i + 500)).execute()).map(toEndpoint));
+      for (let i = 0; i < ids.length; i += 500)
+        out.push(
+          ...(
+            await base()
+              .where('e.id', 'in', ids.slice(i, i + 500))
+              .execute()
+          ).map(toEndpoint),
+        );
       return out;
     },
     async byName(domainId: string, name: string): Promise<Endpoint | undefined> {
@@ -120,7 +132,12 @@ export function endpointsRepo(db: Kysely<DB>) {
       const { total } = await filtered(db.selectFrom('endpoints as e'), teamId, f)
         .select((e) => e.fn.countAll<number>().as('total'))
         .executeTakeFirstOrThrow();
-      const rows = await filtered(base(), teamId, f).orderBy('e.created_at').orderBy('e.id').limit(page.limit).offset(page.offset).execute();
+      const rows = await filtered(base(), teamId, f)
+        .orderBy('e.created_at')
+        .orderBy('e.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
       return { items: rows.map(toEndpoint), total: Number(total), ...page };
     },
     /**
@@ -128,9 +145,21 @@ export function endpointsRepo(db: Kysely<DB>) {
      * id), one query; `health` keeps those whose health, with the 24 h uptime from `fromHour`, is that.
      */
     async statusRows(teamId: string, f: StatusFilter, fromHour: number, page?: Page): Promise<StatusRow[]> {
-      let q = filtered(withStatus().innerJoin('domains as d', 'd.id', 'e.domain_id'), teamId, { domain_id: f.domain_id })
+      let q = filtered(withStatus().innerJoin('domains as d', 'd.id', 'e.domain_id'), teamId, {
+        domain_id: f.domain_id,
+      })
         .selectAll('e')
-        .select(['d.domain', 'c.ssl_status', 'c.not_after', 'c.issuer', 'c.subject', 'c.checked_at', 'l.id as liveness_id', 'l.seq as liveness_seq', 'l.is_enabled as liveness_enabled'])
+        .select([
+          'd.domain',
+          'c.ssl_status',
+          'c.not_after',
+          'c.issuer',
+          'c.subject',
+          'c.checked_at',
+          'l.id as liveness_id',
+          'l.seq as liveness_seq',
+          'l.is_enabled as liveness_enabled',
+        ])
         .orderBy('e.created_at')
         .orderBy('e.id');
       if (f.health) q = q.where(health(fromHour), '=', f.health);
@@ -138,12 +167,28 @@ export function endpointsRepo(db: Kysely<DB>) {
       const rows = await q.execute();
       return rows.map((r) => ({
         endpoint: toEndpoint(r),
-        certificate: r.ssl_status === null ? undefined : { ssl_status: r.ssl_status, not_after: r.not_after, issuer: r.issuer, subject: r.subject, checked_at: r.checked_at },
-        liveness: r.liveness_id === null || r.liveness_seq === null ? undefined : { id: r.liveness_id, seq: r.liveness_seq, is_enabled: toBool(r.liveness_enabled) },
+        certificate:
+          r.ssl_status === null
+            ? undefined
+            : {
+                ssl_status: r.ssl_status,
+                not_after: r.not_after,
+                issuer: r.issuer,
+                subject: r.subject,
+                checked_at: r.checked_at,
+              },
+        liveness:
+          r.liveness_id === null || r.liveness_seq === null
+            ? undefined
+            : { id: r.liveness_id, seq: r.liveness_seq, is_enabled: toBool(r.liveness_enabled) },
       }));
     },
     /** How many endpoints of a team (or one of its domains) have each health, with the 24 h uptime from `fromHour`: one aggregate. */
-    async healthCounts(teamId: string, f: Pick<StatusFilter, 'domain_id'>, fromHour: number): Promise<Record<Health, number>> {
+    async healthCounts(
+      teamId: string,
+      f: Pick<StatusFilter, 'domain_id'>,
+      fromHour: number,
+    ): Promise<Record<Health, number>> {
       const rows = await filtered(withStatus(), teamId, f)
         .select((e) => [health(fromHour).as('health'), e.fn.countAll<number>().as('n')])
         .groupBy(sql.ref('health'))
@@ -153,7 +198,12 @@ export function endpointsRepo(db: Kysely<DB>) {
       return out;
     },
     async forDomain(teamId: string, domainId: string): Promise<Endpoint[]> {
-      const rows = await base().where('e.team_id', '=', teamId).where('e.domain_id', '=', domainId).orderBy('e.created_at').orderBy('e.id').execute();
+      const rows = await base()
+        .where('e.team_id', '=', teamId)
+        .where('e.domain_id', '=', domainId)
+        .orderBy('e.created_at')
+        .orderBy('e.id')
+        .execute();
       return rows.map(toEndpoint);
     },
     /** Latest TLS inspection summary, or undefined before the first check. */
@@ -165,14 +215,23 @@ export function endpointsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
     },
     async count(teamId: string): Promise<number> {
-      const r = await db.selectFrom('endpoints').where('team_id', '=', teamId).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('endpoints')
+        .where('team_id', '=', teamId)
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       return Number(r.n);
     },
     async insert(row: Selectable<EndpointsTable>): Promise<void> {
       await db.insertInto('endpoints').values(row).execute();
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<EndpointsTable>>): Promise<void> {
-      await db.updateTable('endpoints').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+      await db
+        .updateTable('endpoints')
+        .set(defined(patch))
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .execute();
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('endpoints').where('team_id', '=', teamId).where('id', '=', id).execute();

@@ -24,16 +24,31 @@ export function eventsRepo(db: Kysely<DB>) {
       const r = await db
         .insertInto('events')
         .values({
-          id, team_id: e.team_id, event_type: e.event_type, severity: e.severity, category: e.category ?? null,
-          domain_id: e.domain_id ?? null, endpoint_id: e.endpoint_id ?? null, message: e.message,
-          details: JSON.stringify(e.details ?? {}), dedupe_key: e.dedupe_key ?? null, created_at: now, fanned_out_at: null,
+          id,
+          team_id: e.team_id,
+          event_type: e.event_type,
+          severity: e.severity,
+          category: e.category ?? null,
+          domain_id: e.domain_id ?? null,
+          endpoint_id: e.endpoint_id ?? null,
+          message: e.message,
+          details: JSON.stringify(e.details ?? {}),
+          dedupe_key: e.dedupe_key ?? null,
+          created_at: now,
+          fanned_out_at: null,
         })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
     },
     async list(teamId: string, limit = 100) {
-      return db.selectFrom('events').selectAll().where('team_id', '=', teamId).orderBy('created_at', 'desc').limit(limit).execute();
+      return db
+        .selectFrom('events')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .orderBy('created_at', 'desc')
+        .limit(limit)
+        .execute();
     },
   };
 }

@@ -3,7 +3,15 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, ExposureFindingsTable, ExposureScansTable } from '../schema.js';
 import type { Page, PageOf } from '../../domain/types.js';
 import type {
-  ExposureCategory, ExposureFinding, ExposureScan, ExposureSubdomain, FindingDetails, FindingStatus, ScanStatus, ScanTrigger, Severity,
+  ExposureCategory,
+  ExposureFinding,
+  ExposureScan,
+  ExposureSubdomain,
+  FindingDetails,
+  FindingStatus,
+  ScanStatus,
+  ScanTrigger,
+  Severity,
 } from '../../domain/exposure.js';
 import { SEVERITIES } from '../../domain/exposure.js';
 import { defined, parseJson } from './util.js';
@@ -28,7 +36,11 @@ function toFinding(r: FindingRow): ExposureFinding {
     category: r.category as ExposureCategory,
     severity: r.severity as Severity,
     title: r.title,
-    details: { provider: d.provider ?? null, evidence: d.evidence ?? '', remediation: d.remediation ?? r.remediation ?? '' },
+    details: {
+      provider: d.provider ?? null,
+      evidence: d.evidence ?? '',
+      remediation: d.remediation ?? r.remediation ?? '',
+    },
     status: r.status as FindingStatus,
     first_seen: r.first_seen,
     last_seen: r.last_seen,
@@ -58,7 +70,12 @@ function toScan(r: Selectable<ExposureScansTable> & { domain: string }): Exposur
 const severityOrder = `case severity ${SEVERITIES.map((s, i) => `when '${s}' then ${i}`).join(' ')} else 9 end`;
 
 export function exposureRepo(db: Kysely<DB>) {
-  const scans = () => db.selectFrom('exposure_scans as s').innerJoin('domains as d', 'd.id', 's.domain_id').selectAll('s').select('d.domain');
+  const scans = () =>
+    db
+      .selectFrom('exposure_scans as s')
+      .innerJoin('domains as d', 'd.id', 's.domain_id')
+      .selectAll('s')
+      .select('d.domain');
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: FindingFilter): Q => {
     let out = q.where('team_id', '=', teamId);
     if (f.domain_id) out = out.where('domain_id', '=', f.domain_id);
@@ -128,7 +145,12 @@ export function exposureRepo(db: Kysely<DB>) {
       await db.updateTable('exposure_findings').set(defined(patch)).where('id', '=', id).execute();
     },
     async getFinding(teamId: string, id: string): Promise<ExposureFinding | undefined> {
-      const r = await db.selectFrom('exposure_findings').selectAll().where('team_id', '=', teamId).where('id', '=', id).executeTakeFirst();
+      const r = await db
+        .selectFrom('exposure_findings')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .executeTakeFirst();
       return r && toFinding(r);
     },
     async listFindings(teamId: string, f: FindingFilter, page: Page): Promise<PageOf<ExposureFinding>> {

@@ -58,21 +58,34 @@ interface BucketSum extends Sums {
   bucket: number;
 }
 
-const stateParams = (configId: string, s: LivenessState) => [
-  configId, s.status, s.consecutive_failures, s.last_check, s.last_check_successful === null ? null : fromBool(s.last_check_successful),
-  s.response_time_ms, s.status_code, s.last_error, fromBool(s.alerted_down),
-] as const;
+const stateParams = (configId: string, s: LivenessState) =>
+  [
+    configId,
+    s.status,
+    s.consecutive_failures,
+    s.last_check,
+    s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+    s.response_time_ms,
+    s.status_code,
+    s.last_error,
+    fromBool(s.alerted_down),
+  ] as const;
 
 const SAVE_STATE_UPDATE = `on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
         last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
         response_time_ms = excluded.response_time_ms, status_code = excluded.status_code, last_error = excluded.last_error,
         alerted_down = excluded.alerted_down`;
 
-export function livenessStatements(sqlite: Database.Database, changes: { touch(table: string): void }): LivenessHotPath {
+export function livenessStatements(
+  sqlite: Database.Database,
+  changes: { touch(table: string): void },
+): LivenessHotPath {
   const prepare = () => ({
     configExists: sqlite.prepare('select 1 from liveness_configs where id = ?').pluck(),
     state: sqlite.prepare('select * from liveness_state where config_id = ?'),
-    insertResult: sqlite.prepare('insert into liveness_results (cfg, ts, ok, ms, status, error) values (?, ?, ?, ?, ?, ?) on conflict do nothing'),
+    insertResult: sqlite.prepare(
+      'insert into liveness_results (cfg, ts, ok, ms, status, error) values (?, ?, ?, ?, ?, ?) on conflict do nothing',
+    ),
     addHourly: sqlite.prepare(bucketUpsert('liveness_hourly')),
     addDaily: sqlite.prepare(bucketUpsert('liveness_daily')),
     saveState: sqlite.prepare(`insert into liveness_state
@@ -111,7 +124,8 @@ const PG_ROWS = 1000;
 
 /** The same write path as multi-row statements through the repository's executor (PostgreSQL). */
 export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
-  const chunks = <T>(list: readonly T[]) => Array.from({ length: Math.ceil(list.length / PG_ROWS) }, (_, i) => list.slice(i * PG_ROWS, (i + 1) * PG_ROWS));
+  const chunks = <T>(list: readonly T[]) =>
+    Array.from({ length: Math.ceil(list.length / PG_ROWS) }, (_, i) => list.slice(i * PG_ROWS, (i + 1) * PG_ROWS));
   const addBuckets = async (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) => {
     for (const part of chunks(list)) {
       await db
@@ -129,7 +143,9 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
   };
   return {
     async configExists(id) {
-      return (await db.selectFrom('liveness_configs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+      return (
+        (await db.selectFrom('liveness_configs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+      );
     },
     async state(id) {
       return db.selectFrom('liveness_state').selectAll().where('config_id', '=', id).executeTakeFirst();
@@ -138,7 +154,9 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
       for (const part of chunks(rows)) {
         await db
           .insertInto('liveness_results')
-          .values(part.map((r) => ({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })))
+          .values(
+            part.map((r) => ({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })),
+          )
           .onConflict((oc) => oc.doNothing())
           .execute();
       }
@@ -151,15 +169,42 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
       for (const part of chunks([...last])) {
         await db
           .insertInto('liveness_state')
-          .values(part.map(([configId, s]) => {
-            const [config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down] = stateParams(configId, s);
-            return { config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down };
-          }))
+          .values(
+            part.map(([configId, s]) => {
+              const [
+                config_id,
+                status,
+                consecutive_failures,
+                last_check,
+                last_check_successful,
+                response_time_ms,
+                status_code,
+                last_error,
+                alerted_down,
+              ] = stateParams(configId, s);
+              return {
+                config_id,
+                status,
+                consecutive_failures,
+                last_check,
+                last_check_successful,
+                response_time_ms,
+                status_code,
+                last_error,
+                alerted_down,
+              };
+            }),
+          )
           .onConflict((oc) =>
             oc.column('config_id').doUpdateSet((eb) => ({
-              status: eb.ref('excluded.status'), consecutive_failures: eb.ref('excluded.consecutive_failures'), last_check: eb.ref('excluded.last_check'),
-              last_check_successful: eb.ref('excluded.last_check_successful'), response_time_ms: eb.ref('excluded.response_time_ms'),
-              status_code: eb.ref('excluded.status_code'), last_error: eb.ref('excluded.last_error'), alerted_down: eb.ref('excluded.alerted_down'),
+              status: eb.ref('excluded.status'),
+              consecutive_failures: eb.ref('excluded.consecutive_failures'),
+              last_check: eb.ref('excluded.last_check'),
+              last_check_successful: eb.ref('excluded.last_check_successful'),
+              response_time_ms: eb.ref('excluded.response_time_ms'),
+              status_code: eb.ref('excluded.status_code'),
+              last_error: eb.ref('excluded.last_error'),
+              alerted_down: eb.ref('excluded.alerted_down'),
             })),
           )
           .execute();
@@ -184,7 +229,12 @@ function bucketSums(rows: ResultRow[], bucketOf: (ts: number) => number): Bucket
   return [...sums.values()];
 }
 
-async function writeResults(hot: LivenessHotPath, rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): Promise<void> {
+async function writeResults(
+  hot: LivenessHotPath,
+  rows: ResultRow[],
+  hourOf: (ts: number) => number,
+  dayOf: (ts: number) => number,
+): Promise<void> {
   if (!rows.length) return;
   await hot.write(rows, bucketSums(rows, hourOf), bucketSums(rows, dayOf));
 }
@@ -195,12 +245,21 @@ const CHUNK = 500;
 
 export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
   /** Sums of each configuration's buckets from `from` on, one grouped query per 500 configurations (none summed: zeros). */
-  const sums = async (table: 'liveness_hourly' | 'liveness_daily', cfgs: readonly number[], from: number): Promise<(cfg: number) => Sums> => {
+  const sums = async (
+    table: 'liveness_hourly' | 'liveness_daily',
+    cfgs: readonly number[],
+    from: number,
+  ): Promise<(cfg: number) => Sums> => {
     const out = new Map<number, Sums>();
     for (let i = 0; i < cfgs.length; i += CHUNK) {
       const rows = await db
         .selectFrom(table)
-        .select((e) => ['cfg', e.fn.sum<number>('total').as('total'), e.fn.sum<number>('ok').as('ok'), e.fn.sum<number>('sum_ms').as('sum_ms')])
+        .select((e) => [
+          'cfg',
+          e.fn.sum<number>('total').as('total'),
+          e.fn.sum<number>('ok').as('ok'),
+          e.fn.sum<number>('sum_ms').as('sum_ms'),
+        ])
         .where('cfg', 'in', cfgs.slice(i, i + CHUNK))
         .where('bucket', '>=', from)
         .groupBy('cfg')
@@ -212,7 +271,12 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
-      await writeResults(hot, [r], () => hour, () => day);
+      await writeResults(
+        hot,
+        [r],
+        () => hour,
+        () => day,
+      );
     },
     /**
      * A whole batch of results: one prepared statement run per raw row, then per hourly and daily
@@ -231,19 +295,32 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
      * The liveness input of domain health in one query: per enabled configuration on an enabled
      * endpoint (of `domainId`, or of every domain), its domain, status and hourly sums since `fromHour`.
      */
-    async healthInputs(fromHour: number, domainId?: string): Promise<{ domain_id: string; status: string | null; total: number; ok: number }[]> {
+    async healthInputs(
+      fromHour: number,
+      domainId?: string,
+    ): Promise<{ domain_id: string; status: string | null; total: number; ok: number }[]> {
       let q = db
         .selectFrom('liveness_configs as c')
         .innerJoin('endpoints as e', 'e.id', 'c.endpoint_id')
         .leftJoin('liveness_state as s', 's.config_id', 'c.id')
         .leftJoin('liveness_hourly as h', (j) => j.onRef('h.cfg', '=', 'c.seq').on('h.bucket', '>=', fromHour))
-        .select((x) => ['e.domain_id', 's.status', x.fn.sum<number>('h.total').as('total'), x.fn.sum<number>('h.ok').as('ok')])
+        .select((x) => [
+          'e.domain_id',
+          's.status',
+          x.fn.sum<number>('h.total').as('total'),
+          x.fn.sum<number>('h.ok').as('ok'),
+        ])
         .where('c.is_enabled', '=', 1)
         .where('e.is_enabled', '=', 1);
       if (domainId !== undefined) q = q.where('e.domain_id', '=', domainId);
       // Every selected column grouped (PostgreSQL requires it; one row per configuration either way).
       const rows = await q.groupBy(['c.seq', 'e.domain_id', 's.status']).execute();
-      return rows.map((r) => ({ domain_id: r.domain_id, status: r.status, total: Number(r.total ?? 0), ok: Number(r.ok ?? 0) }));
+      return rows.map((r) => ({
+        domain_id: r.domain_id,
+        status: r.status,
+        total: Number(r.total ?? 0),
+        ok: Number(r.ok ?? 0),
+      }));
     },
     /** Current states of many configurations at once. */
     async states(configIds: string[]): Promise<Map<string, LivenessState>> {
@@ -258,7 +335,11 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     async statesIn(configIds: readonly string[]): Promise<Map<string, LivenessState>> {
       const out = new Map<string, LivenessState>();
       for (let i = 0; i < configIds.length; i += CHUNK) {
-        const rows = await db.selectFrom('liveness_state').selectAll().where('config_id', 'in', configIds.slice(i, i + CHUNK)).execute();
+        const rows = await db
+          .selectFrom('liveness_state')
+          .selectAll()
+          .where('config_id', 'in', configIds.slice(i, i + CHUNK))
+          .execute();
         for (const r of rows) out.set(r.config_id, toState(r));
       }
       return out;
@@ -275,8 +356,12 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     async lastChecks(configIds: readonly string[]): Promise<Map<string, string>> {
       const out = new Map<string, string>();
       for (let i = 0; i < configIds.length; i += 500) {
-        const rows = await db.selectFrom('liveness_state').select(['config_id', 'last_check'])
-          .where('config_id', 'in', configIds.slice(i, i + 500)).where('last_check', 'is not', null).execute();
+        const rows = await db
+          .selectFrom('liveness_state')
+          .select(['config_id', 'last_check'])
+          .where('config_id', 'in', configIds.slice(i, i + 500))
+          .where('last_check', 'is not', null)
+          .execute();
         for (const r of rows) out.set(r.config_id, r.last_check!);
       }
       return out;
@@ -284,7 +369,12 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     async saveState(configId: string, s: LivenessState): Promise<void> {
       await hot.saveStates([{ configId, state: s }]);
     },
-    async results(cfg: number, sinceTs: number, limit: number, offset: number): Promise<{ items: ResultRow[]; total: number }> {
+    async results(
+      cfg: number,
+      sinceTs: number,
+      limit: number,
+      offset: number,
+    ): Promise<{ items: ResultRow[]; total: number }> {
       const { n } = await db
         .selectFrom('liveness_results')
         .select((e) => e.fn.countAll<number>().as('n'))
@@ -304,13 +394,25 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     },
     /** Per-day aggregates from `fromDay` on, oldest first. */
     async daily(cfg: number, fromDay: number) {
-      return db.selectFrom('liveness_daily').selectAll().where('cfg', '=', cfg).where('bucket', '>=', fromDay).orderBy('bucket').execute();
+      return db
+        .selectFrom('liveness_daily')
+        .selectAll()
+        .where('cfg', '=', cfg)
+        .where('bucket', '>=', fromDay)
+        .orderBy('bucket')
+        .execute();
     },
     hourlySums: (cfgs: readonly number[], fromHour: number) => sums('liveness_hourly', cfgs, fromHour),
     dailySums: (cfgs: readonly number[], fromDay: number) => sums('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
-      const rows = await db.selectFrom('liveness_results').select('ms').where('cfg', '=', cfg).orderBy('ts', 'desc').limit(n).execute();
+      const rows = await db
+        .selectFrom('liveness_results')
+        .select('ms')
+        .where('cfg', '=', cfg)
+        .orderBy('ts', 'desc')
+        .limit(n)
+        .execute();
       return rows.map((r) => r.ms).reverse();
     },
     async countResults(cfg?: number): Promise<number> {

@@ -26,7 +26,8 @@ function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
 }
 
 export function livenessRepo(db: Kysely<DB>) {
-  const base = () => db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id').selectAll('l');
+  const base = () =>
+    db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id').selectAll('l');
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: LivenessFilter): Q => {
     let out = q.where('l.team_id', '=', teamId);
     if (f.endpoint_id) out = out.where('l.endpoint_id', '=', f.endpoint_id);
@@ -47,7 +48,11 @@ export function livenessRepo(db: Kysely<DB>) {
     async existing(ids: string[]): Promise<Set<string>> {
       const out = new Set<string>();
       for (let i = 0; i < ids.length; i += 500) {
-        const rows = await db.selectFrom('liveness_configs').select('id').where('id', 'in', ids.slice(i, i + 500)).execute();
+        const rows = await db
+          .selectFrom('liveness_configs')
+          .select('id')
+          .where('id', 'in', ids.slice(i, i + 500))
+          .execute();
         rows.forEach((r) => out.add(r.id));
       }
       return out;
@@ -60,23 +65,40 @@ export function livenessRepo(db: Kysely<DB>) {
     async forEndpoints(endpointIds: string[]): Promise<LivenessConfig[]> {
       const out: LivenessConfig[] = [];
       for (let i = 0; i < endpointIds.length; i += 500) {
-        const rows = await base().where('l.endpoint_id', 'in', endpointIds.slice(i, i + 500)).execute();
+        const rows = await base()
+          .where('l.endpoint_id', 'in', endpointIds.slice(i, i + 500))
+          .execute();
         out.push(...rows.map(toConfig));
       }
       return out;
     },
     async list(teamId: string, f: LivenessFilter, page: Page): Promise<PageOf<LivenessConfig>> {
-      const { total } = await filtered(db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id'), teamId, f)
+      const { total } = await filtered(
+        db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id'),
+        teamId,
+        f,
+      )
         .select((e) => e.fn.countAll<number>().as('total'))
         .executeTakeFirstOrThrow();
-      const rows = await filtered(base(), teamId, f).orderBy('l.created_at').orderBy('l.id').limit(page.limit).offset(page.offset).execute();
+      const rows = await filtered(base(), teamId, f)
+        .orderBy('l.created_at')
+        .orderBy('l.id')
+        .limit(page.limit)
+        .offset(page.offset)
+        .execute();
       return { items: rows.map(toConfig), total: Number(total), ...page };
     },
     /**
      * Enabled configs of enabled endpoints (the scheduler's working set) in one scope: one config, one
      * endpoint's, one domain's, or a page of all of them by id (`after`, `limit`: keyset paging).
      */
-    async enabledTargets(scope: { id?: string; endpoint_id?: string; domain_id?: string; after?: string; limit?: number }): Promise<LivenessConfig[]> {
+    async enabledTargets(scope: {
+      id?: string;
+      endpoint_id?: string;
+      domain_id?: string;
+      after?: string;
+      limit?: number;
+    }): Promise<LivenessConfig[]> {
       let q = base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1);
       if (scope.id !== undefined) q = q.where('l.id', '=', scope.id);
       if (scope.endpoint_id !== undefined) q = q.where('l.endpoint_id', '=', scope.endpoint_id);
@@ -87,11 +109,22 @@ export function livenessRepo(db: Kysely<DB>) {
     },
     /** Inserts with the next integer `seq` (call inside a transaction). */
     async insert(row: Omit<Selectable<LivenessConfigsTable>, 'seq'>): Promise<void> {
-      const { n } = await db.selectFrom('liveness_configs').select((e) => e.fn.max('seq').as('n')).executeTakeFirstOrThrow();
-      await db.insertInto('liveness_configs').values({ ...row, seq: Number(n ?? 0) + 1 }).execute();
+      const { n } = await db
+        .selectFrom('liveness_configs')
+        .select((e) => e.fn.max('seq').as('n'))
+        .executeTakeFirstOrThrow();
+      await db
+        .insertInto('liveness_configs')
+        .values({ ...row, seq: Number(n ?? 0) + 1 })
+        .execute();
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<LivenessConfigsTable>>): Promise<void> {
-      await db.updateTable('liveness_configs').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+      await db
+        .updateTable('liveness_configs')
+        .set(defined(patch))
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .execute();
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('liveness_configs').where('team_id', '=', teamId).where('id', '=', id).execute();

@@ -34,15 +34,29 @@ export function metricsRepo(db: Kysely<DB>) {
         .leftJoin('liveness_state as ls', 'ls.config_id', 'lc.id')
         .leftJoin('endpoint_certificates as c', 'c.endpoint_id', 'e.id')
         .select([
-          't.name as team', 'd.domain as domain', 'e.name as endpoint', 'e.endpoint_type as endpoint_type',
-          'lc.is_enabled as lc_enabled', 'ls.status as status', 'ls.response_time_ms as response_time_ms', 'c.not_after as ssl_not_after',
+          't.name as team',
+          'd.domain as domain',
+          'e.name as endpoint',
+          'e.endpoint_type as endpoint_type',
+          'lc.is_enabled as lc_enabled',
+          'ls.status as status',
+          'ls.response_time_ms as response_time_ms',
+          'c.not_after as ssl_not_after',
         ])
-        .orderBy('t.name').orderBy('d.domain').orderBy('e.name')
+        .orderBy('t.name')
+        .orderBy('d.domain')
+        .orderBy('e.name')
         .limit(limit)
         .execute();
       return rows.map((r) => ({
-        team: r.team, domain: r.domain, endpoint: r.endpoint, endpoint_type: r.endpoint_type,
-        liveness_enabled: r.lc_enabled === 1, status: r.status, response_time_ms: r.response_time_ms, ssl_not_after: r.ssl_not_after,
+        team: r.team,
+        domain: r.domain,
+        endpoint: r.endpoint,
+        endpoint_type: r.endpoint_type,
+        liveness_enabled: r.lc_enabled === 1,
+        status: r.status,
+        response_time_ms: r.response_time_ms,
+        ssl_not_after: r.ssl_not_after,
       }));
     },
     /** Domains with verification, health score and expiry (manual override first); at most `limit` rows. */
@@ -51,11 +65,25 @@ export function metricsRepo(db: Kysely<DB>) {
         .selectFrom('domains as d')
         .innerJoin('teams as t', 't.id', 'd.team_id')
         .leftJoin('domain_registrations as r', 'r.domain_id', 'd.id')
-        .select(['t.name as team', 'd.domain as domain', 'd.is_verified as is_verified', 'd.health_score as health_score', 'd.expiry_override as override', 'r.expiry_date as expiry_date'])
-        .orderBy('t.name').orderBy('d.domain')
+        .select([
+          't.name as team',
+          'd.domain as domain',
+          'd.is_verified as is_verified',
+          'd.health_score as health_score',
+          'd.expiry_override as override',
+          'r.expiry_date as expiry_date',
+        ])
+        .orderBy('t.name')
+        .orderBy('d.domain')
         .limit(limit)
         .execute();
-      return rows.map((r) => ({ team: r.team, domain: r.domain, is_verified: r.is_verified === 1, health_score: r.health_score, expiry_date: r.override ?? r.expiry_date }));
+      return rows.map((r) => ({
+        team: r.team,
+        domain: r.domain,
+        is_verified: r.is_verified === 1,
+        health_score: r.health_score,
+        expiry_date: r.override ?? r.expiry_date,
+      }));
     },
     /** Rows in the delivery log by channel and status (a gauge: retention shrinks it). */
     async deliveryCounts(): Promise<{ channel: string; status: string; n: number }[]> {
@@ -68,8 +96,20 @@ export function metricsRepo(db: Kysely<DB>) {
     },
     async counts(): Promise<{ teams: number; domains: number; endpoints: number; liveness: number }> {
       const one = async (t: 'teams' | 'domains' | 'endpoints' | 'liveness_configs') =>
-        Number((await db.selectFrom(t).select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
-      const [teams, domains, endpoints, liveness] = await Promise.all([one('teams'), one('domains'), one('endpoints'), one('liveness_configs')]);
+        Number(
+          (
+            await db
+              .selectFrom(t)
+              .select((e) => e.fn.countAll<number>().as('n'))
+              .executeTakeFirstOrThrow()
+          ).n,
+        );
+      const [teams, domains, endpoints, liveness] = await Promise.all([
+        one('teams'),
+        one('domains'),
+        one('endpoints'),
+        one('liveness_configs'),
+      ]);
       return { teams, domains, endpoints, liveness };
     },
     /**

@@ -22,7 +22,9 @@ export interface SettingRow {
   team_timezone: string;
 }
 
-const toSetting = (r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string }): SettingRow => ({
+const toSetting = (
+  r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string },
+): SettingRow => ({
   ...r,
   delivery_class: r.delivery_class as SettingRow['delivery_class'],
   is_enabled: toBool(r.is_enabled),
@@ -41,10 +43,20 @@ export function notificationsRepo(db: Kysely<DB>) {
       .select(['u.email as user_email', 't.timezone as team_timezone']);
   return {
     async settingsForUser(userId: string): Promise<SettingRow[]> {
-      return (await settings().where('s.user_id', '=', userId).orderBy('s.notification_type').orderBy('s.delivery_class').execute()).map(toSetting);
+      return (
+        await settings()
+          .where('s.user_id', '=', userId)
+          .orderBy('s.notification_type')
+          .orderBy('s.delivery_class')
+          .execute()
+      ).map(toSetting);
     },
     async setting(userId: string, type: string, cls: string): Promise<SettingRow | undefined> {
-      const r = await settings().where('s.user_id', '=', userId).where('s.notification_type', '=', type).where('s.delivery_class', '=', cls).executeTakeFirst();
+      const r = await settings()
+        .where('s.user_id', '=', userId)
+        .where('s.notification_type', '=', type)
+        .where('s.delivery_class', '=', cls)
+        .executeTakeFirst();
       return r && toSetting(r);
     },
     async settingById(id: string): Promise<SettingRow | undefined> {
@@ -53,19 +65,43 @@ export function notificationsRepo(db: Kysely<DB>) {
     },
     /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
     async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<SettingRow[]> {
-      return (await settings().where('s.team_id', '=', teamId).where('s.delivery_class', '=', cls).where('s.is_enabled', '=', 1).execute()).map(toSetting);
+      return (
+        await settings()
+          .where('s.team_id', '=', teamId)
+          .where('s.delivery_class', '=', cls)
+          .where('s.is_enabled', '=', 1)
+          .execute()
+      ).map(toSetting);
     },
     async enabledDigests(): Promise<SettingRow[]> {
-      return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(toSetting);
+      return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(
+        toSetting,
+      );
     },
-    async upsertSetting(row: Omit<SettingRow, 'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'>, now: string): Promise<void> {
+    async upsertSetting(
+      row: Omit<SettingRow, 'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'>,
+      now: string,
+    ): Promise<void> {
       const values = {
-        is_enabled: row.is_enabled ? 1 : 0, frequency_days: row.frequency_days, notification_time: row.notification_time,
-        config: JSON.stringify(row.config), min_severity: row.min_severity, updated_at: now,
+        is_enabled: row.is_enabled ? 1 : 0,
+        frequency_days: row.frequency_days,
+        notification_time: row.notification_time,
+        config: JSON.stringify(row.config),
+        min_severity: row.min_severity,
+        updated_at: now,
       };
       await db
         .insertInto('notification_settings')
-        .values({ id: newId(), team_id: row.team_id, user_id: row.user_id, notification_type: row.notification_type, delivery_class: row.delivery_class, last_digest_at: null, created_at: now, ...values })
+        .values({
+          id: newId(),
+          team_id: row.team_id,
+          user_id: row.user_id,
+          notification_type: row.notification_type,
+          delivery_class: row.delivery_class,
+          last_digest_at: null,
+          created_at: now,
+          ...values,
+        })
         .onConflict((oc) => oc.columns(['user_id', 'notification_type', 'delivery_class']).doUpdateSet(values))
         .execute();
     },
@@ -81,12 +117,24 @@ export function notificationsRepo(db: Kysely<DB>) {
     },
 
     async pendingEvents(limit: number) {
-      return db.selectFrom('events').selectAll().where('fanned_out_at', 'is', null).orderBy('created_at').limit(limit).execute();
+      return db
+        .selectFrom('events')
+        .selectAll()
+        .where('fanned_out_at', 'is', null)
+        .orderBy('created_at')
+        .limit(limit)
+        .execute();
     },
     /** Marks events fanned out; returns the ids this caller marked (another worker may have taken some). */
     async markFannedOut(ids: string[], at: string): Promise<string[]> {
       if (!ids.length) return [];
-      const rows = await db.updateTable('events').set({ fanned_out_at: at }).where('id', 'in', ids).where('fanned_out_at', 'is', null).returning('id').execute();
+      const rows = await db
+        .updateTable('events')
+        .set({ fanned_out_at: at })
+        .where('id', 'in', ids)
+        .where('fanned_out_at', 'is', null)
+        .returning('id')
+        .execute();
       return rows.map((r) => r.id);
     },
     async event(id: string) {
@@ -101,19 +149,45 @@ export function notificationsRepo(db: Kysely<DB>) {
         .leftJoin('endpoints as ep', 'ep.id', 'e.endpoint_id')
         .leftJoin('portfolios as p', 'p.id', 'd.portfolio_id')
         .selectAll('e')
-        .select(['t.name as team_name', 'd.domain as domain_name', 'ep.name as endpoint_name', 'p.name as portfolio_name'])
+        .select([
+          't.name as team_name',
+          'd.domain as domain_name',
+          'ep.name as endpoint_name',
+          'p.name as portfolio_name',
+        ])
         .where('e.id', '=', id)
         .executeTakeFirst();
     },
     async eventsSince(teamId: string, since: string, until: string) {
-      return db.selectFrom('events').selectAll().where('team_id', '=', teamId).where('created_at', '>', since).where('created_at', '<=', until).where('event_type', '!=', 'test').orderBy('created_at').execute();
+      return db
+        .selectFrom('events')
+        .selectAll()
+        .where('team_id', '=', teamId)
+        .where('created_at', '>', since)
+        .where('created_at', '<=', until)
+        .where('event_type', '!=', 'test')
+        .orderBy('created_at')
+        .execute();
     },
 
     /** Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once. */
-    async addDelivery(d: Omit<DeliveryRow, 'attempts' | 'lease_owner' | 'lease_until' | 'error_message' | 'sent_at' | 'message_preview'> & { message_preview?: string | null }): Promise<boolean> {
+    async addDelivery(
+      d: Omit<
+        DeliveryRow,
+        'attempts' | 'lease_owner' | 'lease_until' | 'error_message' | 'sent_at' | 'message_preview'
+      > & { message_preview?: string | null },
+    ): Promise<boolean> {
       const r = await db
         .insertInto('deliveries')
-        .values({ ...d, message_preview: d.message_preview ?? null, attempts: 0, lease_owner: null, lease_until: null, error_message: null, sent_at: null })
+        .values({
+          ...d,
+          message_preview: d.message_preview ?? null,
+          attempts: 0,
+          lease_owner: null,
+          lease_until: null,
+          error_message: null,
+          sent_at: null,
+        })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
@@ -137,42 +211,97 @@ export function notificationsRepo(db: Kysely<DB>) {
         .execute();
     },
     async extendLease(id: string, owner: string, until: string): Promise<void> {
-      await db.updateTable('deliveries').set({ lease_until: until }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+      await db
+        .updateTable('deliveries')
+        .set({ lease_until: until })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .execute();
     },
     /** Gives one delivery back (the worker is stopping mid-attempt); it is claimed again later. */
     async releaseLease(id: string, owner: string): Promise<void> {
-      await db.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('id', '=', id).where('lease_owner', '=', owner).execute();
+      await db
+        .updateTable('deliveries')
+        .set({ lease_owner: null, lease_until: null })
+        .where('id', '=', id)
+        .where('lease_owner', '=', owner)
+        .execute();
     },
     /** On daemon start: the previous owner is gone (one daemon per data directory), so its leases are void. */
     async releaseAllLeases(): Promise<number> {
-      const r = await db.updateTable('deliveries').set({ lease_owner: null, lease_until: null }).where('lease_until', 'is not', null).executeTakeFirst();
+      const r = await db
+        .updateTable('deliveries')
+        .set({ lease_owner: null, lease_until: null })
+        .where('lease_until', 'is not', null)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async recordAttempt(
-      d: { id: string; attempt: number; at: string; outcome: string; status_code: number | null; error: string | null; duration_ms: number },
-      update: { status: string; next_attempt_at: string; error_message: string | null; sent_at: string | null; message_preview: string | null; release: boolean },
+      d: {
+        id: string;
+        attempt: number;
+        at: string;
+        outcome: string;
+        status_code: number | null;
+        error: string | null;
+        duration_ms: number;
+      },
+      update: {
+        status: string;
+        next_attempt_at: string;
+        error_message: string | null;
+        sent_at: string | null;
+        message_preview: string | null;
+        release: boolean;
+      },
     ): Promise<void> {
-      await db.insertInto('delivery_attempts').values({ id: newId(), delivery_id: d.id, attempt: d.attempt, at: d.at, outcome: d.outcome, status_code: d.status_code, error: d.error, duration_ms: d.duration_ms }).execute();
+      await db
+        .insertInto('delivery_attempts')
+        .values({
+          id: newId(),
+          delivery_id: d.id,
+          attempt: d.attempt,
+          at: d.at,
+          outcome: d.outcome,
+          status_code: d.status_code,
+          error: d.error,
+          duration_ms: d.duration_ms,
+        })
+        .execute();
       await db
         .updateTable('deliveries')
         .set({
-          status: update.status, attempts: d.attempt, next_attempt_at: update.next_attempt_at, error_message: update.error_message,
-          sent_at: update.sent_at, message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
+          status: update.status,
+          attempts: d.attempt,
+          next_attempt_at: update.next_attempt_at,
+          error_message: update.error_message,
+          sent_at: update.sent_at,
+          message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
           ...(update.release ? { lease_owner: null, lease_until: null } : {}),
         })
         .where('id', '=', d.id)
         .execute();
     },
     async attempts(deliveryId: string) {
-      return db.selectFrom('delivery_attempts').selectAll().where('delivery_id', '=', deliveryId).orderBy('attempt').execute();
+      return db
+        .selectFrom('delivery_attempts')
+        .selectAll()
+        .where('delivery_id', '=', deliveryId)
+        .orderBy('attempt')
+        .execute();
     },
     async delivery(id: string): Promise<DeliveryRow | undefined> {
       return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** Test sends a team queued since `since`, and the oldest of them (when its hour frees a slot). */
     async testSendsSince(teamId: string, since: string): Promise<{ n: number; oldest: string | null }> {
-      const r = await db.selectFrom('deliveries').where('team_id', '=', teamId).where('is_test', '=', 1).where('created_at', '>', since)
-        .select((e) => [e.fn.countAll<number>().as('n'), e.fn.min<string>('created_at').as('oldest')]).executeTakeFirstOrThrow();
+      const r = await db
+        .selectFrom('deliveries')
+        .where('team_id', '=', teamId)
+        .where('is_test', '=', 1)
+        .where('created_at', '>', since)
+        .select((e) => [e.fn.countAll<number>().as('n'), e.fn.min<string>('created_at').as('oldest')])
+        .executeTakeFirstOrThrow();
       return { n: Number(r.n), oldest: r.oldest ?? null };
     },
     /** The delivery log: deliveries with at least one attempt, by the time shown (`sent_at`, the latest attempt), newest first. */
@@ -181,7 +310,13 @@ export function notificationsRepo(db: Kysely<DB>) {
       if (f.channel) q = q.where('channel', '=', f.channel);
       if (f.status) q = q.where('status', '=', f.status);
       const { n } = await q.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-      const rows = await q.selectAll().orderBy('sent_at', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute();
+      const rows = await q
+        .selectAll()
+        .orderBy('sent_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .offset(offset)
+        .execute();
       return { items: rows, total: Number(n) };
     },
   };

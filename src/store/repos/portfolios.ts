@@ -13,10 +13,22 @@ export function portfoliosRepo(db: Kysely<DB>) {
       .selectFrom('portfolios as p')
       .where('p.team_id', '=', teamId)
       .select((eb) => [
-        'p.id', 'p.team_id', 'p.name', 'p.description', 'p.created_at', 'p.updated_at',
-        eb.selectFrom('domains as d').whereRef('d.portfolio_id', '=', 'p.id').select((e) => e.fn.countAll<number>().as('n')).as('domain_count'),
+        'p.id',
+        'p.team_id',
+        'p.name',
+        'p.description',
+        'p.created_at',
+        'p.updated_at',
+        eb
+          .selectFrom('domains as d')
+          .whereRef('d.portfolio_id', '=', 'p.id')
+          .select((e) => e.fn.countAll<number>().as('n'))
+          .as('domain_count'),
       ]);
-  const map = (r: Omit<Portfolio, 'domain_count'> & { domain_count: number | null }): Portfolio => ({ ...r, domain_count: Number(r.domain_count ?? 0) });
+  const map = (r: Omit<Portfolio, 'domain_count'> & { domain_count: number | null }): Portfolio => ({
+    ...r,
+    domain_count: Number(r.domain_count ?? 0),
+  });
   return {
     async get(teamId: string, id: string): Promise<Portfolio | undefined> {
       const r = await base(teamId).where('p.id', '=', id).executeTakeFirst();
@@ -34,8 +46,17 @@ export function portfoliosRepo(db: Kysely<DB>) {
     async insert(row: PortfoliosTable): Promise<void> {
       await db.insertInto('portfolios').values(row).execute();
     },
-    async update(teamId: string, id: string, patch: Partial<Pick<PortfoliosTable, 'name' | 'description' | 'updated_at'>>): Promise<void> {
-      await db.updateTable('portfolios').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+    async update(
+      teamId: string,
+      id: string,
+      patch: Partial<Pick<PortfoliosTable, 'name' | 'description' | 'updated_at'>>,
+    ): Promise<void> {
+      await db
+        .updateTable('portfolios')
+        .set(defined(patch))
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .execute();
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('portfolios').where('team_id', '=', teamId).where('id', '=', id).execute();

@@ -1,7 +1,12 @@
 // Latest registration (RDAP/WHOIS) state per domain and the history of what changed.
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import type { Registration, RegistrationChange, RegistrationSource, RegistrationState } from '../../domain/registration.js';
+import type {
+  Registration,
+  RegistrationChange,
+  RegistrationSource,
+  RegistrationState,
+} from '../../domain/registration.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
 
 interface HistoryEntry {
@@ -15,7 +20,11 @@ interface HistoryEntry {
 export function registrationsRepo(db: Kysely<DB>) {
   return {
     async get(domainId: string): Promise<Registration | undefined> {
-      const r = await db.selectFrom('domain_registrations').selectAll().where('domain_id', '=', domainId).executeTakeFirst();
+      const r = await db
+        .selectFrom('domain_registrations')
+        .selectAll()
+        .where('domain_id', '=', domainId)
+        .executeTakeFirst();
       if (!r) return undefined;
       return {
         domain_id: r.domain_id,
@@ -36,12 +45,25 @@ export function registrationsRepo(db: Kysely<DB>) {
     },
     async save(reg: Registration): Promise<void> {
       const row = {
-        source: reg.source, state: reg.state, reason: reg.reason, registrar: reg.registrar, expiry_date: reg.expiry_date,
-        creation_date: reg.creation_date, updated_date: reg.updated_date, nameservers: JSON.stringify(reg.nameservers),
-        statuses: JSON.stringify(reg.statuses), transfer_lock: reg.transfer_lock === null ? null : fromBool(reg.transfer_lock),
-        dnssec_signed: reg.dnssec_signed === null ? null : fromBool(reg.dnssec_signed), checked_at: reg.checked_at, next_check_at: reg.next_check_at,
+        source: reg.source,
+        state: reg.state,
+        reason: reg.reason,
+        registrar: reg.registrar,
+        expiry_date: reg.expiry_date,
+        creation_date: reg.creation_date,
+        updated_date: reg.updated_date,
+        nameservers: JSON.stringify(reg.nameservers),
+        statuses: JSON.stringify(reg.statuses),
+        transfer_lock: reg.transfer_lock === null ? null : fromBool(reg.transfer_lock),
+        dnssec_signed: reg.dnssec_signed === null ? null : fromBool(reg.dnssec_signed),
+        checked_at: reg.checked_at,
+        next_check_at: reg.next_check_at,
       };
-      await db.insertInto('domain_registrations').values({ domain_id: reg.domain_id, ...row }).onConflict((oc) => oc.column('domain_id').doUpdateSet(row)).execute();
+      await db
+        .insertInto('domain_registrations')
+        .values({ domain_id: reg.domain_id, ...row })
+        .onConflict((oc) => oc.column('domain_id').doUpdateSet(row))
+        .execute();
     },
     /** Forgets the registration data (the domain was renamed); history stays. */
     async remove(domainId: string): Promise<void> {
@@ -51,7 +73,16 @@ export function registrationsRepo(db: Kysely<DB>) {
       if (!changes.length) return;
       await db
         .insertInto('registration_history')
-        .values(changes.map((c) => ({ id: newId(), domain_id: domainId, field: c.field, old_value: c.old_value, new_value: c.new_value, observed_at: at })))
+        .values(
+          changes.map((c) => ({
+            id: newId(),
+            domain_id: domainId,
+            field: c.field,
+            old_value: c.old_value,
+            new_value: c.new_value,
+            observed_at: at,
+          })),
+        )
         .execute();
     },
     async history(domainId: string, limit = 50): Promise<HistoryEntry[]> {

@@ -62,15 +62,22 @@ export function renewalsRepo(db: Kysely<DB>) {
         from ${from} where ${where} order by ${expiry}, d.domain limit ${page.limit} offset ${page.offset}`.execute(db);
       return { items: rows.rows, total: Number(total.rows[0]?.n ?? 0) };
     },
-    async certificates(teamId: string, w: RenewalWindow, page: Page): Promise<{ items: CertificateRenewalRow[]; total: number }> {
+    async certificates(
+      teamId: string,
+      w: RenewalWindow,
+      page: Page,
+    ): Promise<{ items: CertificateRenewalRow[]; total: number }> {
       const expiry = sql<string>`substr(c.not_after, 1, 10)`;
       const where = and([sql`e.team_id = ${teamId}`, ...conditions(expiry, w)]);
       const from = sql`endpoint_certificates c join endpoints e on e.id = c.endpoint_id join domains d on d.id = e.domain_id`;
       const total = await sql<{ n: number }>`select count(*) as n from ${from} where ${where}`.execute(db);
-      const rows = await sql<CertificateRenewalRow>`select e.id as endpoint_id, e.name as endpoint_name, e.endpoint_type as endpoint_type,
+      const rows =
+        await sql<CertificateRenewalRow>`select e.id as endpoint_id, e.name as endpoint_name, e.endpoint_type as endpoint_type,
           e.subdomain as subdomain, e.path as path, e.port as port, d.id as domain_id, d.domain as domain, ${expiry} as expiry,
           c.issuer as issuer, c.ssl_status as ssl_status
-        from ${from} where ${where} order by ${expiry}, d.domain, e.name limit ${page.limit} offset ${page.offset}`.execute(db);
+        from ${from} where ${where} order by ${expiry}, d.domain, e.name limit ${page.limit} offset ${page.offset}`.execute(
+          db,
+        );
       return { items: rows.rows, total: Number(total.rows[0]?.n ?? 0) };
     },
     /** Certificate status of every enabled endpoint, by domain (health sweep). */
@@ -86,7 +93,9 @@ export function renewalsRepo(db: Kysely<DB>) {
       return out;
     },
     /** Certificate status of every endpoint of a domain (health input). */
-    async domainCertificates(domainId: string): Promise<{ endpoint_id: string; ssl_status: string; not_after: string | null }[]> {
+    async domainCertificates(
+      domainId: string,
+    ): Promise<{ endpoint_id: string; ssl_status: string; not_after: string | null }[]> {
       return db
         .selectFrom('endpoint_certificates as c')
         .innerJoin('endpoints as e', 'e.id', 'c.endpoint_id')

@@ -14,7 +14,14 @@ export function retentionRepo(db: Kysely<DB>) {
       const rows = await db
         .selectFrom('liveness_configs as c')
         .select('c.seq')
-        .where(({ exists, selectFrom }) => exists(selectFrom('liveness_results as r').select('r.ts').whereRef('r.cfg', '=', 'c.seq').where('r.ts', '<', beforeTs)))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('liveness_results as r')
+              .select('r.ts')
+              .whereRef('r.cfg', '=', 'c.seq')
+              .where('r.ts', '<', beforeTs),
+          ),
+        )
         .orderBy('c.seq')
         .execute();
       return rows.map((r) => r.seq);
@@ -22,23 +29,42 @@ export function retentionRepo(db: Kysely<DB>) {
     /** Up to `limit` raw results of one configuration older than `beforeTs` (primary-key range). */
     async deleteResults(cfg: number, beforeTs: number, limit: number): Promise<number> {
       const r = await sql`delete from liveness_results where cfg = ${cfg} and ts in (
-        select ts from liveness_results where cfg = ${cfg} and ts < ${beforeTs} order by ts limit ${limit})`.execute(db);
+        select ts from liveness_results where cfg = ${cfg} and ts < ${beforeTs} order by ts limit ${limit})`.execute(
+        db,
+      );
       return Number(r.numAffectedRows ?? 0);
     },
     /** Configurations with aggregate rows of `table` older than bucket `before` (one primary-key probe each). */
-    async livenessSeqsWithAggregatesBefore(table: 'liveness_hourly' | 'liveness_daily', before: number): Promise<number[]> {
+    async livenessSeqsWithAggregatesBefore(
+      table: 'liveness_hourly' | 'liveness_daily',
+      before: number,
+    ): Promise<number[]> {
       const rows = await db
         .selectFrom('liveness_configs as c')
         .select('c.seq')
-        .where(({ exists, selectFrom }) => exists(selectFrom(`${table} as a`).select('a.bucket').whereRef('a.cfg', '=', 'c.seq').where('a.bucket', '<', before)))
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom(`${table} as a`)
+              .select('a.bucket')
+              .whereRef('a.cfg', '=', 'c.seq')
+              .where('a.bucket', '<', before),
+          ),
+        )
         .orderBy('c.seq')
         .execute();
       return rows.map((r) => r.seq);
     },
     /** Up to `limit` aggregate rows of one configuration older than bucket `before` (primary-key range). */
-    async deleteAggregates(table: 'liveness_hourly' | 'liveness_daily', cfg: number, before: number, limit: number): Promise<number> {
+    async deleteAggregates(
+      table: 'liveness_hourly' | 'liveness_daily',
+      cfg: number,
+      before: number,
+      limit: number,
+    ): Promise<number> {
       const r = await sql`delete from ${sql.table(table)} where cfg = ${cfg} and bucket in (
-        select bucket from ${sql.table(table)} where cfg = ${cfg} and bucket < ${before} order by bucket limit ${limit})`.execute(db);
+        select bucket from ${sql.table(table)} where cfg = ${cfg} and bucket < ${before} order by bucket limit ${limit})`.execute(
+        db,
+      );
       return Number(r.numAffectedRows ?? 0);
     },
     /** Finished deliveries (their attempts cascade) created before `before`. */
@@ -46,7 +72,13 @@ export function retentionRepo(db: Kysely<DB>) {
       const r = await db
         .deleteFrom('deliveries')
         .where('id', 'in', (q) =>
-          q.selectFrom('deliveries').select('id').where('status', 'in', [...FINAL_DELIVERY_STATES]).where('created_at', '<', before).limit(limit))
+          q
+            .selectFrom('deliveries')
+            .select('id')
+            .where('status', 'in', [...FINAL_DELIVERY_STATES])
+            .where('created_at', '<', before)
+            .limit(limit),
+        )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
@@ -66,7 +98,9 @@ export function retentionRepo(db: Kysely<DB>) {
     async deleteRegistrationHistory(before: string, limit: number): Promise<number> {
       const r = await db
         .deleteFrom('registration_history')
-        .where('id', 'in', (q) => q.selectFrom('registration_history').select('id').where('observed_at', '<', before).limit(limit))
+        .where('id', 'in', (q) =>
+          q.selectFrom('registration_history').select('id').where('observed_at', '<', before).limit(limit),
+        )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
@@ -74,14 +108,23 @@ export function retentionRepo(db: Kysely<DB>) {
     async deleteCertificateHistory(before: string, limit: number): Promise<number> {
       const r = await db
         .deleteFrom('certificate_history')
-        .where('id', 'in', (q) => q.selectFrom('certificate_history').select('id').where('last_seen', '<', before).limit(limit))
+        .where('id', 'in', (q) =>
+          q.selectFrom('certificate_history').select('id').where('last_seen', '<', before).limit(limit),
+        )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     async deleteExposureScans(before: string, limit: number): Promise<number> {
       const r = await db
         .deleteFrom('exposure_scans')
-        .where('id', 'in', (q) => q.selectFrom('exposure_scans').select('id').where('finished_at', 'is not', null).where('finished_at', '<', before).limit(limit))
+        .where('id', 'in', (q) =>
+          q
+            .selectFrom('exposure_scans')
+            .select('id')
+            .where('finished_at', 'is not', null)
+            .where('finished_at', '<', before)
+            .limit(limit),
+        )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },

@@ -41,7 +41,11 @@ export function securityRepo(db: Kysely<DB>) {
     },
     /** domain_id -> security score of every checked domain (health sweep). */
     async scores(): Promise<Map<string, number>> {
-      const rows = await db.selectFrom('domain_security').select(['domain_id', 'security_score']).where('security_score', 'is not', null).execute();
+      const rows = await db
+        .selectFrom('domain_security')
+        .select(['domain_id', 'security_score'])
+        .where('security_score', 'is not', null)
+        .execute();
       return new Map(rows.map((r) => [r.domain_id, r.security_score!]));
     },
     async remove(domainId: string): Promise<void> {
@@ -49,10 +53,22 @@ export function securityRepo(db: Kysely<DB>) {
     },
     async save(s: SecurityRecord): Promise<void> {
       const row = {
-        spf: s.spf, dmarc: s.dmarc, dkim: s.dkim, caa: s.caa, dnssec_enabled: s.dnssec_enabled === null ? null : fromBool(s.dnssec_enabled), security_score: s.security_score,
-        details: JSON.stringify(s.details), recommendations: JSON.stringify(s.recommendations), checked_at: s.checked_at, next_check_at: s.next_check_at,
+        spf: s.spf,
+        dmarc: s.dmarc,
+        dkim: s.dkim,
+        caa: s.caa,
+        dnssec_enabled: s.dnssec_enabled === null ? null : fromBool(s.dnssec_enabled),
+        security_score: s.security_score,
+        details: JSON.stringify(s.details),
+        recommendations: JSON.stringify(s.recommendations),
+        checked_at: s.checked_at,
+        next_check_at: s.next_check_at,
       };
-      await db.insertInto('domain_security').values({ domain_id: s.domain_id, ...row }).onConflict((oc) => oc.column('domain_id').doUpdateSet(row)).execute();
+      await db
+        .insertInto('domain_security')
+        .values({ domain_id: s.domain_id, ...row })
+        .onConflict((oc) => oc.column('domain_id').doUpdateSet(row))
+        .execute();
     },
   };
 }

@@ -13,11 +13,19 @@ export function teamsRepo(db: Kysely<DB>) {
       return db.selectFrom('teams').select(['id', 'name', 'created_at']).where('id', '=', id).executeTakeFirst();
     },
     async list(): Promise<Team[]> {
-      return db.selectFrom('teams').select(['id', 'name', 'created_at']).orderBy('created_at').orderBy('name').execute();
+      return db
+        .selectFrom('teams')
+        .select(['id', 'name', 'created_at'])
+        .orderBy('created_at')
+        .orderBy('name')
+        .execute();
     },
     async create(name: string, now: string): Promise<Team> {
       const team = { id: newId(), name, created_at: now };
-      await db.insertInto('teams').values({ ...team, timezone: 'UTC' }).execute();
+      await db
+        .insertInto('teams')
+        .values({ ...team, timezone: 'UTC' })
+        .execute();
       return team;
     },
   };
@@ -27,13 +35,24 @@ export function usersRepo(db: Kysely<DB>) {
   const cols = ['id', 'team_id', 'email', 'created_at'] as const;
   return {
     async byEmail(teamId: string, email: string): Promise<User | undefined> {
-      return db.selectFrom('users').select(cols).where('team_id', '=', teamId).where('email', '=', email).executeTakeFirst();
+      return db
+        .selectFrom('users')
+        .select(cols)
+        .where('team_id', '=', teamId)
+        .where('email', '=', email)
+        .executeTakeFirst();
     },
     async byId(id: string): Promise<User | undefined> {
       return db.selectFrom('users').select(cols).where('id', '=', id).executeTakeFirst();
     },
     async list(teamId: string): Promise<User[]> {
-      return db.selectFrom('users').select(cols).where('team_id', '=', teamId).orderBy('created_at').orderBy('email').execute();
+      return db
+        .selectFrom('users')
+        .select(cols)
+        .where('team_id', '=', teamId)
+        .orderBy('created_at')
+        .orderBy('email')
+        .execute();
     },
     async create(teamId: string, email: string, now: string): Promise<User> {
       const user = { id: newId(), team_id: teamId, email, created_at: now };
@@ -50,14 +69,24 @@ export function tokensRepo(db: Kysely<DB>) {
   const cols = ['id', 'team_id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
   return {
     async create(t: Omit<ApiToken, 'last_used_at' | 'revoked_at'> & { token_hash: string }): Promise<void> {
-      await db.insertInto('api_tokens').values({ ...t, last_used_at: null, revoked_at: null }).execute();
+      await db
+        .insertInto('api_tokens')
+        .values({ ...t, last_used_at: null, revoked_at: null })
+        .execute();
     },
     async principalByHash(hash: string): Promise<Principal | undefined> {
       const row = await db
         .selectFrom('api_tokens as t')
         .innerJoin('teams as tm', 'tm.id', 't.team_id')
         .innerJoin('users as u', 'u.id', 't.user_id')
-        .select(['t.id as token_id', 't.name as token_name', 't.team_id', 'tm.name as team_name', 't.user_id', 'u.email as user_email'])
+        .select([
+          't.id as token_id',
+          't.name as token_name',
+          't.team_id',
+          'tm.name as team_name',
+          't.user_id',
+          'u.email as user_email',
+        ])
         .where('t.token_hash', '=', hash)
         .where('t.revoked_at', 'is', null)
         .executeTakeFirst();
@@ -77,11 +106,21 @@ export function tokensRepo(db: Kysely<DB>) {
       return db.selectFrom('api_tokens').select(cols).where('id', '=', id).executeTakeFirst();
     },
     async revoke(id: string, now: string): Promise<number> {
-      const r = await db.updateTable('api_tokens').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).executeTakeFirst();
+      const r = await db
+        .updateTable('api_tokens')
+        .set({ revoked_at: now })
+        .where('id', '=', id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async revokeForUser(userId: string, now: string): Promise<number> {
-      const r = await db.updateTable('api_tokens').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null).executeTakeFirst();
+      const r = await db
+        .updateTable('api_tokens')
+        .set({ revoked_at: now })
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async touch(ids: string[], now: string): Promise<void> {
@@ -97,7 +136,11 @@ export function metaRepo(db: Kysely<DB>) {
       return r?.value;
     },
     async set(key: string, value: string): Promise<void> {
-      await db.insertInto('meta').values({ key, value }).onConflict((oc) => oc.column('key').doUpdateSet({ value })).execute();
+      await db
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
+        .execute();
     },
   };
 }

@@ -67,7 +67,13 @@ export function defined<T extends object>(o: T): Partial<T> {
  */
 export function reusingCompiled(wrote: (table: string) => void) {
   const texts = new Map<string, string>();
-  return async function run(db: Pick<Kysely<unknown>, 'executeQuery'>, table: string, shape: string, params: readonly unknown[], build: () => Compilable): Promise<void> {
+  return async function run(
+    db: Pick<Kysely<unknown>, 'executeQuery'>,
+    table: string,
+    shape: string,
+    params: readonly unknown[],
+    build: () => Compilable,
+  ): Promise<void> {
     const text = texts.get(shape);
     if (text !== undefined) {
       await db.executeQuery(CompiledQuery.raw(text, params as unknown[]));
@@ -75,7 +81,8 @@ export function reusingCompiled(wrote: (table: string) => void) {
       return;
     }
     const compiled = build().compile();
-    if (compiled.parameters.length === params.length && compiled.parameters.every((p, i) => p === params[i])) texts.set(shape, compiled.sql);
+    if (compiled.parameters.length === params.length && compiled.parameters.every((p, i) => p === params[i]))
+      texts.set(shape, compiled.sql);
     await db.executeQuery(compiled);
   };
 }

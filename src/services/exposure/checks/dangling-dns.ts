@@ -6,7 +6,8 @@ import { ownAddressHosts, type ExposureCheck } from '../types.js';
 
 export const danglingDns: ExposureCheck = {
   category: 'dangling_dns',
-  description: 'CNAMEs to names that do not exist, and A/AAAA records pointing at addresses where nothing answers on TCP 80 or 443',
+  description:
+    'CNAMEs to names that do not exist, and A/AAAA records pointing at addresses where nothing answers on TCP 80 or 443',
   async run(ctx) {
     const out: DetectedFinding[] = [];
     for (const h of ctx.inventory.hosts) {
@@ -31,7 +32,9 @@ export const danglingDns: ExposureCheck = {
     await Promise.all(
       hosts.map(async (h) => {
         if (ctx.signal.aborted) return;
-        const states = await Promise.all(h.addresses.flatMap((a) => [80, 443].map(async (p) => ({ a, p, s: await ctx.tcp(a, p) }))));
+        const states = await Promise.all(
+          h.addresses.flatMap((a) => [80, 443].map(async (p) => ({ a, p, s: await ctx.tcp(a, p) }))),
+        );
         if (states.some((x) => x.s === 'open' || x.s === 'error')) return;
         // A host that answers on one of the admin ports (a database, a mail relay) is alive, not dangling.
         const others = await Promise.all(h.addresses.flatMap((a) => ctx.options.adminPorts.map((p) => ctx.tcp(a, p))));

@@ -23,7 +23,8 @@ export const openPort: ExposureCheck = {
   description: `Administrative and database ports (${ADMIN_PORTS.join(', ')}) open on the addresses of the domain's own names`,
   async run(ctx) {
     const byAddress = new Map<string, string[]>();
-    for (const h of ownAddressHosts(ctx.inventory)) for (const a of h.addresses) byAddress.set(a, [...(byAddress.get(a) ?? []), h.name]);
+    for (const h of ownAddressHosts(ctx.inventory))
+      for (const a of h.addresses) byAddress.set(a, [...(byAddress.get(a) ?? []), h.name]);
     const out: DetectedFinding[] = [];
     await Promise.all(
       [...byAddress].flatMap(([address, names]) =>
@@ -41,9 +42,10 @@ export const openPort: ExposureCheck = {
             details: {
               provider: null,
               evidence: `TCP connect to ${address}:${port} succeeded; names: ${[...names].sort().join(', ')}`,
-              remediation: port === 25
-                ? 'Expected on mail servers; otherwise close the port.'
-                : `Do not expose ${svc.name} to the internet: firewall port ${port} to trusted addresses or reach it over a VPN/SSH tunnel.`,
+              remediation:
+                port === 25
+                  ? 'Expected on mail servers; otherwise close the port.'
+                  : `Do not expose ${svc.name} to the internet: firewall port ${port} to trusted addresses or reach it over a VPN/SSH tunnel.`,
             },
           });
         }),

@@ -18,7 +18,8 @@ async function unclaimedPage(ctx: CheckContext, h: HostInfo, fp: TakeoverFingerp
 
 export const subdomainTakeover: ExposureCheck = {
   category: 'subdomain_takeover',
-  description: 'CNAMEs to takeover-prone services (GitHub Pages, Heroku, S3, Azure, ...) whose target is NXDOMAIN or shows the provider\'s "no such site" page',
+  description:
+    'CNAMEs to takeover-prone services (GitHub Pages, Heroku, S3, Azure, ...) whose target is NXDOMAIN or shows the provider\'s "no such site" page',
   async run(ctx) {
     const out: DetectedFinding[] = [];
     await Promise.all(

@@ -25,7 +25,8 @@ async function inspect(ctx: CheckContext, h: HostInfo): Promise<DetectedFinding[
       details: {
         provider: null,
         evidence: `handshakes limited to ${legacy.join(', ')} succeeded on ${address}:443${modern.ok ? `; modern handshake: ${modern.protocol}` : '; TLS 1.2+ refused'}`,
-        remediation: 'Disable TLS 1.0 and 1.1 on the server (allow TLS 1.2 and 1.3 only); they are deprecated (RFC 8996).',
+        remediation:
+          'Disable TLS 1.0 and 1.1 on the server (allow TLS 1.2 and 1.3 only); they are deprecated (RFC 8996).',
       },
     });
   }

@@ -4,7 +4,7 @@ import type { ExposureCheck } from '../types.js';
 
 export const zoneTransfer: ExposureCheck = {
   category: 'zone_transfer',
-  description: 'Open zone transfer: each of the domain\'s nameservers is asked for AXFR over TCP',
+  description: "Open zone transfer: each of the domain's nameservers is asked for AXFR over TCP",
   async run(ctx) {
     const out: DetectedFinding[] = [];
     const zone = ctx.inventory.domain;
