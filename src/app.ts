@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import type Koa from 'koa';
 import type Router from '@koa/router';
 import type { InjectOptions } from 'light-my-request';
-import { ConfigError, POSTGRES_NOT_YET, type Config } from './config/index.js';
+import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Store } from './store/index.js';
 import type { Services } from './services/index.js';
@@ -39,7 +39,7 @@ import { VERSION } from './package.js';
 async function daemonModules() {
   const [
     { pino },
-    { openStore },
+    { openStore, openPgStore },
     { createServices },
     { createApi },
     { clientErrorHandler },
@@ -87,6 +87,7 @@ async function daemonModules() {
   return {
     pino,
     openStore,
+    openPgStore,
     createServices,
     createApi,
     clientErrorHandler,
@@ -239,7 +240,8 @@ export async function openLocal(
   clock: Clock = systemClock,
   opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
-  const { pino, openStore, createServices, createExposureNet, guardedAxfr, secureDataDir } = await daemonModules();
+  const { pino, openStore, openPgStore, createServices, createExposureNet, guardedAxfr, secureDataDir } =
+    await daemonModules();
   // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
   const tightened = secureDataDir(config.dataDir);
   if (tightened.length) {
@@ -248,8 +250,10 @@ export async function openLocal(
       `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`,
     );
   }
-  if (config.database) throw new ConfigError(POSTGRES_NOT_YET);
-  const store = await openStore(config.dbPath);
+  const db = config.database;
+  const store = db
+    ? await openPgStore(db.url, { poolSize: db.poolSize, statementTimeoutMs: db.statementTimeoutMs })
+    : await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });
   const { io: lookup, probes } = compose(config, clock, {

@@ -108,9 +108,9 @@ type ConfigFlags = Partial<{
 
 export class ConfigError extends Error {}
 
-/** Where PostgreSQL support stands: `dommon migrate` works on it; the other commands still need SQLite. */
-export const POSTGRES_NOT_YET =
-  'PostgreSQL (DOMMON_DATABASE_URL / --database-url) is supported only by `dommon migrate` in this version; unset it to use the SQLite file in the data directory';
+/** The commands that do not run on PostgreSQL yet say so (backup: use pg_dump; restore, doctor). */
+export const postgresNotYet = (command: string): string =>
+  `\`dommon ${command}\` works on the SQLite file only in this version; with DOMMON_DATABASE_URL / --database-url use PostgreSQL's own tools (pg_dump, pg_restore, psql)`;
 
 type Env = Record<string, string | undefined>;
 

@@ -105,11 +105,26 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * The same store on PostgreSQL. Transactions run one at a time in this process, as on SQLite, so a
  * use case sees exactly the semantics it has there (read-then-write steps such as the next `seq`);
  * reads outside a transaction use the pool's other connections. The liveness write path is the
- * multi-row variant; stamp() counts this process's writes (other processes' writes are not seen
- * yet: the commands that would make them refuse a PostgreSQL URL for now).
+ * multi-row variant; stamp() counts this process's writes at once, and other processes' through a
+ * poll of the server's snapshot.
  */
 function storeFromPg(conn: PgConnection): Store {
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
+  // Commits by other processes (the CLI beside the daemon): the server's current snapshot (next
+  // transaction id and those in progress) changes with every write transaction that starts or ends,
+  // so read caches keyed by stamp() drop what another process changed within a poll.
+  let snapshot = '';
+  const poll = async () => {
+    try {
+      const r = await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(conn.db);
+      snapshot = r.rows[0]?.s ?? '';
+    } catch {
+      snapshot = `down:${Date.now()}`; // never equal to a live snapshot
+    }
+  };
+  const poller = setInterval(() => void poll(), SNAPSHOT_POLL_MS);
+  poller.unref();
+  void poll();
   const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse);
   let chain: Promise<unknown> = Promise.resolve();
   return {
@@ -129,11 +144,17 @@ function storeFromPg(conn: PgConnection): Store {
         return false;
       }
     },
-    close: () => conn.close(),
-    stamp: (tables) => conn.changes.stamp(tables),
+    close: async () => {
+      clearInterval(poller);
+      await conn.close();
+    },
+    stamp: (tables) => `${snapshot}|${conn.changes.stamp(tables)}`,
     backgroundCheckpoints: () => null,
   };
 }
+
+/** How often a PostgreSQL store reads the server's snapshot for stamp() (see storeFromPg). */
+const SNAPSHOT_POLL_MS = 250;
 
 export async function openPgStore(url: string, opts?: PgOptions): Promise<Store> {
   return storeFromPg(await openPgConnection(url, opts));

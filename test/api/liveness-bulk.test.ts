@@ -4,6 +4,7 @@
 // the scheduler's change feed.
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import t from 'tap';
 import { client, startApp, type TestApp } from '../support/app.js';
 
@@ -196,12 +197,27 @@ t.test('liveness bulk: the same limits and refusals as the other bulk routes', a
   t.equal((await api.get('/api/v1/liveness')).body.total, 0);
 });
 
-function failLivenessInserts(s: TestApp, interval: number): () => void {
+/** A trigger that makes the configuration insert fail (on whichever engine the app runs). */
+async function failLivenessInserts(s: TestApp, interval: number): Promise<() => Promise<void>> {
+  if (s.config.database) {
+    const c = new pg.Client({ connectionString: s.config.database.url });
+    await c.connect();
+    await c.query(`create function fail_liveness() returns trigger language plpgsql as $$
+      begin if new.interval_seconds = ${interval} then raise exception 'injected failure'; end if; return new; end $$`);
+    await c.query(
+      'create trigger fail_liveness before insert on liveness_configs for each row execute function fail_liveness()',
+    );
+    return async () => {
+      await c.query('drop trigger fail_liveness on liveness_configs');
+      await c.query('drop function fail_liveness()');
+      await c.end();
+    };
+  }
   const db = new Database(path.join(s.dataDir, 'dommon.db'));
   db.exec(
     `CREATE TRIGGER fail_liveness BEFORE INSERT ON liveness_configs WHEN NEW.interval_seconds = ${interval} BEGIN SELECT RAISE(ABORT, 'injected failure'); END`,
   );
-  return () => {
+  return async () => {
     db.exec('DROP TRIGGER fail_liveness');
     db.close();
   };
@@ -275,14 +291,14 @@ t.test('endpoint create with inline liveness: one transaction, defaults, the cha
     t.match(r.body.error, /^liveness/, r.body.error);
   }
   // A failure inside the transaction, after the endpoint row was written: neither row stays.
-  const restore = failLivenessInserts(s, 4242);
+  const restore = await failLivenessInserts(s, 4242);
   const failed = await api.post('/api/v1/endpoints', {
     domain_id: domain.id,
     name: 'bad',
     endpoint_type: 'https',
     liveness: { interval_seconds: 4242 },
   });
-  restore();
+  await restore();
   t.equal(failed.status, 500);
   t.equal((await api.get('/api/v1/endpoints')).body.total, 3, 'no endpoint without its configuration');
   t.equal((await api.get('/api/v1/liveness')).body.total, 2);

@@ -1,6 +1,7 @@
 // DOMMON_DATABASE_URL / --database-url (CONTRACT "Past one machine"): `dommon migrate` creates and
-// reports the schema on a real PostgreSQL; the password is never printed; commands that do not run
-// on PostgreSQL yet refuse with a one-line message (exit 2) instead of silently using SQLite.
+// reports the schema on a real PostgreSQL, the other commands work on it, the password is never
+// printed, and the commands that do not run on PostgreSQL yet (backup, restore, doctor) refuse with a
+// one-line message (exit 2) instead of silently using SQLite.
 import fs from 'node:fs';
 import t from 'tap';
 import { cli, ensureBuilt } from '../support/cli.js';
@@ -50,16 +51,35 @@ t.test(
   },
 );
 
-t.test('a PostgreSQL URL elsewhere: a clear refusal, not SQLite; a bad URL is a usage error', async (t) => {
+t.test(
+  'the CLI on PostgreSQL: a domain added by one command is listed by the next; backup refuses',
+  { skip: process.env.DOMMON_TEST_DATABASE_URL ? false : PG_SKIP },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'clicrud'))!;
+    const dir = tempDir('dommon-pgcli-');
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const env = { DOMMON_DATABASE_URL: url };
+    const tok = await cli(['--json', '--data-dir', dir, 'token', 'create', '--team', 'ops'], { env });
+    t.equal(tok.code, 0, tok.stderr);
+    const add = await cli(['--json', '--data-dir', dir, 'domains', 'add', 'example.com'], { env });
+    t.equal(add.code, 0, add.stderr);
+    t.equal(add.json.domain, 'example.com');
+    const list = await cli(['--json', '--data-dir', dir, 'domains', 'list'], { env });
+    t.equal(list.code, 0, list.stderr);
+    t.same(
+      list.json.data.map((d: { domain: string }) => d.domain),
+      ['example.com'],
+    );
+    t.notOk(fs.existsSync(`${dir}/dommon.db`), 'nothing went to a SQLite file');
+    const backup = await cli(['--data-dir', dir, 'backup', `${dir}/b.db`], { env });
+    t.equal(backup.code, 2);
+    t.match(backup.stderr, /pg_dump/);
+  },
+);
+
+t.test('a bad or unreachable PostgreSQL URL: a clear error, the password never printed', async (t) => {
   const dir = tempDir('dommon-pgcli-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const r = await cli(['--data-dir', dir, 'domains', 'list'], {
-    env: { DOMMON_DATABASE_URL: 'postgres://u:pw-do-not-print@127.0.0.1:9/x' },
-  });
-  t.equal(r.code, 2);
-  t.match(r.stderr, /supported only by `dommon migrate`/);
-  t.notMatch(r.stderr, /pw-do-not-print/);
-  t.notOk(fs.existsSync(`${dir}/dommon.db`));
   const bad = await cli(['--data-dir', dir, '--database-url', 'mysql://x@localhost/db', 'migrate']);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /--database-url must be a postgres:\/\/ or postgresql:\/\/ URL/);
@@ -69,4 +89,10 @@ t.test('a PostgreSQL URL elsewhere: a clear refusal, not SQLite; a bad URL is a 
   t.not(down.code, 0, 'a server that is not there fails the command');
   t.match(down.stderr, /postgres:\/\/u:\*\*\*@127\.0\.0\.1:9\/x/);
   t.notMatch(down.stderr, /pw-do-not-print/);
+  const list = await cli(['--data-dir', dir, 'domains', 'list'], {
+    env: { DOMMON_DATABASE_URL: 'postgres://u:pw-do-not-print@127.0.0.1:9/x' },
+  });
+  t.not(list.code, 0);
+  t.notMatch(list.stderr + list.stdout, /pw-do-not-print/);
+  t.notOk(fs.existsSync(`${dir}/dommon.db`), 'never falls back to SQLite');
 });

@@ -7,6 +7,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
 import type { NewEvent } from '../../src/store/repos/events.js';
 import { OFFLINE_ENV, client, tempDir } from '../support/app.js';
+import { createPgDatabase, onPostgres } from '../support/pg.js';
 
 // The timeout stays well above loopback latency on a busy 2-core machine: an attempt that times out
 // is retried, which (correctly, at-least-once) sends again and would blur the counts tests assert.
@@ -41,9 +42,13 @@ export async function startNotifyApp(
   } = {},
 ): Promise<NotifyApp> {
   const dataDir = opts.dataDir ?? tempDir('dommon-notify-');
+  // Under test/pg/ the same tests run on a fresh PostgreSQL database per app (not the restart tests,
+  // which reopen their data directory).
+  const pgDb =
+    onPostgres() && !opts.dataDir && !opts.env?.DOMMON_DATABASE_URL ? await createPgDatabase('notify') : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
-    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...opts.env },
+    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...opts.env },
   );
   const app = await createApp(config, {
     clock: opts.clock,
@@ -69,6 +74,7 @@ export async function startNotifyApp(
     async close() {
       await app.stop();
       if (!opts.dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+      await pgDb?.drop();
     },
   };
 }

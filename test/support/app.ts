@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config/index.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { checkResponse } from './openapi.js';
+import { createPgDatabase, onPostgres } from './pg.js';
 
 export interface TestApp {
   app: App;
@@ -39,9 +40,11 @@ export async function startApp(
   opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure' | 'smtp'> = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
+  // Under test/pg/ the same tests run on a fresh PostgreSQL database per app.
+  const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app') : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
-    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...env },
+    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...env },
   );
   const app = await createApp(config, {
     clock: opts.clock,
@@ -65,6 +68,7 @@ export async function startApp(
       appUrls.delete(url);
       await app.stop();
       fs.rmSync(dataDir, { recursive: true, force: true });
+      await pgDb?.drop();
     },
   };
 }

@@ -14,6 +14,7 @@ import { openConnection } from '../../store/db.js';
 import { runDoctor } from '../../services/doctor.js';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
+import { postgresNotYet } from '../../config/index.js';
 import type { CliContext } from '../context.js';
 
 /** A failure with the contract's exit code carried as an HTTP-like status (409 -> 4, 404 -> 3, 400 -> 2). */
@@ -38,6 +39,7 @@ export function opsCommands(program: Command): void {
     .option('--force', 'overwrite FILE if it exists')
     .action(
       run(async (ctx, file: string, o: { force?: boolean }) => {
+        if (ctx.config.database) throw new UsageError(postgresNotYet('backup'));
         const info = await backupDatabase(ctx.config.dbPath, file, { overwrite: o.force }).catch(fromMaintenance);
         const out = {
           file: info.file,
@@ -61,6 +63,7 @@ export function opsCommands(program: Command): void {
     )
     .action(
       run(async (ctx, file: string) => {
+        if (ctx.config.database) throw new UsageError(postgresNotYet('restore'));
         const dir = ctx.config.dataDir;
         const holder = lockHolder(dir);
         if (holder)
@@ -106,6 +109,7 @@ export function opsCommands(program: Command): void {
         const timeoutMs = Number(o.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
           throw new UsageError('--timeout must be a positive whole number of milliseconds');
+        if (ctx.config.database) throw new UsageError(postgresNotYet('doctor'));
         const report = await runDoctor(ctx.config, { timeoutMs });
         ctx.print.out(
           report,
