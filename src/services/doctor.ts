@@ -4,6 +4,7 @@
 // never an exception.
 import fs from 'node:fs';
 import path from 'node:path';
+import { sql } from 'kysely';
 import type { Config } from '../config/index.js';
 import { pingDns, pingRdap, pingSmtp, pingWhois } from '../probes/peer-check.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
@@ -56,6 +57,59 @@ function permissionWarning(dir: string, dbPath: string): string | null {
   }
 }
 
+/** The oldest PostgreSQL server dommon supports (pg_current_snapshot, partitioned tables with foreign keys). */
+const PG_MIN_VERSION = 130000;
+
+/** DOMMON_DATABASE_URL: the connection, the server's version, and the migration state. */
+async function postgresChecks(url: string, label: string, timeoutMs: number): Promise<DoctorCheck[]> {
+  const { openPgConnection, pgMigrationInfo } = await import('../store/pg.js');
+  let conn: Awaited<ReturnType<typeof openPgConnection>> | undefined;
+  const connection = await timed('database connection', async () => {
+    conn = await openPgConnection(url, {
+      poolSize: 1,
+      statementTimeoutMs: timeoutMs,
+      connectTimeoutMs: timeoutMs,
+      migrate: false,
+    });
+    try {
+      await sql`select 1`.execute(conn.db);
+    } catch (err) {
+      await conn.close();
+      conn = undefined;
+      throw new Error(`${label}: ${(err as Error).message}`);
+    }
+    const r = await sql<{
+      num: string;
+      version: string;
+    }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(
+      conn.db,
+    );
+    const row = r.rows[0]!;
+    if (Number(row.num) < PG_MIN_VERSION)
+      return { status: 'fail', detail: `${label}: PostgreSQL ${row.version}; dommon needs 13 or newer` };
+    return { status: 'ok', detail: `${label}: PostgreSQL ${row.version}` };
+  });
+  if (!conn) return [connection, { name: 'schema version', status: 'skip', detail: 'no connection' }];
+  const c = conn;
+  try {
+    const schema = await timed('schema version', async () => {
+      const info = await pgMigrationInfo(c.db);
+      const current = info.applied.at(-1)?.name ?? 'none';
+      if (info.unknown.length)
+        return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
+      if (info.pending.length)
+        return {
+          status: 'warn',
+          detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
+        };
+      return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+    });
+    return [connection, schema];
+  } finally {
+    await c.close();
+  }
+}
+
 /** `smtpCa`: extra trusted CA certificates (PEM) for the SMTP relay (tests pass their own CA). */
 export async function runDoctor(
   config: Readonly<Config>,
@@ -95,38 +149,41 @@ export async function runDoctor(
     }),
   );
 
-  const dbExists = fs.existsSync(config.dbPath);
-  checks.push(
-    await timed('database integrity', async () => {
-      if (!dbExists) return { status: 'warn', detail: `no database at ${config.dbPath} yet (created on first use)` };
-      const info = inspectDatabase(config.dbPath);
-      if (info.integrity.join() !== 'ok')
-        return { status: 'fail', detail: `integrity_check: ${info.integrity.slice(0, 3).join('; ')}` };
-      const vacuum =
-        info.auto_vacuum === 'incremental'
-          ? ''
-          : ` (auto_vacuum ${info.auto_vacuum}: retention cannot shrink the file)`;
-      return {
-        status: vacuum ? 'warn' : 'ok',
-        detail: `ok, ${info.bytes} bytes, journal ${info.journal_mode}${vacuum}`,
-      };
-    }),
-  );
-  checks.push(
-    await timed('schema version', async () => {
-      if (!dbExists) return { status: 'skip', detail: 'no database yet' };
-      const info = inspectDatabase(config.dbPath, { quick: true });
-      const current = info.applied.at(-1)?.name ?? 'none';
-      if (info.unknown.length)
-        return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
-      if (info.pending.length)
+  if (config.database) checks.push(...(await postgresChecks(config.database.url, config.database.redacted, timeoutMs)));
+  const dbExists = !config.database && fs.existsSync(config.dbPath);
+  if (!config.database)
+    checks.push(
+      await timed('database integrity', async () => {
+        if (!dbExists) return { status: 'warn', detail: `no database at ${config.dbPath} yet (created on first use)` };
+        const info = inspectDatabase(config.dbPath);
+        if (info.integrity.join() !== 'ok')
+          return { status: 'fail', detail: `integrity_check: ${info.integrity.slice(0, 3).join('; ')}` };
+        const vacuum =
+          info.auto_vacuum === 'incremental'
+            ? ''
+            : ` (auto_vacuum ${info.auto_vacuum}: retention cannot shrink the file)`;
         return {
-          status: 'warn',
-          detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
+          status: vacuum ? 'warn' : 'ok',
+          detail: `ok, ${info.bytes} bytes, journal ${info.journal_mode}${vacuum}`,
         };
-      return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
-    }),
-  );
+      }),
+    );
+  if (!config.database)
+    checks.push(
+      await timed('schema version', async () => {
+        if (!dbExists) return { status: 'skip', detail: 'no database yet' };
+        const info = inspectDatabase(config.dbPath, { quick: true });
+        const current = info.applied.at(-1)?.name ?? 'none';
+        if (info.unknown.length)
+          return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
+        if (info.pending.length)
+          return {
+            status: 'warn',
+            detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
+          };
+        return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+      }),
+    );
   checks.push(
     await timed('daemon', async () => {
       const pid = lockHolder(dir);

@@ -131,6 +131,12 @@ export function createMetrics(deps: MetricsDeps) {
     labelNames: ['state'],
     registers,
   });
+  const pool = new Gauge({
+    name: 'dommon_database_pool_connections',
+    help: 'PostgreSQL connection pool of this process: state="in_use", "idle", "waiting" (requests waiting for a connection); absent on SQLite',
+    labelNames: ['state'],
+    registers,
+  });
   const backlog = new Gauge({
     name: 'dommon_check_backlog',
     help: 'Scheduled registration and DNS-security checks waiting: state="due" (next run already past), state="never_checked" (not run once yet)',
@@ -175,6 +181,12 @@ export function createMetrics(deps: MetricsDeps) {
       backlog,
     ])
       g.reset();
+    const p = store.pool();
+    if (p) {
+      pool.set({ state: 'in_use' }, p.inUse);
+      pool.set({ state: 'idle' }, p.idle);
+      pool.set({ state: 'waiting' }, p.waiting);
+    }
     for (const b of waiting) {
       backlog.set({ kind: word(b.kind), state: 'due' }, b.due);
       backlog.set({ kind: word(b.kind), state: 'never_checked' }, b.never_checked);

@@ -64,6 +64,8 @@ export interface Store extends Repos {
   ping(): Promise<boolean>;
   /** A value that changes whenever one of `tables` may have changed (see change-tracker.ts). */
   stamp(tables: readonly string[]): string;
+  /** PostgreSQL's connection pool (connections in use, idle, and requests waiting for one); null on SQLite. */
+  pool(): { inUse: number; idle: number; waiting: number } | null;
   /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
   backgroundCheckpoints(opts?: { intervalMs?: number; onError?: (message: string) => void }): Checkpointer | null;
   close(): Promise<void>;
@@ -92,6 +94,7 @@ function storeFrom(conn: Connection): Store {
     },
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
+    pool: () => null,
     backgroundCheckpoints: (opts) =>
       conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts),
   };
@@ -149,6 +152,11 @@ function storeFromPg(conn: PgConnection): Store {
       await conn.close();
     },
     stamp: (tables) => `${snapshot}|${conn.changes.stamp(tables)}`,
+    pool: () => ({
+      inUse: conn.pool.totalCount - conn.pool.idleCount,
+      idle: conn.pool.idleCount,
+      waiting: conn.pool.waitingCount,
+    }),
     backgroundCheckpoints: () => null,
   };
 }

@@ -13,6 +13,8 @@ export interface PgOptions {
   /** Milliseconds a statement may run before the server cancels it (0: no limit). */
   statementTimeoutMs?: number;
   migrations?: Record<string, Migration>;
+  /** Milliseconds to wait for a new connection (0: no limit, node-postgres's default). */
+  connectTimeoutMs?: number;
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
 }
@@ -44,6 +46,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     connectionString: url,
     max: opts.poolSize ?? 10,
     statement_timeout: opts.statementTimeoutMs ?? 30_000,
+    connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
     application_name: 'dommon',
     types,
   });

@@ -1,11 +1,11 @@
 // DOMMON_DATABASE_URL / --database-url (CONTRACT "Past one machine"): `dommon migrate` creates and
 // reports the schema on a real PostgreSQL, the other commands work on it, the password is never
-// printed, and the commands that do not run on PostgreSQL yet (backup, restore, doctor) refuse with a
-// one-line message (exit 2) instead of silently using SQLite.
+// printed; backup runs pg_dump, doctor checks the server; restore refuses with a one-line message
+// (exit 2) instead of silently using SQLite.
 import fs from 'node:fs';
 import t from 'tap';
 import { cli, ensureBuilt } from '../support/cli.js';
-import { tempDir } from '../support/app.js';
+import { startApp, tempDir } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
 
@@ -52,7 +52,7 @@ t.test(
 );
 
 t.test(
-  'the CLI on PostgreSQL: a domain added by one command is listed by the next; backup refuses',
+  'the CLI on PostgreSQL: a domain added by one command is listed by the next; backup, doctor',
   { skip: process.env.DOMMON_TEST_DATABASE_URL ? false : PG_SKIP },
   async (t) => {
     const url = (await freshPgDatabase(t, 'clicrud'))!;
@@ -71,9 +71,38 @@ t.test(
       ['example.com'],
     );
     t.notOk(fs.existsSync(`${dir}/dommon.db`), 'nothing went to a SQLite file');
-    const backup = await cli(['--data-dir', dir, 'backup', `${dir}/b.db`], { env });
-    t.equal(backup.code, 2);
-    t.match(backup.stderr, /pg_dump/);
+    // backup runs pg_dump (custom format), the password in PGPASSWORD; doctor checks the server and schema.
+    const backup = await cli(['--json', '--data-dir', dir, 'backup', `${dir}/b.dump`], { env });
+    t.equal(backup.code, 0, backup.stderr);
+    t.match(backup.json, { engine: 'postgres', tool: /pg_dump/ });
+    t.ok(fs.statSync(`${dir}/b.dump`).size > 1000, 'a dump was written');
+    t.equal(
+      (await cli(['--data-dir', dir, 'backup', `${dir}/b.dump`], { env })).code,
+      4,
+      'an existing file needs --force',
+    );
+    const doctor = await cli(['--json', '--data-dir', dir, 'doctor', '--timeout', '2000'], { env });
+    const checks = doctor.json.checks as { name: string; status: string; detail: string }[];
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    t.match(byName['database connection'], { status: 'ok', detail: /PostgreSQL 1\d/ });
+    t.match(byName['schema version'], { status: 'ok', detail: /at 007_delivery_log_order/ });
+    const restore = await cli(['--data-dir', dir, 'restore', `${dir}/b.dump`], { env });
+    t.equal(restore.code, 2);
+    t.match(restore.stderr, /pg_restore/);
+  },
+);
+
+t.test(
+  '/metrics on PostgreSQL shows the connection pool',
+  { skip: process.env.DOMMON_TEST_DATABASE_URL ? false : PG_SKIP },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'metrics'))!;
+    const s = await startApp({ DOMMON_DATABASE_URL: url });
+    t.teardown(() => s.close());
+    const text = await (await fetch(`${s.url}/metrics`)).text();
+    for (const state of ['in_use', 'idle', 'waiting']) {
+      t.match(text, new RegExp(`^dommon_database_pool_connections\\{state="${state}"\\} \\d+$`, 'm'));
+    }
   },
 );
 

@@ -39,7 +39,7 @@ export function opsCommands(program: Command): void {
     .option('--force', 'overwrite FILE if it exists')
     .action(
       run(async (ctx, file: string, o: { force?: boolean }) => {
-        if (ctx.config.database) throw new UsageError(postgresNotYet('backup'));
+        if (ctx.config.database) return backupPostgres(ctx, file, Boolean(o.force));
         const info = await backupDatabase(ctx.config.dbPath, file, { overwrite: o.force }).catch(fromMaintenance);
         const out = {
           file: info.file,
@@ -109,7 +109,6 @@ export function opsCommands(program: Command): void {
         const timeoutMs = Number(o.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
           throw new UsageError('--timeout must be a positive whole number of milliseconds');
-        if (ctx.config.database) throw new UsageError(postgresNotYet('doctor'));
         const report = await runDoctor(ctx.config, { timeoutMs });
         ctx.print.out(
           report,
@@ -218,4 +217,41 @@ async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<vo
   } finally {
     await conn.close();
   }
+}
+
+/**
+ * `dommon backup` on PostgreSQL: pg_dump's custom format (restore with pg_restore) when pg_dump is on
+ * PATH; the password travels in PGPASSWORD, never on a command line; without pg_dump, says what to run.
+ */
+async function backupPostgres(ctx: CliContext, file: string, force: boolean): Promise<void> {
+  const db = ctx.config.database!;
+  const { spawnSync } = await import('node:child_process');
+  const fs = await import('node:fs');
+  const version = spawnSync('pg_dump', ['--version'], { encoding: 'utf8' });
+  if (version.error || version.status !== 0)
+    throw new UsageError(
+      `pg_dump is not installed (Debian: apt-get install postgresql-client); run: pg_dump --format=custom --file ${file} "$DOMMON_DATABASE_URL"`,
+    );
+  if (fs.existsSync(file) && !force) throw new OpsError(`${file} exists; use --force to overwrite it`, 409);
+  const u = new URL(db.url);
+  const password = decodeURIComponent(u.password);
+  u.password = '';
+  const r = spawnSync('pg_dump', ['--format=custom', '--file', file, '--dbname', u.toString()], {
+    encoding: 'utf8',
+    env: { ...process.env, ...(password ? { PGPASSWORD: password } : {}) },
+  });
+  if (r.status !== 0)
+    throw new OpsError(`pg_dump failed for ${db.redacted}: ${(r.stderr || '').trim().split('\n')[0] ?? ''}`, 500);
+  const out = {
+    file,
+    bytes: fs.statSync(file).size,
+    engine: 'postgres',
+    database: db.redacted,
+    tool: version.stdout.trim(),
+  };
+  ctx.print.out(
+    out,
+    () =>
+      `backed up ${db.redacted} to ${file} (${out.bytes} bytes, ${out.tool}, custom format: restore with pg_restore)`,
+  );
 }
