@@ -2,6 +2,8 @@
 # A throw-away PostgreSQL cluster on 127.0.0.1 for the tests (CONTRACT: DOMMON_TEST_DATABASE_URL).
 #   scripts/pg-cluster.sh start DIR   -> initdb + start in DIR, prints the URL on stdout
 #   scripts/pg-cluster.sh stop DIR    -> stops it and removes DIR
+#   scripts/pg-cluster.sh pause DIR   -> stops the server, keeps DIR (tests of a server restart)
+#   scripts/pg-cluster.sh resume DIR  -> starts it again on the same port
 # Uses Debian's packages (postgresql); installs them when missing and running as root with apt-get.
 # As root the server runs as the `postgres` user (PostgreSQL refuses to run as root).
 set -euo pipefail
@@ -17,6 +19,11 @@ bindir() {
 
 as_owner() {
   if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+start_server() {
+  as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 \
+    -o "-h 127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
 }
 
 case "$cmd" in
@@ -37,15 +44,20 @@ case "$cmd" in
     # A free port chosen by the kernel.
     port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
     as_owner "$bin/initdb" -D "$dir/data" -U dommon --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-h 127.0.0.1 -p $port -k $dir -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
     echo "$port" > "$dir/port"
+    start_server "$bin" "$dir" "$port"
     echo "postgres://dommon@127.0.0.1:$port/postgres"
+    ;;
+  pause)
+    as_owner "$(bindir)/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    ;;
+  resume)
+    start_server "$(bindir)" "$dir" "$(cat "$dir/port")"
     ;;
   stop)
     bin="$(bindir)"
     if [ -n "$bin" ] && [ -d "$dir/data" ]; then as_owner "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true; fi
     rm -rf "$dir"
     ;;
-  *) echo "usage: $0 start|stop DIR" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|pause|resume DIR" >&2; exit 2 ;;
 esac

@@ -52,6 +52,11 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
   });
   // An idle client that loses its server (a restart) reports here; the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);
+  // A client checked out when the server goes away also reports there (node-postgres leaves that to
+  // the caller); its query fails with the same error, and the pool drops it on release.
+  pool.on('connect', (client) => {
+    client.on('error', () => undefined);
+  });
   const changes = new ChangeTracker();
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [changes] });
   const conn: PgConnection = {

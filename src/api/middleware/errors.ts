@@ -37,7 +37,22 @@ function errorBody(status: number, message: string, path: string, clock: Clock, 
   };
 }
 
+/**
+ * The database server cannot be reached (PostgreSQL restarting, its network gone): a connection
+ * error of node-postgres or a server shutting down (SQLSTATE class 08, 57P01-57P03). The request is
+ * answered 503, as /health is, and succeeds again once the pool reconnects by itself.
+ */
+function databaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === 'string' ? e.code : '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  if (/^08/.test(code) || ['57P01', '57P02', '57P03'].includes(code)) return true;
+  const message = typeof e?.message === 'string' ? e.message : '';
+  return /Connection terminated|connection timeout|Client has encountered a connection error/i.test(message);
+}
+
 export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
+  let unavailableSince = 0;
   return async (ctx, next) => {
     try {
       await next();
@@ -72,6 +87,19 @@ export function errorMiddleware(log: Logger, clock: Clock): Koa.Middleware {
         status = e.status;
         message = e.expose ? (e.message ?? 'bad request') : 'bad request';
         if (e.headers) ctx.set(e.headers);
+      } else if (databaseUnavailable(err)) {
+        status = 503;
+        message = 'the database is not reachable; try again shortly';
+        code = 'DATABASE_UNAVAILABLE';
+        ctx.set('Retry-After', '5');
+        // Said once an outage (per minute at most), not once a request.
+        if (Date.now() - unavailableSince > 60_000) {
+          unavailableSince = Date.now();
+          log.warn(
+            { err: { message: (err as Error).message } },
+            'database unavailable: answering 503 until it is back',
+          );
+        }
       } else {
         status = 500;
         message = 'internal server error';

@@ -132,12 +132,13 @@ const STATUS_TEXT: Record<number, string> = {
   415: 'Content-Encoding other than gzip, deflate, br or identity',
   429: 'Rate limit exceeded (see Retry-After)',
   500: 'Unexpected server error',
-  503: 'Temporarily unavailable',
+  503: 'Temporarily unavailable (the database is not reachable: code DATABASE_UNAVAILABLE, see Retry-After)',
 };
 
 /** Error statuses every operation of this shape can answer (the entry adds the rest). */
 function errorStatuses(op: OperationDoc): number[] {
-  const s = new Set<number>([400, 500, ...(op.errors ?? [])]);
+  // 503: the database is not reachable (PostgreSQL restarting); see docs/storage.md.
+  const s = new Set<number>([400, 500, 503, ...(op.errors ?? [])]);
   if (op.auth !== false) {
     s.add(401);
     s.add(429);
@@ -277,7 +278,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
   }
   const errorResponses: Json = {};
   for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 429, 500, 503]) {
-    const schema = status === 503 ? 'HealthDegraded' : 'Error';
+    const schema = 'Error';
     errorResponses[`E${status}`] = {
       description: STATUS_TEXT[status],
       ...(status === 429

@@ -59,8 +59,7 @@ export const OPERATIONS: OperationDoc[] = [
     summary: 'Service and database health',
     tag: 'System',
     auth: false,
-    responses: { 200: 'Health' },
-    errors: [503],
+    responses: { 200: 'Health', 503: { schema: 'HealthDegraded', description: 'The database is not reachable' } },
   },
   {
     method: 'get',
