@@ -45,26 +45,8 @@ export async function freshPgDatabase(
   t: { teardown(fn: () => unknown): void },
   label = 'test',
 ): Promise<string | null> {
-  const server = pgServerUrl();
-  if (!server) return null;
-  const name = `dommon_${label}_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: server });
-  await admin.connect();
-  try {
-    await admin.query(`create database ${name}`);
-  } finally {
-    await admin.end();
-  }
-  t.teardown(async () => {
-    const c = new pg.Client({ connectionString: server });
-    await c.connect();
-    try {
-      await c.query(`drop database if exists ${name} with (force)`);
-    } finally {
-      await c.end();
-    }
-  });
-  const u = new URL(server);
-  u.pathname = `/${name}`;
-  return u.toString();
+  const db = await createPgDatabase(label);
+  if (!db) return null;
+  t.teardown(() => db.drop());
+  return db.url;
 }
