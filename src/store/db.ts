@@ -49,6 +49,9 @@ export interface Connection {
 }
 
 export async function openConnection(file: string, opts: OpenOptions = {}): Promise<Connection> {
+  // A PostgreSQL URL is never a file name (it would become a directory named `postgres:`).
+  if (/^postgres(ql)?:\/\//i.test(file))
+    throw new Error('a PostgreSQL URL is not a SQLite file: open it with openPgStore');
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const sqlite = new Database(file, { readonly: opts.readonly ?? false });
   // SQLite gives the -wal and -shm files the database file's mode: 0600 here makes all three private.

@@ -7,6 +7,7 @@ import { startWebhookReceiver, verifySignature, type Received } from '../support
 import { startSmtp } from '../support/smtp.js';
 import { RETRY_WAITS_MS } from '../../src/services/delivery.js';
 import { FAST, startNotifyApp, until, type Member } from './harness.js';
+import { onPostgres } from '../support/pg.js';
 
 // Generous for a shared 2-core machine; alone the file takes about 10 s.
 t.setTimeout(120_000);
@@ -23,7 +24,10 @@ const s = await startNotifyApp({
 });
 // Two more workers in their own processes on the same file, loading while the other tests run;
 // they start polling only when the last test says `go`.
-const children = [0, 1].map(() =>
+// On PostgreSQL (test/pg/) several processes sharing the outbox is the multi-node work still to come:
+// the test is skipped there and no children start.
+const MULTI_PROCESS_SKIP = onPostgres() ? 'several processes on one PostgreSQL database: not supported yet' : false;
+const children = (MULTI_PROCESS_SKIP ? [] : [0, 1]).map(() =>
   spawn(
     process.execPath,
     ['--import', 'tsx', fileURLToPath(new URL('./worker-child.ts', import.meta.url)), s.app.store.file],
@@ -491,42 +495,46 @@ t.test('delivery log: filters, newest first, paging, X-Total-Count', async (t) =
   t.equal((await m.api.get('/api/v1/notifications/log?status=queued')).status, 400);
 });
 
-t.test('three workers (this daemon and two other processes) never send the same delivery twice', async (t) => {
-  const m = await s.team('dup');
-  const rx = await startWebhookReceiver(() => ({ status: 200 }));
-  t.teardown(() => rx.close());
-  await webhookRow(m, rx.url);
-  const ids: string[] = [];
-  // Written in one go while the other processes are already polling.
-  await until(async () => out.every((o) => o.includes('ready')), 15000, 'worker processes');
-  children.forEach((c) => c.stdin!.write('go\n'));
-  for (let i = 0; i < 15; i++)
-    ids.push(await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }));
-  await rx.waitFor(15, 8000);
-  children.forEach((c) => c.stdin!.end());
-  const claimedByChildren = (await Promise.all(outputs)).map((o) => Number(/claimed=(\d+)/.exec(o)?.[1] ?? -1));
-  t.ok(
-    claimedByChildren.every((n) => n >= 0),
-    `children ran (claimed ${claimedByChildren.join(', ')} of 15)`,
-  );
-  await new Promise((r) => setTimeout(r, 200));
-  const got = rx.requests.map((r) => r.json.event_id as string);
-  const attempts = await s.app.store.db
-    .selectFrom('delivery_attempts as a')
-    .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
-    .select(['d.id', 'd.event_id', 'a.attempt', 'a.outcome'])
-    .where('d.team_id', '=', m.team_id)
-    .execute();
-  // Two workers holding the same delivery at once would both record the same attempt number.
-  const pairs = new Set(attempts.map((a) => `${a.id}/${a.attempt}`));
-  t.equal(pairs.size, attempts.length, 'no attempt number recorded twice: never claimed by two workers at once');
-  const successes = attempts.filter((a) => a.outcome === 'success').map((a) => a.event_id);
-  t.same([...successes].sort(), [...ids].sort(), 'exactly one successful attempt per event');
-  t.same([...new Set(got)].sort(), [...ids].sort(), 'every event received');
-  if (attempts.every((a) => a.outcome === 'success')) t.equal(got.length, 15, 'fifteen requests for fifteen events');
-  else
+t.test(
+  'three workers (this daemon and two other processes) never send the same delivery twice',
+  { skip: MULTI_PROCESS_SKIP },
+  async (t) => {
+    const m = await s.team('dup');
+    const rx = await startWebhookReceiver(() => ({ status: 200 }));
+    t.teardown(() => rx.close());
+    await webhookRow(m, rx.url);
+    const ids: string[] = [];
+    // Written in one go while the other processes are already polling.
+    await until(async () => out.every((o) => o.includes('ready')), 15000, 'worker processes');
+    children.forEach((c) => c.stdin!.write('go\n'));
+    for (let i = 0; i < 15; i++)
+      ids.push(await s.event({ team_id: m.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }));
+    await rx.waitFor(15, 8000);
+    children.forEach((c) => c.stdin!.end());
+    const claimedByChildren = (await Promise.all(outputs)).map((o) => Number(/claimed=(\d+)/.exec(o)?.[1] ?? -1));
     t.ok(
-      got.length <= attempts.length,
-      `a timed-out attempt was retried (at-least-once): ${got.length} requests, ${attempts.length} attempts`,
+      claimedByChildren.every((n) => n >= 0),
+      `children ran (claimed ${claimedByChildren.join(', ')} of 15)`,
     );
-});
+    await new Promise((r) => setTimeout(r, 200));
+    const got = rx.requests.map((r) => r.json.event_id as string);
+    const attempts = await s.app.store.db
+      .selectFrom('delivery_attempts as a')
+      .innerJoin('deliveries as d', 'd.id', 'a.delivery_id')
+      .select(['d.id', 'd.event_id', 'a.attempt', 'a.outcome'])
+      .where('d.team_id', '=', m.team_id)
+      .execute();
+    // Two workers holding the same delivery at once would both record the same attempt number.
+    const pairs = new Set(attempts.map((a) => `${a.id}/${a.attempt}`));
+    t.equal(pairs.size, attempts.length, 'no attempt number recorded twice: never claimed by two workers at once');
+    const successes = attempts.filter((a) => a.outcome === 'success').map((a) => a.event_id);
+    t.same([...successes].sort(), [...ids].sort(), 'exactly one successful attempt per event');
+    t.same([...new Set(got)].sort(), [...ids].sort(), 'every event received');
+    if (attempts.every((a) => a.outcome === 'success')) t.equal(got.length, 15, 'fifteen requests for fifteen events');
+    else
+      t.ok(
+        got.length <= attempts.length,
+        `a timed-out attempt was retried (at-least-once): ${got.length} requests, ${attempts.length} attempts`,
+      );
+  },
+);
