@@ -12,6 +12,9 @@ const HOUR_MS = 3_600_000;
 /** Defaults of the liveness windows (DOMMON_RESULT_RETENTION_DAYS, DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS). */
 const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
 
+/** Days of result partitions made ahead on PostgreSQL (retention runs daily; a missed day or two is covered). */
+const PARTITION_DAYS_AHEAD = 3;
+
 /** Windows of everything besides liveness results and aggregates; docs/operations.md lists them. */
 export const RETENTION_WINDOWS = {
   /** finished deliveries (success/failed) and their attempts: the notification log */
@@ -99,6 +102,10 @@ export function createRetentionService(deps: RetentionDeps) {
 
     let results = 0;
     const beforeTs = ms - deps.resultRetentionDays * DAY_MS;
+    // PostgreSQL: whole days go as partitions (no row deletes), and the next days' are made ahead;
+    // what is left (the default partition, the day the cut falls in) goes by range as on SQLite.
+    results += await r.dropResultPartitionsBefore(beforeTs);
+    await r.ensureResultPartitions(Math.floor(ms / DAY_MS), Math.floor(ms / DAY_MS) + PARTITION_DAYS_AHEAD);
     for (const seq of await r.livenessSeqsWithResultsBefore(beforeTs))
       results += await drain(() => r.deleteResults(seq, beforeTs, batchSize), counter, signal);
     // Aggregates too go by primary-key range, one configuration and batch at a time: no full scan of

@@ -165,7 +165,12 @@ function storeFromPg(conn: PgConnection): Store {
 const SNAPSHOT_POLL_MS = 250;
 
 export async function openPgStore(url: string, opts?: PgOptions): Promise<Store> {
-  return storeFromPg(await openPgConnection(url, opts));
+  const store = storeFromPg(await openPgConnection(url, opts));
+  // Today's result partition and the next few exist before the first check is written (retention
+  // keeps making them ahead, daily).
+  const today = Math.floor(Date.now() / 86_400_000);
+  await store.retention.ensureResultPartitions(today, today + 3);
+  return store;
 }
 
 export type { DB } from './schema.js';

@@ -7,6 +7,18 @@ import type { DB } from '../schema.js';
 /** Delivery states that will never be attempted again. */
 const FINAL_DELIVERY_STATES = ['success', 'failed'] as const;
 
+const DAY_MS = 86_400_000;
+
+/** liveness_results_d20261126: the partition of one UTC day (epoch day number -> its date). */
+function resultPartitionName(day: number): string {
+  return `liveness_results_d${new Date(day * DAY_MS).toISOString().slice(0, 10).replaceAll('-', '')}`;
+}
+
+function dayOfPartition(name: string): number | null {
+  const m = /^liveness_results_d(\d{4})(\d{2})(\d{2})$/.exec(name);
+  return m ? Math.floor(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) / DAY_MS) : null;
+}
+
 export function retentionRepo(db: Kysely<DB>) {
   return {
     /** Configurations holding raw results older than `beforeTs`: one query (a primary-key probe per configuration inside SQLite). */
@@ -127,6 +139,45 @@ export function retentionRepo(db: Kysely<DB>) {
         )
         .executeTakeFirst();
       return Number(r.numDeletedRows);
+    },
+    /**
+     * PostgreSQL: a partition of `liveness_results` per UTC day from `fromDay` to `toDay` (epoch
+     * days), made ahead of the rows that go in it. A day whose rows already sit in the default
+     * partition (written before its partition existed) keeps them there; range deletes clear those.
+     * Returns the days made. SQLite: nothing (one table).
+     */
+    async ensureResultPartitions(fromDay: number, toDay: number): Promise<number[]> {
+      if (engineOf(db) !== 'postgres') return [];
+      const made: number[] = [];
+      for (let day = fromDay; day <= toDay; day++) {
+        const name = resultPartitionName(day);
+        const exists = await sql<{ t: string | null }>`select to_regclass(${name})::text as t`.execute(db);
+        if (exists.rows[0]?.t) continue;
+        try {
+          await sql`create table ${sql.table(name)} partition of liveness_results
+            for values from (${sql.lit(day * DAY_MS)}) to (${sql.lit((day + 1) * DAY_MS)})`.execute(db);
+          made.push(day);
+        } catch {
+          // the default partition already holds rows of that day: they stay there
+        }
+      }
+      return made;
+    },
+    /** PostgreSQL: drops the day partitions wholly before `beforeTs` and returns the rows they held. */
+    async dropResultPartitionsBefore(beforeTs: number): Promise<number> {
+      if (engineOf(db) !== 'postgres') return 0;
+      const parts = await sql<{ name: string }>`select c.relname as name from pg_inherits i
+        join pg_class c on c.oid = i.inhrelid join pg_class p on p.oid = i.inhparent
+        where p.relname = 'liveness_results' and c.relname like 'liveness_results_d%'`.execute(db);
+      let rows = 0;
+      for (const { name } of parts.rows) {
+        const day = dayOfPartition(name);
+        if (day === null || (day + 1) * DAY_MS > beforeTs) continue;
+        const n = await sql<{ n: number }>`select count(*) as n from ${sql.table(name)}`.execute(db);
+        await sql`drop table ${sql.table(name)}`.execute(db);
+        rows += Number(n.rows[0]?.n ?? 0);
+      }
+      return rows;
     },
     async freePages(): Promise<number> {
       // PostgreSQL's autovacuum gives space back by itself: nothing to hand back here.
