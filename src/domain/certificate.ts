@@ -71,3 +71,28 @@ export function expiryWindow(notAfter: string, now: Date): number | null {
 export function windowSeverity(window: number): 'critical' | 'high' | 'medium' {
   return window <= 1 ? 'critical' : window <= 7 ? 'high' : 'medium';
 }
+
+/** How bad a certificate status is, for a summary of several: error worst, unknown least. */
+const SSL_RANK: Record<string, number> = { error: 5, invalid: 4, expired: 4, expiring_soon: 3, valid: 1, unknown: 0 };
+
+/**
+ * A domain's certificate summary from its endpoints' certificates: the worst status and the soonest
+ * expiry of those that carry one (`carries`: a status other than unknown, or a type that always has a
+ * certificate). Null status when none does. The status route and the dashboard both show this.
+ */
+export function certificateSummary(certs: readonly { status: string; expiry: string | null; carries: boolean }[]): {
+  status: string | null;
+  soonest: string | null;
+} {
+  const held = certs.filter((c) => c.carries);
+  const status = held.reduce<string | null>(
+    (w, c) => (w === null || (SSL_RANK[c.status] ?? 0) > (SSL_RANK[w] ?? 0) ? c.status : w),
+    null,
+  );
+  const soonest =
+    held
+      .map((c) => c.expiry)
+      .filter((x): x is string => !!x)
+      .sort()[0] ?? null;
+  return { status, soonest };
+}

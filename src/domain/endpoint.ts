@@ -101,6 +101,13 @@ export function validSubdomain(s: string): boolean {
 
 export type Health = 'healthy' | 'warning' | 'critical' | 'unknown';
 
+const HEALTH_RANK: Record<Health, number> = { critical: 3, warning: 2, healthy: 1, unknown: 0 };
+
+/** The worst of several healths (critical first); unknown when there are none. */
+export function worstHealth(list: readonly Health[]): Health {
+  return list.reduce<Health>((w, h) => ((HEALTH_RANK[h] ?? 0) > HEALTH_RANK[w] ? h : w), 'unknown');
+}
+
 /**
  * Endpoint health: critical when its liveness is down or its certificate is expired, invalid or
  * unreachable; warning when the certificate expires within 30 days or 24 h uptime is under 99 %;

@@ -1,6 +1,7 @@
 // Combined status views (endpoint and, later, domain): certificate + liveness + health, both spec variants.
 import { daysUntil, type Clock } from '../domain/clock.js';
-import { alwaysCarriesCertificate, endpointHealth, endpointScore, fullUrl, type Health } from '../domain/endpoint.js';
+import { alwaysCarriesCertificate, endpointHealth, endpointScore, fullUrl, worstHealth } from '../domain/endpoint.js';
+import { certificateSummary } from '../domain/certificate.js';
 import { first24hBucket } from '../domain/liveness.js';
 import type { EndpointDetail } from '../domain/types.js';
 import type { DomainService } from './domains.js';
@@ -9,9 +10,6 @@ import type { StatusFilter } from '../store/repos/endpoints.js';
 import { toDetail, type EndpointService } from './endpoints.js';
 import type { LivenessStatus, MonitorService } from './monitor.js';
 import { takeTurns } from './turns.js';
-
-const SSL_RANK: Record<string, number> = { error: 5, invalid: 4, expired: 4, expiring_soon: 3, valid: 1, unknown: 0 };
-const HEALTH_RANK: Record<Health, number> = { critical: 3, warning: 2, healthy: 1, unknown: 0 };
 
 /** Health and score of an endpoint from its detail and its liveness configuration's status (null: none). */
 function summarize(d: EndpointDetail, live: LivenessStatus | null) {
@@ -130,23 +128,15 @@ export function createStatusService(deps: {
     async domain(teamId: string, id: string) {
       const d = await domains.get(teamId, id);
       const all = await turn(teamId, () => summaries(teamId, { domain_id: id }, clock.now().getTime()));
-      const certs = all.filter(
-        (x) => x.d.ssl_status !== 'unknown' || alwaysCarriesCertificate(x.d.endpoint.endpoint_type),
+      const { status: worst, soonest } = certificateSummary(
+        all.map((x) => ({
+          status: x.d.ssl_status,
+          expiry: x.d.ssl_expiry_date,
+          carries: x.d.ssl_status !== 'unknown' || alwaysCarriesCertificate(x.d.endpoint.endpoint_type),
+        })),
       );
-      const worst = certs.reduce<string | null>(
-        (w, x) => (w === null || (SSL_RANK[x.d.ssl_status] ?? 0) > (SSL_RANK[w] ?? 0) ? x.d.ssl_status : w),
-        null,
-      );
-      const soonest =
-        certs
-          .map((x) => x.d.ssl_expiry_date)
-          .filter((x): x is string => !!x)
-          .sort()[0] ?? null;
       const expiry = d.expiry_override ?? d.registry_expiry_date;
-      const endpointWorst = all.reduce<Health>(
-        (w, x) => (HEALTH_RANK[x.health] > HEALTH_RANK[w] ? x.health : w),
-        'unknown',
-      );
+      const endpointWorst = worstHealth(all.map((x) => x.health));
       const now = clock.now();
       return {
         // variant A

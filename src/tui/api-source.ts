@@ -7,6 +7,9 @@
 // (`details`), and a config's results again only when its last check moved.
 import type { DomainRow, EndpointRow, Liveness, Row, Snapshot, StatusSource } from './model.js';
 import { mapLimit } from '../domain/concurrency.js';
+import { certificateSummary } from '../domain/certificate.js';
+import { alwaysCarriesCertificate, worstHealth, type Health } from '../domain/endpoint.js';
+import type { EndpointType } from '../domain/types.js';
 
 type Request = (method: string, path: string) => Promise<{ status: number; body: unknown }>;
 
@@ -78,8 +81,6 @@ interface ApiSourceOptions {
 /** 'unknown' (nothing checked yet) is shown as `-` like a missing value. */
 const known = (v: unknown): string | null => (typeof v === 'string' && v !== 'unknown' ? v : null);
 
-const SSL_RANK: Record<string, number> = { valid: 1, unknown: 0, expiring_soon: 2, invalid: 3, error: 3, expired: 4 };
-const HEALTH_RANK: Record<string, number> = { unknown: 0, healthy: 1, warning: 2, critical: 3 };
 const DAY = 86_400_000;
 
 async function get<T>(request: Request, path: string): Promise<T> {
@@ -211,21 +212,15 @@ export function apiSource(
     }
     const rows: DomainRow[] = domains.map((d) => {
       const eps = epRows.get(d.id) ?? [];
-      // The domain's certificate summary is its endpoints' worst status and soonest expiry, as on the status route.
-      const certs = eps.filter((e) => e.ssl !== null || e.type === 'https');
-      const worst = certs.reduce<string | null>(
-        (w, e) => (w === null || (SSL_RANK[e.ssl ?? 'unknown'] ?? 0) > (SSL_RANK[w] ?? 0) ? (e.ssl ?? 'unknown') : w),
-        null,
+      // The same summary as the status route: worst certificate status, soonest expiry, worst health.
+      const { status: worst, soonest } = certificateSummary(
+        eps.map((e) => ({
+          status: e.ssl ?? 'unknown',
+          expiry: e.sslExpiry,
+          carries: e.ssl !== null || alwaysCarriesCertificate(e.type as EndpointType),
+        })),
       );
-      const soonest =
-        certs
-          .map((e) => e.sslExpiry)
-          .filter((x): x is string => !!x)
-          .sort()[0] ?? null;
-      const endpointWorst = eps.reduce(
-        (w, e) => ((HEALTH_RANK[e.health] ?? 0) > (HEALTH_RANK[w] ?? 0) ? e.health : w),
-        'unknown',
-      );
+      const endpointWorst = worstHealth(eps.map((e) => e.health as Health));
       const expiry: string | null = d.whois?.expiry_date ?? d.expiry_date ?? null;
       return {
         kind: 'domain',
