@@ -57,6 +57,23 @@ function permissionWarning(dir: string, dbPath: string): string | null {
   }
 }
 
+/** The schema check of either engine: unknown (newer) migrations fail, pending ones warn. */
+function schemaVersion(info: {
+  applied: { name: string }[];
+  pending: string[];
+  unknown: string[];
+}): Omit<DoctorCheck, 'name' | 'ms'> {
+  const current = info.applied.at(-1)?.name ?? 'none';
+  if (info.unknown.length)
+    return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
+  if (info.pending.length)
+    return {
+      status: 'warn',
+      detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
+    };
+  return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+}
+
 /** The oldest PostgreSQL server dommon supports (pg_current_snapshot, partitioned tables with foreign keys). */
 const PG_MIN_VERSION = 130000;
 
@@ -93,16 +110,7 @@ async function postgresChecks(url: string, label: string, timeoutMs: number): Pr
   const c = conn;
   try {
     const schema = await timed('schema version', async () => {
-      const info = await pgMigrationInfo(c.db);
-      const current = info.applied.at(-1)?.name ?? 'none';
-      if (info.unknown.length)
-        return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
-      if (info.pending.length)
-        return {
-          status: 'warn',
-          detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
-        };
-      return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+      return schemaVersion(await pgMigrationInfo(c.db));
     });
     return [connection, schema];
   } finally {
@@ -172,16 +180,7 @@ export async function runDoctor(
     checks.push(
       await timed('schema version', async () => {
         if (!dbExists) return { status: 'skip', detail: 'no database yet' };
-        const info = inspectDatabase(config.dbPath, { quick: true });
-        const current = info.applied.at(-1)?.name ?? 'none';
-        if (info.unknown.length)
-          return { status: 'fail', detail: `made by a newer dommon: unknown migrations ${info.unknown.join(', ')}` };
-        if (info.pending.length)
-          return {
-            status: 'warn',
-            detail: `at ${current}; pending ${info.pending.join(', ')} (applied on next start or by dommon migrate)`,
-          };
-        return { status: 'ok', detail: `at ${current} (${info.applied.length} applied, none pending)` };
+        return schemaVersion(inspectDatabase(config.dbPath, { quick: true }));
       }),
     );
   checks.push(

@@ -30,6 +30,16 @@ import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 
+/** Whether the database answers a trivial query (/health). */
+async function ping(db: Kysely<DB>): Promise<boolean> {
+  try {
+    await sql`select 1`.execute(db);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
   return {
     teams: teamsRepo(db),
@@ -84,14 +94,7 @@ function storeFrom(conn: Connection): Store {
     db: conn.db,
     file: conn.file,
     transaction,
-    async ping() {
-      try {
-        await sql`select 1`.execute(conn.db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => ping(conn.db),
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
     pool: () => null,
@@ -139,14 +142,7 @@ function storeFromPg(conn: PgConnection): Store {
       chain = run.catch(() => undefined);
       return run;
     },
-    async ping() {
-      try {
-        await sql`select 1`.execute(conn.db);
-        return true;
-      } catch {
-        return false;
-      }
-    },
+    ping: () => ping(conn.db),
     close: async () => {
       clearInterval(poller);
       await conn.close();

@@ -147,31 +147,41 @@ export function opsCommands(program: Command): void {
             info = { applied: [], pending: Object.keys(MIGRATIONS).sort(), unknown: [] };
           } else throw err;
         }
-        const rows = [
-          ...info.applied.map((a) => ({
-            name: a.name,
-            state: info.unknown.includes(a.name) ? 'unknown' : 'applied',
-            applied_at: a.applied_at,
-          })),
-          ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
-        ];
-        const out = {
-          database: file,
-          vacuum_enabled: vacuumEnabled,
-          current: info.applied.at(-1)?.name ?? null,
-          applied: info.applied,
-          pending: info.pending,
-          unknown: info.unknown,
-          migrations: rows,
-        };
-        ctx.print.out(
-          out,
-          () => `${file}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
-        );
-        if (info.unknown.length)
-          throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+        printMigrations(ctx, file, info, { vacuum_enabled: vacuumEnabled });
       }),
     );
+}
+
+/** `dommon migrate`'s answer on either engine: applied, pending and unknown (newer) migrations; unknown ones fail. */
+function printMigrations(
+  ctx: CliContext,
+  database: string,
+  info: Pick<DatabaseInfo, 'applied' | 'pending' | 'unknown'>,
+  extra: Record<string, unknown>,
+): void {
+  const rows = [
+    ...info.applied.map((a) => ({
+      name: a.name,
+      state: info.unknown.includes(a.name) ? 'unknown' : 'applied',
+      applied_at: a.applied_at,
+    })),
+    ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
+  ];
+  const out = {
+    database,
+    ...extra,
+    current: info.applied.at(-1)?.name ?? null,
+    applied: info.applied,
+    pending: info.pending,
+    unknown: info.unknown,
+    migrations: rows,
+  };
+  ctx.print.out(
+    out,
+    () => `${database}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
+  );
+  if (info.unknown.length)
+    throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
 }
 
 /** `dommon migrate` on PostgreSQL (DOMMON_DATABASE_URL): the same sequence and output as on SQLite. */
@@ -190,30 +200,7 @@ async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<vo
   }
   try {
     const info = await pgMigrationInfo(conn.db);
-    const rows = [
-      ...info.applied.map((a) => ({
-        name: a.name,
-        state: info.unknown.includes(a.name) ? 'unknown' : 'applied',
-        applied_at: a.applied_at,
-      })),
-      ...info.pending.map((name) => ({ name, state: 'pending', applied_at: null })),
-    ];
-    const out = {
-      database: db.redacted,
-      engine: 'postgres',
-      vacuum_enabled: false,
-      current: info.applied.at(-1)?.name ?? null,
-      applied: info.applied,
-      pending: info.pending,
-      unknown: info.unknown,
-      migrations: rows,
-    };
-    ctx.print.out(
-      out,
-      () => `${db.redacted}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
-    );
-    if (info.unknown.length)
-      throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+    printMigrations(ctx, db.redacted, info, { engine: 'postgres', vacuum_enabled: false });
   } finally {
     await conn.close();
   }
