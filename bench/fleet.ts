@@ -260,8 +260,10 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   const ticksC1 = cpuTicks(pid1);
   const createCpu = (ticksC1.user + ticksC1.sys - ticksC0.user - ticksC0.sys) / TICK;
 
-  // Warm-up, then the window.
+  // Warm-up, then the window (announced on stderr with the daemon's pid, e.g. to attach a profiler).
+  process.stderr.write(`fleet: ${n} configs created in ${createS.toFixed(1)} s; warm-up ${WARMUP} s\n`);
   await new Promise((r) => setTimeout(r, WARMUP * 1000));
+  process.stderr.write(`fleet: window of ${WINDOW} s starts, daemon pid ${pid1}\n`);
   const t0 = cpuTicks(pid1);
   const checks0 = d1.last.checks;
   const w0 = Date.now();

@@ -4,6 +4,7 @@
 // check (over the run, and in steady state once every config has its rows), and the time from start
 // until every config was checked once.
 // Usage: node --import tsx bench/probes.ts [--duration SECONDS] [--only 100,500]
+//   [--hosts N] [--dist | --root DIR]
 //   BENCH_PROFILE=DIR writes a CPU profile of the daemon; BENCH_NODE_ARGS adds node flags (e.g. --perf-basic-prof)
 //   (default duration: 3 intervals per N; the issue's set: N=100, 500, 2000 at 20 s, 10000 at 60 s)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,13 +25,21 @@ const flag = (name: string) => {
 const durationFlag = flag('--duration') ? Number(flag('--duration')) : undefined;
 const only = flag('--only')?.split(',').map(Number);
 // --dist: run the daemon from the compiled dist/ (npm run build first), as `dommon serve` does.
-const useDist = args.includes('--dist');
+// --root DIR: run the daemon from another compiled copy (e.g. `cp -r dist dist-b`), to compare two
+// builds side by side on a busy machine: two runs started together share its noise.
+const root = flag('--root') ?? (args.includes('--dist') ? 'dist' : 'src');
+const useDist = root !== 'src';
+// --hosts N: distinct host names among the configs (default 50); N = the config count makes every
+// check resolve its own name (a DNS query each time its cached answer expires), as in a real fleet.
+const HOSTS = Number(flag('--hosts') ?? 50);
 const SCENARIOS = [
   { n: 100, interval: 20 },
   { n: 500, interval: 20 },
   { n: 2000, interval: 20 },
   { n: 10_000, interval: 60 },
-].filter((s) => !only || only.includes(s.n));
+  // Only on request (--only 50000): the size of issue #20.
+  { n: 50_000, interval: 60, onRequest: true },
+].filter((s) => (only ? only.includes(s.n) : !s.onRequest));
 
 function lines(child: ChildProcess, onLine: (l: string) => void): void {
   createInterface({ input: child.stdout! }).on('line', onLine);
@@ -101,7 +110,7 @@ async function scenario(n: number, interval: number, target: { port: number; dns
         domain_id: domainId,
         name: `e${i}`,
         endpoint_type: 'http',
-        subdomain: `h${i % 50}`,
+        subdomain: `h${i % HOSTS}`,
         path: `/p${i}`,
         port: target.port,
         is_enabled: 1,
@@ -139,7 +148,7 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
     ...(useDist ? [] : ['--import', 'tsx']),
   ];
-  const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, useDist ? 'dist' : 'src'], {
+  const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, root], {
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
   });

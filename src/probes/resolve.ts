@@ -65,6 +65,8 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
   const now = opts.now ?? Date.now;
   const maxTtl = opts.maxTtl ?? 300;
   const cache = new Map<string, { addrs: Address[]; until: number }>();
+  // The policy's verdict on an answer (its address list), kept as long as the answer is.
+  const verdicts = new WeakMap<Address[], { address: string; rule: string } | null>();
   let ready: Promise<dns.promises.Resolver> | undefined;
   const custom = () =>
     (ready ??= Promise.all(servers.map(serverAddress)).then((list) => {
@@ -73,9 +75,21 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
       return r;
     }));
 
-  async function viaServers(host: string): Promise<Address[]> {
+  // Look-ups in flight by name: endpoints sharing a host name and due together ask once.
+  const pending = new Map<string, Promise<Address[]>>();
+
+  function viaServers(host: string): Promise<Address[]> {
     const hit = cache.get(host);
-    if (hit && hit.until > now()) return hit.addrs;
+    if (hit && hit.until > now()) return Promise.resolve(hit.addrs);
+    let p = pending.get(host);
+    if (!p) {
+      p = query(host).finally(() => pending.delete(host));
+      pending.set(host, p);
+    }
+    return p;
+  }
+
+  async function query(host: string): Promise<Address[]> {
     const r = await custom();
     let addrs: Address[] | undefined;
     let ttl = 0;
@@ -113,12 +127,23 @@ export function createResolver(servers: readonly string[], opts: ResolverOptions
 
   return {
     async resolve(host: string): Promise<Address> {
-      const addrs = await all(host.replace(/^\[|\]$/g, ''));
+      const addrs = await all(host.charCodeAt(0) === 91 ? host.replace(/^\[|\]$/g, '') : host);
       // One denied address refuses the name: a record set mixing a public address with the metadata
-      // service must not reach it on the next look-up's order.
-      for (const a of addrs) {
-        const rule = opts.policy?.denied(a.address);
-        if (rule) throw new OutboundDenied(a.address, rule);
+      // service must not reach it on the next look-up's order. A cached answer is judged once.
+      if (opts.policy) {
+        let verdict = verdicts.get(addrs);
+        if (verdict === undefined) {
+          verdict = null;
+          for (const a of addrs) {
+            const rule = opts.policy.denied(a.address);
+            if (rule) {
+              verdict = { address: a.address, rule };
+              break;
+            }
+          }
+          verdicts.set(addrs, verdict);
+        }
+        if (verdict) throw new OutboundDenied(verdict.address, verdict.rule);
       }
       return addrs[0]!;
     },

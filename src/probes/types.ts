@@ -64,6 +64,32 @@ export function classify(
   return { reason: 'error', detail: code ? `${code} ${e.message}` : String(e?.message ?? err) };
 }
 
+// One listener per caller's signal (the scheduler's shutdown signal is shared by every probe in
+// flight): a probe joins its set and leaves it, instead of adding and removing an event listener.
+const waiting = new WeakMap<AbortSignal, Set<() => void>>();
+
+/**
+ * Runs `fn` when `signal` aborts (not if it already has: the caller checks `aborted` first); the
+ * returned function unregisters it.
+ */
+export function onAbort(signal: AbortSignal, fn: () => void): () => void {
+  let set = waiting.get(signal);
+  if (!set) {
+    const fns = (set = new Set());
+    waiting.set(signal, fns);
+    signal.addEventListener(
+      'abort',
+      () => {
+        for (const f of [...fns]) f();
+        fns.clear();
+      },
+      { once: true },
+    );
+  }
+  set.add(fn);
+  return () => void set.delete(fn);
+}
+
 /**
  * A probe's own deadline joined with the caller's signal; `timedOut()` tells which one fired and
  * `done()` releases the timer and the listener (one plain timer: cheaper than AbortSignal.any/timeout).
@@ -74,7 +100,7 @@ export function deadline(
 ): { signal: AbortSignal; timedOut: () => boolean; done: () => void } {
   const ac = new AbortController();
   let timed = false;
-  const onAbort = () => ac.abort(parent.reason);
+  let release = () => {};
   const timer = setTimeout(
     () => {
       timed = true;
@@ -82,14 +108,14 @@ export function deadline(
     },
     Math.max(1, timeoutMs),
   );
-  if (parent.aborted) onAbort();
-  else parent.addEventListener('abort', onAbort, { once: true });
+  if (parent.aborted) ac.abort(parent.reason);
+  else release = onAbort(parent, () => ac.abort(parent.reason));
   return {
     signal: ac.signal,
     timedOut: () => timed && !parent.aborted,
     done: () => {
       clearTimeout(timer);
-      parent.removeEventListener('abort', onAbort);
+      release();
     },
   };
 }

@@ -80,7 +80,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   let versions = 0;
   let buffer: Recorded[] = [];
   let stopped = true;
-  const inflight = new Set<Promise<void>>();
+  /** Waiting for the last probe in flight to end (stop()). */
+  const idle: (() => void)[] = [];
   let aborter = new AbortController();
   const timers: NodeJS.Timeout[] = [];
   let unsubscribe: (() => void) | undefined;
@@ -271,35 +272,41 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     if (!stats.firstRun.has(e.config.id)) stats.firstRun.set(e.config.id, started);
     e.running = true;
     running++;
-    const signal = aborter.signal;
-    const p = probe(e.endpoint, e.config, signal)
-      .catch((err): CheckOutcome => ({
+    void check(e, started, aborter.signal);
+  }
+
+  /** One probe, its outcome buffered and the config rescheduled: one promise per check. */
+  async function check(e: Entry, started: number, signal: AbortSignal): Promise<void> {
+    let outcome: CheckOutcome;
+    try {
+      outcome = await probe(e.endpoint, e.config, signal);
+    } catch (err) {
+      outcome = {
         ok: false,
         responseTimeMs: now() - started,
         statusCode: null,
         error: `error: ${(err as Error).message}`,
-      }))
-      .then((outcome) => {
-        // A probe cut short by shutdown learnt nothing: it is not recorded.
-        if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
-      })
-      .finally(() => {
-        e.running = false;
-        running--;
-        inflight.delete(p);
-        if (entries.get(e.config.id) === e && !stopped) {
-          // Next due from the schedule (with the current interval), skipping missed beats rather than bunching them.
-          const interval = e.config.interval_seconds * 1000;
-          const t = now();
-          let next = e.due + (e.fresh ? Math.max(SLOT_MS, (1 - random()) * interval) : interval);
-          e.fresh = false;
-          if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
-          place(e, next);
-        }
-        drain();
-      });
-    inflight.add(p);
+      };
+    }
+    // A probe cut short by shutdown learnt nothing: it is not recorded.
+    if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
+    e.running = false;
+    running--;
+    if (entries.get(e.config.id) === e && !stopped) {
+      // Next due from the schedule (with the current interval), skipping missed beats rather than bunching them.
+      const interval = e.config.interval_seconds * 1000;
+      const t = now();
+      let next = e.due + (e.fresh ? Math.max(SLOT_MS, (1 - random()) * interval) : interval);
+      e.fresh = false;
+      if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
+      place(e, next);
+    }
+    if (running === 0) for (const wake of idle.splice(0)) wake();
+    drain();
   }
+
+  /** Resolves when no probe is in flight. */
+  const whenIdle = (): Promise<void> => (running === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r)));
 
   function flush(): Promise<void> {
     flushing = flushing.then(async () => {
@@ -372,7 +379,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       timers.splice(0).forEach(clearInterval);
       await queue;
       const timer = setTimeout(() => aborter.abort(), graceMs);
-      await Promise.allSettled([...inflight]);
+      await whenIdle();
       clearTimeout(timer);
       aborter.abort();
       await flush();

@@ -8,6 +8,9 @@ import { first24hBucket, uptimePercent } from '../domain/liveness.js';
 import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 
+/** How long a domain's liveness input is reused by recomputes whose cause is not liveness. */
+const LIVENESS_REUSE_MS = 60_000;
+
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
   /** Status and 24 h uptime of each enabled configuration, grouped by domain, in one query (one domain's recompute, or the sweep). */
   async function livenessInputs(
@@ -28,18 +31,41 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     return out;
   }
 
-  async function inputs(repos: Repos, d: Domain): Promise<HealthInputs> {
+  // A domain's liveness input (every config's status and 24 h uptime) as last read outside a
+  // transaction, for recomputes whose cause is not liveness (a registration, DNS-security or
+  // verification result): the first intelligence round of a large import recomputes each domain
+  // several times, and re-summing 24 hourly rows of each of its configs every time cost more than
+  // the rest of the recompute. Kept LIVENESS_REUSE_MS; a recompute for a liveness cause reads afresh.
+  const livenessSeen = new Map<string, { at: number; list: HealthInputs['liveness'] }>();
+
+  async function domainLiveness(repos: Repos, domainId: string, reuse: boolean): Promise<HealthInputs['liveness']> {
+    const t = clock.now().getTime();
+    if (reuse) {
+      const hit = livenessSeen.get(domainId);
+      if (hit && t - hit.at < LIVENESS_REUSE_MS) return hit.list;
+    }
+    const list = (await livenessInputs(repos, domainId)).get(domainId) ?? [];
+    // Inside a transaction the read may see writes that roll back: it is not kept, and an older one is dropped.
+    if (repos === store || reuse) {
+      if (livenessSeen.size >= 10_000)
+        for (const [k, v] of livenessSeen) if (t - v.at >= LIVENESS_REUSE_MS) livenessSeen.delete(k);
+      livenessSeen.set(domainId, { at: t, list });
+    } else livenessSeen.delete(domainId);
+    return list;
+  }
+
+  async function inputs(repos: Repos, d: Domain, reuseLiveness = false): Promise<HealthInputs> {
     const [reg, certs, sec, liveness] = await Promise.all([
       repos.registrations.get(d.id),
       repos.renewals.domainCertificates(d.id),
       repos.security.get(d.id),
-      livenessInputs(repos, d.id),
+      domainLiveness(repos, d.id, reuseLiveness),
     ]);
     return {
       expiry_date: d.expiry_override ?? reg?.expiry_date ?? null,
       certificates: certs.map((c) => c.ssl_status),
       security_score: sec?.security_score ?? null,
-      liveness: liveness.get(d.id) ?? [],
+      liveness,
     };
   }
 
@@ -56,11 +82,12 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
   /**
    * Recomputes one domain from its current inputs and stores the result when it differs; `repos`
    * is the transaction that changed an input (or the store). Null when the domain is gone.
+   * `reuseLiveness`: the cause is not liveness, so a liveness input read in the last minute will do.
    */
-  async function recompute(repos: Repos, domainId: string): Promise<HealthResult | null> {
+  async function recompute(repos: Repos, domainId: string, reuseLiveness = false): Promise<HealthResult | null> {
     const d = await repos.domains.byId(domainId);
     if (!d) return null;
-    const h = computeHealth(await inputs(repos, d), clock.now());
+    const h = computeHealth(await inputs(repos, d, reuseLiveness), clock.now());
     await save(repos, d, h);
     return h;
   }
@@ -94,6 +121,8 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
   return {
     inputs: (d: Domain) => inputs(store, d),
     recompute,
+    /** The HealthHook of the intelligence services: their results never move the liveness input. */
+    recomputeNotLiveness: (repos: Repos, domainId: string) => recompute(repos, domainId, true),
     recomputeAll,
   };
 }

@@ -60,7 +60,7 @@ export function unconfiguredIo(log: Logger): IntelIo {
 /** health: the domain health service; registration, security and verification recompute through it as they store. */
 export function createIntelServices(deps: { store: Store; clock: Clock; health: HealthService; io: IntelIo }) {
   const { store, clock, health, io } = deps;
-  const recomputeHealth = health.recompute;
+  const recomputeHealth = health.recomputeNotLiveness;
   const registration = createRegistrationService({
     store,
     clock,

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createResolver } from '../../src/probes/resolve.js';
-import { probeHttp } from '../../src/probes/http.js';
+import { http, probeHttp } from '../../src/probes/http.js';
 import { probeTcp } from '../../src/probes/tcp.js';
 import { inspectTls } from '../../src/probes/tls.js';
 import { sslStatus } from '../../src/domain/certificate.js';
@@ -186,4 +186,72 @@ t.test('tls inspection: valid, 20 days, expired, self-signed, wrong host, no TLS
   const refused = await inspect(await closedPort());
   t.same(!refused.ok && refused.reason, 'refused');
   t.equal(sslStatus(s, new Date(now.getTime() + 30 * 86_400_000)), 'expired', 'dates are judged by the given clock');
+});
+
+t.test('http liveness: the request made once per endpoint object, again when the endpoint is replaced', async (t) => {
+  const dns = await startLoopbackDns({ ttl: 60 });
+  const target = await startHttpTarget();
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
+  const deps = { resolver: createResolver([dns.server]) };
+  const endpoint = {
+    endpoint_type: 'http' as const,
+    domain: 'example.test',
+    subdomain: 'a',
+    path: '/one',
+    port: target.port,
+  };
+  const settings = { timeout_seconds: 2, expected_status_code: 200 };
+  const first = await http.liveness(endpoint, settings, deps, never);
+  t.equal(first.ok, true);
+  const second = await http.liveness(endpoint, settings, deps, never);
+  t.equal(second.ok, true);
+  t.same(target.hosts, [`a.example.test:${target.port}`, `a.example.test:${target.port}`]);
+  // An update replaces the endpoint object: its new host is asked for.
+  const updated = { ...endpoint, subdomain: 'b' };
+  t.equal((await http.liveness(updated, settings, deps, never)).ok, true);
+  t.equal(target.hosts.at(-1), `b.example.test:${target.port}`);
+  t.equal(dns.queries, 2, 'one look-up per name within its TTL');
+});
+
+t.test('resolver: look-ups of one name in flight together are one query', async (t) => {
+  const dns = await startLoopbackDns({ ttl: 60 });
+  t.teardown(() => dns.close());
+  const resolver = createResolver([dns.server]);
+  const answers = await Promise.all(Array.from({ length: 20 }, () => resolver.resolve('same.example.test')));
+  t.same(new Set(answers.map((a) => a.address)), new Set(['127.0.0.1']));
+  t.equal(dns.queries, 1);
+  await Promise.all([resolver.resolve('x.example.test'), resolver.resolve('y.example.test')]);
+  t.equal(dns.queries, 3, 'other names ask on their own');
+});
+
+t.test('a shared signal aborting cancels every probe waiting on it, and only those', async (t) => {
+  const dns = await startLoopbackDns();
+  const target = await startHttpTarget({ behaviour: { kind: 'slow', ms: 8000 } });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
+  const deps = { resolver: createResolver([dns.server]) };
+  const shutdown = new AbortController();
+  const url = `http://127.0.0.1:${target.port}/`;
+  const probes = Array.from({ length: 30 }, () =>
+    probeHttp({ url, timeoutMs: 10_000, expectedStatus: 200 }, deps, shutdown.signal),
+  );
+  // Probes that finished before the abort leave nothing behind on the shared signal.
+  const done = await probeHttp(
+    { url: `http://127.0.0.1:${await closedPort()}/`, timeoutMs: 2000, expectedStatus: 200 },
+    deps,
+    shutdown.signal,
+  );
+  t.equal(done.reason, 'refused');
+  const started = Date.now();
+  setTimeout(() => shutdown.abort(), 200);
+  const outcomes = await Promise.all(probes);
+  t.ok(Date.now() - started < 5000, 'cancelled long before their 10 s deadline');
+  t.same(new Set(outcomes.map((o) => o.reason)), new Set(['cancelled']));
+  const late = await probeHttp({ url, timeoutMs: 2000, expectedStatus: 200 }, deps, shutdown.signal);
+  t.equal(late.reason, 'cancelled', 'a probe started on an aborted signal is cancelled at once');
 });
