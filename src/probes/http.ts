@@ -4,7 +4,7 @@
 // parser or stream objects per check (about a third less CPU per probe than node:http).
 import net from 'node:net';
 import tls from 'node:tls';
-import { ENDPOINT_SHAPES, fullUrl } from '../domain/endpoint.js';
+import { fullUrl } from '../domain/endpoint.js';
 import type { EndpointPlugin, LivenessProbeFn } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
@@ -113,13 +113,32 @@ const web: LivenessProbeFn = (e, c, deps, signal) =>
     signal,
   );
 
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    https: true;
+    http: true;
+  }
+}
+
+const GET = '`GET full_url` answers `expected_status_code`';
+
 /** `http`: a GET expecting expected_status_code; no certificate. */
-export const http: EndpointPlugin<'http'> = { name: 'http', ...ENDPOINT_SHAPES.http, liveness: web };
+export const http: EndpointPlugin<'http'> = {
+  name: 'http',
+  defaultPort: 80,
+  url: 'web',
+  certificate: 'never',
+  docs: { liveness: GET, certificate: 'none' },
+  liveness: web,
+};
 
 /** `https`: the same GET over TLS; its certificate is inspected (TLS from the first byte). */
 export const https: EndpointPlugin<'https'> = {
   name: 'https',
-  ...ENDPOINT_SHAPES.https,
+  defaultPort: 443,
+  url: 'web',
+  certificate: 'always',
+  docs: { liveness: GET, certificate: 'always inspected' },
   liveness: web,
   inspect: inspectTls,
 };
