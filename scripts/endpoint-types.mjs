@@ -22,7 +22,7 @@ if (process.argv.includes('--check')) {
       ('description' in s && s.description !== description),
   );
   for (const s of drift)
-    process.stderr.write(`${s.file} ${s.at}: ${JSON.stringify(s.values)} is not ${JSON.stringify(ENDPOINT_TYPES)}\n`);
+    process.stderr.write(`${s.file} ${s.at}: not the registry's types (${ENDPOINT_TYPES.join(', ')}) or description\n`);
   if (doc !== wantDoc) process.stderr.write("docs/endpoint-types.md: the table is not the registry's\n");
   if (drift.length || doc !== wantDoc) {
     process.stderr.write('endpoint types are out of date: run npm run build\n');
