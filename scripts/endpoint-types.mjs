@@ -1,22 +1,39 @@
 #!/usr/bin/env node
-// Writes the endpoint-type enums of schemas/ from the built endpoint-type list (dist/): run by
-// `npm run build` before the OpenAPI document is built; `--check` exits 1 when a schema is out of date.
-import { ENDPOINT_TYPES } from '../dist/domain/types.js';
+// Writes what the endpoint-type registry generates (built code, dist/): the endpoint-type enums of
+// schemas/ and their descriptions, and the table of docs/endpoint-types.md. Run by `npm run build`
+// before the OpenAPI document is built; `--check` exits 1 when a committed file is out of date.
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { ENDPOINT_TYPES } from '../dist/probes/registry.js';
+import { endpointTypeDescription, withEndpointTypesTable } from '../dist/probes/artifacts.js';
 import { SCHEMA_DIR } from '../dist/api/validation.js';
 import { endpointTypeEnums, writeEndpointTypeEnums } from '../dist/api/schema-enums.js';
 
+const DOC = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../docs/endpoint-types.md');
+const description = endpointTypeDescription();
+const doc = fs.readFileSync(DOC, 'utf8');
+const wantDoc = withEndpointTypesTable(doc);
+
 if (process.argv.includes('--check')) {
   const drift = endpointTypeEnums(SCHEMA_DIR).filter(
-    (s) => JSON.stringify(s.values) !== JSON.stringify(ENDPOINT_TYPES),
+    (s) =>
+      JSON.stringify(s.values) !== JSON.stringify(ENDPOINT_TYPES) ||
+      ('description' in s && s.description !== description),
   );
   for (const s of drift)
-    process.stderr.write(`${s.file} ${s.at}: ${JSON.stringify(s.values)} is not ${JSON.stringify(ENDPOINT_TYPES)}\n`);
-  if (drift.length) {
-    process.stderr.write('endpoint-type enums are out of date: run npm run build\n');
+    process.stderr.write(`${s.file} ${s.at}: not the registry's types (${ENDPOINT_TYPES.join(', ')}) or description\n`);
+  if (doc !== wantDoc) process.stderr.write("docs/endpoint-types.md: the table is not the registry's\n");
+  if (drift.length || doc !== wantDoc) {
+    process.stderr.write('endpoint types are out of date: run npm run build\n');
     process.exit(1);
   }
 } else {
-  const changed = writeEndpointTypeEnums(SCHEMA_DIR, ENDPOINT_TYPES);
+  const changed = writeEndpointTypeEnums(SCHEMA_DIR, ENDPOINT_TYPES, description);
+  if (doc !== wantDoc) {
+    fs.writeFileSync(DOC, wantDoc);
+    changed.push('docs/endpoint-types.md');
+  }
   process.stdout.write(
     changed.length ? `endpoint types ${ENDPOINT_TYPES.join(', ')} written to ${changed.join(', ')}\n` : '',
   );

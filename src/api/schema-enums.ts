@@ -1,6 +1,6 @@
-// The endpoint-type enums of the committed JSON Schemas come from the endpoint-type list
-// (ENDPOINT_TYPES, domain/endpoint.ts, which the probe registry satisfies): `npm run build` rewrites
-// them (scripts/endpoint-types.mjs) and a test fails when a committed schema drifts from the list.
+// The endpoint-type enums of the committed JSON Schemas (and their descriptions, where a property has
+// one) come from the endpoint-type registry (src/probes/registry.ts): `npm run build` rewrites them
+// (scripts/endpoint-types.mjs) and a test fails when a committed schema drifts from the registry.
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -10,6 +10,7 @@ interface EnumSite {
   /** JSON path of the property holding the enum. */
   at: string;
   values: unknown[];
+  description?: unknown;
 }
 
 type Json = Record<string, unknown>;
@@ -45,14 +46,19 @@ export function endpointTypeEnums(dir: string): EnumSite[] {
   for (const file of schemaFiles(dir)) {
     const json = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
     visit(json, '$', (at, holder) =>
-      sites.push({ file: path.relative(dir, file), at, values: holder.enum as unknown[] }),
+      sites.push({
+        file: path.relative(dir, file),
+        at,
+        values: holder.enum as unknown[],
+        ...('description' in holder ? { description: holder.description } : {}),
+      }),
     );
   }
   return sites;
 }
 
-/** Rewrites every drifted enum to `types`; returns the files it changed. */
-export function writeEndpointTypeEnums(dir: string, types: readonly string[]): string[] {
+/** Rewrites every drifted enum to `types`, and every description there is to `description`; returns the files it changed. */
+export function writeEndpointTypeEnums(dir: string, types: readonly string[], description: string): string[] {
   const changed: string[] = [];
   for (const file of schemaFiles(dir)) {
     const json = JSON.parse(fs.readFileSync(file, 'utf8')) as unknown;
@@ -60,6 +66,10 @@ export function writeEndpointTypeEnums(dir: string, types: readonly string[]): s
     visit(json, '$', (_at, holder) => {
       if (JSON.stringify(holder.enum) !== JSON.stringify(types)) {
         holder.enum = [...types];
+        drift = true;
+      }
+      if ('description' in holder && holder.description !== description) {
+        holder.description = description;
         drift = true;
       }
     });

@@ -1,7 +1,17 @@
 // Pure endpoint rules: each endpoint type's shape (default port, how full_url is written, whether it
-// carries a certificate), the computed full_url and which endpoints get TLS inspection. The probes
-// of each type live in src/probes/ (one plug-in file each, registry in src/probes/registry.ts).
-import type { EndpointType } from './types.js';
+// carries a certificate), the computed full_url and which endpoints get TLS inspection. The types
+// themselves are plug-ins in src/probes/ (one file each, listed once in src/probes/registry.ts): each
+// plug-in file adds its name to EndpointTypeNames below, and the registry hands the shapes to
+// defineEndpointTypes when it loads. The domain names no type and imports nothing from the plug-ins.
+
+/**
+ * The endpoint type names, one key per plug-in. Empty here: each plug-in file in src/probes/ adds
+ * its own name (TypeScript declaration merging), and the registry's type refuses a name without its
+ * plug-in, so the list of names is written once, in the registry.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by the plug-ins' declaration merging
+export interface EndpointTypeNames {}
+export type EndpointType = Extract<keyof EndpointTypeNames, string>;
 
 export interface UrlParts {
   endpoint_type: EndpointType;
@@ -29,28 +39,52 @@ export interface EndpointShape {
 /** Ports on which a `port` endpoint speaks TLS from the first byte. */
 export const TLS_PORTS = [443, 8443, 993, 995, 465] as const;
 
+let shapes: Readonly<Record<string, EndpointShape>> | null = null;
+
 /**
- * The endpoint types and their shapes: the one list of names (schemas, OpenAPI and the CLI take their
- * enums from it). Each one has its plug-in in src/probes/ (the registry there satisfies this list).
+ * The shapes of the registered endpoint types, set once when the plug-in registry loads
+ * (src/probes/registry.ts, which every process that checks or shows endpoints imports first). Only the
+ * pure data is kept. Setting a different table later is a programming error.
  */
-export const ENDPOINT_SHAPES = {
-  https: { defaultPort: 443, url: 'web', certificate: 'always' },
-  http: { defaultPort: 80, url: 'web', certificate: 'never' },
-  port: { defaultPort: null, url: 'host-port', certificate: 'tls-ports' },
-  smtp: { defaultPort: 25, url: 'service', certificate: 'always', extension: true },
-  imap: { defaultPort: 143, url: 'service', certificate: 'always', extension: true },
-} as const satisfies Record<string, EndpointShape>;
+export function defineEndpointTypes(table: Readonly<Record<EndpointType, EndpointShape>>): void {
+  const next = Object.freeze(
+    Object.fromEntries(
+      Object.entries<EndpointShape>(table).map(([name, s]) => [
+        name,
+        Object.freeze({
+          defaultPort: s.defaultPort,
+          url: s.url,
+          certificate: s.certificate,
+          ...(s.extension ? { extension: true as const } : {}),
+        }),
+      ]),
+    ),
+  );
+  if (shapes && JSON.stringify(shapes) !== JSON.stringify(next))
+    throw new Error('endpoint types are defined once (src/probes/registry.ts)');
+  shapes = next;
+}
+
+function defined(): Readonly<Record<string, EndpointShape>> {
+  if (!shapes) throw new Error('endpoint types are not defined yet: import src/probes/registry.ts first');
+  return shapes;
+}
+
+/** The shape of a registered endpoint type. */
+export function endpointShape(type: EndpointType): EndpointShape {
+  const shape = defined()[type];
+  if (!shape) throw new Error(`unknown endpoint type ${type}`);
+  return shape;
+}
 
 export function hostOf(e: Pick<UrlParts, 'domain' | 'subdomain'>): string {
   return e.subdomain ? `${e.subdomain}.${e.domain}` : e.domain;
 }
 
-const shapeOf = (type: EndpointType): EndpointShape => ENDPOINT_SHAPES[type];
-
 /** https://sub.example.com:8443/path; `port` endpoints are host:port; smtp://mail.example.com:587. */
 export function fullUrl(e: UrlParts): string {
   const host = hostOf(e);
-  const shape = shapeOf(e.endpoint_type);
+  const shape = endpointShape(e.endpoint_type);
   if (shape.url === 'host-port') return `${host}:${e.port ?? ''}`;
   if (shape.url === 'service') return `${e.endpoint_type}://${host}:${effectivePort(e)}`;
   const port = e.port && e.port !== shape.defaultPort ? `:${e.port}` : '';
@@ -60,31 +94,31 @@ export function fullUrl(e: UrlParts): string {
 
 /** The TCP port a probe connects to. */
 export function effectivePort(e: Pick<UrlParts, 'endpoint_type' | 'port'>): number {
-  return e.port ?? shapeOf(e.endpoint_type).defaultPort ?? 0;
+  return e.port ?? endpointShape(e.endpoint_type).defaultPort ?? 0;
 }
 
 /** The endpoint type needs a port of its own (it has no default). */
 export function requiresPort(type: EndpointType): boolean {
-  return shapeOf(type).defaultPort === null;
+  return endpointShape(type).defaultPort === null;
 }
 
 export function wantsTls(e: Pick<UrlParts, 'endpoint_type' | 'port'>): boolean {
-  const rule = shapeOf(e.endpoint_type).certificate;
+  const rule = endpointShape(e.endpoint_type).certificate;
   return rule === 'always' || (rule === 'tls-ports' && (TLS_PORTS as readonly number[]).includes(e.port ?? -1));
 }
 
 /** The certificate rule as lists, for the store's SQL: types always inspected, types inspected on TLS_PORTS. */
 export function certificateTypes(): { always: EndpointType[]; onTlsPorts: EndpointType[] } {
-  const types = Object.keys(ENDPOINT_SHAPES) as EndpointType[];
+  const types = Object.keys(defined()) as EndpointType[];
   return {
-    always: types.filter((t) => shapeOf(t).certificate === 'always'),
-    onTlsPorts: types.filter((t) => shapeOf(t).certificate === 'tls-ports'),
+    always: types.filter((t) => endpointShape(t).certificate === 'always'),
+    onTlsPorts: types.filter((t) => endpointShape(t).certificate === 'tls-ports'),
   };
 }
 
 /** Every endpoint of the type carries a certificate (a `port` endpoint only on a TLS port). */
 export function alwaysCarriesCertificate(type: EndpointType): boolean {
-  return shapeOf(type).certificate === 'always';
+  return endpointShape(type).certificate === 'always';
 }
 
 const LABEL = /^(?!-)[a-z0-9_-]{1,63}(?<!-)$/;

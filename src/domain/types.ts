@@ -1,9 +1,8 @@
 // Domain types as services see them (never rows); the store maps rows to these.
-import { ENDPOINT_SHAPES } from './endpoint.js';
+import type { EndpointType } from './endpoint.js';
 
-/** The endpoint type names, from the one table of them (ENDPOINT_SHAPES in endpoint.ts). */
-export type EndpointType = keyof typeof ENDPOINT_SHAPES;
-export const ENDPOINT_TYPES = Object.keys(ENDPOINT_SHAPES) as readonly EndpointType[];
+/** The endpoint type names: one per plug-in of src/probes/registry.ts (see EndpointTypeNames). */
+export type { EndpointType } from './endpoint.js';
 
 export interface Team {
   id: string;

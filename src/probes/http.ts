@@ -5,7 +5,7 @@
 // its own on the caller's signal; the URL is parsed and the request's bytes made once per endpoint.
 import net from 'node:net';
 import tls from 'node:tls';
-import { ENDPOINT_SHAPES, fullUrl, type UrlParts } from '../domain/endpoint.js';
+import { fullUrl, type UrlParts } from '../domain/endpoint.js';
 import type { EndpointPlugin, LivenessProbeFn } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
@@ -148,13 +148,32 @@ const web: LivenessProbeFn = (e, c, deps, signal) => {
   return check(p, c.timeout_seconds * 1000, c.expected_status_code, deps, signal);
 };
 
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    https: true;
+    http: true;
+  }
+}
+
+const GET = '`GET full_url` answers `expected_status_code`';
+
 /** `http`: a GET expecting expected_status_code; no certificate. */
-export const http: EndpointPlugin<'http'> = { name: 'http', ...ENDPOINT_SHAPES.http, liveness: web };
+export const http: EndpointPlugin<'http'> = {
+  name: 'http',
+  defaultPort: 80,
+  url: 'web',
+  certificate: 'never',
+  docs: { liveness: GET, certificate: 'none' },
+  liveness: web,
+};
 
 /** `https`: the same GET over TLS; its certificate is inspected (TLS from the first byte). */
 export const https: EndpointPlugin<'https'> = {
   name: 'https',
-  ...ENDPOINT_SHAPES.https,
+  defaultPort: 443,
+  url: 'web',
+  certificate: 'always',
+  docs: { liveness: GET, certificate: 'always inspected' },
   liveness: web,
   inspect: inspectTls,
 };

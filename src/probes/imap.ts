@@ -3,7 +3,7 @@
 // needs STARTTLS among the capabilities (the greeting's [CAPABILITY ...] or `a0 CAPABILITY`), sends
 // `a1 STARTTLS` and upgrades the same connection. The certificate is read by the same TLS inspection
 // as https; the session ends with LOGOUT.
-import { effectivePort, ENDPOINT_SHAPES, hostOf } from '../domain/endpoint.js';
+import { effectivePort, hostOf } from '../domain/endpoint.js';
 import type { EndpointPlugin } from './plugin.js';
 import { clip, probeSession, ProtocolFailure, type Conversation, type LineReader } from './session.js';
 import type { TlsMode } from './smtp.js';
@@ -61,9 +61,22 @@ export function imapConversation(mode: TlsMode): Conversation {
   };
 }
 
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    imap: true;
+  }
+}
+
 export const imap: EndpointPlugin<'imap'> = {
   name: 'imap',
-  ...ENDPOINT_SHAPES.imap,
+  defaultPort: 143,
+  url: 'service',
+  certificate: 'always',
+  extension: true,
+  docs: {
+    liveness: 'the server greets `* OK` and TLS completes',
+    certificate: 'always inspected (behind STARTTLS or implicit TLS)',
+  },
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
     return probeSession(

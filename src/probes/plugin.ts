@@ -1,5 +1,6 @@
-// The one shape of an endpoint-type plug-in (after blackbox_exporter's ProbeFn): its name and pure
-// shape (domain/endpoint.ts), its liveness probe and, when it carries a certificate, its TLS inspection.
+// The one shape of an endpoint-type plug-in (after blackbox_exporter's ProbeFn): its name, its pure
+// shape (the data domain/endpoint.ts's rules read), its row of docs/endpoint-types.md, its liveness
+// probe and, when it carries a certificate, its TLS inspection.
 import type { TlsResult } from '../domain/certificate.js';
 import type { EndpointShape, UrlParts } from '../domain/endpoint.js';
 import type { EndpointType, LivenessConfig } from '../domain/types.js';
@@ -22,6 +23,13 @@ export type TlsInspectFn = (target: TlsTarget, deps: ProbeDeps, signal: AbortSig
 
 export interface EndpointPlugin<K extends EndpointType = EndpointType> extends EndpointShape {
   name: K;
+  /** Its row of the table in docs/endpoint-types.md (Markdown; npm run build writes the table). */
+  docs: {
+    /** When liveness succeeds. */
+    liveness: string;
+    /** Which certificate is inspected, if any. */
+    certificate: string;
+  };
   liveness: LivenessProbeFn;
   /** Present when the type carries a certificate (`certificate` is not `never`). */
   inspect?: TlsInspectFn;

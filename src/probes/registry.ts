@@ -1,8 +1,11 @@
-// The endpoint-type registry: one plug-in per type, one line each. The compiler refuses a type of
-// ENDPOINT_SHAPES (domain/endpoint.ts) without its plug-in here, and a plug-in whose name or shape
-// differs from its entry; the JSON schemas' enums are checked against this list by a test.
+// The endpoint-type registry, the only list of endpoint types: one plug-in file per type, one line
+// each here. Loading it hands the types' shapes to the domain rules (defineEndpointTypes), and the
+// JSON-Schema enums, the OpenAPI document, the CLI's --type choices and completion and the table of
+// docs/endpoint-types.md come from it (npm run build, scripts/endpoint-types.mjs). The compiler refuses
+// a type named by a plug-in file (EndpointTypeNames) without its line here, and a line whose name differs.
 import type { EndpointType, Endpoint, LivenessConfig } from '../domain/types.js';
 import type { TlsResult } from '../domain/certificate.js';
+import { defineEndpointTypes } from '../domain/endpoint.js';
 import { http, https } from './http.js';
 import { imap } from './imap.js';
 import type { EndpointPlugin, TlsInspectFn } from './plugin.js';
@@ -17,6 +20,11 @@ export const ENDPOINT_PLUGINS: { readonly [K in EndpointType]: EndpointPlugin<K>
   smtp,
   imap,
 };
+
+/** The type names, in the registry's order (the docs' and the enums' order). */
+export const ENDPOINT_TYPES = Object.keys(ENDPOINT_PLUGINS) as readonly EndpointType[];
+
+defineEndpointTypes(ENDPOINT_PLUGINS);
 
 export function pluginOf(type: EndpointType): EndpointPlugin {
   return ENDPOINT_PLUGINS[type];

@@ -2,7 +2,7 @@
 // byte (implicit TLS, RFC 8314) and the greeting comes over it; on any other port (25, 587) the probe
 // says EHLO, needs STARTTLS among the extensions, sends STARTTLS and upgrades the same connection.
 // The certificate is read by the same TLS inspection as https; the session ends with QUIT.
-import { effectivePort, ENDPOINT_SHAPES, hostOf } from '../domain/endpoint.js';
+import { effectivePort, hostOf } from '../domain/endpoint.js';
 import type { EndpointPlugin } from './plugin.js';
 import { clip, probeSession, ProtocolFailure, type Conversation, type LineReader } from './session.js';
 import { inspectTls } from './tls.js';
@@ -67,9 +67,22 @@ export function smtpConversation(mode: TlsMode): Conversation {
   };
 }
 
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    smtp: true;
+  }
+}
+
 export const smtp: EndpointPlugin<'smtp'> = {
   name: 'smtp',
-  ...ENDPOINT_SHAPES.smtp,
+  defaultPort: 25,
+  url: 'service',
+  certificate: 'always',
+  extension: true,
+  docs: {
+    liveness: 'the server greets `220` and TLS completes',
+    certificate: 'always inspected (behind STARTTLS or implicit TLS)',
+  },
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
     return probeSession(

@@ -1,6 +1,6 @@
 // port liveness: a TCP connect to the endpoint's host and port; success once the connection is open.
 import net from 'node:net';
-import { effectivePort, ENDPOINT_SHAPES, hostOf } from '../domain/endpoint.js';
+import { effectivePort, hostOf, TLS_PORTS } from '../domain/endpoint.js';
 import type { EndpointPlugin } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
@@ -35,10 +35,19 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
   }
 }
 
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    port: true;
+  }
+}
+
 /** `port`: a TCP connect; on one of TLS_PORTS its certificate is inspected too (TLS from the first byte). */
 export const port: EndpointPlugin<'port'> = {
   name: 'port',
-  ...ENDPOINT_SHAPES.port,
+  defaultPort: null,
+  url: 'host-port',
+  certificate: 'tls-ports',
+  docs: { liveness: 'the TCP connection is accepted', certificate: `on ${TLS_PORTS.join(', ')}` },
   liveness: (e, c, deps, signal) =>
     probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
   inspect: inspectTls,

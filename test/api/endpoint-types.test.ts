@@ -9,6 +9,7 @@ import { startImap } from '../support/imap.js';
 import { startSmtp } from '../support/smtp.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
+import { ENDPOINT_TYPES } from '../../src/probes/registry.js';
 
 t.setTimeout(120_000);
 
@@ -61,7 +62,7 @@ t.test('smtp and imap endpoints: create, full_url, filters, and 400 for bad inpu
     [{ endpoint_type: 'smtp', port: 65536 }, /^port: /],
     [{ endpoint_type: 'imap', port: '993' }, /^port: /],
     [{ endpoint_type: 'imap', port: 99.5 }, /^port: /],
-    [{ endpoint_type: 'pop3' }, /^endpoint_type: must be one of https, http, port, smtp, imap$/],
+    [{ endpoint_type: 'pop3' }, new RegExp(`^endpoint_type: must be one of ${ENDPOINT_TYPES.join(', ')}$`)],
     [{ endpoint_type: 'SMTP' }, /^endpoint_type: /],
     [{ endpoint_type: 'smtp', subdomain: 'a b' }, /subdomain/],
     [{ endpoint_type: 'smtp', tls_mode: 'implicit' }, /^tls_mode: unknown field$/],

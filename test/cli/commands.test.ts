@@ -6,6 +6,7 @@ import path from 'node:path';
 import t from 'tap';
 import { startApp, tempDir } from '../support/app.js';
 import { cli, ensureBuilt } from '../support/cli.js';
+import { ENDPOINT_TYPES } from '../../src/probes/registry.js';
 
 // Child processes cost ~0.3-1 s each on a loaded machine; commands run in parallel batches below.
 t.setTimeout(240_000);
@@ -313,12 +314,12 @@ t.test('help, version and completion', { timeout: 90_000 }, async (t) => {
   t.match(fish.stdout, /complete -c dommon -n '__fish_seen_subcommand_from liveness' -a results/);
   t.match(
     bash.stdout,
-    /"endpoints add --type"\) words_="https http port smtp imap" ;;/,
+    `"endpoints add --type") words_="${ENDPOINT_TYPES.join(' ')}" ;;`,
     'option values: the endpoint types',
   );
   t.match(
     fish.stdout,
-    /complete -c dommon -n '__fish_seen_subcommand_from add' -l type -xa 'https http port smtp imap'/,
+    `complete -c dommon -n '__fish_seen_subcommand_from add' -l type -xa '${ENDPOINT_TYPES.join(' ')}'`,
   );
   t.equal(bad.code, 2);
 });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import { createResolver } from '../../src/probes/resolve.js';
-import { http, probeHttp } from '../../src/probes/http.js';
+import { probeHttp } from '../../src/probes/http.js';
+import { pluginOf } from '../../src/probes/registry.js';
 import { probeTcp } from '../../src/probes/tcp.js';
 import { inspectTls } from '../../src/probes/tls.js';
 import { sslStatus } from '../../src/domain/certificate.js';
@@ -204,6 +205,7 @@ t.test('http liveness: the request made once per endpoint object, again when the
     port: target.port,
   };
   const settings = { timeout_seconds: 2, expected_status_code: 200 };
+  const http = pluginOf('http');
   const first = await http.liveness(endpoint, settings, deps, never);
   t.equal(first.ok, true);
   const second = await http.liveness(endpoint, settings, deps, never);

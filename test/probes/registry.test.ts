@@ -1,37 +1,110 @@
-// The endpoint-type registry is the one list: every type has its plug-in (name and shape as the
-// domain table says, an inspection exactly when it carries a certificate), and the committed JSON
-// Schemas, the OpenAPI document, the CLI's --type choices and its completion all list the same types.
+// The endpoint-type registry is the one list: every type is one plug-in file plus its line in
+// src/probes/registry.ts. The domain's rules read the shapes the registry hands them; the committed
+// JSON Schemas (enums and descriptions), the OpenAPI document, the CLI's --type choices and its
+// completion, and the table of docs/endpoint-types.md all list the registry's types, and the
+// generators pick up a type they were never told of (a made-up plug-in below) with no other edit.
 import t from 'tap';
-import { ENDPOINT_SHAPES, fullUrl, wantsTls } from '../../src/domain/endpoint.js';
-import { ENDPOINT_TYPES } from '../../src/domain/types.js';
-import { ENDPOINT_PLUGINS, pluginOf } from '../../src/probes/registry.js';
-import { endpointTypeEnums } from '../../src/api/schema-enums.js';
+import {
+  defineEndpointTypes,
+  endpointShape,
+  fullUrl,
+  wantsTls,
+  type EndpointShape,
+  type EndpointType,
+} from '../../src/domain/endpoint.js';
+import { ENDPOINT_PLUGINS, ENDPOINT_TYPES, pluginOf } from '../../src/probes/registry.js';
+import type { EndpointPlugin } from '../../src/probes/plugin.js';
+import { endpointTypeDescription, endpointTypesTable, withEndpointTypesTable } from '../../src/probes/artifacts.js';
+import { endpointTypeEnums, writeEndpointTypeEnums } from '../../src/api/schema-enums.js';
 import { loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
 import { buildOpenApi } from '../../src/api/openapi/document.js';
 import { buildProgram } from '../../src/cli/program.js';
+import { PACKAGE_ROOT } from '../../src/package.js';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
-t.test('every endpoint type has one plug-in matching its shape', async (t) => {
-  t.same([...ENDPOINT_TYPES], ['https', 'http', 'port', 'smtp', 'imap']);
+// Nothing here lists the registry's types in full: adding a type (one file, one registry line, npm
+// run build) leaves this test green. The spec's three types and the issue's smtp and imap are pinned.
+const plugins = Object.values(ENDPOINT_PLUGINS) as EndpointPlugin[];
+const EXTENSIONS = ENDPOINT_TYPES.filter((x) => ENDPOINT_PLUGINS[x].extension);
+const DESCRIPTION = endpointTypeDescription();
+
+/** A type the registry does not have: what a new plug-in file declares. */
+const madeUp = {
+  name: 'madeup',
+  defaultPort: 7070,
+  url: 'service',
+  certificate: 'never',
+  extension: true,
+  docs: { liveness: 'the server answers hello', certificate: 'none' },
+  liveness: async () => ({ ok: true, statusCode: null, responseTimeMs: 1, reason: null, error: null }),
+} as unknown as EndpointPlugin;
+
+/** Every `endpoint_type` (property or query parameter) in an OpenAPI document: its enum and description. */
+function openApiSites(doc: unknown): { at: string; values: unknown; description: unknown }[] {
+  const out: { at: string; values: unknown; description: unknown }[] = [];
+  const visit = (node: unknown, at: string): void => {
+    if (Array.isArray(node)) node.forEach((n, i) => visit(n, `${at}[${i}]`));
+    else if (node && typeof node === 'object') {
+      const o = node as Record<string, any>;
+      if (o.in === 'query' && o.name === 'endpoint_type')
+        out.push({ at, values: o.schema?.enum, description: o.description });
+      for (const [k, v] of Object.entries(o)) {
+        if (k === 'endpoint_type' && v && typeof v === 'object' && !Array.isArray(v))
+          out.push({ at: `${at}.${k}`, values: v.enum, description: v.description });
+        visit(v, `${at}.${k}`);
+      }
+    }
+  };
+  visit(doc, '$');
+  return out;
+}
+
+t.test('every endpoint type is one plug-in, and the domain sees its shape', async (t) => {
+  t.same(
+    ENDPOINT_TYPES.filter((x) => !ENDPOINT_PLUGINS[x].extension),
+    ['https', 'http', 'port'],
+    "the spec's types, first",
+  );
+  t.same(ENDPOINT_TYPES.slice(0, 3), ['https', 'http', 'port']);
+  t.same(
+    ['smtp', 'imap'].filter((x) => EXTENSIONS.includes(x as EndpointType)),
+    ['smtp', 'imap'],
+    'smtp and imap, extensions',
+  );
   t.same(Object.keys(ENDPOINT_PLUGINS), [...ENDPOINT_TYPES], 'one plug-in per type, in the same order');
   for (const type of ENDPOINT_TYPES) {
     const p = pluginOf(type);
     t.equal(p.name, type, `${type}: its name`);
-    const { name: _n, liveness: _l, inspect, ...shape } = p;
-    t.same(shape, ENDPOINT_SHAPES[type], `${type}: the shape of the domain table`);
+    const { name: _n, liveness: _l, inspect, docs, ...shape } = p;
+    t.same(endpointShape(type), shape, `${type}: the domain rules read the plug-in's shape`);
     t.equal(typeof p.liveness, 'function', `${type}: a liveness probe`);
     t.equal(
       typeof inspect === 'function',
       p.certificate !== 'never',
       `${type}: a TLS inspection exactly when it carries a certificate`,
     );
+    t.ok(docs.liveness && docs.certificate, `${type}: its docs row`);
   }
   t.same(
-    ENDPOINT_TYPES.filter((x) => ENDPOINT_SHAPES[x].extension),
-    ['smtp', 'imap'],
-    'the extensions beyond the spec',
+    ENDPOINT_TYPES.filter((x) => endpointShape(x).extension),
+    EXTENSIONS,
+    'the extensions beyond the spec, as the domain sees them',
   );
+  t.throws(() => endpointShape('madeup' as EndpointType), /unknown endpoint type madeup/);
+});
+
+t.test('the domain takes the shapes once (pure data, no probe)', async (t) => {
+  t.doesNotThrow(() => defineEndpointTypes({ ...ENDPOINT_PLUGINS }), 'the same table again is fine');
+  t.equal(Object.isFrozen(endpointShape('smtp')), true, 'frozen');
+  t.notOk('liveness' in endpointShape('smtp'), 'only the shape is kept, not the probe');
+  t.throws(
+    () => defineEndpointTypes({ ...ENDPOINT_PLUGINS, madeup: madeUp } as Record<EndpointType, EndpointShape>),
+    /defined once/,
+    'another table later is refused',
+  );
+  t.throws(() => endpointShape('madeup' as EndpointType), /unknown/, 'and left the table as it was');
 });
 
 t.test('the pure rules read the shapes (spec types unchanged)', async (t) => {
@@ -75,7 +148,13 @@ t.test('the pure rules read the shapes (spec types unchanged)', async (t) => {
   );
 });
 
-t.test("the committed schemas list exactly the registry's types (npm run build rewrites them)", async (t) => {
+t.test("the committed schemas and the OpenAPI document list exactly the registry's types", async (t) => {
+  t.ok(
+    DESCRIPTION.startsWith("`https`, `http` or `port` (the spec's types); `smtp`") &&
+      DESCRIPTION.endsWith(' are extensions (docs/endpoint-types.md).'),
+    `the description, from the extension flags: ${DESCRIPTION}`,
+  );
+  for (const x of EXTENSIONS) t.match(DESCRIPTION, `\`${x}\``, `it names ${x}`);
   const sites = endpointTypeEnums(SCHEMA_DIR);
   t.same(
     [...new Set(sites.map((s) => s.file))].sort(),
@@ -88,17 +167,24 @@ t.test("the committed schemas list exactly the registry's types (npm run build r
       'responses/endpoint.json',
     ].map((f) => f.split('/').join(path.sep)),
   );
-  for (const s of sites) t.same(s.values, [...ENDPOINT_TYPES], `${s.file} ${s.at}`);
+  for (const s of sites) {
+    t.same(s.values, [...ENDPOINT_TYPES], `${s.file} ${s.at}`);
+    if ('description' in s) t.equal(s.description, DESCRIPTION, `${s.file} ${s.at} description`);
+  }
+  t.equal(sites.filter((s) => 'description' in s).length, 3, 'the request bodies and the list query describe it');
 
   const committed = JSON.parse(fs.readFileSync(path.join(SCHEMA_DIR, 'openapi.json'), 'utf8'));
-  const built = buildOpenApi(loadSchemas()) as any;
-  for (const doc of [committed, built]) {
-    t.same(
-      doc.components.schemas['endpoint-create'].properties.endpoint_type.enum,
-      [...ENDPOINT_TYPES],
-      'OpenAPI: endpoint-create',
-    );
-    t.match(doc.components.schemas['endpoint-create'].properties.endpoint_type.description, /smtp.*imap.*extensions/);
+  const built = buildOpenApi(loadSchemas());
+  for (const [name, doc] of [
+    ['committed', committed],
+    ['built', built],
+  ] as const) {
+    const found = openApiSites(doc);
+    t.ok(found.length >= 8, `${name}: ${found.length} endpoint_type sites`);
+    for (const f of found) {
+      t.same(f.values, [...ENDPOINT_TYPES], `${name} ${f.at}`);
+      if (f.description !== undefined) t.equal(f.description, DESCRIPTION, `${name} ${f.at} description`);
+    }
   }
 });
 
@@ -108,5 +194,56 @@ t.test("the CLI offers the registry's types (choices and completion)", async (t)
   for (const sub of ['list', 'add', 'update']) {
     const opt = endpoints.commands.find((c) => c.name() === sub)!.options.find((o) => o.long === '--type')!;
     t.same(opt.argChoices, [...ENDPOINT_TYPES], `endpoints ${sub} --type`);
+    t.match(opt.description, `(${EXTENSIONS.join(', ')}: extensions)`, `endpoints ${sub} --type names the extensions`);
   }
+  let out = '';
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = ((chunk: string) => ((out += chunk), true)) as typeof process.stdout.write;
+  try {
+    await buildProgram().parseAsync(['completion', 'bash'], { from: 'user' });
+  } finally {
+    process.stdout.write = write;
+  }
+  for (const sub of ['list', 'add', 'update'])
+    t.match(out, `"endpoints ${sub} --type") words_="${ENDPOINT_TYPES.join(' ')}"`, `bash completion: ${sub}`);
+});
+
+t.test("docs/endpoint-types.md's table is the registry's (npm run build writes it)", async (t) => {
+  const doc = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs/endpoint-types.md'), 'utf8');
+  t.equal(withEndpointTypesTable(doc), doc, 'up to date');
+  for (const p of plugins)
+    t.match(
+      doc,
+      `| \`${p.name}\`${p.extension ? ' (extension)' : ''} | ${p.defaultPort ?? 'none (`port` required)'} |`,
+      `${p.name} row`,
+    );
+  t.match(doc, '| `smtp` (extension) | 25 | `smtp://host:port` | the server greets `220` and TLS completes |');
+  t.match(
+    doc,
+    '| `port` | none (`port` required) | `host:port` | the TCP connection is accepted | on 443, 8443, 993, 995, 465 |',
+  );
+});
+
+t.test('a new plug-in flows into every generated artifact with no other edit', async (t) => {
+  const next = [...plugins, madeUp];
+  const types = next.map((p) => p.name);
+  const description = endpointTypeDescription(next);
+  t.equal(description, DESCRIPTION.replace(/ and (`[a-z0-9]+`) are extensions/, ', $1 and `madeup` are extensions'));
+  t.match(
+    endpointTypesTable(next),
+    '| `madeup` (extension) | 7070 | `madeup://host:port` | the server answers hello | none |',
+  );
+  // The schemas, rewritten in a copy, and the OpenAPI document built from them.
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-eptypes-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(SCHEMA_DIR, dir, { recursive: true });
+  t.same(writeEndpointTypeEnums(dir, types, description).length, 6, 'six schema files rewritten');
+  for (const s of endpointTypeEnums(dir)) {
+    t.same(s.values, types, `${s.file} ${s.at}`);
+    if ('description' in s) t.equal(s.description, description);
+  }
+  const found = openApiSites(buildOpenApi(loadSchemas(dir)));
+  t.ok(found.length >= 8);
+  for (const f of found) t.same(f.values, types, `OpenAPI ${f.at}`);
+  t.same(writeEndpointTypeEnums(dir, types, description), [], 'a second run changes nothing');
 });

@@ -13,7 +13,7 @@ import {
   worst,
 } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
-import { ENDPOINT_SHAPES } from '../../domain/endpoint.js';
+import { endpointShape } from '../../domain/endpoint.js';
 import type { CheckFn, CheckKind, CheckOptions, CheckResult, Severity, Target, TargetRun } from './types.js';
 
 const onOff = (b: boolean | null) => (b === null ? 'unknown' : b ? 'on' : 'off');
@@ -110,7 +110,7 @@ const liveness: CheckFn = async (target, run) => {
     run.signal,
   );
   // Expected HTTP statuses are for URLs with a path (http, https); other types succeed or fail on their own terms.
-  const form = ENDPOINT_SHAPES[target.endpoint.endpoint_type].url;
+  const form = endpointShape(target.endpoint.endpoint_type).url;
   const up = form === 'web' ? livenessUp(o, expectedStatus) : o.ok;
   const where = target.url ? { url: target.url } : { host: target.host, port: target.port };
   // The probe asked for 200 when no status was expected; its error then says what this check accepts.

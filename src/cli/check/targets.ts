@@ -2,8 +2,9 @@
 // imap://host:port) or host:port.
 import net from 'node:net';
 import { normalizeDomainName, registrableDomain } from '../../domain/domain-name.js';
-import { ENDPOINT_SHAPES, fullUrl, TLS_PORTS, wantsTls } from '../../domain/endpoint.js';
-import { ENDPOINT_TYPES, type EndpointType } from '../../domain/types.js';
+import { endpointShape, fullUrl, TLS_PORTS, wantsTls } from '../../domain/endpoint.js';
+import type { EndpointType } from '../../domain/types.js';
+import { ENDPOINT_TYPES } from '../../probes/registry.js';
 import { UsageError } from '../output.js';
 import type { Target } from './types.js';
 
@@ -20,12 +21,12 @@ function names(host: string): { host: string; domain: string | null } {
 const urlHost = (host: string) => (net.isIPv6(host) ? `[${host}]` : host);
 
 /** Endpoint types written scheme://host:port (smtp, imap): `dommon check smtp://mail.example.com:587`. */
-const SERVICE_TYPES = ENDPOINT_TYPES.filter((x) => ENDPOINT_SHAPES[x].url === 'service');
+const SERVICE_TYPES = ENDPOINT_TYPES.filter((x) => endpointShape(x).url === 'service');
 
 function serviceTarget(input: string, type: EndpointType, u: URL): Target {
   const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
   if (!host) throw new UsageError(`"${input}": no host`);
-  const port = Number(u.port || ENDPOINT_SHAPES[type].defaultPort);
+  const port = Number(u.port || endpointShape(type).defaultPort);
   const endpoint = { endpoint_type: type, domain: urlHost(host), subdomain: null, port, path: null };
   return { input, kind: 'url', host, port, url: fullUrl(endpoint), endpoint, tls: wantsTls(endpoint), domain };
 }

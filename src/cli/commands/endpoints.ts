@@ -1,7 +1,7 @@
 // `dommon endpoints list|add|show|update|remove`.
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId } from './common.js';
-import { ENDPOINT_TYPES } from '../../domain/types.js';
+import { ENDPOINT_TYPES, pluginOf } from '../../probes/registry.js';
 
 const fields: OptSpec[] = [
   { flags: '--subdomain <s>', description: 'host prefix, e.g. www', field: 'subdomain' },
@@ -11,9 +11,10 @@ const fields: OptSpec[] = [
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
   { flags: '--notes <text>', description: 'free text', field: 'notes' },
 ];
+const extensions = ENDPOINT_TYPES.filter((x) => pluginOf(x).extension);
 const type = (required: boolean): OptSpec => ({
   flags: '--type <type>',
-  description: 'endpoint type (smtp and imap: extensions)',
+  description: `endpoint type (${extensions.join(', ')}: extensions)`,
   field: 'endpoint_type',
   choices: ENDPOINT_TYPES,
   required,
