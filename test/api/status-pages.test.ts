@@ -185,6 +185,23 @@ t.test('status page CRUD, validation, slug conflicts and team isolation', async 
   t.equal(del.body.deleted_status_page.slug, 'shop-status');
   t.equal((await a.get(`/api/v1/status-pages/${id}`)).status, 404);
   t.equal((await request(s.url, 'GET', '/status/shop-status')).status, 404, 'its public page is gone at once');
+  // Owner text is escaped, never markup.
+  const x = await a.post('/api/v1/status-pages', {
+    portfolio_id: p.id,
+    slug: 'escaped',
+    title: '<script>alert(1)</script> & "co"',
+    description: "<img src=x onerror=alert('1')>",
+  });
+  t.equal(x.status, 201);
+  const xh = await request(s.url, 'GET', '/status/escaped');
+  t.match(xh.text, /<h1>&lt;script&gt;alert\(1\)&lt;\/script&gt; &amp; &quot;co&quot;<\/h1>/);
+  t.match(xh.text, /&lt;img src=x onerror=alert\(&#39;1&#39;\)&gt;/);
+  t.notMatch(xh.text, /<script|<img/);
+  const head = await request(s.url, 'HEAD', '/status/escaped');
+  t.equal(head.status, 200, 'HEAD answers like GET');
+  t.equal(head.text, '');
+  t.ok(head.headers.get('content-security-policy'));
+
   // The slug is free again.
   t.equal((await b.put(`/api/v1/status-pages/${bs.body.id}`, { slug: 'shop-status' })).status, 200);
   t.equal((await request(s.url, 'GET', '/status/shop-status.json')).body.title, 'Beta');
