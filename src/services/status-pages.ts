@@ -121,8 +121,10 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
       ),
     ]);
     const nameOf = new Map(src.endpoints.map((e) => [e.endpoint_id, e.name]));
+    const dailyOf = new Map<number, typeof daily>();
+    for (const r of daily) dailyOf.set(r.cfg, [...(dailyOf.get(r.cfg) ?? []), r]);
     const endpoints = src.endpoints.map((e) => {
-      const { days, uptime } = uptimeDays(today, e.seq === null ? [] : daily.filter((r) => r.cfg === e.seq));
+      const { days, uptime } = uptimeDays(today, e.seq === null ? [] : (dailyOf.get(e.seq) ?? []));
       const live = e.enabled && e.config_enabled && (e.status === 'up' || e.status === 'down');
       return {
         name: e.name,

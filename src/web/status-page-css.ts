@@ -71,18 +71,11 @@ h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
 .state.up { color: var(--up); }
 .state.down { color: var(--down); }
 .state.unknown { color: var(--muted); }
-.bars {
-  display: flex;
-  gap: 1px;
-  list-style: none;
-  margin: 0;
-  padding: 0;
-  height: 2rem;
-}
-.bars li { flex: 1 1 0; min-width: 0; border-radius: 1px; background: var(--none); }
-.bars li.u-full { background: var(--up); }
-.bars li.u-high { background: var(--warn); }
-.bars li.u-low { background: var(--down); }
+.bars { display: flex; gap: 1px; height: 2rem; }
+.bars span { flex: 1 1 0; min-width: 0; border-radius: 1px; background: var(--none); }
+.bars .u-full { background: var(--up); }
+.bars .u-high { background: var(--warn); }
+.bars .u-low { background: var(--down); }
 .meta {
   display: flex;
   flex-wrap: wrap;
@@ -96,15 +89,4 @@ h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
 .incidents li { border-bottom: 1px solid var(--line); padding: 0.5rem 0; overflow-wrap: anywhere; }
 .incidents .ongoing { color: var(--down); font-weight: 600; }
 footer { margin: 2rem 0 1rem; color: var(--muted); font-size: 0.875rem; }
-.sr {
-  position: absolute;
-  width: 1px;
-  height: 1px;
-  padding: 0;
-  margin: -1px;
-  overflow: hidden;
-  clip: rect(0, 0, 0, 0);
-  white-space: nowrap;
-  border: 0;
-}
 `;

@@ -54,14 +54,27 @@ ${body}
 `;
 }
 
+/** Days under this share of successful checks are named in the bars' text alternative. */
+const NAMED_BELOW = 99.5;
+const NAMED_DAYS = 10;
+
 function endpointHtml(e: PublicStatusPage['endpoints'][number], i: number): string {
   const id = `ep-${i + 1}`;
+  // One element with one text alternative for screen readers (role="img": 90 bars are one picture),
+  // and a tooltip per bar for pointer users.
   const bars = e.days
-    .map((d) => {
-      const label = `${d.date}: ${d.uptime === null ? 'no data' : `${d.uptime.toFixed(2)} % uptime`}`;
-      return `<li class="${barClass(d.uptime)}" title="${esc(label)}"><span class="sr">${esc(label)}</span></li>`;
-    })
+    .map((d) => `<span class="${barClass(d.uptime)}" title="${d.date}: ${pct(d.uptime)}"></span>`)
     .join('');
+  const low = e.days.filter((d) => d.uptime !== null && d.uptime < NAMED_BELOW);
+  const named = low
+    .slice(-NAMED_DAYS)
+    .map((d) => `${d.date} ${pct(d.uptime)}`)
+    .join(', ');
+  const summary =
+    `Daily uptime of ${e.name}, last ${e.days.length} days: ${pct(e.uptime_90d)}. ` +
+    (low.length
+      ? `${low.length} day(s) under ${NAMED_BELOW} %${low.length > NAMED_DAYS ? `, the latest ${NAMED_DAYS}` : ''}: ${named}.`
+      : `No day under ${NAMED_BELOW} %.`);
   const cert = e.certificate
     ? `<span>Certificate: ${
         e.certificate.days_left < 0
@@ -71,7 +84,7 @@ function endpointHtml(e: PublicStatusPage['endpoints'][number], i: number): stri
     : '';
   return `<article class="endpoint" aria-labelledby="${id}">
 <h3 id="${id}"><span>${esc(e.name)}</span> <span class="state ${e.status}">${STATE_TEXT[e.status]}</span></h3>
-<ol class="bars" aria-label="Daily uptime of ${esc(e.name)}, last ${e.days.length} days, oldest first">${bars}</ol>
+<div class="bars" role="img" aria-label="${esc(summary)}">${bars}</div>
 <p class="meta"><span>${e.days.length} days: ${pct(e.uptime_90d)} uptime</span>${cert}</p>
 </article>`;
 }

@@ -331,15 +331,29 @@ t.test('the public page: real data, nothing private, strict headers, one read pe
   t.match(body, /Certificate: (39|40) day\(s\) left/);
   t.match(body, /90 days: \d+\.\d{2} % uptime/, 'a textual uptime percentage');
   t.match(body, /Payments<\/strong> down from <time datetime="[^"]+">/);
-  // Each of the 90 bars has a text alternative (title and a visually hidden label).
-  const bars = [
-    ...body.matchAll(
-      /<li class="u-[a-z]+" title="(\d{4}-\d{2}-\d{2}): ([^"]+)"><span class="sr">\1: \2<\/span><\/li>/g,
+  // Each endpoint's 90 bars are one image with a text alternative naming the weak days, and each bar
+  // has a tooltip with its date and share.
+  const bars = [...body.matchAll(/<span class="u-[a-z]+" title="\d{4}-\d{2}-\d{2}: (\d+\.\d{2} %|no data)"><\/span>/g)];
+  t.equal(bars.length, 180, '90 bars per endpoint, each with a title');
+  t.match(body, new RegExp(`title="${today}: \\d+\\.\\d{2} %"`));
+  t.match(
+    body,
+    new RegExp(
+      `<div class="bars" role="img" aria-label="Daily uptime of Payments, last 90 days: \\d+\\.\\d{2} %\\. 1 day\\(s\\) under 99\\.5 %: ${today} \\d+\\.\\d{2} %\\.">`,
     ),
-  ];
-  t.equal(bars.length, 180, '90 bars per endpoint, each with a title and a label');
-  t.match(body, new RegExp(`title="${today}: \\d+\\.\\d{2} % uptime"`));
-  t.match(body, /<ol class="bars" aria-label="Daily uptime of Payments, last 90 days, oldest first">/);
+  );
+  t.match(body, /aria-label="Daily uptime of Website, last 90 days: /);
+  // Compressed for clients that take gzip (fetch does), plain for those that do not; same text.
+  t.equal(html.headers.get('content-encoding'), 'gzip');
+  const plainText = await request(s.url, 'GET', '/status/public-shop', { headers: { 'accept-encoding': 'identity' } });
+  t.equal(plainText.headers.get('content-encoding'), null);
+  const noFooter = (x: string) => x.replace(/<footer>[\s\S]*<\/footer>/, '');
+  t.equal(
+    noFooter(plainText.text),
+    noFooter(body),
+    'the same page (read again, at most, should the window have passed)',
+  );
+  t.not(plainText.headers.get('etag'), html.headers.get('etag'), 'one ETag per representation');
 
   // Nothing private: no ids, no team, portfolio, internal names, hosts, ports or unlisted endpoints.
   for (const [what, text] of [
