@@ -13,6 +13,7 @@ import { createIntelServices, unconfiguredIo, type IntelIo } from './intel.js';
 import { pino } from 'pino';
 import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
+import { createStatusPageService } from './status-pages.js';
 import { createChangeFeed } from './changes.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
@@ -47,6 +48,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
+    statusPages: createStatusPageService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,
     verification: intel.verification,

@@ -279,6 +279,24 @@ export interface CheckScheduleTable {
   last_outcome: string | null;
   lease_until: string | null;
 }
+export interface StatusPagesTable {
+  id: string;
+  team_id: string;
+  portfolio_id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  show_certificates: Bool;
+  is_enabled: Bool;
+  created_at: string;
+  updated_at: string;
+}
+export interface StatusPageEndpointsTable {
+  status_page_id: string;
+  endpoint_id: string;
+  position: number;
+  display_name: string | null;
+}
 
 export interface DB {
   teams: TeamsTable;
@@ -306,4 +324,6 @@ export interface DB {
   exposure_findings: ExposureFindingsTable;
   exposure_subdomains: ExposureSubdomainsTable;
   check_schedule: CheckScheduleTable;
+  status_pages: StatusPagesTable;
+  status_page_endpoints: StatusPageEndpointsTable;
 }

@@ -136,6 +136,17 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal(entry.status, 200);
   t.same(entry.body.metadata, { a: 1 });
 
+  // Status pages: the owner's API and the public page, its data and its stylesheet.
+  const sp = await api.post('/api/v1/status-pages', { portfolio_id: pf.body.id, slug: 'cover', title: 'Cover' });
+  t.equal(sp.status, 201);
+  t.equal((await api.get('/api/v1/status-pages')).body.total, 1);
+  t.equal((await api.get(`/api/v1/status-pages/${sp.body.id}`)).body.slug, 'cover');
+  t.equal((await api.put(`/api/v1/status-pages/${sp.body.id}`, { title: 'Covered' })).body.title, 'Covered');
+  t.equal((await anon.get('/status/cover')).status, 200);
+  t.equal((await anon.get('/status/cover.json')).body.title, 'Covered');
+  t.equal((await anon.get('/status/assets/status-page.css')).status, 200);
+  t.equal((await api.delete(`/api/v1/status-pages/${sp.body.id}`)).status, 200);
+
   t.equal((await api.delete(`/api/v1/liveness/${l.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/endpoints/${e.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/domains/${d.body.id}`)).status, 200);

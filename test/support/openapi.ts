@@ -46,8 +46,9 @@ function init() {
     for (const [method, op] of Object.entries<Json>(item))
       routes.push({ method: method.toUpperCase(), path: p, re, params, op });
   }
-  // Literal segments win over parameters (`/domains/bulk` before `/domains/{domainId}`).
-  routes.sort((a, b) => a.params - b.params);
+  // Literal segments win over parameters (`/domains/bulk` before `/domains/{domainId}`), then the longer
+  // path (`/status/{slug}.json` before `/status/{slug}`).
+  routes.sort((a, b) => a.params - b.params || b.path.length - a.path.length);
   state = { doc, ajv, routes, compiled: new Map() };
   return state;
 }

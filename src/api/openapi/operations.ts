@@ -15,6 +15,7 @@
 
 import { CHANNELS } from '../../channels/index.js';
 import { DOCS_ASSETS } from './swagger-ui.js';
+import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -50,6 +51,7 @@ export interface OperationDoc {
 }
 
 const CHANNEL = { type: 'string', enum: [...CHANNELS] };
+const SLUG_PARAM = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$' };
 
 export const OPERATIONS: OperationDoc[] = [
   // System
@@ -559,6 +561,90 @@ export const OPERATIONS: OperationDoc[] = [
     summary: 'One delivery log entry with its attempts',
     tag: 'Notifications',
     responses: { 200: 'NotificationLogEntryDetail' },
+  },
+
+  // Status pages (owner side)
+  {
+    method: 'get',
+    path: '/api/v1/status-pages',
+    summary: 'List status pages',
+    tag: 'Status pages',
+    query: 'status-page-list',
+    responses: { 200: 'StatusPageList' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/status-pages',
+    summary: 'Create a public status page of a portfolio (409 when the slug is taken)',
+    description:
+      'Only the listed endpoints are shown, each an endpoint of a domain in the portfolio, under its display name (default: its name). A listed endpoint of another team answers 404.',
+    tag: 'Status pages',
+    body: 'status-page-create',
+    responses: { 201: 'StatusPage' },
+    errors: [404, 409],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/status-pages/:statusPageId',
+    summary: 'Get a status page',
+    tag: 'Status pages',
+    responses: { 200: 'StatusPage' },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/status-pages/:statusPageId',
+    summary: 'Update a status page (fields given only; `endpoints` replaces the list)',
+    tag: 'Status pages',
+    body: 'status-page-update',
+    responses: { 200: 'StatusPage' },
+    errors: [404, 409],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/status-pages/:statusPageId',
+    summary: 'Delete a status page',
+    tag: 'Status pages',
+    responses: { 200: 'StatusPageDeleted' },
+  },
+
+  // Status pages (public side, no sign-in)
+  {
+    method: 'get',
+    path: '/status/:slug',
+    summary: 'A public status page (HTML, no script); unknown and disabled slugs answer the same 404 page',
+    description: `Cached for ${STATUS_PAGE_CACHE_SECONDS} s (Cache-Control, ETag, Last-Modified); served with a strict Content-Security-Policy.`,
+    tag: 'Status pages',
+    auth: false,
+    params: { slug: SLUG_PARAM },
+    responses: {
+      200: { contentType: 'text/html' },
+      304: { description: 'Not modified (If-None-Match or If-Modified-Since)' },
+      404: { contentType: 'text/html', description: 'No enabled status page at this slug' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/status/:slug.json',
+    summary: "A public status page's data as JSON (no ids, no internal names)",
+    description: `Cached for ${STATUS_PAGE_CACHE_SECONDS} s (Cache-Control, ETag, Last-Modified).`,
+    tag: 'Status pages',
+    auth: false,
+    params: { slug: SLUG_PARAM },
+    responses: {
+      200: 'PublicStatusPage',
+      304: { description: 'Not modified (If-None-Match or If-Modified-Since)' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/status/assets/status-page.css',
+    summary: 'The stylesheet of the public status pages',
+    tag: 'Status pages',
+    auth: false,
+    responses: {
+      200: { contentType: 'text/css', description: 'The file, with an ETag' },
+      304: { description: 'Not modified (If-None-Match)' },
+    },
   },
 
   // User API only
