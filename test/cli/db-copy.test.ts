@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { cli, ensureBuilt } from '../support/cli.js';
 import { client, startApp, tempDir } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
@@ -32,7 +32,7 @@ const STILL = [
 ];
 
 /** A SQLite install made through the API: 2 domains, 3 endpoints, 2 liveness configs with 3 days of results, a notification setting. */
-async function seed(dataDir: string) {
+async function seed(t: Test, dataDir: string) {
   const s = await startApp({}, { dataDir });
   const token = await s.token('ops', 'ops@example.com');
   const api = client(s.url, token);
@@ -57,7 +57,7 @@ async function seed(dataDir: string) {
   const seqs = await store.db.selectFrom('liveness_configs').select(['id', 'seq']).execute();
   const seqOf = (id: string) => seqs.find((x) => x.id === id)!.seq;
   const now = Date.now();
-  const rows = [];
+  const rows: { cfg: number; ts: number; ok: boolean; ms: number; status: number | null; error: string | null }[] = [];
   for (const [cfg, step] of [
     [seqOf(l1.id), 180_000],
     [seqOf(l2.id), 300_000],
@@ -100,7 +100,7 @@ async function snapshot(api: ReturnType<typeof client>, liveness: string[]) {
     port: e.port,
     created_at: e.created_at,
   }));
-  const results: unknown[] = [];
+  const results: { error?: string | null }[] = [];
   for (const id of liveness) {
     for (let offset = 0; ; offset += 100) {
       const page = await get(`/api/v1/liveness/${id}/results?hours=96&limit=100&offset=${offset}`);
@@ -144,11 +144,12 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   const root = tempDir('dommon-dbcopy-');
   t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
   const src = path.join(root, 'src');
-  const seeded = await seed(src);
+  const seeded = await seed(t, src);
   const before = fs.readFileSync(path.join(src, 'dommon.db'));
 
   const dst = path.join(root, 'dst');
-  const r = await cli(['--json', '--data-dir', src, 'db', 'copy', '--to', dst]);
+  // Small batches: the results table takes several (keyset pages on SQLite).
+  const r = await cli(['--json', '--data-dir', src, 'db', 'copy', '--to', dst, '--batch-size', '500']);
   t.equal(r.code, 0, r.stderr);
   t.equal(r.stderr, '', 'no progress bar off a terminal');
   t.match(r.json, {
@@ -195,6 +196,9 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   const same = await cli(['--data-dir', src, 'db', 'copy', '--to', path.join(src, 'dommon.db')]);
   t.equal(same.code, 2);
   t.match(same.stderr, /is the source/);
+  const size = await cli(['--data-dir', src, 'db', 'copy', '--to', path.join(root, 'y.db'), '--batch-size', '0']);
+  t.equal(size.code, 2);
+  t.match(size.stderr, /--batch-size must be a whole number/);
   const bad = await cli(['--data-dir', src, 'db', 'copy', '--to', 'mysql://x@localhost/db']);
   t.equal(bad.code, 2);
   t.match(bad.stderr, /--to must be a postgres:\/\/ URL, a sqlite: URL or a path/);
@@ -202,6 +206,23 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   t.equal(none.code, 3);
   t.match(none.stderr, /holds no dommon database/);
   t.notOk(fs.existsSync(path.join(root, 'x.db')), 'nothing made for a missing source');
+
+  // A daemon serving the target directory (its pid in dommon.pid): refused; one serving the source: a warning.
+  const busy = path.join(root, 'busy');
+  fs.mkdirSync(busy);
+  fs.writeFileSync(path.join(busy, 'dommon.pid'), `${process.pid}\n`);
+  const held = await cli(['--data-dir', src, 'db', 'copy', '--to', busy]);
+  t.equal(held.code, 4);
+  t.match(held.stderr, `a dommon daemon (pid ${process.pid}) is serving ${busy}: stop it before copying into it`);
+  t.notOk(fs.existsSync(path.join(busy, 'dommon.db')));
+  fs.writeFileSync(path.join(src, 'dommon.pid'), `${process.pid}\n`);
+  const beside = await cli(['--data-dir', src, 'db', 'copy', '--to', path.join(root, 'beside.db')]);
+  t.equal(beside.code, 0, beside.stderr);
+  t.match(
+    beside.stderr,
+    `a dommon daemon (pid ${process.pid}) is serving ${src}: what it writes from now on is not copied`,
+  );
+  t.ok(fs.existsSync(path.join(root, 'beside.db')), 'a file target');
 });
 
 t.test(
@@ -211,12 +232,22 @@ t.test(
     const root = tempDir('dommon-dbcopy-');
     t.teardown(() => fs.rmSync(root, { recursive: true, force: true }));
     const src = path.join(root, 'src');
-    const seeded = await seed(src);
+    const seeded = await seed(t, src);
     const url = (await freshPgDatabase(t, 'copy'))!;
     const withPassword = new URL(url);
     withPassword.password = 'copy-s3cret';
 
-    const r = await cli(['--json', '--data-dir', src, 'db', 'copy', '--to', withPassword.toString()]);
+    const r = await cli([
+      '--json',
+      '--data-dir',
+      src,
+      'db',
+      'copy',
+      '--to',
+      withPassword.toString(),
+      '--batch-size',
+      '500',
+    ]);
     t.equal(r.code, 0, r.stderr);
     t.match(r.json, { engines: { from: 'sqlite', to: 'postgres' }, verified: true });
     t.match(r.json.to, /^postgres:\/\/dommon:\*\*\*@127\.0\.0\.1:\d+\/dommon_copy_/);
@@ -246,8 +277,8 @@ t.test(
     t.same(reads.portfolios, seeded.reads.portfolios);
     t.equal(reads.results.length, seeded.reads.results.length);
     t.same(
-      reads.results.filter((x: { error?: string | null }) => !x.error?.startsWith('bad')),
-      seeded.reads.results.filter((x: { error?: string | null }) => !x.error?.startsWith('bad')),
+      reads.results.filter((x) => !x.error?.startsWith('bad')),
+      seeded.reads.results.filter((x) => !x.error?.startsWith('bad')),
       'the results read the same',
     );
     await s.app.stop();
@@ -261,7 +292,18 @@ t.test(
 
     // Back: PostgreSQL -> a new SQLite file, the same rows (as fitted on the way in).
     const back = path.join(root, 'back.db');
-    const b = await cli(['--json', '--database-url', url, 'db', 'copy', '--to', `sqlite://${back}`]);
+    // Several fetches from one cursor on PostgreSQL.
+    const b = await cli([
+      '--json',
+      '--database-url',
+      url,
+      'db',
+      'copy',
+      '--to',
+      `sqlite://${back}`,
+      '--batch-size',
+      '700',
+    ]);
     t.equal(b.code, 0, b.stderr);
     t.match(b.json, { to: back, engines: { from: 'postgres', to: 'sqlite' } });
     t.same(dump(back), fitted(dump(path.join(src, 'dommon.db'))), 'the round trip gives back the same rows');

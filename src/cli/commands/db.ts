@@ -1,7 +1,7 @@
 // `dommon db copy --to TARGET`: every row of this store (--data-dir's SQLite file, or --database-url's
 // PostgreSQL) into an empty one; a progress bar on a terminal's stderr, the counts per table at the end.
 import type { Command } from 'commander';
-import { progress, table } from '../output.js';
+import { progress, table, UsageError } from '../output.js';
 import { run } from '../run.js';
 import { withExamples } from '../spec.js';
 
@@ -18,11 +18,16 @@ export function dbCommands(program: Command): void {
       'copy every row of the database (--data-dir or --database-url) into an empty one: a postgres:// URL, or a SQLite data directory or file; refuses a target that holds data, verifies the counts',
     )
     .requiredOption('--to <target>', 'postgres://user:password@host:port/db, or a data directory / file (sqlite:PATH)')
+    .option('--batch-size <rows>', 'rows per read and per insert (fewer for wide tables)', '5000')
     .action(
-      run(async (ctx, o: { to: string }) => {
+      run(async (ctx, o: { to: string; batchSize: string }) => {
+        const batchSize = Number(o.batchSize);
+        if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 100_000)
+          throw new UsageError('--batch-size must be a whole number from 1 to 100000');
         const { copyDatabase } = await import('../../services/db-copy.js');
         let bar: ReturnType<typeof progress> | undefined;
         const r = await copyDatabase(ctx.config, o.to, {
+          batchSize,
           warn: (line) => process.stderr.write(`dommon: ${line}\n`),
           onProgress: (done, total) => {
             bar ??= progress(total, 'copying');
