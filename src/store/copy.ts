@@ -312,6 +312,8 @@ async function copyTables(
           const n = await copyTable(source, trx, shape, o.batchSize ?? 5000, (k) => {
             done += k;
             o.onProgress?.(done, total);
+          }).catch((err: Error) => {
+            throw new Error(`copying table ${shape.name}: ${err.message}; nothing was written to ${o.dst}`);
           });
           copied.set(shape.name, n);
         }

@@ -207,6 +207,44 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   t.match(none.stderr, /holds no dommon database/);
   t.notOk(fs.existsSync(path.join(root, 'x.db')), 'nothing made for a missing source');
 
+  // A copy that fails half-way (a row the target's foreign keys refuse: an endpoint of no domain,
+  // written to the source with its checks off) leaves the target migrated and empty.
+  const orphan = path.join(root, 'orphan');
+  fs.mkdirSync(orphan);
+  fs.copyFileSync(path.join(src, 'dommon.db'), path.join(orphan, 'dommon.db'));
+  const raw = new Database(path.join(orphan, 'dommon.db'));
+  raw.pragma('foreign_keys = OFF');
+  raw
+    .prepare(
+      `insert into endpoints (id, team_id, domain_id, name, endpoint_type, created_at, updated_at)
+       select 'zz-orphan', team_id, 'no-such-domain', 'x', 'http', created_at, updated_at from endpoints limit 1`,
+    )
+    .run();
+  raw.close();
+  const half = await cli(['--data-dir', orphan, 'db', 'copy', '--to', path.join(root, 'half'), '--batch-size', '100']);
+  t.equal(half.code, 1);
+  t.match(
+    half.stderr,
+    /^dommon: copying table endpoints: FOREIGN KEY constraint failed; nothing was written to \S+half\/dommon\.db\n$/,
+  );
+  const left = new Database(path.join(root, 'half', 'dommon.db'), { readonly: true });
+  const tables = left
+    .prepare(`select name from sqlite_master where type = 'table' and name not like 'sqlite%'`)
+    .all() as { name: string }[];
+  t.ok(tables.length > 20, 'the target was migrated');
+  t.same(
+    tables.filter(
+      ({ name }) =>
+        !name.startsWith('kysely_') &&
+        (left.prepare(`select count(*) as n from "${name}"`).get() as { n: number }).n > 0,
+    ),
+    [],
+    'and holds no row',
+  );
+  left.close();
+  const retry = await cli(['--data-dir', src, 'db', 'copy', '--to', path.join(root, 'half')]);
+  t.equal(retry.code, 0, 'so the copy can simply be run again');
+
   // A daemon serving the target directory (its pid in dommon.pid): refused; one serving the source: a warning.
   const busy = path.join(root, 'busy');
   fs.mkdirSync(busy);
