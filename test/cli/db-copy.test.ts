@@ -11,6 +11,8 @@ import t, { type Test } from 'tap';
 import { cli, ensureBuilt } from '../support/cli.js';
 import { client, startApp, tempDir } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
+import { openConnection } from '../../src/store/db.js';
+import { MIGRATIONS } from '../../src/store/migrations/index.js';
 
 t.setTimeout(240_000);
 t.before(ensureBuilt);
@@ -244,6 +246,25 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   left.close();
   const retry = await cli(['--data-dir', src, 'db', 'copy', '--to', path.join(root, 'half')]);
   t.equal(retry.code, 0, 'so the copy can simply be run again');
+
+  // A source behind this version (a migration pending) or ahead of it (one this version does not know).
+  const old = path.join(root, 'old');
+  const conn = await openConnection(path.join(old, 'dommon.db'), {
+    migrations: { '001_initial': MIGRATIONS['001_initial']! },
+  });
+  await conn.close();
+  const behind = await cli(['--data-dir', old, 'db', 'copy', '--to', path.join(root, 'old-copy')]);
+  t.equal(behind.code, 4);
+  t.match(
+    behind.stderr,
+    /has pending migrations \(006_exposure, 007_delivery_log_order\): run `dommon migrate` on it first/,
+  );
+  const newer = new Database(path.join(old, 'dommon.db'));
+  newer.prepare(`insert into kysely_migration (name, timestamp) values ('999_future', 'x')`).run();
+  newer.close();
+  const ahead = await cli(['--data-dir', old, 'db', 'copy', '--to', path.join(root, 'old-copy')]);
+  t.equal(ahead.code, 4);
+  t.match(ahead.stderr, /was migrated by a newer dommon \(unknown: 999_future\)/);
 
   // A daemon serving the target directory (its pid in dommon.pid): refused; one serving the source: a warning.
   const busy = path.join(root, 'busy');
