@@ -14,6 +14,7 @@ import { renewalsCommand } from './commands/renewals.js';
 import { checkCommand } from './commands/check.js';
 import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
+import { dbCommands } from './commands/db.js';
 import { completionCommand } from './commands/completion.js';
 
 export function buildProgram(): Command {
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   checkCommand(program);
   statusCommand(program);
   opsCommands(program);
+  dbCommands(program);
   completionCommand(program);
   return program;
 }
