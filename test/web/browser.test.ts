@@ -13,7 +13,7 @@ import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
 import { PACKAGE_ROOT } from '../../src/package.js';
 
-const CHROMIUM = process.env.DOMMON_TEST_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = path.join(PACKAGE_ROOT, 'test-artifacts', 'web');
 const skip = fs.existsSync(CHROMIUM)
   ? false
@@ -54,7 +54,11 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   // The data the browser will find: a domain with an HTTP endpoint probed every second.
   const token = await s.token('browser', 'web@example.com');
   const api = client(s.url, token);
-  const domain = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  const portfolio = (await api.post('/api/v1/portfolios', { name: 'Main' })).body;
+  const expiry = new Date(Date.now() + 20 * 86_400_000).toISOString().slice(0, 10);
+  const domain = (
+    await api.post('/api/v1/domains', { domain: 'example.com', portfolio_id: portfolio.id, expiry_date: expiry })
+  ).body;
   const ep = (
     await api.post('/api/v1/endpoints', {
       domain_id: domain.id,
@@ -104,6 +108,13 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   t.equal(session?.sameSite, 'Strict');
   t.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read the cookie');
   await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
+  // example.com's registration expires in 20 days: counted within 30 and 90 days, not 7.
+  for (const [n, want] of [
+    [7, '0'],
+    [30, '1'],
+    [90, '1'],
+  ] as const)
+    t.equal(await page.getByTestId(`expiring-domain-${n}`).innerText(), want, `domains expiring within ${n} days`);
   await shot(page, 'overview');
 
   // Add a domain through the form; it shows in the table.
@@ -152,12 +163,12 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await shot(page, 'endpoint');
 
   for (const [link, heading, name] of [
-    ['Renewals', null, 'renewals'],
+    ['Renewals', 'example.com', 'renewals'],
     ['Notifications', 'Delivery log', 'notifications'],
   ] as const) {
     await page.getByRole('link', { name: link, exact: true }).click();
-    if (heading) await page.getByRole('heading', { name: heading }).waitFor();
-    else await page.waitForFunction(() => !document.body.innerText.includes('Loading…'));
+    if (name === 'renewals') await page.getByRole('link', { name: heading }).waitFor();
+    else await page.getByRole('heading', { name: heading }).waitFor();
     await shot(page, name);
   }
 
