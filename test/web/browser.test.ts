@@ -155,6 +155,12 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByRole('heading', { name: 'example.com', level: 1 }).waitFor();
   await page.getByText('_dommon-verify.example.com').waitFor();
   await shot(page, 'domain');
+  // Edit: notes saved through the form, read back from the API.
+  await page.getByLabel('Notes').fill('renew with the registrar');
+  await page.getByRole('button', { name: 'Save' }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+  t.equal((await api.get(`/api/v1/domains/${domain.id}`)).body.notes, 'renew with the registrar');
+  t.equal((await api.get(`/api/v1/domains/${domain.id}`)).body.portfolio_id, portfolio.id, 'the portfolio kept');
   await page.getByRole('link', { name: 'web', exact: true }).click();
   await page.getByRole('heading', { name: 'web', level: 1 }).waitFor();
   await page.getByTestId('chart').first().locator('canvas').waitFor();
@@ -171,6 +177,18 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     else await page.getByRole('heading', { name: heading }).waitFor();
     await shot(page, name);
   }
+
+  // Dark mode follows the system setting.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.getByRole('link', { name: 'Overview', exact: true }).click();
+  await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
+  t.equal(
+    await page.evaluate(() => getComputedStyle(document.body).backgroundColor),
+    'rgb(20, 24, 28)',
+    'dark background',
+  );
+  await shot(page, 'overview-dark');
+  await page.emulateMedia({ colorScheme: 'light' });
 
   // Keyboard: the nav links are reachable with Tab.
   await page.keyboard.press('Tab');

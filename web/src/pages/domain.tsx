@@ -1,9 +1,9 @@
 // One domain: status, registration data, DNS security findings and recommendations, the TXT record
 // to publish for verification, its endpoints (with an add form) and its exposure findings.
 import { useState } from 'preact/hooks';
-import { ApiError, api, get } from '../api.js';
+import { ApiError, all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
-import type { Domain, DomainStatus, Security } from '../types.js';
+import type { Domain, DomainStatus, Portfolio, Security } from '../types.js';
 import { Badge, Days, Section, Show, fmtTime } from '../ui.js';
 
 interface Registration {
@@ -30,19 +30,74 @@ interface Finding {
 }
 
 async function load(id: string) {
-  const [domain, status, security, registration, verification, findings] = await Promise.all([
+  const [domain, status, security, registration, verification, findings, portfolios] = await Promise.all([
     get<Domain>(`/api/v1/domains/${id}?include_endpoints=true`),
     get<DomainStatus>(`/api/v1/domains/${id}/status`),
     get<Security>(`/api/v1/domains/${id}/security`).catch(() => undefined),
     get<Registration>(`/api/v1/domains/${id}/registration`).catch(() => undefined),
     get<Verification>(`/api/v1/domains/${id}/verification`).catch(() => undefined),
     get<{ data: Finding[] }>(`/api/v1/domains/${id}/exposure/findings?limit=100`).catch(() => ({ data: [] })),
+    all<Portfolio>('/api/v1/portfolios'),
   ]);
-  return { domain, status, security, registration, verification, findings: findings.data };
+  return { domain, status, security, registration, verification, findings: findings.data, portfolios };
 }
 
 const recText = (r: Security['recommendations'][number]) =>
   typeof r === 'string' ? r : (r.message ?? r.title ?? JSON.stringify(r));
+
+/** Portfolio, notes and a manual expiry date (for TLDs no RDAP/WHOIS server answers for). */
+function EditDomain({ domain, portfolios }: { domain: Domain; portfolios: Portfolio[] }) {
+  const [f, setF] = useState({
+    portfolio: domain.portfolio_id ?? '',
+    notes: domain.notes ?? '',
+    expiry: domain.expiry_date ?? '',
+  });
+  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      await api('PUT', `/api/v1/domains/${domain.id}`, {
+        portfolio_id: f.portfolio || null,
+        notes: f.notes.trim() || null,
+        expiry_date: f.expiry || null,
+      });
+      setMsg({ ok: 'Saved.' });
+      refreshAll();
+    } catch (err) {
+      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
+    }
+  };
+  return (
+    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Edit the domain">
+      <label>
+        Portfolio
+        <select value={f.portfolio} onChange={(e) => setF({ ...f, portfolio: e.currentTarget.value })}>
+          <option value="">none</option>
+          {portfolios.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label>
+        Notes
+        <input value={f.notes} onInput={(e) => setF({ ...f, notes: e.currentTarget.value })} />
+      </label>
+      <label>
+        Manual expiry
+        <input type="date" value={f.expiry} onInput={(e) => setF({ ...f, expiry: e.currentTarget.value })} />
+      </label>
+      <button type="submit">Save</button>
+      {msg.error && (
+        <p class="error" role="alert">
+          {msg.error}
+        </p>
+      )}
+      {msg.ok && <p role="status">{msg.ok}</p>}
+    </form>
+  );
+}
 
 function AddEndpoint({ domainId }: { domainId: string }) {
   const [f, setF] = useState({ name: '', type: 'https', subdomain: '', path: '', liveness: true });
@@ -216,6 +271,9 @@ export function DomainPage({ id }: { id: string }) {
               )}
             </Section>
           </div>
+          <Section title="Edit">
+            <EditDomain key={d.domain.id} domain={d.domain} portfolios={d.portfolios} />
+          </Section>
           <Section title="Endpoints">
             <ul>
               {(d.domain.endpoints ?? []).map((e) => (

@@ -61,27 +61,29 @@ export function Overview() {
             </ul>
           </Section>
           <Section title="Expiring">
-            <table>
-              <thead>
-                <tr>
-                  <th scope="col">within</th>
-                  <th scope="col">domains</th>
-                  <th scope="col">certificates</th>
-                </tr>
-              </thead>
-              <tbody>
-                {[7, 30, 90].map((n) => (
-                  <tr key={n}>
-                    <th scope="row">{n} days</th>
-                    {(['domain', 'certificate'] as const).map((k) => (
-                      <td key={k} data-testid={`expiring-${k}-${n}`}>
-                        {d.renewals.filter((r) => r.kind === k && r.days_until_expiry <= n).length}
-                      </td>
-                    ))}
+            <div class="scroll">
+              <table>
+                <thead>
+                  <tr>
+                    <th scope="col">within</th>
+                    <th scope="col">domains</th>
+                    <th scope="col">certificates</th>
                   </tr>
-                ))}
-              </tbody>
-            </table>
+                </thead>
+                <tbody>
+                  {[7, 30, 90].map((n) => (
+                    <tr key={n}>
+                      <th scope="row">{n} days</th>
+                      {(['domain', 'certificate'] as const).map((k) => (
+                        <td key={k} data-testid={`expiring-${k}-${n}`}>
+                          {d.renewals.filter((r) => r.kind === k && r.days_until_expiry <= n).length}
+                        </td>
+                      ))}
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
             <p>
               <a href="#/renewals">Renewals calendar</a>
             </p>
