@@ -167,6 +167,12 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   t.ok(await page.getByTestId('chart').first().locator('canvas').isVisible(), 'the response-time chart is drawn');
   await page.getByText('Uptime 24 h').waitFor();
   await shot(page, 'endpoint');
+  await page.getByRole('button', { name: 'Pause liveness checks' }).click();
+  await page.getByRole('button', { name: 'Resume liveness checks' }).waitFor();
+  t.equal((await api.get(`/api/v1/liveness/${ep.liveness.id}`)).body.is_enabled, false, 'paused through the page');
+  await page.getByRole('button', { name: 'Resume liveness checks' }).click();
+  await page.getByRole('button', { name: 'Pause liveness checks' }).waitFor();
+  t.equal((await api.get(`/api/v1/liveness/${ep.liveness.id}`)).body.is_enabled, true, 'resumed');
 
   for (const [link, heading, name] of [
     ['Renewals', 'example.com', 'renewals'],

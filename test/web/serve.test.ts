@@ -190,6 +190,7 @@ t.test('every write made with the session cookie needs its CSRF token', async (t
     ['PUT', `/api/v1/domains/${d.body.id}`, { notes: 'x' }],
     ['DELETE', `/api/v1/domains/${d.body.id}`, undefined],
     ['POST', '/api/v1/portfolios', { name: 'P' }],
+    ['POST', '/api-domains', { domain: 'user-api.example' }],
     ['POST', '/api/v1/notifications/test', { channel: 'email', recipient: 'a@example.com' }],
     ['POST', '/api/v1/auth', undefined],
     ['DELETE', '/ui/session', undefined],

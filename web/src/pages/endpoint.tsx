@@ -1,8 +1,8 @@
 // One endpoint: status, uptime 24 h / 7 d, the certificate, and response-time charts (the last 24 h
 // of checks and the daily averages of 30 days; uPlot, loaded with this page only).
 import { useEffect, useRef } from 'preact/hooks';
-import { all, get } from '../api.js';
-import { usePoll } from '../hooks.js';
+import { all, api, get } from '../api.js';
+import { refreshAll, usePoll } from '../hooks.js';
 import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../types.js';
 import { Badge, Days, Section, Show, fmtTime, pct } from '../ui.js';
 
@@ -58,6 +58,34 @@ export function EndpointPage({ id }: { id: string }) {
           <>
             <h1>{d.status.endpoint.name}</h1>
             <p class="muted">{d.status.endpoint.full_url}</p>
+            <p class="actions">
+              {d.live && (
+                <button
+                  type="button"
+                  onClick={() =>
+                    void api('PUT', `/api/v1/liveness/${d.live!.id}`, { is_enabled: !d.live!.is_enabled }).then(
+                      refreshAll,
+                      (e: unknown) => alert(String(e)),
+                    )
+                  }
+                >
+                  {d.live.is_enabled ? 'Pause liveness checks' : 'Resume liveness checks'}
+                </button>
+              )}{' '}
+              <button
+                type="button"
+                class="danger"
+                onClick={() => {
+                  if (!confirm(`Remove the endpoint ${d.status.endpoint.name} with its checks and history?`)) return;
+                  void api('DELETE', `/api/v1/endpoints/${id}`).then(
+                    () => (location.hash = '#/domains'),
+                    (e: unknown) => alert(String(e)),
+                  );
+                }}
+              >
+                Remove endpoint
+              </button>
+            </p>
             <div class="grid">
               <Section title="Status">
                 <dl>
