@@ -6,6 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import t from 'tap';
 import { request, startApp } from '../support/app.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/web/serve.js';
@@ -70,6 +71,10 @@ t.test('GET / and its assets: strict CSP, no inline code, hashed files cached fo
     files.some((f) => f.endsWith('.css')),
     'a stylesheet',
   );
+  // The first load (the page and the files it names), gzipped as a server would: under 150 KB.
+  let firstLoad = zlib.gzipSync(page.text).length;
+  for (const f of files) firstLoad += zlib.gzipSync(Buffer.from(await (await fetch(s.url + f)).arrayBuffer())).length;
+  t.ok(firstLoad < 150 * 1024, `first load ${(firstLoad / 1024).toFixed(1)} KB gzip, under 150 KB`);
   for (const f of files) {
     const r = await fetch(s.url + f);
     t.equal(r.status, 200, f);
