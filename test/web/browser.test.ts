@@ -184,6 +184,14 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     await shot(page, name);
   }
 
+  // A test send from the notifications page shows in its delivery log.
+  await page.getByLabel('Recipient').fill('ops@example.com');
+  await page.getByRole('button', { name: 'Send test' }).click();
+  await page.getByRole('status').filter({ hasText: 'Queued' }).waitFor();
+  await page.locator('table.data tbody tr').filter({ hasText: 'email' }).first().waitFor();
+  t.equal((await api.get('/api/v1/notifications/log')).body.length, 1, 'one test send in the log');
+  await shot(page, 'notifications');
+
   // Dark mode follows the system setting.
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.getByRole('link', { name: 'Overview', exact: true }).click();

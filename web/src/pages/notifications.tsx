@@ -38,16 +38,16 @@ async function load() {
   return { settings, log };
 }
 
-function TestSend() {
-  const [channel, setChannel] = useState('email');
+function TestSend({ channel, setChannel }: { channel: string; setChannel: (c: string) => void }) {
   const [recipient, setRecipient] = useState('');
   const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
       await api('POST', '/api/v1/notifications/test', { channel, recipient: recipient.trim() });
-      setMsg({ ok: 'Queued: see the log below.' });
-      refreshAll();
+      setMsg({ ok: 'Queued: the daemon sends it within seconds, then the log below shows it.' });
+      // The notification worker picks it up on its next cycle (DOMMON_NOTIFY_INTERVAL, 5 s by default).
+      for (const ms of [2_000, 6_000, 12_000]) setTimeout(refreshAll, ms);
     } catch (err) {
       setMsg({ error: err instanceof ApiError ? err.message : String(err) });
     }
@@ -65,6 +65,7 @@ function TestSend() {
       <label>
         Recipient
         <input
+          id="test-recipient"
           required
           value={recipient}
           placeholder="address, URL or id"
@@ -84,10 +85,11 @@ function TestSend() {
 
 export function Notifications() {
   const s = usePoll(load, 'notifications');
+  const [channel, setChannel] = useState('email');
   return (
     <>
       <Section title="Test send">
-        <TestSend />
+        <TestSend channel={channel} setChannel={setChannel} />
       </Section>
       <Show s={s}>
         {(d) => (
@@ -95,20 +97,31 @@ export function Notifications() {
             <Section title="Channel settings">
               {d.settings.length === 0 ? (
                 <p class="muted">
-                  No channel is set up (see `dommon notify` or PUT /api/v1/notifications/settings/:type).
+                  No channel is set up: <code>dommon notifications set CHANNEL</code> sets one.
                 </p>
               ) : (
                 <ul>
                   {d.settings.map((x) => (
                     <li key={x.id}>
                       <strong>{x.notification_type}</strong> ({x.delivery_class}){' '}
-                      <Badge value={x.is_enabled ? 'active' : 'disabled'} />
+                      <Badge value={x.is_enabled ? 'active' : 'disabled'} />{' '}
+                      <button
+                        type="button"
+                        class="small"
+                        onClick={() => {
+                          setChannel(x.notification_type);
+                          document.getElementById('test-recipient')?.focus();
+                        }}
+                      >
+                        Test…
+                      </button>
                     </li>
                   ))}
                 </ul>
               )}
             </Section>
             <Section title="Delivery log">
+              {d.log.length === 0 && <p class="muted">Nothing sent yet.</p>}
               <div class="scroll">
                 <table class="data">
                   <thead>
