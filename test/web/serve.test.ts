@@ -217,6 +217,11 @@ t.test('every write made with the session cookie needs its CSRF token', async (t
     [['kept.example', null]],
     'nothing was written or removed',
   );
+  // A malformed Authorization header is not overruled by the cookie.
+  const basic = await request(s.url, 'GET', '/api/v1/domains', {
+    headers: { cookie: jar, authorization: `Basic ${token}` },
+  });
+  t.equal(basic.status, 401, 'a non-Bearer header with the cookie is still a 401');
   // The bearer header needs no CSRF token (no browser sends it by itself), as before.
   t.equal((await request(s.url, 'POST', '/api/v1/domains', { token, body: { domain: 'bearer.example' } })).status, 201);
 

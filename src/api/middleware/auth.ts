@@ -31,7 +31,8 @@ function stripCredential(ctx: Koa.Context): void {
 export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> {
   return async (ctx, next) => {
     let token = tokenFrom(ctx);
-    const fromCookie = token === undefined ? sessionToken(ctx) : undefined;
+    // The cookie only when no other credential was given (a malformed Authorization header stays a 401).
+    const fromCookie = token === undefined && !ctx.get('authorization') ? sessionToken(ctx) : undefined;
     token ??= fromCookie;
     const principal = await access.authenticate(token);
     if (!principal) throw new Unauthorized();
