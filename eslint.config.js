@@ -1,5 +1,6 @@
 // ESLint flat config: typescript-eslint's type-checked rules over src/, test/, bench/ and scripts/
-// (type information from tsconfig.lint.json, which covers all four), Prettier owning the layout.
+// (type information from tsconfig.lint.json, which covers all four; the browser code in web/ has its
+// own, web/tsconfig.json), Prettier owning the layout.
 // A rule is turned off only with a one-line reason next to it.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
@@ -81,6 +82,14 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       // Tests check that methods exist (t.type(obj.fn, 'function')) without calling them.
       '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+  {
+    // The web dashboard's client runs in the browser and has its own TypeScript program (DOM, Preact's JSX).
+    files: ['web/**'],
+    languageOptions: {
+      globals: { ...globals.browser },
+      parserOptions: { project: './web/tsconfig.json', tsconfigRootDir: import.meta.dirname },
     },
   },
   { files: ['**/*.js', '**/*.mjs'], ...tseslint.configs.disableTypeChecked },

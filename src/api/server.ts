@@ -20,6 +20,7 @@ import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
+import { webMiddleware } from '../web/serve.js';
 
 interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -72,6 +73,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   });
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(bodyMiddleware());
+  // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser.
+  if (!fixed) app.use(webMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

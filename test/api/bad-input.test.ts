@@ -146,6 +146,11 @@ t.test('non-UUID path ids answer 404 (never 500)', async (t) => {
         ['delete', undefined],
       ] as const) {
         const r = await api[verb](`${base}/${id}`, body);
+        // fetch resolves dot segments: `/api-domains/..` is a request for `/`, the web dashboard's page.
+        if (verb === 'get' && new URL(`${base}/${id}`, 'http://x').pathname === '/') {
+          t.equal(r.status, 200, `${base}/${id} is / (the web dashboard)`);
+          continue;
+        }
         t.ok(r.status === 404 || r.status === 400, `${verb} ${base}/${id.slice(0, 40)}: ${r.status}`);
         t.type(r.body?.error, 'string');
       }

@@ -104,6 +104,8 @@ export function checkResponse(r: Received): void {
   const { routes } = init();
   const method = r.method.toUpperCase();
   if (method === 'OPTIONS') return; // the router's own answer, not an operation
+  // The web dashboard's page, files and session (src/web/serve.ts, docs/web.md) are not API operations.
+  if (r.path === '/' || r.path.startsWith('/ui/')) return;
   const m = method === 'HEAD' ? 'GET' : method;
   const where = `${method} ${r.path} -> ${r.status}`;
   const route = routes.find((x) => x.method === m && x.re.test(r.path));

@@ -1,5 +1,7 @@
-// The spec's three ways to pass a token: Bearer header, `api_key` query parameter, `api_key` JSON body field.
+// The spec's three ways to pass a token: Bearer header, `api_key` query parameter, `api_key` JSON body field;
+// and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header.
 import type Koa from 'koa';
+import { checkCsrf, sessionToken } from '../../web/session.js';
 import { Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
 import type { ApiState } from '../context.js';
@@ -28,8 +30,13 @@ function stripCredential(ctx: Koa.Context): void {
 
 export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> {
   return async (ctx, next) => {
-    const principal = await access.authenticate(tokenFrom(ctx));
+    let token = tokenFrom(ctx);
+    // The cookie only when no other credential was given (a malformed Authorization header stays a 401).
+    const fromCookie = token === undefined && !ctx.get('authorization') ? sessionToken(ctx) : undefined;
+    token ??= fromCookie;
+    const principal = await access.authenticate(token);
     if (!principal) throw new Unauthorized();
+    if (fromCookie !== undefined) checkCsrf(ctx, fromCookie);
     ctx.state.principal = principal;
     stripCredential(ctx);
     await next();

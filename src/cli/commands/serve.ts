@@ -42,6 +42,8 @@ export function serveCommand(program: Command): void {
         throw err;
       }
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
+      // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
+      process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
       app.log.info({ url, dataDir: config.dataDir }, 'listening');
       if (metricsExposed(config)) {
         app.log.warn(

@@ -1,0 +1,164 @@
+// Serves the web dashboard (docs/web.md) on the API's port: GET / is the page, /ui/assets/<file> its
+// hashed files from dist/web/ (built by scripts/web.mjs in `npm run build`), and /ui/session signs in
+// and out (src/web/session.ts). Only these paths are answered here; every other request goes on to
+// the API router untouched. Each answer carries a strict Content-Security-Policy and security headers.
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import type Koa from 'koa';
+import { PACKAGE_ROOT } from '../package.js';
+import { NotFound, ServiceError, Unauthorized } from '../domain/errors.js';
+import type { ApiDeps } from '../api/context.js';
+import { SESSION_COOKIE, checkCsrf, csrfToken, sessionToken } from './session.js';
+
+class NotJson extends ServiceError {
+  constructor() {
+    super('unsupported', 'send the token as JSON (Content-Type: application/json)', 'UNSUPPORTED_MEDIA_TYPE');
+  }
+}
+
+/** The built dashboard: index.html and assets/ (see scripts/web.mjs). */
+const WEB_DIR = path.join(PACKAGE_ROOT, 'dist', 'web');
+
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "font-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  etag: string;
+}
+
+function securityHeaders(ctx: Koa.Context): void {
+  ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('X-Frame-Options', 'DENY');
+  ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+  ctx.set('Cross-Origin-Resource-Policy', 'same-origin');
+}
+
+/** The files of dist/web/ read once, at the first request (none when the dashboard was not built). */
+function loadBuild(dir: string): { index?: Asset; assets: Map<string, Asset> } {
+  const assets = new Map<string, Asset>();
+  const read = (file: string, type: string): Asset => {
+    const body = fs.readFileSync(file);
+    return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  };
+  const assetDir = path.join(dir, 'assets');
+  if (fs.existsSync(assetDir))
+    for (const name of fs.readdirSync(assetDir)) {
+      const type = TYPES[path.extname(name)];
+      if (type) assets.set(name, read(path.join(assetDir, name), type));
+    }
+  const indexFile = path.join(dir, 'index.html');
+  const index = fs.existsSync(indexFile) ? read(indexFile, 'text/html; charset=utf-8') : undefined;
+  return { index, assets };
+}
+
+function send(ctx: Koa.Context, a: Asset, cache: string): void {
+  ctx.set('Cache-Control', cache);
+  ctx.etag = a.etag;
+  ctx.type = a.type;
+  ctx.status = 200; // ctx.fresh looks at a 2xx status only
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.body = a.body;
+}
+
+export function webMiddleware(deps: Pick<ApiDeps, 'services' | 'validator'>, dir = WEB_DIR): Koa.Middleware {
+  let build: ReturnType<typeof loadBuild> | undefined;
+  const files = () => (build ??= loadBuild(dir));
+  const signedIn = async (token: string | undefined) => {
+    const p = await deps.services.access.authenticate(token);
+    if (!p || !token) throw new Unauthorized();
+    return {
+      signed_in: true,
+      team: p.team_name,
+      user: p.user_email,
+      token_name: p.token_name,
+      csrf_token: csrfToken(token),
+    };
+  };
+  return async (ctx, next) => {
+    const p = ctx.path;
+    if (p !== '/' && !p.startsWith('/ui/')) {
+      await next();
+      return;
+    }
+    securityHeaders(ctx);
+    const read = ctx.method === 'GET' || ctx.method === 'HEAD';
+    if (p === '/' && read) {
+      const index = files().index;
+      if (!index) {
+        ctx.status = 503;
+        ctx.type = 'text/plain; charset=utf-8';
+        ctx.body = 'The web dashboard is not built: run `npm run build` in the dommon package.\n';
+        return;
+      }
+      return send(ctx, index, 'no-cache');
+    }
+    if (p.startsWith('/ui/assets/') && read) {
+      const a = files().assets.get(p.slice('/ui/assets/'.length));
+      if (!a) throw new NotFound(`File ${p}`);
+      // Hashed names: a new build has new names, so a cached file never goes stale.
+      return send(ctx, a, 'public, max-age=31536000, immutable');
+    }
+    if (p === '/ui/session') {
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.method === 'GET') {
+        // Signed out is an answer here, not an error: the page asks this first on every load.
+        const token = sessionToken(ctx);
+        ctx.body =
+          token && (await deps.services.access.authenticate(token)) ? await signedIn(token) : { signed_in: false };
+        return;
+      }
+      if (ctx.method === 'POST') {
+        // JSON only: a cross-site form cannot send it without a CORS preflight, which is never granted.
+        if (!ctx.is('application/json')) throw new NotJson();
+        const { token } = deps.validator.body<{ token: string }>('ui-session', ctx.request.body);
+        const body = await signedIn(token);
+        ctx.cookies.set(SESSION_COOKIE, token, {
+          httpOnly: true,
+          sameSite: 'strict',
+          secure: ctx.secure,
+          path: '/',
+          overwrite: true,
+        });
+        ctx.status = 201;
+        ctx.body = body;
+        return;
+      }
+      if (ctx.method === 'DELETE') {
+        const current = sessionToken(ctx);
+        if (current !== undefined) checkCsrf(ctx, current);
+        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 });
+        ctx.status = 204;
+        return;
+      }
+      ctx.set('Allow', 'GET, POST, DELETE');
+      ctx.throw(405, 'method not allowed', { expose: true });
+    }
+    await next();
+  };
+}

@@ -1,0 +1,94 @@
+// The dashboard's one way to the server: same-origin fetch with the session cookie (HttpOnly, set by
+// POST /ui/session); every write carries the session's CSRF token in X-CSRF-Token. A 401 anywhere
+// means the session is gone (token revoked, signed out elsewhere): the app shows the sign-in form.
+
+export interface Session {
+  signed_in: true;
+  team: string;
+  user: string;
+  token_name: string;
+  csrf_token: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+let csrf = '';
+const listeners = new Set<() => void>();
+
+/** Called when any request answers 401. */
+export function onSignedOut(fn: () => void): () => void {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 204) return undefined as T;
+  const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
+  if (!res.ok) {
+    if (res.status === 401 && path !== '/ui/session') listeners.forEach((fn) => fn());
+    throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`, data.code);
+  }
+  return data as T;
+}
+
+export const get = <T>(path: string) => api<T>('GET', path);
+
+export async function currentSession(): Promise<Session | null> {
+  const s = await get<Session | { signed_in: false }>('/ui/session');
+  if (!s.signed_in) return null;
+  csrf = s.csrf_token;
+  return s;
+}
+
+export async function signIn(token: string): Promise<Session> {
+  const s = await api<Session>('POST', '/ui/session', { token });
+  csrf = s.csrf_token;
+  return s;
+}
+
+export async function signOut(): Promise<void> {
+  await api('DELETE', '/ui/session');
+  csrf = '';
+}
+
+/** Every page of a Public API list (`data` + `pagination.total`), at most `max` items. */
+export async function all<T>(path: string, max = 500): Promise<T[]> {
+  const out: T[] = [];
+  const sep = path.includes('?') ? '&' : '?';
+  for (;;) {
+    const r = await get<{ data: T[]; pagination: { total: number } }>(`${path}${sep}limit=100&offset=${out.length}`);
+    out.push(...r.data);
+    if (r.data.length === 0 || out.length >= r.pagination.total || out.length >= max) return out;
+  }
+}
+
+/** Runs fn over items, `width` at a time. */
+export async function pool<T, R>(items: readonly T[], width: number, fn: (x: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i]!);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
+  return out;
+}

@@ -1,0 +1,53 @@
+// Small hooks: the hash route, and data that reloads itself (polling while the tab is visible, and
+// at once after a write anywhere in the page).
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+
+export function useRoute(): string[] {
+  const read = () => (location.hash.replace(/^#\/?/, '') || 'overview').split('/').map(decodeURIComponent);
+  const [route, setRoute] = useState(read);
+  useEffect(() => {
+    const on = () => setRoute(read());
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
+  return route;
+}
+
+const REFRESH = 'dommon:refresh';
+/** Tells every polling view to reload now (after a write). */
+export const refreshAll = () => dispatchEvent(new Event(REFRESH));
+
+/** How often views poll: the API has no ETag on these reads, so a modest interval. */
+const POLL_MS = 30_000;
+
+export interface Loaded<T> {
+  data?: T;
+  error?: string;
+  loading: boolean;
+  reload: () => void;
+}
+
+export function usePoll<T>(load: () => Promise<T>, key: string, every = POLL_MS): Loaded<T> {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const seq = useRef(0);
+  const run = useCallback(() => {
+    const mine = ++seq.current;
+    load().then(
+      (data) => mine === seq.current && setState({ data, loading: false }),
+      (e: unknown) =>
+        mine === seq.current && setState((s) => ({ ...s, error: String((e as Error).message ?? e), loading: false })),
+    );
+  }, [key]);
+  useEffect(() => {
+    setState({ loading: true });
+    run();
+    const t = setInterval(() => document.visibilityState === 'visible' && run(), every);
+    addEventListener(REFRESH, run);
+    return () => {
+      clearInterval(t);
+      removeEventListener(REFRESH, run);
+      seq.current++;
+    };
+  }, [run, every]);
+  return { ...state, reload: run };
+}

@@ -1,0 +1,118 @@
+// The dommon web dashboard (docs/web.md): sign-in, then the pages, routed by the URL's hash.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, type Session, currentSession, onSignedOut, signIn, signOut } from './api.js';
+import { useRoute } from './hooks.js';
+import { Overview } from './pages/overview.js';
+import { Domains } from './pages/domains.js';
+import { DomainPage } from './pages/domain.js';
+import { EndpointPage } from './pages/endpoint.js';
+import { Renewals } from './pages/renewals.js';
+import { Notifications } from './pages/notifications.js';
+import 'uplot/dist/uPlot.min.css';
+import './style.css';
+
+function SignIn({ done }: { done: (s: Session) => void }) {
+  const [token, setToken] = useState('');
+  const [error, setError] = useState('');
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    try {
+      done(await signIn(token.trim()));
+    } catch (err) {
+      setError(
+        err instanceof ApiError && err.status === 401 ? 'That token is not valid (or was revoked).' : String(err),
+      );
+    }
+  };
+  return (
+    <main class="signin">
+      <h1>dommon</h1>
+      <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
+        <label>
+          API token
+          <input
+            type="password"
+            name="token"
+            autoComplete="current-password"
+            required
+            value={token}
+            placeholder="dmn_…"
+            onInput={(e) => setToken(e.currentTarget.value)}
+          />
+        </label>
+        <p class="muted">
+          Make one with <code>dommon token create --team NAME</code>. It is kept in an HttpOnly cookie for this browser
+          session.
+        </p>
+        <button type="submit">Sign in</button>
+        {error && (
+          <p class="error" role="alert">
+            {error}
+          </p>
+        )}
+      </form>
+    </main>
+  );
+}
+
+const NAV: [string, string][] = [
+  ['overview', 'Overview'],
+  ['domains', 'Domains'],
+  ['renewals', 'Renewals'],
+  ['notifications', 'Notifications'],
+];
+
+function Page({ route }: { route: string[] }) {
+  const [top, id] = route;
+  if (top === 'domains' && id) return <DomainPage id={id} />;
+  if (top === 'domains') return <Domains />;
+  if (top === 'endpoints' && id) return <EndpointPage id={id} />;
+  if (top === 'renewals') return <Renewals />;
+  if (top === 'notifications') return <Notifications />;
+  return <Overview />;
+}
+
+function App() {
+  const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const route = useRoute();
+  useEffect(() => {
+    currentSession().then(setSession, () => setSession(null));
+    return onSignedOut(() => setSession(null));
+  }, []);
+  useEffect(() => {
+    const title = NAV.find(([k]) => k === route[0])?.[1] ?? (route[0] === 'endpoints' ? 'Endpoint' : 'Domain');
+    document.title = `${title} · dommon`;
+    document.getElementById('main')?.focus();
+  }, [route.join('/')]);
+  if (session === undefined) return <p class="muted">Loading…</p>;
+  if (session === null) return <SignIn done={setSession} />;
+  return (
+    <>
+      <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
+        Skip to content
+      </a>
+      <header>
+        <strong class="brand">dommon</strong>
+        <nav aria-label="Pages">
+          {NAV.map(([k, label]) => (
+            <a key={k} href={`#/${k}`} aria-current={route[0] === k ? 'page' : undefined}>
+              {label}
+            </a>
+          ))}
+        </nav>
+        <span class="who muted">
+          {session.team} · {session.token_name}
+        </span>
+        <button type="button" onClick={() => void signOut().then(() => setSession(null))}>
+          Sign out
+        </button>
+      </header>
+      <main id="main" tabIndex={-1}>
+        <Page route={route} />
+      </main>
+    </>
+  );
+}
+
+render(<App />, document.getElementById('app')!);

@@ -1,0 +1,257 @@
+// Domains: a sortable, filterable table of the team's domains (certificate state and security score
+// read per domain from its status and security answers), with add and remove.
+import { useState } from 'preact/hooks';
+import { ApiError, all, api, get, pool } from '../api.js';
+import { refreshAll, usePoll } from '../hooks.js';
+import type { Domain, Portfolio, Renewal, Security } from '../types.js';
+import { Badge, Days, Section, Show, isoDay } from '../ui.js';
+
+interface Row {
+  id: string;
+  name: string;
+  portfolio: string;
+  registrar: string;
+  expiry: string;
+  days: number | null;
+  /** Days left of the domain's certificate that expires first. */
+  cert: number | null;
+  certStatus: string | null;
+  security: number | null;
+  health: number | null;
+  grade: string | null;
+}
+
+/**
+ * Security scores are read one domain at a time (the list has none): once per page load, for the
+ * first SECURITY_ROWS domains, so that a large team stays well inside the API's rate limit (100
+ * requests a minute per team by default). Everything else comes from three paged lists.
+ */
+const SECURITY_ROWS = 30;
+const securityCache = new Map<string, number | null>();
+
+const daysUntil = (date: string) =>
+  Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${isoDay(new Date())}T00:00:00Z`)) / 86_400_000);
+
+async function load(): Promise<{ rows: Row[]; portfolios: Portfolio[] }> {
+  const [domains, portfolios, certs] = await Promise.all([
+    all<Domain>('/api/v1/domains', 1000),
+    all<Portfolio>('/api/v1/portfolios'),
+    all<Renewal>('/api/v1/renewals?type=certificates', 2000),
+  ]);
+  const names = new Map(portfolios.map((p) => [p.id, p.name]));
+  // The domain's certificate that expires first (renewals come soonest first).
+  const cert = new Map<string, Renewal>();
+  for (const c of certs) if (!cert.has(c.domain_id)) cert.set(c.domain_id, c);
+  const missing = domains.slice(0, SECURITY_ROWS).filter((d) => !securityCache.has(d.id));
+  await pool(missing, 4, async (d) => {
+    const sec = await get<Security>(`/api/v1/domains/${d.id}/security`).catch(() => undefined);
+    securityCache.set(d.id, sec?.security_score ?? null);
+  });
+  const rows = domains.map((d): Row => {
+    const expiry = d.expiry_date ?? d.whois.expiry_date ?? '';
+    const c = cert.get(d.id);
+    return {
+      id: d.id,
+      name: d.domain,
+      portfolio: (d.portfolio_id && names.get(d.portfolio_id)) || '',
+      registrar: d.whois.registrar ?? '',
+      expiry,
+      days: expiry ? daysUntil(expiry) : null,
+      cert: c ? c.days_until_expiry : null,
+      certStatus: c?.status ?? null,
+      security: securityCache.get(d.id) ?? null,
+      health: d.health_score,
+      grade: d.health_grade,
+    };
+  });
+  return { rows, portfolios };
+}
+
+const COLUMNS: [keyof Row, string][] = [
+  ['name', 'Domain'],
+  ['portfolio', 'Portfolio'],
+  ['registrar', 'Registrar'],
+  ['expiry', 'Expiry'],
+  ['days', 'Days left'],
+  ['cert', 'Certificate'],
+  ['security', 'Security'],
+  ['health', 'Health'],
+];
+
+function compare(a: Row, b: Row, key: keyof Row): number {
+  const x = a[key];
+  const y = b[key];
+  // Empty values last, whichever the direction.
+  if (x === null || x === '') return y === null || y === '' ? 0 : 1;
+  if (y === null || y === '') return -1;
+  return typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+}
+
+function AddDomain({ portfolios }: { portfolios: Portfolio[] }) {
+  const [name, setName] = useState('');
+  const [portfolio, setPortfolio] = useState('');
+  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      const d = await api<Domain>('POST', '/api/v1/domains', {
+        domain: name.trim(),
+        ...(portfolio ? { portfolio_id: portfolio } : {}),
+      });
+      setMsg({ ok: `Added ${d.domain}.` });
+      setName('');
+      refreshAll();
+    } catch (err) {
+      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Add a domain">
+      <label>
+        Domain name
+        <input
+          name="domain"
+          value={name}
+          required
+          placeholder="example.com"
+          onInput={(e) => setName(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Portfolio
+        <select name="portfolio" value={portfolio} onChange={(e) => setPortfolio(e.currentTarget.value)}>
+          <option value="">none</option>
+          {portfolios.map((p) => (
+            <option key={p.id} value={p.id}>
+              {p.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit" disabled={busy}>
+        Add domain
+      </button>
+      {msg.error && (
+        <p class="error" role="alert">
+          {msg.error}
+        </p>
+      )}
+      {msg.ok && <p role="status">{msg.ok}</p>}
+    </form>
+  );
+}
+
+export function Domains() {
+  const s = usePoll(load, 'domains', 60_000);
+  const [filter, setFilter] = useState('');
+  const [sort, setSort] = useState<{ key: keyof Row; dir: 1 | -1 }>({ key: 'name', dir: 1 });
+  const remove = async (r: Row) => {
+    if (!confirm(`Remove ${r.name} with its endpoints, checks and history?`)) return;
+    try {
+      await api('DELETE', `/api/v1/domains/${r.id}`);
+      refreshAll();
+    } catch (err) {
+      alert(err instanceof Error ? err.message : String(err));
+    }
+  };
+  return (
+    <>
+      <Section title="Add a domain">
+        <AddDomain portfolios={s.data?.portfolios ?? []} />
+      </Section>
+      <Section title="Domains">
+        <label class="filter">
+          Filter
+          <input
+            type="search"
+            value={filter}
+            placeholder="name, portfolio, registrar, state"
+            onInput={(e) => setFilter(e.currentTarget.value)}
+          />
+        </label>
+        <Show s={s}>
+          {({ rows }) => {
+            const f = filter.trim().toLowerCase();
+            const shown = rows
+              .filter(
+                (r) =>
+                  !f ||
+                  [r.name, r.portfolio, r.registrar, r.certStatus ?? '', r.grade ?? ''].some((v) =>
+                    v.toLowerCase().includes(f),
+                  ),
+              )
+              .sort((a, b) => compare(a, b, sort.key) * sort.dir);
+            return (
+              <div class="scroll">
+                <table class="data" data-testid="domains-table">
+                  <caption class="muted">
+                    {shown.length} of {rows.length} domains
+                  </caption>
+                  <thead>
+                    <tr>
+                      {COLUMNS.map(([key, label]) => (
+                        <th
+                          key={key}
+                          scope="col"
+                          aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+                        >
+                          <button
+                            type="button"
+                            class="sort"
+                            onClick={() => setSort({ key, dir: sort.key === key ? (sort.dir === 1 ? -1 : 1) : 1 })}
+                          >
+                            {label}
+                            <span aria-hidden="true">{sort.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+                          </button>
+                        </th>
+                      ))}
+                      <th scope="col">
+                        <span class="sr-only">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {shown.map((r) => (
+                      <tr key={r.id}>
+                        <th scope="row">
+                          <a href={`#/domains/${r.id}`}>{r.name}</a>
+                        </th>
+                        <td>{r.portfolio}</td>
+                        <td>{r.registrar}</td>
+                        <td>{r.expiry}</td>
+                        <td>
+                          <Days days={r.days} />
+                        </td>
+                        <td>
+                          {r.certStatus && <Badge value={r.certStatus} />} {r.cert === null ? '' : `${r.cert} d`}
+                        </td>
+                        <td>{r.security ?? '—'}</td>
+                        <td>
+                          {r.health ?? '—'} {r.grade && <Badge value={r.grade} />}
+                        </td>
+                        <td>
+                          <button
+                            type="button"
+                            class="danger"
+                            onClick={() => void remove(r)}
+                            aria-label={`Remove ${r.name}`}
+                          >
+                            Remove
+                          </button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            );
+          }}
+        </Show>
+      </Section>
+    </>
+  );
+}

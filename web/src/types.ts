@@ -1,0 +1,108 @@
+// The parts of the Public API's answers the pages read (see docs/http-api.md and schemas/responses/).
+
+export interface Domain {
+  id: string;
+  domain: string;
+  portfolio_id: string | null;
+  notes: string | null;
+  is_verified: boolean;
+  health_score: number | null;
+  health_grade: string | null;
+  overall_status: string;
+  expiry_date: string | null;
+  whois: { registrar: string | null; expiry_date: string | null; nameservers: string[] };
+  endpoints?: Endpoint[];
+}
+
+export interface DomainStatus {
+  health_score: number | null;
+  health_grade: string | null;
+  overall_status: string;
+  whois: { registrar: string | null; expiry_date: string | null; days_until_expiry: number | null };
+  ssl: { status: string; expiry_date: string | null; days_until_expiry: number | null };
+}
+
+export interface Security {
+  security_score: number | null;
+  transfer_lock: boolean | null;
+  dnssec_enabled: boolean | null;
+  checks: Record<string, string | null>;
+  recommendations: (string | { message?: string; title?: string; severity?: string })[];
+}
+
+export interface Portfolio {
+  id: string;
+  name: string;
+}
+
+export interface Endpoint {
+  id: string;
+  domain_id: string;
+  name: string;
+  full_url: string;
+  endpoint_type: string;
+  is_enabled: boolean;
+}
+
+export interface EndpointStatus {
+  endpoint_id: string;
+  endpoint: { id: string; name: string; full_url: string; endpoint_type: string; is_enabled: boolean };
+  ssl: { status: string; expiry_date: string | null; days_until_expiry: number | null; issuer: string | null };
+  liveness: {
+    enabled: boolean;
+    status: string;
+    uptime_24h: number | null;
+    uptime_7d: number | null;
+    avg_response_time_ms: number | null;
+    last_check: string | null;
+    consecutive_failures: number;
+  };
+  overall_health: string;
+  subject: string | null;
+}
+
+export interface Renewal {
+  id: string;
+  kind: 'domain' | 'certificate';
+  name: string;
+  domain_id: string;
+  endpoint_id: string | null;
+  expiry_date: string;
+  days_until_expiry: number;
+  status: string;
+  registrar: string | null;
+  issuer: string | null;
+}
+
+export interface LogEntry {
+  id: string;
+  channels: string[];
+  status: string;
+  message_preview: string | null;
+  recipient: string;
+  created_at: string;
+  sent_at: string | null;
+  error_message: string | null;
+  is_test: boolean;
+}
+
+export interface Liveness {
+  id: string;
+  endpoint_id: string;
+  is_enabled: boolean;
+  interval_seconds?: number;
+}
+
+export interface LivenessResult {
+  test_timestamp: string;
+  is_successful: boolean;
+  response_time_ms: number | null;
+}
+
+export interface DailyStat {
+  date: string;
+  total_tests: number;
+  successful_tests: number;
+  success_rate: number;
+  avg_response_time_ms: number;
+}
