@@ -4,6 +4,7 @@
 // one-shot engine of `dommon check` (createCheckEngine). The modules only the database modes use
 // (koa, Kysely, SQLite, the workers) load on first use, so that a one-shot check loads none of them.
 import http from 'node:http';
+import os from 'node:os';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -23,6 +24,7 @@ import type { IntelIo } from './services/intel.js';
 import type { Metrics } from './services/metrics.js';
 import type { RetentionService } from './services/retention.js';
 import type { ProbingWorkers } from './scheduler/probing.js';
+import type { NodeHeartbeat, NodeIdentity } from './services/nodes.js';
 import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
@@ -61,6 +63,7 @@ async function daemonModules() {
       default: { inject },
     },
     { secureDataDir },
+    { createNodeHeartbeat, HEARTBEAT_MS },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -83,6 +86,7 @@ async function daemonModules() {
     import('./scheduler/probing.js'),
     import('light-my-request'),
     import('./store/permissions.js'),
+    import('./services/nodes.js'),
   ]);
   return {
     pino,
@@ -107,6 +111,8 @@ async function daemonModules() {
     createProbingWorkers,
     inject,
     secureDataDir,
+    createNodeHeartbeat,
+    HEARTBEAT_MS,
   };
 }
 
@@ -220,16 +226,24 @@ export interface App {
   retention: RetentionService;
   /** The liveness scheduler and TLS inspection workers. */
   probing: ProbingWorkers;
+  /** This node (DOMMON_NODE_NAME, DOMMON_ROLE, DOMMON_NODE_REGION) as the node list shows it. */
+  node: NodeIdentity;
+  /** Writes this node's row in the node list (every HEARTBEAT_MS while started). */
+  heartbeat: NodeHeartbeat;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
   stop(): Promise<void>;
 }
 
-async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
+async function createLogger(config: Pick<Config, 'logLevel' | 'node'>): Promise<Logger> {
   const { pino } = await import('pino');
   return pino(
-    { level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] },
+    {
+      level: config.logLevel,
+      base: { service: 'dommon', node: config.node.name },
+      redact: ['token', 'secret_key', 'api_key', 'password'],
+    },
     pino.destination(2),
   );
 }
@@ -367,13 +381,17 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     createMetrics,
     Registry,
     clientErrorHandler,
+    createNodeHeartbeat,
+    HEARTBEAT_MS,
   } = await daemonModules();
   const clock = opts.clock ?? systemClock;
+  // DOMMON_ROLE: `api` runs no scheduler; `worker` serves /health and /metrics only.
+  const runsWorkers = config.node.role !== 'api';
   const log = opts.log ?? (await createLogger(config));
   const opened = await openLocal(config, clock, {
     ...opts,
     log,
-    metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }),
+    metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION, node: config.node }),
   });
   const { store, services, probes } = opened;
   const metrics = opened.metrics!;
@@ -409,17 +427,20 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, {
     runAtStart: false,
   });
-  const { app: koa, router } = createApi({
-    config,
-    services,
-    clock,
-    log,
-    version: VERSION,
-    validator: createValidator(),
-    databaseUp: () => store.ping(),
-    stamp: (t) => store.stamp(t),
-    metrics,
-  });
+  const { app: koa, router } = createApi(
+    {
+      config,
+      services,
+      clock,
+      log,
+      version: VERSION,
+      validator: createValidator(),
+      databaseUp: () => store.ping(),
+      stamp: (t) => store.stamp(t),
+      metrics,
+    },
+    { healthAndMetricsOnly: config.node.role === 'worker' },
+  );
   const sendCtx = {
     smtpUrl: config.smtpUrl,
     smtpFrom: config.smtpFrom,
@@ -453,6 +474,22 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     log,
     { runAtStart: false },
   );
+  const node: NodeIdentity = {
+    name: config.node.name,
+    role: config.node.role,
+    region: config.node.region,
+    version: VERSION,
+    host: os.hostname(),
+    pid: process.pid,
+    startedAt: clock.now().toISOString(),
+  };
+  const heartbeat = createNodeHeartbeat({
+    store,
+    clock,
+    log,
+    identity: node,
+    counters: { workClaimed: () => probing.liveness.size(), checksTotal: () => metrics.checksTotal() },
+  });
   const every = (ms: number, fn: () => Promise<void>) => {
     const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
@@ -470,6 +507,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     metrics,
     retention,
     probing,
+    node,
+    heartbeat,
     async start() {
       // Commits never wait for a WAL checkpoint: a worker thread runs them (src/store/checkpointer.ts).
       checkpointer = store.backgroundCheckpoints({
@@ -478,9 +517,15 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       // Later revocations (also by `dommon token revoke` in another process) are seen by authenticate's change stamp.
       await services.access.syncRevocations();
       every(30_000, () => services.access.flushUsage());
-      await services.exposure.recover();
-      exposureWorker.start();
-      intelScheduler.start();
+      // The node list: a name a live node uses is refused; the row is written before serving.
+      await heartbeat.claim();
+      await heartbeat.beat();
+      every(HEARTBEAT_MS, () => heartbeat.beat());
+      if (runsWorkers) {
+        await services.exposure.recover();
+        exposureWorker.start();
+        intelScheduler.start();
+      }
       const handler = koa.callback();
       server = http.createServer((req, res) => void handler(req, res));
       server.on('clientError', clientErrorHandler(clock));
@@ -489,13 +534,15 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
-      await notify.worker.start();
-      retentionAbort = new AbortController();
-      retentionWorker.start();
-      const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
-      first.unref();
-      timers.push(first);
-      await probing.start();
+      if (runsWorkers) {
+        await notify.worker.start();
+        retentionAbort = new AbortController();
+        retentionWorker.start();
+        const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
+        first.unref();
+        timers.push(first);
+        await probing.start();
+      }
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -519,6 +566,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await probing.stop(3000);
       await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
+      // A clean stop leaves the node list (a killed node stays, shown stale, until pruned).
+      await heartbeat.leave().catch(() => undefined);
       await checkpointer?.stop();
       await store.close();
     },

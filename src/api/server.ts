@@ -18,11 +18,14 @@ import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { nodeRoutes } from './routes/nodes.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 
 interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
   principal?: Principal;
+  /** DOMMON_ROLE=worker: only /health and /metrics; every other path answers 404. */
+  healthAndMetricsOnly?: boolean;
 }
 
 export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; router: Router<ApiState> } {
@@ -41,17 +44,20 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   ) as Koa.Middleware[];
 
   healthRoutes(router, deps);
-  openapiRoutes(router, deps);
-  tokenRoutes(router, secure);
-  portfolioRoutes(router, deps, secure);
-  domainRoutes(router, deps, secure);
-  endpointRoutes(router, deps, secure);
-  livenessRoutes(router, deps, secure);
-  livenessDataRoutes(router, deps, secure);
-  notificationRoutes(router, deps, secure);
-  userApiRoutes(router, deps, secure);
-  exposureRoutes(router, deps, secure);
-  intelRoutes(router, deps, secure);
+  if (!opts.healthAndMetricsOnly) {
+    openapiRoutes(router, deps);
+    tokenRoutes(router, secure);
+    portfolioRoutes(router, deps, secure);
+    domainRoutes(router, deps, secure);
+    endpointRoutes(router, deps, secure);
+    livenessRoutes(router, deps, secure);
+    livenessDataRoutes(router, deps, secure);
+    notificationRoutes(router, deps, secure);
+    userApiRoutes(router, deps, secure);
+    exposureRoutes(router, deps, secure);
+    intelRoutes(router, deps, secure);
+    nodeRoutes(router, deps, secure);
+  }
   metricsRoutes(router, deps);
 
   if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));

@@ -15,6 +15,7 @@ import { checkCommand } from './commands/check.js';
 import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { completionCommand } from './commands/completion.js';
+import { nodesCommand } from './commands/nodes.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   checkCommand(program);
   statusCommand(program);
   opsCommands(program);
+  nodesCommand(program);
   completionCommand(program);
   return program;
 }

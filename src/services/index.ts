@@ -14,6 +14,7 @@ import { pino } from 'pino';
 import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
 import { createChangeFeed } from './changes.js';
+import { createNodeService } from './nodes.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -49,6 +50,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     notifications: createNotificationService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,
+    nodes: createNodeService(deps),
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({

@@ -28,6 +28,7 @@ import { renewalsRepo } from './repos/renewals.js';
 import { metricsRepo } from './repos/metrics.js';
 import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
+import { nodesRepo } from './repos/nodes.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 
 /** Whether the database answers a trivial query (/health). */
@@ -61,6 +62,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
     metrics: metricsRepo(db),
     retention: retentionRepo(db),
     certificates: certificatesRepo(db),
+    nodes: nodesRepo(db),
   };
 }
 

@@ -280,6 +280,20 @@ export interface CheckScheduleTable {
   lease_until: string | null;
 }
 
+export interface NodesTable {
+  name: string;
+  role: string;
+  region: string;
+  version: string;
+  host: string;
+  pid: number;
+  started_at: string;
+  last_heartbeat: string;
+  work_claimed: number;
+  checks_total: number;
+  checks_per_minute: number;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -306,4 +320,5 @@ export interface DB {
   exposure_findings: ExposureFindingsTable;
   exposure_subdomains: ExposureSubdomainsTable;
   check_schedule: CheckScheduleTable;
+  nodes: NodesTable;
 }
