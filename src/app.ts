@@ -25,6 +25,7 @@ import type { Metrics } from './services/metrics.js';
 import type { RetentionService } from './services/retention.js';
 import type { ProbingWorkers } from './scheduler/probing.js';
 import type { NodeHeartbeat, NodeIdentity } from './services/nodes.js';
+import type { SingletonLocks } from './store/singletons.js';
 import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
@@ -64,6 +65,7 @@ async function daemonModules() {
     },
     { secureDataDir },
     { createNodeHeartbeat, HEARTBEAT_MS },
+    { sharedBootstrapRefresh },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -87,6 +89,7 @@ async function daemonModules() {
     import('light-my-request'),
     import('./store/permissions.js'),
     import('./services/nodes.js'),
+    import('./services/bootstrap.js'),
   ]);
   return {
     pino,
@@ -113,6 +116,7 @@ async function daemonModules() {
     secureDataDir,
     createNodeHeartbeat,
     HEARTBEAT_MS,
+    sharedBootstrapRefresh,
   };
 }
 
@@ -230,6 +234,8 @@ export interface App {
   node: NodeIdentity;
   /** Writes this node's row in the node list (every HEARTBEAT_MS while started). */
   heartbeat: NodeHeartbeat;
+  /** The singleton jobs' locks (retention, digests, sweep, RDAP bootstrap) this node holds. */
+  singletons: SingletonLocks;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
@@ -383,6 +389,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clientErrorHandler,
     createNodeHeartbeat,
     HEARTBEAT_MS,
+    sharedBootstrapRefresh,
   } = await daemonModules();
   const clock = opts.clock ?? systemClock;
   // DOMMON_ROLE: `api` runs no scheduler; `worker` serves /health and /metrics only.
@@ -395,6 +402,18 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   });
   const { store, services, probes } = opened;
   const metrics = opened.metrics!;
+  // Retention, digests, the health sweep and the RDAP bootstrap refresh run on one node at a time:
+  // PostgreSQL advisory locks on a dedicated connection (always held on SQLite).
+  const singletons = store.singletonLocks({
+    applicationName: `dommon singletons ${config.node.name}`,
+    onChange: (held, lost) => {
+      if (lost) log.warn('lost the singleton locks (their database connection failed); another node takes them over');
+      else log.info({ singletons: held }, 'this node runs the singleton jobs it holds');
+      // The node list shows the change now, not at the next heartbeat.
+      void heartbeat.beat().catch(() => undefined);
+    },
+    onError: (err) => log.debug({ err: err.message }, 'singleton lock attempt failed'),
+  });
   const intelScheduler = createIntelScheduler({
     store,
     intel: services.intel,
@@ -403,6 +422,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     checkInterval: config.checkInterval,
     verifyInterval: config.verifyInterval,
     refreshBootstrap: config.rdapUrl === null,
+    exclusive: singletons.run,
+    bootstrapRefresh: services.intel.bootstrap
+      ? sharedBootstrapRefresh({ bootstrap: services.intel.bootstrap, store, locks: singletons, log })
+      : undefined,
   });
   const probing = createProbingWorkers({
     monitor: services.monitor,
@@ -424,9 +447,15 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
   // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
   let retentionAbort = new AbortController();
-  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, {
-    runAtStart: false,
-  });
+  const retentionWorker = periodic(
+    'retention',
+    3_600_000,
+    () => singletons.run('retention', (lost) => retention.runIfDue(AbortSignal.any([retentionAbort.signal, lost]))),
+    log,
+    {
+      runAtStart: false,
+    },
+  );
   const { app: koa, router } = createApi(
     {
       config,
@@ -460,7 +489,12 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     metrics,
   });
   const notify = {
-    worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }),
+    worker: notifyWorker({
+      delivery,
+      log,
+      intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000,
+      exclusive: singletons.run,
+    }),
     delivery,
   };
   let server: http.Server | undefined;
@@ -488,7 +522,11 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clock,
     log,
     identity: node,
-    counters: { workClaimed: () => probing.liveness.size(), checksTotal: () => metrics.checksTotal() },
+    counters: {
+      workClaimed: () => probing.liveness.size(),
+      checksTotal: () => metrics.checksTotal(),
+      singletons: () => (runsWorkers ? singletons.held() : []),
+    },
   });
   const every = (ms: number, fn: () => Promise<void>) => {
     const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
@@ -509,6 +547,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     probing,
     node,
     heartbeat,
+    singletons,
     async start() {
       // Commits never wait for a WAL checkpoint: a worker thread runs them (src/store/checkpointer.ts).
       checkpointer = store.backgroundCheckpoints({
@@ -519,6 +558,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       every(30_000, () => services.access.flushUsage());
       // The node list: a name a live node uses is refused; the row is written before serving.
       await heartbeat.claim();
+      if (runsWorkers) await singletons.start();
       await heartbeat.beat();
       every(HEARTBEAT_MS, () => heartbeat.beat());
       if (runsWorkers) {
@@ -568,6 +608,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await services.access.flushUsage().catch(() => undefined);
       // A clean stop leaves the node list (a killed node stays, shown stale, until pruned).
       await heartbeat.leave().catch(() => undefined);
+      // Closing the lock connection hands the singleton jobs to another node at its next attempt.
+      await singletons.stop();
       await checkpointer?.stop();
       await store.close();
     },

@@ -34,6 +34,8 @@ interface NodeCounters {
   workClaimed(): number;
   /** Checks this node finished since it started (every kind). */
   checksTotal(): number;
+  /** The singleton jobs whose lock this node holds. */
+  singletons(): readonly string[];
 }
 
 type NodeStatus = 'live' | 'stale';
@@ -53,6 +55,8 @@ export interface NodeView {
   work_claimed: number;
   checks_total: number;
   checks_per_minute: number;
+  /** The singleton jobs this node runs (retention, digests, sweep, rdap-bootstrap). */
+  singletons: string[];
 }
 
 /** The node list as GET /api/v1/nodes and `dommon nodes --json` answer it. */
@@ -79,6 +83,7 @@ function nodeView(row: NodeRow, now: Date): NodeView {
     work_claimed: row.work_claimed,
     checks_total: row.checks_total,
     checks_per_minute: row.checks_per_minute,
+    singletons: row.singletons ? row.singletons.split(',') : [],
   };
 }
 
@@ -165,6 +170,7 @@ export function createNodeHeartbeat(deps: {
         work_claimed: deps.counters.workClaimed(),
         checks_total: total,
         checks_per_minute: perMinute(performance.now(), total),
+        singletons: deps.counters.singletons().join(','),
       });
       const pruned = await store.nodes.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
       if (pruned) deps.log.info({ pruned }, 'removed nodes whose heartbeat stopped a day ago');

@@ -30,6 +30,7 @@ import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { nodesRepo } from './repos/nodes.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
+import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 
 /** Whether the database answers a trivial query (/health). */
 async function ping(db: Kysely<DB>): Promise<boolean> {
@@ -80,6 +81,11 @@ export interface Store extends Repos {
   pool(): { inUse: number; idle: number; waiting: number } | null;
   /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
   backgroundCheckpoints(opts?: { intervalMs?: number; onError?: (message: string) => void }): Checkpointer | null;
+  /**
+   * The locks of the jobs one node runs at a time (retention, digests, sweep, RDAP bootstrap): advisory
+   * locks on a dedicated connection on PostgreSQL, always held on SQLite (singletons.ts).
+   */
+  singletonLocks(opts: Omit<Parameters<typeof pgAdvisoryLocks>[0], 'url'>): SingletonLocks;
   close(): Promise<void>;
 }
 
@@ -100,6 +106,7 @@ function storeFrom(conn: Connection): Store {
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
     pool: () => null,
+    singletonLocks: () => localLocks(),
     backgroundCheckpoints: (opts) =>
       conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts),
   };
@@ -156,6 +163,7 @@ function storeFromPg(conn: PgConnection): Store {
       waiting: conn.pool.waitingCount,
     }),
     backgroundCheckpoints: () => null,
+    singletonLocks: (opts) => pgAdvisoryLocks({ ...opts, url: conn.url }),
   };
 }
 

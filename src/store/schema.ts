@@ -292,6 +292,7 @@ export interface NodesTable {
   work_claimed: number;
   checks_total: number;
   checks_per_minute: number;
+  singletons: string;
 }
 
 export interface DB {

@@ -184,7 +184,7 @@ t.test('node settings: role, name and region (CONTRACT "Past one machine")', asy
     [{ region: 'a"b' }, {}, /--region must be/],
   ] as [Record<string, string>, Record<string, string>, RegExp][]) {
     const err = configError(() => loadConfig(flags, env));
-    t.ok(err instanceof ConfigError, err?.message);
+    t.ok(err instanceof ConfigError, String(err?.message));
     t.match(err?.message, mention);
   }
   const r = await dommon(['--data-dir', tempDir('dommon-config-'), 'serve', '--port', '0', '--role', 'boss']);

@@ -39,6 +39,7 @@ t.test('role all (the default): API, schedulers, one live node in the list', asy
     status: 'live',
     work_claimed: 1,
     heartbeat_age_seconds: 0,
+    singletons: ['retention', 'digests', 'sweep', 'rdap-bootstrap'],
   });
   t.equal(typeof r.body.data[0].checks_per_minute, 'number');
   t.equal((await client(s.url).get('/api/v1/nodes')).status, 401, 'a token is needed');
@@ -80,6 +81,7 @@ t.test('stale rows say so; rows silent for a day are removed at the next heartbe
     work_claimed: 7,
     checks_total: 100,
     checks_per_minute: 12.5,
+    singletons: 'retention,digests',
   });
   await s.app.store.nodes.heartbeat(row('gone-a-minute', STALE_AFTER_MS + 30_000));
   await s.app.store.nodes.heartbeat(row('gone-for-days', PRUNE_AFTER_MS + 60_000));
@@ -102,7 +104,12 @@ t.test('stale rows say so; rows silent for a day are removed at the next heartbe
     ['gone-a-minute', 'keeper'],
     'the day-old row is gone, the minute-old one stays (stale)',
   );
-  t.match(after.data[0], { work_claimed: 7, checks_total: 100, checks_per_minute: 12.5 });
+  t.match(after.data[0], {
+    work_claimed: 7,
+    checks_total: 100,
+    checks_per_minute: 12.5,
+    singletons: ['retention', 'digests'],
+  });
 });
 
 t.test('role worker: /health and /metrics only, every other path 404 with the error body', async (t) => {
@@ -138,5 +145,7 @@ t.test('role api: the API, no scheduler', async (t) => {
   await new Promise((r) => setTimeout(r, 1500));
   t.equal(s.app.probing.liveness.size(), 0, 'no liveness scheduler runs');
   await s.app.heartbeat.beat();
-  t.match((await api.get('/api/v1/nodes')).body.data, [{ name: 'a1', role: 'api', work_claimed: 0, checks_total: 0 }]);
+  t.match((await api.get('/api/v1/nodes')).body.data, [
+    { name: 'a1', role: 'api', work_claimed: 0, checks_total: 0, singletons: [] },
+  ]);
 });

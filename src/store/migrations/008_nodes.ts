@@ -20,6 +20,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('work_claimed', 'integer', (c) => c.notNull().defaultTo(0))
     .addColumn('checks_total', T.ms, (c) => c.notNull().defaultTo(0))
     .addColumn('checks_per_minute', float, (c) => c.notNull().defaultTo(0))
+    // Comma list of the singleton jobs whose lock the node holds (retention, digests, sweep, rdap-bootstrap).
+    .addColumn('singletons', T.text, (c) => c.notNull().defaultTo(''))
     .execute();
 }
 
