@@ -482,11 +482,14 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     store,
     clock,
     log,
-    deliver: (channel, message, cfg, { timeoutMs }) =>
-      deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
+    deliver: (channel, message, cfg, { timeoutMs, deliveryId }) =>
+      deliverOnce(channel, message, { config: cfg, deliveryId }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
     metrics,
+    // Leases name the node; on PostgreSQL a (re)starting node frees only its own.
+    owner: config.node.name,
+    ownLeasesOnly: config.database !== null,
   });
   const notify = {
     worker: notifyWorker({

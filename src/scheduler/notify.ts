@@ -35,7 +35,7 @@ export function notifyWorker({
   return {
     name: 'notify',
     async start() {
-      // One daemon per data directory: whatever a previous (killed) process had claimed is due again.
+      // A previous (killed) process of this node left leases: due again (SQLite: every lease; PostgreSQL: this node name's).
       const released = await delivery.releaseLeases();
       if (released) log.info({ released }, 'resuming deliveries left by a previous process');
       job.start();

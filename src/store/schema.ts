@@ -217,6 +217,8 @@ export interface DeliveriesTable {
   next_attempt_at: string;
   lease_owner: string | null;
   lease_until: string | null;
+  /** Grows with every claim: the fencing token of the current lease. */
+  lease_token: number;
   message_preview: string | null;
   error_message: string | null;
   metadata: string | null;

@@ -1,6 +1,8 @@
 // The node list (several `dommon serve` processes on one PostgreSQL database): one row per node,
 // written by the node itself every few seconds (its heartbeat), read by `dommon nodes` and
-// GET /api/v1/nodes. On SQLite it holds the one serving process.
+// GET /api/v1/nodes. On SQLite it holds the one serving process. And the outbox's fencing token: a
+// delivery's lease_token grows with every claim, and a node writes an attempt only while the token it
+// claimed with is still the row's.
 import type { Kysely } from 'kysely';
 import { columnTypes, engineOf } from './engine.js';
 
@@ -22,6 +24,10 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('checks_per_minute', float, (c) => c.notNull().defaultTo(0))
     // Comma list of the singleton jobs whose lock the node holds (retention, digests, sweep, rdap-bootstrap).
     .addColumn('singletons', T.text, (c) => c.notNull().defaultTo(''))
+    .execute();
+  await db.schema
+    .alterTable('deliveries')
+    .addColumn('lease_token', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
 }
 
