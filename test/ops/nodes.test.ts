@@ -2,9 +2,11 @@
 // `worker` serves /health and /metrics only, an `api` node runs no scheduler, every node writes its
 // row in the node list (GET /api/v1/nodes, `dommon nodes`), /metrics names the node in
 // dommon_node_info, stale rows say so and day-old ones are removed.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import t from 'tap';
-import { client, request, startApp } from '../support/app.js';
-import { cliIn } from '../support/cli.js';
+import { client, request, startApp, tempDir } from '../support/app.js';
+import { BIN, cleanEnv, cli, cliIn, ensureBuilt } from '../support/cli.js';
 import { parseExposition } from '../support/prometheus.js';
 import { HEARTBEAT_MS, PRUNE_AFTER_MS, STALE_AFTER_MS } from '../../src/services/nodes.js';
 
@@ -148,4 +150,61 @@ t.test('role api: the API, no scheduler', async (t) => {
   t.match((await api.get('/api/v1/nodes')).body.data, [
     { name: 'a1', role: 'api', work_claimed: 0, checks_total: 0, singletons: [] },
   ]);
+});
+
+t.test('dommon serve --role --node-name --region (flags), and dommon nodes --remote', async (t) => {
+  const dataDir = tempDir();
+  t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  await ensureBuilt();
+  const child = spawn(
+    process.execPath,
+    [
+      BIN,
+      '--data-dir',
+      dataDir,
+      'serve',
+      '--port',
+      '0',
+      '--role',
+      'worker',
+      '--node-name',
+      'flagged',
+      '--region',
+      'r1',
+    ],
+    { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const exited = new Promise((r) => child.once('exit', r));
+  t.teardown(async () => {
+    child.kill('SIGTERM');
+    await exited;
+  });
+  let out = '';
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line: ${out}`)), 60_000);
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]!);
+      }
+    });
+  });
+  const m = parseExposition(await (await fetch(`${url}/metrics`)).text());
+  t.match(m.series('dommon_node_info'), [{ labels: { node: 'flagged', role: 'worker', region: 'r1' }, value: 1 }]);
+  t.equal((await fetch(`${url}/api/v1/domains`)).status, 404, 'a worker serves no API');
+  const listed = await cliIn(dataDir)('nodes', '--json');
+  t.match(listed.json, { live: 1, data: [{ name: 'flagged', role: 'worker', region: 'r1', pid: child.pid }] });
+
+  // --remote asks a node that serves the API (this one is a worker: 404, exit 3).
+  const s = await startApp({ DOMMON_NODE_NAME: 'front' });
+  t.teardown(() => s.close());
+  const token = await s.token('ops');
+  const remote = await cli(['--remote', s.url, '--token', token, 'nodes', '--json']);
+  t.equal(remote.code, 0, remote.stderr);
+  t.match(remote.json, { live: 1, data: [{ name: 'front', role: 'all' }] });
+  const worker = await cli(['--remote', url, '--token', token, 'nodes']);
+  t.equal(worker.code, 3);
+  t.match(worker.stderr, /no route for GET \/api\/v1\/nodes/);
 });

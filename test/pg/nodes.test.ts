@@ -1,8 +1,9 @@
 // Several nodes on one PostgreSQL database (issue #22 item 5): each writes its row in the node list,
 // every node's API lists them all, a name a live node uses is refused, a clean stop leaves the list.
 import t from 'tap';
-import { client, startApp } from '../support/app.js';
-import { cli } from '../support/cli.js';
+import { client, startApp, tempDir } from '../support/app.js';
+import fs from 'node:fs';
+import { cli, serveDaemon } from '../support/cli.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 
 t.setTimeout(120_000);
@@ -57,5 +58,21 @@ t.test(
     await worker.close();
     workerOpen = false;
     t.match((await api.get('/api/v1/nodes')).body, { live: 1, total: 1, data: [{ name: 'a1' }] }, 'w1 left the list');
+  },
+);
+
+t.test(
+  'dommon --database-url URL serve: the global flag reaches serve',
+  { skip: pgServerUrl() ? false : PG_SKIP },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'nodesflag'))!;
+    const dir = tempDir();
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const d = await serveDaemon(['--database-url', url, '--data-dir', dir], { DOMMON_NODE_NAME: 'viaflag' });
+    t.teardown(() => d.stop());
+    const r = await cli(['--database-url', url, 'nodes', '--json']);
+    t.equal(r.code, 0, r.stderr);
+    t.match(r.json, { live: 1, data: [{ name: 'viaflag', role: 'all', pid: d.child.pid }] });
+    t.equal(fs.existsSync(`${dir}/dommon.db`), false, 'no SQLite file was made');
   },
 );
