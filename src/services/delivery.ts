@@ -243,7 +243,9 @@ export function createDeliveryService(deps: DeliveryDeps) {
         d.id,
         owner,
         d.lease_token,
-        new Date(at.getTime() + wait + attemptMs + 5000).toISOString(),
+        // The wait and 5 s: the next attempt extends the lease again before it sends, so a node that
+        // dies while waiting hands the delivery on 5 s after the attempt was due.
+        new Date(at.getTime() + wait + 5000).toISOString(),
       );
       if (!kept) return fenced(d);
       await sleep(wait);

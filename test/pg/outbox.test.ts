@@ -2,8 +2,12 @@
 // LOCKED into a lease with a fencing token, so two nodes never deliver the same notification; a retry
 // sequence goes on from another node; every webhook carries the delivery's stable id
 // (X-Dommon-Delivery) so that a receiver can drop a repeat.
+import fs from 'node:fs';
 import t from 'tap';
+import pg from 'pg';
 import { sql } from 'kysely';
+import { client, tempDir } from '../support/app.js';
+import { cli, serveDaemon, type Daemon } from '../support/cli.js';
 import { startNotifyApp } from '../notifications/harness.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
 import { parseExposition } from '../support/prometheus.js';
@@ -172,4 +176,64 @@ t.test('a retry sequence goes on from another node; a taken-over lease is not us
   t.equal(rx2.requests.length, 1, 'r-2 did not send again after its wait');
   const row = await second.app.store.notifications.delivery(id2);
   t.match(row, { lease_owner: 'elsewhere', attempts: 1, status: 'partial' }, 'and wrote nothing');
+});
+
+t.test('two daemons: kill -9 of the node waiting to retry, the other sends the next attempt', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'outboxk'))!;
+  const rx = await startWebhookReceiver((n) => ({ status: n === 1 ? 503 : 200 }));
+  t.teardown(() => rx.close());
+  const daemons = new Map<string, Daemon>();
+  for (const name of ['k-1', 'k-2']) {
+    const dir = tempDir();
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const d = await serveDaemon(['--data-dir', dir], {
+      DOMMON_DATABASE_URL: url,
+      DOMMON_NODE_NAME: name,
+      DOMMON_NOTIFY_INTERVAL: '1',
+    });
+    t.teardown(() => (d.child.exitCode === null && d.child.signalCode === null ? d.stop() : undefined));
+    daemons.set(name, d);
+  }
+  const tok = await cli(['--database-url', url, '--json', 'token', 'create', '--team', 'acme']);
+  t.equal(tok.code, 0, tok.stderr);
+  const api = client(daemons.get('k-1')!.url, tok.json.token as string);
+  const sent = await api.post('/api/v1/notifications/test', { channel: 'webhook', recipient: rx.url });
+  t.equal(sent.status, 201);
+  const [first] = await rx.waitFor(1, 20_000);
+  t.equal(first!.headers['x-dommon-delivery'], sent.body.id, 'the header is the delivery id');
+  // The node that sent attempt 1 now waits 1 s (the spec's first retry wait) holding the lease: kill it.
+  const db = new pg.Client({ connectionString: url });
+  await db.connect();
+  t.teardown(() => db.end());
+  let owner: string | null = null;
+  for (let i = 0; i < 50 && !owner; i++) {
+    const r = await db.query<{ lease_owner: string | null; attempts: number }>(
+      'select lease_owner, attempts from deliveries where id = $1',
+      [sent.body.id],
+    );
+    if (r.rows[0]?.attempts === 1) owner = r.rows[0].lease_owner;
+    else await new Promise((res) => setTimeout(res, 20));
+  }
+  t.ok(owner && daemons.has(owner), `attempt 1 recorded by ${owner}, which holds the lease`);
+  const killedAt = Date.now();
+  daemons.get(owner!)!.child.kill('SIGKILL');
+  const [, second] = await rx.waitFor(2, 30_000);
+  const took = Date.now() - killedAt;
+  t.equal(second!.headers['x-dommon-delivery'], sent.body.id, 'attempt 2: the same delivery id');
+  t.ok(took < 12_000, `the other node sent attempt 2 ${took} ms after the kill`);
+  await new Promise((res) => setTimeout(res, 500));
+  const after = await db.query<{ attempt: number; outcome: string }>(
+    'select attempt, outcome from delivery_attempts where delivery_id = $1 order by attempt',
+    [sent.body.id],
+  );
+  t.same(
+    after.rows.map((r) => [r.attempt, r.outcome]),
+    [
+      [1, 'transient'],
+      [2, 'success'],
+    ],
+    'the sequence went on from the other node',
+  );
+  t.equal(rx.requests.length, 2, 'two requests in all');
+  t.comment(`retry taken over ${took} ms after kill -9`);
 });
