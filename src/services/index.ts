@@ -15,6 +15,7 @@ import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
 import { createStatusPageService } from './status-pages.js';
 import { createChangeFeed } from './changes.js';
+import { createNodeService } from './nodes.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -51,6 +52,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     statusPages: createStatusPageService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,
+    nodes: createNodeService(deps),
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({
