@@ -4,7 +4,9 @@
 // check (over the run, and in steady state once every config has its rows), and the time from start
 // until every config was checked once.
 // Usage: node --import tsx bench/probes.ts [--duration SECONDS] [--only 100,500]
-//   [--hosts N] [--dist | --root DIR]
+//   [--hosts N] [--dist | --root DIR] [--database-url postgres://SERVER]
+//   --database-url: each scenario on a fresh database of that (local) PostgreSQL server, with the
+//   server's own CPU per check beside dommon's and the bytes on disk from PostgreSQL's relation sizes
 //   BENCH_PROFILE=DIR writes a CPU profile of the daemon; BENCH_NODE_ARGS adds node flags (e.g. --perf-basic-prof)
 //   (default duration: 3 intervals per N; the issue's set: N=100, 500, 2000 at 20 s, 10000 at 60 s)
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,6 +17,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
+import { benchDatabase, type BenchDatabase } from './pg.js';
 import { cpuTicks, rssMb, TICK } from './proc.js';
 
 const args = process.argv.slice(2);
@@ -32,6 +35,7 @@ const useDist = root !== 'src';
 // --hosts N: distinct host names among the configs (default 50); N = the config count makes every
 // check resolve its own name (a DNS query each time its cached answer expires), as in a real fleet.
 const HOSTS = Number(flag('--hosts') ?? 50);
+const PG_SERVER = flag('--database-url');
 const SCENARIOS = [
   { n: 100, interval: 20 },
   { n: 500, interval: 20 },
@@ -45,11 +49,11 @@ function lines(child: ChildProcess, onLine: (l: string) => void): void {
   createInterface({ input: child.stdout! }).on('line', onLine);
 }
 
-/** Bytes of the liveness tables (pages, indexes included), via SQLite's dbstat. */
-function livenessBytes(
-  file: string,
-  tables = ['liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state'],
-): number {
+const LIVENESS_TABLES = ['liveness_results', 'liveness_hourly', 'liveness_daily', 'liveness_state'];
+
+/** Bytes of the liveness tables (pages, indexes included): SQLite's dbstat, or PostgreSQL's relation sizes. */
+async function livenessBytes(file: string, pgdb: BenchDatabase | null, tables = LIVENESS_TABLES): Promise<number> {
+  if (pgdb) return pgdb.bytes(tables);
   const db = new Database(file, { readonly: true });
   try {
     const r = db
@@ -62,7 +66,14 @@ function livenessBytes(
 }
 
 /** Bytes per row of the hourly and daily aggregate tables (pages over rows, indexes included). */
-function bucketRowBytes(file: string): { hourly: number; daily: number } {
+async function bucketRowBytes(file: string, pgdb: BenchDatabase | null): Promise<{ hourly: number; daily: number }> {
+  if (pgdb) {
+    const per = async (t: string) => {
+      const n = await pgdb.count(t);
+      return n ? (await pgdb.bytes([t])) / n : 0;
+    };
+    return { hourly: await per('liveness_hourly'), daily: await per('liveness_daily') };
+  }
   const db = new Database(file, { readonly: true });
   try {
     const per = (t: string) => {
@@ -78,7 +89,8 @@ function bucketRowBytes(file: string): { hourly: number; daily: number } {
 
 async function scenario(n: number, interval: number, target: { port: number; dns: string }) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-probes-'));
-  const config = loadConfig({ dataDir });
+  const pgdb = PG_SERVER ? await benchDatabase(PG_SERVER, 'probes') : null;
+  const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
   const { store, services } = await openLocal(config);
   const { team_id } = await services.access.createToken({ team: 'bench' });
   const now = new Date().toISOString();
@@ -138,8 +150,8 @@ async function scenario(n: number, interval: number, target: { port: number; dns
     }
   });
   await store.close();
-  const bytes0 = livenessBytes(config.dbPath);
-  const raw0 = livenessBytes(config.dbPath, ['liveness_results']);
+  const bytes0 = await livenessBytes(config.dbPath, pgdb);
+  const raw0 = await livenessBytes(config.dbPath, pgdb, ['liveness_results']);
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());
   const requests0 = await count();
 
@@ -150,7 +162,12 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   ];
   const child = spawn(process.execPath, [...nodeArgs, 'bench/probe-daemon.mjs', dataDir, root], {
     stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, DOMMON_DNS_SERVERS: target.dns, DOMMON_LOG_LEVEL: 'warn' },
+    env: {
+      ...process.env,
+      DOMMON_DNS_SERVERS: target.dns,
+      DOMMON_LOG_LEVEL: 'warn',
+      ...(pgdb ? { DOMMON_DATABASE_URL: pgdb.url } : {}),
+    },
   });
   // The daemon's stats lines (bench/probe-daemon.mjs); the last, written on SIGTERM, adds the lateness percentiles.
   let last = {} as {
@@ -170,6 +187,8 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   });
   const pid = child.pid!;
   const ticks0 = cpuTicks(pid);
+  const zero = { user: 0, sys: 0 };
+  const pgTicks0 = pgdb?.serverTicks() ?? zero;
   // Start-up: from `listening` to the end of the first interval plus 5 s (every config has run once,
   // has its state row and this hour's and day's aggregate rows, and the JIT has warmed up). Steady
   // state: from there to the end of the run (by default 3 intervals, at least 60 s): what the daemon
@@ -178,35 +197,50 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const duration = (durationFlag ?? interval + 5 + Math.max(60, interval * 3)) * 1000;
   const until = started + duration;
   let rssMax = 0;
-  let steady: { bytes: number; checks: number; ticks: { user: number; sys: number }; at: number } | null = null;
+  let steady: {
+    bytes: number;
+    checks: number;
+    ticks: { user: number; sys: number };
+    pgTicks: { user: number; sys: number };
+    at: number;
+  } | null = null;
   while (Date.now() < until) {
     await new Promise((r) => setTimeout(r, 1000));
     rssMax = Math.max(rssMax, rssMb(pid));
     if (!steady && Date.now() >= steadyAt && until - Date.now() > interval * 500) {
-      steady = { ticks: cpuTicks(pid), checks: last.checks, at: Date.now(), bytes: livenessBytes(config.dbPath) };
+      steady = {
+        ticks: cpuTicks(pid),
+        pgTicks: pgdb?.serverTicks() ?? zero,
+        checks: last.checks,
+        at: Date.now(),
+        bytes: await livenessBytes(config.dbPath, pgdb),
+      };
     }
   }
   const elapsed = (Date.now() - started) / 1000;
   const t1 = cpuTicks(pid);
+  const pgT1 = pgdb?.serverTicks() ?? zero;
   const t1At = Date.now();
   const checksAtEnd = last.checks;
   const requests = (await count()) - requests0;
-  const bytesAtEnd = livenessBytes(config.dbPath);
+  const bytesAtEnd = await livenessBytes(config.dbPath, pgdb);
   child.kill('SIGTERM');
   await new Promise((r) => child.once('exit', r));
   const stats = last; // the final line, written on SIGTERM, carries the lateness percentiles
-  const bytes = livenessBytes(config.dbPath) - bytes0;
-  const rawBytes = livenessBytes(config.dbPath, ['liveness_results']) - raw0;
+  const bytes = (await livenessBytes(config.dbPath, pgdb)) - bytes0;
+  const rawBytes = (await livenessBytes(config.dbPath, pgdb, ['liveness_results'])) - raw0;
   // A new hourly row per config each hour and a daily row each day, spread over the checks of that hour / day.
-  const bucketBytes = bucketRowBytes(config.dbPath);
+  const bucketBytes = await bucketRowBytes(config.dbPath, pgdb);
   const perHour = 3600 / interval;
   const bucketPerCheck = bucketBytes.hourly / perHour + bucketBytes.daily / (24 * perHour);
   fs.rmSync(dataDir, { recursive: true, force: true });
+  await pgdb?.drop();
 
   const sum = (t: { user: number; sys: number }) => t.user + t.sys;
   // Without a steady window (a --duration shorter than one interval) the whole run is reported.
-  const from = steady ?? { ticks: ticks0, checks: 0, at: started, bytes: bytes0 };
+  const from = steady ?? { ticks: ticks0, pgTicks: pgTicks0, checks: 0, at: started, bytes: bytes0 };
   const ticks = sum(t1) - sum(from.ticks);
+  const pgTicksUsed = sum(pgT1) - sum(from.pgTicks);
   const windowSec = (t1At - from.at) / 1000;
   const windowChecks = Math.max(1, checksAtEnd - from.checks);
   const startTicks = steady ? sum(steady.ticks) - sum(ticks0) : null;
@@ -218,12 +252,15 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const expected = Math.round((n * elapsed) / interval);
   return {
     N: n,
+    engine: pgdb ? 'postgres' : 'sqlite',
     interval_s: interval,
     seconds: Math.round(elapsed),
     steady_s: Math.round(windowSec),
     'cpu_%_core': +((ticks / TICK / windowSec) * 100).toFixed(1),
     rss_mb: Math.round(rssMax),
     cpu_ms_per_check: +(((ticks / TICK) * 1000) / windowChecks).toFixed(3),
+    // PostgreSQL's own processes over the same window (null on SQLite, whose work is in dommon's figure).
+    pg_cpu_ms_per_check: pgdb ? +(((pgTicksUsed / TICK) * 1000) / windowChecks).toFixed(3) : null,
     // Share of that CPU spent in the kernel (loopback TCP handshakes are charged to the prober).
     'kernel_%': ticks ? Math.round(((t1.sys - from.ticks.sys) / ticks) * 100) : 0,
     // The start-up window: first-run spread, JIT warm-up, first rows of every table.

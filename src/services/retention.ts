@@ -5,6 +5,8 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/index.js';
+// The endpoint types' rules: forgetting certificates asks which types carry one (loading the registry defines them).
+import '../probes/registry.js';
 
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;

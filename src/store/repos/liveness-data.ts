@@ -1,6 +1,6 @@
 // Probe results, hourly/daily aggregates and the current state of each liveness configuration.
 import type Database from 'better-sqlite3';
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, LivenessStateTable } from '../schema.js';
 import type { LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
@@ -46,8 +46,11 @@ const bucketUpsert = (table: string) => `insert into ${table} (cfg, bucket, tota
  * statement per table and batch on the repository's executor (the caller's transaction).
  */
 export interface LivenessHotPath {
-  configExists(id: string): Promise<boolean>;
+  /** Which of the ids are still configurations (a batch of results skips those deleted while probing). */
+  existing(ids: readonly string[]): Promise<Set<string>>;
   state(id: string): Promise<StateRow | undefined>;
+  /** The state rows of many configurations (a write batch's). */
+  states(ids: readonly string[]): Promise<StateRow[]>;
   /** Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables. */
   write(rows: ResultRow[], hourly: BucketSum[], daily: BucketSum[]): Promise<void>;
   saveStates(list: { configId: string; state: LivenessState }[]): Promise<void>;
@@ -96,11 +99,21 @@ export function livenessStatements(
   let statements: ReturnType<typeof prepare> | undefined;
   const get = () => (statements ??= prepare());
   return {
-    async configExists(id) {
-      return get().configExists.get(id) !== undefined;
+    async existing(ids) {
+      const { configExists } = get();
+      return new Set(ids.filter((id) => configExists.get(id) !== undefined));
     },
     async state(id) {
       return get().state.get(id) as StateRow | undefined;
+    },
+    async states(ids) {
+      const { state } = get();
+      const out: StateRow[] = [];
+      for (const id of ids) {
+        const r = state.get(id) as StateRow | undefined;
+        if (r) out.push(r);
+      }
+      return out;
     },
     async write(rows, hourly, daily) {
       const { insertResult, addHourly, addDaily } = get();
@@ -119,96 +132,66 @@ export function livenessStatements(
   };
 }
 
-/** Rows per multi-row statement on PostgreSQL (9 parameters a state row: far below its 65,535). */
-const PG_ROWS = 1000;
-
-/** The same write path as multi-row statements through the repository's executor (PostgreSQL). */
+/**
+ * The same write path on PostgreSQL through the repository's executor (the caller's transaction):
+ * one statement per table and batch whose rows travel as one array per column (`unnest`), so the
+ * statement's text is the same whatever the batch's size: no query building per row, no statement
+ * of thousands of parameters to parse.
+ */
 export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
-  const chunks = <T>(list: readonly T[]) =>
-    Array.from({ length: Math.ceil(list.length / PG_ROWS) }, (_, i) => list.slice(i * PG_ROWS, (i + 1) * PG_ROWS));
   const addBuckets = async (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) => {
-    for (const part of chunks(list)) {
-      await db
-        .insertInto(table)
-        .values(part.map((b) => ({ cfg: b.cfg, bucket: b.bucket, total: b.total, ok: b.ok, sum_ms: b.sum_ms })))
-        .onConflict((oc) =>
-          oc.columns(['cfg', 'bucket']).doUpdateSet((eb) => ({
-            total: eb(`${table}.total` as 'liveness_hourly.total', '+', eb.ref('excluded.total')),
-            ok: eb(`${table}.ok` as 'liveness_hourly.ok', '+', eb.ref('excluded.ok')),
-            sum_ms: eb(`${table}.sum_ms` as 'liveness_hourly.sum_ms', '+', eb.ref('excluded.sum_ms')),
-          })),
-        )
-        .execute();
-    }
+    if (!list.length) return;
+    await sql`insert into ${sql.table(table)} (cfg, bucket, total, ok, sum_ms)
+      select * from unnest(${list.map((b) => b.cfg)}::integer[], ${list.map((b) => b.bucket)}::integer[],
+        ${list.map((b) => b.total)}::integer[], ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
+      on conflict (cfg, bucket) do update set total = ${sql.table(table)}.total + excluded.total,
+        ok = ${sql.table(table)}.ok + excluded.ok, sum_ms = ${sql.table(table)}.sum_ms + excluded.sum_ms`.execute(db);
   };
   return {
-    async configExists(id) {
-      return (
-        (await db.selectFrom('liveness_configs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
-      );
+    // One statement per batch, its ids one array parameter: the same statement text whatever the batch's size.
+    async existing(ids) {
+      const out = new Set<string>();
+      if (!ids.length) return out;
+      const rows = await db
+        .selectFrom('liveness_configs')
+        .select('id')
+        .where(sql<boolean>`id = any(${[...ids]})`)
+        .execute();
+      for (const r of rows) out.add(r.id);
+      return out;
     },
     async state(id) {
       return db.selectFrom('liveness_state').selectAll().where('config_id', '=', id).executeTakeFirst();
     },
+    async states(ids) {
+      if (!ids.length) return [];
+      return db
+        .selectFrom('liveness_state')
+        .selectAll()
+        .where(sql<boolean>`config_id = any(${[...ids]})`)
+        .execute();
+    },
     async write(rows, hourly, daily) {
-      for (const part of chunks(rows)) {
-        await db
-          .insertInto('liveness_results')
-          .values(
-            part.map((r) => ({ cfg: r.cfg, ts: r.ts, ok: fromBool(r.ok), ms: r.ms, status: r.status, error: r.error })),
-          )
-          .onConflict((oc) => oc.doNothing())
-          .execute();
+      if (rows.length) {
+        await sql`insert into liveness_results (cfg, ts, ok, ms, status, error)
+          select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
+            ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
+            ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[])
+          on conflict do nothing`.execute(db);
       }
       await addBuckets('liveness_hourly', hourly);
       await addBuckets('liveness_daily', daily);
     },
     async saveStates(list) {
+      if (!list.length) return;
       // One row per config: a batch may carry two states of one config, the last one wins.
-      const last = new Map(list.map((x) => [x.configId, x.state]));
-      for (const part of chunks([...last])) {
-        await db
-          .insertInto('liveness_state')
-          .values(
-            part.map(([configId, s]) => {
-              const [
-                config_id,
-                status,
-                consecutive_failures,
-                last_check,
-                last_check_successful,
-                response_time_ms,
-                status_code,
-                last_error,
-                alerted_down,
-              ] = stateParams(configId, s);
-              return {
-                config_id,
-                status,
-                consecutive_failures,
-                last_check,
-                last_check_successful,
-                response_time_ms,
-                status_code,
-                last_error,
-                alerted_down,
-              };
-            }),
-          )
-          .onConflict((oc) =>
-            oc.column('config_id').doUpdateSet((eb) => ({
-              status: eb.ref('excluded.status'),
-              consecutive_failures: eb.ref('excluded.consecutive_failures'),
-              last_check: eb.ref('excluded.last_check'),
-              last_check_successful: eb.ref('excluded.last_check_successful'),
-              response_time_ms: eb.ref('excluded.response_time_ms'),
-              status_code: eb.ref('excluded.status_code'),
-              last_error: eb.ref('excluded.last_error'),
-              alerted_down: eb.ref('excluded.alerted_down'),
-            })),
-          )
-          .execute();
-      }
+      const last = [...new Map(list.map((x) => [x.configId, x.state]))].map(([id, s]) => stateParams(id, s));
+      const col = <I extends number>(i: I) => last.map((p) => p[i]);
+      await sql`insert into liveness_state
+          (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
+        select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
+          ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
+        ${sql.raw(SAVE_STATE_UPDATE)}`.execute(db);
     },
   };
 }
@@ -287,9 +270,7 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     },
     /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
     async existing(configIds: string[]): Promise<Set<string>> {
-      const out = new Set<string>();
-      for (const id of configIds) if (await hot.configExists(id)) out.add(id);
-      return out;
+      return hot.existing(configIds);
     },
     /**
      * The liveness input of domain health in one query: per enabled configuration on an enabled
@@ -324,12 +305,7 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     },
     /** Current states of many configurations at once. */
     async states(configIds: string[]): Promise<Map<string, LivenessState>> {
-      const out = new Map<string, LivenessState>();
-      for (const id of configIds) {
-        const r = await hot.state(id);
-        if (r) out.set(id, toState(r));
-      }
-      return out;
+      return new Map((await hot.states(configIds)).map((r) => [r.config_id, toState(r)]));
     },
     /** Current states of many configurations for a read view: one query per 500 (the write path's states() runs its prepared statement per id). */
     async statesIn(configIds: readonly string[]): Promise<Map<string, LivenessState>> {
