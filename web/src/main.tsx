@@ -9,6 +9,7 @@ import { DomainPage } from './pages/domain.js';
 import { EndpointPage } from './pages/endpoint.js';
 import { Renewals } from './pages/renewals.js';
 import { Notifications } from './pages/notifications.js';
+import { CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 
@@ -103,13 +104,16 @@ function App() {
         </nav>
         <span class="who muted">
           {session.team} · {session.token_name}
+          {session.read_only && <span class="badge none">read-only</span>}
         </span>
         <button type="button" onClick={() => void signOut().then(() => setSession(null))}>
           Sign out
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <CanWrite.Provider value={!session.read_only}>
+          <Page route={route} />
+        </CanWrite.Provider>
       </main>
     </>
   );
