@@ -9,6 +9,7 @@ import { DomainPage } from './pages/domain.js';
 import { EndpointPage } from './pages/endpoint.js';
 import { Renewals } from './pages/renewals.js';
 import { Notifications } from './pages/notifications.js';
+import { StatusPages } from './pages/status-pages.js';
 import { CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -62,6 +63,7 @@ const NAV: [string, string][] = [
   ['domains', 'Domains'],
   ['renewals', 'Renewals'],
   ['notifications', 'Notifications'],
+  ['status-pages', 'Status pages'],
 ];
 
 function Page({ route }: { route: string[] }) {
@@ -71,6 +73,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'endpoints' && id) return <EndpointPage id={id} />;
   if (top === 'renewals') return <Renewals />;
   if (top === 'notifications') return <Notifications />;
+  if (top === 'status-pages') return <StatusPages />;
   return <Overview />;
 }
 
