@@ -107,6 +107,7 @@ function App() {
         </nav>
         <span class="who muted">
           {session.team} · {session.token_name}
+          {session.read_only && ' '}
           {session.read_only && <span class="badge none">read-only</span>}
         </span>
         <button type="button" onClick={() => void signOut().then(() => setSession(null))}>
