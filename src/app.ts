@@ -332,6 +332,7 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       team_name: team.name,
       user_id: user?.id ?? '',
       user_email: user?.email ?? 'admin@localhost',
+      read_only: false,
     };
     const { app } = createApi(
       {

@@ -26,6 +26,8 @@ export interface ApiToken {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** The token may only read: every write it sends is refused (403 READ_ONLY_TOKEN). */
+  read_only: boolean;
 }
 
 /** What an authenticated request knows about its caller. */
@@ -36,6 +38,8 @@ export interface Principal {
   team_name: string;
   user_id: string;
   user_email: string;
+  /** A read-only token: writes are refused. */
+  read_only: boolean;
 }
 
 export interface Portfolio {

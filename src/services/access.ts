@@ -21,6 +21,8 @@ interface CreatedToken {
   user_id: string;
   user: string;
   token_name: string;
+  /** The token may only read (docs/security.md). */
+  read_only: boolean;
 }
 
 export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
@@ -70,7 +72,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     requireTeam,
     listTeams: () => store.teams.list(),
 
-    async createToken(opts: { team: string; user?: string; name?: string }): Promise<CreatedToken> {
+    async createToken(opts: { team: string; user?: string; name?: string; readOnly?: boolean }): Promise<CreatedToken> {
       if (opts.user !== undefined && !EMAIL.test(opts.user))
         throw new Invalid(`"${opts.user}" is not an e-mail address`);
       return store.transaction(async (tx) => {
@@ -94,8 +96,18 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           prefix: token.slice(0, 10),
           token_hash: hashToken(token),
           created_at: now,
+          read_only: opts.readOnly === true,
         });
-        return { token, id, team_id: team.id, team: team.name, user_id: user.id, user: user.email, token_name: name };
+        return {
+          token,
+          id,
+          team_id: team.id,
+          team: team.name,
+          user_id: user.id,
+          user: user.email,
+          token_name: name,
+          read_only: opts.readOnly === true,
+        };
       });
     },
 

@@ -23,6 +23,8 @@ export interface ApiTokensTable {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  /** 1: the token may only read (docs/security.md). */
+  read_only: Bool;
 }
 export interface MetaTable {
   key: string;

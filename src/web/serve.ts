@@ -97,6 +97,8 @@ export function webMiddleware(deps: Pick<ApiDeps, 'services' | 'validator'>, dir
       team: p.team_name,
       user: p.user_email,
       token_name: p.token_name,
+      // The dashboard hides every write control for a read-only token (the API refuses them anyway).
+      read_only: p.read_only,
       csrf_token: csrfToken(token),
     };
   };

@@ -29,8 +29,16 @@ t.test('token and users commands', async (t) => {
   const json = await run('--json', 'token', 'create', '--team', 'ops', '--user', 'Alice@Example.com', '--name', 'ci');
   t.equal(json.code, 0, json.stderr);
   const tok = JSON.parse(json.stdout);
-  t.same(Object.keys(tok).sort(), ['id', 'team', 'team_id', 'token', 'token_name', 'user', 'user_id'].sort());
-  t.match(tok, { team: 'ops', user: 'alice@example.com', token_name: 'ci' });
+  t.same(
+    Object.keys(tok).sort(),
+    ['id', 'team', 'team_id', 'token', 'token_name', 'user', 'user_id', 'read_only'].sort(),
+  );
+  t.match(tok, { team: 'ops', user: 'alice@example.com', token_name: 'ci', read_only: false });
+  // --read-only: a token that may only read (docs/security.md)
+  const roRun = await run('--json', 'token', 'create', '--team', 'ops', '--name', 'viewer', '--read-only');
+  t.equal(roRun.code, 0, roRun.stderr);
+  const ro = JSON.parse(roRun.stdout);
+  t.match(ro, { token_name: 'viewer', read_only: true, team: 'ops' });
   t.match(tok.id, UUID);
   t.match(tok.team_id, UUID);
   t.match(tok.user_id, UUID);
@@ -51,13 +59,22 @@ t.test('token and users commands', async (t) => {
   // token list: never the secret
   t.equal(list.code, 0);
   const rows = JSON.parse(list.stdout);
-  t.equal(rows.length, 2);
+  t.equal(rows.length, 3);
   t.ok(rows.every((r: any) => r.team === 'ops' && 'prefix' in r && 'last_used_at' in r && 'revoked_at' in r));
+  t.same(
+    rows.map((r: any) => [r.name, r.read_only]).filter((r: [string, boolean]) => r[0] !== rows[0].name),
+    [
+      ['ci', false],
+      ['viewer', true],
+    ],
+  );
+  t.notOk(list.stdout.includes(ro.token), 'no secret of the read-only token');
   t.notOk(list.stdout.includes(tok.token), 'no secret in --json');
   t.notOk(list.stdout.includes(plain.stdout.trim()), 'no secret of the other token either');
   t.notOk(list.stdout.includes('token_hash'));
-  t.match(listText.stdout, /ID\s+NAME\s+TEAM\s+USER/);
-  t.match(listText.stdout, /ci\s+ops\s+alice@example\.com/);
+  t.match(listText.stdout, /ID\s+NAME\s+TEAM\s+USER\s+SCOPE/);
+  t.match(listText.stdout, /ci\s+ops\s+alice@example\.com\s+full/);
+  t.match(listText.stdout, /viewer\s+ops\s+admin@localhost\s+read-only/);
   t.notOk(listText.stdout.includes(tok.token));
   t.equal(unknownTeam.code, 3, 'unknown team: not found');
 

@@ -154,6 +154,7 @@ t.test('sign-in: the token goes in an HttpOnly SameSite=Strict cookie and is nev
     team: 'web',
     user: 'web@example.com',
     token_name: ok.body.token_name,
+    read_only: false,
     csrf_token: csrfToken(token),
   });
   t.notMatch(ok.text, token, 'the token is not in the answer');

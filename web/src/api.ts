@@ -7,6 +7,8 @@ export interface Session {
   team: string;
   user: string;
   token_name: string;
+  /** A read-only token: the page shows no write control. */
+  read_only: boolean;
   csrf_token: string;
 }
 

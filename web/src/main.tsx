@@ -9,6 +9,8 @@ import { DomainPage } from './pages/domain.js';
 import { EndpointPage } from './pages/endpoint.js';
 import { Renewals } from './pages/renewals.js';
 import { Notifications } from './pages/notifications.js';
+import { StatusPages } from './pages/status-pages.js';
+import { CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 
@@ -61,6 +63,7 @@ const NAV: [string, string][] = [
   ['domains', 'Domains'],
   ['renewals', 'Renewals'],
   ['notifications', 'Notifications'],
+  ['status-pages', 'Status pages'],
 ];
 
 function Page({ route }: { route: string[] }) {
@@ -70,6 +73,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'endpoints' && id) return <EndpointPage id={id} />;
   if (top === 'renewals') return <Renewals />;
   if (top === 'notifications') return <Notifications />;
+  if (top === 'status-pages') return <StatusPages />;
   return <Overview />;
 }
 
@@ -103,13 +107,17 @@ function App() {
         </nav>
         <span class="who muted">
           {session.team} · {session.token_name}
+          {session.read_only && ' '}
+          {session.read_only && <span class="badge none">read-only</span>}
         </span>
         <button type="button" onClick={() => void signOut().then(() => setSession(null))}>
           Sign out
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <Page route={route} />
+        <CanWrite.Provider value={!session.read_only}>
+          <Page route={route} />
+        </CanWrite.Provider>
       </main>
     </>
   );

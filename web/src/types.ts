@@ -106,3 +106,15 @@ export interface DailyStat {
   success_rate: number;
   avg_response_time_ms: number;
 }
+
+export interface StatusPage {
+  id: string;
+  portfolio_id: string;
+  slug: string;
+  url: string;
+  title: string;
+  description: string | null;
+  show_certificates: boolean;
+  enabled: boolean;
+  endpoints: { endpoint_id: string; display_name: string | null; name: string }[];
+}

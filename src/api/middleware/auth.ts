@@ -2,7 +2,7 @@
 // and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header.
 import type Koa from 'koa';
 import { checkCsrf, sessionToken } from '../../web/session.js';
-import { Unauthorized } from '../../domain/errors.js';
+import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
 import type { ApiState } from '../context.js';
 
@@ -28,6 +28,16 @@ function stripCredential(ctx: Koa.Context): void {
   if (body && typeof body === 'object' && !Array.isArray(body)) delete (body as Record<string, unknown>).api_key;
 }
 
+const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
+/** Writes by method that only check the credential (they change nothing), so a read-only token may send them. */
+const CREDENTIAL_CHECKS = new Set(['/api/v1/auth']);
+
+/** A read-only token (docs/security.md) may read; every write it sends is refused before its handler runs. */
+function refuseReadOnlyWrite(ctx: Koa.Context, readOnly: boolean): void {
+  if (readOnly && !READS.has(ctx.method) && !CREDENTIAL_CHECKS.has(ctx.path))
+    throw new Forbidden('this API token is read-only: it cannot change anything', 'READ_ONLY_TOKEN');
+}
+
 export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> {
   return async (ctx, next) => {
     let token = tokenFrom(ctx);
@@ -37,6 +47,7 @@ export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> 
     const principal = await access.authenticate(token);
     if (!principal) throw new Unauthorized();
     if (fromCookie !== undefined) checkCsrf(ctx, fromCookie);
+    refuseReadOnlyWrite(ctx, principal.read_only);
     ctx.state.principal = principal;
     stripCredential(ctx);
     await next();

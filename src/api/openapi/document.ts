@@ -125,7 +125,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request parameters, body or JSON (also: a number out of its range, JSON nested deeper than 64 levels, a body that is not valid for its Content-Encoding)',
   401: 'Missing or invalid API token',
   402: 'Plan limit reached',
-  403: 'Not permitted',
+  403: 'Not permitted (also: any write sent with a read-only token, code READ_ONLY_TOKEN)',
   404: 'Not found (also any path id that is not a UUID)',
   409: 'Already exists or conflicting state',
   413: 'Request body over 1 MB (after decompression)',
@@ -142,6 +142,8 @@ function errorStatuses(op: OperationDoc): number[] {
   if (op.auth !== false) {
     s.add(401);
     s.add(429);
+    // A read-only token's writes are refused (docs/security.md); POST /api/v1/auth only checks the token.
+    if (op.method !== 'get' && op.path !== '/api/v1/auth') s.add(403);
   }
   if (/:[A-Za-z]/.test(op.path)) s.add(404);
   // Any request with a body, whatever its method, goes through the JSON body parser (1 MB limit,

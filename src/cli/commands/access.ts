@@ -10,11 +10,17 @@ export function tokenCommands(program: Command): void {
     .description('create a token for --team NAME (creating the team and user if needed); prints the token alone, once')
     .option('--user <email>', "the token's user (default: the team's first user, or admin@localhost)")
     .option('--name <label>', 'token name')
+    .option('--read-only', 'the token may only read: every write it sends is refused (403 READ_ONLY_TOKEN)')
     .action(
-      run(async (ctx, o: { user?: string; name?: string }) => {
+      run(async (ctx, o: { user?: string; name?: string; readOnly?: boolean }) => {
         if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
         const { services } = await ctx.local();
-        const t = await services.access.createToken({ team: ctx.opts.team, user: o.user, name: o.name });
+        const t = await services.access.createToken({
+          team: ctx.opts.team,
+          user: o.user,
+          name: o.name,
+          readOnly: o.readOnly === true,
+        });
         ctx.print.out(t, () => t.token);
       }),
     );
@@ -26,7 +32,10 @@ export function tokenCommands(program: Command): void {
         const { services } = await ctx.local();
         const rows = await services.access.listTokens(ctx.opts.team);
         ctx.print.out(rows, () =>
-          table(rows, ['id', 'name', 'team', 'user', 'prefix', 'created_at', 'last_used_at', 'revoked_at']),
+          table(
+            rows.map((r) => ({ ...r, scope: r.read_only ? 'read-only' : 'full' })),
+            ['id', 'name', 'team', 'user', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
+          ),
         );
       }),
     );

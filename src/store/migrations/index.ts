@@ -6,6 +6,7 @@ import * as m006 from './006_exposure.js';
 import * as m007 from './007_delivery_log_order.js';
 import * as m008 from './008_status_pages.js';
 import * as m009 from './009_nodes.js';
+import * as m010 from './010_token_scope.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -13,6 +14,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '007_delivery_log_order': m007,
   '008_status_pages': m008,
   '009_nodes': m009,
+  '010_token_scope': m010,
 };
 
 /**

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { ApiToken, Principal, Team, User } from '../../domain/types.js';
-import { newId } from './util.js';
+import { fromBool, newId, toBool } from './util.js';
 
 export function teamsRepo(db: Kysely<DB>) {
   return {
@@ -66,12 +66,26 @@ export function usersRepo(db: Kysely<DB>) {
 }
 
 export function tokensRepo(db: Kysely<DB>) {
-  const cols = ['id', 'team_id', 'user_id', 'name', 'prefix', 'created_at', 'last_used_at', 'revoked_at'] as const;
+  const cols = [
+    'id',
+    'team_id',
+    'user_id',
+    'name',
+    'prefix',
+    'created_at',
+    'last_used_at',
+    'revoked_at',
+    'read_only',
+  ] as const;
+  const token = <T extends { read_only: number }>(r: T): Omit<T, 'read_only'> & { read_only: boolean } => ({
+    ...r,
+    read_only: toBool(r.read_only),
+  });
   return {
     async create(t: Omit<ApiToken, 'last_used_at' | 'revoked_at'> & { token_hash: string }): Promise<void> {
       await db
         .insertInto('api_tokens')
-        .values({ ...t, last_used_at: null, revoked_at: null })
+        .values({ ...t, read_only: fromBool(t.read_only), last_used_at: null, revoked_at: null })
         .execute();
     },
     async principalByHash(hash: string): Promise<Principal | undefined> {
@@ -86,11 +100,12 @@ export function tokensRepo(db: Kysely<DB>) {
           'tm.name as team_name',
           't.user_id',
           'u.email as user_email',
+          't.read_only',
         ])
         .where('t.token_hash', '=', hash)
         .where('t.revoked_at', 'is', null)
         .executeTakeFirst();
-      return row;
+      return row && token(row);
     },
     async list(teamId?: string): Promise<(ApiToken & { team: string; user: string })[]> {
       let q = db
@@ -100,10 +115,11 @@ export function tokensRepo(db: Kysely<DB>) {
         .select(cols.map((c) => `t.${c}` as const))
         .select(['tm.name as team', 'u.email as user']);
       if (teamId) q = q.where('t.team_id', '=', teamId);
-      return q.orderBy('t.created_at').execute();
+      return (await q.orderBy('t.created_at').execute()).map(token);
     },
     async byId(id: string): Promise<ApiToken | undefined> {
-      return db.selectFrom('api_tokens').select(cols).where('id', '=', id).executeTakeFirst();
+      const r = await db.selectFrom('api_tokens').select(cols).where('id', '=', id).executeTakeFirst();
+      return r && token(r);
     },
     async revoke(id: string, now: string): Promise<number> {
       const r = await db

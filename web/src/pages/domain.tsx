@@ -5,6 +5,7 @@ import { ApiError, all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, DomainStatus, Portfolio, Security } from '../types.js';
 import { Badge, Days, Section, Show, fmtTime } from '../ui.js';
+import { Write } from '../scope.js';
 
 interface Registration {
   state: string;
@@ -256,42 +257,50 @@ export function DomainPage({ id }: { id: string }) {
                     <code>_dommon-verify.{d.domain.domain}</code> TXT <code>{d.verification.verification_token}</code>
                   </p>
                   {!d.verification.is_verified && (
-                    <button
-                      type="button"
-                      onClick={() =>
-                        void api('POST', `/api/v1/domains/${id}/verification`).then(refreshAll, (e: unknown) =>
-                          alert(String(e)),
-                        )
-                      }
-                    >
-                      Check now
-                    </button>
+                    <Write>
+                      <button
+                        type="button"
+                        onClick={() =>
+                          void api('POST', `/api/v1/domains/${id}/verification`).then(refreshAll, (e: unknown) =>
+                            alert(String(e)),
+                          )
+                        }
+                      >
+                        Check now
+                      </button>
+                    </Write>
                   )}
                 </>
               )}
             </Section>
           </div>
-          <Section title="Edit">
-            <EditDomain key={d.domain.id} domain={d.domain} portfolios={d.portfolios} />
-          </Section>
+          <Write>
+            <Section title="Edit">
+              <EditDomain key={d.domain.id} domain={d.domain} portfolios={d.portfolios} />
+            </Section>
+          </Write>
           <Section title="Endpoints">
             <ul>
               {(d.domain.endpoints ?? []).map((e) => (
                 <li key={e.id}>
                   <a href={`#/endpoints/${e.id}`}>{e.name}</a> <span class="muted">{e.full_url}</span>{' '}
-                  <button
-                    type="button"
-                    class="danger small"
-                    onClick={() => void removeEndpoint(e.id, e.name)}
-                    aria-label={`Remove ${e.name}`}
-                  >
-                    Remove
-                  </button>
+                  <Write>
+                    <button
+                      type="button"
+                      class="danger small"
+                      onClick={() => void removeEndpoint(e.id, e.name)}
+                      aria-label={`Remove ${e.name}`}
+                    >
+                      Remove
+                    </button>
+                  </Write>
                 </li>
               ))}
               {(d.domain.endpoints ?? []).length === 0 && <li class="muted">No endpoints.</li>}
             </ul>
-            <AddEndpoint domainId={id} />
+            <Write>
+              <AddEndpoint domainId={id} />
+            </Write>
           </Section>
           <Section title="Exposure findings">
             {d.findings.length === 0 ? (

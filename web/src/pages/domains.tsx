@@ -5,6 +5,7 @@ import { ApiError, all, api, get, pool } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, Portfolio, Renewal, Security } from '../types.js';
 import { Badge, Days, Section, Show, isoDay } from '../ui.js';
+import { Write } from '../scope.js';
 
 interface Row {
   id: string;
@@ -160,9 +161,11 @@ export function Domains() {
   };
   return (
     <>
-      <Section title="Add a domain">
-        <AddDomain portfolios={s.data?.portfolios ?? []} />
-      </Section>
+      <Write>
+        <Section title="Add a domain">
+          <AddDomain portfolios={s.data?.portfolios ?? []} />
+        </Section>
+      </Write>
       <Section title="Domains">
         <label class="filter">
           Filter
@@ -234,14 +237,16 @@ export function Domains() {
                           {r.health ?? '—'} {r.grade && <Badge value={r.grade} />}
                         </td>
                         <td>
-                          <button
-                            type="button"
-                            class="danger"
-                            onClick={() => void remove(r)}
-                            aria-label={`Remove ${r.name}`}
-                          >
-                            Remove
-                          </button>
+                          <Write>
+                            <button
+                              type="button"
+                              class="danger"
+                              onClick={() => void remove(r)}
+                              aria-label={`Remove ${r.name}`}
+                            >
+                              Remove
+                            </button>
+                          </Write>
                         </td>
                       </tr>
                     ))}

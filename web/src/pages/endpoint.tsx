@@ -1,10 +1,11 @@
 // One endpoint: status, uptime 24 h / 7 d, the certificate, and response-time charts (the last 24 h
 // of checks and the daily averages of 30 days; uPlot, loaded with this page only).
-import { useEffect, useRef } from 'preact/hooks';
+import { useContext, useEffect, useRef } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../types.js';
 import { Badge, Days, Section, Show, fmtTime, pct } from '../ui.js';
+import { CanWrite } from '../scope.js';
 
 async function load(id: string) {
   const status = await get<EndpointStatus>(`/api/v1/endpoints/${id}/status`);
@@ -41,6 +42,7 @@ function Chart({ label, data, days }: { label: string; data: Series; days: numbe
 
 export function EndpointPage({ id }: { id: string }) {
   const s = usePoll(() => load(id), `endpoint:${id}`);
+  const canWrite = useContext(CanWrite);
   return (
     <Show s={s}>
       {(d) => {
@@ -58,7 +60,7 @@ export function EndpointPage({ id }: { id: string }) {
           <>
             <h1>{d.status.endpoint.name}</h1>
             <p class="muted">{d.status.endpoint.full_url}</p>
-            <p class="actions">
+            <p class="actions" hidden={!canWrite}>
               {d.live && (
                 <button
                   type="button"

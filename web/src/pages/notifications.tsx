@@ -5,6 +5,7 @@ import { ApiError, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { LogEntry } from '../types.js';
 import { Badge, Section, Show, fmtTime } from '../ui.js';
+import { Write } from '../scope.js';
 
 interface Setting {
   id: string;
@@ -88,9 +89,11 @@ export function Notifications() {
   const [channel, setChannel] = useState('email');
   return (
     <>
-      <Section title="Test send">
-        <TestSend channel={channel} setChannel={setChannel} />
-      </Section>
+      <Write>
+        <Section title="Test send">
+          <TestSend channel={channel} setChannel={setChannel} />
+        </Section>
+      </Write>
       <Show s={s}>
         {(d) => (
           <>
@@ -105,16 +108,18 @@ export function Notifications() {
                     <li key={x.id}>
                       <strong>{x.notification_type}</strong> ({x.delivery_class}){' '}
                       <Badge value={x.is_enabled ? 'active' : 'disabled'} />{' '}
-                      <button
-                        type="button"
-                        class="small"
-                        onClick={() => {
-                          setChannel(x.notification_type);
-                          document.getElementById('test-recipient')?.focus();
-                        }}
-                      >
-                        Test…
-                      </button>
+                      <Write>
+                        <button
+                          type="button"
+                          class="small"
+                          onClick={() => {
+                            setChannel(x.notification_type);
+                            document.getElementById('test-recipient')?.focus();
+                          }}
+                        >
+                          Test…
+                        </button>
+                      </Write>
                     </li>
                   ))}
                 </ul>
