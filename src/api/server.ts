@@ -18,6 +18,7 @@ import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { eventRoutes } from './routes/events.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
@@ -55,6 +56,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   exposureRoutes(router, deps, secure);
   intelRoutes(router, deps, secure);
   statusPageRoutes(router, deps, secure);
+  eventRoutes(router, deps, secure);
   metricsRoutes(router, deps);
 
   if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
