@@ -104,6 +104,18 @@ t.test('events: real down/recovery, paging, filters, team isolation', async (t) 
     [6, 5, 4],
   );
   t.equal((await a.get('/api/v1/events?since=2030-01-01')).body.total, 7, 'a date means its midnight UTC');
+  t.same(
+    (await a.get(`/api/v1/events?since=${encodeURIComponent('2030-01-01T00:05:59.5+00:00')}`)).body.data.map(
+      (e: any) => e.details.i,
+    ),
+    [6],
+    'an offset and fractions',
+  );
+  t.equal(
+    (await a.get('/api/v1/events?since=2029-12-31T23:59:60Z')).body.total,
+    7,
+    'a leap second is a valid date-time (the next second)',
+  );
   t.equal((await a.get('/api/v1/events?limit=500')).body.limit, 100, 'limit capped at 100');
 
   // Team isolation: beta sees its one event, never alpha's, even when filtering by alpha's ids.
