@@ -4,6 +4,7 @@
 // one-shot engine of `dommon check` (createCheckEngine). The modules only the database modes use
 // (koa, Kysely, SQLite, the workers) load on first use, so that a one-shot check loads none of them.
 import http from 'node:http';
+import os from 'node:os';
 import tls from 'node:tls';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
@@ -23,6 +24,8 @@ import type { IntelIo } from './services/intel.js';
 import type { Metrics } from './services/metrics.js';
 import type { RetentionService } from './services/retention.js';
 import type { ProbingWorkers } from './scheduler/probing.js';
+import type { NodeHeartbeat, NodeIdentity } from './services/nodes.js';
+import type { SingletonLocks } from './store/singletons.js';
 import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
@@ -61,6 +64,8 @@ async function daemonModules() {
       default: { inject },
     },
     { secureDataDir },
+    { createNodeHeartbeat, HEARTBEAT_MS },
+    { sharedBootstrapRefresh },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -83,6 +88,8 @@ async function daemonModules() {
     import('./scheduler/probing.js'),
     import('light-my-request'),
     import('./store/permissions.js'),
+    import('./services/nodes.js'),
+    import('./services/bootstrap.js'),
   ]);
   return {
     pino,
@@ -107,6 +114,9 @@ async function daemonModules() {
     createProbingWorkers,
     inject,
     secureDataDir,
+    createNodeHeartbeat,
+    HEARTBEAT_MS,
+    sharedBootstrapRefresh,
   };
 }
 
@@ -220,16 +230,26 @@ export interface App {
   retention: RetentionService;
   /** The liveness scheduler and TLS inspection workers. */
   probing: ProbingWorkers;
+  /** This node (DOMMON_NODE_NAME, DOMMON_ROLE, DOMMON_NODE_REGION) as the node list shows it. */
+  node: NodeIdentity;
+  /** Writes this node's row in the node list (every HEARTBEAT_MS while started). */
+  heartbeat: NodeHeartbeat;
+  /** The singleton jobs' locks (retention, digests, sweep, RDAP bootstrap) this node holds. */
+  singletons: SingletonLocks;
   /** Starts the HTTP server and the workers; resolves with the bound URL. */
   start(): Promise<{ url: string; port: number }>;
   /** Stops taking requests, finishes in-flight work, closes the database. */
   stop(): Promise<void>;
 }
 
-async function createLogger(config: Pick<Config, 'logLevel'>): Promise<Logger> {
+async function createLogger(config: Pick<Config, 'logLevel' | 'node'>): Promise<Logger> {
   const { pino } = await import('pino');
   return pino(
-    { level: config.logLevel, base: { service: 'dommon' }, redact: ['token', 'secret_key', 'api_key', 'password'] },
+    {
+      level: config.logLevel,
+      base: { service: 'dommon', node: config.node.name },
+      redact: ['token', 'secret_key', 'api_key', 'password'],
+    },
     pino.destination(2),
   );
 }
@@ -367,16 +387,33 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     createMetrics,
     Registry,
     clientErrorHandler,
+    createNodeHeartbeat,
+    HEARTBEAT_MS,
+    sharedBootstrapRefresh,
   } = await daemonModules();
   const clock = opts.clock ?? systemClock;
+  // DOMMON_ROLE: `api` runs no scheduler; `worker` serves /health and /metrics only.
+  const runsWorkers = config.node.role !== 'api';
   const log = opts.log ?? (await createLogger(config));
   const opened = await openLocal(config, clock, {
     ...opts,
     log,
-    metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION }),
+    metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION, node: config.node }),
   });
   const { store, services, probes } = opened;
   const metrics = opened.metrics!;
+  // Retention, digests, the health sweep and the RDAP bootstrap refresh run on one node at a time:
+  // PostgreSQL advisory locks on a dedicated connection (always held on SQLite).
+  const singletons = store.singletonLocks({
+    applicationName: `dommon singletons ${config.node.name}`,
+    onChange: (held, lost) => {
+      if (lost) log.warn('lost the singleton locks (their database connection failed); another node takes them over');
+      else log.info({ singletons: held }, 'this node runs the singleton jobs it holds');
+      // The node list shows the change now, not at the next heartbeat.
+      void heartbeat.beat().catch(() => undefined);
+    },
+    onError: (err) => log.debug({ err: err.message }, 'singleton lock attempt failed'),
+  });
   const intelScheduler = createIntelScheduler({
     store,
     intel: services.intel,
@@ -385,6 +422,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     checkInterval: config.checkInterval,
     verifyInterval: config.verifyInterval,
     refreshBootstrap: config.rdapUrl === null,
+    exclusive: singletons.run,
+    bootstrapRefresh: services.intel.bootstrap
+      ? sharedBootstrapRefresh({ bootstrap: services.intel.bootstrap, store, locks: singletons, log })
+      : undefined,
   });
   const probing = createProbingWorkers({
     monitor: services.monitor,
@@ -406,20 +447,29 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
   // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
   let retentionAbort = new AbortController();
-  const retentionWorker = periodic('retention', 3_600_000, () => retention.runIfDue(retentionAbort.signal), log, {
-    runAtStart: false,
-  });
-  const { app: koa, router } = createApi({
-    config,
-    services,
-    clock,
+  const retentionWorker = periodic(
+    'retention',
+    3_600_000,
+    () => singletons.run('retention', (lost) => retention.runIfDue(AbortSignal.any([retentionAbort.signal, lost]))),
     log,
-    version: VERSION,
-    validator: createValidator(),
-    databaseUp: () => store.ping(),
-    stamp: (t) => store.stamp(t),
-    metrics,
-  });
+    {
+      runAtStart: false,
+    },
+  );
+  const { app: koa, router } = createApi(
+    {
+      config,
+      services,
+      clock,
+      log,
+      version: VERSION,
+      validator: createValidator(),
+      databaseUp: () => store.ping(),
+      stamp: (t) => store.stamp(t),
+      metrics,
+    },
+    { healthAndMetricsOnly: config.node.role === 'worker' },
+  );
   const sendCtx = {
     smtpUrl: config.smtpUrl,
     smtpFrom: config.smtpFrom,
@@ -432,14 +482,22 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     store,
     clock,
     log,
-    deliver: (channel, message, cfg, { timeoutMs }) =>
-      deliverOnce(channel, message, { config: cfg }, { ...sendCtx, timeoutMs }),
+    deliver: (channel, message, cfg, { timeoutMs, deliveryId }) =>
+      deliverOnce(channel, message, { config: cfg, deliveryId }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,
     metrics,
+    // Leases name the node; on PostgreSQL a (re)starting node frees only its own.
+    owner: config.node.name,
+    ownLeasesOnly: config.database !== null,
   });
   const notify = {
-    worker: notifyWorker({ delivery, log, intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000 }),
+    worker: notifyWorker({
+      delivery,
+      log,
+      intervalMs: opts.notify?.intervalMs ?? config.notifyInterval * 1000,
+      exclusive: singletons.run,
+    }),
     delivery,
   };
   let server: http.Server | undefined;
@@ -453,6 +511,26 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     log,
     { runAtStart: false },
   );
+  const node: NodeIdentity = {
+    name: config.node.name,
+    role: config.node.role,
+    region: config.node.region,
+    version: VERSION,
+    host: os.hostname(),
+    pid: process.pid,
+    startedAt: clock.now().toISOString(),
+  };
+  const heartbeat = createNodeHeartbeat({
+    store,
+    clock,
+    log,
+    identity: node,
+    counters: {
+      workClaimed: () => probing.liveness.size(),
+      checksTotal: () => metrics.checksTotal(),
+      singletons: () => (runsWorkers ? singletons.held() : []),
+    },
+  });
   const every = (ms: number, fn: () => Promise<void>) => {
     const t = setInterval(() => void fn().catch((err) => log.warn({ err }, 'periodic task failed')), ms);
     t.unref();
@@ -470,6 +548,9 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     metrics,
     retention,
     probing,
+    node,
+    heartbeat,
+    singletons,
     async start() {
       // Commits never wait for a WAL checkpoint: a worker thread runs them (src/store/checkpointer.ts).
       checkpointer = store.backgroundCheckpoints({
@@ -478,9 +559,16 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       // Later revocations (also by `dommon token revoke` in another process) are seen by authenticate's change stamp.
       await services.access.syncRevocations();
       every(30_000, () => services.access.flushUsage());
-      await services.exposure.recover();
-      exposureWorker.start();
-      intelScheduler.start();
+      // The node list: a name a live node uses is refused; the row is written before serving.
+      await heartbeat.claim();
+      if (runsWorkers) await singletons.start();
+      await heartbeat.beat();
+      every(HEARTBEAT_MS, () => heartbeat.beat());
+      if (runsWorkers) {
+        await services.exposure.recover();
+        exposureWorker.start();
+        intelScheduler.start();
+      }
       const handler = koa.callback();
       server = http.createServer((req, res) => void handler(req, res));
       server.on('clientError', clientErrorHandler(clock));
@@ -489,13 +577,15 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
         server!.once('error', reject);
         server!.listen(config.port, config.host, () => resolve());
       });
-      await notify.worker.start();
-      retentionAbort = new AbortController();
-      retentionWorker.start();
-      const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
-      first.unref();
-      timers.push(first);
-      await probing.start();
+      if (runsWorkers) {
+        await notify.worker.start();
+        retentionAbort = new AbortController();
+        retentionWorker.start();
+        const first = setTimeout(() => void retentionWorker.runNow(), 60_000);
+        first.unref();
+        timers.push(first);
+        await probing.start();
+      }
       const port = (server.address() as AddressInfo).port;
       const host = config.host.includes(':') ? `[${config.host}]` : config.host;
       return { url: `http://${host}:${port}`, port };
@@ -519,6 +609,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await probing.stop(3000);
       await notify.worker.stop();
       await services.access.flushUsage().catch(() => undefined);
+      // A clean stop leaves the node list (a killed node stays, shown stale, until pruned).
+      await heartbeat.leave().catch(() => undefined);
+      // Closing the lock connection hands the singleton jobs to another node at its next attempt.
+      await singletons.stop();
       await checkpointer?.stop();
       await store.close();
     },

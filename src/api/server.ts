@@ -20,12 +20,15 @@ import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { eventRoutes } from './routes/events.js';
 import { statusPageRoutes } from './routes/status-pages.js';
+import { nodeRoutes } from './routes/nodes.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 
 interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
   principal?: Principal;
+  /** DOMMON_ROLE=worker: only /health and /metrics; every other path answers 404. */
+  healthAndMetricsOnly?: boolean;
 }
 
 export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; router: Router<ApiState> } {
@@ -44,19 +47,22 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   ) as Koa.Middleware[];
 
   healthRoutes(router, deps);
-  openapiRoutes(router, deps);
-  tokenRoutes(router, secure);
-  portfolioRoutes(router, deps, secure);
-  domainRoutes(router, deps, secure);
-  endpointRoutes(router, deps, secure);
-  livenessRoutes(router, deps, secure);
-  livenessDataRoutes(router, deps, secure);
-  notificationRoutes(router, deps, secure);
-  userApiRoutes(router, deps, secure);
-  exposureRoutes(router, deps, secure);
-  intelRoutes(router, deps, secure);
-  statusPageRoutes(router, deps, secure);
-  eventRoutes(router, deps, secure);
+  if (!opts.healthAndMetricsOnly) {
+    openapiRoutes(router, deps);
+    tokenRoutes(router, secure);
+    portfolioRoutes(router, deps, secure);
+    domainRoutes(router, deps, secure);
+    endpointRoutes(router, deps, secure);
+    livenessRoutes(router, deps, secure);
+    livenessDataRoutes(router, deps, secure);
+    notificationRoutes(router, deps, secure);
+    userApiRoutes(router, deps, secure);
+    exposureRoutes(router, deps, secure);
+    intelRoutes(router, deps, secure);
+    statusPageRoutes(router, deps, secure);
+    nodeRoutes(router, deps, secure);
+    eventRoutes(router, deps, secure);
+  }
   metricsRoutes(router, deps);
 
   if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
@@ -75,8 +81,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   });
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(bodyMiddleware());
-  // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser.
-  if (!fixed) app.use(webMiddleware(deps));
+  // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser, nor for a worker node.
+  if (!fixed && !opts.healthAndMetricsOnly) app.use(webMiddleware(deps));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

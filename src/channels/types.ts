@@ -6,6 +6,8 @@ import type { Outgoing, SendOutcome } from '../domain/notification.js';
 /** What render() reads from a settings row (test sends build one from the recipient). */
 export interface ChannelSettings {
   config: Record<string, unknown>;
+  /** The delivery's id, the same on every attempt (webhook: the X-Dommon-Delivery header). */
+  deliveryId?: string;
 }
 
 /** What send() needs from outside: config values and the per-attempt bounds. */

@@ -95,7 +95,7 @@ function sign(body: string, secret: string): string {
 
 export const webhook: ChannelPlugin<HttpRequest> = {
   title: 'Webhook',
-  api: "POST of the JSON payload (or the row's template) to `webhook_url`, `X-Signature: sha256=<HMAC>` with a `secret_key`",
+  api: "POST of the JSON payload (or the row's template) to `webhook_url`, `X-Dommon-Delivery: <delivery id>` (the same on every retry), `X-Signature: sha256=<HMAC>` with a `secret_key`",
   configSchema: {
     title: 'webhook channel config',
     type: 'object',
@@ -144,7 +144,7 @@ export const webhook: ChannelPlugin<HttpRequest> = {
         ? { secret_key: own.secret_key, template: own.template, webhook_url: recipient }
         : { webhook_url: recipient },
   },
-  render(m, { config }) {
+  render(m, { config, deliveryId }) {
     const payload = webhookPayload(m);
     const template =
       config.template === undefined || config.template === null ? undefined : parseTemplate(config.template);
@@ -152,6 +152,8 @@ export const webhook: ChannelPlugin<HttpRequest> = {
     const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'dommon-webhook/1' };
     const secret = str(config.secret_key);
     if (secret) headers['x-signature'] = sign(body, secret);
+    // Stable across retries and nodes: a receiver that saw this id already can drop the repeat.
+    if (deliveryId) headers['x-dommon-delivery'] = deliveryId;
     return {
       url: String(config.webhook_url ?? ''),
       headers,

@@ -16,6 +16,7 @@ import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { dbCommands } from './commands/db.js';
 import { completionCommand } from './commands/completion.js';
+import { nodesCommand } from './commands/nodes.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -51,6 +52,7 @@ export function buildProgram(): Command {
   statusCommand(program);
   opsCommands(program);
   dbCommands(program);
+  nodesCommand(program);
   completionCommand(program);
   return program;
 }

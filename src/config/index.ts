@@ -1,9 +1,14 @@
 // Flags + DOMMON_* environment -> one frozen, validated Config. The only module that reads env.
+import os from 'node:os';
 import path from 'node:path';
 import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domain/outbound.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** DOMMON_ROLE: `all` (API and every scheduler), `api` (API only), `worker` (schedulers, /health and /metrics only). */
+export const NODE_ROLES = ['all', 'api', 'worker'] as const;
+export type NodeRole = (typeof NODE_ROLES)[number];
 
 /** DOMMON_SMTP_TLS: how the SMTP relay's connection is secured (src/channels/smtp.ts applies it). */
 export const SMTP_TLS_POLICIES = ['require', 'verify-if-offered', 'insecure'] as const;
@@ -82,6 +87,16 @@ export interface Config {
   remoteToken: string | null;
   /** DOMMON_DATABASE_URL / --database-url: a PostgreSQL database instead of DIR/dommon.db (null: SQLite). */
   database: DatabaseConfig | null;
+  /** DOMMON_ROLE / --role, DOMMON_NODE_NAME / --node-name, DOMMON_NODE_REGION / --region: this `serve` process in a cluster. */
+  node: NodeConfig;
+}
+
+export interface NodeConfig {
+  role: NodeRole;
+  /** Unique per live node: logs, the `node` label of /metrics and the node list (default HOST-PID). */
+  name: string;
+  /** This node's vantage point (default `default`). */
+  region: string;
 }
 
 export interface DatabaseConfig {
@@ -104,6 +119,9 @@ type ConfigFlags = Partial<{
   remote: string;
   token: string;
   databaseUrl: string;
+  role: string;
+  nodeName: string;
+  region: string;
 }>;
 
 export class ConfigError extends Error {}
@@ -237,6 +255,38 @@ function database(name: string, raw: string | undefined, env: Env): DatabaseConf
   };
 }
 
+/** A node name or region: letters, digits and `.` `_` `-` `:` (a Prometheus label value and a log field as it is). */
+const NODE_WORD = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$/;
+
+function nodeConfig(flags: ConfigFlags, env: Env): NodeConfig {
+  const pick = (flag: string | undefined, flagName: string, envName: string) =>
+    flag !== undefined ? { name: flagName, raw: flag } : { name: envName, raw: env[envName] };
+  const role = pick(flags.role, '--role', 'DOMMON_ROLE');
+  const roleValue = (role.raw ?? '').trim().toLowerCase() || 'all';
+  if (!(NODE_ROLES as readonly string[]).includes(roleValue))
+    throw new ConfigError(`${role.name} must be one of ${NODE_ROLES.join(', ')}, got "${role.raw}"`);
+  const word = (w: { name: string; raw: string | undefined }, def: string) => {
+    const v = (w.raw ?? '').trim() || def;
+    if (!NODE_WORD.test(v))
+      throw new ConfigError(
+        `${w.name} must be 1-100 letters, digits, ".", "_", "-" or ":" (starting with a letter or digit), got "${w.raw}"`,
+      );
+    return v;
+  };
+  // The host's first label keeps the default short; the pid tells two nodes on one host apart.
+  const host =
+    os
+      .hostname()
+      .split('.')[0]!
+      .replace(/[^A-Za-z0-9._:-]+/g, '-')
+      .replace(/^[^A-Za-z0-9]+/, '') || 'node';
+  return {
+    role: roleValue as NodeRole,
+    name: word(pick(flags.nodeName, '--node-name', 'DOMMON_NODE_NAME'), `${host.slice(0, 80)}-${process.pid}`),
+    region: word(pick(flags.region, '--region', 'DOMMON_NODE_REGION'), 'default'),
+  };
+}
+
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
   const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
@@ -299,6 +349,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       flags.databaseUrl ?? env.DOMMON_DATABASE_URL,
       env,
     ),
+    node: Object.freeze(nodeConfig(flags, env)),
   };
   return Object.freeze(config);
 }

@@ -60,6 +60,12 @@ export interface BootstrapStore {
   fetchedAt(): string | null;
   /** Fetches a fresh copy when the current one is older than a week; failures keep the last good copy. */
   refreshIfStale(now: Date): Promise<'fresh' | 'refreshed' | 'failed' | 'busy'>;
+  /** Whether the copy in use is older than a week (refreshIfStale would fetch). */
+  stale(now: Date): boolean;
+  /** The copy in use as JSON (what another node adopts). */
+  saved(): string;
+  /** Takes a copy another node fetched (JSON) when it is valid and newer than ours; true when taken. */
+  adopt(json: string): boolean;
   /** Aborts an in-flight refresh (shutdown). */
   stop(): void;
 }
@@ -85,15 +91,42 @@ export function createBootstrapStore(opts: BootstrapOptions): BootstrapStore {
   let inflight: Promise<'refreshed' | 'failed'> | undefined;
   const aborter = new AbortController();
   let lastAttempt = 0;
+  const age = (now: Date) => now.getTime() - Date.parse(current.fetched_at ?? current.publication ?? '1970-01-01');
+  /** Saves a copy in the data directory (written beside, then renamed) and serves it. */
+  const install = (next: BootstrapFile) => {
+    fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
+    fs.writeFileSync(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
+    fs.renameSync(`${file}.tmp`, file);
+    current = next;
+    index = bootstrapIndex(next);
+  };
 
   return {
     baseFor: (name) => rdapBaseFor(name, index),
     publication: () => current.publication ?? null,
     fetchedAt: () => current.fetched_at ?? null,
     stop: () => aborter.abort(),
+    stale: (now) => age(now) >= BOOTSTRAP_MAX_AGE_MS,
+    saved: () => JSON.stringify(current),
+    adopt(json) {
+      let next: unknown;
+      try {
+        next = JSON.parse(json);
+      } catch {
+        return false;
+      }
+      if (!isBootstrap(next) || next.services.length === 0 || !next.fetched_at) return false;
+      if (current.fetched_at && Date.parse(next.fetched_at) <= Date.parse(current.fetched_at)) return false;
+      try {
+        install(next);
+      } catch (err) {
+        opts.onError?.(err as Error);
+        return false;
+      }
+      return true;
+    },
     async refreshIfStale(now) {
-      const age = now.getTime() - Date.parse(current.fetched_at ?? current.publication ?? '1970-01-01');
-      if (age < BOOTSTRAP_MAX_AGE_MS) return 'fresh';
+      if (age(now) < BOOTSTRAP_MAX_AGE_MS) return 'fresh';
       // After a failure, wait an hour before trying again.
       if (now.getTime() - lastAttempt < 3_600_000) return 'fresh';
       if (inflight) return 'busy';
@@ -107,12 +140,7 @@ export function createBootstrapStore(opts: BootstrapOptions): BootstrapStore {
           if (!res.ok) throw new Error(`HTTP ${res.status} from ${opts.url ?? IANA_BOOTSTRAP_URL}`);
           const body = (await res.json()) as unknown;
           if (!isBootstrap(body) || body.services.length === 0) throw new Error('bootstrap file has no services');
-          const next: BootstrapFile = { ...body, fetched_at: now.toISOString() };
-          fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
-          fs.writeFileSync(`${file}.tmp`, JSON.stringify(next), { mode: 0o600 });
-          fs.renameSync(`${file}.tmp`, file);
-          current = next;
-          index = bootstrapIndex(next);
+          install({ ...body, fetched_at: now.toISOString() });
           return 'refreshed' as const;
         } catch (err) {
           opts.onError?.(err as Error);

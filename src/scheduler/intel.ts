@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
+import type { SingletonLocks } from '../store/singletons.js';
 import type { IntelServices } from '../services/intel.js';
 import { periodic, type Worker } from './periodic.js';
 import { eachLimit } from '../domain/concurrency.js';
@@ -25,6 +26,10 @@ interface IntelSchedulerDeps {
   concurrency?: number;
   /** Skip the IANA bootstrap refresh (DOMMON_RDAP_URL set: nothing to bootstrap). */
   refreshBootstrap?: boolean;
+  /** The bootstrap refresh to run instead of the store's own (several nodes: services/bootstrap.ts). */
+  bootstrapRefresh?: (now: Date) => Promise<unknown>;
+  /** Runs the health sweep only where this node holds its singleton lock (store/singletons.ts). */
+  exclusive?: SingletonLocks['run'];
 }
 
 const SYNC_MS = 600_000;
@@ -87,16 +92,25 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     );
     // The first bootstrap refresh waits a minute after start, so short-lived processes never fetch it.
     if (deps.refreshBootstrap !== false && intel.bootstrap && performance.now() - startedAt > 60_000) {
-      void intel.bootstrap
-        .refreshIfStale(now)
-        .then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA'));
+      const refresh = deps.bootstrapRefresh;
+      const bootstrap = intel.bootstrap;
+      void (refresh
+        ? refresh(now).catch((err: Error) => log.warn({ err: err.message }, 'RDAP bootstrap refresh failed'))
+        : bootstrap
+            .refreshIfStale(now)
+            .then((r) => r === 'refreshed' && log.info('RDAP bootstrap refreshed from IANA')));
     }
     return jobs.length;
   }
 
   const workers: (Worker & { runNow(): Promise<void> })[] = [
     periodic('intel-refresh', deps.tickMs ?? 1000, tick, log),
-    periodic('intel-sweep', deps.sweepMs ?? 60_000, () => intel.sweep(), log),
+    periodic(
+      'intel-sweep',
+      deps.sweepMs ?? 60_000,
+      () => (deps.exclusive ? deps.exclusive('sweep', () => intel.sweep()) : intel.sweep()),
+      log,
+    ),
     periodic('verification', deps.verifyInterval * 1000, () => intel.verification.cycle(), log),
   ];
 

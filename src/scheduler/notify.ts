@@ -3,6 +3,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import { periodic, type Worker } from './periodic.js';
+import type { SingletonLocks } from '../store/singletons.js';
 
 export interface NotifyWorker extends Worker {
   /** One cycle now (tests, and after a test send if a caller wants it sooner). */
@@ -13,10 +14,13 @@ export function notifyWorker({
   delivery,
   log,
   intervalMs,
+  exclusive,
 }: {
   delivery: DeliveryService;
   log: Logger;
   intervalMs: number;
+  /** Builds digests only where this node holds the `digests` lock (store/singletons.ts). */
+  exclusive?: SingletonLocks['run'];
 }): NotifyWorker {
   const cycle = async () => {
     // Bounded batches, so one cycle cannot hold the database for long.
@@ -24,14 +28,14 @@ export function notifyWorker({
       await delivery.fanOut(200);
       if (!(await delivery.pendingEvents())) break;
     }
-    await delivery.digests();
+    await (exclusive ? exclusive('digests', () => delivery.digests()) : delivery.digests());
     await delivery.startDue(50);
   };
   const job = periodic('notify', intervalMs, cycle, log);
   return {
     name: 'notify',
     async start() {
-      // One daemon per data directory: whatever a previous (killed) process had claimed is due again.
+      // A previous (killed) process of this node left leases: due again (SQLite: every lease; PostgreSQL: this node name's).
       const released = await delivery.releaseLeases();
       if (released) log.info({ released }, 'resuming deliveries left by a previous process');
       job.start();

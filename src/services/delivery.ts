@@ -25,7 +25,8 @@ type Deliver = (
   channel: string,
   message: Outgoing,
   config: Record<string, unknown>,
-  opts: { timeoutMs: number },
+  /** deliveryId: the delivery's id, the same on every attempt and node (webhooks send it as X-Dommon-Delivery). */
+  opts: { timeoutMs: number; deliveryId: string },
 ) => Promise<SendOutcome & { preview: string }>;
 
 interface DeliveryDeps {
@@ -39,6 +40,10 @@ interface DeliveryDeps {
   attemptTimeoutMs?: number;
   /** Counts every attempt by channel and outcome (dommon_notification_deliveries_total). */
   metrics?: { delivery(channel: string, status: string): void };
+  /** The lease owner written on claimed deliveries (the node name; default a random id). */
+  owner?: string;
+  /** On start release only this owner's leases (several nodes on PostgreSQL), not every one. */
+  ownLeasesOnly?: boolean;
 }
 
 class Stopped extends Error {}
@@ -47,7 +52,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   const { store, clock, log, deliver } = deps;
   const waits = deps.retryWaitsMs ?? RETRY_WAITS_MS;
   const attemptMs = deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const owner = randomUUID();
+  const owner = deps.owner ?? randomUUID();
   const stopper = new AbortController();
   setMaxListeners(0, stopper.signal); // one listener per delivery waiting for its retry
   const inFlight = new Set<Promise<void>>();
@@ -164,11 +169,24 @@ export function createDeliveryService(deps: DeliveryDeps) {
   }
 
   /** Runs every attempt of one claimed delivery, recording each; crash-safe through the lease. */
+  function fenced(d: DeliveryRow): void {
+    log.warn(
+      { delivery: d.id, lease_token: d.lease_token },
+      'delivery lease taken over by another node: this attempt is not recorded here',
+    );
+  }
+
   async function run(d: DeliveryRow): Promise<void> {
+    const fence = { owner, token: d.lease_token };
     const prepared = await prepare(d);
     let attempt = d.attempts;
     for (;;) {
       if (stopper.signal.aborted) throw new Stopped();
+      // A retry after a wait: only while the lease is still ours (another node may have taken it).
+      if (attempt > d.attempts) {
+        const until = new Date(now().getTime() + attemptMs + 5000).toISOString();
+        if (!(await store.notifications.extendLease(d.id, owner, d.lease_token, until))) return fenced(d);
+      }
       attempt++;
       const started = now();
       const t0 = performance.now();
@@ -176,7 +194,10 @@ export function createDeliveryService(deps: DeliveryDeps) {
       if ('error' in prepared) out = { ok: false, status: null, transient: false, error: prepared.error, preview: '' };
       else {
         try {
-          out = await deliver(d.channel, prepared.message, prepared.config, { timeoutMs: attemptMs });
+          out = await deliver(d.channel, prepared.message, prepared.config, {
+            timeoutMs: attemptMs,
+            deliveryId: d.id,
+          });
         } catch (err) {
           out = { ok: false, status: null, transient: true, error: (err as Error).message, preview: '' };
         }
@@ -195,7 +216,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
       // A long wait is not slept holding the lease: the delivery goes back to the queue, due then.
       const later = retry && wait > MAX_SLEEP_MS;
       deps.metrics?.delivery(d.channel, out.ok ? 'success' : retry ? 'retry' : 'failed');
-      await store.notifications.recordAttempt(
+      const current = await store.notifications.recordAttempt(
         {
           id: d.id,
           attempt,
@@ -213,13 +234,20 @@ export function createDeliveryService(deps: DeliveryDeps) {
           message_preview: out.preview || null,
           release: !retry || later,
         },
+        fence,
       );
+      // Another node took the delivery over (this node's lease ran out): it goes on from there.
+      if (!current) return fenced(d);
       if (!retry || later) return;
-      await store.notifications.extendLease(
+      const kept = await store.notifications.extendLease(
         d.id,
         owner,
-        new Date(at.getTime() + wait + attemptMs + 5000).toISOString(),
+        d.lease_token,
+        // The wait and 5 s: the next attempt extends the lease again before it sends, so a node that
+        // dies while waiting hands the delivery on 5 s after the attempt was due.
+        new Date(at.getTime() + wait + 5000).toISOString(),
       );
+      if (!kept) return fenced(d);
       await sleep(wait);
     }
   }
@@ -228,7 +256,8 @@ export function createDeliveryService(deps: DeliveryDeps) {
     const p = run(d)
       .catch(async (err) => {
         // Stopping: give the delivery back so the next start resumes it (at-least-once).
-        if (err instanceof Stopped) await store.notifications.releaseLease(d.id, owner).catch(() => undefined);
+        if (err instanceof Stopped)
+          await store.notifications.releaseLease(d.id, owner, d.lease_token).catch(() => undefined);
         else log.error({ delivery: d.id, err: { message: (err as Error).message } }, 'delivery failed');
       })
       .finally(() => inFlight.delete(p));
@@ -238,8 +267,11 @@ export function createDeliveryService(deps: DeliveryDeps) {
 
   return {
     owner,
-    /** Daemon start: leases of a previous (dead) process are void (one daemon per data directory). */
-    releaseLeases: () => store.notifications.releaseAllLeases(),
+    /**
+     * Daemon start: leases of a previous (dead) process are void. Several nodes (`ownLeasesOnly`): only
+     * those this node's owner name took; other nodes' leases are theirs, and a dead node's run out.
+     */
+    releaseLeases: () => store.notifications.releaseLeases(deps.ownLeasesOnly ? owner : undefined),
 
     /** Turns pending events into deliveries for each matching enabled instant row, in one transaction per batch. */
     async fanOut(batch = 200): Promise<number> {

@@ -16,6 +16,7 @@ import { createHealthService } from './health.js';
 import { createStatusPageService } from './status-pages.js';
 import { createChangeFeed } from './changes.js';
 import { createEventService } from './events.js';
+import { createNodeService } from './nodes.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -53,6 +54,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     statusPages: createStatusPageService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,
+    nodes: createNodeService(deps),
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({

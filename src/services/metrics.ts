@@ -12,6 +12,8 @@ interface MetricsDeps {
   maxSeries?: number;
   /** Node.js process metrics (process_*, nodejs_*). */
   processMetrics?: boolean;
+  /** This node (DOMMON_NODE_NAME, DOMMON_ROLE, DOMMON_NODE_REGION): dommon_node_info. */
+  node?: { name: string; role: string; region: string };
 }
 
 /** Distinct label sets a counter accepts from callers before folding the rest into "other". */
@@ -48,6 +50,17 @@ export function createMetrics(deps: MetricsDeps) {
     registers,
   });
   build.set({ version: deps.version }, 1);
+  // Which node answers this scrape: an info metric (as node_uname_info, target_info) that queries join
+  // on the target's `instance` label, rather than a `node` label repeated on every series.
+  if (deps.node) {
+    const info = new Gauge({
+      name: 'dommon_node_info',
+      help: 'This node of a dommon cluster: name (DOMMON_NODE_NAME), role, region and version (always 1)',
+      labelNames: ['node', 'role', 'region', 'version'],
+      registers,
+    });
+    info.set({ node: deps.node.name, role: deps.node.role, region: deps.node.region, version: deps.version }, 1);
+  }
 
   const checks = new Counter({
     name: 'dommon_checks_total',
@@ -217,13 +230,18 @@ export function createMetrics(deps: MetricsDeps) {
   }
 
   let scrape: Promise<unknown> = Promise.resolve();
+  // Checks this process finished, for the node list's checks per minute (no async registry read).
+  let checksDone = 0;
 
   return {
     registry,
     /** One check (or `n` checks) finished: kind (liveness, tls, registration, dns, verification, exposure) and outcome (success, failure, error, ...). */
     check(kind: string, outcome: string, n = 1): void {
       checks.inc(bounded(checks, { kind: word(kind), outcome: word(outcome) }), n);
+      checksDone += n;
     },
+    /** Checks this process finished since it started (every kind and outcome). */
+    checksTotal: (): number => checksDone,
     /** One delivery attempt finished: channel (email, webhook, slack, ...) and status (success, failed, partial, ...). */
     delivery(channel: string, status: string): void {
       deliveries.inc(bounded(deliveries, { channel: word(channel), status: word(status) }));

@@ -29,7 +29,9 @@ import { metricsRepo } from './repos/metrics.js';
 import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { statusPagesRepo } from './repos/status-pages.js';
+import { nodesRepo } from './repos/nodes.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
+import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 
 /** Whether the database answers a trivial query (/health). */
 async function ping(db: Kysely<DB>): Promise<boolean> {
@@ -63,6 +65,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
     retention: retentionRepo(db),
     certificates: certificatesRepo(db),
     statusPages: statusPagesRepo(db),
+    nodes: nodesRepo(db),
   };
 }
 
@@ -80,6 +83,11 @@ export interface Store extends Repos {
   pool(): { inUse: number; idle: number; waiting: number } | null;
   /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
   backgroundCheckpoints(opts?: { intervalMs?: number; onError?: (message: string) => void }): Checkpointer | null;
+  /**
+   * The locks of the jobs one node runs at a time (retention, digests, sweep, RDAP bootstrap): advisory
+   * locks on a dedicated connection on PostgreSQL, always held on SQLite (singletons.ts).
+   */
+  singletonLocks(opts: Omit<Parameters<typeof pgAdvisoryLocks>[0], 'url'>): SingletonLocks;
   close(): Promise<void>;
 }
 
@@ -100,6 +108,7 @@ function storeFrom(conn: Connection): Store {
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
     pool: () => null,
+    singletonLocks: () => localLocks(),
     backgroundCheckpoints: (opts) =>
       conn.file === ':memory:' ? null : startCheckpointer(conn.sqlite, conn.file, opts),
   };
@@ -156,6 +165,7 @@ function storeFromPg(conn: PgConnection): Store {
       waiting: conn.pool.waitingCount,
     }),
     backgroundCheckpoints: () => null,
+    singletonLocks: (opts) => pgAdvisoryLocks({ ...opts, url: conn.url }),
   };
 }
 

@@ -27,6 +27,8 @@ export interface PgConnection {
   changes: ChangeTracker;
   /** The URL with its password hidden (logs, output). */
   label: string;
+  /** The URL as given (a second, dedicated connection: the singleton locks). */
+  url: string;
   close(): Promise<void>;
 }
 
@@ -65,6 +67,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     pool,
     changes,
     label: redactUrl(url),
+    url,
     async close() {
       await db.destroy();
     },

@@ -217,6 +217,8 @@ export interface DeliveriesTable {
   next_attempt_at: string;
   lease_owner: string | null;
   lease_until: string | null;
+  /** Grows with every claim: the fencing token of the current lease. */
+  lease_token: number;
   message_preview: string | null;
   error_message: string | null;
   metadata: string | null;
@@ -298,6 +300,21 @@ export interface StatusPageEndpointsTable {
   display_name: string | null;
 }
 
+export interface NodesTable {
+  name: string;
+  role: string;
+  region: string;
+  version: string;
+  host: string;
+  pid: number;
+  started_at: string;
+  last_heartbeat: string;
+  work_claimed: number;
+  checks_total: number;
+  checks_per_minute: number;
+  singletons: string;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -326,4 +343,5 @@ export interface DB {
   check_schedule: CheckScheduleTable;
   status_pages: StatusPagesTable;
   status_page_endpoints: StatusPageEndpointsTable;
+  nodes: NodesTable;
 }

@@ -21,6 +21,7 @@ t.test('every Public API operation answers its documented success status with a 
   t.match((await anon.get('/metrics')).text, /^dommon_/m, 'Prometheus text without DOMMON_METRICS_TOKEN');
   t.equal((await api.get('/api/v1/validate')).status, 200);
   t.equal((await api.post('/api/v1/auth')).status, 200);
+  t.equal((await api.get('/api/v1/nodes')).body.live, 1, 'the node list holds this node');
 
   const pf = await api.post('/api/v1/portfolios', { name: 'Main', description: 'all of them' });
   t.equal(pf.status, 201);

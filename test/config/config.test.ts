@@ -160,3 +160,34 @@ t.test('the CLI exits 2 with a one-line message on a bad variable', async (t) =>
   t.equal(flag.code, 2, '--port 99999');
   t.equal(flag.stderr.trim().split('\n').length, 1);
 });
+
+t.test('node settings: role, name and region (CONTRACT "Past one machine")', async (t) => {
+  const d = loadConfig({}, {});
+  t.equal(d.node.role, 'all');
+  t.equal(d.node.region, 'default');
+  t.match(d.node.name, new RegExp(`-${process.pid}$`), 'default name: host name + pid');
+  t.match(d.node.name, /^[A-Za-z0-9][A-Za-z0-9._:-]*$/);
+  const env = { DOMMON_ROLE: 'Worker', DOMMON_NODE_NAME: 'eu-1', DOMMON_NODE_REGION: 'eu-west' };
+  t.same(loadConfig({}, env).node, { role: 'worker', name: 'eu-1', region: 'eu-west' });
+  t.same(
+    loadConfig({ role: 'api', nodeName: 'front:2', region: 'us' }, env).node,
+    { role: 'api', name: 'front:2', region: 'us' },
+    'flags win over variables',
+  );
+  for (const [flags, env, mention] of [
+    [{}, { DOMMON_ROLE: 'scheduler' }, /DOMMON_ROLE must be one of all, api, worker/],
+    [{ role: 'both' }, {}, /--role must be one of/],
+    [{}, { DOMMON_NODE_NAME: 'has space' }, /DOMMON_NODE_NAME must be/],
+    [{ nodeName: '-x' }, {}, /--node-name must be/],
+    [{}, { DOMMON_NODE_NAME: 'x'.repeat(101) }, /DOMMON_NODE_NAME/],
+    [{}, { DOMMON_NODE_REGION: 'eu/west' }, /DOMMON_NODE_REGION must be/],
+    [{ region: 'a"b' }, {}, /--region must be/],
+  ] as [Record<string, string>, Record<string, string>, RegExp][]) {
+    const err = configError(() => loadConfig(flags, env));
+    t.ok(err instanceof ConfigError, String(err?.message));
+    t.match(err?.message, mention);
+  }
+  const r = await dommon(['--data-dir', tempDir('dommon-config-'), 'serve', '--port', '0', '--role', 'boss']);
+  t.equal(r.code, 2, '--role boss: exit 2');
+  t.match(r.stderr.trim(), /^dommon: --role must be one of all, api, worker, got "boss"$/);
+});

@@ -107,6 +107,16 @@ export const OPERATIONS: OperationDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/nodes',
+    summary:
+      'The dommon serve processes (nodes) on this database: role, region, version, heartbeat, work, checks per minute',
+    description:
+      'Not scoped to a team: any valid token may read it. A node writes its row every 10 s; one silent for more than 30 s is `stale`, one silent for 24 h is removed. Not served by `worker` nodes (DOMMON_ROLE).',
+    tag: 'System',
+    responses: { 200: 'NodeList' },
+  },
+  {
+    method: 'get',
     path: '/api/v1/validate',
     summary: 'Check a token',
     tag: 'Auth',

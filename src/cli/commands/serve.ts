@@ -6,16 +6,34 @@ import { writableDirProblem } from '../../store/maintenance.js';
 import type { GlobalOpts } from '../context.js';
 import { tuneHeap } from '../heap.js';
 
+interface ServeFlags {
+  host?: string;
+  port?: string;
+  logLevel?: string;
+  role?: string;
+  nodeName?: string;
+  region?: string;
+}
+
 export function serveCommand(program: Command): void {
   program
     .command('serve')
-    .description('serve the API and run every scheduler on the local database')
+    .description('serve the API and run every scheduler on the database (--role: API only or schedulers only)')
     .option('--host <host>', 'listen address (DOMMON_HOST)')
     .option('--port <port>', 'listen port, 0 picks a free one (DOMMON_PORT)')
     .option('--log-level <level>', 'debug, info, warn or error (DOMMON_LOG_LEVEL)')
-    .action(async (flags: { host?: string; port?: string; logLevel?: string }, cmd: Command) => {
+    .option(
+      '--role <role>',
+      'all (API and every scheduler), api (API only) or worker (schedulers, /health and /metrics only) (DOMMON_ROLE, default all)',
+    )
+    .option(
+      '--node-name <name>',
+      "this node's name in logs, /metrics and the node list (DOMMON_NODE_NAME, default HOST-PID)",
+    )
+    .option('--region <region>', "this node's vantage point (DOMMON_NODE_REGION, default default)")
+    .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
-      const config = loadConfig({ ...flags, dataDir: g.dataDir });
+      const config = loadConfig({ ...flags, dataDir: g.dataDir, databaseUrl: g.databaseUrl });
       const problem = writableDirProblem(config.dataDir);
       if (problem) throw new Error(`data directory ${config.dataDir} is not writable (${problem})`);
       // One daemon per data directory; `dommon restore` checks this lock too.
@@ -43,8 +61,12 @@ export function serveCommand(program: Command): void {
       }
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
       // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
-      process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
-      app.log.info({ url, dataDir: config.dataDir }, 'listening');
+      if (config.node.role !== 'worker')
+        process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
+      app.log.info(
+        { url, dataDir: config.dataDir, node: config.node.name, role: config.node.role, region: config.node.region },
+        'listening',
+      );
       if (metricsExposed(config)) {
         app.log.warn(
           { host: config.host },

@@ -5,14 +5,16 @@ import * as m001 from './001_initial.js';
 import * as m006 from './006_exposure.js';
 import * as m007 from './007_delivery_log_order.js';
 import * as m008 from './008_status_pages.js';
-import * as m009 from './009_events_team.js';
+import * as m009 from './009_nodes.js';
+import * as m010 from './010_events_team.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
   '006_exposure': m006,
   '007_delivery_log_order': m007,
   '008_status_pages': m008,
-  '009_events_team': m009,
+  '009_nodes': m009,
+  '010_events_team': m010,
 };
 
 /**

@@ -2,6 +2,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.js';
 import { newId, parseJson, toBool } from './util.js';
+import { engineOf } from '../migrations/engine.js';
 
 export interface SettingRow {
   id: string;
@@ -174,7 +175,7 @@ export function notificationsRepo(db: Kysely<DB>) {
     async addDelivery(
       d: Omit<
         DeliveryRow,
-        'attempts' | 'lease_owner' | 'lease_until' | 'error_message' | 'sent_at' | 'message_preview'
+        'attempts' | 'lease_owner' | 'lease_until' | 'lease_token' | 'error_message' | 'sent_at' | 'message_preview'
       > & { message_preview?: string | null },
     ): Promise<boolean> {
       const r = await db
@@ -185,6 +186,7 @@ export function notificationsRepo(db: Kysely<DB>) {
           attempts: 0,
           lease_owner: null,
           lease_until: null,
+          lease_token: 0,
           error_message: null,
           sent_at: null,
         })
@@ -192,48 +194,63 @@ export function notificationsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
     },
-    /** Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement). */
+    /**
+     * Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement), each
+     * with a new fencing token (lease_token + 1). On PostgreSQL the rows are picked `FOR UPDATE SKIP
+     * LOCKED`: a row another node is claiming is skipped, and one it has just claimed is re-read (its
+     * lease is then current) and left out, so two nodes never claim the same row. SQLite has one writer.
+     */
     async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
+      const pg = engineOf(db) === 'postgres';
       return db
         .updateTable('deliveries')
-        .set({ lease_owner: owner, lease_until: leaseUntil })
-        .where('id', 'in', (eb) =>
-          eb
+        .set({ lease_owner: owner, lease_until: leaseUntil, lease_token: sql`lease_token + 1` })
+        .where('id', 'in', (eb) => {
+          const due = eb
             .selectFrom('deliveries')
             .select('id')
             .where('status', 'in', ['queued', 'partial'])
             .where('next_attempt_at', '<=', now)
             .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
             .orderBy('next_attempt_at')
-            .limit(limit),
-        )
+            .limit(limit);
+          return pg ? due.forUpdate().skipLocked() : due;
+        })
         .returningAll()
         .execute();
     },
-    async extendLease(id: string, owner: string, until: string): Promise<void> {
-      await db
+    /** Extends a lease while it is still the one claimed with `token`; false when another node took it. */
+    async extendLease(id: string, owner: string, token: number, until: string): Promise<boolean> {
+      const r = await db
         .updateTable('deliveries')
         .set({ lease_until: until })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
-        .execute();
+        .where('lease_token', '=', token)
+        .executeTakeFirst();
+      return Number(r.numUpdatedRows) > 0;
     },
     /** Gives one delivery back (the worker is stopping mid-attempt); it is claimed again later. */
-    async releaseLease(id: string, owner: string): Promise<void> {
+    async releaseLease(id: string, owner: string, token: number): Promise<void> {
       await db
         .updateTable('deliveries')
         .set({ lease_owner: null, lease_until: null })
         .where('id', '=', id)
         .where('lease_owner', '=', owner)
+        .where('lease_token', '=', token)
         .execute();
     },
-    /** On daemon start: the previous owner is gone (one daemon per data directory), so its leases are void. */
-    async releaseAllLeases(): Promise<number> {
-      const r = await db
+    /**
+     * On start: leases of a previous process are void. With `owner`, only that owner's (several nodes
+     * on PostgreSQL: another node's leases are its own); without, every lease (SQLite: one process).
+     */
+    async releaseLeases(owner?: string): Promise<number> {
+      let q = db
         .updateTable('deliveries')
         .set({ lease_owner: null, lease_until: null })
-        .where('lease_until', 'is not', null)
-        .executeTakeFirst();
+        .where('lease_until', 'is not', null);
+      if (owner !== undefined) q = q.where('lease_owner', '=', owner);
+      const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
     async recordAttempt(
@@ -254,7 +271,25 @@ export function notificationsRepo(db: Kysely<DB>) {
         message_preview: string | null;
         release: boolean;
       },
-    ): Promise<void> {
+      /** The lease the attempt ran under: nothing is written when it is no longer the row's. */
+      fence: { owner: string; token: number },
+    ): Promise<boolean> {
+      const r = await db
+        .updateTable('deliveries')
+        .set({
+          status: update.status,
+          attempts: d.attempt,
+          next_attempt_at: update.next_attempt_at,
+          error_message: update.error_message,
+          sent_at: update.sent_at,
+          message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
+          ...(update.release ? { lease_owner: null, lease_until: null } : {}),
+        })
+        .where('id', '=', d.id)
+        .where('lease_owner', '=', fence.owner)
+        .where('lease_token', '=', fence.token)
+        .executeTakeFirst();
+      if (Number(r.numUpdatedRows) === 0) return false;
       await db
         .insertInto('delivery_attempts')
         .values({
@@ -268,19 +303,7 @@ export function notificationsRepo(db: Kysely<DB>) {
           duration_ms: d.duration_ms,
         })
         .execute();
-      await db
-        .updateTable('deliveries')
-        .set({
-          status: update.status,
-          attempts: d.attempt,
-          next_attempt_at: update.next_attempt_at,
-          error_message: update.error_message,
-          sent_at: update.sent_at,
-          message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
-          ...(update.release ? { lease_owner: null, lease_until: null } : {}),
-        })
-        .where('id', '=', d.id)
-        .execute();
+      return true;
     },
     async attempts(deliveryId: string) {
       return db
