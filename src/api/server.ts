@@ -18,6 +18,7 @@ import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
+import { eventRoutes } from './routes/events.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
@@ -60,6 +61,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     intelRoutes(router, deps, secure);
     statusPageRoutes(router, deps, secure);
     nodeRoutes(router, deps, secure);
+    eventRoutes(router, deps, secure);
   }
   metricsRoutes(router, deps);
 

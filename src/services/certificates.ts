@@ -187,10 +187,39 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       return check(e);
     },
 
+    /**
+     * The endpoint's current certificate (null before the first inspection, or when it speaks no TLS)
+     * and every certificate seen on it, newest first; `change` says how each one differs from the
+     * one seen before it: `first`, `renewed` (same issuer) or `issuer_changed`.
+     */
     async history(teamId: string, endpointId: string) {
       const e = await store.endpoints.get(teamId, endpointId);
       if (!e) throw new NotFound('Endpoint');
-      return { current: await store.certificates.get(e.id), history: await store.certificates.history(e.id) };
+      const cur = wantsTls(e) ? await store.certificates.get(e.id) : undefined;
+      const seen = await store.certificates.history(e.id);
+      const current = cur && {
+        ssl_status: cur.ssl_status,
+        subject: cur.subject,
+        issuer: cur.issuer,
+        sans: cur.sans,
+        not_before: cur.not_before,
+        not_after: cur.not_after,
+        days_until_expiry: cur.not_after ? daysUntil(cur.not_after, clock.now()) : null,
+        serial: cur.serial,
+        fingerprint256: cur.fingerprint256,
+        protocol: cur.protocol,
+        trusted: cur.trusted,
+        hostname_match: cur.hostname_match,
+        error: cur.error,
+        checked_at: cur.checked_at,
+        next_check_at: cur.next_check_at,
+      };
+      const history = seen.map((h, i) => {
+        const before = seen[i + 1];
+        const change = !before ? 'first' : before.issuer === h.issuer ? 'renewed' : 'issuer_changed';
+        return { ...h, change };
+      });
+      return { endpoint_id: e.id, current: current ?? null, history };
     },
 
     /** One worker cycle: every eligible endpoint never inspected or due, a few handshakes at a time. */

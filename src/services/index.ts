@@ -15,6 +15,7 @@ import { createCertificateService } from './certificates.js';
 import { createHealthService } from './health.js';
 import { createStatusPageService } from './status-pages.js';
 import { createChangeFeed } from './changes.js';
+import { createEventService } from './events.js';
 import { createNodeService } from './nodes.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
@@ -49,6 +50,7 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     notifications: createNotificationService(deps),
+    events: createEventService(deps),
     statusPages: createStatusPageService(deps),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,

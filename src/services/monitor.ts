@@ -298,6 +298,19 @@ export function createMonitorService({
       };
     },
 
+    /** Hourly aggregates of the last `hours` hours (the current hour included), oldest first; hours without checks are absent. */
+    async hourly(teamId: string, id: string, hours: number) {
+      const c = await config(teamId, id);
+      const rows = await store.livenessData.hourly(c.seq, hourOf(clock.now().getTime()) - hours + 1);
+      return rows.map((r) => ({
+        hour: new Date(r.bucket * 3_600_000).toISOString(),
+        total_tests: r.total,
+        successful_tests: r.ok,
+        success_rate: r.total ? round2((r.ok / r.total) * 100) : 0,
+        avg_response_time_ms: r.total ? Math.round(Number(r.sum_ms) / r.total) : 0,
+      }));
+    },
+
     async status(teamId: string, id: string): Promise<LivenessStatus & { id: string; endpoint_id: string }> {
       const c = await config(teamId, id);
       return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };

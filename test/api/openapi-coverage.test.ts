@@ -97,6 +97,9 @@ t.test('every Public API operation answers its documented success status with a 
   t.same((await api.get(`/api/v1/liveness/${l.body.id}/results`)).body.data, []);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/stats?days=7`)).body.days, 7);
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/status`)).body.status, 'unknown');
+  t.same((await api.get(`/api/v1/liveness/${l.body.id}/hourly`)).body, { data: [], hours: 168 });
+  t.equal((await api.get(`/api/v1/endpoints/${e.body.id}/certificates`)).body.endpoint_id, e.body.id);
+  t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
   const lb = await api.post('/api/v1/liveness/bulk', {
     liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }],
   });

@@ -259,6 +259,13 @@ t.test('User API', async (t) => {
     t.equal(stats.body.total_tests, 3);
     t.equal(stats.body.success_rate, 100);
     t.equal((await api.get(`/api-liveness/${livenessId}/stats?days=0`)).status, 400);
+    const hourly = await api.get(`/api-liveness/${livenessId}/hourly?hours=2`);
+    t.equal(
+      hourly.body.data.reduce((n: number, x: any) => n + x.total_tests, 0),
+      3,
+      'the hourly aggregates (extension) hold the same three checks',
+    );
+    t.equal((await api.get(`/api-endpoints/${endpointId}/certificates`)).body.endpoint_id, endpointId);
 
     const st = await api.get(`/api-liveness/${livenessId}/status`);
     t.equal(st.body.status, 'up');

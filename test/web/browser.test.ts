@@ -1,6 +1,8 @@
 // The web dashboard in a real browser: Debian's chromium driven by playwright-core against the real
 // app on loopback. Signs in with a token made here, adds a domain through the form and sees it in
-// the table, opens an endpoint probed by a loopback HTTP target and sees its chart, visits every
+// the table, sees an outage and its recovery among the overview's latest events, opens an endpoint
+// probed by a loopback HTTP target and sees its charts, an HTTPS endpoint with its certificate
+// history (first certificate, then a renewal), visits every
 // page (also 360 px wide) with no Content-Security-Policy violation and no failed request, and saves
 // a screenshot of each page under test-artifacts/web/. Skipped, saying so, where chromium is missing.
 import fs from 'node:fs';
@@ -10,6 +12,7 @@ import t from 'tap';
 import { chromium, type Page } from 'playwright-core';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
+import { issue, makeCa } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
 import { PACKAGE_ROOT } from '../../src/package.js';
 
@@ -29,7 +32,15 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   t.teardown(() => dns.close());
   const target = await startHttpTarget();
   t.teardown(() => target.close());
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
+  const ca = makeCa('Browser Test CA');
+  const tlsOld = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 25 }) });
+  t.teardown(() => tlsOld.close());
+  const tlsNew = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 90 }) });
+  t.teardown(() => tlsNew.close());
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' },
+    { probes: { ca: ca.cert } },
+  );
   t.teardown(() => s.close());
   // A fresh profile each run (playwright's name for --user-data-dir).
   const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-chromium-'));
@@ -75,6 +86,29 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     20000,
   );
 
+  // An outage and its recovery: two events for the overview.
+  const liveStatus = async () => (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body.status;
+  target.behave({ kind: 'status', code: 503 });
+  await waitFor(async () => (await liveStatus()) === 'down', 20000);
+  target.behave({ kind: 'status', code: 200 });
+  await waitFor(async () => (await liveStatus()) === 'up', 20000);
+  // An HTTPS endpoint inspected twice: its first certificate, then a renewal (the port moves to a
+  // server with the later certificate).
+  const secure = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: domain.id,
+      name: 'secure',
+      endpoint_type: 'https',
+      subdomain: 'www',
+      port: tlsOld.port,
+    })
+  ).body;
+  const teamId = (await api.get('/api/v1/validate')).body.team_id as string;
+  await s.app.services.certificates.checkNow(teamId, secure.id);
+  await api.put(`/api/v1/endpoints/${secure.id}`, { port: tlsNew.port });
+  await s.app.services.certificates.checkNow(teamId, secure.id);
+  t.equal((await api.get(`/api/v1/endpoints/${secure.id}/certificates`)).body.history.length, 2);
+
   const page = ctx.pages()[0] ?? (await ctx.newPage());
   const problems: string[] = [];
   page.on('console', (m) => {
@@ -115,6 +149,10 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     [90, '1'],
   ] as const)
     t.equal(await page.getByTestId(`expiring-domain-${n}`).innerText(), want, `domains expiring within ${n} days`);
+  const events = page.getByTestId('events');
+  await events.getByText(/web .* is DOWN after/).waitFor();
+  await events.getByText(/web .* has RECOVERED/).waitFor();
+  t.match(await events.locator('li').first().innerText(), /renewed|RECOVERED/, 'newest first');
   await shot(page, 'overview');
 
   // Add a domain through the form; it shows in the table.
@@ -166,6 +204,8 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByTestId('chart').first().locator('canvas').waitFor();
   t.ok(await page.getByTestId('chart').first().locator('canvas').isVisible(), 'the response-time chart is drawn');
   await page.getByText('Uptime 24 h').waitFor();
+  t.equal(await page.getByTestId('chart').count(), 3, 'checks of 24 h, hourly of 7 days, daily of 30 days');
+  await page.getByText('Not inspected yet, or the endpoint speaks no TLS.').waitFor();
   await shot(page, 'endpoint');
   await page.getByRole('button', { name: 'Pause liveness checks' }).click();
   await page.getByRole('button', { name: 'Resume liveness checks' }).waitFor();
@@ -174,12 +214,26 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByRole('button', { name: 'Pause liveness checks' }).waitFor();
   t.equal((await api.get(`/api/v1/liveness/${ep.liveness.id}`)).body.is_enabled, true, 'resumed');
 
+  // The HTTPS endpoint: its certificate details and history (newest first).
+  await page.goto(`${s.url}/#/endpoints/${secure.id}`);
+  await page.getByRole('heading', { name: 'secure', level: 1 }).waitFor();
+  const history = page.getByTestId('certificate-history');
+  await history.waitFor();
+  t.same(
+    await history.locator('tbody tr td:nth-child(2)').allInnerTexts(),
+    ['renewed', 'first seen'],
+    'the renewal, then the first certificate',
+  );
+  t.match(await history.locator('tbody tr').first().innerText(), /Browser Test CA/);
+  await page.getByText('www.example.com', { exact: true }).waitFor();
+  await shot(page, 'endpoint-certificates');
+
   for (const [link, heading, name] of [
     ['Renewals', 'example.com', 'renewals'],
     ['Notifications', 'Delivery log', 'notifications'],
   ] as const) {
     await page.getByRole('link', { name: link, exact: true }).click();
-    if (name === 'renewals') await page.getByRole('link', { name: heading }).waitFor();
+    if (name === 'renewals') await page.getByRole('link', { name: heading, exact: true }).waitFor();
     else await page.getByRole('heading', { name: heading }).waitFor();
     await shot(page, name);
   }

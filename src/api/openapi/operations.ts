@@ -293,6 +293,16 @@ export const OPERATIONS: OperationDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/endpoints/:endpointId/certificates',
+    alias: '/api-endpoints/:endpointId/certificates',
+    summary: 'Current certificate and certificate history (extension)',
+    description:
+      'An extension of the spec: the latest TLS inspection of the endpoint (`current`, null before the first one or when the endpoint speaks no TLS) and every certificate seen on it, newest first, each marked `first`, `renewed` (same issuer as the one before) or `issuer_changed`. Only the leaf certificate is stored, not the chain.',
+    tag: 'Endpoints',
+    responses: { 200: 'EndpointCertificates' },
+  },
+  {
+    method: 'get',
     path: '/api/v1/endpoints/:endpointId/status',
     alias: '/api-endpoint-status/:endpointId',
     summary: 'Comprehensive endpoint status (both variants)',
@@ -384,11 +394,34 @@ export const OPERATIONS: OperationDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/liveness/:livenessId/hourly',
+    alias: '/api-liveness/:livenessId/hourly',
+    summary: 'Hourly statistics of the last `hours` (extension)',
+    description:
+      'An extension of the spec: the hourly aggregates (checks, successes, success rate, average response time) of the current hour and the `hours` - 1 before it (default 168, seven days), oldest first; hours without checks are absent.',
+    tag: 'Liveness',
+    query: 'liveness-hourly',
+    responses: { 200: 'LivenessHourly' },
+  },
+  {
+    method: 'get',
     path: '/api/v1/liveness/:livenessId/status',
     alias: '/api-liveness/:livenessId/status',
     summary: 'Current liveness status',
     tag: 'Liveness',
     responses: { 200: 'LivenessStatus' },
+  },
+
+  // Events
+  {
+    method: 'get',
+    path: '/api/v1/events',
+    summary: "The team's recorded events, newest first (extension)",
+    description:
+      'An extension of the spec: the events the monitors recorded (endpoint down and recovered, certificate, registration and exposure alerts), the same ones the notification channels deliver, newest first, filtered by `category`, `event_type`, `severity`, `domain_id`, `endpoint_id` and `since`. Events already delivered are pruned after the retention period.',
+    tag: 'Events',
+    query: 'event-list',
+    responses: { 200: 'EventList' },
   },
 
   // Domain intelligence

@@ -44,6 +44,9 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
       ctx.body = endpointDetailJson(d, score);
     });
+    router.get(`${base}/:endpointId/certificates`, ...secure, async (ctx) => {
+      ctx.body = await s.certificates.history(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
+    });
     router.put(`${base}/:endpointId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'endpointId', 'Endpoint');
       const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);

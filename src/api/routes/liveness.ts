@@ -82,6 +82,13 @@ export function livenessDataRoutes(
       const r = await s.monitor.stats(team(ctx), id, q.days ?? 30);
       ctx.body = { ...r, data: r.stats };
     });
+    router.get(`${base}/hourly`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+      const q = v.query<{ hours?: number }>('liveness-hourly', ctx.query);
+      const hours = q.hours ?? 168;
+      const data = await s.monitor.hourly(team(ctx), id, hours);
+      ctx.body = { data, hours };
+    });
     router.get(`${base}/status`, ...secure, async (ctx) => {
       ctx.body = await s.monitor.status(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
     });

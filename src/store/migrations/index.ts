@@ -7,6 +7,7 @@ import * as m007 from './007_delivery_log_order.js';
 import * as m008 from './008_status_pages.js';
 import * as m009 from './009_nodes.js';
 import * as m010 from './010_token_scope.js';
+import * as m011 from './011_events_team.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -15,6 +16,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '008_status_pages': m008,
   '009_nodes': m009,
   '010_token_scope': m010,
+  '011_events_team': m011,
 };
 
 /**

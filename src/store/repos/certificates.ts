@@ -119,6 +119,7 @@ export function certificatesRepo(db: Kysely<DB>) {
         .select(['fingerprint256', 'subject', 'issuer', 'not_before', 'not_after', 'first_seen', 'last_seen'])
         .where('endpoint_id', '=', endpointId)
         .orderBy('first_seen', 'desc')
+        .orderBy('id', 'desc')
         .execute();
     },
     /** Eligible endpoints due for inspection: never inspected (new) first, then by next_run_at. */

@@ -1,7 +1,8 @@
 // The durable outbox: events are inserted in the same transaction as the state change that causes them.
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import { newId } from './util.js';
+import type { Page, PageOf } from '../../domain/types.js';
+import { newId, parseJson } from './util.js';
 
 export interface NewEvent {
   team_id: string;
@@ -14,6 +15,28 @@ export interface NewEvent {
   details?: Record<string, unknown>;
   /** Same key, same team: recorded once (e.g. one alert per expiry window). */
   dedupe_key?: string | null;
+}
+
+export interface EventFilter {
+  category?: string;
+  event_type?: string;
+  severity?: string;
+  domain_id?: string;
+  endpoint_id?: string;
+  /** ISO timestamp: events created at or after it. */
+  since?: string;
+}
+
+export interface EventRow {
+  id: string;
+  event_type: string;
+  category: string | null;
+  severity: string;
+  message: string;
+  domain_id: string | null;
+  endpoint_id: string | null;
+  created_at: string;
+  details: Record<string, unknown>;
 }
 
 export function eventsRepo(db: Kysely<DB>) {
@@ -40,6 +63,39 @@ export function eventsRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
       return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
+    },
+    /** The team's events matching `f`, newest first (ties by id, so pages never overlap). */
+    async page(teamId: string, f: EventFilter, p: Page): Promise<PageOf<EventRow>> {
+      let q = db.selectFrom('events').where('team_id', '=', teamId);
+      if (f.category !== undefined) q = q.where('category', '=', f.category);
+      if (f.event_type !== undefined) q = q.where('event_type', '=', f.event_type);
+      if (f.severity !== undefined) q = q.where('severity', '=', f.severity);
+      if (f.domain_id !== undefined) q = q.where('domain_id', '=', f.domain_id);
+      if (f.endpoint_id !== undefined) q = q.where('endpoint_id', '=', f.endpoint_id);
+      if (f.since !== undefined) q = q.where('created_at', '>=', f.since);
+      const { n } = await q.select((e) => e.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const rows = await q
+        .select([
+          'id',
+          'event_type',
+          'category',
+          'severity',
+          'message',
+          'domain_id',
+          'endpoint_id',
+          'created_at',
+          'details',
+        ])
+        .orderBy('created_at', 'desc')
+        .orderBy('id', 'desc')
+        .limit(p.limit)
+        .offset(p.offset)
+        .execute();
+      return {
+        items: rows.map((r) => ({ ...r, details: parseJson<Record<string, unknown>>(r.details, {}) })),
+        total: Number(n),
+        ...p,
+      };
     },
     async list(teamId: string, limit = 100) {
       return db

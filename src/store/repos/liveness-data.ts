@@ -251,6 +251,8 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     }
     return (cfg) => out.get(cfg) ?? NO_SUMS;
   };
+  const buckets = (table: 'liveness_hourly' | 'liveness_daily', cfg: number, from: number) =>
+    db.selectFrom(table).selectAll().where('cfg', '=', cfg).where('bucket', '>=', from).orderBy('bucket').execute();
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
     async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
@@ -369,15 +371,9 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
       return { items: rows.map((r) => ({ ...r, ok: toBool(r.ok) })), total: Number(n) };
     },
     /** Per-day aggregates from `fromDay` on, oldest first. */
-    async daily(cfg: number, fromDay: number) {
-      return db
-        .selectFrom('liveness_daily')
-        .selectAll()
-        .where('cfg', '=', cfg)
-        .where('bucket', '>=', fromDay)
-        .orderBy('bucket')
-        .execute();
-    },
+    daily: (cfg: number, fromDay: number) => buckets('liveness_daily', cfg, fromDay),
+    /** Per-hour aggregates from `fromHour` on, oldest first. */
+    hourly: (cfg: number, fromHour: number) => buckets('liveness_hourly', cfg, fromHour),
     hourlySums: (cfgs: readonly number[], fromHour: number) => sums('liveness_hourly', cfgs, fromHour),
     dailySums: (cfgs: readonly number[], fromDay: number) => sums('liveness_daily', cfgs, fromDay),
     /** Recent response times, newest last (dashboard sparklines). */

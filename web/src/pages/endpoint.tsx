@@ -1,5 +1,6 @@
-// One endpoint: status, uptime 24 h / 7 d, the certificate, and response-time charts (the last 24 h
-// of checks and the daily averages of 30 days; uPlot, loaded with this page only).
+// One endpoint: status, uptime 24 h / 7 d, the certificate and every certificate seen on it
+// (renewals, issuer changes), and response-time charts (the last 24 h of checks, the hourly averages
+// of 7 days and the daily averages of 30 days; uPlot, loaded with this page only).
 import { useContext, useEffect, useRef } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
@@ -7,17 +8,130 @@ import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../typ
 import { Badge, Days, Section, Show, fmtTime, pct } from '../ui.js';
 import { CanWrite } from '../scope.js';
 
+/** GET /api/v1/endpoints/:id/certificates. */
+interface Certificates {
+  current: {
+    ssl_status: string;
+    subject: string | null;
+    issuer: string | null;
+    sans: string[];
+    not_before: string | null;
+    not_after: string | null;
+    days_until_expiry: number | null;
+    serial: string | null;
+    fingerprint256: string | null;
+    protocol: string | null;
+    trusted: boolean | null;
+    hostname_match: boolean | null;
+    error: string | null;
+    checked_at: string | null;
+  } | null;
+  history: {
+    fingerprint256: string;
+    subject: string | null;
+    issuer: string | null;
+    not_before: string | null;
+    not_after: string | null;
+    first_seen: string;
+    last_seen: string;
+    change: string;
+  }[];
+}
+
+/** One hour of GET /api/v1/liveness/:id/hourly. */
+interface HourlyStat {
+  hour: string;
+  total_tests: number;
+  avg_response_time_ms: number;
+}
+
 async function load(id: string) {
-  const status = await get<EndpointStatus>(`/api/v1/endpoints/${id}/status`);
-  const configs = await all<Liveness>(`/api/v1/liveness?endpoint_id=${id}`, 1);
+  const [status, configs, certs] = await Promise.all([
+    get<EndpointStatus>(`/api/v1/endpoints/${id}/status`),
+    all<Liveness>(`/api/v1/liveness?endpoint_id=${id}`, 1),
+    get<Certificates>(`/api/v1/endpoints/${id}/certificates`),
+  ]);
   const live = configs[0];
-  const [results, stats] = live
+  const [results, stats, hourly] = live
     ? await Promise.all([
         all<LivenessResult>(`/api/v1/liveness/${live.id}/results?hours=24`, 500),
         get<{ data: DailyStat[] }>(`/api/v1/liveness/${live.id}/stats?days=30`),
+        get<{ data: HourlyStat[] }>(`/api/v1/liveness/${live.id}/hourly?hours=168`),
       ])
-    : [[], { data: [] }];
-  return { status, live, results, daily: stats.data };
+    : [[], { data: [] }, { data: [] }];
+  return { status, live, results, daily: stats.data, hourly: hourly.data, certs };
+}
+
+const yesNo = (v: boolean | null) => (v === null ? '—' : v ? 'yes' : 'no');
+const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
+const CHANGE: Record<string, string> = {
+  first: 'first seen',
+  renewed: 'renewed',
+  issuer_changed: 'issuer changed',
+};
+
+function CertificateHistory({ certs }: { certs: Certificates }) {
+  const c = certs.current;
+  return (
+    <Section title="Certificate details and history">
+      {c ? (
+        <dl>
+          <dt>Names</dt>
+          <dd>{c.sans.length ? c.sans.join(', ') : '—'}</dd>
+          <dt>Valid</dt>
+          <dd>
+            {day(c.not_before)} to {day(c.not_after)}
+          </dd>
+          <dt>Trusted chain</dt>
+          <dd>{yesNo(c.trusted)}</dd>
+          <dt>Matches the host</dt>
+          <dd>{yesNo(c.hostname_match)}</dd>
+          <dt>Protocol</dt>
+          <dd>{c.protocol ?? '—'}</dd>
+          <dt>Serial</dt>
+          <dd class="mono">{c.serial ?? '—'}</dd>
+          <dt>SHA-256</dt>
+          <dd class="mono">{c.fingerprint256 ?? '—'}</dd>
+          {c.error && (
+            <>
+              <dt>Error</dt>
+              <dd class="bad">{c.error}</dd>
+            </>
+          )}
+          <dt>Inspected</dt>
+          <dd>{fmtTime(c.checked_at)}</dd>
+        </dl>
+      ) : (
+        <p class="muted">Not inspected yet, or the endpoint speaks no TLS.</p>
+      )}
+      {certs.history.length > 0 && (
+        <div class="scroll">
+          <table class="data" data-testid="certificate-history">
+            <thead>
+              <tr>
+                <th scope="col">first seen</th>
+                <th scope="col">change</th>
+                <th scope="col">issuer</th>
+                <th scope="col">valid until</th>
+                <th scope="col">last seen</th>
+              </tr>
+            </thead>
+            <tbody>
+              {certs.history.map((h) => (
+                <tr key={h.fingerprint256}>
+                  <td>{fmtTime(h.first_seen)}</td>
+                  <td>{CHANGE[h.change] ?? h.change}</td>
+                  <td>{h.issuer ?? '—'}</td>
+                  <td>{day(h.not_after)}</td>
+                  <td>{fmtTime(h.last_seen)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </Section>
+  );
 }
 
 type Series = [number[], (number | null)[]];
@@ -55,6 +169,18 @@ export function EndpointPage({ id }: { id: string }) {
           d.daily.map((x) => Date.parse(`${x.date}T12:00:00Z`) / 1000),
           d.daily.map((x) => (x.total_tests ? x.avg_response_time_ms : null)),
         ];
+        // Hours without checks are absent from the answer: a gap (null) keeps the line from bridging them.
+        const hourly: Series = [[], []];
+        for (const x of d.hourly) {
+          const at = Date.parse(x.hour) / 1000 + 1800;
+          const prev = hourly[0].at(-1);
+          if (prev !== undefined && at - prev > 3600) {
+            hourly[0].push(prev + 3600);
+            hourly[1].push(null);
+          }
+          hourly[0].push(at);
+          hourly[1].push(x.total_tests ? x.avg_response_time_ms : null);
+        }
         const l = d.status.liveness;
         return (
           <>
@@ -126,11 +252,19 @@ export function EndpointPage({ id }: { id: string }) {
                 </dl>
               </Section>
             </div>
+            <CertificateHistory certs={d.certs} />
             <Section title="Response time, last 24 hours">
               {pts.length ? (
                 <Chart label="Response time (ms) of each check in the last 24 hours" data={recent} days={1} />
               ) : (
                 <p class="muted">No checks yet.</p>
+              )}
+            </Section>
+            <Section title="Response time, hourly average (7 days)">
+              {d.hourly.length ? (
+                <Chart label="Hourly average response time (ms), 7 days" data={hourly} days={7} />
+              ) : (
+                <p class="muted">No hours yet.</p>
               )}
             </Section>
             <Section title="Response time, daily average (30 days)">

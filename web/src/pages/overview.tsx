@@ -1,28 +1,50 @@
 // Overview: domains by health grade and status, what expires in 7/30/90 days, endpoints down now,
-// and the latest notifications sent.
+// the latest events (GET /api/v1/events) and the latest notifications sent.
 import { all, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, EndpointStatus, LogEntry, Renewal } from '../types.js';
 import { Badge, Section, Show, addDays, fmtTime, isoDay } from '../ui.js';
+
+/** One item of GET /api/v1/events. */
+interface EventItem {
+  id: string;
+  event_type: string;
+  category: string | null;
+  severity: string;
+  message: string;
+  domain_id: string | null;
+  endpoint_id: string | null;
+  created_at: string;
+}
 
 interface Data {
   domains: Domain[];
   renewals: Renewal[];
   down: { data: EndpointStatus[]; summary: Record<string, number> };
   log: LogEntry[];
+  events: EventItem[];
 }
+
+const SEVERITY_TONE: Record<string, string> = {
+  critical: 'bad',
+  high: 'bad',
+  medium: 'warn',
+  low: 'none',
+  info: 'none',
+};
 
 async function load(): Promise<Data> {
   const from = isoDay(new Date());
   const to = isoDay(addDays(90));
-  const [domains, doms, certs, down, log] = await Promise.all([
+  const [domains, doms, certs, down, log, events] = await Promise.all([
     all<Domain>('/api/v1/domains'),
     all<Renewal>(`/api/v1/renewals?type=domains&from=${from}&to=${to}`),
     all<Renewal>(`/api/v1/renewals?type=certificates&from=${from}&to=${to}`),
     get<Data['down']>('/api-endpoint-status?health=critical&limit=20'),
     get<LogEntry[]>('/api/v1/notifications/log?limit=8'),
+    get<{ data: EventItem[] }>('/api/v1/events?limit=10'),
   ]);
-  return { domains, renewals: [...doms, ...certs], down, log };
+  return { domains, renewals: [...doms, ...certs], down, log, events: events.data };
 }
 
 function countBy<T>(xs: T[], key: (x: T) => string): [string, number][] {
@@ -100,6 +122,27 @@ export function Overview() {
                 </li>
               ))}
             </ul>
+          </Section>
+          <Section title="Latest events">
+            {d.events.length === 0 ? (
+              <p class="muted">No events yet: outages, recoveries, certificate and expiry alerts show here.</p>
+            ) : (
+              <ul data-testid="events">
+                {d.events.map((e) => (
+                  <li key={e.id}>
+                    <span class={`badge ${SEVERITY_TONE[e.severity] ?? 'none'}`}>{e.severity}</span>{' '}
+                    {e.endpoint_id ? (
+                      <a href={`#/endpoints/${e.endpoint_id}`}>{e.message}</a>
+                    ) : e.domain_id ? (
+                      <a href={`#/domains/${e.domain_id}`}>{e.message}</a>
+                    ) : (
+                      e.message
+                    )}{' '}
+                    <span class="muted">{fmtTime(e.created_at)}</span>
+                  </li>
+                ))}
+              </ul>
+            )}
           </Section>
           <Section title="Latest notifications">
             {d.log.length === 0 ? (
