@@ -2,6 +2,8 @@
 // POST /api/v1/domains next to the bare koa ceiling, with 16 concurrent keep-alive clients.
 // Then each route again at PACED_SHARE (default 0.5) of the rate it sustained: latency under load, not at saturation.
 // Usage: npm run bench   (DURATION=5 ROUNDS=5 CONCURRENCY=16 SEED=10000 PACED_SHARE=0.5 to change; ONLY=list,uncached,post picks routes)
+//   npm run bench -- --database-url postgres://SERVER: the same on a fresh database of that (local)
+//   PostgreSQL server, with the server's own CPU per request beside dommon's (bench/pg.ts)
 import { spawn } from 'node:child_process';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -9,14 +11,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
+import { benchDatabase } from './pg.js';
 import { cpuTicks, settled, TICK } from './proc.js';
 
 const DURATION = Number(process.env.DURATION ?? 5) * 1000;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
 const SEED = Number(process.env.SEED ?? 10_000);
 
+const pgFlag = process.argv.indexOf('--database-url');
+const pgdb = pgFlag >= 0 ? await benchDatabase(process.argv[pgFlag + 1]!, 'api') : null;
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-'));
-const config = loadConfig({ dataDir });
+const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
 const { store, services } = await openLocal(config);
 const { token, team_id } = await services.access.createToken({ team: 'bench' });
 const t0 = Date.now();
@@ -55,6 +60,7 @@ console.log(`seeded ${SEED} domains in ${Date.now() - t0} ms`);
 const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_PROFILE] : [];
 const server = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/server.ts', dataDir], {
   stdio: ['ignore', 'pipe', 'inherit'],
+  env: { ...process.env, ...(pgdb ? { DOMMON_DATABASE_URL: pgdb.url } : {}) },
 });
 const base = await new Promise<string>((resolve, reject) => {
   server.stdout.on('data', (d: Buffer) => {
@@ -97,7 +103,7 @@ function once(method: string, p: string, body?: string): Promise<number> {
 
 let counter = 0;
 type Route = { name: string; make: () => [string, string, string?] };
-type Tally = { name: string; lat: number[]; secs: number; cpuTicks: number; clientUs: number };
+type Tally = { name: string; lat: number[]; secs: number; cpuTicks: number; pgTicks: number; clientUs: number };
 
 /** One window of `ms` with CONCURRENCY clients on one route; latencies appended to the tally. */
 async function window(route: Route, tally: Tally, ms: number): Promise<void> {
@@ -107,7 +113,12 @@ async function window(route: Route, tally: Tally, ms: number): Promise<void> {
     const c = cpuTicks(server.pid!);
     return c.user + c.sys;
   };
+  const pgCpu = () => {
+    const c = pgdb?.serverTicks() ?? { user: 0, sys: 0 };
+    return c.user + c.sys;
+  };
   const c0 = cpu();
+  const pg0 = pgCpu();
   const own = process.cpuUsage();
   await Promise.all(
     Array.from({ length: CONCURRENCY }, async () => {
@@ -116,6 +127,7 @@ async function window(route: Route, tally: Tally, ms: number): Promise<void> {
   );
   tally.secs += (Date.now() - t) / 1000;
   tally.cpuTicks += cpu() - c0;
+  tally.pgTicks += pgCpu() - pg0;
   const used = process.cpuUsage(own);
   tally.clientUs += used.user + used.system;
 }
@@ -177,7 +189,16 @@ const phases = [
   .map((ph) => ({ ...ph, routes: ph.routes.filter((r) => !only || only.includes(r.key)) }))
   .filter((ph) => ph.routes.length);
 const ROUNDS = Number(process.env.ROUNDS ?? 5);
-type Result = { name: string; rps: number; p50: number; p99: number; cpuMs: number; clientMs: number; ceiling: number };
+type Result = {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  cpuMs: number;
+  pgMs: number;
+  clientMs: number;
+  ceiling: number;
+};
 const results: Result[] = [];
 const PACED_SHARE = Number(process.env.PACED_SHARE ?? 0.5);
 const pacedResults: {
@@ -193,7 +214,14 @@ for (const ph of phases) {
   // Warm-up, then ROUNDS rounds in which every route gets DURATION/ROUNDS: the routes share the same
   // moments of machine load, so their ratio to the ceiling stays meaningful on a busy machine.
   for (const r of routes) for (let i = 0; i < 200; i++) await once(...r.make());
-  const tallies: Tally[] = routes.map((r) => ({ name: r.name, lat: [], secs: 0, cpuTicks: 0, clientUs: 0 }));
+  const tallies: Tally[] = routes.map((r) => ({
+    name: r.name,
+    lat: [],
+    secs: 0,
+    cpuTicks: 0,
+    pgTicks: 0,
+    clientUs: 0,
+  }));
   for (let round = 0; round < ROUNDS; round++) {
     for (const [i, r] of routes.entries()) await window(r, tallies[i]!, DURATION / ROUNDS);
   }
@@ -206,6 +234,7 @@ for (const ph of phases) {
       p50: pct(0.5),
       p99: pct(0.99),
       cpuMs: ((t.cpuTicks / TICK) * 1000) / t.lat.length,
+      pgMs: ((t.pgTicks / TICK) * 1000) / t.lat.length,
       clientMs: t.clientUs / 1000 / t.lat.length,
     };
   });
@@ -228,12 +257,12 @@ console.log(
   `\n${CONCURRENCY} concurrent clients, ${DURATION / 1000} s per route in ${ROUNDS} interleaved rounds per phase, ${SEED} domains seeded, Node ${process.version}, ${os.cpus().length} cores, load average ${load}\n`,
 );
 console.log(
-  "| route | req/s | p50 ms | p99 ms | % of its phase's ceiling | server CPU ms/request | client CPU ms/request |",
+  `| route | req/s | p50 ms | p99 ms | % of its phase's ceiling | server CPU ms/request | client CPU ms/request |${pgdb ? ' PostgreSQL CPU ms/request |' : ''}`,
 );
-console.log('| --- | ---: | ---: | ---: | ---: | ---: | ---: |');
+console.log(`| --- | ---: | ---: | ---: | ---: | ---: | ---: |${pgdb ? ' ---: |' : ''}`);
 for (const r of results) {
   console.log(
-    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} | ${r.clientMs.toFixed(3)} |`,
+    `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(2)} | ${r.p99.toFixed(2)} | ${((r.rps / r.ceiling) * 100).toFixed(0)}% | ${r.cpuMs.toFixed(3)} | ${r.clientMs.toFixed(3)} |${pgdb ? ` ${r.pgMs.toFixed(3)} |` : ''}`,
   );
 }
 console.log(
@@ -254,3 +283,4 @@ server.kill('SIGTERM');
 agent.destroy();
 await new Promise((r) => server.on('exit', r));
 fs.rmSync(dataDir, { recursive: true, force: true });
+await pgdb?.drop();

@@ -233,21 +233,16 @@ export function createDeliveryService(deps: DeliveryDeps) {
           sent_at: at.toISOString(),
           message_preview: out.preview || null,
           release: !retry || later,
+          // The wait and 5 s, in the same write as the attempt (a node killed right after it leaves no
+          // longer lease behind): the next attempt extends the lease again before it sends, so a node
+          // that dies while waiting hands the delivery on 5 s after the attempt was due.
+          leaseUntil: new Date(at.getTime() + wait + 5000).toISOString(),
         },
         fence,
       );
       // Another node took the delivery over (this node's lease ran out): it goes on from there.
       if (!current) return fenced(d);
       if (!retry || later) return;
-      const kept = await store.notifications.extendLease(
-        d.id,
-        owner,
-        d.lease_token,
-        // The wait and 5 s: the next attempt extends the lease again before it sends, so a node that
-        // dies while waiting hands the delivery on 5 s after the attempt was due.
-        new Date(at.getTime() + wait + 5000).toISOString(),
-      );
-      if (!kept) return fenced(d);
       await sleep(wait);
     }
   }

@@ -270,6 +270,8 @@ export function notificationsRepo(db: Kysely<DB>) {
         sent_at: string | null;
         message_preview: string | null;
         release: boolean;
+        /** Kept for a retry after a short wait: the lease now runs until then (with the attempt, not after it). */
+        leaseUntil?: string;
       },
       /** The lease the attempt ran under: nothing is written when it is no longer the row's. */
       fence: { owner: string; token: number },
@@ -283,7 +285,11 @@ export function notificationsRepo(db: Kysely<DB>) {
           error_message: update.error_message,
           sent_at: update.sent_at,
           message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
-          ...(update.release ? { lease_owner: null, lease_until: null } : {}),
+          ...(update.release
+            ? { lease_owner: null, lease_until: null }
+            : update.leaseUntil
+              ? { lease_until: update.leaseUntil }
+              : {}),
         })
         .where('id', '=', d.id)
         .where('lease_owner', '=', fence.owner)
