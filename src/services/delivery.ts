@@ -216,29 +216,32 @@ export function createDeliveryService(deps: DeliveryDeps) {
       // A long wait is not slept holding the lease: the delivery goes back to the queue, due then.
       const later = retry && wait > MAX_SLEEP_MS;
       deps.metrics?.delivery(d.channel, out.ok ? 'success' : retry ? 'retry' : 'failed');
-      const current = await store.notifications.recordAttempt(
-        {
-          id: d.id,
-          attempt,
-          at: at.toISOString(),
-          outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent',
-          status_code: out.status,
-          error: out.error,
-          duration_ms: Math.round(performance.now() - t0),
-        },
-        {
-          status: out.ok ? 'success' : retry ? 'partial' : 'failed',
-          next_attempt_at: new Date(at.getTime() + wait).toISOString(),
-          error_message: out.ok ? null : out.error,
-          sent_at: at.toISOString(),
-          message_preview: out.preview || null,
-          release: !retry || later,
-          // The wait and 5 s, in the same write as the attempt (a node killed right after it leaves no
-          // longer lease behind): the next attempt extends the lease again before it sends, so a node
-          // that dies while waiting hands the delivery on 5 s after the attempt was due.
-          leaseUntil: new Date(at.getTime() + wait + 5000).toISOString(),
-        },
-        fence,
+      // The delivery's new state and its attempt row commit together: a reader never sees one without the other.
+      const current = await store.transaction((tx) =>
+        tx.notifications.recordAttempt(
+          {
+            id: d.id,
+            attempt,
+            at: at.toISOString(),
+            outcome: out.ok ? 'success' : out.transient ? 'transient' : 'permanent',
+            status_code: out.status,
+            error: out.error,
+            duration_ms: Math.round(performance.now() - t0),
+          },
+          {
+            status: out.ok ? 'success' : retry ? 'partial' : 'failed',
+            next_attempt_at: new Date(at.getTime() + wait).toISOString(),
+            error_message: out.ok ? null : out.error,
+            sent_at: at.toISOString(),
+            message_preview: out.preview || null,
+            release: !retry || later,
+            // The wait and 5 s, in the same write as the attempt (a node killed right after it leaves no
+            // longer lease behind): the next attempt extends the lease again before it sends, so a node
+            // that dies while waiting hands the delivery on 5 s after the attempt was due.
+            leaseUntil: new Date(at.getTime() + wait + 5000).toISOString(),
+          },
+          fence,
+        ),
       );
       // Another node took the delivery over (this node's lease ran out): it goes on from there.
       if (!current) return fenced(d);
