@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist/web');
 const assets = path.join(outdir, 'assets');
-fs.rmSync(outdir, { recursive: true, force: true });
+// Only the bundle's own files: dist/web/ also holds the compiled server side of src/web/ (tsc's output).
+fs.rmSync(assets, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: ['web/src/main.tsx'],
