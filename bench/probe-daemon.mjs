@@ -59,6 +59,16 @@ function line(final) {
       p99: late.length ? late[Math.floor(late.length * 0.99)] : null,
       max: late.at(-1) ?? null,
     });
+    // On PostgreSQL (the due-queue, src/scheduler/claiming.ts): claim rounds' time and runs taken over.
+    if (sched.stats.claimMs) {
+      const claim = Float64Array.from(sched.stats.claimMs).sort();
+      Object.assign(out, {
+        claimP99: claim.length ? claim[Math.floor(claim.length * 0.99)] : null,
+        claimed: sched.stats.claimed,
+        takenOver: sched.stats.takenOver,
+        fencedOut: sched.stats.fencedOut,
+      });
+    }
   }
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
-import { openLocal } from '../src/app.js';
+import { seedLiveness } from './seed.js';
 import { benchDatabase, type BenchDatabase } from './pg.js';
 import { cpuTicks, rssMb, TICK } from './proc.js';
 
@@ -91,65 +91,7 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-probes-'));
   const pgdb = PG_SERVER ? await benchDatabase(PG_SERVER, 'probes') : null;
   const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
-  const { store, services } = await openLocal(config);
-  const { team_id } = await services.access.createToken({ team: 'bench' });
-  const now = new Date().toISOString();
-  await store.transaction(async (tx) => {
-    const domainId = crypto.randomUUID();
-    await tx.domains.insert({
-      id: domainId,
-      team_id,
-      domain: 'bench.example.com',
-      portfolio_id: null,
-      notes: null,
-      is_verified: 0,
-      verified_at: null,
-      verification_token: 'dommon-verify-bench',
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: 0,
-      expiry_override: null,
-      dkim_selectors: '[]',
-      created_at: now,
-      updated_at: now,
-    });
-    for (let i = 0; i < n; i++) {
-      const id = crypto.randomUUID();
-      await tx.endpoints.insert({
-        id,
-        team_id,
-        domain_id: domainId,
-        name: `e${i}`,
-        endpoint_type: 'http',
-        subdomain: `h${i % HOSTS}`,
-        path: `/p${i}`,
-        port: target.port,
-        is_enabled: 1,
-        timeout_seconds: 10,
-        notes: null,
-        created_at: now,
-        updated_at: now,
-      });
-      await tx.db
-        .insertInto('liveness_configs')
-        .values({
-          id: crypto.randomUUID(),
-          seq: i + 1,
-          team_id,
-          endpoint_id: id,
-          is_enabled: 1,
-          timeout_seconds: 10,
-          expected_status_code: 200,
-          interval_seconds: interval,
-          failure_threshold: 1,
-          created_at: now,
-          updated_at: now,
-        })
-        .execute();
-    }
-  });
-  await store.close();
+  await seedLiveness(config, { n, interval, port: target.port, hosts: HOSTS });
   const bytes0 = await livenessBytes(config.dbPath, pgdb);
   const raw0 = await livenessBytes(config.dbPath, pgdb, ['liveness_results']);
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());

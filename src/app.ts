@@ -436,6 +436,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clock,
     log,
     stamp: (t) => store.stamp(t),
+    // On PostgreSQL every node (one or several) claims its runs from the due-queue.
+    dueQueue: store.engine === 'postgres' ? { repo: store.livenessDue, owner: config.node.name } : undefined,
   });
   const retention = createRetentionService({
     store,

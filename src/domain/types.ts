@@ -155,3 +155,5 @@ export interface BulkResult<T> {
 /** The check_schedule kinds every domain has a row of (registration and DNS-security refreshes). */
 export const DOMAIN_REFRESH_KINDS = ['registration', 'security'] as const;
 export type DomainRefreshKind = (typeof DOMAIN_REFRESH_KINDS)[number];
+/** Rows of check_schedule that only lease a domain's run to one node (verification, exposure scans). */
+export const DOMAIN_LEASE_KINDS = ['verify', 'exposure'] as const;

@@ -111,7 +111,12 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       () => (deps.exclusive ? deps.exclusive('sweep', () => intel.sweep()) : intel.sweep()),
       log,
     ),
-    periodic('verification', deps.verifyInterval * 1000, () => intel.verification.cycle(), log),
+    periodic(
+      'verification',
+      deps.verifyInterval * 1000,
+      () => intel.verification.cycle(deps.verifyInterval * 900),
+      log,
+    ),
   ];
 
   return {

@@ -34,6 +34,12 @@ interface CertificateServiceDeps {
   recomputeHealth?: HealthHook;
 }
 
+/**
+ * How long a cycle's lease on an endpoint's inspection lasts (ms): longer than any handshake (the
+ * endpoint's timeout, at most 300 s), so a node that died mid-inspection hands it on after that.
+ */
+const TLS_LEASE_MS = 330_000;
+
 export function createCertificateService(deps: CertificateServiceDeps) {
   const { store, clock, inspect } = deps;
   const concurrency = deps.concurrency ?? 8;
@@ -226,9 +232,13 @@ export function createCertificateService(deps: CertificateServiceDeps) {
     async cycle(signal: AbortSignal = new AbortController().signal, limit = 200): Promise<number> {
       const stamp = store.stamp(['endpoints']);
       const includeNew = stamp !== endpointsStamp;
-      const ids = await store.certificates.due(isoNow(clock), limit, { includeNew });
+      const now = clock.now();
+      const due = await store.certificates.due(now.toISOString(), limit, { includeNew });
       // Look for new ones again next cycle if this one may not have taken them all.
-      if (includeNew && ids.length < limit) endpointsStamp = stamp;
+      if (includeNew && due.length < limit) endpointsStamp = stamp;
+      // Several nodes on one database: each inspects only the endpoints it leased (the others skip them).
+      const until = new Date(now.getTime() + TLS_LEASE_MS).toISOString();
+      const ids = await store.schedule.lease('tls', due, now.toISOString(), until);
       let done = 0;
       await eachLimit(
         ids,

@@ -3,7 +3,7 @@ import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
-import { DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
+import { DOMAIN_LEASE_KINDS, DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
 import { newId } from '../store/repos/util.js';
@@ -149,7 +149,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         const d = await tx.domains.get(teamId, id);
         if (!d) throw new NotFound('Domain');
         await tx.domains.remove(teamId, id);
-        await tx.schedule.removeTarget(DOMAIN_REFRESH_KINDS, id);
+        await tx.schedule.removeTarget([...DOMAIN_REFRESH_KINDS, ...DOMAIN_LEASE_KINDS], id);
         return d;
       });
       changes?.emit({ domain: id });

@@ -32,6 +32,12 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     recomputeHealth: base.recomputeHealth ?? health.recompute,
     changes: base.changes ?? createChangeFeed(),
   };
+  // On PostgreSQL the due-queue learns of every change to the working set: a re-enabled target is due
+  // again, a shorter interval applies now (a wake-up lost to a crash is repaired by the queue's sync).
+  if (base.store.engine === 'postgres') {
+    const due = base.store.livenessDue;
+    deps.changes.subscribe((change) => void due.wake(change, base.clock.now().getTime()).catch(() => undefined));
+  }
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
   const monitor = createMonitorService(deps);

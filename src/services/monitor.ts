@@ -29,7 +29,15 @@ export interface Recorded {
   outcome: CheckOutcome;
   /** Epoch ms when the probe started. */
   at: number;
+  /**
+   * A run claimed from the due-queue (PostgreSQL, several nodes): its lease's fencing token and the
+   * next due time, written with the result; a result whose lease was taken over is dropped.
+   */
+  lease?: { token: number; next: number | null; keep?: boolean };
 }
+
+/** How long past a claimed run's due time plus its timeout its lease lasts (ms): the result's write and a spread start fit in it. */
+export const LEASE_MARGIN_MS = 10_000;
 
 /** One entry of the scheduler's working set. */
 export interface Target {
@@ -40,6 +48,7 @@ export interface Target {
 /** Which part of the working set to read: one config, one endpoint's, one domain's, or a page by id. */
 export interface TargetScope {
   id?: string;
+  ids?: readonly string[];
   endpoint_id?: string;
   domain_id?: string;
   after?: string;
@@ -177,14 +186,22 @@ export function createMonitorService({
     lastChecks: (configIds: readonly string[]) => store.livenessData.lastChecks(configIds),
 
     /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
-    async record(batch: Recorded[]): Promise<void> {
-      if (!batch.length) return;
+    /** Returns how many were written (the others' configs were deleted, or their leases taken over). */
+    async record(batch: Recorded[]): Promise<number> {
+      if (!batch.length) return 0;
       const ordered = [...batch].sort((a, b) => a.at - b.at);
-      await store.transaction(async (tx) => {
+      const written = await store.transaction(async (tx) => {
         const now = isoNow(clock);
         const ids = [...new Set(ordered.map((r) => r.config.id))];
-        // A config may have been deleted while its probe ran.
-        const live = await tx.livenessData.existing(ids);
+        // A config may have been deleted while its probe ran; a claimed run writes only while its lease
+        // holds (and sets its next due time in the same transaction).
+        const leased = ordered.filter((r) => r.lease);
+        const live = leased.length
+          ? await tx.livenessDue.release(
+              [...new Map(leased.map((r) => [r.config.id, { configId: r.config.id, ...r.lease! }])).values()],
+              LEASE_MARGIN_MS,
+            )
+          : await tx.livenessData.existing(ids);
         const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
         const rows = [];
         const changed = new Map<string, LivenessState>();
@@ -240,6 +257,7 @@ export function createMonitorService({
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
         for (const id of flipped) healthDue.add(id);
+        return rows.length;
       });
       if (healthDue.size) void healthLoop();
       if (metrics) {
@@ -247,6 +265,7 @@ export function createMonitorService({
         if (ok) metrics.check('liveness', 'success', ok);
         if (ordered.length > ok) metrics.check('liveness', 'failure', ordered.length - ok);
       }
+      return written;
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {

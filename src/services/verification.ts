@@ -77,7 +77,11 @@ export function createVerificationService({
       return { ...verificationView(await domain(teamId, id)), record_found: found, checked_at: isoNow(clock) };
     },
     /** One worker cycle: every unverified domain of every team, a few look-ups at a time (CYCLE_RATE a second at most), until shutdown. */
-    async cycle(): Promise<number> {
+    /**
+     * `leaseMs`: each chunk's domains are leased for this long before they are looked up, so several
+     * nodes on one database look each domain up once per interval (a domain leased elsewhere is skipped).
+     */
+    async cycle(leaseMs = 270_000): Promise<number> {
       let verified = 0;
       let slot = performance.now();
       const pace = async () => {
@@ -85,7 +89,17 @@ export function createVerificationService({
         slot = Math.max(slot, performance.now()) + 1000 / CYCLE_RATE;
         if (wait > 0) await sleep(wait, undefined, { signal }).catch(() => undefined);
       };
-      for await (const chunk of store.domains.chunks(CYCLE_CHUNK, 'unverified')) {
+      for await (const all of store.domains.chunks(CYCLE_CHUNK, 'unverified')) {
+        const now = clock.now();
+        const mine = new Set(
+          await store.schedule.lease(
+            'verify',
+            all.map((d) => d.id),
+            now.toISOString(),
+            new Date(now.getTime() + leaseMs).toISOString(),
+          ),
+        );
+        const chunk = all.filter((d) => mine.has(d.id));
         await eachLimit(
           chunk,
           CYCLE_CONCURRENCY,

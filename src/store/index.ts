@@ -30,6 +30,7 @@ import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { statusPagesRepo } from './repos/status-pages.js';
 import { nodesRepo } from './repos/nodes.js';
+import { livenessDueRepo } from './repos/liveness-due.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 
@@ -43,7 +44,7 @@ async function ping(db: Kysely<DB>): Promise<boolean> {
   }
 }
 
-function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
+function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, engine: Engine) {
   return {
     teams: teamsRepo(db),
     users: usersRepo(db),
@@ -52,7 +53,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
     portfolios: portfoliosRepo(db),
     domains: domainsRepo(db, reuse),
     endpoints: endpointsRepo(db),
-    liveness: livenessRepo(db),
+    // On PostgreSQL a new config gets its due-queue row in the transaction that creates it.
+    liveness: livenessRepo(db, { dueQueue: engine === 'postgres' }),
     livenessData: livenessDataRepo(db, hot),
     events: eventsRepo(db),
     notifications: notificationsRepo(db),
@@ -66,14 +68,19 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
     certificates: certificatesRepo(db),
     statusPages: statusPagesRepo(db),
     nodes: nodesRepo(db),
+    /** The liveness due-queue: PostgreSQL only (several nodes); one SQLite node schedules in memory. */
+    livenessDue: livenessDueRepo(db),
   };
 }
 
 export type Repos = ReturnType<typeof repos>;
 
+export type Engine = 'sqlite' | 'postgres';
+
 export interface Store extends Repos {
   /** The raw query builder, for repositories added by later modules. */
   db: Kysely<DB>;
+  engine: Engine;
   file: string;
   transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T>;
   ping(): Promise<boolean>;
@@ -96,12 +103,13 @@ function storeFrom(conn: Connection): Store {
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
-  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse), db: trx }), {
+  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse, 'sqlite'), db: trx }), {
     inTransaction: () => conn.sqlite.inTransaction,
   });
   return {
-    ...repos(conn.db, hot, reuse),
+    ...repos(conn.db, hot, reuse, 'sqlite'),
     db: conn.db,
+    engine: 'sqlite',
     file: conn.file,
     transaction,
     ping: () => ping(conn.db),
@@ -142,11 +150,12 @@ function storeFromPg(conn: PgConnection): Store {
   const poller = setInterval(() => void poll(), SNAPSHOT_POLL_MS);
   poller.unref();
   void poll();
-  const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse);
+  const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse, 'postgres');
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...bind(conn.db),
     db: conn.db,
+    engine: 'postgres',
     file: conn.label,
     transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T> {
       const run = chain.then(() => conn.db.transaction().execute((trx) => fn({ ...bind(trx), db: trx })));

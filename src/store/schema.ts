@@ -317,6 +317,16 @@ export interface NodesTable {
   singletons: string;
 }
 
+/** The liveness due-queue (migration 012): epoch ms; `token` is int8 on PostgreSQL (read as a string there). */
+export interface LivenessDueTable {
+  config_id: string;
+  due_at: number | null;
+  fresh: number;
+  owner: string | null;
+  lease_until: number | null;
+  token: number | string;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -346,4 +356,5 @@ export interface DB {
   status_pages: StatusPagesTable;
   status_page_endpoints: StatusPageEndpointsTable;
   nodes: NodesTable;
+  liveness_due: LivenessDueTable;
 }

@@ -48,7 +48,7 @@ export async function startApp(
   );
   const app = await createApp(config, {
     clock: opts.clock,
-    log: pino({ level: 'silent' }),
+    log: pino({ level: process.env.DOMMON_TEST_LOG ?? 'silent' }),
     probes: opts.probes,
     notify: opts.notify,
     exposure: opts.exposure,

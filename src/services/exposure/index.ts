@@ -328,6 +328,15 @@ export function createExposureService(deps: ExposureDeps) {
           const prev = last.get(d.id);
           if (prev && now - Date.parse(prev) < intervalSeconds * 1000) continue;
           if (await store.exposure.runningScan(d.id)) continue;
+          // Several nodes on one database: the node that leases the domain's turn scans it, the others skip it.
+          const t = clock.now().getTime();
+          const leased = await store.schedule.lease(
+            'exposure',
+            [d.id],
+            new Date(t).toISOString(),
+            new Date(t + intervalSeconds * 900).toISOString(),
+          );
+          if (!leased.length) continue;
           const scan = await createScan(d, 'schedule');
           const p = run(d, scan.id);
           inFlight.add(p);

@@ -148,6 +148,8 @@ export function certificatesRepo(db: Kysely<DB>) {
         .select('s.target_id as id')
         .where('s.kind', '=', KIND)
         .where('s.next_run_at', '<=', nowIso)
+        // Not leased by a run in progress (another node's: services/certificates.ts cycle).
+        .where((w) => w.or([w('s.lease_until', 'is', null), w('s.lease_until', '<', nowIso)]))
         .where('e.is_enabled', '=', 1)
         .orderBy('s.next_run_at')
         .limit(limit - fresh.length)

@@ -2,6 +2,7 @@ import type { Kysely, Selectable } from 'kysely';
 import type { DB, LivenessConfigsTable } from '../schema.js';
 import type { LivenessConfig, Page, PageOf } from '../../domain/types.js';
 import { defined, toBool } from './util.js';
+import { livenessDueRepo } from './liveness-due.js';
 
 export interface LivenessFilter {
   endpoint_id?: string;
@@ -25,7 +26,7 @@ function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
   };
 }
 
-export function livenessRepo(db: Kysely<DB>) {
+export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
   const base = () =>
     db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id').selectAll('l');
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: LivenessFilter): Q => {
@@ -94,6 +95,7 @@ export function livenessRepo(db: Kysely<DB>) {
      */
     async enabledTargets(scope: {
       id?: string;
+      ids?: readonly string[];
       endpoint_id?: string;
       domain_id?: string;
       after?: string;
@@ -101,6 +103,10 @@ export function livenessRepo(db: Kysely<DB>) {
     }): Promise<LivenessConfig[]> {
       let q = base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1);
       if (scope.id !== undefined) q = q.where('l.id', '=', scope.id);
+      if (scope.ids !== undefined) {
+        if (!scope.ids.length) return [];
+        q = q.where('l.id', 'in', [...scope.ids]);
+      }
       if (scope.endpoint_id !== undefined) q = q.where('l.endpoint_id', '=', scope.endpoint_id);
       if (scope.domain_id !== undefined) q = q.where('e.domain_id', '=', scope.domain_id);
       if (scope.after !== undefined) q = q.where('l.id', '>', scope.after);
@@ -117,6 +123,8 @@ export function livenessRepo(db: Kysely<DB>) {
         .insertInto('liveness_configs')
         .values({ ...row, seq: Number(n ?? 0) + 1 })
         .execute();
+      // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/claiming.ts).
+      if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at));
     },
     async update(teamId: string, id: string, patch: Partial<Selectable<LivenessConfigsTable>>): Promise<void> {
       await db

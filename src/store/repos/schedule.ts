@@ -12,6 +12,38 @@ interface ScheduleRow {
 }
 
 export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
+  /**
+   * Leases targets of `kind` until `until` for this run, atomically: returns the ids won, those
+   * whose row is not leased by another run (several nodes on one database each try; a row's update
+   * waits for another node's and then sees its lease). A target without a row gets one (due now).
+   */
+  async function lease(kind: string, ids: readonly string[], now: string, until: string): Promise<string[]> {
+    if (!ids.length) return [];
+    const won = new Set<string>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const part = ids.slice(i, i + 500);
+      const inserted = await db
+        .insertInto('check_schedule')
+        .values(part.map((id) => ({ kind, target_id: id, next_run_at: now, lease_until: until })))
+        .onConflict((oc) => oc.doNothing())
+        .returning('target_id')
+        .execute();
+      inserted.forEach((r) => won.add(r.target_id));
+      const rest = part.filter((id) => !won.has(id));
+      if (!rest.length) continue;
+      const updated = await db
+        .updateTable('check_schedule')
+        .set({ lease_until: until })
+        .where('kind', '=', kind)
+        .where('target_id', 'in', rest)
+        .where((e) => e.or([e('lease_until', 'is', null), e('lease_until', '<', now)]))
+        .returning('target_id')
+        .execute();
+      updated.forEach((r) => won.add(r.target_id));
+    }
+    return ids.filter((id) => won.has(id));
+  }
+
   return {
     /** Rows (due at `now`) of a new domain, one per kind: written in the transaction that creates it. */
     async addTarget(kinds: readonly string[], targetId: string, now: string): Promise<void> {
@@ -43,7 +75,8 @@ export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       await sql`delete from check_schedule where kind = ${kind}
         and not exists (select 1 from domains d where d.id = check_schedule.target_id)`.execute(db);
     },
-    /** Due rows not leased by another run, oldest first; leases them until `leaseUntil`. */
+    lease,
+    /** Due rows not leased by another run, oldest first; leases them until `leaseUntil` (only those won). */
     async claimDue(kind: string, now: string, limit: number, leaseUntil: string): Promise<ScheduleRow[]> {
       const due = (q: typeof db) =>
         q
@@ -55,22 +88,16 @@ export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
           .orderBy('next_run_at');
       // Nothing due (most ticks): one indexed read, no write transaction.
       if (!(await due(db).limit(1).executeTakeFirst())) return [];
-      return db.transaction().execute(async (trx) => {
-        const rows = await due(trx).limit(limit).execute();
-        if (rows.length) {
-          await trx
-            .updateTable('check_schedule')
-            .set({ lease_until: leaseUntil })
-            .where('kind', '=', kind)
-            .where(
-              'target_id',
-              'in',
-              rows.map((r) => r.target_id),
-            )
-            .execute();
-        }
-        return rows;
-      });
+      const rows = await due(db).limit(limit).execute();
+      const won = new Set(
+        await lease(
+          kind,
+          rows.map((r) => r.target_id),
+          now,
+          leaseUntil,
+        ),
+      );
+      return rows.filter((r) => won.has(r.target_id));
     },
     async finish(kind: string, targetId: string, at: string, nextRunAt: string, outcome: string): Promise<void> {
       await db

@@ -1,0 +1,70 @@
+// Seeds one team with one domain and N http endpoints with a liveness config each (bench/probes,
+// bench/cluster): rows written straight through the store in one transaction, as an import would.
+import crypto from 'node:crypto';
+import type { Config } from '../src/config/index.js';
+import { openLocal } from '../src/app.js';
+
+export async function seedLiveness(
+  config: Readonly<Config>,
+  o: { n: number; interval: number; port: number; hosts: number },
+): Promise<void> {
+  const { store, services } = await openLocal(config);
+  const { team_id } = await services.access.createToken({ team: 'bench' });
+  const now = new Date().toISOString();
+  await store.transaction(async (tx) => {
+    const domainId = crypto.randomUUID();
+    await tx.domains.insert({
+      id: domainId,
+      team_id,
+      domain: 'bench.example.com',
+      portfolio_id: null,
+      notes: null,
+      is_verified: 0,
+      verified_at: null,
+      verification_token: 'dommon-verify-bench',
+      health_score: null,
+      health_grade: null,
+      overall_status: null,
+      exposure_monitoring_enabled: 0,
+      expiry_override: null,
+      dkim_selectors: '[]',
+      created_at: now,
+      updated_at: now,
+    });
+    for (let i = 0; i < o.n; i++) {
+      const id = crypto.randomUUID();
+      await tx.endpoints.insert({
+        id,
+        team_id,
+        domain_id: domainId,
+        name: `e${i}`,
+        endpoint_type: 'http',
+        subdomain: `h${i % o.hosts}`,
+        path: `/p${i}`,
+        port: o.port,
+        is_enabled: 1,
+        timeout_seconds: 10,
+        notes: null,
+        created_at: now,
+        updated_at: now,
+      });
+      await tx.db
+        .insertInto('liveness_configs')
+        .values({
+          id: crypto.randomUUID(),
+          seq: i + 1,
+          team_id,
+          endpoint_id: id,
+          is_enabled: 1,
+          timeout_seconds: 10,
+          expected_status_code: 200,
+          interval_seconds: o.interval,
+          failure_threshold: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    }
+  });
+  await store.close();
+}

@@ -1,0 +1,337 @@
+// The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
+// live in the database (the liveness_due table), not in this process. Every claim round (a quarter to
+// half a second, jittered so that nodes' rounds drift apart) the node claims the runs due within the
+// next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, reads their configs and endpoints, places
+// them on a timing wheel of its own, probes each at its due time and writes the result together with
+// the next due time, fenced by the lease (store/repos/liveness-due.ts). Every run is claimed anew, so
+// the work spreads over the nodes by itself; a dead node's leases run out (its due time plus the
+// config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node. A config
+// whose interval is shorter than a claim round keeps its lease from run to run.
+import { setMaxListeners } from 'node:events';
+import type { Logger } from 'pino';
+import type { Clock } from '../domain/clock.js';
+import type { CheckOutcome } from '../domain/liveness.js';
+import type { Endpoint, LivenessConfig } from '../domain/types.js';
+import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
+import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
+import { SLOT_MS, type LivenessProbe } from './liveness.js';
+
+interface ClaimingDeps {
+  monitor: MonitorService;
+  queue: LivenessDueRepo;
+  /** This node's name: the lease owner. */
+  owner: string;
+  probe: LivenessProbe;
+  clock: Clock;
+  log: Logger;
+  concurrency?: number;
+  /** Claim runs due this far ahead (ms): they start on time from this node's own wheel. */
+  aheadMs?: number;
+  /** Mean time between claim rounds (ms); each round waits 0.5x-1.5x of it. */
+  claimMs?: number;
+  flushMs?: number;
+  /** How often the queue is repaired (rows for configs without one, parked rows woken): ms. */
+  syncMs?: number;
+  /** Most runs taken in one claim. */
+  batch?: number;
+  random?: () => number;
+}
+
+interface Run {
+  claim: DueClaim;
+  config: LivenessConfig;
+  endpoint: Endpoint;
+  /** When it starts (epoch ms): its due time, or a spread point for a run long overdue. */
+  at: number;
+  /** Kept from the run before (a short interval): its config is read again each claim round. */
+  kept?: boolean;
+  /** Dropped before it started (its target was disabled or deleted meanwhile). */
+  cancelled?: boolean;
+}
+
+export function createClaimingScheduler(deps: ClaimingDeps) {
+  const { monitor, queue, owner, probe, clock, log } = deps;
+  const concurrency = deps.concurrency ?? 64;
+  const aheadMs = deps.aheadMs ?? 2000;
+  const claimMs = deps.claimMs ?? 500;
+  const batch = deps.batch ?? 1000;
+  const random = deps.random ?? Math.random;
+  const now = () => clock.now().getTime();
+  /** Runs this node holds a lease on, by config id: on the wheel, ready, running, or written soon. */
+  const held = new Map<string, Run>();
+  const wheel = new Map<number, Run[]>();
+  let ready: Run[] = [];
+  let readyHead = 0;
+  let running = 0;
+  let buffer: Recorded[] = [];
+  let flushing: Promise<void> = Promise.resolve();
+  let claiming: Promise<void> | null = null;
+  let stopped = true;
+  let aborter = new AbortController();
+  const timers: NodeJS.Timeout[] = [];
+  const idle: (() => void)[] = [];
+  const stats = {
+    checks: 0,
+    lateMs: [] as number[],
+    firstRun: new Map<string, number>(),
+    runs: [] as { configId: string; due: number; started: number }[],
+    startedAt: 0,
+    /** Runs claimed (takeovers included), runs taken over from an expired lease, rounds, claim time. */
+    claimed: 0,
+    takenOver: 0,
+    rounds: 0,
+    claimMs: [] as number[],
+    /** Results dropped because the lease had been taken over (or the config deleted) before the write. */
+    fencedOut: 0,
+  };
+
+  function place(run: Run): void {
+    const slot = Math.floor(run.at / SLOT_MS);
+    const list = wheel.get(slot);
+    if (list) list.push(run);
+    else wheel.set(slot, [run]);
+  }
+
+  /** One claim round: runs due soon, then leases that ran out; each with its config and endpoint. */
+  async function claimRound(): Promise<void> {
+    // A node that cannot keep up claims nothing more: the others take what falls due.
+    if (ready.length - readyHead >= concurrency) return;
+    const t0 = performance.now();
+    const t = now();
+    const fresh = await queue.claim(owner, { now: t, horizon: t + aheadMs, limit: batch, marginMs: LEASE_MARGIN_MS });
+    const expired = await queue.claim(owner, {
+      now: t,
+      horizon: t,
+      limit: batch,
+      marginMs: LEASE_MARGIN_MS,
+      expired: true,
+    });
+    stats.rounds++;
+    stats.claimMs.push(performance.now() - t0);
+    if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
+    if (expired.length) log.info({ runs: expired.length }, 'took over liveness runs whose lease ran out');
+    const claims = [...fresh, ...expired];
+    // Taken over from a dead node: due already, run at once (they are late by the lease's length).
+    const taken = new Set(expired);
+    stats.claimed += claims.length;
+    stats.takenOver += expired.length;
+    // Runs kept from their last run have not been read since: their configs are read with the new ones.
+    const kept = [...held.values()].filter((r) => r.kept && !r.cancelled);
+    if (!claims.length && !kept.length) return;
+    const targets = await monitor.targetsIn({
+      ids: [...claims.map((c) => c.configId), ...kept.map((r) => r.config.id)],
+    });
+    const byId = new Map(targets.map((x) => [x.config.id, x]));
+    const parked = [];
+    for (const run of kept) {
+      const target = byId.get(run.config.id);
+      if (held.get(run.config.id) !== run) continue; // it ran meanwhile: its next run is read next round
+      if (target) {
+        run.config = target.config;
+        run.endpoint = target.endpoint;
+      } else {
+        run.cancelled = true;
+        held.delete(run.config.id);
+        parked.push({ configId: run.config.id, token: run.claim.token, next: null });
+      }
+    }
+    const t1 = now();
+    for (const claim of claims) {
+      const target = byId.get(claim.configId);
+      if (!target) {
+        // Disabled (the config, its endpoint) or deleted: parked until a change wakes it.
+        parked.push({ configId: claim.configId, token: claim.token, next: null });
+        continue;
+      }
+      const interval = target.config.interval_seconds * 1000;
+      let at = claim.due;
+      // Long overdue (every node was down, a copy from SQLite): spread over a few seconds, not all at once.
+      if (!taken.has(claim) && at < t1 - Math.max(interval, 5000))
+        at = Math.floor(t1 + random() * Math.min(interval, 5000));
+      // A new config's first run: within a second, so a bulk create does not start in one instant.
+      else if (claim.fresh && at <= t1) at = Math.floor(t1 + random() * Math.min(interval, 1000));
+      const run: Run = { claim, config: target.config, endpoint: target.endpoint, at };
+      held.set(claim.configId, run);
+      if (stopped) continue;
+      place(run);
+    }
+    if (parked.length) await queue.release(parked, LEASE_MARGIN_MS);
+    if (stopped) await queue.releaseOwned(owner);
+    tick();
+  }
+
+  function tick(): void {
+    if (stopped) return;
+    const until = Math.floor(now() / SLOT_MS);
+    for (const slot of [...wheel.keys()]) {
+      if (slot > until) continue;
+      const list = wheel.get(slot)!;
+      wheel.delete(slot);
+      for (const run of list) if (!run.cancelled) ready.push(run);
+    }
+    drain();
+  }
+
+  function drain(): void {
+    while (running < concurrency && readyHead < ready.length && !stopped) {
+      const run = ready[readyHead++]!;
+      if (!run.cancelled) start(run);
+    }
+    if (readyHead > 1024 && readyHead * 2 > ready.length) {
+      ready = ready.slice(readyHead);
+      readyHead = 0;
+    }
+  }
+
+  function start(run: Run): void {
+    const started = now();
+    stats.checks++;
+    stats.lateMs.push(started - run.at);
+    if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
+    stats.runs.push({ configId: run.config.id, due: run.at, started });
+    if (stats.runs.length > 2_000) stats.runs.splice(0, 1_000);
+    if (!stats.firstRun.has(run.config.id)) stats.firstRun.set(run.config.id, started);
+    running++;
+    void check(run, started, aborter.signal);
+  }
+
+  async function check(run: Run, started: number, signal: AbortSignal): Promise<void> {
+    let outcome: CheckOutcome;
+    try {
+      outcome = await probe(run.endpoint, run.config, signal);
+    } catch (err) {
+      outcome = {
+        ok: false,
+        responseTimeMs: now() - started,
+        statusCode: null,
+        error: `error: ${(err as Error).message}`,
+      };
+    }
+    running--;
+    if (!signal.aborted) {
+      // Next due from the schedule, skipping missed beats rather than bunching them.
+      const interval = run.config.interval_seconds * 1000;
+      const t = now();
+      let next = run.at + (run.claim.fresh ? Math.max(SLOT_MS, Math.floor((1 - random()) * interval)) : interval);
+      if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
+      // Due again before the next claim round could take it: keep the lease and run it from here.
+      const keep = !stopped && next - t < claimMs + (deps.flushMs ?? 1000);
+      buffer.push({
+        config: run.config,
+        endpoint: run.endpoint,
+        outcome,
+        at: started,
+        lease: { token: run.claim.token, next, keep },
+      });
+      if (keep) {
+        const again: Run = { ...run, claim: { ...run.claim, due: next, fresh: false }, at: next, kept: true };
+        held.set(run.config.id, again);
+        place(again);
+      } else held.delete(run.config.id);
+    }
+    if (running === 0) for (const wake of idle.splice(0)) wake();
+    drain();
+  }
+
+  function flush(): Promise<void> {
+    flushing = flushing.then(async () => {
+      if (!buffer.length) return;
+      const out = buffer;
+      buffer = [];
+      try {
+        const written = await monitor.record(out);
+        stats.fencedOut += out.length - written;
+      } catch (err) {
+        // Not written: the leases run out and another node (or this one) runs them again.
+        log.error({ err: { message: (err as Error).message }, results: out.length }, 'writing liveness results failed');
+        for (const r of out) if (held.get(r.config.id)?.claim.token === r.lease?.token) held.delete(r.config.id);
+      }
+    });
+    return flushing;
+  }
+
+  async function sync(): Promise<void> {
+    const r = await queue.sync(now());
+    if (r.added || r.woken) log.info(r, 'liveness due-queue repaired');
+  }
+
+  function round(): void {
+    if (stopped || claiming) return;
+    claiming = claimRound()
+      .catch((err) => log.warn({ err: { message: (err as Error).message } }, 'claiming liveness runs failed'))
+      .finally(() => {
+        claiming = null;
+      });
+  }
+
+  /** Schedules the next claim round at a jittered delay (nodes' rounds drift apart and share the work). */
+  function nextRound(): void {
+    if (stopped) return;
+    const timer = setTimeout(
+      () => {
+        timers.splice(timers.indexOf(timer), 1);
+        round();
+        nextRound();
+      },
+      claimMs * (0.5 + random()),
+    );
+    timer.unref();
+    timers.push(timer);
+  }
+
+  function every(ms: number, fn: () => void): void {
+    const timer = setInterval(fn, ms);
+    timer.unref();
+    timers.push(timer);
+  }
+
+  return {
+    stats,
+    /** Runs this node holds a lease on now (the node list's "work claimed"). */
+    size: () => held.size,
+    /** When a configuration this node holds runs next (epoch ms), for tests and tooling. */
+    dueOf: (configId: string): number | undefined => held.get(configId)?.at,
+    async start(): Promise<void> {
+      stopped = false;
+      aborter = new AbortController();
+      setMaxListeners(concurrency + 16, aborter.signal);
+      stats.startedAt = now();
+      stats.firstRun.clear();
+      await sync().catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness queue sync failed'));
+      every(SLOT_MS, tick);
+      every(deps.flushMs ?? 1000, () => void flush());
+      every(deps.syncMs ?? 600_000, () => void sync().catch(() => undefined));
+      round();
+      nextRound();
+    },
+    /** Stops claiming, gives in-flight probes `graceMs`, writes what finished and hands back the rest. */
+    async stop(graceMs = 3000): Promise<void> {
+      if (stopped) return;
+      stopped = true;
+      for (const t of timers.splice(0)) clearTimeout(t);
+      await claiming;
+      const cancel = setTimeout(() => aborter.abort(), graceMs);
+      await (running === 0 ? Promise.resolve() : new Promise<void>((r) => idle.push(r)));
+      clearTimeout(cancel);
+      aborter.abort();
+      await flush();
+      await queue
+        .releaseOwned(owner)
+        .catch((err: Error) => log.warn({ err: err.message }, 'handing back leases failed'));
+      held.clear();
+      wheel.clear();
+      ready = [];
+      readyHead = 0;
+    },
+    /** Resolves once the claim round in progress is done (tests). */
+    settled: async (): Promise<void> => {
+      await claiming;
+    },
+    flush,
+    /** Runs the next claim round now (tests and tooling). */
+    reload: async (): Promise<void> => {
+      round();
+      await claiming;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// The liveness due-queue on PostgreSQL (migration 012; several nodes on one database, issue 22): each
+// node claims the runs due soon with FOR UPDATE SKIP LOCKED into a lease (owner, expiry) and a new
+// fencing token, runs them, and writes each result with the next due time in the same transaction as
+// the result itself, fenced by the token (a node whose lease was taken over writes nothing). Leases of
+// a dead node run out; the takeover claim hands them to a live one. One SQLite node keeps its due
+// times in memory (scheduler/liveness.ts) and never calls this.
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../schema.js';
+
+/** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
+export interface DueClaim {
+  configId: string;
+  due: number;
+  /** The config has never run: its second run comes at a random point of the next interval. */
+  fresh: boolean;
+  token: number;
+}
+
+/** The end of a claimed run: the next due time (null parks the row), and whether the lease is kept for it. */
+interface DueRelease {
+  configId: string;
+  token: number;
+  next: number | null;
+  /** Keep the lease (and token) for the next run (intervals shorter than one claim round). */
+  keep?: boolean;
+}
+
+/** What a change of the working set touches: one config, an endpoint's, a domain's. */
+type DueScope = { config: string } | { endpoint: string } | { domain: string };
+
+export function livenessDueRepo(db: Kysely<DB>) {
+  type ClaimRow = { config_id: string; due_at: string | number; fresh: number; token: string | number };
+  const toClaim = (r: ClaimRow): DueClaim => ({
+    configId: r.config_id,
+    due: Number(r.due_at),
+    fresh: r.fresh === 1,
+    token: Number(r.token),
+  });
+  return {
+    /**
+     * Claims up to `limit` runs: unleased rows due by `horizon` (earliest first), or, with
+     * `expired`, leased rows whose lease ran out before `now` (a dead or stalled node's). The lease
+     * lasts until the run's due time (or now) plus its timeout plus `marginMs`.
+     */
+    async claim(
+      owner: string,
+      o: { now: number; horizon: number; limit: number; marginMs: number; expired?: boolean },
+    ): Promise<DueClaim[]> {
+      const pick = o.expired
+        ? sql`select config_id from liveness_due where owner is not null and lease_until < ${o.now}
+            order by lease_until limit ${o.limit} for update skip locked`
+        : sql`select config_id from liveness_due where owner is null and due_at <= ${o.horizon}
+            order by due_at limit ${o.limit} for update skip locked`;
+      const r = await sql<ClaimRow>`with picked as (${pick})
+        update liveness_due q set owner = ${owner}, token = q.token + 1,
+          lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
+        from picked p, liveness_configs c
+        where q.config_id = p.config_id and c.id = q.config_id
+        returning q.config_id, q.due_at, q.fresh, q.token`.execute(db);
+      return r.rows.map(toClaim);
+    },
+
+    /**
+     * Ends claimed runs (inside the transaction that writes their results): sets the next due time
+     * and frees the lease, or keeps it (`keep`) until the next run plus its timeout plus `marginMs`.
+     * Only rows still holding the given token change; returns the ids that did (the others were
+     * taken over or deleted: their results must not be written).
+     */
+    async release(rows: readonly DueRelease[], marginMs: number): Promise<Set<string>> {
+      if (!rows.length) return new Set();
+      const r = await sql<{ config_id: string }>`update liveness_due q set
+          due_at = u.next, fresh = 0,
+          owner = case when u.keep then q.owner end,
+          lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
+        from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.token)}::bigint[],
+                    ${rows.map((x) => x.next)}::bigint[], ${rows.map((x) => x.keep === true)}::boolean[])
+          as u(id, token, next, keep), liveness_configs c
+        where q.config_id = u.id and q.token = u.token and c.id = q.config_id
+        returning q.config_id`.execute(db);
+      return new Set(r.rows.map((x) => x.config_id));
+    },
+
+    /** Hands back this node's leases (a clean stop): another node claims them at once. */
+    async releaseOwned(owner: string): Promise<number> {
+      const r = await sql`update liveness_due set owner = null, lease_until = null where owner = ${owner}`.execute(db);
+      return Number(r.numAffectedRows ?? 0);
+    },
+
+    /** A new config: due at `due` (its first run), in the transaction that creates it. */
+    async add(configId: string, due: number): Promise<void> {
+      await sql`insert into liveness_due (config_id, due_at, fresh) values (${configId}, ${due}, 1)
+        on conflict (config_id) do nothing`.execute(db);
+    },
+
+    /**
+     * After a change to a config, its endpoint or its domain: a parked row (its target was disabled)
+     * is due now, and one due later than a (new, shorter) interval from now comes sooner.
+     */
+    async wake(scope: DueScope, now: number): Promise<void> {
+      const where =
+        'config' in scope
+          ? sql`c.id = ${scope.config}`
+          : 'endpoint' in scope
+            ? sql`c.endpoint_id = ${scope.endpoint}`
+            : sql`c.endpoint_id in (select id from endpoints where domain_id = ${scope.domain})`;
+      await sql`update liveness_due q
+        set due_at = case when q.due_at is null then ${now}::bigint
+                     else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end
+        from liveness_configs c
+        where c.id = q.config_id and ${where}
+          and (q.due_at is null or q.due_at > ${now}::bigint + c.interval_seconds * 1000)`.execute(db);
+    },
+
+    /**
+     * Repairs the queue (at start and every few minutes): a row for every config without one (an
+     * upgrade, a copy from SQLite: due one interval after its last check, or spread over the next
+     * minute), and parked rows due again (a change whose wake-up was lost re-checks them).
+     */
+    async sync(now: number): Promise<{ added: number; woken: number }> {
+      const added = await sql`insert into liveness_due (config_id, due_at, fresh)
+        select c.id,
+          coalesce((extract(epoch from s.last_check::timestamptz) * 1000)::bigint + c.interval_seconds * 1000,
+                   ${now}::bigint + floor(random() * least(c.interval_seconds, 60) * 1000)::bigint),
+          case when s.last_check is null then 1 else 0 end
+        from liveness_configs c left join liveness_state s on s.config_id = c.id
+        where not exists (select 1 from liveness_due q where q.config_id = c.id)
+        on conflict (config_id) do nothing`.execute(db);
+      const woken = await sql`update liveness_due set due_at = ${now}::bigint
+        where due_at is null and owner is null`.execute(db);
+      return { added: Number(added.numAffectedRows ?? 0), woken: Number(woken.numAffectedRows ?? 0) };
+    },
+
+    /** Rows as they stand (tests and tools). */
+    async all(): Promise<{ configId: string; due: number | null; owner: string | null; token: number }[]> {
+      const rows = await db.selectFrom('liveness_due').selectAll().orderBy('config_id').execute();
+      return rows.map((r) => ({
+        configId: r.config_id,
+        due: r.due_at === null ? null : Number(r.due_at),
+        owner: r.owner,
+        token: Number(r.token),
+      }));
+    },
+  };
+}
+
+export type LivenessDueRepo = ReturnType<typeof livenessDueRepo>;

@@ -1,0 +1,161 @@
+// The due-queue's primitives on a real PostgreSQL (issue 22 item 1): claims by two stores at once are
+// disjoint and complete, a result is written only under the lease it was claimed with, a dead node's
+// lease is taken over, a disabled target parks and a change wakes it, the sync repairs missing rows.
+// And the other scheduled work leased per target (check_schedule): two nodes inspect each TLS
+// endpoint once.
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
+import { openPgStore } from '../../src/store/index.js';
+import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
+import { issue } from '../support/certs.js';
+
+t.setTimeout(180_000);
+const skip = pgServerUrl() ? false : PG_SKIP;
+const MARGIN = 10_000;
+
+t.test('claims, fenced releases, takeover, parking and repair', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'dueq'))!;
+  // The rows come from the API (an `api` node runs no scheduler and claims nothing).
+  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => api.close());
+  const c = client(api.url, await api.token('dueq'));
+  const domain = (await c.post('/api/v1/domains', { domain: 'queue.example' })).body;
+  const ids: string[] = [];
+  for (let from = 0; from < 400; from += 100) {
+    const r = await c.post('/api/v1/endpoints/bulk', {
+      endpoints: Array.from({ length: 100 }, (_, k) => ({
+        domain_id: domain.id,
+        name: `e${from + k}`,
+        endpoint_type: 'http',
+        liveness: { interval_seconds: 60, timeout_seconds: 5 },
+      })),
+    });
+    ids.push(...(r.body.data as { liveness: { id: string } }[]).map((e) => e.liveness.id));
+  }
+  t.equal(ids.length, 400);
+  const a = await openPgStore(url);
+  const b = await openPgStore(url);
+  t.teardown(() => Promise.all([a.close(), b.close()]));
+  const rows = await a.livenessDue.all();
+  t.equal(rows.length, 400, 'every new config has its row, written with it');
+  t.ok(
+    rows.every((r) => r.owner === null && r.due !== null),
+    'due, not leased',
+  );
+
+  const now = Date.now();
+  const far = now + 3_600_000;
+  // Two nodes claim at the same moment, in batches of 50, until nothing is left.
+  const take = async (s: typeof a, owner: string) => {
+    const got = [];
+    for (;;) {
+      const batch = await s.livenessDue.claim(owner, { now, horizon: far, limit: 50, marginMs: MARGIN });
+      if (!batch.length) return got;
+      got.push(...batch);
+    }
+  };
+  const [ga, gb] = await Promise.all([take(a, 'node-a'), take(b, 'node-b')]);
+  t.equal(ga.length + gb.length, 400, `all claimed once (${ga.length} + ${gb.length})`);
+  t.equal(new Set([...ga, ...gb].map((x) => x.configId)).size, 400, 'no config claimed by both');
+  t.ok(ga.length > 0 && gb.length > 0, 'both nodes got work');
+  t.ok(
+    [...ga, ...gb].every((x) => x.token === 1 && x.fresh),
+    'first claim: token 1, fresh',
+  );
+  t.same(await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN }), [], 'none left');
+
+  // A result under a stale token changes nothing; under the right one it sets the next due time.
+  const one = ga[0]!;
+  const stale = await a.livenessDue.release([{ configId: one.configId, token: one.token - 1, next: now + 1 }], MARGIN);
+  t.equal(stale.size, 0, 'a stale token is fenced out');
+  const ok = await a.livenessDue.release([{ configId: one.configId, token: one.token, next: now + 60_000 }], MARGIN);
+  t.same([...ok], [one.configId], 'the holder writes');
+  const after = (await a.livenessDue.all()).find((r) => r.configId === one.configId)!;
+  t.same({ due: after.due, owner: after.owner }, { due: now + 60_000, owner: null }, 'next due set, lease freed');
+
+  // node-b dies: its leases (due + 5 s timeout + margin) run out; a takeover claim after that takes them.
+  const later = now + 60 * 60_000;
+  const taken = await a.livenessDue.claim('node-a', {
+    now: later,
+    horizon: later,
+    limit: 1000,
+    marginMs: MARGIN,
+    expired: true,
+  });
+  t.equal(taken.length, 399, 'every lease still held ran out and was taken over (one was released)');
+  t.ok(
+    taken.every((x) => x.token === 2),
+    'with a new token',
+  );
+  const fromB = gb[0]!;
+  const late = await b.livenessDue.release([{ configId: fromB.configId, token: fromB.token, next: later }], MARGIN);
+  t.equal(late.size, 0, 'the dead node, back, cannot write under its old lease');
+
+  // Parked (disabled), then woken by a change to the config.
+  const p = taken.find((x) => x.configId !== fromB.configId)!;
+  await a.livenessDue.release([{ configId: p.configId, token: p.token, next: null }], MARGIN);
+  t.equal((await a.livenessDue.all()).find((r) => r.configId === p.configId)!.due, null, 'parked');
+  await a.livenessDue.wake({ config: p.configId }, now);
+  t.equal((await a.livenessDue.all()).find((r) => r.configId === p.configId)!.due, now, 'woken: due now');
+  // A shorter interval through a domain-wide change: due no later than an interval from now.
+  await a.livenessDue.release([{ configId: fromB.configId, token: 2, next: now + 86_400_000 }], MARGIN);
+  await a.livenessDue.wake({ domain: domain.id }, now);
+  t.equal(
+    (await a.livenessDue.all()).find((r) => r.configId === fromB.configId)!.due,
+    now + 60_000,
+    'a row due in a day comes within its 60 s interval',
+  );
+
+  // The repair: a config without a row gets one; clean stop hands leases back.
+  await a.db.deleteFrom('liveness_due').where('config_id', '=', ids[5]!).execute();
+  const repaired = await a.livenessDue.sync(now);
+  t.equal(repaired.added, 1, 'the missing row is back');
+  t.ok((await a.livenessDue.releaseOwned('node-a')) >= 390, 'a clean stop hands back its leases');
+  t.equal((await a.livenessDue.all()).filter((r) => r.owner !== null).length, 0, 'none leased');
+});
+
+t.test('two nodes inspect each TLS endpoint once (leased per target)', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'tlslease'))!;
+  const dns = await startLoopbackDns();
+  const target = await startHttpTarget({ tls: issue({ cn: 'tls.example', toDays: 90 }) });
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
+  const env = (name: string, role: string) => ({
+    DOMMON_DATABASE_URL: url,
+    DOMMON_ROLE: role,
+    DOMMON_NODE_NAME: name,
+    DOMMON_DNS_SERVERS: dns.server,
+    DOMMON_RATE_LIMIT: '1000000',
+  });
+  const api = await startApp(env('api', 'api'));
+  t.teardown(() => api.close());
+  const c = client(api.url, await api.token('tls'));
+  const domain = (await c.post('/api/v1/domains', { domain: 'tls.example' })).body;
+  const r = await c.post('/api/v1/endpoints/bulk', {
+    endpoints: Array.from({ length: 40 }, (_, k) => ({
+      domain_id: domain.id,
+      name: `t${k}`,
+      endpoint_type: 'https',
+      port: target.port,
+      path: `/t${k}`,
+    })),
+  });
+  t.equal(r.status, 201);
+  const before = target.connections;
+  const w1 = await startApp(env('w1', 'worker'));
+  const w2 = await startApp(env('w2', 'worker'));
+  t.teardown(() => Promise.all([w1.close(), w2.close()]));
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const s = (await c.get(`/api/v1/endpoints?domain_id=${domain.id}&limit=100`)).body;
+    const list = (s.data ?? s.endpoints ?? s.items) as { ssl_status: string }[];
+    if (list.every((e) => e.ssl_status !== 'unknown') || Date.now() > deadline) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  // Two more cycles of each node: nothing is inspected twice within the check interval.
+  await new Promise((r) => setTimeout(r, 4500));
+  t.equal(target.connections - before, 40, 'one handshake per endpoint, with two nodes inspecting');
+});
