@@ -85,6 +85,15 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     fencedOut: 0,
   };
 
+  // While the database is unreachable every round and flush fails: one line per kind a minute.
+  const lastLogged = new Map<string, number>();
+  function logFailure(what: string, err: unknown, extra: object = {}): void {
+    const t = performance.now();
+    if (t - (lastLogged.get(what) ?? -Infinity) < 60_000) return;
+    lastLogged.set(what, t);
+    log.warn({ err: { message: (err as Error).message }, ...extra }, `${what} failed (logged once a minute)`);
+  }
+
   function place(run: Run): void {
     const slot = Math.floor(run.at / SLOT_MS);
     const list = wheel.get(slot);
@@ -243,7 +252,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
         stats.fencedOut += out.length - written;
       } catch (err) {
         // Not written: the leases run out and another node (or this one) runs them again.
-        log.error({ err: { message: (err as Error).message }, results: out.length }, 'writing liveness results failed');
+        logFailure('writing liveness results', err, { results: out.length });
         for (const r of out) if (held.get(r.config.id)?.claim.token === r.lease?.token) held.delete(r.config.id);
       }
     });
@@ -258,7 +267,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   function round(): void {
     if (stopped || claiming) return;
     claiming = claimRound()
-      .catch((err) => log.warn({ err: { message: (err as Error).message } }, 'claiming liveness runs failed'))
+      .catch((err) => logFailure('claiming liveness runs', err))
       .finally(() => {
         claiming = null;
       });

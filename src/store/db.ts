@@ -6,6 +6,7 @@ import {
   CompiledQuery,
   Kysely,
   Migrator,
+  sql,
   SqliteDialect,
   SqliteDriver,
   type DatabaseConnection,
@@ -117,11 +118,42 @@ async function migrate(conn: Connection, migrations: Record<string, Migration> =
 }
 
 /** Applies pending migrations on either engine; returns the names applied. */
-export async function migrateDb(db: Kysely<DB>, migrations: Record<string, Migration> = MIGRATIONS): Promise<string[]> {
+export async function migrateDb(
+  db: Kysely<DB>,
+  migrations: Record<string, Migration> = MIGRATIONS,
+  opts: { allowNewer?: boolean } = {},
+): Promise<string[]> {
+  if (opts.allowNewer) {
+    const newer = await newerMigrations(db, migrations);
+    if (newer) return [];
+  }
   const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrations) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * A rolling upgrade (several nodes on one PostgreSQL database): a newer node has already applied
+ * migrations this build does not know. Migrations only add tables, columns with defaults and
+ * indexes, so an older node runs on that schema as it is: returns the newer names (null when there
+ * are none). A database that lacks some of this build's migrations as well is refused.
+ */
+async function newerMigrations(db: Kysely<DB>, migrations: Record<string, Migration>): Promise<string[] | null> {
+  const executed = await sql<{ name: string }>`select name from kysely_migration`
+    .execute(db)
+    .then((r) => r.rows.map((x) => x.name))
+    .catch(() => [] as string[]);
+  const newer = executed.filter((name) => !(name in migrations));
+  if (newer.length) {
+    const pending = Object.keys(migrations).filter((name) => !executed.includes(name));
+    if (pending.length)
+      throw new Error(
+        `the database has migrations this version does not know (${newer.join(', ')}) and lacks some it needs (${pending.join(', ')})`,
+      );
+    return newer;
+  }
+  return null;
 }
 
 export async function migrationStatus(

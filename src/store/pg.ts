@@ -73,7 +73,8 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     },
   };
   try {
-    if (opts.migrate !== false) await migrateDb(db, opts.migrations ?? MIGRATIONS);
+    // An older node in a rolling upgrade runs on the newer (additive) schema: docs/scale-out.md.
+    if (opts.migrate !== false) await migrateDb(db, opts.migrations ?? MIGRATIONS, { allowNewer: true });
   } catch (err) {
     await conn.close();
     throw err;
