@@ -2,7 +2,7 @@
 import { daysUntil, type Clock } from '../domain/clock.js';
 import { alwaysCarriesCertificate, endpointHealth, endpointScore, fullUrl, worstHealth } from '../domain/endpoint.js';
 import { certificateSummary } from '../domain/certificate.js';
-import { first24hBucket } from '../domain/liveness.js';
+import { first24hBucket, first30dBucket, uptimePercent } from '../domain/liveness.js';
 import type { EndpointDetail } from '../domain/types.js';
 import type { DomainService } from './domains.js';
 import type { Store } from '../store/index.js';
@@ -38,6 +38,18 @@ export function createStatusService(deps: {
     const d = await endpoints.detail(teamId, id);
     const cfg = d.liveness_id ? await store.liveness.byId(d.liveness_id) : undefined;
     return summarize(d, cfg ? await monitor.statusOf(cfg) : null);
+  }
+
+  /** One endpoint's status with `liveness.uptime_30d` (today and the 29 days before, from the daily aggregates). */
+  async function endpointView(teamId: string, id: string) {
+    const d = await endpoints.detail(teamId, id);
+    const cfg = d.liveness_id ? await store.liveness.byId(d.liveness_id) : undefined;
+    const [live, days30] = await Promise.all([
+      cfg ? monitor.statusOf(cfg) : null,
+      cfg ? store.livenessData.dailySums([cfg.seq], first30dBucket(clock.now().getTime())) : null,
+    ]);
+    const v = view(summarize(d, live));
+    return { ...v, liveness: { ...v.liveness, uptime_30d: cfg && days30 ? uptimePercent(days30(cfg.seq)) : null } };
   }
 
   /**
@@ -105,7 +117,7 @@ export function createStatusService(deps: {
 
   return {
     endpointSummary,
-    endpoint: async (teamId: string, id: string) => view(await endpointSummary(teamId, id)),
+    endpoint: endpointView,
 
     /**
      * One page of every endpoint's status (User API), in list order, with `summary` counts of every

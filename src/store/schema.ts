@@ -125,6 +125,8 @@ export interface EndpointCertificatesTable {
   alerted_window: number | null;
   checked_at: string | null;
   next_check_at: string | null;
+  /** JSON: ChainCertificate[] (leaf first); null before migration 012. */
+  chain: string | null;
 }
 export interface CertificateHistoryTable {
   id: string;
@@ -136,6 +138,8 @@ export interface CertificateHistoryTable {
   not_after: string | null;
   first_seen: string;
   last_seen: string;
+  /** JSON: the chain (ChainCertificate[], leaf first) this certificate was last seen with; null before migration 012. */
+  chain: string | null;
 }
 export interface LivenessConfigsTable {
   id: string;

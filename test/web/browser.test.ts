@@ -2,7 +2,7 @@
 // app on loopback. Signs in with a token made here, adds a domain through the form and sees it in
 // the table, sees an outage and its recovery among the overview's latest events, opens an endpoint
 // probed by a loopback HTTP target and sees its charts, an HTTPS endpoint with its certificate
-// history (first certificate, then a renewal), visits every
+// chain (leaf, intermediate, root) and history (first certificate, then a renewal), visits every
 // page (also 360 px wide) with no Content-Security-Policy violation and no failed request, and saves
 // a screenshot of each page under test-artifacts/web/. Skipped, saying so, where chromium is missing.
 import fs from 'node:fs';
@@ -12,7 +12,7 @@ import t from 'tap';
 import { chromium, type Page } from 'playwright-core';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
-import { issue, makeCa } from '../support/certs.js';
+import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
 import { PACKAGE_ROOT } from '../../src/package.js';
 
@@ -32,10 +32,15 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   t.teardown(() => dns.close());
   const target = await startHttpTarget();
   t.teardown(() => target.close());
-  const ca = makeCa('Browser Test CA');
-  const tlsOld = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 25 }) });
+  const ca = makeCa('Browser Test Root');
+  const mid = makeIntermediate(ca, 'Browser Test CA');
+  // Each server sends its leaf and the intermediate; the probe trusts the root.
+  const sends = (c: { cert: string; key: string }) => ({ cert: c.cert + mid.cert, key: c.key });
+  const tlsOld = await startHttpTarget({ tls: sends(issue({ ca: mid, cn: 'www.example.com', toDays: 25 })) });
   t.teardown(() => tlsOld.close());
-  const tlsNew = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 90 }) });
+  const tlsNew = await startHttpTarget({
+    tls: sends(issue({ ca: mid, cn: 'www.example.com', toDays: 90, rsaBits: 2048 })),
+  });
   t.teardown(() => tlsNew.close());
   const s = await startApp(
     { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' },
@@ -225,6 +230,18 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     'the renewal, then the first certificate',
   );
   t.match(await history.locator('tbody tr').first().innerText(), /Browser Test CA/);
+  t.match(
+    await history.locator('tbody tr').first().innerText(),
+    /www\.example\.com → Browser Test CA → Browser Test Root\s+RSA 2048/,
+    'each certificate of the history with its chain and key',
+  );
+  const chain = page.getByTestId('certificate-chain');
+  t.same(
+    (await chain.locator('tbody tr td:nth-child(1)').allInnerTexts()).map((x) => x.replace(/\s+/g, ' ')),
+    ['0 leaf', '1 intermediate', '2 root'],
+  );
+  t.match(await chain.locator('tbody tr').nth(0).innerText(), /CN=www\.example\.com\s+CN=Browser Test CA/);
+  t.match(await chain.locator('tbody tr').nth(1).innerText(), /CN=Browser Test CA\s+CN=Browser Test Root.*EC 384/s);
   await page.getByText('www.example.com', { exact: true }).waitFor();
   await shot(page, 'endpoint-certificates');
 
