@@ -5,29 +5,17 @@
 // chain (leaf, intermediate, root) and history (first certificate, then a renewal), visits every
 // page (also 360 px wide) with no Content-Security-Policy violation and no failed request, and saves
 // a screenshot of each page under test-artifacts/web/. Skipped, saying so, where chromium is missing.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
-import { PACKAGE_ROOT } from '../../src/package.js';
+import { browser, firstPage, shot as save, skipBrowser as skip, watch } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.join(PACKAGE_ROOT, 'test-artifacts', 'web');
-const skip = fs.existsSync(CHROMIUM)
-  ? false
-  : `chromium not found at ${CHROMIUM} (apt-get install chromium): the browser test is skipped`;
-if (skip) console.log(`# ${skip}`);
 t.setTimeout(180_000);
 
 t.test('sign in, add a domain, see it, open an endpoint with its chart, every page', { skip }, async (t) => {
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/web/index.html')))
-    throw new Error('dist/web is not built: run `npm run build` (or node scripts/web.mjs) first');
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
   const dns = await startLoopbackDns();
   t.teardown(() => dns.close());
   const target = await startHttpTarget();
@@ -47,25 +35,7 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     { probes: { ca: ca.cert } },
   );
   t.teardown(() => s.close());
-  // A fresh profile each run (playwright's name for --user-data-dir).
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-chromium-'));
-  t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  t.teardown(() => ctx.close());
+  const ctx = await browser(t);
 
   // The data the browser will find: a domain with an HTTP endpoint probed every second.
   const token = await s.token('browser', 'web@example.com');
@@ -114,18 +84,9 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await s.app.services.certificates.checkNow(teamId, secure.id);
   t.equal((await api.get(`/api/v1/endpoints/${secure.id}/certificates`)).body.history.length, 2);
 
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  const shot = async (p: Page, name: string) => {
-    const file = path.join(ARTIFACTS, `${name}.png`);
-    await p.screenshot({ path: file, fullPage: true });
-    t.ok(fs.statSync(file).size > 1000, `screenshot ${name}.png`);
-  };
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  const shot = (p: Page, name: string) => save(t, p, name);
 
   // Sign in.
   await page.goto(s.url + '/');

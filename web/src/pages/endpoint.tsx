@@ -5,7 +5,7 @@ import { useContext, useEffect, useRef } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../types.js';
-import { Badge, Days, Section, Show, fmtTime, pct } from '../ui.js';
+import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
 import { CanWrite } from '../scope.js';
 
 /** One certificate of a chain the server sent (leaf first). */
@@ -92,41 +92,30 @@ const ROLE = (i: number, n: number, c: ChainCert) =>
 
 function Chain({ chain }: { chain: ChainCert[] }) {
   return (
-    <div class="scroll">
-      <table class="data" data-testid="certificate-chain">
-        <caption>Chain the server sent, leaf first</caption>
-        <thead>
-          <tr>
-            <th scope="col">#</th>
-            <th scope="col">subject</th>
-            <th scope="col">issuer</th>
-            <th scope="col">valid</th>
-            <th scope="col">key</th>
-            <th scope="col">serial / SHA-256</th>
-          </tr>
-        </thead>
-        <tbody>
-          {chain.map((c, i) => (
-            <tr key={c.fingerprint256}>
-              <td>
-                {i} <span class="muted">{ROLE(i, chain.length, c)}</span>
-              </td>
-              <td>{c.subject}</td>
-              <td>{c.issuer}</td>
-              <td>
-                {day(c.not_before)} to {day(c.not_after)}
-              </td>
-              <td>{keyOf(c)}</td>
-              <td class="mono">
-                {c.serial}
-                <br />
-                {c.fingerprint256}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <Table
+      testid="certificate-chain"
+      caption="Chain the server sent, leaf first"
+      head={['#', 'subject', 'issuer', 'valid', 'key', 'serial / SHA-256']}
+    >
+      {chain.map((c, i) => (
+        <tr key={c.fingerprint256}>
+          <td>
+            {i} <span class="muted">{ROLE(i, chain.length, c)}</span>
+          </td>
+          <td>{c.subject}</td>
+          <td>{c.issuer}</td>
+          <td>
+            {day(c.not_before)} to {day(c.not_after)}
+          </td>
+          <td>{keyOf(c)}</td>
+          <td class="mono">
+            {c.serial}
+            <br />
+            {c.fingerprint256}
+          </td>
+        </tr>
+      ))}
+    </Table>
   );
 }
 
@@ -166,34 +155,22 @@ function CertificateHistory({ certs }: { certs: Certificates }) {
       )}
       {c && c.chain.length > 0 && <Chain chain={c.chain} />}
       {certs.history.length > 0 && (
-        <div class="scroll">
-          <table class="data" data-testid="certificate-history">
-            <thead>
-              <tr>
-                <th scope="col">first seen</th>
-                <th scope="col">change</th>
-                <th scope="col">issuer</th>
-                <th scope="col">chain</th>
-                <th scope="col">key</th>
-                <th scope="col">valid until</th>
-                <th scope="col">last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {certs.history.map((h) => (
-                <tr key={h.fingerprint256}>
-                  <td>{fmtTime(h.first_seen)}</td>
-                  <td>{CHANGE[h.change] ?? h.change}</td>
-                  <td>{h.issuer ?? '—'}</td>
-                  <td>{h.chain.length ? h.chain.map((x) => cn(x.subject)).join(' → ') : '—'}</td>
-                  <td>{h.chain[0] ? keyOf(h.chain[0]) : '—'}</td>
-                  <td>{day(h.not_after)}</td>
-                  <td>{fmtTime(h.last_seen)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          testid="certificate-history"
+          head={['first seen', 'change', 'issuer', 'chain', 'key', 'valid until', 'last seen']}
+        >
+          {certs.history.map((h) => (
+            <tr key={h.fingerprint256}>
+              <td>{fmtTime(h.first_seen)}</td>
+              <td>{CHANGE[h.change] ?? h.change}</td>
+              <td>{h.issuer ?? '—'}</td>
+              <td>{h.chain.length ? h.chain.map((x) => cn(x.subject)).join(' → ') : '—'}</td>
+              <td>{h.chain[0] ? keyOf(h.chain[0]) : '—'}</td>
+              <td>{day(h.not_after)}</td>
+              <td>{fmtTime(h.last_seen)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Section>
   );
@@ -268,13 +245,12 @@ export function EndpointPage({ id }: { id: string }) {
               <button
                 type="button"
                 class="danger"
-                onClick={() => {
-                  if (!confirm(`Remove the endpoint ${d.status.endpoint.name} with its checks and history?`)) return;
-                  void api('DELETE', `/api/v1/endpoints/${id}`).then(
-                    () => (location.hash = '#/domains'),
-                    (e: unknown) => alert(String(e)),
-                  );
-                }}
+                onClick={() =>
+                  void removeAfterConfirm(
+                    `Remove the endpoint ${d.status.endpoint.name} with its checks and history?`,
+                    `/api/v1/endpoints/${id}`,
+                  ).then((gone) => gone && (location.hash = '#/domains'))
+                }
               >
                 Remove endpoint
               </button>
