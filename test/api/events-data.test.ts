@@ -5,7 +5,7 @@
 // GET /api/v1/liveness/:id/hourly from the hourly aggregates, equal to the raw results.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
-import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
+import { startHttpTarget, startLoopbackApp, startLoopbackDns } from '../support/targets.js';
 import crypto from 'node:crypto';
 import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
@@ -15,14 +15,7 @@ t.setTimeout(120_000);
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
 t.test('events: real down/recovery, paging, filters, team isolation', async (t) => {
-  const dns = await startLoopbackDns();
-  const target = await startHttpTarget();
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(async () => {
-    await s.close();
-    await target.close();
-    await dns.close();
-  });
+  const { s, target } = await startLoopbackApp(t);
   const a = client(s.url, await s.token('alpha'));
   const b = client(s.url, await s.token('beta'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
@@ -239,19 +232,12 @@ t.test('certificates: first, renewed, issuer changed; hourly aggregates', async 
 });
 
 t.test('certificate chain: a server sending leaf + intermediate, under a root the probe trusts', async (t) => {
-  const dns = await startLoopbackDns();
   const root = makeCa('Chain Test Root');
   const mid = makeIntermediate(root, 'Chain Test Intermediate');
   const leaf = issue({ ca: mid, cn: 'www.chain.example', toDays: 45, rsaBits: 2048 });
-  const target = await startHttpTarget({ tls: { cert: leaf.cert + mid.cert, key: leaf.key } });
-  const s = await startApp(
-    { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' },
-    { probes: { ca: root.cert } },
-  );
-  t.teardown(async () => {
-    await s.close();
-    await target.close();
-    await dns.close();
+  const { s, target } = await startLoopbackApp(t, {
+    tls: { cert: leaf.cert + mid.cert, key: leaf.key },
+    app: { probes: { ca: root.cert } },
   });
   const a = client(s.url, await s.token('alpha'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;

@@ -2,8 +2,8 @@
 // twin): real checks against a loopback target today (some failing), plus results of 3, 10, 25 and 40
 // days ago written through the store's aggregate path; each percentage against its own count.
 import t from 'tap';
-import { client, startApp } from '../support/app.js';
-import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
+import { client } from '../support/app.js';
+import { startLoopbackApp } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
 
 t.setTimeout(90_000);
@@ -12,14 +12,7 @@ const DAY = 86_400_000;
 const pct = (ok: number, total: number) => Math.round((ok / total) * 100 * 100) / 100;
 
 t.test('uptime 24 h / 7 d / 30 d from the hourly and daily aggregates', async (t) => {
-  const dns = await startLoopbackDns();
-  const target = await startHttpTarget();
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(async () => {
-    await s.close();
-    await target.close();
-    await dns.close();
-  });
+  const { s, target } = await startLoopbackApp(t);
   const a = client(s.url, await s.token('alpha'));
   const d = (await a.post('/api/v1/domains', { domain: 'uptime.example' })).body;
   const ep = (

@@ -53,8 +53,7 @@ export interface EndpointStatus {
     status: string;
     uptime_24h: number | null;
     uptime_7d: number | null;
-    /** Only on one endpoint's status (GET /api/v1/endpoints/:id/status). */
-    uptime_30d?: number | null;
+    uptime_30d: number | null;
     avg_response_time_ms: number | null;
     last_check: string | null;
     consecutive_failures: number;
