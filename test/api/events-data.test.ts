@@ -14,6 +14,15 @@ t.setTimeout(120_000);
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
+/** The domain `name` with an HTTPS endpoint `www` on the loopback port given. */
+async function httpsEndpoint(a: ReturnType<typeof client>, name: string, port: number) {
+  const d = (await a.post('/api/v1/domains', { domain: name })).body;
+  const ep = (
+    await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'www', endpoint_type: 'https', subdomain: 'www', port })
+  ).body;
+  return { d, ep };
+}
+
 t.test('events: real down/recovery, paging, filters, team isolation', async (t) => {
   const { s, target } = await startLoopbackApp(t);
   const a = client(s.url, await s.token('alpha'));
@@ -149,16 +158,7 @@ t.test('certificates: first, renewed, issuer changed; hourly aggregates', async 
   const a = client(s.url, await s.token('alpha'));
   const b = client(s.url, await s.token('beta'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
-  const d = (await a.post('/api/v1/domains', { domain: 'certs.example' })).body;
-  const ep = (
-    await a.post('/api/v1/endpoints', {
-      domain_id: d.id,
-      name: 'www',
-      endpoint_type: 'https',
-      subdomain: 'www',
-      port: first.port,
-    })
-  ).body;
+  const { d, ep } = await httpsEndpoint(a, 'certs.example', first.port);
   const plain = (
     await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'smtp-ish', endpoint_type: 'port', port: 2525 })
   ).body;
@@ -241,16 +241,7 @@ t.test('certificate chain: a server sending leaf + intermediate, under a root th
   });
   const a = client(s.url, await s.token('alpha'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
-  const d = (await a.post('/api/v1/domains', { domain: 'chain.example' })).body;
-  const ep = (
-    await a.post('/api/v1/endpoints', {
-      domain_id: d.id,
-      name: 'www',
-      endpoint_type: 'https',
-      subdomain: 'www',
-      port: target.port,
-    })
-  ).body;
+  const { ep } = await httpsEndpoint(a, 'chain.example', target.port);
   await s.app.services.certificates.checkNow(teamA, ep.id);
   const c = (await a.get(`/api/v1/endpoints/${ep.id}/certificates`)).body;
   const x = (pem: string) => new crypto.X509Certificate(pem);

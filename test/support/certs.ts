@@ -53,6 +53,15 @@ function workDir(): string {
   return dir;
 }
 
+/** The CA made in `dir` (ca.crt, ca.key). */
+function caIn(dir: string): TestCa {
+  return {
+    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
+    dir,
+  };
+}
+
 export function makeCa(name = 'dommon Test CA'): TestCa {
   const dir = workDir();
   openssl(
@@ -81,11 +90,7 @@ export function makeCa(name = 'dommon Test CA'): TestCa {
     ],
     dir,
   );
-  return {
-    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
-    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
-    dir,
-  };
+  return caIn(dir);
 }
 
 /** An intermediate CA signed by `root` (its own directory): leaves it issues chain up through it. */
@@ -139,11 +144,7 @@ export function makeIntermediate(root: TestCa, name = 'dommon Test Intermediate'
     ],
     dir,
   );
-  return {
-    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
-    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
-    dir,
-  };
+  return caIn(dir);
 }
 
 interface IssueOptions {
