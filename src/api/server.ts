@@ -23,6 +23,7 @@ import { statusPageRoutes } from './routes/status-pages.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
+import { etagMiddleware } from './middleware/etag.js';
 
 interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
@@ -81,6 +82,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   });
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(bodyMiddleware());
+  // ETag and 304 on the JSON reads the dashboard polls (not the CLI's in-process API, which never revalidates).
+  if (!fixed) app.use(etagMiddleware());
   // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser, nor for a worker node.
   if (!fixed && !opts.healthAndMetricsOnly) app.use(webMiddleware(deps));
   app.use(router.routes());

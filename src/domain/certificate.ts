@@ -16,6 +16,35 @@ export interface CertificateInfo {
   not_after: string;
   serial: string;
   fingerprint256: string;
+  /** The public key's algorithm (`rsa`, `ec`, `ed25519`, ...) and size in bits (RSA modulus, EC curve). */
+  key_type: string | null;
+  key_bits: number | null;
+}
+
+/** One certificate of the chain a server sent, as stored and shown (leaf first). */
+export interface ChainCertificate {
+  subject: string;
+  issuer: string;
+  serial: string;
+  not_before: string;
+  not_after: string;
+  fingerprint256: string;
+  key_type: string | null;
+  key_bits: number | null;
+}
+
+/** The chain a handshake showed, leaf first, in the stored shape. */
+export function chainOf(r: TlsInspection): ChainCertificate[] {
+  return [r.leaf, ...r.chain].map((c) => ({
+    subject: c.subject,
+    issuer: c.issuer,
+    serial: c.serial,
+    not_before: c.not_before,
+    not_after: c.not_after,
+    fingerprint256: c.fingerprint256,
+    key_type: c.key_type,
+    key_bits: c.key_bits,
+  }));
 }
 
 /** What one TLS handshake showed. */

@@ -90,6 +90,8 @@ export const dayString = (day: number): string => new Date(day * DAY_MS).toISOSt
 export const first24hBucket = (ms: number): number => hourOf(ms) - 23;
 /** First daily bucket of the 7 d uptime at `ms`: today and the 6 days before. */
 export const first7dBucket = (ms: number): number => dayOf(ms) - 6;
+/** First daily bucket of the 30 d uptime at `ms`: today and the 29 days before. */
+export const first30dBucket = (ms: number): number => dayOf(ms) - 29;
 
 /** Results are keyed (config seq, time); their public id is a UUID (version 8) built from both. */
 export function resultId(seq: number, ts: number): string {

@@ -21,8 +21,34 @@ function dn(s: string): string {
   return s.split('\n').filter(Boolean).join(', ');
 }
 
+/** Bits of the named curves servers use (OpenSSL's and NIST's names). */
+const CURVE_BITS: Record<string, number> = {
+  prime256v1: 256,
+  'P-256': 256,
+  secp256k1: 256,
+  secp384r1: 384,
+  'P-384': 384,
+  secp521r1: 521,
+  'P-521': 521,
+};
+const EDWARDS_BITS: Record<string, number> = { ed25519: 256, ed448: 456 };
+
+/** The public key's algorithm and size (RSA/DSA modulus, EC curve); nulls when Node cannot read it. */
+function keyOf(x: crypto.X509Certificate): { key_type: string | null; key_bits: number | null } {
+  try {
+    const k = x.publicKey;
+    const type = k.asymmetricKeyType ?? null;
+    const d = k.asymmetricKeyDetails ?? {};
+    const bits = d.modulusLength ?? (d.namedCurve ? CURVE_BITS[d.namedCurve] : undefined) ?? EDWARDS_BITS[type ?? ''];
+    return { key_type: type, key_bits: bits ?? null };
+  } catch {
+    return { key_type: null, key_bits: null };
+  }
+}
+
 function certificateInfo(x: crypto.X509Certificate): CertificateInfo {
   return {
+    ...keyOf(x),
     subject: dn(x.subject),
     issuer: dn(x.issuer),
     sans: (x.subjectAltName ?? '')

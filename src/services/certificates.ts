@@ -2,7 +2,14 @@
 // history, and raise `ssl_expiry` events in the same transaction: expiry windows 30/14/7/1 (once
 // per window per certificate), expired, became invalid, renewed or issuer changed.
 import { isoNow, daysUntil, type Clock } from '../domain/clock.js';
-import { expiryWindow, invalidReason, sslStatus, windowSeverity, type TlsResult } from '../domain/certificate.js';
+import {
+  chainOf,
+  expiryWindow,
+  invalidReason,
+  sslStatus,
+  windowSeverity,
+  type TlsResult,
+} from '../domain/certificate.js';
 import { effectivePort, fullUrl, hostOf, wantsTls } from '../domain/endpoint.js';
 import { NotFound } from '../domain/errors.js';
 import type { Endpoint, EndpointType } from '../domain/types.js';
@@ -84,7 +91,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           days_until_expiry: daysUntil(leaf.not_after, now),
           ssl_status: status,
         };
-        const isNew = await tx.certificates.seen(e.id, leaf, nowIso);
+        const chain = chainOf(r);
+        const isNew = await tx.certificates.seen(e.id, leaf, nowIso, chain);
         if (prev?.fingerprint256 && prev.fingerprint256 !== fp && isNew) {
           const issuerChanged = prev.issuer !== leaf.issuer;
           events.push({
@@ -158,6 +166,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           alerted_window: window ?? (status === 'expired' ? 0 : null),
           checked_at: nowIso,
           next_check_at: next,
+          chain,
         };
       }
       await tx.certificates.save(state);
@@ -195,7 +204,8 @@ export function createCertificateService(deps: CertificateServiceDeps) {
 
     /**
      * The endpoint's current certificate (null before the first inspection, or when it speaks no TLS)
-     * and every certificate seen on it, newest first; `change` says how each one differs from the
+     * with the chain the server sent (leaf first), and every certificate seen on it, newest first, each
+     * with the chain it was last seen with; `change` says how each one differs from the
      * one seen before it: `first`, `renewed` (same issuer) or `issuer_changed`.
      */
     async history(teamId: string, endpointId: string) {
@@ -219,6 +229,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         error: cur.error,
         checked_at: cur.checked_at,
         next_check_at: cur.next_check_at,
+        chain: cur.chain,
       };
       const history = seen.map((h, i) => {
         const before = seen[i + 1];
@@ -289,6 +300,7 @@ function emptyState(endpointId: string): CertificateState {
     alerted_window: null,
     checked_at: null,
     next_check_at: null,
+    chain: [],
   };
 }
 

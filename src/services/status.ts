@@ -2,7 +2,7 @@
 import { daysUntil, type Clock } from '../domain/clock.js';
 import { alwaysCarriesCertificate, endpointHealth, endpointScore, fullUrl, worstHealth } from '../domain/endpoint.js';
 import { certificateSummary } from '../domain/certificate.js';
-import { first24hBucket } from '../domain/liveness.js';
+import { first24hBucket, first30dBucket, uptimePercent } from '../domain/liveness.js';
 import type { EndpointDetail } from '../domain/types.js';
 import type { DomainService } from './domains.js';
 import type { Store } from '../store/index.js';
@@ -12,13 +12,13 @@ import type { LivenessStatus, MonitorService } from './monitor.js';
 import { takeTurns } from './turns.js';
 
 /** Health and score of an endpoint from its detail and its liveness configuration's status (null: none). */
-function summarize(d: EndpointDetail, live: LivenessStatus | null) {
+function summarize(d: EndpointDetail, live: LivenessStatus | null, seq: number | null = null) {
   const health = endpointHealth(
     d.ssl_status,
     d.liveness_enabled ? (live?.status ?? 'unknown') : null,
     live?.uptime_24h ?? null,
   );
-  return { d, live, health, score: endpointScore(health) };
+  return { d, live, health, score: endpointScore(health), seq };
 }
 
 type Summary = ReturnType<typeof summarize>;
@@ -41,6 +41,27 @@ export function createStatusService(deps: {
   }
 
   /**
+   * Status views (both variants) with `liveness.uptime_30d`: today and the 29 days before, from the
+   * daily aggregates, one grouped query for all of them (null without a liveness configuration).
+   */
+  async function withUptime30d(list: Summary[], now: number) {
+    const seqs = list.flatMap((x) => (x.seq === null ? [] : [x.seq]));
+    const days30 = seqs.length ? await store.livenessData.dailySums(seqs, first30dBucket(now)) : null;
+    return list.map((x) => {
+      const v = view(x);
+      const uptime_30d = x.seq !== null && days30 ? uptimePercent(days30(x.seq)) : null;
+      return { ...v, liveness: { ...v.liveness, uptime_30d } };
+    });
+  }
+
+  async function endpointView(teamId: string, id: string) {
+    const d = await endpoints.detail(teamId, id);
+    const cfg = d.liveness_id ? await store.liveness.byId(d.liveness_id) : undefined;
+    const live = cfg ? await monitor.statusOf(cfg) : null;
+    return (await withUptime30d([summarize(d, live, cfg?.seq ?? null)], clock.now().getTime()))[0]!;
+  }
+
+  /**
    * Summaries of many endpoints at once (a list page, a domain's endpoints): one query for the rows,
    * then three for every liveness status among them, at `now`.
    */
@@ -56,7 +77,11 @@ export function createStatusService(deps: {
       now,
     );
     return rows.map((r) =>
-      summarize(toDetail(r.endpoint, r.certificate, r.liveness), r.liveness ? live.get(r.liveness.id)! : null),
+      summarize(
+        toDetail(r.endpoint, r.certificate, r.liveness),
+        r.liveness ? live.get(r.liveness.id)! : null,
+        r.liveness?.seq ?? null,
+      ),
     );
   }
 
@@ -105,7 +130,7 @@ export function createStatusService(deps: {
 
   return {
     endpointSummary,
-    endpoint: async (teamId: string, id: string) => view(await endpointSummary(teamId, id)),
+    endpoint: endpointView,
 
     /**
      * One page of every endpoint's status (User API), in list order, with `summary` counts of every
@@ -120,7 +145,8 @@ export function createStatusService(deps: {
       );
       const summary = { ...counts, total: counts.healthy + counts.warning + counts.critical + counts.unknown };
       const total = f.health ? counts[f.health] : summary.total;
-      const items = page.offset < total ? (await turn(teamId, () => summaries(teamId, f, now, page))).map(view) : [];
+      const items =
+        page.offset < total ? await withUptime30d(await turn(teamId, () => summaries(teamId, f, now, page)), now) : [];
       return { items, total, summary };
     },
 

@@ -125,6 +125,8 @@ export interface EndpointCertificatesTable {
   alerted_window: number | null;
   checked_at: string | null;
   next_check_at: string | null;
+  /** JSON: ChainCertificate[] (leaf first); null before migration 012. */
+  chain: string | null;
 }
 export interface CertificateHistoryTable {
   id: string;
@@ -136,6 +138,8 @@ export interface CertificateHistoryTable {
   not_after: string | null;
   first_seen: string;
   last_seen: string;
+  /** JSON: the chain (ChainCertificate[], leaf first) this certificate was last seen with; null before migration 012. */
+  chain: string | null;
 }
 export interface LivenessConfigsTable {
   id: string;
@@ -317,7 +321,7 @@ export interface NodesTable {
   singletons: string;
 }
 
-/** The liveness due-queue (migration 012): epoch ms; `token` is int8 on PostgreSQL (read as a string there). */
+/** The liveness due-queue (migration 013): epoch ms; `token` is int8 on PostgreSQL (read as a string there). */
 export interface LivenessDueTable {
   config_id: string;
   due_at: number | null;

@@ -1,26 +1,30 @@
 // The dashboard's data routes (extensions): GET /api/v1/events (team-scoped, paged, filtered, newest
 // first) with a real down/recovery from a loopback target, GET /api/v1/endpoints/:id/certificates
-// with real TLS inspections of three certificates (first, renewed, issuer changed), and
+// with real TLS inspections of three certificates (first, renewed, issuer changed) and of a server
+// sending leaf + intermediate (the chain, leaf first, with key types and sizes), and
 // GET /api/v1/liveness/:id/hourly from the hourly aggregates, equal to the raw results.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
-import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
-import { issue, makeCa } from '../support/certs.js';
+import { startHttpTarget, startLoopbackApp, startLoopbackDns } from '../support/targets.js';
+import crypto from 'node:crypto';
+import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
 
 t.setTimeout(120_000);
 
 const MISSING = '00000000-0000-4000-8000-000000000000';
 
+/** The domain `name` with an HTTPS endpoint `www` on the loopback port given. */
+async function httpsEndpoint(a: ReturnType<typeof client>, name: string, port: number) {
+  const d = (await a.post('/api/v1/domains', { domain: name })).body;
+  const ep = (
+    await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'www', endpoint_type: 'https', subdomain: 'www', port })
+  ).body;
+  return { d, ep };
+}
+
 t.test('events: real down/recovery, paging, filters, team isolation', async (t) => {
-  const dns = await startLoopbackDns();
-  const target = await startHttpTarget();
-  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(async () => {
-    await s.close();
-    await target.close();
-    await dns.close();
-  });
+  const { s, target } = await startLoopbackApp(t);
   const a = client(s.url, await s.token('alpha'));
   const b = client(s.url, await s.token('beta'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
@@ -154,16 +158,7 @@ t.test('certificates: first, renewed, issuer changed; hourly aggregates', async 
   const a = client(s.url, await s.token('alpha'));
   const b = client(s.url, await s.token('beta'));
   const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
-  const d = (await a.post('/api/v1/domains', { domain: 'certs.example' })).body;
-  const ep = (
-    await a.post('/api/v1/endpoints', {
-      domain_id: d.id,
-      name: 'www',
-      endpoint_type: 'https',
-      subdomain: 'www',
-      port: first.port,
-    })
-  ).body;
+  const { d, ep } = await httpsEndpoint(a, 'certs.example', first.port);
   const plain = (
     await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'smtp-ish', endpoint_type: 'port', port: 2525 })
   ).body;
@@ -234,4 +229,48 @@ t.test('certificates: first, renewed, issuer changed; hourly aggregates', async 
   t.equal((await a.get(`/api/v1/liveness/${cfg.id}/hourly?hours=0`)).status, 400);
   t.equal((await a.get(`/api/v1/liveness/${cfg.id}/hourly?hours=9999`)).status, 400);
   t.equal((await b.get(`/api/v1/liveness/${cfg.id}/hourly`)).status, 404);
+});
+
+t.test('certificate chain: a server sending leaf + intermediate, under a root the probe trusts', async (t) => {
+  const root = makeCa('Chain Test Root');
+  const mid = makeIntermediate(root, 'Chain Test Intermediate');
+  const leaf = issue({ ca: mid, cn: 'www.chain.example', toDays: 45, rsaBits: 2048 });
+  const { s, target } = await startLoopbackApp(t, {
+    tls: { cert: leaf.cert + mid.cert, key: leaf.key },
+    app: { probes: { ca: root.cert } },
+  });
+  const a = client(s.url, await s.token('alpha'));
+  const teamA = (await a.get('/api/v1/validate')).body.team_id as string;
+  const { ep } = await httpsEndpoint(a, 'chain.example', target.port);
+  await s.app.services.certificates.checkNow(teamA, ep.id);
+  const c = (await a.get(`/api/v1/endpoints/${ep.id}/certificates`)).body;
+  const x = (pem: string) => new crypto.X509Certificate(pem);
+  const [lx, mx, rx] = [x(leaf.cert), x(mid.cert), x(root.cert)];
+  t.match(c.current, { ssl_status: 'valid', trusted: true, hostname_match: true });
+  t.same(
+    c.current.chain.map((k: any) => k.fingerprint256),
+    [lx.fingerprint256, mx.fingerprint256, rx.fingerprint256],
+    'leaf, the intermediate the server sent, then the root it chains to',
+  );
+  const [l, m, r] = c.current.chain;
+  t.same(l, {
+    subject: 'CN=www.chain.example',
+    issuer: 'CN=Chain Test Intermediate',
+    serial: lx.serialNumber,
+    not_before: new Date(lx.validFrom).toISOString(),
+    not_after: new Date(lx.validTo).toISOString(),
+    fingerprint256: lx.fingerprint256,
+    key_type: 'rsa',
+    key_bits: 2048,
+  });
+  t.match(m, { subject: 'CN=Chain Test Intermediate', issuer: 'CN=Chain Test Root', key_type: 'ec', key_bits: 384 });
+  t.equal(m.serial, mx.serialNumber);
+  t.equal(m.not_after, new Date(mx.validTo).toISOString());
+  t.match(r, { subject: 'CN=Chain Test Root', issuer: 'CN=Chain Test Root', key_type: 'ec', key_bits: 256 });
+  t.equal(c.current.fingerprint256, lx.fingerprint256);
+  t.equal(c.history.length, 1);
+  t.same(c.history[0].chain, c.current.chain, 'the history keeps the chain the certificate came with');
+  t.equal(c.history[0].change, 'first');
+  // Stored, not recomputed: a second read after a restart of nothing answers the same; the User API twin too.
+  t.same((await a.get(`/api-endpoints/${ep.id}/certificates`)).body, c);
 });

@@ -94,8 +94,19 @@ t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation
     items: { $ref: '#/components/schemas/Domain' },
   });
   // Query parameters come from the query schemas.
-  const list = doc.paths['/api-endpoint-status'].get.parameters.map((x: any) => x.name).sort();
+  const params = doc.paths['/api-endpoint-status'].get.parameters;
+  const list = params
+    .filter((x: any) => x.in === 'query')
+    .map((x: any) => x.name)
+    .sort();
   t.same(list, ['domain_id', 'health', 'limit', 'offset']);
+  // JSON reads take If-None-Match (a header) and answer 304 when it names the current ETag.
+  t.match(
+    params.find((x: any) => x.in === 'header'),
+    { name: 'If-None-Match', required: false },
+  );
+  t.ok(doc.paths['/api-endpoint-status'].get.responses['304'], 'a JSON read documents its 304');
+  t.notOk(doc.paths['/api/v1/domains'].post.responses['304'], 'a write has none');
   const limit = doc.paths['/api-domains'].get.parameters.find((x: any) => x.name === 'limit');
   t.same(limit.schema, { type: 'integer', minimum: 1, maximum: 2147483647, default: 50 });
 });

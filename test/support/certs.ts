@@ -53,6 +53,15 @@ function workDir(): string {
   return dir;
 }
 
+/** The CA made in `dir` (ca.crt, ca.key). */
+function caIn(dir: string): TestCa {
+  return {
+    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
+    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
+    dir,
+  };
+}
+
 export function makeCa(name = 'dommon Test CA'): TestCa {
   const dir = workDir();
   openssl(
@@ -81,11 +90,61 @@ export function makeCa(name = 'dommon Test CA'): TestCa {
     ],
     dir,
   );
-  return {
-    cert: fs.readFileSync(path.join(dir, 'ca.crt'), 'utf8'),
-    key: fs.readFileSync(path.join(dir, 'ca.key'), 'utf8'),
+  return caIn(dir);
+}
+
+/** An intermediate CA signed by `root` (its own directory): leaves it issues chain up through it. */
+export function makeIntermediate(root: TestCa, name = 'dommon Test Intermediate'): TestCa {
+  const dir = workDir();
+  openssl(
+    [
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-384',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.csr',
+      '-subj',
+      `/CN=${name}`,
+      '-config',
+      'ca.cnf',
+    ],
     dir,
-  };
+  );
+  fs.writeFileSync(
+    path.join(dir, 'ca.ext'),
+    'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
+  );
+  fs.writeFileSync(path.join(dir, 'root.crt'), root.cert);
+  fs.writeFileSync(path.join(dir, 'root.key'), root.key);
+  openssl(
+    [
+      'x509',
+      '-req',
+      '-in',
+      'ca.csr',
+      '-CA',
+      'root.crt',
+      '-CAkey',
+      'root.key',
+      '-set_serial',
+      `0x${Date.now().toString(16)}`,
+      '-days',
+      '1825',
+      '-sha256',
+      '-extfile',
+      'ca.ext',
+      '-out',
+      'ca.crt',
+    ],
+    dir,
+  );
+  return caIn(dir);
 }
 
 interface IssueOptions {
@@ -97,6 +156,8 @@ interface IssueOptions {
   fromDays?: number;
   toDays: number;
   now?: Date;
+  /** An RSA key of this many bits instead of EC P-256. */
+  rsaBits?: number;
 }
 
 export function issue(o: IssueOptions): TestCert {
@@ -113,9 +174,7 @@ export function issue(o: IssueOptions): TestCert {
       'req',
       '-new',
       '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
+      ...(o.rsaBits ? [`rsa:${o.rsaBits}`] : ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
       '-nodes',
       '-keyout',
       `${id}.key`,

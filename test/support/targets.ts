@@ -7,6 +7,7 @@ import https from 'node:https';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import dnsPacket from 'dns-packet';
+import { startApp, type TestApp } from './app.js';
 
 type Behaviour = { kind: 'status'; code: number } | { kind: 'slow'; ms: number } | { kind: 'close' };
 
@@ -143,4 +144,23 @@ export async function startLoopbackDns(opts: { ttl?: number } = {}): Promise<Loo
   await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
   dns.server = `127.0.0.1:${sock.address().port}`;
   return dns;
+}
+
+/**
+ * The app with every name resolving to 127.0.0.1 (a loopback DNS server), a loopback HTTP target
+ * (HTTPS with `tls`) and a rate limit no test reaches; all three closed when `t` ends.
+ */
+export async function startLoopbackApp(
+  t: { teardown(fn: () => unknown): void },
+  opts: { tls?: { cert: string; key: string }; app?: Parameters<typeof startApp>[1] } = {},
+): Promise<{ s: TestApp; target: HttpTarget; dns: LoopbackDns }> {
+  const dns = await startLoopbackDns();
+  const target = await startHttpTarget({ tls: opts.tls });
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' }, opts.app);
+  t.teardown(async () => {
+    await s.close();
+    await target.close();
+    await dns.close();
+  });
+  return { s, target, dns };
 }

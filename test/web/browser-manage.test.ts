@@ -2,64 +2,13 @@
 // browser.test.ts): a read-only token's session shows no write control on any page; a status page
 // made, edited and deleted on the Status pages page, its public page seen signed out.
 // Skipped, saying so, where chromium is missing.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import t, { type Test } from 'tap';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
-import { PACKAGE_ROOT } from '../../src/package.js';
+import { browser, firstPage, shot, signIn, skipBrowser as skip, watch } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.join(PACKAGE_ROOT, 'test-artifacts', 'web');
-const skip = fs.existsSync(CHROMIUM)
-  ? false
-  : `chromium not found at ${CHROMIUM} (apt-get install chromium): the browser test is skipped`;
-if (skip) console.log(`# ${skip}`);
 t.setTimeout(180_000);
-
-/** A fresh chromium profile (closed and removed at the end of the test). */
-async function browser(t: Test): Promise<BrowserContext> {
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/web/index.html')))
-    throw new Error('dist/web is not built: run `npm run build` (or node scripts/web.mjs) first');
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-chromium-'));
-  t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
-  });
-  t.teardown(() => ctx.close());
-  return ctx;
-}
-
-async function shot(t: Test, p: Page, name: string): Promise<void> {
-  const file = path.join(ARTIFACTS, `${name}.png`);
-  await p.screenshot({ path: file, fullPage: true });
-  t.ok(fs.statSync(file).size > 1000, `screenshot ${name}.png`);
-}
-
-/** Collects console errors, page errors and failed requests. */
-function watch(page: Page): string[] {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  return problems;
-}
-
-async function signIn(page: Page, url: string, token: string): Promise<void> {
-  await page.goto(url + '/');
-  await page.getByLabel('API token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
-}
 
 t.test('a read-only session shows no add, edit, remove or send control', { skip }, async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
@@ -71,7 +20,7 @@ t.test('a read-only session shows no add, edit, remove or send control', { skip 
   const ro = await s.app.services.access.createToken({ team: 'ro', name: 'viewer', readOnly: true });
 
   const ctx = await browser(t);
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  const page = await firstPage(ctx);
   const problems = watch(page);
   await signIn(page, s.url, ro.token);
   await page.getByText('read-only', { exact: true }).waitFor();
@@ -127,7 +76,7 @@ t.test('status pages: create, see it public while signed out, edit, delete', { s
   );
 
   const ctx = await browser(t);
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
+  const page = await firstPage(ctx);
   const problems = watch(page);
   await signIn(page, s.url, (await s.app.services.access.createToken({ team: 'sp' })).token);
   await page.getByRole('link', { name: 'Status pages', exact: true }).click();

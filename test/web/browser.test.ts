@@ -2,65 +2,40 @@
 // app on loopback. Signs in with a token made here, adds a domain through the form and sees it in
 // the table, sees an outage and its recovery among the overview's latest events, opens an endpoint
 // probed by a loopback HTTP target and sees its charts, an HTTPS endpoint with its certificate
-// history (first certificate, then a renewal), visits every
+// chain (leaf, intermediate, root) and history (first certificate, then a renewal), visits every
 // page (also 360 px wide) with no Content-Security-Policy violation and no failed request, and saves
 // a screenshot of each page under test-artifacts/web/. Skipped, saying so, where chromium is missing.
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import t from 'tap';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
-import { issue, makeCa } from '../support/certs.js';
+import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
-import { PACKAGE_ROOT } from '../../src/package.js';
+import { browser, firstPage, shot as save, skipBrowser as skip, watch } from '../support/browser.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ARTIFACTS = path.join(PACKAGE_ROOT, 'test-artifacts', 'web');
-const skip = fs.existsSync(CHROMIUM)
-  ? false
-  : `chromium not found at ${CHROMIUM} (apt-get install chromium): the browser test is skipped`;
-if (skip) console.log(`# ${skip}`);
 t.setTimeout(180_000);
 
 t.test('sign in, add a domain, see it, open an endpoint with its chart, every page', { skip }, async (t) => {
-  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/web/index.html')))
-    throw new Error('dist/web is not built: run `npm run build` (or node scripts/web.mjs) first');
-  fs.mkdirSync(ARTIFACTS, { recursive: true });
   const dns = await startLoopbackDns();
   t.teardown(() => dns.close());
   const target = await startHttpTarget();
   t.teardown(() => target.close());
-  const ca = makeCa('Browser Test CA');
-  const tlsOld = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 25 }) });
+  const ca = makeCa('Browser Test Root');
+  const mid = makeIntermediate(ca, 'Browser Test CA');
+  // Each server sends its leaf and the intermediate; the probe trusts the root.
+  const sends = (c: { cert: string; key: string }) => ({ cert: c.cert + mid.cert, key: c.key });
+  const tlsOld = await startHttpTarget({ tls: sends(issue({ ca: mid, cn: 'www.example.com', toDays: 25 })) });
   t.teardown(() => tlsOld.close());
-  const tlsNew = await startHttpTarget({ tls: issue({ ca, cn: 'www.example.com', toDays: 90 }) });
+  const tlsNew = await startHttpTarget({
+    tls: sends(issue({ ca: mid, cn: 'www.example.com', toDays: 90, rsaBits: 2048 })),
+  });
   t.teardown(() => tlsNew.close());
   const s = await startApp(
     { DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' },
     { probes: { ca: ca.cert } },
   );
   t.teardown(() => s.close());
-  // A fresh profile each run (playwright's name for --user-data-dir).
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-chromium-'));
-  t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }));
-  const ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM,
-    headless: true,
-    viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-  t.teardown(() => ctx.close());
+  const ctx = await browser(t);
 
   // The data the browser will find: a domain with an HTTP endpoint probed every second.
   const token = await s.token('browser', 'web@example.com');
@@ -109,18 +84,9 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await s.app.services.certificates.checkNow(teamId, secure.id);
   t.equal((await api.get(`/api/v1/endpoints/${secure.id}/certificates`)).body.history.length, 2);
 
-  const page = ctx.pages()[0] ?? (await ctx.newPage());
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
-  });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  const shot = async (p: Page, name: string) => {
-    const file = path.join(ARTIFACTS, `${name}.png`);
-    await p.screenshot({ path: file, fullPage: true });
-    t.ok(fs.statSync(file).size > 1000, `screenshot ${name}.png`);
-  };
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  const shot = (p: Page, name: string) => save(t, p, name);
 
   // Sign in.
   await page.goto(s.url + '/');
@@ -225,6 +191,18 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
     'the renewal, then the first certificate',
   );
   t.match(await history.locator('tbody tr').first().innerText(), /Browser Test CA/);
+  t.match(
+    await history.locator('tbody tr').first().innerText(),
+    /www\.example\.com → Browser Test CA → Browser Test Root\s+RSA 2048/,
+    'each certificate of the history with its chain and key',
+  );
+  const chain = page.getByTestId('certificate-chain');
+  t.same(
+    (await chain.locator('tbody tr td:nth-child(1)').allInnerTexts()).map((x) => x.replace(/\s+/g, ' ')),
+    ['0 leaf', '1 intermediate', '2 root'],
+  );
+  t.match(await chain.locator('tbody tr').nth(0).innerText(), /CN=www\.example\.com\s+CN=Browser Test CA/);
+  t.match(await chain.locator('tbody tr').nth(1).innerText(), /CN=Browser Test CA\s+CN=Browser Test Root.*EC 384/s);
   await page.getByText('www.example.com', { exact: true }).waitFor();
   await shot(page, 'endpoint-certificates');
 

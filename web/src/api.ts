@@ -25,6 +25,13 @@ export class ApiError extends Error {
 let csrf = '';
 const listeners = new Set<() => void>();
 
+/** Each GET's last answer and its ETag: polls send If-None-Match and reuse the answer on 304. */
+const answers = new Map<string, { etag: string; data: unknown }>();
+const MAX_ANSWERS = 300;
+let fresh = 0;
+/** How many GETs brought a new answer (not 304) so far: a view whose load saw none keeps its data. */
+export const freshAnswers = () => fresh;
+
 /** Called when any request answers 401. */
 export function onSignedOut(fn: () => void): () => void {
   listeners.add(fn);
@@ -35,17 +42,33 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
+  const known = method === 'GET' ? answers.get(path) : undefined;
+  if (known) headers['if-none-match'] = known.etag;
   const res = await fetch(path, {
     method,
     headers,
     credentials: 'same-origin',
+    // The answers map is the cache: the browser's own would turn 304s back into 200s.
+    cache: 'no-store',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+  if (res.status === 304 && known) {
+    await res.text(); // read to its (empty) end: a response left unread counts as an aborted load
+    return known.data as T;
+  }
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
   if (!res.ok) {
     if (res.status === 401 && path !== '/ui/session') listeners.forEach((fn) => fn());
     throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`, data.code);
+  }
+  if (method === 'GET') {
+    fresh++;
+    const etag = res.headers.get('etag');
+    if (etag) {
+      if (answers.size >= MAX_ANSWERS) answers.clear();
+      answers.set(path, { etag, data });
+    }
   }
   return data as T;
 }
@@ -68,6 +91,7 @@ export async function signIn(token: string): Promise<Session> {
 export async function signOut(): Promise<void> {
   await api('DELETE', '/ui/session');
   csrf = '';
+  answers.clear();
 }
 
 /** Every page of a Public API list (`data` + `pagination.total`), at most `max` items. */

@@ -1,6 +1,7 @@
 // Small hooks: the hash route, and data that reloads itself (polling while the tab is visible, and
 // at once after a write anywhere in the page).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { freshAnswers } from './api.js';
 
 export function useRoute(): string[] {
   const read = () => (location.hash.replace(/^#\/?/, '') || 'overview').split('/').map(decodeURIComponent);
@@ -17,8 +18,11 @@ const REFRESH = 'dommon:refresh';
 /** Tells every polling view to reload now (after a write). */
 export const refreshAll = () => dispatchEvent(new Event(REFRESH));
 
-/** How often views poll: the API has no ETag on these reads, so a modest interval. */
-const POLL_MS = 30_000;
+/**
+ * How often views poll. Every read is sent with If-None-Match (api.ts): an unchanged one is a 304
+ * with no body, and a view whose reads were all unchanged is not drawn again.
+ */
+const POLL_MS = 10_000;
 
 export interface Loaded<T> {
   data?: T;
@@ -32,8 +36,11 @@ export function usePoll<T>(load: () => Promise<T>, key: string, every = POLL_MS)
   const seq = useRef(0);
   const run = useCallback(() => {
     const mine = ++seq.current;
+    const before = freshAnswers();
     load().then(
-      (data) => mine === seq.current && setState({ data, loading: false }),
+      (data) =>
+        mine === seq.current &&
+        setState((s) => (s.data !== undefined && !s.error && freshAnswers() === before ? s : { data, loading: false })),
       (e: unknown) =>
         mine === seq.current && setState((s) => ({ ...s, error: String((e as Error).message ?? e), loading: false })),
     );

@@ -10,6 +10,7 @@ import { EndpointPage } from './pages/endpoint.js';
 import { Renewals } from './pages/renewals.js';
 import { Notifications } from './pages/notifications.js';
 import { StatusPages } from './pages/status-pages.js';
+import { Nodes } from './pages/nodes.js';
 import { CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -64,6 +65,7 @@ const NAV: [string, string][] = [
   ['renewals', 'Renewals'],
   ['notifications', 'Notifications'],
   ['status-pages', 'Status pages'],
+  ['nodes', 'Nodes'],
 ];
 
 function Page({ route }: { route: string[] }) {
@@ -74,6 +76,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'renewals') return <Renewals />;
   if (top === 'notifications') return <Notifications />;
   if (top === 'status-pages') return <StatusPages />;
+  if (top === 'nodes') return <Nodes />;
   return <Overview />;
 }
 

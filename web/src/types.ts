@@ -53,6 +53,7 @@ export interface EndpointStatus {
     status: string;
     uptime_24h: number | null;
     uptime_7d: number | null;
+    uptime_30d: number | null;
     avg_response_time_ms: number | null;
     last_check: string | null;
     consecutive_failures: number;

@@ -1,6 +1,9 @@
-// Shared bits of the pages: status badges, dates, loading and error lines.
+// Shared bits of the pages: status badges, dates, loading and error lines, data tables, form fields
+// and a form's submit with its status line.
 import type { ComponentChildren } from 'preact';
-import type { Loaded } from './hooks.js';
+import { useState } from 'preact/hooks';
+import { api } from './api.js';
+import { refreshAll, type Loaded } from './hooks.js';
 
 export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 export const addDays = (n: number) => new Date(Date.now() + n * 86_400_000);
@@ -20,6 +23,7 @@ const TONE: Record<string, string> = {
   up: 'good',
   valid: 'good',
   active: 'good',
+  live: 'good',
   sent: 'good',
   A: 'good',
   B: 'good',
@@ -29,6 +33,7 @@ const TONE: Record<string, string> = {
   C: 'warn',
   D: 'warn',
   pending: 'warn',
+  stale: 'warn',
   critical: 'bad',
   down: 'bad',
   expired: 'bad',
@@ -78,4 +83,191 @@ export function Show<T>({ s, children }: { s: Loaded<T>; children: (data: T) => 
       </p>
     );
   return <p class="muted">Loading…</p>;
+}
+
+/** A data table that scrolls inside its box: column headings (a string is a plain `th`), rows as children. */
+export function Table({
+  testid,
+  caption,
+  head,
+  children,
+}: {
+  testid?: string;
+  caption?: ComponentChildren;
+  head: ComponentChildren[];
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="scroll">
+      <table class="data" data-testid={testid}>
+        {caption && <caption class="muted">{caption}</caption>}
+        <thead>
+          <tr>
+            {head.map((h, i) =>
+              typeof h === 'string' ? (
+                <th key={i} scope="col">
+                  {h}
+                </th>
+              ) : (
+                h
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
+/** A heading cell that names a column of buttons without a visible heading. */
+export const ActionsHead = () => (
+  <th scope="col">
+    <span class="sr-only">Actions</span>
+  </th>
+);
+
+interface FormMessage {
+  error?: string;
+  ok?: string;
+}
+
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/**
+ * A form's submit: runs the write, shows what it returns as the form's status line (or the error as
+ * its alert), and has every view reload. `busy` while it runs.
+ */
+export function useSubmit(write: () => Promise<string | undefined>) {
+  const [msg, setMsg] = useState<FormMessage>({});
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    try {
+      setMsg({ ok: await write() });
+      refreshAll();
+    } catch (err) {
+      setMsg({ error: errorText(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { msg, busy, onSubmit: (e: Event) => void submit(e) };
+}
+
+/** The form's alert (an error) or status line (what was done). */
+export function Message({ msg }: { msg: FormMessage }) {
+  return (
+    <>
+      {msg.error && (
+        <p class="error" role="alert">
+          {msg.error}
+        </p>
+      )}
+      {msg.ok && <p role="status">{msg.ok}</p>}
+    </>
+  );
+}
+
+/** Asks, then DELETEs `path`, and has every view reload (an error is shown in an alert). */
+export async function removeAfterConfirm(question: string, path: string): Promise<boolean> {
+  if (!confirm(question)) return false;
+  try {
+    await api('DELETE', path);
+    refreshAll();
+    return true;
+  } catch (err) {
+    alert(errorText(err));
+    return false;
+  }
+}
+
+interface InputProps {
+  name?: string;
+  id?: string;
+  type?: string;
+  required?: boolean;
+  placeholder?: string;
+  maxLength?: number;
+  minLength?: number;
+  pattern?: string;
+}
+
+/** A labelled text input. */
+export function Field({
+  label,
+  value,
+  set,
+  type,
+  ...rest
+}: { label: ComponentChildren; value: string; set: (v: string) => void } & InputProps) {
+  return (
+    <label>
+      {label}
+      {/* preact types `type` per value; the ones used here all take these attributes */}
+      <input {...rest} type={(type ?? 'text') as 'text'} value={value} onInput={(e) => set(e.currentTarget.value)} />
+    </label>
+  );
+}
+
+/** A labelled checkbox. */
+export function Check({
+  label,
+  checked,
+  set,
+}: {
+  label: ComponentChildren;
+  checked: boolean;
+  set: (v: boolean) => void;
+}) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={checked} onChange={(e) => set(e.currentTarget.checked)} />
+      {label}
+    </label>
+  );
+}
+
+/** A labelled select of `[value, text]` options (or plain values). */
+export function Choice({
+  label,
+  value,
+  set,
+  options,
+  name,
+}: {
+  label: ComponentChildren;
+  value: string;
+  set: (v: string) => void;
+  options: readonly (string | readonly [string, string])[];
+  name?: string;
+}) {
+  return (
+    <label>
+      {label}
+      <select name={name} value={value} onChange={(e) => set(e.currentTarget.value)}>
+        {options.map((o) => {
+          const [v, text] = typeof o === 'string' ? [o, o] : o;
+          return (
+            <option key={v} value={v}>
+              {text}
+            </option>
+          );
+        })}
+      </select>
+    </label>
+  );
+}
+
+/** The portfolio select of the forms: none, or one of the team's portfolios. */
+export function PortfolioChoice({
+  portfolios,
+  ...rest
+}: { portfolios: readonly { id: string; name: string }[] } & Omit<Parameters<typeof Choice>[0], 'options' | 'label'> & {
+    label?: ComponentChildren;
+  }) {
+  return (
+    <Choice label="Portfolio" {...rest} options={[['', 'none'], ...portfolios.map((p) => [p.id, p.name] as const)]} />
+  );
 }

@@ -234,10 +234,31 @@ const API_KEY_FIELD = {
     'The API token, when passed in the body instead of the Authorization header or the api_key query parameter.',
 };
 
+/** JSON reads answered with an ETag and, on a matching If-None-Match, 304 (src/api/middleware/etag.ts). */
+function conditional(op: OperationDoc, path: string): boolean {
+  const ok = op.responses[200];
+  const json = ok !== undefined && (typeof ok === 'string' || !ok.contentType);
+  return op.method === 'get' && /^\/(?:api\/v1\/|api-)/.test(path) && json && !op.responses[304];
+}
+
+const NOT_MODIFIED = {
+  description:
+    "Not modified: If-None-Match names the current answer's ETag (every 200 of this read carries a weak ETag, a hash of its JSON), so no body is sent",
+};
+const IF_NONE_MATCH = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The ETag of an earlier answer: 304 when the answer is still the same',
+  schema: { type: 'string' },
+};
+
 function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schemas: Record<string, object>): Json {
   const responses: Json = {};
   for (const [status, doc] of Object.entries(op.responses))
     responses[status] = responseObject(Number(status), doc, schemas, op.auth !== false);
+  const etag = conditional(op, path);
+  if (etag) responses['304'] = NOT_MODIFIED;
   for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/E${status}` };
   const o: Json = {
     operationId: operationId(op.method, path),
@@ -245,7 +266,7 @@ function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schema
     ...(op.description ? { description: op.description } : {}),
     tags: [isAlias || path.startsWith('/api-') ? 'User API' : op.tag],
   };
-  const params = parameters(op, path, schemas);
+  const params = [...parameters(op, path, schemas), ...(etag ? [IF_NONE_MATCH] : [])];
   if (params.length) o.parameters = params;
   const body = requestBody(op, schemas);
   if (body) o.requestBody = body;

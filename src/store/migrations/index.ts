@@ -8,7 +8,8 @@ import * as m008 from './008_status_pages.js';
 import * as m009 from './009_nodes.js';
 import * as m010 from './010_token_scope.js';
 import * as m011 from './011_events_team.js';
-import * as m012 from './012_liveness_due.js';
+import * as m012 from './012_certificate_chain.js';
+import * as m013 from './013_liveness_due.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -18,7 +19,8 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009_nodes': m009,
   '010_token_scope': m010,
   '011_events_team': m011,
-  '012_liveness_due': m012,
+  '012_certificate_chain': m012,
+  '013_liveness_due': m013,
 };
 
 /**

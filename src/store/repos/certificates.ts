@@ -1,7 +1,7 @@
 // TLS inspection state per endpoint, every certificate seen on it, and the `tls` rows of check_schedule.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import type { CertificateInfo, SslStatus } from '../../domain/certificate.js';
+import type { CertificateInfo, ChainCertificate, SslStatus } from '../../domain/certificate.js';
 import { certificateTypes, TLS_PORTS } from '../../domain/endpoint.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
 
@@ -22,6 +22,8 @@ export interface CertificateState {
   alerted_window: number | null;
   checked_at: string | null;
   next_check_at: string | null;
+  /** The chain the server sent, leaf first (empty: never inspected since migration 012, or no handshake yet). */
+  chain: ChainCertificate[];
 }
 
 interface HistoryEntry {
@@ -32,6 +34,8 @@ interface HistoryEntry {
   not_after: string | null;
   first_seen: string;
   last_seen: string;
+  /** The chain this certificate was last seen with, leaf first (empty when seen before migration 012 only). */
+  chain: ChainCertificate[];
 }
 
 const KIND = 'tls';
@@ -62,6 +66,7 @@ export function certificatesRepo(db: Kysely<DB>) {
         sans: parseJson<string[]>(r.sans, []),
         trusted: r.trusted === null ? null : toBool(r.trusted),
         hostname_match: r.hostname_match === null ? null : toBool(r.hostname_match),
+        chain: parseJson<ChainCertificate[]>(r.chain, []),
       };
     },
     async save(s: CertificateState): Promise<void> {
@@ -81,6 +86,7 @@ export function certificatesRepo(db: Kysely<DB>) {
         alerted_window: s.alerted_window,
         checked_at: s.checked_at,
         next_check_at: s.next_check_at,
+        chain: JSON.stringify(s.chain),
       };
       await db
         .insertInto('endpoint_certificates')
@@ -88,11 +94,12 @@ export function certificatesRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.column('endpoint_id').doUpdateSet(row))
         .execute();
     },
-    /** Records a sighting; true when this certificate was never seen on the endpoint before. */
-    async seen(endpointId: string, c: CertificateInfo, now: string): Promise<boolean> {
+    /** Records a sighting with the chain it came with; true when this certificate was never seen on the endpoint before. */
+    async seen(endpointId: string, c: CertificateInfo, now: string, chain: ChainCertificate[] = []): Promise<boolean> {
+      const json = JSON.stringify(chain);
       const r = await db
         .updateTable('certificate_history')
-        .set({ last_seen: now })
+        .set({ last_seen: now, chain: json })
         .where('endpoint_id', '=', endpointId)
         .where('fingerprint256', '=', c.fingerprint256)
         .executeTakeFirst();
@@ -109,18 +116,20 @@ export function certificatesRepo(db: Kysely<DB>) {
           not_after: c.not_after,
           first_seen: now,
           last_seen: now,
+          chain: json,
         })
         .execute();
       return true;
     },
     async history(endpointId: string): Promise<HistoryEntry[]> {
-      return db
+      const rows = await db
         .selectFrom('certificate_history')
-        .select(['fingerprint256', 'subject', 'issuer', 'not_before', 'not_after', 'first_seen', 'last_seen'])
+        .select(['fingerprint256', 'subject', 'issuer', 'not_before', 'not_after', 'first_seen', 'last_seen', 'chain'])
         .where('endpoint_id', '=', endpointId)
         .orderBy('first_seen', 'desc')
         .orderBy('id', 'desc')
         .execute();
+      return rows.map((r) => ({ ...r, chain: parseJson<ChainCertificate[]>(r.chain, []) }));
     },
     /** Eligible endpoints due for inspection: never inspected (new) first, then by next_run_at. */
     async due(nowIso: string, limit: number, opts: { includeNew?: boolean } = {}): Promise<string[]> {

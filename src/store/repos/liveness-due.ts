@@ -1,4 +1,4 @@
-// The liveness due-queue on PostgreSQL (migration 012; several nodes on one database, issue 22): each
+// The liveness due-queue on PostgreSQL (migration 013; several nodes on one database, issue 22): each
 // node claims the runs due soon with FOR UPDATE SKIP LOCKED into a lease (owner, expiry) and a new
 // fencing token, runs them, and writes each result with the next due time in the same transaction as
 // the result itself, fenced by the token (a node whose lease was taken over writes nothing). Leases of

@@ -1,10 +1,23 @@
 // One domain: status, registration data, DNS security findings and recommendations, the TXT record
 // to publish for verification, its endpoints (with an add form) and its exposure findings.
 import { useState } from 'preact/hooks';
-import { ApiError, all, api, get } from '../api.js';
+import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, DomainStatus, Portfolio, Security } from '../types.js';
-import { Badge, Days, Section, Show, fmtTime } from '../ui.js';
+import {
+  Badge,
+  Check,
+  Choice,
+  Days,
+  Field,
+  Message,
+  PortfolioChoice,
+  Section,
+  Show,
+  fmtTime,
+  removeAfterConfirm,
+  useSubmit,
+} from '../ui.js';
 import { Write } from '../scope.js';
 
 interface Registration {
@@ -48,131 +61,67 @@ const recText = (r: Security['recommendations'][number]) =>
 
 /** Portfolio, notes and a manual expiry date (for TLDs no RDAP/WHOIS server answers for). */
 function EditDomain({ domain, portfolios }: { domain: Domain; portfolios: Portfolio[] }) {
-  const [f, setF] = useState({
-    portfolio: domain.portfolio_id ?? '',
-    notes: domain.notes ?? '',
-    expiry: domain.expiry_date ?? '',
+  const [portfolio, setPortfolio] = useState(domain.portfolio_id ?? '');
+  const [notes, setNotes] = useState(domain.notes ?? '');
+  const [expiry, setExpiry] = useState(domain.expiry_date ?? '');
+  const { msg, onSubmit } = useSubmit(async () => {
+    await api('PUT', `/api/v1/domains/${domain.id}`, {
+      portfolio_id: portfolio || null,
+      notes: notes.trim() || null,
+      expiry_date: expiry || null,
+    });
+    return 'Saved.';
   });
-  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await api('PUT', `/api/v1/domains/${domain.id}`, {
-        portfolio_id: f.portfolio || null,
-        notes: f.notes.trim() || null,
-        expiry_date: f.expiry || null,
-      });
-      setMsg({ ok: 'Saved.' });
-      refreshAll();
-    } catch (err) {
-      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
-    }
-  };
   return (
-    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Edit the domain">
-      <label>
-        Portfolio
-        <select value={f.portfolio} onChange={(e) => setF({ ...f, portfolio: e.currentTarget.value })}>
-          <option value="">none</option>
-          {portfolios.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Notes
-        <input value={f.notes} onInput={(e) => setF({ ...f, notes: e.currentTarget.value })} />
-      </label>
-      <label>
-        Manual expiry
-        <input type="date" value={f.expiry} onInput={(e) => setF({ ...f, expiry: e.currentTarget.value })} />
-      </label>
+    <form class="inline" onSubmit={onSubmit} aria-label="Edit the domain">
+      <PortfolioChoice value={portfolio} set={setPortfolio} portfolios={portfolios} />
+      <Field label="Notes" value={notes} set={setNotes} />
+      <Field label="Manual expiry" type="date" value={expiry} set={setExpiry} />
       <button type="submit">Save</button>
-      {msg.error && (
-        <p class="error" role="alert">
-          {msg.error}
-        </p>
-      )}
-      {msg.ok && <p role="status">{msg.ok}</p>}
+      <Message msg={msg} />
     </form>
   );
 }
 
+const ENDPOINT_TYPES = ['https', 'http', 'smtp', 'imap'];
+
 function AddEndpoint({ domainId }: { domainId: string }) {
-  const [f, setF] = useState({ name: '', type: 'https', subdomain: '', path: '', liveness: true });
-  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await api('POST', '/api/v1/endpoints', {
-        domain_id: domainId,
-        name: f.name.trim(),
-        endpoint_type: f.type,
-        ...(f.subdomain.trim() ? { subdomain: f.subdomain.trim() } : {}),
-        ...(f.path.trim() ? { path: f.path.trim() } : {}),
-        ...(f.liveness && f.type !== 'port' ? { liveness: { is_enabled: true } } : {}),
-      });
-      setMsg({ ok: `Added ${f.name}.` });
-      setF({ ...f, name: '', subdomain: '', path: '' });
-      refreshAll();
-    } catch (err) {
-      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
-    }
-  };
+  const [name, setName] = useState('');
+  const [type, setType] = useState('https');
+  const [subdomain, setSubdomain] = useState('');
+  const [path, setPath] = useState('');
+  const [liveness, setLiveness] = useState(true);
+  const { msg, onSubmit } = useSubmit(async () => {
+    await api('POST', '/api/v1/endpoints', {
+      domain_id: domainId,
+      name: name.trim(),
+      endpoint_type: type,
+      ...(subdomain.trim() ? { subdomain: subdomain.trim() } : {}),
+      ...(path.trim() ? { path: path.trim() } : {}),
+      ...(liveness && type !== 'port' ? { liveness: { is_enabled: true } } : {}),
+    });
+    setName('');
+    setSubdomain('');
+    setPath('');
+    return `Added ${name}.`;
+  });
   return (
-    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Add an endpoint">
-      <label>
-        Name
-        <input required value={f.name} onInput={(e) => setF({ ...f, name: e.currentTarget.value })} />
-      </label>
-      <label>
-        Type
-        <select value={f.type} onChange={(e) => setF({ ...f, type: e.currentTarget.value })}>
-          {['https', 'http', 'smtp', 'imap'].map((t) => (
-            <option key={t}>{t}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Subdomain
-        <input
-          value={f.subdomain}
-          placeholder="www"
-          onInput={(e) => setF({ ...f, subdomain: e.currentTarget.value })}
-        />
-      </label>
-      <label>
-        Path
-        <input value={f.path} placeholder="/" onInput={(e) => setF({ ...f, path: e.currentTarget.value })} />
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={f.liveness}
-          onChange={(e) => setF({ ...f, liveness: e.currentTarget.checked })}
-        />
-        Check liveness
-      </label>
+    <form class="inline" onSubmit={onSubmit} aria-label="Add an endpoint">
+      <Field label="Name" required value={name} set={setName} />
+      <Choice label="Type" value={type} set={setType} options={ENDPOINT_TYPES} />
+      <Field label="Subdomain" value={subdomain} set={setSubdomain} placeholder="www" />
+      <Field label="Path" value={path} set={setPath} placeholder="/" />
+      <Check label="Check liveness" checked={liveness} set={setLiveness} />
       <button type="submit">Add endpoint</button>
-      {msg.error && (
-        <p class="error" role="alert">
-          {msg.error}
-        </p>
-      )}
-      {msg.ok && <p role="status">{msg.ok}</p>}
+      <Message msg={msg} />
     </form>
   );
 }
 
 export function DomainPage({ id }: { id: string }) {
   const s = usePoll(() => load(id), `domain:${id}`);
-  const removeEndpoint = async (eid: string, name: string) => {
-    if (!confirm(`Remove the endpoint ${name}?`)) return;
-    await api('DELETE', `/api/v1/endpoints/${eid}`).catch((e: unknown) => alert(String(e)));
-    refreshAll();
-  };
+  const removeEndpoint = (eid: string, name: string) =>
+    removeAfterConfirm(`Remove the endpoint ${name}?`, `/api/v1/endpoints/${eid}`);
   return (
     <Show s={s}>
       {(d) => (

@@ -1,10 +1,23 @@
 // Domains: a sortable, filterable table of the team's domains (certificate state and security score
 // read per domain from its status and security answers), with add and remove.
 import { useState } from 'preact/hooks';
-import { ApiError, all, api, get, pool } from '../api.js';
-import { refreshAll, usePoll } from '../hooks.js';
+import { all, api, get, pool } from '../api.js';
+import { usePoll } from '../hooks.js';
 import type { Domain, Portfolio, Renewal, Security } from '../types.js';
-import { Badge, Days, Section, Show, isoDay } from '../ui.js';
+import {
+  ActionsHead,
+  Badge,
+  Days,
+  Field,
+  Message,
+  PortfolioChoice,
+  Section,
+  Show,
+  Table,
+  isoDay,
+  removeAfterConfirm,
+  useSubmit,
+} from '../ui.js';
 import { Write } from '../scope.js';
 
 interface Row {
@@ -91,74 +104,32 @@ function compare(a: Row, b: Row, key: keyof Row): number {
 function AddDomain({ portfolios }: { portfolios: Portfolio[] }) {
   const [name, setName] = useState('');
   const [portfolio, setPortfolio] = useState('');
-  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
-  const [busy, setBusy] = useState(false);
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
-    try {
-      const d = await api<Domain>('POST', '/api/v1/domains', {
-        domain: name.trim(),
-        ...(portfolio ? { portfolio_id: portfolio } : {}),
-      });
-      setMsg({ ok: `Added ${d.domain}.` });
-      setName('');
-      refreshAll();
-    } catch (err) {
-      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
-    } finally {
-      setBusy(false);
-    }
-  };
+  const { msg, busy, onSubmit } = useSubmit(async () => {
+    const d = await api<Domain>('POST', '/api/v1/domains', {
+      domain: name.trim(),
+      ...(portfolio ? { portfolio_id: portfolio } : {}),
+    });
+    setName('');
+    return `Added ${d.domain}.`;
+  });
   return (
-    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Add a domain">
-      <label>
-        Domain name
-        <input
-          name="domain"
-          value={name}
-          required
-          placeholder="example.com"
-          onInput={(e) => setName(e.currentTarget.value)}
-        />
-      </label>
-      <label>
-        Portfolio
-        <select name="portfolio" value={portfolio} onChange={(e) => setPortfolio(e.currentTarget.value)}>
-          <option value="">none</option>
-          {portfolios.map((p) => (
-            <option key={p.id} value={p.id}>
-              {p.name}
-            </option>
-          ))}
-        </select>
-      </label>
+    <form class="inline" onSubmit={onSubmit} aria-label="Add a domain">
+      <Field label="Domain name" name="domain" value={name} set={setName} required placeholder="example.com" />
+      <PortfolioChoice name="portfolio" value={portfolio} set={setPortfolio} portfolios={portfolios} />
       <button type="submit" disabled={busy}>
         Add domain
       </button>
-      {msg.error && (
-        <p class="error" role="alert">
-          {msg.error}
-        </p>
-      )}
-      {msg.ok && <p role="status">{msg.ok}</p>}
+      <Message msg={msg} />
     </form>
   );
 }
 
 export function Domains() {
-  const s = usePoll(load, 'domains', 60_000);
+  const s = usePoll(load, 'domains');
   const [filter, setFilter] = useState('');
   const [sort, setSort] = useState<{ key: keyof Row; dir: 1 | -1 }>({ key: 'name', dir: 1 });
-  const remove = async (r: Row) => {
-    if (!confirm(`Remove ${r.name} with its endpoints, checks and history?`)) return;
-    try {
-      await api('DELETE', `/api/v1/domains/${r.id}`);
-      refreshAll();
-    } catch (err) {
-      alert(err instanceof Error ? err.message : String(err));
-    }
-  };
+  const remove = (r: Row) =>
+    removeAfterConfirm(`Remove ${r.name} with its endpoints, checks and history?`, `/api/v1/domains/${r.id}`);
   return (
     <>
       <Write>
@@ -167,15 +138,15 @@ export function Domains() {
         </Section>
       </Write>
       <Section title="Domains">
-        <label class="filter">
-          Filter
-          <input
+        <div class="filter">
+          <Field
+            label="Filter"
             type="search"
             value={filter}
+            set={setFilter}
             placeholder="name, portfolio, registrar, state"
-            onInput={(e) => setFilter(e.currentTarget.value)}
           />
-        </label>
+        </div>
         <Show s={s}>
           {({ rows }) => {
             const f = filter.trim().toLowerCase();
@@ -189,70 +160,62 @@ export function Domains() {
               )
               .sort((a, b) => compare(a, b, sort.key) * sort.dir);
             return (
-              <div class="scroll">
-                <table class="data" data-testid="domains-table">
-                  <caption class="muted">
-                    {shown.length} of {rows.length} domains
-                  </caption>
-                  <thead>
-                    <tr>
-                      {COLUMNS.map(([key, label]) => (
-                        <th
-                          key={key}
-                          scope="col"
-                          aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+              <Table
+                testid="domains-table"
+                caption={`${shown.length} of ${rows.length} domains`}
+                head={[
+                  ...COLUMNS.map(([key, label]) => (
+                    <th
+                      key={key}
+                      scope="col"
+                      aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
+                    >
+                      <button
+                        type="button"
+                        class="sort"
+                        onClick={() => setSort({ key, dir: sort.key === key ? (sort.dir === 1 ? -1 : 1) : 1 })}
+                      >
+                        {label}
+                        <span aria-hidden="true">{sort.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
+                      </button>
+                    </th>
+                  )),
+                  <ActionsHead key="actions" />,
+                ]}
+              >
+                {shown.map((r) => (
+                  <tr key={r.id}>
+                    <th scope="row">
+                      <a href={`#/domains/${r.id}`}>{r.name}</a>
+                    </th>
+                    <td>{r.portfolio}</td>
+                    <td>{r.registrar}</td>
+                    <td>{r.expiry}</td>
+                    <td>
+                      <Days days={r.days} />
+                    </td>
+                    <td>
+                      {r.certStatus && <Badge value={r.certStatus} />} {r.cert === null ? '' : `${r.cert} d`}
+                    </td>
+                    <td>{r.security ?? '—'}</td>
+                    <td>
+                      {r.health ?? '—'} {r.grade && <Badge value={r.grade} />}
+                    </td>
+                    <td>
+                      <Write>
+                        <button
+                          type="button"
+                          class="danger"
+                          onClick={() => void remove(r)}
+                          aria-label={`Remove ${r.name}`}
                         >
-                          <button
-                            type="button"
-                            class="sort"
-                            onClick={() => setSort({ key, dir: sort.key === key ? (sort.dir === 1 ? -1 : 1) : 1 })}
-                          >
-                            {label}
-                            <span aria-hidden="true">{sort.key === key ? (sort.dir === 1 ? ' ▲' : ' ▼') : ''}</span>
-                          </button>
-                        </th>
-                      ))}
-                      <th scope="col">
-                        <span class="sr-only">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {shown.map((r) => (
-                      <tr key={r.id}>
-                        <th scope="row">
-                          <a href={`#/domains/${r.id}`}>{r.name}</a>
-                        </th>
-                        <td>{r.portfolio}</td>
-                        <td>{r.registrar}</td>
-                        <td>{r.expiry}</td>
-                        <td>
-                          <Days days={r.days} />
-                        </td>
-                        <td>
-                          {r.certStatus && <Badge value={r.certStatus} />} {r.cert === null ? '' : `${r.cert} d`}
-                        </td>
-                        <td>{r.security ?? '—'}</td>
-                        <td>
-                          {r.health ?? '—'} {r.grade && <Badge value={r.grade} />}
-                        </td>
-                        <td>
-                          <Write>
-                            <button
-                              type="button"
-                              class="danger"
-                              onClick={() => void remove(r)}
-                              aria-label={`Remove ${r.name}`}
-                            >
-                              Remove
-                            </button>
-                          </Write>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+                          Remove
+                        </button>
+                      </Write>
+                    </td>
+                  </tr>
+                ))}
+              </Table>
             );
           }}
         </Show>

@@ -1,12 +1,24 @@
-// One endpoint: status, uptime 24 h / 7 d, the certificate and every certificate seen on it
-// (renewals, issuer changes), and response-time charts (the last 24 h of checks, the hourly averages
+// One endpoint: status, uptime 24 h / 7 d / 30 d, the certificate with the chain the server sent and
+// every certificate seen on it (renewals, issuer changes, each with its chain), and response-time charts (the last 24 h of checks, the hourly averages
 // of 7 days and the daily averages of 30 days; uPlot, loaded with this page only).
 import { useContext, useEffect, useRef } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../types.js';
-import { Badge, Days, Section, Show, fmtTime, pct } from '../ui.js';
+import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
 import { CanWrite } from '../scope.js';
+
+/** One certificate of a chain the server sent (leaf first). */
+interface ChainCert {
+  subject: string;
+  issuer: string;
+  serial: string;
+  not_before: string;
+  not_after: string;
+  fingerprint256: string;
+  key_type: string | null;
+  key_bits: number | null;
+}
 
 /** GET /api/v1/endpoints/:id/certificates. */
 interface Certificates {
@@ -25,6 +37,7 @@ interface Certificates {
     hostname_match: boolean | null;
     error: string | null;
     checked_at: string | null;
+    chain: ChainCert[];
   } | null;
   history: {
     fingerprint256: string;
@@ -34,6 +47,7 @@ interface Certificates {
     not_after: string | null;
     first_seen: string;
     last_seen: string;
+    chain: ChainCert[];
     change: string;
   }[];
 }
@@ -70,6 +84,41 @@ const CHANGE: Record<string, string> = {
   issuer_changed: 'issuer changed',
 };
 
+const keyOf = (c: ChainCert) => (c.key_type ? `${c.key_type.toUpperCase()}${c.key_bits ? ` ${c.key_bits}` : ''}` : '—');
+/** The common name of a distinguished name ("CN=x, O=y" -> "x"), or the whole name. */
+const cn = (dn: string) => /(?:^|, )CN=([^,]+)/.exec(dn)?.[1] ?? dn;
+const ROLE = (i: number, n: number, c: ChainCert) =>
+  i === 0 ? 'leaf' : i === n - 1 && c.subject === c.issuer ? 'root' : 'intermediate';
+
+function Chain({ chain }: { chain: ChainCert[] }) {
+  return (
+    <Table
+      testid="certificate-chain"
+      caption="Chain the server sent, leaf first"
+      head={['#', 'subject', 'issuer', 'valid', 'key', 'serial / SHA-256']}
+    >
+      {chain.map((c, i) => (
+        <tr key={c.fingerprint256}>
+          <td>
+            {i} <span class="muted">{ROLE(i, chain.length, c)}</span>
+          </td>
+          <td>{c.subject}</td>
+          <td>{c.issuer}</td>
+          <td>
+            {day(c.not_before)} to {day(c.not_after)}
+          </td>
+          <td>{keyOf(c)}</td>
+          <td class="mono">
+            {c.serial}
+            <br />
+            {c.fingerprint256}
+          </td>
+        </tr>
+      ))}
+    </Table>
+  );
+}
+
 function CertificateHistory({ certs }: { certs: Certificates }) {
   const c = certs.current;
   return (
@@ -104,31 +153,24 @@ function CertificateHistory({ certs }: { certs: Certificates }) {
       ) : (
         <p class="muted">Not inspected yet, or the endpoint speaks no TLS.</p>
       )}
+      {c && c.chain.length > 0 && <Chain chain={c.chain} />}
       {certs.history.length > 0 && (
-        <div class="scroll">
-          <table class="data" data-testid="certificate-history">
-            <thead>
-              <tr>
-                <th scope="col">first seen</th>
-                <th scope="col">change</th>
-                <th scope="col">issuer</th>
-                <th scope="col">valid until</th>
-                <th scope="col">last seen</th>
-              </tr>
-            </thead>
-            <tbody>
-              {certs.history.map((h) => (
-                <tr key={h.fingerprint256}>
-                  <td>{fmtTime(h.first_seen)}</td>
-                  <td>{CHANGE[h.change] ?? h.change}</td>
-                  <td>{h.issuer ?? '—'}</td>
-                  <td>{day(h.not_after)}</td>
-                  <td>{fmtTime(h.last_seen)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <Table
+          testid="certificate-history"
+          head={['first seen', 'change', 'issuer', 'chain', 'key', 'valid until', 'last seen']}
+        >
+          {certs.history.map((h) => (
+            <tr key={h.fingerprint256}>
+              <td>{fmtTime(h.first_seen)}</td>
+              <td>{CHANGE[h.change] ?? h.change}</td>
+              <td>{h.issuer ?? '—'}</td>
+              <td>{h.chain.length ? h.chain.map((x) => cn(x.subject)).join(' → ') : '—'}</td>
+              <td>{h.chain[0] ? keyOf(h.chain[0]) : '—'}</td>
+              <td>{day(h.not_after)}</td>
+              <td>{fmtTime(h.last_seen)}</td>
+            </tr>
+          ))}
+        </Table>
       )}
     </Section>
   );
@@ -203,13 +245,12 @@ export function EndpointPage({ id }: { id: string }) {
               <button
                 type="button"
                 class="danger"
-                onClick={() => {
-                  if (!confirm(`Remove the endpoint ${d.status.endpoint.name} with its checks and history?`)) return;
-                  void api('DELETE', `/api/v1/endpoints/${id}`).then(
-                    () => (location.hash = '#/domains'),
-                    (e: unknown) => alert(String(e)),
-                  );
-                }}
+                onClick={() =>
+                  void removeAfterConfirm(
+                    `Remove the endpoint ${d.status.endpoint.name} with its checks and history?`,
+                    `/api/v1/endpoints/${id}`,
+                  ).then((gone) => gone && (location.hash = '#/domains'))
+                }
               >
                 Remove endpoint
               </button>
@@ -229,6 +270,8 @@ export function EndpointPage({ id }: { id: string }) {
                   <dd>{pct(l.uptime_24h)}</dd>
                   <dt>Uptime 7 d</dt>
                   <dd>{pct(l.uptime_7d)}</dd>
+                  <dt>Uptime 30 d</dt>
+                  <dd>{pct(l.uptime_30d)}</dd>
                   <dt>Average response</dt>
                   <dd>{l.avg_response_time_ms === null ? '—' : `${l.avg_response_time_ms} ms`}</dd>
                   <dt>Last check</dt>

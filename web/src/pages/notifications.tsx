@@ -1,10 +1,10 @@
 // Notifications: the channel settings (secrets come masked from the API), a test send per channel, and
 // the delivery log.
 import { useState } from 'preact/hooks';
-import { ApiError, api, get } from '../api.js';
+import { api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { LogEntry } from '../types.js';
-import { Badge, Section, Show, fmtTime } from '../ui.js';
+import { Badge, Choice, Field, Message, Section, Show, Table, fmtTime, useSubmit } from '../ui.js';
 import { Write } from '../scope.js';
 
 interface Setting {
@@ -41,45 +41,25 @@ async function load() {
 
 function TestSend({ channel, setChannel }: { channel: string; setChannel: (c: string) => void }) {
   const [recipient, setRecipient] = useState('');
-  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    try {
-      await api('POST', '/api/v1/notifications/test', { channel, recipient: recipient.trim() });
-      setMsg({ ok: 'Queued: the daemon sends it within seconds, then the log below shows it.' });
-      // The notification worker picks it up on its next cycle (DOMMON_NOTIFY_INTERVAL, 5 s by default).
-      for (const ms of [2_000, 6_000, 12_000]) setTimeout(refreshAll, ms);
-    } catch (err) {
-      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
-    }
-  };
+  const { msg, onSubmit } = useSubmit(async () => {
+    await api('POST', '/api/v1/notifications/test', { channel, recipient: recipient.trim() });
+    // The notification worker picks it up on its next cycle (DOMMON_NOTIFY_INTERVAL, 5 s by default).
+    for (const ms of [2_000, 6_000, 12_000]) setTimeout(refreshAll, ms);
+    return 'Queued: the daemon sends it within seconds, then the log below shows it.';
+  });
   return (
-    <form class="inline" onSubmit={(e) => void submit(e)} aria-label="Send a test notification">
-      <label>
-        Channel
-        <select value={channel} onChange={(e) => setChannel(e.currentTarget.value)}>
-          {CHANNELS.map((c) => (
-            <option key={c}>{c}</option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Recipient
-        <input
-          id="test-recipient"
-          required
-          value={recipient}
-          placeholder="address, URL or id"
-          onInput={(e) => setRecipient(e.currentTarget.value)}
-        />
-      </label>
+    <form class="inline" onSubmit={onSubmit} aria-label="Send a test notification">
+      <Choice label="Channel" value={channel} set={setChannel} options={CHANNELS} />
+      <Field
+        label="Recipient"
+        id="test-recipient"
+        required
+        value={recipient}
+        set={setRecipient}
+        placeholder="address, URL or id"
+      />
       <button type="submit">Send test</button>
-      {msg.error && (
-        <p class="error" role="alert">
-          {msg.error}
-        </p>
-      )}
-      {msg.ok && <p role="status">{msg.ok}</p>}
+      <Message msg={msg} />
     </form>
   );
 }
@@ -127,30 +107,18 @@ export function Notifications() {
             </Section>
             <Section title="Delivery log">
               {d.log.length === 0 && <p class="muted">Nothing sent yet.</p>}
-              <div class="scroll">
-                <table class="data">
-                  <thead>
-                    <tr>
-                      <th scope="col">When</th>
-                      <th scope="col">Channel</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">Message</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {d.log.map((l) => (
-                      <tr key={l.id}>
-                        <td>{fmtTime(l.created_at)}</td>
-                        <td>{l.channels.join(', ')}</td>
-                        <td>
-                          <Badge value={l.status} /> {l.is_test ? 'test' : ''}
-                        </td>
-                        <td>{l.error_message ?? l.message_preview ?? ''}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <Table head={['When', 'Channel', 'Status', 'Message']}>
+                {d.log.map((l) => (
+                  <tr key={l.id}>
+                    <td>{fmtTime(l.created_at)}</td>
+                    <td>{l.channels.join(', ')}</td>
+                    <td>
+                      <Badge value={l.status} /> {l.is_test ? 'test' : ''}
+                    </td>
+                    <td>{l.error_message ?? l.message_preview ?? ''}</td>
+                  </tr>
+                ))}
+              </Table>
             </Section>
           </>
         )}

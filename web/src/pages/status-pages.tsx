@@ -2,10 +2,22 @@
 // create or edit one (title, slug, description, portfolio, the endpoints it shows under their
 // display names, certificates shown or not, enabled) and delete it, all through /api/v1/status-pages.
 import { useState } from 'preact/hooks';
-import { ApiError, all, api } from '../api.js';
-import { refreshAll, usePoll } from '../hooks.js';
+import { all, api } from '../api.js';
+import { usePoll } from '../hooks.js';
 import type { Domain, Endpoint, Portfolio, StatusPage } from '../types.js';
-import { Badge, Section, Show } from '../ui.js';
+import {
+  ActionsHead,
+  Badge,
+  Check,
+  Choice,
+  Field,
+  Message,
+  Section,
+  Show,
+  Table,
+  removeAfterConfirm,
+  useSubmit,
+} from '../ui.js';
 import { Write } from '../scope.js';
 
 interface Data {
@@ -76,17 +88,13 @@ const slugOf = (title: string) =>
 function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; done: () => void }) {
   const [f, setF] = useState<Form>(() => (editing ? fromPage(editing) : blank(data.portfolios[0]?.id ?? '')));
   const [slugTouched, setSlugTouched] = useState(!!editing);
-  const [msg, setMsg] = useState<{ error?: string; ok?: string }>({});
-  const [busy, setBusy] = useState(false);
   const candidates = data.endpoints.get(f.portfolio) ?? [];
   const chosen = new Map(f.chosen);
   const toggle = (id: string, on: boolean) =>
     setF({ ...f, chosen: on ? [...f.chosen, [id, '']] : f.chosen.filter(([x]) => x !== id) });
   const rename = (id: string, name: string) =>
     setF({ ...f, chosen: f.chosen.map(([x, n]) => (x === id ? [x, name] : [x, n])) });
-  const submit = async (e: Event) => {
-    e.preventDefault();
-    setBusy(true);
+  const { msg, busy, onSubmit } = useSubmit(async () => {
     const body = {
       title: f.title.trim(),
       slug: f.slug.trim(),
@@ -96,23 +104,17 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
       enabled: f.enabled,
       endpoints: f.chosen.map(([endpoint_id, name]) => ({ endpoint_id, display_name: name.trim() || null })),
     };
-    try {
-      const p = editing
-        ? await api<StatusPage>('PUT', `/api/v1/status-pages/${editing.id}`, body)
-        : await api<StatusPage>('POST', '/api/v1/status-pages', body);
-      setMsg({ ok: editing ? `Saved ${p.title}.` : `Created ${p.title} at /status/${p.slug}.` });
-      if (!editing) {
-        setF(blank(f.portfolio));
-        setSlugTouched(false);
-      }
-      refreshAll();
-      if (editing) done();
-    } catch (err) {
-      setMsg({ error: err instanceof ApiError ? err.message : String(err) });
-    } finally {
-      setBusy(false);
+    const p = editing
+      ? await api<StatusPage>('PUT', `/api/v1/status-pages/${editing.id}`, body)
+      : await api<StatusPage>('POST', '/api/v1/status-pages', body);
+    if (editing) {
+      done();
+      return `Saved ${p.title}.`;
     }
-  };
+    setF(blank(f.portfolio));
+    setSlugTouched(false);
+    return `Created ${p.title} at /status/${p.slug}.`;
+  });
   if (data.portfolios.length === 0)
     return (
       <p class="muted">
@@ -123,53 +125,39 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
   return (
     <form
       class="stack"
-      onSubmit={(e) => void submit(e)}
+      onSubmit={onSubmit}
       aria-label={editing ? `Edit the status page ${editing.title}` : 'Create a status page'}
     >
       <div class="inline">
-        <label>
-          Title
-          <input
-            name="title"
-            required
-            maxLength={200}
-            value={f.title}
-            onInput={(e) => {
-              const title = e.currentTarget.value;
-              setF({ ...f, title, slug: slugTouched ? f.slug : slugOf(title) });
-            }}
-          />
-        </label>
-        <label>
-          Slug
-          <input
-            name="slug"
-            required
-            pattern="[a-z0-9][a-z0-9\-]*[a-z0-9]"
-            minLength={3}
-            maxLength={64}
-            value={f.slug}
-            placeholder="acme"
-            onInput={(e) => {
-              setSlugTouched(true);
-              setF({ ...f, slug: e.currentTarget.value });
-            }}
-          />
-        </label>
-        <label>
-          Portfolio
-          <select
-            name="portfolio"
-            value={f.portfolio}
-            onChange={(e) => setF({ ...f, portfolio: e.currentTarget.value, chosen: [] })}
-          >
-            {data.portfolios.map((p) => (
-              <option key={p.id} value={p.id}>
-                {p.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <Field
+          label="Title"
+          name="title"
+          required
+          maxLength={200}
+          value={f.title}
+          set={(title) => setF({ ...f, title, slug: slugTouched ? f.slug : slugOf(title) })}
+        />
+        <Field
+          label="Slug"
+          name="slug"
+          required
+          pattern="[a-z0-9][a-z0-9\-]*[a-z0-9]"
+          minLength={3}
+          maxLength={64}
+          value={f.slug}
+          placeholder="acme"
+          set={(slug) => {
+            setSlugTouched(true);
+            setF({ ...f, slug });
+          }}
+        />
+        <Choice
+          label="Portfolio"
+          name="portfolio"
+          value={f.portfolio}
+          set={(portfolio) => setF({ ...f, portfolio, chosen: [] })}
+          options={data.portfolios.map((p) => [p.id, p.name] as const)}
+        />
       </div>
       <label>
         Description
@@ -182,22 +170,12 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
         />
       </label>
       <div class="inline">
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={f.show_certificates}
-            onChange={(e) => setF({ ...f, show_certificates: e.currentTarget.checked })}
-          />
-          Show certificates
-        </label>
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={f.enabled}
-            onChange={(e) => setF({ ...f, enabled: e.currentTarget.checked })}
-          />
-          Enabled (public)
-        </label>
+        <Check
+          label="Show certificates"
+          checked={f.show_certificates}
+          set={(show_certificates) => setF({ ...f, show_certificates })}
+        />
+        <Check label="Enabled (public)" checked={f.enabled} set={(enabled) => setF({ ...f, enabled })} />
       </div>
       <fieldset>
         <legend>Endpoints shown (in this order)</legend>
@@ -207,24 +185,15 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
           ...candidates.filter((c) => !chosen.has(c.id)),
         ].map((c) => (
           <div key={c.id} class="inline">
-            <label class="check">
-              <input
-                type="checkbox"
-                checked={chosen.has(c.id)}
-                onChange={(e) => toggle(c.id, e.currentTarget.checked)}
-              />
-              {c.domain} · {c.name}
-            </label>
+            <Check label={`${c.domain} · ${c.name}`} checked={chosen.has(c.id)} set={(on) => toggle(c.id, on)} />
             {chosen.has(c.id) && (
-              <label>
-                Display name of {c.name}
-                <input
-                  value={chosen.get(c.id)}
-                  maxLength={200}
-                  placeholder={c.name}
-                  onInput={(e) => rename(c.id, e.currentTarget.value)}
-                />
-              </label>
+              <Field
+                label={`Display name of ${c.name}`}
+                value={chosen.get(c.id) ?? ''}
+                maxLength={200}
+                placeholder={c.name}
+                set={(name) => rename(c.id, name)}
+              />
             )}
           </div>
         ))}
@@ -239,12 +208,7 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
           </button>
         )}
       </div>
-      {msg.error && (
-        <p class="error" role="alert">
-          {msg.error}
-        </p>
-      )}
-      {msg.ok && <p role="status">{msg.ok}</p>}
+      <Message msg={msg} />
     </form>
   );
 }
@@ -253,10 +217,11 @@ export function StatusPages() {
   const s = usePoll(load, 'status-pages');
   const [editing, setEditing] = useState<string | null>(null);
   const remove = async (p: StatusPage) => {
-    if (!confirm(`Delete the status page ${p.title} (/status/${p.slug})?`)) return;
-    await api('DELETE', `/api/v1/status-pages/${p.id}`).catch((e: unknown) => alert(String(e)));
-    if (editing === p.id) setEditing(null);
-    refreshAll();
+    const gone = await removeAfterConfirm(
+      `Delete the status page ${p.title} (/status/${p.slug})?`,
+      `/api/v1/status-pages/${p.id}`,
+    );
+    if (gone && editing === p.id) setEditing(null);
   };
   return (
     <>
@@ -271,60 +236,47 @@ export function StatusPages() {
                 {d.pages.length === 0 ? (
                   <p class="muted">No status page yet.</p>
                 ) : (
-                  <div class="scroll">
-                    <table class="data" data-testid="status-pages-table">
-                      <thead>
-                        <tr>
-                          <th scope="col">Title</th>
-                          <th scope="col">Public page</th>
-                          <th scope="col">Portfolio</th>
-                          <th scope="col">Endpoints</th>
-                          <th scope="col">State</th>
-                          <th scope="col">
-                            <span class="sr-only">Actions</span>
-                          </th>
-                        </tr>
-                      </thead>
-                      <tbody>
-                        {d.pages.map((p) => (
-                          <tr key={p.id}>
-                            <th scope="row">{p.title}</th>
-                            <td>
-                              <a href={p.url} target="_blank" rel="noopener">
-                                {p.url}
-                              </a>
-                            </td>
-                            <td>{names.get(p.portfolio_id) ?? ''}</td>
-                            <td>{p.endpoints.map((e) => e.name).join(', ') || '—'}</td>
-                            <td>
-                              <Badge value={p.enabled ? 'active' : 'disabled'} />
-                              {p.show_certificates ? '' : ' no certificates'}
-                            </td>
-                            <td>
-                              <Write>
-                                <button
-                                  type="button"
-                                  class="small"
-                                  onClick={() => setEditing(p.id)}
-                                  aria-label={`Edit ${p.title}`}
-                                >
-                                  Edit
-                                </button>{' '}
-                                <button
-                                  type="button"
-                                  class="danger small"
-                                  onClick={() => void remove(p)}
-                                  aria-label={`Delete ${p.title}`}
-                                >
-                                  Delete
-                                </button>
-                              </Write>
-                            </td>
-                          </tr>
-                        ))}
-                      </tbody>
-                    </table>
-                  </div>
+                  <Table
+                    testid="status-pages-table"
+                    head={['Title', 'Public page', 'Portfolio', 'Endpoints', 'State', <ActionsHead key="actions" />]}
+                  >
+                    {d.pages.map((p) => (
+                      <tr key={p.id}>
+                        <th scope="row">{p.title}</th>
+                        <td>
+                          <a href={p.url} target="_blank" rel="noopener">
+                            {p.url}
+                          </a>
+                        </td>
+                        <td>{names.get(p.portfolio_id) ?? ''}</td>
+                        <td>{p.endpoints.map((e) => e.name).join(', ') || '—'}</td>
+                        <td>
+                          <Badge value={p.enabled ? 'active' : 'disabled'} />
+                          {p.show_certificates ? '' : ' no certificates'}
+                        </td>
+                        <td>
+                          <Write>
+                            <button
+                              type="button"
+                              class="small"
+                              onClick={() => setEditing(p.id)}
+                              aria-label={`Edit ${p.title}`}
+                            >
+                              Edit
+                            </button>{' '}
+                            <button
+                              type="button"
+                              class="danger small"
+                              onClick={() => void remove(p)}
+                              aria-label={`Delete ${p.title}`}
+                            >
+                              Delete
+                            </button>
+                          </Write>
+                        </td>
+                      </tr>
+                    ))}
+                  </Table>
                 )}
               </Section>
               <Write>

@@ -1,0 +1,76 @@
+// The browser tests' shared parts: Debian's chromium driven by playwright-core (no browser download),
+// a fresh profile per test, screenshots under test-artifacts/web/, a watch on console errors, CSP
+// violations and failed requests, and signing in through the dashboard's form.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Test } from 'tap';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { PACKAGE_ROOT } from '../../src/package.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const ARTIFACTS = path.join(PACKAGE_ROOT, 'test-artifacts', 'web');
+
+/** false where chromium is installed; otherwise why the browser tests are skipped (printed once). */
+export const skipBrowser: string | false = fs.existsSync(CHROMIUM)
+  ? false
+  : `chromium not found at ${CHROMIUM} (apt-get install chromium): the browser test is skipped`;
+if (skipBrowser) console.log(`# ${skipBrowser}`);
+
+/** A fresh chromium profile (closed and removed at the end of the test). */
+export async function browser(t: Test): Promise<BrowserContext> {
+  if (!fs.existsSync(path.join(PACKAGE_ROOT, 'dist/web/index.html')))
+    throw new Error('dist/web is not built: run `npm run build` (or node scripts/web.mjs) first');
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  // playwright's name for --user-data-dir.
+  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-chromium-'));
+  t.teardown(() => fs.rmSync(profile, { recursive: true, force: true }));
+  const ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  t.teardown(() => ctx.close());
+  return ctx;
+}
+
+/** The context's first page. */
+export async function firstPage(ctx: BrowserContext): Promise<Page> {
+  return ctx.pages()[0] ?? (await ctx.newPage());
+}
+
+/** A full-page screenshot test-artifacts/web/<name>.png (docs/web/ copies them). */
+export async function shot(t: Test, p: Page, name: string): Promise<void> {
+  const file = path.join(ARTIFACTS, `${name}.png`);
+  await p.screenshot({ path: file, fullPage: true });
+  t.ok(fs.statSync(file).size > 1000, `screenshot ${name}.png`);
+}
+
+/** Collects console errors, page errors and failed requests (a test ends with `t.same(problems, [])`). */
+export function watch(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  return problems;
+}
+
+/** Signs in with the form at `url`/ and waits for the Overview. */
+export async function signIn(page: Page, url: string, token: string): Promise<void> {
+  await page.goto(url + '/');
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
+}

@@ -1,0 +1,64 @@
+// The web dashboard in a real browser (test/support/browser.ts): an open page shows a domain added
+// through the API without a reload (the dashboard polls with If-None-Match: unchanged reads come back
+// 304), and the Nodes page lists this node as GET /api/v1/nodes does. Skipped where chromium is missing.
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { browser, firstPage, shot, signIn, skipBrowser as skip, watch } from '../support/browser.js';
+
+t.setTimeout(120_000);
+
+t.test('live updates without reload; the Nodes page', { skip }, async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const token = await s.token('live', 'live@example.com');
+  const api = client(s.url, token);
+  await api.post('/api/v1/domains', { domain: 'first.example' });
+
+  const ctx = await browser(t);
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  const domainReads: number[] = [];
+  page.on('response', (r) => {
+    if (new URL(r.url()).pathname === '/api/v1/domains' && r.request().method() === 'GET') domainReads.push(r.status());
+  });
+  await signIn(page, s.url, token);
+  await page.goto(`${s.url}/#/domains`);
+  const table = page.getByTestId('domains-table');
+  await table.getByRole('link', { name: 'first.example' }).waitFor();
+  // Marks this document: a reload would lose it.
+  await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+
+  // Unchanged polls: 304s with no body.
+  await page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/domains' && r.status() === 304, {
+    timeout: 25_000,
+  });
+  t.ok(domainReads.includes(200) && domainReads.includes(304), `reads: ${domainReads.join(' ')}`);
+
+  // A domain added elsewhere (the API) shows in the open page.
+  const added = Date.now();
+  await api.post('/api/v1/domains', { domain: 'added-elsewhere.example' });
+  await table.getByRole('link', { name: 'added-elsewhere.example' }).waitFor({ timeout: 25_000 });
+  t.ok(Date.now() - added < 15_000, `shown ${Date.now() - added} ms after it was added`);
+  t.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'no reload');
+  t.equal(await table.locator('tbody tr').count(), 2);
+
+  // The Nodes page: this node, as the API lists it.
+  const nodes = (await api.get('/api/v1/nodes')).body;
+  t.ok(nodes.data.length >= 1, 'the app runs as a node');
+  const me = nodes.data[0];
+  await page.getByRole('link', { name: 'Nodes', exact: true }).click();
+  await page.getByRole('heading', { name: 'Nodes', level: 1 }).waitFor();
+  const row = page.getByTestId('nodes-table').locator('tbody tr').filter({ hasText: me.name });
+  await row.waitFor();
+  const cells = await row.locator('td').allInnerTexts();
+  t.equal(cells[0], me.role, 'role');
+  t.equal(cells[1], me.region || '—', 'region');
+  t.equal(cells[2], me.version, 'version');
+  t.match(cells[3], /s ago\)$/, 'last heartbeat');
+  t.equal(cells[4], me.status, 'live or stale');
+  t.equal(cells[5], String(me.work_claimed), 'work claimed');
+  t.equal(cells[7], me.singletons.join(', ') || '—', 'singletons');
+  await page.getByText(`${nodes.live} of ${nodes.total} live`).waitFor();
+  await shot(t, page, 'nodes');
+  t.same(problems, [], 'no console error, CSP violation or failed request');
+});
