@@ -55,17 +55,11 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       log.debug({ kind, domain: d.domain, outcome }, 'refresh done');
     } catch (err) {
       if (stopping) return; // cancelled by stop(): the claim's lease runs out and the next start retries
-      // The service reschedules on success; on a crash retry after a tenth of the interval.
-      const now = clock.now();
-      const next = new Date(now.getTime() + Math.max(60, deps.checkInterval / 10) * 1000).toISOString();
-      await store.schedule
-        .finish(kind, targetId, now.toISOString(), next, `failed: ${(err as Error).message}`)
-        .catch(() => undefined);
+      // The services own the schedule: the refresh wrote its next run with its result; a crash is
+      // retried after a tenth of the interval.
+      await intel.refreshFailed(kind, targetId, (err as Error).message).catch(() => undefined);
       log.warn({ kind, domain: d.domain, err: (err as Error).message }, 'refresh failed');
-      return;
     }
-    const row = await store.schedule.get(kind, targetId);
-    if (row) await store.schedule.finish(kind, targetId, clock.now().toISOString(), row.next_run_at, 'ok');
   }
 
   /** One pass: sync rows for new domains, claim what is due, run it with a concurrency limit. */

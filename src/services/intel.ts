@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { expiryWindow } from '../domain/registration.js';
-import type { Domain } from '../domain/types.js';
+import type { Domain, DomainRefreshKind } from '../domain/types.js';
 import { DnsError, type DnsResolver } from '../probes/dns.js';
 import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
@@ -105,6 +105,12 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     refreshRegistration: (d: Domain, opts: { fresh?: boolean } = {}) => registration.refresh(d, opts),
     /** DNS-security refresh (likewise). */
     refreshSecurity: (d: Domain, opts: { fresh?: boolean } = {}) => security.refresh(d, opts),
+    /** A scheduled refresh that crashed: tried again after a tenth of the interval (at least a minute). */
+    async refreshFailed(kind: DomainRefreshKind, domainId: string, message: string): Promise<void> {
+      const now = clock.now();
+      const next = new Date(now.getTime() + Math.max(60, io.checkInterval / 10) * 1000).toISOString();
+      await store.schedule.done(kind, domainId, { at: now.toISOString(), next, outcome: `failed: ${message}` });
+    },
     /**
      * One-shot check of a name without storing anything (the same code `dommon check` runs): registration
      * lookup, DNS security and the health they give (certificates and liveness are the caller's to add).

@@ -274,7 +274,11 @@ export function createRegistrationService(deps: RegistrationDeps) {
       );
       next.next_check_at = new Date(now.getTime() + delay * 1000).toISOString();
       await tx.registrations.save(next);
-      await tx.schedule.dueAt('registration', d.id, next.next_check_at);
+      await tx.schedule.done('registration', d.id, {
+        at: now.toISOString(),
+        next: next.next_check_at,
+        outcome: next.state,
+      });
       await writeExpiryAlert(tx, cur, next, now);
       await deps.recomputeHealth?.(tx, d.id);
       return next;

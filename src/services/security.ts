@@ -233,7 +233,11 @@ export function createSecurityService(deps: SecurityDeps) {
     await store.transaction(async (tx) => {
       if (!(await tx.domains.get(d.team_id, d.id))) return;
       await tx.security.save(record);
-      await tx.schedule.dueAt('security', d.id, record.next_check_at!);
+      await tx.schedule.done('security', d.id, {
+        at: record.checked_at,
+        next: record.next_check_at!,
+        outcome: `score ${record.security_score}`,
+      });
       await deps.recomputeHealth?.(tx, d.id);
     });
     return record;

@@ -34,8 +34,16 @@ t.test('dommon_check_backlog counts due and never-checked registration and secur
   // Two registration checks done (next run a day on), one more pushed into the future unchecked.
   const now = new Date();
   const tomorrow = new Date(now.getTime() + 86_400_000).toISOString();
-  await app.store.schedule.finish('registration', domains[0]!.id, now.toISOString(), tomorrow, 'ok');
-  await app.store.schedule.finish('registration', domains[1]!.id, now.toISOString(), tomorrow, 'ok');
+  await app.store.schedule.done('registration', domains[0]!.id, {
+    at: now.toISOString(),
+    next: tomorrow,
+    outcome: 'ok',
+  });
+  await app.store.schedule.done('registration', domains[1]!.id, {
+    at: now.toISOString(),
+    next: tomorrow,
+    outcome: 'ok',
+  });
   await app.store.schedule.dueAt('registration', domains[2]!.id, tomorrow);
   const m2 = await scrape();
   t.equal(m2.value('dommon_check_backlog', { kind: 'registration', state: 'due' }), 2);

@@ -99,12 +99,16 @@ export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       );
       return rows.filter((r) => won.has(r.target_id));
     },
-    async finish(kind: string, targetId: string, at: string, nextRunAt: string, outcome: string): Promise<void> {
+    /**
+     * A run's end, in the transaction that stores its result: when it ran, how it went, when it runs
+     * next; frees its lease (the row is made when missing).
+     */
+    async done(kind: string, targetId: string, o: { at: string; next: string; outcome: string }): Promise<void> {
+      const set = { next_run_at: o.next, last_run_at: o.at, last_outcome: o.outcome, lease_until: null };
       await db
-        .updateTable('check_schedule')
-        .set({ last_run_at: at, next_run_at: nextRunAt, last_outcome: outcome, lease_until: null })
-        .where('kind', '=', kind)
-        .where('target_id', '=', targetId)
+        .insertInto('check_schedule')
+        .values({ kind, target_id: targetId, ...set })
+        .onConflict((oc) => oc.columns(['kind', 'target_id']).doUpdateSet(set))
         .execute();
     },
     /** Makes a target due at `at` (e.g. now, after a setting that affects it changed). */
