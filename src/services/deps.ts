@@ -1,4 +1,5 @@
 import type { Clock } from '../domain/clock.js';
+import { Duplicate } from '../domain/errors.js';
 import type { Repos, Store } from '../store/index.js';
 import type { ExposureNet } from '../probes/exposure-net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
@@ -26,8 +27,10 @@ export interface ServiceDeps {
  */
 export type HealthHook = (repos: Repos, domainId: string) => Promise<unknown>;
 
-/** True for SQLite's (and later PostgreSQL's) unique-constraint violation. */
+/**
+ * Whether the store refused a write for a duplicate unique key, on either engine (the store throws the
+ * domain's Duplicate, src/store/unique.ts). Kept for services/liveness.ts; elsewhere `instanceof Duplicate`.
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
+  return err instanceof Duplicate;
 }

@@ -1,5 +1,5 @@
 import { randomBytesPooled } from '../platform/random.js';
-import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
@@ -7,7 +7,7 @@ import { DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../do
 import type { Repos } from '../store/index.js';
 import type { DomainFilter } from '../store/repos/domains.js';
 import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 
 export interface DomainInput {
@@ -80,7 +80,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         return d;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+      if (err instanceof Duplicate) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
       throw err;
     }
   }
@@ -135,7 +135,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
           await recomputeHealth?.(tx, id);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+        if (err instanceof Duplicate) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
         throw err;
       }
       // A new name moves every endpoint's host: the scheduler re-reads this domain's configs.

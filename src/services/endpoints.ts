@@ -1,10 +1,10 @@
-import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { requiresPort, validSubdomain } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
 import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
 import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 import { insertLiveness, type LivenessSettings } from './liveness.js';
 
@@ -108,7 +108,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
-      if (isUniqueViolation(err))
+      if (err instanceof Duplicate)
         throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
       throw err;
     }
@@ -160,7 +160,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           await recomputeHealth?.(tx, cur.domain_id);
         });
       } catch (err) {
-        if (isUniqueViolation(err))
+        if (err instanceof Duplicate)
           throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
         throw err;
       }

@@ -2,7 +2,7 @@
 // the public view of a slug, read at most once per STATUS_PAGE_CACHE_SECONDS per slug in this process
 // (concurrent misses share one read; unknown slugs are cached alike, so a flood of made-up slugs costs
 // no more than a flood of real ones). docs/status-pages.md.
-import { Conflict, Invalid, NotFound } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
 import { daysUntil, isoNow } from '../domain/clock.js';
 import { dayOf } from '../domain/liveness.js';
 import {
@@ -19,7 +19,7 @@ import type { Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { StatusPage } from '../store/repos/status-pages.js';
 import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 
 /** Slugs whose answers (found or not) are held at once; past it the cache starts over. */
 const MAX_CACHED_SLUGS = 1000;
@@ -185,7 +185,7 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
           await tx.statusPages.setEndpoints(id, rows);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken();
         throw err;
       }
       forget(input.slug);
@@ -216,7 +216,7 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
           if (rows) await tx.statusPages.setEndpoints(id, rows);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken();
         throw err;
       }
       forget(before!.slug, ...(input.slug ? [input.slug] : []));

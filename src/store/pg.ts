@@ -7,6 +7,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { migrateDb } from './db.js';
 import { ChangeTracker } from './change-tracker.js';
 import { redactUrl } from '../config/index.js';
+import { mappingStoreErrors } from './unique.js';
 
 export interface PgOptions {
   poolSize?: number;
@@ -60,7 +61,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     client.on('error', () => undefined);
   });
   const changes = new ChangeTracker();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [changes] });
+  const db = new Kysely<DB>({ dialect: mappingStoreErrors(new PostgresDialect({ pool })), plugins: [changes] });
   const conn: PgConnection = {
     engine: 'postgres',
     db,

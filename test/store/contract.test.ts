@@ -7,10 +7,9 @@ import t from 'tap';
 import { openPgStore, openStore, type Store } from '../../src/store/index.js';
 import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/app.js';
+import { Conflict, Duplicate } from '../../src/domain/errors.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
-/** The engines word a constraint failure differently (SQLite: UNIQUE constraint failed; PostgreSQL: duplicate key ... unique constraint). */
-const UNIQUE = /UNIQUE|unique constraint/;
 const FOREIGN_KEY = /FOREIGN KEY|foreign key constraint/;
 
 function domainRow(teamId: string, id: string, domain: string, extra: Record<string, unknown> = {}) {
@@ -35,12 +34,27 @@ function domainRow(teamId: string, id: string, domain: string, extra: Record<str
   };
 }
 
+/**
+ * A write hitting a unique key fails with the domain's Duplicate (a Conflict, code ALREADY_EXISTS) on
+ * either engine, naming the table, never with the engine's own error.
+ */
+async function duplicate(t: any, write: Promise<unknown>, table: string, what: string) {
+  const err = await write.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof Duplicate, `${what}: Duplicate`);
+  t.ok(err instanceof Conflict, `${what}: a Conflict`);
+  t.match(err, { meaning: 'conflict', code: 'ALREADY_EXISTS', table }, what);
+  t.notMatch(String((err as Error)?.message), /UNIQUE|unique constraint|duplicate key/, `${what}: no engine words`);
+}
+
 async function contract(t: any, store: Store) {
   t.equal(await store.ping(), true);
   const a = await store.teams.create('alpha', NOW);
   const b = await store.teams.create('beta', NOW);
   t.equal((await store.teams.byName('alpha'))?.id, a.id);
-  await t.rejects(store.teams.create('alpha', NOW), UNIQUE, 'team names are unique');
+  await duplicate(t, store.teams.create('alpha', NOW), 'teams', 'team names are unique');
 
   // team scoping
   const stamp0 = store.stamp(['domains']);
@@ -58,7 +72,26 @@ async function contract(t: any, store: Store) {
   await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");
-  await t.rejects(store.domains.insert(domainRow(a.id, 'a2', 'example.com')), UNIQUE, 'unique within a team');
+  await duplicate(t, store.domains.insert(domainRow(a.id, 'a2', 'example.com')), 'domains', 'unique within a team');
+  // the same inside a transaction (rolled back as a whole, the store usable after it) and on an update
+  await duplicate(
+    t,
+    store.transaction(async (tx) => {
+      await tx.domains.insert(domainRow(a.id, 'a2', 'other-name.com'));
+      await tx.domains.insert(domainRow(a.id, 'a5', 'example.com'));
+    }),
+    'domains',
+    'in a transaction',
+  );
+  t.equal(await store.domains.get(a.id, 'a2'), undefined, 'the transaction with the duplicate rolled back');
+  await store.domains.insert(domainRow(a.id, 'a2', 'renamed.com'));
+  await duplicate(
+    t,
+    store.domains.update(a.id, 'a2', { domain: 'example.com' }),
+    'domains',
+    'an update onto a taken key',
+  );
+  await store.domains.remove(a.id, 'a2');
 
   // transactions commit or roll back as a whole
   await t.rejects(

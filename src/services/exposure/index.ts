@@ -1,7 +1,7 @@
 // Exposure scanning use cases: start a scan (background), run it (inventory, then each registered
 // check within a time budget), reconcile findings (new, re-opened, resolved) and write `exposure`
 // events in the same transaction; plus scan/finding queries and user-added names.
-import { Conflict, Forbidden, Invalid, NotFound } from '../../domain/errors.js';
+import { Conflict, Duplicate, Forbidden, Invalid, NotFound } from '../../domain/errors.js';
 import { isoNow, type Clock } from '../../domain/clock.js';
 import type { Domain, Page, PageOf } from '../../domain/types.js';
 import {
@@ -20,7 +20,6 @@ import { normalizeDomainName } from '../../domain/domain-name.js';
 import type { Store } from '../../store/index.js';
 import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
 import { newId } from '../../store/repos/util.js';
-import { isUniqueViolation } from '../deps.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
@@ -382,7 +381,7 @@ export function createExposureService(deps: ExposureDeps) {
       try {
         await store.exposure.addSubdomain(row);
       } catch (err) {
-        if (isUniqueViolation(err))
+        if (err instanceof Duplicate)
           throw new Conflict(`${full} is already in the inventory of ${d.domain}`, 'DUPLICATE_SUBDOMAIN');
         throw err;
       }
