@@ -102,3 +102,34 @@ export interface SendOutcome {
 export function digestItemCount(d: OutgoingDigest): number {
   return d.groups.reduce((n, g) => n + g.items.length, 0);
 }
+
+/** What a delivery asks for beyond its event: a test send's subject and user, a digest's period and events. */
+export interface DeliveryRequest {
+  subject?: string | null;
+  user_id?: string;
+  digest?: { from: string; to: string; event_ids: string[] };
+}
+
+/** One message to one recipient (an outbox entry), with its lease and the outcome of its attempts. */
+export interface Delivery {
+  id: string;
+  team_id: string;
+  event_id: string | null;
+  setting_id: string | null;
+  channel: string;
+  recipient: string | null;
+  is_test: boolean;
+  request: DeliveryRequest;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** Grows with every claim: the fencing token of the current lease. */
+  lease_token: number;
+  message_preview: string | null;
+  error_message: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+  sent_at: string | null;
+}

@@ -18,7 +18,6 @@ import {
 import type { Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { StatusPage } from '../store/repos/status-pages.js';
-import { newId } from '../store/repos/util.js';
 import type { ServiceDeps } from './deps.js';
 
 /** Slugs whose answers (found or not) are held at once; past it the cache starts over. */
@@ -165,20 +164,19 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
       store.statusPages.list(teamId, f, page),
 
     async create(teamId: string, input: StatusPageInput): Promise<StatusPage> {
-      const id = newId();
+      let id = '';
       const now = isoNow(clock);
       try {
         await store.transaction(async (tx) => {
           const rows = await checkChoice(tx, teamId, input.portfolio_id.toLowerCase(), input.endpoints ?? []);
-          await tx.statusPages.insert({
-            id,
+          id = await tx.statusPages.insert({
             team_id: teamId,
             portfolio_id: input.portfolio_id.toLowerCase(),
             slug: input.slug,
             title: input.title.trim(),
             description: input.description ?? null,
-            show_certificates: input.show_certificates === false ? 0 : 1,
-            is_enabled: input.enabled === false ? 0 : 1,
+            show_certificates: input.show_certificates !== false,
+            enabled: input.enabled !== false,
             created_at: now,
             updated_at: now,
           });
@@ -209,8 +207,8 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
             slug: input.slug,
             title: input.title?.trim(),
             description: input.description,
-            show_certificates: input.show_certificates === undefined ? undefined : input.show_certificates ? 1 : 0,
-            is_enabled: input.enabled === undefined ? undefined : input.enabled ? 1 : 0,
+            show_certificates: input.show_certificates,
+            enabled: input.enabled,
             updated_at: isoNow(clock),
           });
           if (rows) await tx.statusPages.setEndpoints(id, rows);

@@ -19,7 +19,6 @@ import { hostOf } from '../../domain/endpoint.js';
 import { normalizeDomainName } from '../../domain/domain-name.js';
 import type { Store } from '../../store/index.js';
 import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
-import { newId } from '../../store/repos/util.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
@@ -62,14 +61,6 @@ function eligibility(d: Domain): void {
     );
 }
 
-function rowDetails(f: DetectedFinding): string {
-  return JSON.stringify({
-    provider: f.details.provider,
-    evidence: f.details.evidence,
-    remediation: f.details.remediation,
-  });
-}
-
 export function createExposureService(deps: ExposureDeps) {
   const { store, clock, dns, net } = deps;
   const options: ExposureOptions = { ...DEFAULT_EXPOSURE_OPTIONS, ...deps.options };
@@ -85,9 +76,7 @@ export function createExposureService(deps: ExposureDeps) {
   }
 
   async function createScan(d: Domain, trigger: ScanTrigger): Promise<ExposureScan> {
-    const id = newId();
-    await store.exposure.insertScan({
-      id,
+    const id = await store.exposure.insertScan({
       team_id: d.team_id,
       domain_id: d.id,
       status: 'running',
@@ -96,9 +85,9 @@ export function createExposureService(deps: ExposureDeps) {
       finished_at: null,
       findings_count: 0,
       error: null,
-      hosts: '[]',
-      wildcard: 0,
-      checks: '{}',
+      hosts: [],
+      wildcard: false,
+      checks: {},
     });
     return (await store.exposure.getScan(d.team_id, id))!;
   }
@@ -127,17 +116,15 @@ export function createExposureService(deps: ExposureDeps) {
           severity: f.severity,
           title: f.title,
           target: f.host,
-          details: rowDetails(f),
+          details: f.details,
           remediation: f.details.remediation,
           last_seen: now,
         };
         let id: string;
         let change: 'new' | 'reopened' | null = null;
         if (!prev) {
-          id = newId();
           change = 'new';
-          await tx.exposure.insertFinding({
-            id,
+          id = await tx.exposure.insertFinding({
             team_id: d.team_id,
             domain_id: d.id,
             fingerprint: fp,
@@ -225,8 +212,8 @@ export function createExposureService(deps: ExposureDeps) {
         maxHosts: options.maxHosts,
       });
       await store.exposure.updateScan(scanId, {
-        hosts: JSON.stringify(inventory.hosts.map((h) => h.name)),
-        wildcard: inventory.wildcard.detected ? 1 : 0,
+        hosts: inventory.hosts.map((h) => h.name),
+        wildcard: inventory.wildcard.detected,
       });
       const tcpSeen = new Map<string, Promise<PortState>>();
       const ctx: CheckContext = {
@@ -271,7 +258,7 @@ export function createExposureService(deps: ExposureDeps) {
           outcomes[category] = `error: ${(err as Error).message}`;
         }
       }
-      await store.exposure.updateScan(scanId, { checks: JSON.stringify(outcomes) });
+      await store.exposure.updateScan(scanId, { checks: outcomes });
       await reconcile(d, scanId, found, completed, new Set(inventory.uncertain));
     } catch (err) {
       deps.onError?.(err, scanId);
@@ -377,15 +364,18 @@ export function createExposureService(deps: ExposureDeps) {
       const check = normalizeDomainName(full);
       if (!check.ok || check.name !== full || full.includes('*'))
         throw new Invalid(`name: "${raw}" is not a host name under ${d.domain}`);
-      const row = { id: newId(), team_id: teamId, domain_id: d.id, name: full, created_at: isoNow(clock) };
       try {
-        await store.exposure.addSubdomain(row);
+        return await store.exposure.addSubdomain({
+          team_id: teamId,
+          domain_id: d.id,
+          name: full,
+          created_at: isoNow(clock),
+        });
       } catch (err) {
         if (err instanceof Duplicate)
           throw new Conflict(`${full} is already in the inventory of ${d.domain}`, 'DUPLICATE_SUBDOMAIN');
         throw err;
       }
-      return { id: row.id, domain_id: row.domain_id, name: row.name, created_at: row.created_at };
     },
     async removeSubdomain(teamId: string, domainId: string, id: string): Promise<void> {
       await domainOf(teamId, domainId);

@@ -2,7 +2,14 @@ import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } f
 import type { DB, EndpointsTable } from '../schema.js';
 import type { Health } from '../../domain/endpoint.js';
 import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
-import { defined, toBool } from './util.js';
+import { defined, fromBool, newId, toBool } from './util.js';
+
+/** An endpoint's own columns, in the domain's types: the store encodes them. */
+type EndpointColumns = Omit<Endpoint, 'id' | 'domain'>;
+/** A new endpoint; the store makes its id unless one is given (tests, copies). */
+type NewEndpoint = EndpointColumns & { id?: string };
+/** The columns an update may change (undefined: unchanged). */
+type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
 export interface EndpointFilter {
   domain_id?: string;
@@ -222,13 +229,20 @@ export function endpointsRepo(db: Kysely<DB>) {
         .executeTakeFirstOrThrow();
       return Number(r.n);
     },
-    async insert(row: Selectable<EndpointsTable>): Promise<void> {
-      await db.insertInto('endpoints').values(row).execute();
+    /** Inserts the endpoint; returns its id. */
+    async insert(e: NewEndpoint): Promise<string> {
+      const id = e.id ?? newId();
+      await db
+        .insertInto('endpoints')
+        .values({ ...e, id, is_enabled: fromBool(e.is_enabled) })
+        .execute();
+      return id;
     },
-    async update(teamId: string, id: string, patch: Partial<Selectable<EndpointsTable>>): Promise<void> {
+    async update(teamId: string, id: string, patch: EndpointPatch): Promise<void> {
+      const { is_enabled, ...rest } = patch;
       await db
         .updateTable('endpoints')
-        .set(defined(patch))
+        .set(defined({ ...rest, is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled) }))
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

@@ -1,8 +1,9 @@
 // Notification settings rows, deliveries (the outbox fan-out), their attempts and the delivery log.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.js';
-import { newId, parseJson, toBool } from './util.js';
+import { fromBool, newId, parseJson, toBool } from './util.js';
 import { engineOf } from '../migrations/engine.js';
+import type { Delivery, DeliveryRequest } from '../../domain/notification.js';
 
 export interface SettingRow {
   id: string;
@@ -32,7 +33,12 @@ const toSetting = (
   config: parseJson<Record<string, unknown>>(r.config, {}),
 });
 
-export type DeliveryRow = Selectable<DeliveriesTable>;
+const toDelivery = (r: Selectable<DeliveriesTable>): Delivery => ({
+  ...r,
+  is_test: toBool(r.is_test),
+  request: parseJson<DeliveryRequest>(r.request, {}),
+  metadata: parseJson<Record<string, unknown> | null>(r.metadata, null),
+});
 
 export function notificationsRepo(db: Kysely<DB>) {
   const settings = () =>
@@ -142,8 +148,9 @@ export function notificationsRepo(db: Kysely<DB>) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** An event with the names its message shows: team, domain, endpoint and the domain's portfolio. */
+    /** One event with the names it refers to (its details decoded). */
     async eventContext(id: string) {
-      return db
+      const r = await db
         .selectFrom('events as e')
         .innerJoin('teams as t', 't.id', 'e.team_id')
         .leftJoin('domains as d', 'd.id', 'e.domain_id')
@@ -158,6 +165,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         ])
         .where('e.id', '=', id)
         .executeTakeFirst();
+      return r && { ...r, details: parseJson<Record<string, unknown>>(r.details, {}) };
     },
     async eventsSince(teamId: string, since: string, until: string) {
       return db
@@ -171,17 +179,35 @@ export function notificationsRepo(db: Kysely<DB>) {
         .execute();
     },
 
-    /** Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once. */
+    /**
+     * Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once.
+     * Returns the new delivery's id (the store's), or null when there was one already.
+     */
     async addDelivery(
-      d: Omit<
-        DeliveryRow,
-        'attempts' | 'lease_owner' | 'lease_until' | 'lease_token' | 'error_message' | 'sent_at' | 'message_preview'
+      d: Pick<
+        Delivery,
+        | 'team_id'
+        | 'event_id'
+        | 'setting_id'
+        | 'channel'
+        | 'recipient'
+        | 'is_test'
+        | 'request'
+        | 'status'
+        | 'next_attempt_at'
+        | 'metadata'
+        | 'created_at'
       > & { message_preview?: string | null },
-    ): Promise<boolean> {
+    ): Promise<string | null> {
+      const id = newId();
       const r = await db
         .insertInto('deliveries')
         .values({
           ...d,
+          id,
+          is_test: fromBool(d.is_test),
+          request: JSON.stringify(d.request),
+          metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
           message_preview: d.message_preview ?? null,
           attempts: 0,
           lease_owner: null,
@@ -192,7 +218,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
     },
     /**
      * Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement), each
@@ -200,9 +226,9 @@ export function notificationsRepo(db: Kysely<DB>) {
      * LOCKED`: a row another node is claiming is skipped, and one it has just claimed is re-read (its
      * lease is then current) and left out, so two nodes never claim the same row. SQLite has one writer.
      */
-    async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
+    async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
       const pg = engineOf(db) === 'postgres';
-      return db
+      const rows = await db
         .updateTable('deliveries')
         .set({ lease_owner: owner, lease_until: leaseUntil, lease_token: sql`lease_token + 1` })
         .where('id', 'in', (eb) => {
@@ -218,6 +244,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         })
         .returningAll()
         .execute();
+      return rows.map(toDelivery);
     },
     /** Extends a lease while it is still the one claimed with `token`; false when another node took it. */
     async extendLease(id: string, owner: string, token: number, until: string): Promise<boolean> {
@@ -319,8 +346,9 @@ export function notificationsRepo(db: Kysely<DB>) {
         .orderBy('attempt')
         .execute();
     },
-    async delivery(id: string): Promise<DeliveryRow | undefined> {
-      return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    async delivery(id: string): Promise<Delivery | undefined> {
+      const r = await db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toDelivery(r);
     },
     /** Test sends a team queued since `since`, and the oldest of them (when its hour frees a slot). */
     async testSendsSince(teamId: string, since: string): Promise<{ n: number; oldest: string | null }> {
@@ -346,7 +374,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         .limit(limit)
         .offset(offset)
         .execute();
-      return { items: rows, total: Number(n) };
+      return { items: rows.map(toDelivery), total: Number(n) };
     },
   };
 }
