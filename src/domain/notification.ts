@@ -133,3 +133,23 @@ export interface Delivery {
   created_at: string;
   sent_at: string | null;
 }
+
+/** One notification setting of a user (a channel, instant or digest), with what delivery needs to know of its user and team. */
+export interface NotificationSetting {
+  id: string;
+  team_id: string;
+  user_id: string;
+  user_email: string;
+  notification_type: string;
+  delivery_class: 'instant' | 'digest';
+  is_enabled: boolean;
+  frequency_days: number | null;
+  notification_time: string | null;
+  config: Record<string, unknown>;
+  min_severity: string;
+  last_digest_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The team's IANA time zone (digests are sent at local notification_time). */
+  team_timezone: string;
+}

@@ -2,12 +2,17 @@
 // history, and raise `ssl_expiry` events in the same transaction: expiry windows 30/14/7/1 (once
 // per window per certificate), expired, became invalid, renewed or issuer changed.
 import { isoNow, daysUntil, type Clock } from '../domain/clock.js';
-import { expiryWindow, invalidReason, sslStatus, windowSeverity, type TlsResult } from '../domain/certificate.js';
+import {
+  expiryWindow,
+  invalidReason,
+  sslStatus,
+  windowSeverity,
+  type CertificateState,
+  type TlsResult,
+} from '../domain/certificate.js';
 import { effectivePort, fullUrl, hostOf, wantsTls } from '../domain/endpoint.js';
 import { NotFound } from '../domain/errors.js';
-import type { Endpoint, EndpointType } from '../domain/types.js';
-import type { NewEvent } from '../store/repos/events.js';
-import type { CertificateState } from '../store/repos/certificates.js';
+import type { Endpoint, EndpointType, NewEvent } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from 'pino';
 import type { HealthHook } from './deps.js';

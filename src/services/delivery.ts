@@ -8,13 +8,13 @@ import { nextDigestAt } from '../domain/digest.js';
 import {
   instantAlert,
   type Delivery,
+  type NotificationSetting,
   type Outgoing,
   type OutgoingEvent,
   type SendOutcome,
 } from '../domain/notification.js';
 import { pluginOf } from '../channels/index.js';
 import type { Store } from '../store/index.js';
-import type { SettingRow } from '../store/repos/notifications.js';
 
 /** The spec's waits between attempts: up to 3 retries. */
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
@@ -286,7 +286,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
             isoNow(clock),
           ),
         );
-        const rowsByTeam = new Map<string, SettingRow[]>();
+        const rowsByTeam = new Map<string, NotificationSetting[]>();
         for (const e of events.filter((x) => mine.has(x.id))) {
           let rows = rowsByTeam.get(e.team_id);
           if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
@@ -396,7 +396,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   };
 }
 
-function recipientOf(s: SettingRow): string | null {
+function recipientOf(s: NotificationSetting): string | null {
   return pluginOf(s.notification_type)?.recipient(s.config, s.user_email) ?? null;
 }
 

@@ -3,9 +3,8 @@ import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/err
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
-import { DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
+import { DOMAIN_REFRESH_KINDS, type Domain, type DomainFilter, type Page, type PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import type { DomainFilter } from '../store/repos/domains.js';
 import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 

@@ -1,8 +1,16 @@
 import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { requiresPort, validSubdomain } from '../domain/endpoint.js';
-import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
-import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
+import type {
+  CertificateSummary,
+  CreatedEndpoint,
+  Endpoint,
+  EndpointDetail,
+  EndpointFilter,
+  EndpointType,
+  Page,
+  PageOf,
+} from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 import { insertLiveness, type LivenessSettings } from './liveness.js';

@@ -9,12 +9,12 @@ import {
   enableIncrementalVacuum,
   inspectDatabase,
   MaintenanceError,
+  migrateFile,
   restoreDatabase,
   writableDirProblem,
   type DatabaseInfo,
 } from '../store/maintenance.js';
 import { MIGRATIONS } from '../store/migrations/index.js';
-import { openConnection } from '../store/db.js';
 
 /** A failure with the contract's exit code carried as an HTTP-like status (409 -> 4, 404 -> 3, 400 -> 2). */
 export class OpsError extends Error {
@@ -86,8 +86,7 @@ export async function migrateSqlite(
   const file = config.dbPath;
   let vacuumEnabled = false;
   if (!statusOnly) {
-    const conn = await openConnection(file);
-    await conn.close();
+    await migrateFile(file);
     // Files made before incremental auto-vacuum was on cannot shrink; converting needs a full VACUUM.
     if (!lockHolder(config.dataDir)) vacuumEnabled = enableIncrementalVacuum(file);
   }

@@ -3,8 +3,7 @@ import { Invalid, NotFound, QuotaExceeded } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Store } from '../store/index.js';
-import type { SettingRow } from '../store/repos/notifications.js';
-import type { Delivery } from '../domain/notification.js';
+import type { Delivery, NotificationSetting } from '../domain/notification.js';
 
 import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
 import { mask, MASKED } from '../channels/shared.js';
@@ -35,7 +34,7 @@ function maskConfig(channel: string, config: Record<string, unknown>): Record<st
   return out;
 }
 
-function settingJson(s: SettingRow) {
+function settingJson(s: NotificationSetting) {
   return {
     id: s.id,
     notification_type: s.notification_type,

@@ -1,7 +1,6 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
-import type { Page, PageOf, Portfolio } from '../domain/types.js';
-import type { PortfolioFilter } from '../store/repos/portfolios.js';
+import type { Page, PageOf, Portfolio, PortfolioFilter } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface PortfolioInput {

@@ -13,11 +13,11 @@ import {
   STATUS_PAGE_INCIDENTS,
   uptimeDays,
   type PublicStatus,
+  type StatusPage,
   type UptimeDay,
 } from '../domain/status-page.js';
 import type { Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import type { StatusPage } from '../store/repos/status-pages.js';
 import type { ServiceDeps } from './deps.js';
 
 /** Slugs whose answers (found or not) are held at once; past it the cache starts over. */

@@ -100,3 +100,18 @@ export async function pgMigrationInfo(db: Kysely<DB>, known: readonly string[] =
     unknown: applied.map((a) => a.name).filter((n) => !known.includes(n)),
   };
 }
+
+/** Runs `select 1`: throws when the server does not answer (`dommon doctor`). */
+export async function pgPing(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** The server's version: `num` as server_version_num (130000 for 13.0) and the name it gives itself. */
+export async function pgServerVersion(db: Kysely<DB>): Promise<{ num: number; version: string }> {
+  const r = await sql<{
+    num: string;
+    version: string;
+  }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  const row = r.rows[0]!;
+  return { num: Number(row.num), version: row.version };
+}

@@ -13,12 +13,13 @@ import {
   type ExposureFinding,
   type ExposureScan,
   type ExposureSubdomain,
+  type FindingFilter,
+  type KnownFinding,
   type ScanTrigger,
 } from '../../domain/exposure.js';
 import { hostOf } from '../../domain/endpoint.js';
 import { normalizeDomainName } from '../../domain/domain-name.js';
 import type { Store } from '../../store/index.js';
-import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
@@ -102,7 +103,7 @@ export function createExposureService(deps: ExposureDeps) {
   ): Promise<void> {
     const now = isoNow(clock);
     await store.transaction(async (tx) => {
-      const existing = new Map<string, FindingRow>(
+      const existing = new Map<string, KnownFinding>(
         (await tx.exposure.findingRows(d.id)).map((r) => [r.fingerprint, r]),
       );
       const seen = new Set<string>();

@@ -1,7 +1,7 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, DomainsTable } from '../schema.js';
-import type { Domain, Page, PageOf } from '../../domain/types.js';
+import type { Domain, DomainFilter, Page, PageOf } from '../../domain/types.js';
 import { containsLiteral, defined, fromBool, newId, parseJson, toBool, type ReusingCompiled } from './util.js';
 
 /** A domain's own columns, in the domain's types (booleans, the selector list): the store encodes them. */
@@ -37,12 +37,6 @@ function encodePatch(p: DomainPatch): Partial<Selectable<DomainsTable>> {
       exposure_monitoring_enabled === undefined ? undefined : fromBool(exposure_monitoring_enabled),
     dkim_selectors: dkim_selectors === undefined ? undefined : JSON.stringify(dkim_selectors),
   });
-}
-
-export interface DomainFilter {
-  domain?: string;
-  portfolio_id?: string;
-  ids?: string[];
 }
 
 type Row = Selectable<DomainsTable> & {

@@ -1,7 +1,15 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, EndpointsTable } from '../schema.js';
 import type { Health } from '../../domain/endpoint.js';
-import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
+import type {
+  CertificateSummary,
+  Endpoint,
+  EndpointFilter,
+  EndpointType,
+  Page,
+  PageOf,
+  StatusFilter,
+} from '../../domain/types.js';
 import { defined, fromBool, newId, toBool } from './util.js';
 
 /** An endpoint's own columns, in the domain's types: the store encodes them. */
@@ -11,33 +19,13 @@ type NewEndpoint = EndpointColumns & { id?: string };
 /** The columns an update may change (undefined: unchanged). */
 type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
-export interface EndpointFilter {
-  domain_id?: string;
-  endpoint_type?: EndpointType;
-  is_enabled?: boolean;
-}
-
 type Row = Selectable<EndpointsTable> & { domain: string };
-
-/** The latest TLS inspection as detail views show it. */
-export interface CertificateSummary {
-  ssl_status: string;
-  not_after: string | null;
-  issuer: string | null;
-  subject: string | null;
-  checked_at: string | null;
-}
 
 /** An endpoint with its status inputs: certificate summary and liveness configuration (when there is one). */
 interface StatusRow {
   endpoint: Endpoint;
   certificate: CertificateSummary | undefined;
   liveness: { id: string; seq: number; is_enabled: boolean } | undefined;
-}
-
-export interface StatusFilter {
-  domain_id?: string;
-  health?: Health;
 }
 
 /** ok/total*100 as uptimePercent (domain/liveness.ts) computes it before rounding: null without checks (x/0 and x/null are null in SQLite). */

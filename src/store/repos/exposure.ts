@@ -8,6 +8,8 @@ import type {
   ExposureScan,
   ExposureSubdomain,
   FindingDetails,
+  FindingFilter,
+  KnownFinding,
   FindingStatus,
   ScanStatus,
   ScanTrigger,
@@ -16,14 +18,7 @@ import type {
 import { SEVERITIES } from '../../domain/exposure.js';
 import { defined, fromBool, newId, parseJson } from './util.js';
 
-export interface FindingFilter {
-  domain_id?: string;
-  severity?: Severity;
-  category?: ExposureCategory;
-  status?: FindingStatus;
-}
-
-export type FindingRow = Selectable<ExposureFindingsTable>;
+type FindingRow = Selectable<ExposureFindingsTable>;
 
 /** A finding's columns as the service gives them: its details as the domain's, encoded by the store. */
 type FindingColumns = Omit<FindingRow, 'id' | 'details'> & { details: FindingDetails };
@@ -174,8 +169,12 @@ export function exposureRepo(db: Kysely<DB>) {
       return Number(r.numUpdatedRows);
     },
 
-    async findingRows(domainId: string): Promise<FindingRow[]> {
-      return db.selectFrom('exposure_findings').selectAll().where('domain_id', '=', domainId).execute();
+    async findingRows(domainId: string): Promise<KnownFinding[]> {
+      return db
+        .selectFrom('exposure_findings')
+        .select(['id', 'fingerprint', 'category', 'status', 'target', 'title'])
+        .where('domain_id', '=', domainId)
+        .execute();
     },
     /** Inserts a finding; returns its id (the store's). */
     async insertFinding(f: FindingColumns): Promise<string> {

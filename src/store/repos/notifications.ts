@@ -3,32 +3,13 @@ import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
 import { engineOf } from '../migrations/engine.js';
-import type { Delivery, DeliveryRequest } from '../../domain/notification.js';
-
-export interface SettingRow {
-  id: string;
-  team_id: string;
-  user_id: string;
-  user_email: string;
-  notification_type: string;
-  delivery_class: 'instant' | 'digest';
-  is_enabled: boolean;
-  frequency_days: number | null;
-  notification_time: string | null;
-  config: Record<string, unknown>;
-  min_severity: string;
-  last_digest_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** The team's IANA time zone (digests are sent at local notification_time). */
-  team_timezone: string;
-}
+import type { Delivery, DeliveryRequest, NotificationSetting } from '../../domain/notification.js';
 
 const toSetting = (
   r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string },
-): SettingRow => ({
+): NotificationSetting => ({
   ...r,
-  delivery_class: r.delivery_class as SettingRow['delivery_class'],
+  delivery_class: r.delivery_class as NotificationSetting['delivery_class'],
   is_enabled: toBool(r.is_enabled),
   config: parseJson<Record<string, unknown>>(r.config, {}),
 });
@@ -49,7 +30,7 @@ export function notificationsRepo(db: Kysely<DB>) {
       .selectAll('s')
       .select(['u.email as user_email', 't.timezone as team_timezone']);
   return {
-    async settingsForUser(userId: string): Promise<SettingRow[]> {
+    async settingsForUser(userId: string): Promise<NotificationSetting[]> {
       return (
         await settings()
           .where('s.user_id', '=', userId)
@@ -58,7 +39,7 @@ export function notificationsRepo(db: Kysely<DB>) {
           .execute()
       ).map(toSetting);
     },
-    async setting(userId: string, type: string, cls: string): Promise<SettingRow | undefined> {
+    async setting(userId: string, type: string, cls: string): Promise<NotificationSetting | undefined> {
       const r = await settings()
         .where('s.user_id', '=', userId)
         .where('s.notification_type', '=', type)
@@ -66,12 +47,12 @@ export function notificationsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
       return r && toSetting(r);
     },
-    async settingById(id: string): Promise<SettingRow | undefined> {
+    async settingById(id: string): Promise<NotificationSetting | undefined> {
       const r = await settings().where('s.id', '=', id).executeTakeFirst();
       return r && toSetting(r);
     },
     /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
-    async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<SettingRow[]> {
+    async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<NotificationSetting[]> {
       return (
         await settings()
           .where('s.team_id', '=', teamId)
@@ -80,13 +61,16 @@ export function notificationsRepo(db: Kysely<DB>) {
           .execute()
       ).map(toSetting);
     },
-    async enabledDigests(): Promise<SettingRow[]> {
+    async enabledDigests(): Promise<NotificationSetting[]> {
       return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(
         toSetting,
       );
     },
     async upsertSetting(
-      row: Omit<SettingRow, 'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'>,
+      row: Omit<
+        NotificationSetting,
+        'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'
+      >,
       now: string,
     ): Promise<void> {
       const values = {

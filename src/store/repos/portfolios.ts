@@ -1,11 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, PortfoliosTable } from '../schema.js';
-import type { Page, PageOf, Portfolio } from '../../domain/types.js';
+import type { Page, PageOf, Portfolio, PortfolioFilter } from '../../domain/types.js';
 import { containsLiteral, defined, newId } from './util.js';
-
-export interface PortfolioFilter {
-  name?: string;
-}
 
 export function portfoliosRepo(db: Kysely<DB>) {
   const base = (teamId: string) =>

@@ -2,28 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { DB, StatusPageEndpointsTable, StatusPagesTable } from '../schema.js';
 import type { Page, PageOf } from '../../domain/types.js';
+import type { StatusPage, StatusPageEndpoint } from '../../domain/status-page.js';
 import { defined, fromBool, newId, toBool } from './util.js';
-
-export interface StatusPageEndpoint {
-  endpoint_id: string;
-  display_name: string | null;
-  /** The endpoint's own name (owner side only; the public page shows display_name ?? name). */
-  name: string;
-}
-
-export interface StatusPage {
-  id: string;
-  team_id: string;
-  portfolio_id: string;
-  slug: string;
-  title: string;
-  description: string | null;
-  show_certificates: boolean;
-  enabled: boolean;
-  endpoints: StatusPageEndpoint[];
-  created_at: string;
-  updated_at: string;
-}
 
 /** One shown endpoint as the public page's read finds it (ids stay inside the service). */
 interface PublicSourceEndpoint {
