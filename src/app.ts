@@ -351,7 +351,7 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
         version: VERSION,
         validator: createValidator(),
         databaseUp: () => store.ping(),
-        stamp: (t) => store.stamp(t),
+        stamp: (m) => store.readStamp(m),
       },
       { principal },
     );
@@ -474,7 +474,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       version: VERSION,
       validator: createValidator(),
       databaseUp: () => store.ping(),
-      stamp: (t) => store.stamp(t),
+      stamp: (m) => store.readStamp(m),
       metrics,
     },
     { healthAndMetricsOnly: config.node.role === 'worker' },

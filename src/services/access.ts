@@ -151,7 +151,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
       // One pragma (no query) tells whether another process (`dommon token revoke`) committed since
       // the last look; only then is the revocation epoch read again.
-      const stamp = store.stamp(['meta', 'api_tokens', 'users']);
+      const stamp = store.readStamp('tokens');
       if (stamp !== seen) {
         await syncRevocations();
         seen = stamp;

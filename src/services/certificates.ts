@@ -229,7 +229,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
 
     /** One worker cycle: every eligible endpoint never inspected or due, a few handshakes at a time. */
     async cycle(signal: AbortSignal = new AbortController().signal, limit = 200): Promise<number> {
-      const stamp = store.stamp(['endpoints']);
+      const stamp = store.readStamp('endpointSet');
       const includeNew = stamp !== endpointsStamp;
       const ids = await store.certificates.due(isoNow(clock), limit, { includeNew });
       // Look for new ones again next cycle if this one may not have taken them all.

@@ -90,7 +90,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
      */
     async list(teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> {
       const key = `${teamId} ${f.domain ?? ''} ${f.portfolio_id ?? ''} ${f.ids?.join(',') ?? '*'}`;
-      const stamp = store.stamp(['domains']);
+      const stamp = store.readStamp('domainTotals');
       const hit = totals.get(key);
       const r = await store.domains.list(teamId, f, page, hit?.stamp === stamp ? hit.total : undefined);
       if (totals.size >= 1000) totals.clear();
