@@ -144,6 +144,133 @@ async function contract(t: any, store: Store) {
     pages.push(...(await store.domains.list(a.id, {}, { limit: 5, offset: off })).items.map((d) => d.id));
   t.equal(pages.length, 15);
   t.equal(new Set(pages).size, 15, 'pages do not repeat or skip rows with equal created_at');
+
+  await encoding(t, store, a.id);
+}
+
+/**
+ * The store owns ids and encoding: what goes in as the domain's types (booleans, lists, objects)
+ * comes back the same on either engine, and a new row's id is the store's (UUIDv7).
+ */
+async function encoding(t: any, store: Store, teamId: string) {
+  const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const d = await store.domains.insert({
+    team_id: teamId,
+    domain: 'encoded.com',
+    portfolio_id: null,
+    notes: null,
+    is_verified: true,
+    verified_at: NOW,
+    verification_token: 'dommon-verify-encoded',
+    health_score: null,
+    health_grade: null,
+    overall_status: null,
+    exposure_monitoring_enabled: false,
+    expiry_override: null,
+    dkim_selectors: ['s1', 'google'],
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(d.id, UUID7, 'a domain id made by the store');
+  t.match(await store.domains.get(teamId, d.id), {
+    is_verified: true,
+    exposure_monitoring_enabled: false,
+    dkim_selectors: ['s1', 'google'],
+  });
+  await store.domains.update(teamId, d.id, {
+    exposure_monitoring_enabled: true,
+    is_verified: false,
+    dkim_selectors: [],
+  });
+  t.match(await store.domains.get(teamId, d.id), {
+    is_verified: false,
+    exposure_monitoring_enabled: true,
+    dkim_selectors: [],
+  });
+
+  const endpointId = await store.endpoints.insert({
+    team_id: teamId,
+    domain_id: d.id,
+    name: 'api',
+    endpoint_type: 'https',
+    subdomain: 'api',
+    path: null,
+    port: null,
+    is_enabled: false,
+    timeout_seconds: 10,
+    notes: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(endpointId, UUID7, 'an endpoint id made by the store');
+  t.equal((await store.endpoints.get(teamId, endpointId))?.is_enabled, false);
+  await store.endpoints.update(teamId, endpointId, { is_enabled: true });
+  t.equal((await store.endpoints.get(teamId, endpointId))?.is_enabled, true);
+
+  const portfolioId = await store.portfolios.insert({
+    team_id: teamId,
+    name: 'Encoded',
+    description: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  const pageId = await store.statusPages.insert({
+    team_id: teamId,
+    portfolio_id: portfolioId,
+    slug: 'encoded',
+    title: 'Encoded',
+    description: null,
+    show_certificates: false,
+    enabled: true,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(await store.statusPages.get(teamId, pageId), { show_certificates: false, enabled: true });
+  await store.statusPages.update(teamId, pageId, { show_certificates: true, enabled: false });
+  t.match(await store.statusPages.get(teamId, pageId), { show_certificates: true, enabled: false });
+
+  const deliveryId = await store.notifications.addDelivery({
+    team_id: teamId,
+    event_id: null,
+    setting_id: null,
+    channel: 'webhook',
+    recipient: 'https://example.com/hook',
+    is_test: true,
+    request: { subject: 'Über', user_id: 'u1' },
+    status: 'queued',
+    next_attempt_at: NOW,
+    metadata: { ticket: 42, tags: ['a'] },
+    created_at: NOW,
+  });
+  t.match(deliveryId, UUID7, 'a delivery id made by the store');
+  t.match(await store.notifications.delivery(deliveryId!), {
+    is_test: true,
+    request: { subject: 'Über', user_id: 'u1' },
+    metadata: { ticket: 42, tags: ['a'] },
+  });
+
+  const node = {
+    name: 'node-a',
+    role: 'all',
+    region: 'default',
+    version: '0.0.0',
+    host: 'h',
+    pid: 1,
+    started_at: NOW,
+    last_heartbeat: NOW,
+    work_claimed: 0,
+    checks_total: 0,
+    checks_per_minute: 0,
+  };
+  await store.nodes.heartbeat({ ...node, singletons: ['retention', 'digests'] });
+  t.same((await store.nodes.get('node-a'))?.singletons, ['retention', 'digests']);
+  await store.nodes.heartbeat({ ...node, singletons: [] });
+  t.same((await store.nodes.get('node-a'))?.singletons, []);
+
+  // leaves the team's domain count as the callers check it
+  await store.statusPages.remove(teamId, pageId);
+  await store.domains.remove(teamId, d.id);
+  await store.portfolios.remove(teamId, portfolioId);
 }
 
 t.test(':memory:', async (t) => {
