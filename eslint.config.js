@@ -64,6 +64,36 @@ export default tseslint.config(
     },
   },
   {
+    // The store's boundary (docs/architecture.md): above the store, code sees its interface
+    // (src/store/index.ts) and the domain's types, never a repository, a row, an engine module or an
+    // engine's package; the store maps rows, ids, encodings and engine errors itself.
+    files: ['src/services/**', 'src/api/**', 'src/cli/**', 'src/web/**', 'src/tui/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['kysely', 'pg', 'better-sqlite3'].map((name) => ({
+            name,
+            message: 'SQL and engines stay in src/store/: add a repository method that takes and returns domain types.',
+          })),
+          patterns: [
+            {
+              group: [
+                '**/store/repos/*',
+                '**/store/schema.js',
+                '**/store/db.js',
+                '**/store/pg.js',
+                '**/store/unique.js',
+              ],
+              message:
+                'Above the store only its interface (src/store/index.ts) and the domain types (src/domain/) are seen: see docs/architecture.md.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     files: ['src/store/**'],
     rules: {
       // Kysely's expression builder is meant to be destructured (({ exists, selectFrom }) => ...): it does not use `this`.

@@ -40,7 +40,8 @@ let allAt = null;
 // Lateness percentiles are computed once, in the last line (on SIGTERM): sorting every run's lateness
 // each second would charge the harness's own work to the daemon's CPU.
 function line(final) {
-  if (allAt === null && sched.stats.firstRun.size >= sched.size())
+  // (The due-queue's size() is what the node holds now, not the fleet: no such figure there.)
+  if (allAt === null && !sched.stats.claimMs && sched.stats.firstRun.size >= sched.size())
     allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
   const mem = process.memoryUsage();
   const out = {

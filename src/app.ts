@@ -254,6 +254,14 @@ async function createLogger(config: Pick<Config, 'logLevel' | 'node'>): Promise<
   );
 }
 
+/** The command line's local door: the services over the configured database, and how to close it (the CLI never holds the store). */
+export async function openLocalServices(
+  config: Readonly<Config>,
+): Promise<{ services: Services; close(): Promise<void> }> {
+  const { store, services } = await openLocal(config);
+  return { services, close: () => store.close() };
+}
+
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
 export async function openLocal(
   config: Readonly<Config>,
@@ -343,7 +351,7 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
         version: VERSION,
         validator: createValidator(),
         databaseUp: () => store.ping(),
-        stamp: (t) => store.stamp(t),
+        stamp: (m) => store.readStamp(m),
       },
       { principal },
     );
@@ -468,7 +476,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       version: VERSION,
       validator: createValidator(),
       databaseUp: () => store.ping(),
-      stamp: (t) => store.stamp(t),
+      stamp: (m) => store.readStamp(m),
       metrics,
     },
     { healthAndMetricsOnly: config.node.role === 'worker' },

@@ -5,6 +5,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Services } from '../services/index.js';
 import type { Validator } from './validation.js';
+import type { ReadModel } from '../store/index.js';
 import type { Metrics } from '../services/metrics.js';
 
 export interface ApiDeps {
@@ -14,8 +15,8 @@ export interface ApiDeps {
   clock: Clock;
   log: Logger;
   version: string;
-  /** Changes whenever one of the tables may have changed (read cache key). */
-  stamp: (tables: readonly string[]) => string;
+  /** Changes whenever a read model's tables may have changed (the read caches' key; store/read-models.ts). */
+  stamp: (model: ReadModel) => string;
   /** True while the database answers; /health reports it. */
   databaseUp(): Promise<boolean>;
   /** Prometheus metrics (GET /metrics and the HTTP middleware); absent for the CLI's in-process API. */

@@ -1,7 +1,6 @@
 // What every command gets: config from flags + env, and (lazily) the local services.
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/index.js';
-import type { Store } from '../store/index.js';
 import type { Services } from '../services/index.js';
 import { printer, type Printer } from './output.js';
 
@@ -18,8 +17,8 @@ export interface CliContext {
   opts: GlobalOpts;
   config: Readonly<Config>;
   print: Printer;
-  /** Opens the local database once; closed by `close()`. */
-  local(): Promise<{ store: Store; services: Services }>;
+  /** Opens the local database once (the services over it); closed by `close()`. */
+  local(): Promise<{ services: Services }>;
   close(): Promise<void>;
 }
 
@@ -31,18 +30,18 @@ export function cliContext(cmd: Command): CliContext {
     remote: opts.remote,
     token: opts.token,
   });
-  let opened: { store: Store; services: Services } | undefined;
+  let opened: { services: Services; close(): Promise<void> } | undefined;
   return {
     opts,
     config,
     print: printer(Boolean(opts.json)),
     async local() {
       // app.js (koa, kysely, sqlite) loads only for commands that open the database
-      opened ??= await (await import('../app.js')).openLocal(config);
+      opened ??= await (await import('../app.js')).openLocalServices(config);
       return opened;
     },
     async close() {
-      await opened?.store.close();
+      await opened?.close();
     },
   };
 }

@@ -125,3 +125,25 @@ export function certificateSummary(certs: readonly { status: string; expiry: str
       .sort()[0] ?? null;
   return { status, soonest };
 }
+
+/** An endpoint's TLS inspection state: the latest certificate seen, its checks and when it is next looked at. */
+export interface CertificateState {
+  endpoint_id: string;
+  ssl_status: SslStatus;
+  subject: string | null;
+  issuer: string | null;
+  sans: string[];
+  not_before: string | null;
+  not_after: string | null;
+  serial: string | null;
+  fingerprint256: string | null;
+  protocol: string | null;
+  trusted: boolean | null;
+  hostname_match: boolean | null;
+  error: string | null;
+  alerted_window: number | null;
+  checked_at: string | null;
+  next_check_at: string | null;
+  /** The chain the server sent, leaf first (empty: never inspected since migration 012, or no handshake yet). */
+  chain: ChainCertificate[];
+}

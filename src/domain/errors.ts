@@ -67,3 +67,17 @@ export class Conflict extends ServiceError {
     super('conflict', message, code);
   }
 }
+/**
+ * A write would duplicate a unique key (a name, a slug, a second configuration of one thing). The
+ * store throws it on either engine in place of the engine's own error (SQLite's
+ * SQLITE_CONSTRAINT_UNIQUE, PostgreSQL's 23505), so services catch it without knowing the engine and
+ * rethrow it with their own words and code; one that reaches the caller as is answers 409.
+ */
+export class Duplicate extends Conflict {
+  /** The table whose unique key the write hit (for logs and tests; never in an answer). */
+  readonly table: string | undefined;
+  constructor(table?: string) {
+    super('a record with the same key already exists', 'ALREADY_EXISTS');
+    this.table = table;
+  }
+}

@@ -129,3 +129,22 @@ export function scanJson(s: ExposureScan) {
     error: s.error,
   };
 }
+
+/** What the finding list is filtered by. */
+export interface FindingFilter {
+  domain_id?: string;
+  severity?: Severity;
+  category?: ExposureCategory;
+  status?: FindingStatus;
+}
+
+/** A stored finding as a scan's reconciliation sees it: which one it is (its fingerprint) and whether it is open. */
+export interface KnownFinding {
+  id: string;
+  fingerprint: string;
+  category: string;
+  status: string;
+  /** The host it was found on. */
+  target: string | null;
+  title: string;
+}

@@ -105,3 +105,10 @@ export const round2 = (n: number): number => Math.round(n * 100) / 100;
 /** Share of successful checks in percent (two decimals), or null when there were none. */
 export const uptimePercent = (s: { total: number; ok: number } | undefined): number | null =>
   s?.total ? round2((s.ok / s.total) * 100) : null;
+
+/** Checks in an aggregate bucket or a span of them: how many, how many succeeded, their summed response time (ms). */
+export interface Sums {
+  total: number;
+  ok: number;
+  sum_ms: number;
+}

@@ -102,3 +102,54 @@ export interface SendOutcome {
 export function digestItemCount(d: OutgoingDigest): number {
   return d.groups.reduce((n, g) => n + g.items.length, 0);
 }
+
+/** What a delivery asks for beyond its event: a test send's subject and user, a digest's period and events. */
+export interface DeliveryRequest {
+  subject?: string | null;
+  user_id?: string;
+  digest?: { from: string; to: string; event_ids: string[] };
+}
+
+/** One message to one recipient (an outbox entry), with its lease and the outcome of its attempts. */
+export interface Delivery {
+  id: string;
+  team_id: string;
+  event_id: string | null;
+  setting_id: string | null;
+  channel: string;
+  recipient: string | null;
+  is_test: boolean;
+  request: DeliveryRequest;
+  status: string;
+  attempts: number;
+  next_attempt_at: string;
+  lease_owner: string | null;
+  lease_until: string | null;
+  /** Grows with every claim: the fencing token of the current lease. */
+  lease_token: number;
+  message_preview: string | null;
+  error_message: string | null;
+  metadata: Record<string, unknown> | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+/** One notification setting of a user (a channel, instant or digest), with what delivery needs to know of its user and team. */
+export interface NotificationSetting {
+  id: string;
+  team_id: string;
+  user_id: string;
+  user_email: string;
+  notification_type: string;
+  delivery_class: 'instant' | 'digest';
+  is_enabled: boolean;
+  frequency_days: number | null;
+  notification_time: string | null;
+  config: Record<string, unknown>;
+  min_severity: string;
+  last_digest_at: string | null;
+  created_at: string;
+  updated_at: string;
+  /** The team's IANA time zone (digests are sent at local notification_time). */
+  team_timezone: string;
+}

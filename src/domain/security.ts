@@ -337,3 +337,20 @@ export function recommendations(r: RecommendationInputs): string[] {
   }
   return out;
 }
+
+/** A domain's latest DNS-security check results. */
+export interface SecurityRecord {
+  domain_id: string;
+  spf: CheckValue;
+  dmarc: CheckValue;
+  dkim: CheckValue;
+  caa: CheckValue;
+  /** null: never known (every DNSSEC look-up so far failed). */
+  dnssec_enabled: boolean | null;
+  /** null: no check result known (every look-up failed). */
+  security_score: number | null;
+  details: Record<string, unknown>;
+  recommendations: string[];
+  checked_at: string;
+  next_check_at: string | null;
+}

@@ -91,3 +91,26 @@ export function overallStatus(statuses: readonly PublicStatus[]): OverallStatus 
   if (!down) return 'operational';
   return down === known.length ? 'major_outage' : 'partial_outage';
 }
+
+/** One endpoint a status page shows, in its order. */
+export interface StatusPageEndpoint {
+  endpoint_id: string;
+  display_name: string | null;
+  /** The endpoint's own name (owner side only; the public page shows display_name ?? name). */
+  name: string;
+}
+
+/** A status page as its owner manages it. */
+export interface StatusPage {
+  id: string;
+  team_id: string;
+  portfolio_id: string;
+  slug: string;
+  title: string;
+  description: string | null;
+  show_certificates: boolean;
+  enabled: boolean;
+  endpoints: StatusPageEndpoint[];
+  created_at: string;
+  updated_at: string;
+}

@@ -1,5 +1,5 @@
 // Domain types as services see them (never rows); the store maps rows to these.
-import type { EndpointType } from './endpoint.js';
+import type { EndpointType, Health } from './endpoint.js';
 
 /** The endpoint type names: one per plug-in of src/probes/registry.ts (see EndpointTypeNames). */
 export type { EndpointType } from './endpoint.js';
@@ -157,3 +157,102 @@ export const DOMAIN_REFRESH_KINDS = ['registration', 'security'] as const;
 export type DomainRefreshKind = (typeof DOMAIN_REFRESH_KINDS)[number];
 /** Rows of check_schedule that only lease a domain's run to one node (verification, exposure scans). */
 export const DOMAIN_LEASE_KINDS = ['verify', 'exposure'] as const;
+
+/** Where a registration or certificate stands against its expiry date (renewal lists). */
+export type RenewalStatus = 'active' | 'expired' | 'expiring_soon';
+
+/** What an endpoint list is filtered by. */
+export interface EndpointFilter {
+  domain_id?: string;
+  endpoint_type?: EndpointType;
+  is_enabled?: boolean;
+}
+
+/** The latest TLS inspection as detail views show it. */
+export interface CertificateSummary {
+  ssl_status: string;
+  not_after: string | null;
+  issuer: string | null;
+  subject: string | null;
+  checked_at: string | null;
+}
+
+/** What the endpoint status list is filtered by. */
+export interface StatusFilter {
+  domain_id?: string;
+  health?: Health;
+}
+
+/** What a domain list is filtered by. */
+export interface DomainFilter {
+  domain?: string;
+  portfolio_id?: string;
+  ids?: string[];
+}
+
+/** What a portfolio list is filtered by. */
+export interface PortfolioFilter {
+  name?: string;
+}
+
+/** An event to record (the outbox: written in the transaction of the change that causes it). */
+export interface NewEvent {
+  team_id: string;
+  event_type: string;
+  severity: string;
+  category?: string | null;
+  domain_id?: string | null;
+  endpoint_id?: string | null;
+  message: string;
+  details?: Record<string, unknown>;
+  /** Same key, same team: recorded once (e.g. one alert per expiry window). */
+  dedupe_key?: string | null;
+}
+
+/** What the event list is filtered by. */
+export interface EventFilter {
+  category?: string;
+  event_type?: string;
+  severity?: string;
+  domain_id?: string;
+  endpoint_id?: string;
+  /** ISO timestamp: events created at or after it. */
+  since?: string;
+}
+
+/** A recorded event as the event list shows it. */
+export interface EventRow {
+  id: string;
+  event_type: string;
+  category: string | null;
+  severity: string;
+  message: string;
+  domain_id: string | null;
+  endpoint_id: string | null;
+  created_at: string;
+  details: Record<string, unknown>;
+}
+
+/** A node's row in the node list (its latest heartbeat). */
+export interface NodeRecord {
+  name: string;
+  role: string;
+  region: string;
+  version: string;
+  host: string;
+  pid: number;
+  started_at: string;
+  last_heartbeat: string;
+  work_claimed: number;
+  checks_total: number;
+  checks_per_minute: number;
+  /** The jobs this node runs alone (retention, digests, ...). */
+  singletons: string[];
+}
+
+/** What a liveness configuration list is filtered by. */
+export interface LivenessFilter {
+  endpoint_id?: string;
+  domain_id?: string;
+  is_enabled?: boolean;
+}

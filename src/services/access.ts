@@ -4,7 +4,6 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Conflict, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
-import { newId } from '../store/repos/util.js';
 import type { ServiceDeps } from './deps.js';
 
 const TOKEN_PREFIX = 'dmn_';
@@ -63,7 +62,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
   }
 
   async function bumpEpoch(): Promise<void> {
-    await store.meta.set(EPOCH_KEY, newId());
+    await store.meta.set(EPOCH_KEY, randomBytes(16).toString('hex'));
     cache.clear();
   }
 
@@ -86,13 +85,10 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
         else user = (await tx.users.list(team.id))[0] ?? (await tx.users.create(team.id, 'admin@localhost', now));
         const secret = randomBytes(32).toString('base64url');
         const token = `${TOKEN_PREFIX}${secret}`;
-        const id = newId();
-        const name = opts.name?.trim() || `token-${id.slice(0, 8)}`;
-        await tx.tokens.create({
-          id,
+        const { id, name } = await tx.tokens.create({
           team_id: team.id,
           user_id: user.id,
-          name,
+          name: opts.name?.trim() || null,
           prefix: token.slice(0, 10),
           token_hash: hashToken(token),
           created_at: now,
@@ -155,7 +151,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       if (!token || !token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
       // One pragma (no query) tells whether another process (`dommon token revoke`) committed since
       // the last look; only then is the revocation epoch read again.
-      const stamp = store.stamp(['meta', 'api_tokens', 'users']);
+      const stamp = store.readStamp('tokens');
       if (stamp !== seen) {
         await syncRevocations();
         seen = stamp;

@@ -8,13 +8,12 @@ import {
   invalidReason,
   sslStatus,
   windowSeverity,
+  type CertificateState,
   type TlsResult,
 } from '../domain/certificate.js';
 import { effectivePort, fullUrl, hostOf, wantsTls } from '../domain/endpoint.js';
 import { NotFound } from '../domain/errors.js';
-import type { Endpoint, EndpointType } from '../domain/types.js';
-import type { NewEvent } from '../store/repos/events.js';
-import type { CertificateState } from '../store/repos/certificates.js';
+import type { Endpoint, EndpointType, NewEvent } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { Logger } from 'pino';
 import type { HealthHook } from './deps.js';
@@ -241,7 +240,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
 
     /** One worker cycle: every eligible endpoint never inspected or due, a few handshakes at a time. */
     async cycle(signal: AbortSignal = new AbortController().signal, limit = 200): Promise<number> {
-      const stamp = store.stamp(['endpoints']);
+      const stamp = store.readStamp('endpointSet');
       const includeNew = stamp !== endpointsStamp;
       const now = clock.now();
       const due = await store.certificates.due(now.toISOString(), limit, { includeNew });

@@ -5,11 +5,16 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { nextDigestAt } from '../domain/digest.js';
-import { instantAlert, type Outgoing, type OutgoingEvent, type SendOutcome } from '../domain/notification.js';
+import {
+  instantAlert,
+  type Delivery,
+  type NotificationSetting,
+  type Outgoing,
+  type OutgoingEvent,
+  type SendOutcome,
+} from '../domain/notification.js';
 import { pluginOf } from '../channels/index.js';
 import type { Store } from '../store/index.js';
-import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
-import { newId, parseJson } from '../store/repos/util.js';
 
 /** The spec's waits between attempts: up to 3 retries. */
 export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
@@ -78,7 +83,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   ): Promise<(OutgoingEvent & { portfolio: string | null }) | null> {
     const e = await store.notifications.eventContext(eventId);
     if (!e) return null;
-    const details = parseJson<Record<string, unknown>>(e.details, {});
+    const details = e.details;
     return {
       event_id: e.id,
       event_type: e.event_type,
@@ -99,13 +104,9 @@ export function createDeliveryService(deps: DeliveryDeps) {
 
   /** Message + channel config of one delivery (test sends derive their config from the recipient). */
   async function prepare(
-    d: DeliveryRow,
+    d: Delivery,
   ): Promise<{ message: Outgoing; config: Record<string, unknown> } | { error: string }> {
-    const req = parseJson<{
-      subject?: string | null;
-      user_id?: string;
-      digest?: { from: string; to: string; event_ids: string[] };
-    }>(d.request, {});
+    const req = d.request;
     if (d.is_test) {
       const team = await store.teams.byId(d.team_id);
       const user = req.user_id ? await store.users.byId(req.user_id) : undefined;
@@ -127,7 +128,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
         domain: null,
         endpoint_id: null,
         endpoint_name: null,
-        details: { metadata: parseJson(d.metadata, null) },
+        details: { metadata: d.metadata },
         message: 'Test notification from dommon',
         timestamp: d.created_at,
         ...(req.subject ? { subject: req.subject } : {}),
@@ -169,14 +170,14 @@ export function createDeliveryService(deps: DeliveryDeps) {
   }
 
   /** Runs every attempt of one claimed delivery, recording each; crash-safe through the lease. */
-  function fenced(d: DeliveryRow): void {
+  function fenced(d: Delivery): void {
     log.warn(
       { delivery: d.id, lease_token: d.lease_token },
       'delivery lease taken over by another node: this attempt is not recorded here',
     );
   }
 
-  async function run(d: DeliveryRow): Promise<void> {
+  async function run(d: Delivery): Promise<void> {
     const fence = { owner, token: d.lease_token };
     const prepared = await prepare(d);
     let attempt = d.attempts;
@@ -250,7 +251,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
     }
   }
 
-  function track(d: DeliveryRow): Promise<void> {
+  function track(d: Delivery): Promise<void> {
     const p = run(d)
       .catch(async (err) => {
         // Stopping: give the delivery back so the next start resumes it (at-least-once).
@@ -285,7 +286,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
             isoNow(clock),
           ),
         );
-        const rowsByTeam = new Map<string, SettingRow[]>();
+        const rowsByTeam = new Map<string, NotificationSetting[]>();
         for (const e of events.filter((x) => mine.has(x.id))) {
           let rows = rowsByTeam.get(e.team_id);
           if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
@@ -293,14 +294,13 @@ export function createDeliveryService(deps: DeliveryDeps) {
             // min_severity applies to exposure alerts on instant rows; resolutions wait for digests.
             if (!instantAlert(e, s.min_severity)) continue;
             const ok = await tx.notifications.addDelivery({
-              id: newId(),
               team_id: e.team_id,
               event_id: e.id,
               setting_id: s.id,
               channel: s.notification_type,
               recipient: recipientOf(s),
-              is_test: 0,
-              request: '{}',
+              is_test: false,
+              request: {},
               status: 'queued',
               next_attempt_at: e.created_at,
               metadata: null,
@@ -338,17 +338,16 @@ export function createDeliveryService(deps: DeliveryDeps) {
           const events = await tx.notifications.eventsSince(s.team_id, from, to);
           if (events.length) {
             await tx.notifications.addDelivery({
-              id: newId(),
               team_id: s.team_id,
               event_id: null,
               setting_id: s.id,
               channel: s.notification_type,
               recipient: recipientOf(s),
-              is_test: 0,
-              request: JSON.stringify({ digest: { from, to, event_ids: events.map((e) => e.id) } }),
+              is_test: false,
+              request: { digest: { from, to, event_ids: events.map((e) => e.id) } },
               status: 'queued',
               next_attempt_at: to,
-              metadata: JSON.stringify({ digest: true, items: events.length, from, to }),
+              metadata: { digest: true, items: events.length, from, to },
               created_at: to,
               message_preview: `Digest: ${events.length} item(s)`,
             });
@@ -397,7 +396,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   };
 }
 
-function recipientOf(s: SettingRow): string | null {
+function recipientOf(s: NotificationSetting): string | null {
   return pluginOf(s.notification_type)?.recipient(s.config, s.user_email) ?? null;
 }
 

@@ -25,9 +25,3 @@ export interface ServiceDeps {
  * repositories: pass the transaction that changed an input, so the new health commits with it.
  */
 export type HealthHook = (repos: Repos, domainId: string) => Promise<unknown>;
-
-/** True for SQLite's (and later PostgreSQL's) unique-constraint violation. */
-export function isUniqueViolation(err: unknown): boolean {
-  const e = err as { code?: string; message?: string };
-  return e?.code === 'SQLITE_CONSTRAINT_UNIQUE' || e?.code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || e?.code === '23505';
-}

@@ -4,7 +4,6 @@
 // never an exception.
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'kysely';
 import type { Config } from '../config/index.js';
 import { pingDns, pingRdap, pingSmtp, pingWhois } from '../probes/peer-check.js';
 import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
@@ -79,7 +78,7 @@ const PG_MIN_VERSION = 130000;
 
 /** DOMMON_DATABASE_URL: the connection, the server's version, and the migration state. */
 async function postgresChecks(url: string, label: string, timeoutMs: number): Promise<DoctorCheck[]> {
-  const { openPgConnection, pgMigrationInfo } = await import('../store/pg.js');
+  const { openPgConnection, pgMigrationInfo, pgPing, pgServerVersion } = await import('../store/pg.js');
   let conn: Awaited<ReturnType<typeof openPgConnection>> | undefined;
   const connection = await timed('database connection', async () => {
     conn = await openPgConnection(url, {
@@ -89,20 +88,14 @@ async function postgresChecks(url: string, label: string, timeoutMs: number): Pr
       migrate: false,
     });
     try {
-      await sql`select 1`.execute(conn.db);
+      await pgPing(conn.db);
     } catch (err) {
       await conn.close();
       conn = undefined;
       throw new Error(`${label}: ${(err as Error).message}`);
     }
-    const r = await sql<{
-      num: string;
-      version: string;
-    }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(
-      conn.db,
-    );
-    const row = r.rows[0]!;
-    if (Number(row.num) < PG_MIN_VERSION)
+    const row = await pgServerVersion(conn.db);
+    if (row.num < PG_MIN_VERSION)
       return { status: 'fail', detail: `${label}: PostgreSQL ${row.version}; dommon needs 13 or newer` };
     return { status: 'ok', detail: `${label}: PostgreSQL ${row.version}` };
   });

@@ -1,13 +1,18 @@
 import { randomBytesPooled } from '../platform/random.js';
-import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { normalizeDomainName } from '../domain/domain-name.js';
 import { computeHealth } from '../domain/health.js';
-import { DOMAIN_LEASE_KINDS, DOMAIN_REFRESH_KINDS, type Domain, type Page, type PageOf } from '../domain/types.js';
+import {
+  DOMAIN_LEASE_KINDS,
+  DOMAIN_REFRESH_KINDS,
+  type Domain,
+  type DomainFilter,
+  type Page,
+  type PageOf,
+} from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import type { DomainFilter } from '../store/repos/domains.js';
-import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 
 export interface DomainInput {
@@ -56,31 +61,29 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
           clock.now(),
         );
         // A taken name fails the (team_id, domain) unique index: one statement instead of a look-up first.
-        const id = newId();
         const d = await tx.domains.insert({
-          id,
           team_id: teamId,
           domain: name,
           portfolio_id: input.portfolio_id ?? null,
           notes: input.notes ?? null,
-          is_verified: 0,
+          is_verified: false,
           verified_at: null,
           verification_token: newVerificationToken(),
           health_score: h.score,
           health_grade: h.grade,
           overall_status: h.overall_status,
-          exposure_monitoring_enabled: 0,
+          exposure_monitoring_enabled: false,
           expiry_override: expiry,
-          dkim_selectors: JSON.stringify(input.dkim_selectors ?? []),
+          dkim_selectors: input.dkim_selectors ?? [],
           created_at: now,
           updated_at: now,
         });
         // Registration and DNS-security refreshes are due at once.
-        await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, id, now);
+        await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, d.id, now);
         return d;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+      if (err instanceof Duplicate) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
       throw err;
     }
   }
@@ -94,7 +97,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
      */
     async list(teamId: string, f: DomainFilter, page: Page): Promise<PageOf<Domain>> {
       const key = `${teamId} ${f.domain ?? ''} ${f.portfolio_id ?? ''} ${f.ids?.join(',') ?? '*'}`;
-      const stamp = store.stamp(['domains']);
+      const stamp = store.readStamp('domainTotals');
       const hit = totals.get(key);
       const r = await store.domains.list(teamId, f, page, hit?.stamp === stamp ? hit.total : undefined);
       if (totals.size >= 1000) totals.clear();
@@ -120,9 +123,9 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
             portfolio_id: input.portfolio_id,
             notes: input.notes,
             expiry_override: input.expiry_date,
-            dkim_selectors: input.dkim_selectors && JSON.stringify(input.dkim_selectors),
+            dkim_selectors: input.dkim_selectors,
             // A renamed domain must prove ownership again.
-            ...(renamed ? { is_verified: 0, verified_at: null, exposure_monitoring_enabled: 0 } : {}),
+            ...(renamed ? { is_verified: false, verified_at: null, exposure_monitoring_enabled: false } : {}),
             updated_at: isoNow(clock),
           });
           if (renamed) {
@@ -135,7 +138,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
           await recomputeHealth?.(tx, id);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
+        if (err instanceof Duplicate) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
         throw err;
       }
       // A new name moves every endpoint's host: the scheduler re-reads this domain's configs.

@@ -1,10 +1,17 @@
-import { Conflict, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { requiresPort, validSubdomain } from '../domain/endpoint.js';
-import type { CreatedEndpoint, Endpoint, EndpointDetail, EndpointType, Page, PageOf } from '../domain/types.js';
-import type { CertificateSummary, EndpointFilter } from '../store/repos/endpoints.js';
-import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type {
+  CertificateSummary,
+  CreatedEndpoint,
+  Endpoint,
+  EndpointDetail,
+  EndpointFilter,
+  EndpointType,
+  Page,
+  PageOf,
+} from '../domain/types.js';
+import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 import { insertLiveness, type LivenessSettings } from './liveness.js';
 
@@ -76,7 +83,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
   async function create(teamId: string, raw: EndpointInput): Promise<CreatedEndpoint> {
     const input = clean(raw) as EndpointInput;
     requirePort(input.endpoint_type, input.port);
-    const id = newId();
+    let id = '';
     let livenessId: string | null = null;
     try {
       await store.transaction(async (tx) => {
@@ -89,8 +96,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           throw new Conflict(`endpoint "${input.name}" already exists for ${domain.domain}`, 'ENDPOINT_EXISTS');
         }
         const now = isoNow(clock);
-        await tx.endpoints.insert({
-          id,
+        id = await tx.endpoints.insert({
           team_id: teamId,
           domain_id: domain.id,
           name: input.name,
@@ -98,7 +104,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           subdomain: input.subdomain ?? null,
           path: input.path ?? null,
           port: input.port ?? null,
-          is_enabled: input.is_enabled === false ? 0 : 1,
+          is_enabled: input.is_enabled !== false,
           timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
           notes: input.notes ?? null,
           created_at: now,
@@ -108,7 +114,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
-      if (isUniqueViolation(err))
+      if (err instanceof Duplicate)
         throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
       throw err;
     }
@@ -151,7 +157,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
             subdomain: input.subdomain,
             path: input.path,
             port: input.port,
-            is_enabled: input.is_enabled === undefined ? undefined : input.is_enabled ? 1 : 0,
+            is_enabled: input.is_enabled,
             timeout_seconds: input.timeout_seconds,
             notes: input.notes,
             updated_at: isoNow(clock),
@@ -160,7 +166,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           await recomputeHealth?.(tx, cur.domain_id);
         });
       } catch (err) {
-        if (isUniqueViolation(err))
+        if (err instanceof Duplicate)
           throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
         throw err;
       }

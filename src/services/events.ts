@@ -1,8 +1,7 @@
 // The team's recorded events (down/recovery, certificate, registration and exposure alerts), read
 // back for the dashboard and API clients: the same rows the notification channels fan out.
 import { Invalid } from '../domain/errors.js';
-import type { Page, PageOf } from '../domain/types.js';
-import type { EventFilter, EventRow } from '../store/repos/events.js';
+import type { EventFilter, EventRow, Page, PageOf } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 
 export function createEventService({ store }: Pick<ServiceDeps, 'store'>) {

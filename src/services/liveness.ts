@@ -1,10 +1,8 @@
-import { Conflict, NotFound } from '../domain/errors.js';
+import { Conflict, Duplicate, NotFound } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
-import type { LivenessConfig, Page, PageOf } from '../domain/types.js';
+import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import type { LivenessFilter } from '../store/repos/liveness.js';
-import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 import { createChangeFeed, type WorkingSetChange } from './changes.js';
 import { bulkCreate } from './bulk.js';
 
@@ -42,13 +40,11 @@ export async function insertLiveness(
   input: LivenessSettings,
 ): Promise<string> {
   if (await tx.liveness.byEndpoint(endpointId)) throw exists();
-  const id = newId();
   const now = isoNow(clock);
-  await tx.liveness.insert({
-    id,
+  return tx.liveness.insert({
     team_id: teamId,
     endpoint_id: endpointId,
-    is_enabled: input.is_enabled === false ? 0 : 1,
+    is_enabled: input.is_enabled !== false,
     timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
     expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
     interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
@@ -56,7 +52,6 @@ export async function insertLiveness(
     created_at: now,
     updated_at: now,
   });
-  return id;
 }
 
 export function createLivenessService({ store, clock, recomputeHealth, changes = createChangeFeed() }: ServiceDeps) {
@@ -79,7 +74,7 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
         return inserted;
       });
     } catch (err) {
-      if (isUniqueViolation(err)) throw exists();
+      if (err instanceof Duplicate) throw exists();
       throw err;
     }
     changed(id);
@@ -101,7 +96,7 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
       const cur = await get(teamId, id);
       await store.transaction(async (tx) => {
         await tx.liveness.update(teamId, id, {
-          is_enabled: input.is_enabled === undefined ? undefined : input.is_enabled ? 1 : 0,
+          is_enabled: input.is_enabled,
           timeout_seconds: input.timeout_seconds,
           expected_status_code: input.expected_status_code,
           interval_seconds: input.interval_seconds,

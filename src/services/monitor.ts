@@ -17,10 +17,10 @@ import {
   uptimePercent,
   type CheckOutcome,
   type LivenessState,
+  type Sums,
 } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { Store } from '../store/index.js';
-import type { Sums } from '../store/repos/liveness-data.js';
 import type { HealthHook } from './deps.js';
 
 export interface Recorded {

@@ -5,10 +5,10 @@
 // stops cleanly deletes its own row.
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
+import type { NodeRecord } from '../domain/types.js';
 import { Conflict } from '../domain/errors.js';
 import type { NodeRole } from '../config/index.js';
 import type { Store } from '../store/index.js';
-import type { NodeRow } from '../store/repos/nodes.js';
 
 /** How often a node writes its row. */
 export const HEARTBEAT_MS = 10_000;
@@ -67,7 +67,7 @@ export interface NodeList {
   total: number;
 }
 
-function nodeView(row: NodeRow, now: Date): NodeView {
+function nodeView(row: NodeRecord, now: Date): NodeView {
   const age = Math.max(0, now.getTime() - Date.parse(row.last_heartbeat));
   return {
     name: row.name,
@@ -83,7 +83,7 @@ function nodeView(row: NodeRow, now: Date): NodeView {
     work_claimed: row.work_claimed,
     checks_total: row.checks_total,
     checks_per_minute: row.checks_per_minute,
-    singletons: row.singletons ? row.singletons.split(',') : [],
+    singletons: row.singletons,
   };
 }
 
@@ -170,7 +170,7 @@ export function createNodeHeartbeat(deps: {
         work_claimed: deps.counters.workClaimed(),
         checks_total: total,
         checks_per_minute: perMinute(performance.now(), total),
-        singletons: deps.counters.singletons().join(','),
+        singletons: [...deps.counters.singletons()],
       });
       const pruned = await store.nodes.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
       if (pruned) deps.log.info({ pruned }, 'removed nodes whose heartbeat stopped a day ago');

@@ -3,8 +3,7 @@ import { Invalid, NotFound, QuotaExceeded } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Store } from '../store/index.js';
-import type { DeliveryRow, SettingRow } from '../store/repos/notifications.js';
-import { newId, parseJson } from '../store/repos/util.js';
+import type { Delivery, NotificationSetting } from '../domain/notification.js';
 
 import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
 import { mask, MASKED } from '../channels/shared.js';
@@ -35,7 +34,7 @@ function maskConfig(channel: string, config: Record<string, unknown>): Record<st
   return out;
 }
 
-function settingJson(s: SettingRow) {
+function settingJson(s: NotificationSetting) {
   return {
     id: s.id,
     notification_type: s.notification_type,
@@ -69,7 +68,7 @@ export const TEST_SENDS_PER_HOUR = 10;
 const TEST_SEND_WINDOW_MS = 3_600_000;
 
 /** A delivery as the spec's delivery log entry. */
-function logEntryJson(d: DeliveryRow) {
+function logEntryJson(d: Delivery) {
   return {
     id: d.id,
     channels: [d.channel],
@@ -77,11 +76,11 @@ function logEntryJson(d: DeliveryRow) {
     message_preview: d.message_preview,
     sent_at: d.sent_at ?? d.next_attempt_at,
     error_message: d.error_message,
-    metadata: parseJson<Record<string, unknown> | null>(d.metadata, null),
+    metadata: d.metadata,
     recipient: maskRecipient(d.channel, d.recipient),
     attempts: d.attempts,
     event_id: d.event_id,
-    is_test: d.is_test === 1,
+    is_test: d.is_test,
     created_at: d.created_at,
   };
 }
@@ -146,7 +145,7 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       const rule = channels[input.channel].test;
       if (!rule.valid(input.recipient))
         throw new Invalid(`recipient: must be ${rule.what} for channel ${input.channel}`);
-      const id = newId();
+      let id = '';
       const now = isoNow(clock);
       // A test goes wherever its caller says: a quota per team keeps it from being a mail or webhook relay.
       // Counted and queued in one transaction, so parallel requests cannot slip past it together.
@@ -164,21 +163,21 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
             'TEST_SEND_QUOTA',
           );
         }
-        await tx.notifications.addDelivery({
-          id,
+        // A test send has no event: it never meets another delivery's (event, setting), so it is always added.
+        id = (await tx.notifications.addDelivery({
           team_id: p.team_id,
           event_id: null,
           setting_id: null,
           channel: input.channel,
           recipient: input.recipient,
-          is_test: 1,
-          request: JSON.stringify({ subject: input.subject ?? null, user_id: p.user_id }),
+          is_test: true,
+          request: { subject: input.subject ?? null, user_id: p.user_id },
           status: 'queued',
           next_attempt_at: now,
-          metadata: input.metadata ? JSON.stringify(input.metadata) : null,
+          metadata: input.metadata ?? null,
           created_at: now,
           message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
-        });
+        }))!;
       });
       return { id, channel: input.channel, recipient: input.recipient, status: 'queued' as const, created_at: now };
     },

@@ -1,8 +1,6 @@
 import { Conflict, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
-import type { Page, PageOf, Portfolio } from '../domain/types.js';
-import { newId } from '../store/repos/util.js';
-import type { PortfolioFilter } from '../store/repos/portfolios.js';
+import type { Page, PageOf, Portfolio, PortfolioFilter } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 
 export interface PortfolioInput {
@@ -22,9 +20,7 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
       store.portfolios.list(teamId, f, page),
     async create(teamId: string, input: PortfolioInput): Promise<Portfolio> {
       const now = isoNow(clock);
-      const id = newId();
-      await store.portfolios.insert({
-        id,
+      const id = await store.portfolios.insert({
         team_id: teamId,
         name: input.name.trim(),
         description: input.description ?? null,

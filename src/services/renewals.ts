@@ -1,9 +1,8 @@
 // Renewals: what must be renewed and when, for domain registrations and endpoint certificates.
 import { daysUntil, isoDate, type Clock } from '../domain/clock.js';
 import { fullUrl } from '../domain/endpoint.js';
-import type { EndpointType, Page } from '../domain/types.js';
+import type { EndpointType, Page, RenewalStatus } from '../domain/types.js';
 import type { Store } from '../store/index.js';
-import type { RenewalStatus } from '../store/repos/renewals.js';
 
 /** "Expiring soon" = within this many days (inclusive); later is "active", earlier than today "expired". */
 const EXPIRING_SOON_DAYS = 30;

@@ -23,11 +23,11 @@ import {
   unknownResult,
   type LastKnown,
   type SecurityCheck,
+  type SecurityRecord,
 } from '../domain/security.js';
 import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
 import type { Store } from '../store/index.js';
-import type { SecurityRecord } from '../store/repos/security.js';
 import type { HealthHook } from './deps.js';
 import { singleFlight, teamDomain } from './refresh.js';
 

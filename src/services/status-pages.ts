@@ -2,7 +2,7 @@
 // the public view of a slug, read at most once per STATUS_PAGE_CACHE_SECONDS per slug in this process
 // (concurrent misses share one read; unknown slugs are cached alike, so a flood of made-up slugs costs
 // no more than a flood of real ones). docs/status-pages.md.
-import { Conflict, Invalid, NotFound } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
 import { daysUntil, isoNow } from '../domain/clock.js';
 import { dayOf } from '../domain/liveness.js';
 import {
@@ -13,13 +13,12 @@ import {
   STATUS_PAGE_INCIDENTS,
   uptimeDays,
   type PublicStatus,
+  type StatusPage,
   type UptimeDay,
 } from '../domain/status-page.js';
 import type { Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import type { StatusPage } from '../store/repos/status-pages.js';
-import { newId } from '../store/repos/util.js';
-import { isUniqueViolation, type ServiceDeps } from './deps.js';
+import type { ServiceDeps } from './deps.js';
 
 /** Slugs whose answers (found or not) are held at once; past it the cache starts over. */
 const MAX_CACHED_SLUGS = 1000;
@@ -165,27 +164,26 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
       store.statusPages.list(teamId, f, page),
 
     async create(teamId: string, input: StatusPageInput): Promise<StatusPage> {
-      const id = newId();
+      let id = '';
       const now = isoNow(clock);
       try {
         await store.transaction(async (tx) => {
           const rows = await checkChoice(tx, teamId, input.portfolio_id.toLowerCase(), input.endpoints ?? []);
-          await tx.statusPages.insert({
-            id,
+          id = await tx.statusPages.insert({
             team_id: teamId,
             portfolio_id: input.portfolio_id.toLowerCase(),
             slug: input.slug,
             title: input.title.trim(),
             description: input.description ?? null,
-            show_certificates: input.show_certificates === false ? 0 : 1,
-            is_enabled: input.enabled === false ? 0 : 1,
+            show_certificates: input.show_certificates !== false,
+            enabled: input.enabled !== false,
             created_at: now,
             updated_at: now,
           });
           await tx.statusPages.setEndpoints(id, rows);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken();
         throw err;
       }
       forget(input.slug);
@@ -209,14 +207,14 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
             slug: input.slug,
             title: input.title?.trim(),
             description: input.description,
-            show_certificates: input.show_certificates === undefined ? undefined : input.show_certificates ? 1 : 0,
-            is_enabled: input.enabled === undefined ? undefined : input.enabled ? 1 : 0,
+            show_certificates: input.show_certificates,
+            enabled: input.enabled,
             updated_at: isoNow(clock),
           });
           if (rows) await tx.statusPages.setEndpoints(id, rows);
         });
       } catch (err) {
-        if (isUniqueViolation(err)) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken();
         throw err;
       }
       forget(before!.slug, ...(input.slug ? [input.slug] : []));

@@ -61,7 +61,7 @@ export function createVerificationService({
     if (found && !d.is_verified) {
       const now = isoNow(clock);
       await store.transaction(async (tx) => {
-        await tx.domains.update(d.team_id, d.id, { is_verified: 1, verified_at: now, updated_at: now });
+        await tx.domains.update(d.team_id, d.id, { is_verified: true, verified_at: now, updated_at: now });
         await recomputeHealth?.(tx, d.id);
       });
     }
@@ -121,7 +121,7 @@ export function createVerificationService({
           'DOMAIN_NOT_VERIFIED',
         );
       await store.domains.update(teamId, id, {
-        exposure_monitoring_enabled: enabled ? 1 : 0,
+        exposure_monitoring_enabled: enabled,
         updated_at: isoNow(clock),
       });
       const after = await domain(teamId, id);

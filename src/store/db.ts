@@ -16,6 +16,7 @@ import type { DB } from './schema.js';
 import { StaticMigrationProvider, MIGRATIONS } from './migrations/index.js';
 import { ChangeTracker } from './change-tracker.js';
 import { restrictFile } from './permissions.js';
+import { mappingStoreErrors } from './unique.js';
 import type { Migration } from 'kysely';
 
 // Transactions start with BEGIN IMMEDIATE: a deferred BEGIN that reads and then writes after another
@@ -71,7 +72,7 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   const changes = new ChangeTracker();
   changes.attach(sqlite);
   const db = new Kysely<DB>({
-    dialect: new ImmediateSqliteDialect({ database: cachingStatements(sqlite) }),
+    dialect: mappingStoreErrors(new ImmediateSqliteDialect({ database: cachingStatements(sqlite) })),
     plugins: [changes],
   });
   const conn: Connection = {

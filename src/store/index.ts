@@ -33,6 +33,7 @@ import { nodesRepo } from './repos/nodes.js';
 import { livenessDueRepo } from './repos/liveness-due.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
+import { READ_MODELS, type ReadModel } from './read-models.js';
 
 /** Whether the database answers a trivial query (/health). */
 async function ping(db: Kysely<DB>): Promise<boolean> {
@@ -86,6 +87,8 @@ export interface Store extends Repos {
   ping(): Promise<boolean>;
   /** A value that changes whenever one of `tables` may have changed (see change-tracker.ts). */
   stamp(tables: readonly string[]): string;
+  /** stamp() of a named read model's tables (read-models.ts): what caches above the store key by. */
+  readStamp(model: ReadModel): string;
   /** PostgreSQL's connection pool (connections in use, idle, and requests waiting for one); null on SQLite. */
   pool(): { inUse: number; idle: number; waiting: number } | null;
   /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
@@ -115,6 +118,7 @@ function storeFrom(conn: Connection): Store {
     ping: () => ping(conn.db),
     close: () => conn.close(),
     stamp: (tables) => conn.changes.stamp(tables),
+    readStamp: (model) => conn.changes.stamp(READ_MODELS[model]),
     pool: () => null,
     singletonLocks: () => localLocks(),
     backgroundCheckpoints: (opts) =>
@@ -168,6 +172,7 @@ function storeFromPg(conn: PgConnection): Store {
       await conn.close();
     },
     stamp: (tables) => `${snapshot}|${conn.changes.stamp(tables)}`,
+    readStamp: (model) => `${snapshot}|${conn.changes.stamp(READ_MODELS[model])}`,
     pool: () => ({
       inUse: conn.pool.totalCount - conn.pool.idleCount,
       idle: conn.pool.idleCount,
@@ -191,3 +196,4 @@ export async function openPgStore(url: string, opts?: PgOptions): Promise<Store>
 }
 
 export type { DB } from './schema.js';
+export type { ReadModel } from './read-models.js';

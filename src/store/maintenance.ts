@@ -223,3 +223,9 @@ export function enableIncrementalVacuum(file: string): boolean {
     db.close();
   }
 }
+
+/** Opens the SQLite file (made when missing) with its pending migrations applied, and closes it (`dommon migrate`). */
+export async function migrateFile(file: string): Promise<void> {
+  const conn = await openConnection(file);
+  await conn.close();
+}

@@ -7,6 +7,7 @@ import { MIGRATIONS } from './migrations/index.js';
 import { migrateDb } from './db.js';
 import { ChangeTracker } from './change-tracker.js';
 import { redactUrl } from '../config/index.js';
+import { mappingStoreErrors } from './unique.js';
 
 export interface PgOptions {
   poolSize?: number;
@@ -60,7 +61,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     client.on('error', () => undefined);
   });
   const changes = new ChangeTracker();
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: [changes] });
+  const db = new Kysely<DB>({ dialect: mappingStoreErrors(new PostgresDialect({ pool })), plugins: [changes] });
   const conn: PgConnection = {
     engine: 'postgres',
     db,
@@ -99,4 +100,19 @@ export async function pgMigrationInfo(db: Kysely<DB>, known: readonly string[] =
     pending: known.filter((n) => !names.has(n)),
     unknown: applied.map((a) => a.name).filter((n) => !known.includes(n)),
   };
+}
+
+/** Runs `select 1`: throws when the server does not answer (`dommon doctor`). */
+export async function pgPing(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
+}
+
+/** The server's version: `num` as server_version_num (130000 for 13.0) and the name it gives itself. */
+export async function pgServerVersion(db: Kysely<DB>): Promise<{ num: number; version: string }> {
+  const r = await sql<{
+    num: string;
+    version: string;
+  }>`select current_setting('server_version_num') as num, current_setting('server_version') as version`.execute(db);
+  const row = r.rows[0]!;
+  return { num: Number(row.num), version: row.version };
 }

@@ -6,7 +6,7 @@ import { readCache } from '../../src/api/middleware/read-cache.js';
 function harness() {
   let version = 1;
   const reads: string[] = [];
-  const mw = readCache(() => `v${version}`, ['domains']);
+  const mw = readCache(() => `v${version}`, 'domains');
   const get = async (url: string, team = 'team-a', during?: () => void) => {
     const [path, query = ''] = url.split('?');
     const ctx: any = {

@@ -17,13 +17,13 @@ t.test('exposure API rules', async (t) => {
     t.equal(unverified.status, 403);
     t.equal(unverified.body.code, 'DOMAIN_NOT_VERIFIED');
     t.match(unverified.body, { error: String, timestamp: String, path: `/api/v1/domains/${id}/exposure/scans` });
-    await w.app.store.domains.update(team_id, id, { is_verified: 1 });
+    await w.app.store.domains.update(team_id, id, { is_verified: true });
     const disabled = await api.post(`/api/v1/domains/${id}/exposure/scans`);
     t.equal(disabled.status, 403);
     t.equal(disabled.body.code, 'EXPOSURE_NOT_ENABLED');
     t.equal((await api.get(`/api/v1/domains/${id}/exposure/scans`)).body.pagination.total, 0, 'no scan was recorded');
     t.equal(await w.app.services.exposure.cycle(60), 0, 'the worker skips a domain that is not enabled');
-    await w.app.store.domains.update(team_id, id, { exposure_monitoring_enabled: 1 });
+    await w.app.store.domains.update(team_id, id, { exposure_monitoring_enabled: true });
   });
 
   t.test('scans: one at a time, team scoped', async (t) => {

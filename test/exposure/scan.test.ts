@@ -52,7 +52,7 @@ t.test('exposure scan of acme.test', async (t) => {
   const added = await api.post(`/api/v1/domains/${id}/exposure/subdomains`, { name: 'legacy' });
   t.equal(added.status, 201);
   t.equal(added.body.name, `legacy.${ZONE}`);
-  await w.app.store.domains.update(team_id, id, { is_verified: 1, exposure_monitoring_enabled: 1 });
+  await w.app.store.domains.update(team_id, id, { is_verified: true, exposure_monitoring_enabled: true });
 
   const started = await api.post(`/api/v1/domains/${id}/exposure/scans`);
   t.equal(started.status, 202);

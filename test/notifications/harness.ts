@@ -5,7 +5,7 @@ import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
-import type { NewEvent } from '../../src/store/repos/events.js';
+import type { NewEvent } from '../../src/domain/types.js';
 import { OFFLINE_ENV, client, tempDir } from '../support/app.js';
 import { createPgDatabase, onPostgres } from '../support/pg.js';
 

@@ -83,7 +83,7 @@ t.test('stale rows say so; rows silent for a day are removed at the next heartbe
     work_claimed: 7,
     checks_total: 100,
     checks_per_minute: 12.5,
-    singletons: 'retention,digests',
+    singletons: ['retention', 'digests'],
   });
   await s.app.store.nodes.heartbeat(row('gone-a-minute', STALE_AFTER_MS + 30_000));
   await s.app.store.nodes.heartbeat(row('gone-for-days', PRUNE_AFTER_MS + 60_000));

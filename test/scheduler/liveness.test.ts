@@ -190,7 +190,7 @@ t.test('a large set: every config runs within one interval of start (none lost b
         subdomain: null,
         path: null,
         port: 9,
-        is_enabled: 1,
+        is_enabled: true,
         timeout_seconds: 5,
         notes: null,
         created_at: now,

@@ -7,10 +7,9 @@ import t from 'tap';
 import { openPgStore, openStore, type Store } from '../../src/store/index.js';
 import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/app.js';
+import { Conflict, Duplicate } from '../../src/domain/errors.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
-/** The engines word a constraint failure differently (SQLite: UNIQUE constraint failed; PostgreSQL: duplicate key ... unique constraint). */
-const UNIQUE = /UNIQUE|unique constraint/;
 const FOREIGN_KEY = /FOREIGN KEY|foreign key constraint/;
 
 function domainRow(teamId: string, id: string, domain: string, extra: Record<string, unknown> = {}) {
@@ -20,19 +19,34 @@ function domainRow(teamId: string, id: string, domain: string, extra: Record<str
     domain,
     portfolio_id: null,
     notes: null,
-    is_verified: 0,
+    is_verified: false,
     verified_at: null,
     verification_token: `dommon-verify-${id}`,
     health_score: null,
     health_grade: null,
     overall_status: null,
-    exposure_monitoring_enabled: 0,
+    exposure_monitoring_enabled: false,
     expiry_override: null,
-    dkim_selectors: '[]',
+    dkim_selectors: [],
     created_at: NOW,
     updated_at: NOW,
     ...extra,
   };
+}
+
+/**
+ * A write hitting a unique key fails with the domain's Duplicate (a Conflict, code ALREADY_EXISTS) on
+ * either engine, naming the table, never with the engine's own error.
+ */
+async function duplicate(t: any, write: Promise<unknown>, table: string, what: string) {
+  const err = await write.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof Duplicate, `${what}: Duplicate`);
+  t.ok(err instanceof Conflict, `${what}: a Conflict`);
+  t.match(err, { meaning: 'conflict', code: 'ALREADY_EXISTS', table }, what);
+  t.notMatch(String((err as Error)?.message), /UNIQUE|unique constraint|duplicate key/, `${what}: no engine words`);
 }
 
 async function contract(t: any, store: Store) {
@@ -40,7 +54,7 @@ async function contract(t: any, store: Store) {
   const a = await store.teams.create('alpha', NOW);
   const b = await store.teams.create('beta', NOW);
   t.equal((await store.teams.byName('alpha'))?.id, a.id);
-  await t.rejects(store.teams.create('alpha', NOW), UNIQUE, 'team names are unique');
+  await duplicate(t, store.teams.create('alpha', NOW), 'teams', 'team names are unique');
 
   // team scoping
   const stamp0 = store.stamp(['domains']);
@@ -58,7 +72,26 @@ async function contract(t: any, store: Store) {
   await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");
-  await t.rejects(store.domains.insert(domainRow(a.id, 'a2', 'example.com')), UNIQUE, 'unique within a team');
+  await duplicate(t, store.domains.insert(domainRow(a.id, 'a2', 'example.com')), 'domains', 'unique within a team');
+  // the same inside a transaction (rolled back as a whole, the store usable after it) and on an update
+  await duplicate(
+    t,
+    store.transaction(async (tx) => {
+      await tx.domains.insert(domainRow(a.id, 'a2', 'other-name.com'));
+      await tx.domains.insert(domainRow(a.id, 'a5', 'example.com'));
+    }),
+    'domains',
+    'in a transaction',
+  );
+  t.equal(await store.domains.get(a.id, 'a2'), undefined, 'the transaction with the duplicate rolled back');
+  await store.domains.insert(domainRow(a.id, 'a2', 'renamed.com'));
+  await duplicate(
+    t,
+    store.domains.update(a.id, 'a2', { domain: 'example.com' }),
+    'domains',
+    'an update onto a taken key',
+  );
+  await store.domains.remove(a.id, 'a2');
 
   // transactions commit or roll back as a whole
   await t.rejects(
@@ -86,7 +119,7 @@ async function contract(t: any, store: Store) {
     subdomain: null,
     path: null,
     port: null,
-    is_enabled: 1,
+    is_enabled: true,
     timeout_seconds: 10,
     notes: null,
     created_at: NOW,
@@ -111,6 +144,133 @@ async function contract(t: any, store: Store) {
     pages.push(...(await store.domains.list(a.id, {}, { limit: 5, offset: off })).items.map((d) => d.id));
   t.equal(pages.length, 15);
   t.equal(new Set(pages).size, 15, 'pages do not repeat or skip rows with equal created_at');
+
+  await encoding(t, store, a.id);
+}
+
+/**
+ * The store owns ids and encoding: what goes in as the domain's types (booleans, lists, objects)
+ * comes back the same on either engine, and a new row's id is the store's (UUIDv7).
+ */
+async function encoding(t: any, store: Store, teamId: string) {
+  const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+  const d = await store.domains.insert({
+    team_id: teamId,
+    domain: 'encoded.com',
+    portfolio_id: null,
+    notes: null,
+    is_verified: true,
+    verified_at: NOW,
+    verification_token: 'dommon-verify-encoded',
+    health_score: null,
+    health_grade: null,
+    overall_status: null,
+    exposure_monitoring_enabled: false,
+    expiry_override: null,
+    dkim_selectors: ['s1', 'google'],
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(d.id, UUID7, 'a domain id made by the store');
+  t.match(await store.domains.get(teamId, d.id), {
+    is_verified: true,
+    exposure_monitoring_enabled: false,
+    dkim_selectors: ['s1', 'google'],
+  });
+  await store.domains.update(teamId, d.id, {
+    exposure_monitoring_enabled: true,
+    is_verified: false,
+    dkim_selectors: [],
+  });
+  t.match(await store.domains.get(teamId, d.id), {
+    is_verified: false,
+    exposure_monitoring_enabled: true,
+    dkim_selectors: [],
+  });
+
+  const endpointId = await store.endpoints.insert({
+    team_id: teamId,
+    domain_id: d.id,
+    name: 'api',
+    endpoint_type: 'https',
+    subdomain: 'api',
+    path: null,
+    port: null,
+    is_enabled: false,
+    timeout_seconds: 10,
+    notes: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(endpointId, UUID7, 'an endpoint id made by the store');
+  t.equal((await store.endpoints.get(teamId, endpointId))?.is_enabled, false);
+  await store.endpoints.update(teamId, endpointId, { is_enabled: true });
+  t.equal((await store.endpoints.get(teamId, endpointId))?.is_enabled, true);
+
+  const portfolioId = await store.portfolios.insert({
+    team_id: teamId,
+    name: 'Encoded',
+    description: null,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  const pageId = await store.statusPages.insert({
+    team_id: teamId,
+    portfolio_id: portfolioId,
+    slug: 'encoded',
+    title: 'Encoded',
+    description: null,
+    show_certificates: false,
+    enabled: true,
+    created_at: NOW,
+    updated_at: NOW,
+  });
+  t.match(await store.statusPages.get(teamId, pageId), { show_certificates: false, enabled: true });
+  await store.statusPages.update(teamId, pageId, { show_certificates: true, enabled: false });
+  t.match(await store.statusPages.get(teamId, pageId), { show_certificates: true, enabled: false });
+
+  const deliveryId = await store.notifications.addDelivery({
+    team_id: teamId,
+    event_id: null,
+    setting_id: null,
+    channel: 'webhook',
+    recipient: 'https://example.com/hook',
+    is_test: true,
+    request: { subject: 'Über', user_id: 'u1' },
+    status: 'queued',
+    next_attempt_at: NOW,
+    metadata: { ticket: 42, tags: ['a'] },
+    created_at: NOW,
+  });
+  t.match(deliveryId, UUID7, 'a delivery id made by the store');
+  t.match(await store.notifications.delivery(deliveryId!), {
+    is_test: true,
+    request: { subject: 'Über', user_id: 'u1' },
+    metadata: { ticket: 42, tags: ['a'] },
+  });
+
+  const node = {
+    name: 'node-a',
+    role: 'all',
+    region: 'default',
+    version: '0.0.0',
+    host: 'h',
+    pid: 1,
+    started_at: NOW,
+    last_heartbeat: NOW,
+    work_claimed: 0,
+    checks_total: 0,
+    checks_per_minute: 0,
+  };
+  await store.nodes.heartbeat({ ...node, singletons: ['retention', 'digests'] });
+  t.same((await store.nodes.get('node-a'))?.singletons, ['retention', 'digests']);
+  await store.nodes.heartbeat({ ...node, singletons: [] });
+  t.same((await store.nodes.get('node-a'))?.singletons, []);
+
+  // leaves the team's domain count as the callers check it
+  await store.statusPages.remove(teamId, pageId);
+  await store.domains.remove(teamId, d.id);
+  await store.portfolios.remove(teamId, portfolioId);
 }
 
 t.test(':memory:', async (t) => {

@@ -10,6 +10,7 @@ import t from 'tap';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/index.js';
 import { tempDir } from '../support/app.js';
+import { Duplicate } from '../../src/domain/errors.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -37,15 +38,15 @@ function row(teamId: string, name: string) {
     domain: name,
     portfolio_id: null,
     notes: null,
-    is_verified: 0,
+    is_verified: false,
     verified_at: null,
     verification_token: `dommon-verify-${name}`,
     health_score: null,
     health_grade: null,
     overall_status: null,
-    exposure_monitoring_enabled: 0,
+    exposure_monitoring_enabled: false,
     expiry_override: null,
-    dkim_selectors: '[]',
+    dkim_selectors: [],
     created_at: NOW,
     updated_at: NOW,
   };
@@ -93,7 +94,7 @@ t.test('a failing unit takes back only its own writes and rejects only its own c
     ['fulfilled', 'rejected', 'rejected', 'fulfilled'],
   );
   t.match((results[1] as PromiseRejectedResult).reason.message, 'business rule says no');
-  t.match((results[2] as PromiseRejectedResult).reason.message, /UNIQUE/);
+  t.ok((results[2] as PromiseRejectedResult).reason instanceof Duplicate, 'the unique key: a Duplicate');
   t.ok(seen('keep-1.com') && seen('keep-2.com'), 'the others committed');
   t.notOk(seen('undone.com'), "the failed unit's insert was rolled back");
   t.same(stored(), ['keep-1.com', 'keep-2.com']);
@@ -115,7 +116,7 @@ t.test('the first unit of a group fails: the units queued behind it start over a
     results.map((r) => r.status),
     ['rejected', 'fulfilled', 'fulfilled'],
   );
-  t.match((results[0] as PromiseRejectedResult).reason.message, /UNIQUE/);
+  t.ok((results[0] as PromiseRejectedResult).reason instanceof Duplicate, 'the unique key: a Duplicate');
   t.equal((results[2] as PromiseFulfilledResult<number>).value, 3, 'the re-run unit saw next-1.com in its new group');
   t.ok(seen('next-1.com') && seen('next-2.com'));
   t.same(stored(), ['next-1.com', 'next-2.com', 'taken.com']);

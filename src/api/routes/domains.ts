@@ -10,7 +10,7 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
   const { services: s, validator: v } = deps;
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/domains', '/api-domains']) {
-    router.get(base, ...secure, readCache(deps.stamp, ['domains', 'domain_registrations']), async (ctx) => {
+    router.get(base, ...secure, readCache(deps.stamp, 'domains'), async (ctx) => {
       const q = v.query<{ limit?: number; offset?: number; domain?: string; portfolio_id?: string }>(
         'domain-list',
         ctx.query,

@@ -11,7 +11,7 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   const { services: s, validator: v } = deps;
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/endpoints', '/api-endpoints']) {
-    router.get(base, ...secure, readCache(deps.stamp, ['endpoints', 'domains']), async (ctx) => {
+    router.get(base, ...secure, readCache(deps.stamp, 'endpoints'), async (ctx) => {
       const q = v.query<{
         limit?: number;
         offset?: number;

@@ -2,7 +2,7 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
 import { listBody } from '../shape.js';
-import type { EventFilter } from '../../store/repos/events.js';
+import type { EventFilter } from '../../domain/types.js';
 import { page, team } from './common.js';
 
 export function eventRoutes(router: ApiRouter, { services: s, validator: v }: ApiDeps, secure: Koa.Middleware[]): void {

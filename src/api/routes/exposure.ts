@@ -25,7 +25,7 @@ type FindingQuery = {
 export function exposureRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
   const x = s.exposure;
-  const findingsCache = readCache(deps.stamp, ['exposure_findings', 'domains']);
+  const findingsCache = readCache(deps.stamp, 'findings');
 
   router.post('/api/v1/domains/:domainId/exposure/scans', ...secure, async (ctx) => {
     const scan = await x.start(team(ctx), pathId(ctx, 'domainId', 'Domain'));

@@ -10,7 +10,7 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   const { services: s, validator: v } = deps;
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/liveness', '/api-liveness']) {
-    router.get(base, ...secure, readCache(deps.stamp, ['liveness_configs', 'endpoints', 'domains']), async (ctx) => {
+    router.get(base, ...secure, readCache(deps.stamp, 'liveness'), async (ctx) => {
       const q = v.query<{
         limit?: number;
         offset?: number;

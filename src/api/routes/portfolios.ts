@@ -9,7 +9,7 @@ import { created, page, pathId, team } from './common.js';
 export function portfolioRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
   const base = '/api/v1/portfolios';
-  router.get(base, ...secure, readCache(deps.stamp, ['portfolios', 'domains']), async (ctx) => {
+  router.get(base, ...secure, readCache(deps.stamp, 'portfolios'), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; name?: string }>('portfolio-list', ctx.query);
     ctx.body = listBody('portfolios', await s.portfolios.list(team(ctx), { name: q.name }, page(q)), portfolioJson);
   });

@@ -8,7 +8,7 @@ import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
 import { deleteBody, listBody } from '../shape.js';
 import { created, page, pathId, team } from './common.js';
-import type { StatusPage } from '../../store/repos/status-pages.js';
+import type { StatusPage } from '../../domain/status-page.js';
 import type { PublicStatusPage, StatusPageInput } from '../../services/status-pages.js';
 import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
 import { STATUS_PAGE_CSS } from '../../web/status-page-css.js';

@@ -1,36 +1,18 @@
 // `dommon backup`, `restore`, `doctor`, `migrate`: keeping one installation healthy.
 import type { Command } from 'commander';
-import { acquireLock, LockedError, lockHolder } from '../../store/lock.js';
 import {
-  backupDatabase,
-  enableIncrementalVacuum,
-  inspectDatabase,
-  MaintenanceError,
-  restoreDatabase,
-  type DatabaseInfo,
-} from '../../store/maintenance.js';
-import { MIGRATIONS } from '../../store/migrations/index.js';
-import { openConnection } from '../../store/db.js';
+  backupSqlite,
+  migratePostgres as migratePg,
+  migrateSqlite,
+  OpsError,
+  restoreSqlite,
+  type MigrationState,
+} from '../../services/maintenance.js';
 import { runDoctor } from '../../services/doctor.js';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
 import { postgresNotYet } from '../../config/index.js';
 import type { CliContext } from '../context.js';
-
-/** A failure with the contract's exit code carried as an HTTP-like status (409 -> 4, 404 -> 3, 400 -> 2). */
-class OpsError extends Error {
-  constructor(
-    message: string,
-    readonly status: number,
-  ) {
-    super(message);
-  }
-}
-
-const fromMaintenance = (err: unknown): never => {
-  if (err instanceof MaintenanceError) throw new OpsError(err.message, err.status);
-  throw err;
-};
 
 export function opsCommands(program: Command): void {
   program
@@ -40,14 +22,7 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, file: string, o: { force?: boolean }) => {
         if (ctx.config.database) return backupPostgres(ctx, file, Boolean(o.force));
-        const info = await backupDatabase(ctx.config.dbPath, file, { overwrite: o.force }).catch(fromMaintenance);
-        const out = {
-          file: info.file,
-          bytes: info.bytes,
-          integrity: info.integrity.join(),
-          schema: info.applied.at(-1)?.name ?? null,
-          counts: info.counts,
-        };
+        const out = await backupSqlite(ctx.config, file, o.force);
         ctx.print.out(
           out,
           () =>
@@ -64,37 +39,12 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, file: string) => {
         if (ctx.config.database) throw new UsageError(postgresNotYet('restore'));
-        const dir = ctx.config.dataDir;
-        const holder = lockHolder(dir);
-        if (holder)
-          throw new OpsError(`a dommon daemon (pid ${holder}) is serving ${dir}: stop it before restoring`, 409);
-        let release: () => void;
-        try {
-          // Held for the whole replacement, so a daemon cannot start on a half-restored directory.
-          release = acquireLock(dir);
-        } catch (err) {
-          if (err instanceof LockedError)
-            throw new OpsError(`a dommon daemon (pid ${err.pid}) is serving ${dir}: stop it before restoring`, 409);
-          throw err;
-        }
-        try {
-          const r = await restoreDatabase(file, ctx.config.dbPath).catch(fromMaintenance);
-          const out = {
-            file,
-            database: ctx.config.dbPath,
-            previous: r.previous,
-            migrated: r.migrated,
-            schema: r.restored.applied.at(-1)?.name ?? null,
-            counts: r.restored.counts,
-          };
-          ctx.print.out(
-            out,
-            () =>
-              `restored ${file} into ${out.database}${r.previous ? ` (previous database kept as ${r.previous})` : ''}; schema ${out.schema}`,
-          );
-        } finally {
-          release();
-        }
+        const out = await restoreSqlite(ctx.config, file);
+        ctx.print.out(
+          out,
+          () =>
+            `restored ${file} into ${out.database}${out.previous ? ` (previous database kept as ${out.previous})` : ''}; schema ${out.schema}`,
+        );
       }),
     );
 
@@ -131,23 +81,8 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, o: { status?: boolean }) => {
         if (ctx.config.database) return migratePostgres(ctx, Boolean(o.status));
-        const file = ctx.config.dbPath;
-        let vacuumEnabled = false;
-        if (!o.status) {
-          const conn = await openConnection(file);
-          await conn.close();
-          // Files made before incremental auto-vacuum was on cannot shrink; converting needs a full VACUUM.
-          if (!lockHolder(ctx.config.dataDir)) vacuumEnabled = enableIncrementalVacuum(file);
-        }
-        let info: Pick<DatabaseInfo, 'applied' | 'pending' | 'unknown'>;
-        try {
-          info = inspectDatabase(file, { quick: true });
-        } catch (err) {
-          if (err instanceof MaintenanceError && err.status === 404) {
-            info = { applied: [], pending: Object.keys(MIGRATIONS).sort(), unknown: [] };
-          } else throw err;
-        }
-        printMigrations(ctx, file, info, { vacuum_enabled: vacuumEnabled });
+        const { info, vacuumEnabled } = await migrateSqlite(ctx.config, Boolean(o.status));
+        printMigrations(ctx, ctx.config.dbPath, info, { vacuum_enabled: vacuumEnabled });
       }),
     );
 }
@@ -156,7 +91,7 @@ export function opsCommands(program: Command): void {
 function printMigrations(
   ctx: CliContext,
   database: string,
-  info: Pick<DatabaseInfo, 'applied' | 'pending' | 'unknown'>,
+  info: MigrationState,
   extra: Record<string, unknown>,
 ): void {
   const rows = [
@@ -186,24 +121,8 @@ function printMigrations(
 
 /** `dommon migrate` on PostgreSQL (DOMMON_DATABASE_URL): the same sequence and output as on SQLite. */
 async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<void> {
-  const db = ctx.config.database!;
-  const { openPgConnection, pgMigrationInfo } = await import('../../store/pg.js');
-  let conn;
-  try {
-    conn = await openPgConnection(db.url, {
-      poolSize: 1,
-      statementTimeoutMs: db.statementTimeoutMs,
-      migrate: !statusOnly,
-    });
-  } catch (err) {
-    throw new OpsError(`${db.redacted}: ${(err as Error).message}`, 503);
-  }
-  try {
-    const info = await pgMigrationInfo(conn.db);
-    printMigrations(ctx, db.redacted, info, { engine: 'postgres', vacuum_enabled: false });
-  } finally {
-    await conn.close();
-  }
+  const info = await migratePg(ctx.config, statusOnly);
+  printMigrations(ctx, ctx.config.database!.redacted, info, { engine: 'postgres', vacuum_enabled: false });
 }
 
 /**

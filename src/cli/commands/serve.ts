@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { acquireLock } from '../../store/lock.js';
 import { metricsExposed } from '../../api/routes/metrics.js';
-import { writableDirProblem } from '../../store/maintenance.js';
+import { claimDataDir } from '../../services/maintenance.js';
 import type { GlobalOpts } from '../context.js';
 import { tuneHeap } from '../heap.js';
 
@@ -34,10 +33,8 @@ export function serveCommand(program: Command): void {
     .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir, databaseUrl: g.databaseUrl });
-      const problem = writableDirProblem(config.dataDir);
-      if (problem) throw new Error(`data directory ${config.dataDir} is not writable (${problem})`);
-      // One daemon per data directory; `dommon restore` checks this lock too.
-      const release = acquireLock(config.dataDir);
+      // A writable data directory, served by one daemon at a time (`dommon restore` checks the same lock).
+      const release = claimDataDir(config);
       tuneHeap();
       const { createApp } = await import('../../app.js');
       let app: Awaited<ReturnType<typeof createApp>>;

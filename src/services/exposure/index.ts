@@ -1,7 +1,7 @@
 // Exposure scanning use cases: start a scan (background), run it (inventory, then each registered
 // check within a time budget), reconcile findings (new, re-opened, resolved) and write `exposure`
 // events in the same transaction; plus scan/finding queries and user-added names.
-import { Conflict, Forbidden, Invalid, NotFound } from '../../domain/errors.js';
+import { Conflict, Duplicate, Forbidden, Invalid, NotFound } from '../../domain/errors.js';
 import { isoNow, type Clock } from '../../domain/clock.js';
 import type { Domain, Page, PageOf } from '../../domain/types.js';
 import {
@@ -13,14 +13,13 @@ import {
   type ExposureFinding,
   type ExposureScan,
   type ExposureSubdomain,
+  type FindingFilter,
+  type KnownFinding,
   type ScanTrigger,
 } from '../../domain/exposure.js';
 import { hostOf } from '../../domain/endpoint.js';
 import { normalizeDomainName } from '../../domain/domain-name.js';
 import type { Store } from '../../store/index.js';
-import type { FindingFilter, FindingRow } from '../../store/repos/exposure.js';
-import { newId } from '../../store/repos/util.js';
-import { isUniqueViolation } from '../deps.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
@@ -63,14 +62,6 @@ function eligibility(d: Domain): void {
     );
 }
 
-function rowDetails(f: DetectedFinding): string {
-  return JSON.stringify({
-    provider: f.details.provider,
-    evidence: f.details.evidence,
-    remediation: f.details.remediation,
-  });
-}
-
 export function createExposureService(deps: ExposureDeps) {
   const { store, clock, dns, net } = deps;
   const options: ExposureOptions = { ...DEFAULT_EXPOSURE_OPTIONS, ...deps.options };
@@ -86,9 +77,7 @@ export function createExposureService(deps: ExposureDeps) {
   }
 
   async function createScan(d: Domain, trigger: ScanTrigger): Promise<ExposureScan> {
-    const id = newId();
-    await store.exposure.insertScan({
-      id,
+    const id = await store.exposure.insertScan({
       team_id: d.team_id,
       domain_id: d.id,
       status: 'running',
@@ -97,9 +86,9 @@ export function createExposureService(deps: ExposureDeps) {
       finished_at: null,
       findings_count: 0,
       error: null,
-      hosts: '[]',
-      wildcard: 0,
-      checks: '{}',
+      hosts: [],
+      wildcard: false,
+      checks: {},
     });
     return (await store.exposure.getScan(d.team_id, id))!;
   }
@@ -114,7 +103,7 @@ export function createExposureService(deps: ExposureDeps) {
   ): Promise<void> {
     const now = isoNow(clock);
     await store.transaction(async (tx) => {
-      const existing = new Map<string, FindingRow>(
+      const existing = new Map<string, KnownFinding>(
         (await tx.exposure.findingRows(d.id)).map((r) => [r.fingerprint, r]),
       );
       const seen = new Set<string>();
@@ -128,17 +117,15 @@ export function createExposureService(deps: ExposureDeps) {
           severity: f.severity,
           title: f.title,
           target: f.host,
-          details: rowDetails(f),
+          details: f.details,
           remediation: f.details.remediation,
           last_seen: now,
         };
         let id: string;
         let change: 'new' | 'reopened' | null = null;
         if (!prev) {
-          id = newId();
           change = 'new';
-          await tx.exposure.insertFinding({
-            id,
+          id = await tx.exposure.insertFinding({
             team_id: d.team_id,
             domain_id: d.id,
             fingerprint: fp,
@@ -226,8 +213,8 @@ export function createExposureService(deps: ExposureDeps) {
         maxHosts: options.maxHosts,
       });
       await store.exposure.updateScan(scanId, {
-        hosts: JSON.stringify(inventory.hosts.map((h) => h.name)),
-        wildcard: inventory.wildcard.detected ? 1 : 0,
+        hosts: inventory.hosts.map((h) => h.name),
+        wildcard: inventory.wildcard.detected,
       });
       const tcpSeen = new Map<string, Promise<PortState>>();
       const ctx: CheckContext = {
@@ -272,7 +259,7 @@ export function createExposureService(deps: ExposureDeps) {
           outcomes[category] = `error: ${(err as Error).message}`;
         }
       }
-      await store.exposure.updateScan(scanId, { checks: JSON.stringify(outcomes) });
+      await store.exposure.updateScan(scanId, { checks: outcomes });
       await reconcile(d, scanId, found, completed, new Set(inventory.uncertain));
     } catch (err) {
       deps.onError?.(err, scanId);
@@ -387,15 +374,18 @@ export function createExposureService(deps: ExposureDeps) {
       const check = normalizeDomainName(full);
       if (!check.ok || check.name !== full || full.includes('*'))
         throw new Invalid(`name: "${raw}" is not a host name under ${d.domain}`);
-      const row = { id: newId(), team_id: teamId, domain_id: d.id, name: full, created_at: isoNow(clock) };
       try {
-        await store.exposure.addSubdomain(row);
+        return await store.exposure.addSubdomain({
+          team_id: teamId,
+          domain_id: d.id,
+          name: full,
+          created_at: isoNow(clock),
+        });
       } catch (err) {
-        if (isUniqueViolation(err))
+        if (err instanceof Duplicate)
           throw new Conflict(`${full} is already in the inventory of ${d.domain}`, 'DUPLICATE_SUBDOMAIN');
         throw err;
       }
-      return { id: row.id, domain_id: row.domain_id, name: row.name, created_at: row.created_at };
     },
     async removeSubdomain(teamId: string, domainId: string, id: string): Promise<void> {
       await domainOf(teamId, domainId);

@@ -1,30 +1,9 @@
 // TLS inspection state per endpoint, every certificate seen on it, and the `tls` rows of check_schedule.
 import type { ExpressionBuilder, Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import type { CertificateInfo, ChainCertificate, SslStatus } from '../../domain/certificate.js';
+import type { CertificateInfo, CertificateState, ChainCertificate, SslStatus } from '../../domain/certificate.js';
 import { certificateTypes, TLS_PORTS } from '../../domain/endpoint.js';
 import { fromBool, newId, parseJson, toBool } from './util.js';
-
-export interface CertificateState {
-  endpoint_id: string;
-  ssl_status: SslStatus;
-  subject: string | null;
-  issuer: string | null;
-  sans: string[];
-  not_before: string | null;
-  not_after: string | null;
-  serial: string | null;
-  fingerprint256: string | null;
-  protocol: string | null;
-  trusted: boolean | null;
-  hostname_match: boolean | null;
-  error: string | null;
-  alerted_window: number | null;
-  checked_at: string | null;
-  next_check_at: string | null;
-  /** The chain the server sent, leaf first (empty: never inspected since migration 012, or no handshake yet). */
-  chain: ChainCertificate[];
-}
 
 interface HistoryEntry {
   fingerprint256: string;

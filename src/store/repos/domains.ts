@@ -1,13 +1,42 @@
 import { setImmediate } from 'node:timers/promises';
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, DomainsTable } from '../schema.js';
-import type { Domain, Page, PageOf } from '../../domain/types.js';
-import { containsLiteral, defined, parseJson, toBool, type ReusingCompiled } from './util.js';
+import type { Domain, DomainFilter, Page, PageOf } from '../../domain/types.js';
+import { containsLiteral, defined, fromBool, newId, parseJson, toBool, type ReusingCompiled } from './util.js';
 
-export interface DomainFilter {
-  domain?: string;
-  portfolio_id?: string;
-  ids?: string[];
+/** A domain's own columns, in the domain's types (booleans, the selector list): the store encodes them. */
+type DomainColumns = Pick<
+  Domain,
+  | 'team_id'
+  | 'domain'
+  | 'portfolio_id'
+  | 'notes'
+  | 'is_verified'
+  | 'verified_at'
+  | 'verification_token'
+  | 'health_score'
+  | 'health_grade'
+  | 'overall_status'
+  | 'exposure_monitoring_enabled'
+  | 'expiry_override'
+  | 'dkim_selectors'
+  | 'created_at'
+  | 'updated_at'
+>;
+/** A new domain; the store makes its id unless one is given (tests, copies). */
+type NewDomain = DomainColumns & { id?: string };
+/** The columns an update may change (undefined: unchanged). */
+type DomainPatch = Partial<Omit<DomainColumns, 'team_id' | 'created_at'>>;
+
+function encodePatch(p: DomainPatch): Partial<Selectable<DomainsTable>> {
+  const { is_verified, exposure_monitoring_enabled, dkim_selectors, ...rest } = p;
+  return defined({
+    ...rest,
+    is_verified: is_verified === undefined ? undefined : fromBool(is_verified),
+    exposure_monitoring_enabled:
+      exposure_monitoring_enabled === undefined ? undefined : fromBool(exposure_monitoring_enabled),
+    dkim_selectors: dkim_selectors === undefined ? undefined : JSON.stringify(dkim_selectors),
+  });
 }
 
 type Row = Selectable<DomainsTable> & {
@@ -133,7 +162,25 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       return Number(r.n);
     },
     /** Inserts and returns the new domain as `get` would read it (no registration lookup yet). */
-    async insert(row: Selectable<DomainsTable>): Promise<Domain> {
+    async insert(d: NewDomain): Promise<Domain> {
+      const row: Selectable<DomainsTable> = {
+        id: d.id ?? newId(),
+        team_id: d.team_id,
+        domain: d.domain,
+        portfolio_id: d.portfolio_id,
+        notes: d.notes,
+        is_verified: fromBool(d.is_verified),
+        verified_at: d.verified_at,
+        verification_token: d.verification_token,
+        health_score: d.health_score,
+        health_grade: d.health_grade,
+        overall_status: d.overall_status,
+        exposure_monitoring_enabled: fromBool(d.exposure_monitoring_enabled),
+        expiry_override: d.expiry_override,
+        dkim_selectors: JSON.stringify(d.dkim_selectors),
+        created_at: d.created_at,
+        updated_at: d.updated_at,
+      };
       // Every create inserts the same columns: the compiled insert is reused (see reusingCompiled).
       const columns = Object.keys(row) as (keyof typeof row)[];
       await reuse(
@@ -154,8 +201,13 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
         reg_source: null,
       });
     },
-    async update(teamId: string, id: string, patch: Partial<Selectable<DomainsTable>>): Promise<void> {
-      await db.updateTable('domains').set(defined(patch)).where('team_id', '=', teamId).where('id', '=', id).execute();
+    async update(teamId: string, id: string, patch: DomainPatch): Promise<void> {
+      await db
+        .updateTable('domains')
+        .set(encodePatch(patch))
+        .where('team_id', '=', teamId)
+        .where('id', '=', id)
+        .execute();
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('domains').where('team_id', '=', teamId).where('id', '=', id).execute();

@@ -1,36 +1,31 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, EndpointsTable } from '../schema.js';
 import type { Health } from '../../domain/endpoint.js';
-import type { Endpoint, EndpointType, Page, PageOf } from '../../domain/types.js';
-import { defined, toBool } from './util.js';
+import type {
+  CertificateSummary,
+  Endpoint,
+  EndpointFilter,
+  EndpointType,
+  Page,
+  PageOf,
+  StatusFilter,
+} from '../../domain/types.js';
+import { defined, fromBool, newId, toBool } from './util.js';
 
-export interface EndpointFilter {
-  domain_id?: string;
-  endpoint_type?: EndpointType;
-  is_enabled?: boolean;
-}
+/** An endpoint's own columns, in the domain's types: the store encodes them. */
+type EndpointColumns = Omit<Endpoint, 'id' | 'domain'>;
+/** A new endpoint; the store makes its id unless one is given (tests, copies). */
+type NewEndpoint = EndpointColumns & { id?: string };
+/** The columns an update may change (undefined: unchanged). */
+type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
 type Row = Selectable<EndpointsTable> & { domain: string };
-
-/** The latest TLS inspection as detail views show it. */
-export interface CertificateSummary {
-  ssl_status: string;
-  not_after: string | null;
-  issuer: string | null;
-  subject: string | null;
-  checked_at: string | null;
-}
 
 /** An endpoint with its status inputs: certificate summary and liveness configuration (when there is one). */
 interface StatusRow {
   endpoint: Endpoint;
   certificate: CertificateSummary | undefined;
   liveness: { id: string; seq: number; is_enabled: boolean } | undefined;
-}
-
-export interface StatusFilter {
-  domain_id?: string;
-  health?: Health;
 }
 
 /** ok/total*100 as uptimePercent (domain/liveness.ts) computes it before rounding: null without checks (x/0 and x/null are null in SQLite). */
@@ -222,13 +217,20 @@ export function endpointsRepo(db: Kysely<DB>) {
         .executeTakeFirstOrThrow();
       return Number(r.n);
     },
-    async insert(row: Selectable<EndpointsTable>): Promise<void> {
-      await db.insertInto('endpoints').values(row).execute();
+    /** Inserts the endpoint; returns its id. */
+    async insert(e: NewEndpoint): Promise<string> {
+      const id = e.id ?? newId();
+      await db
+        .insertInto('endpoints')
+        .values({ ...e, id, is_enabled: fromBool(e.is_enabled) })
+        .execute();
+      return id;
     },
-    async update(teamId: string, id: string, patch: Partial<Selectable<EndpointsTable>>): Promise<void> {
+    async update(teamId: string, id: string, patch: EndpointPatch): Promise<void> {
+      const { is_enabled, ...rest } = patch;
       await db
         .updateTable('endpoints')
-        .set(defined(patch))
+        .set(defined({ ...rest, is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled) }))
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

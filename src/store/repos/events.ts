@@ -1,43 +1,8 @@
 // The durable outbox: events are inserted in the same transaction as the state change that causes them.
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import type { Page, PageOf } from '../../domain/types.js';
+import type { EventFilter, EventRow, NewEvent, Page, PageOf } from '../../domain/types.js';
 import { newId, parseJson } from './util.js';
-
-export interface NewEvent {
-  team_id: string;
-  event_type: string;
-  severity: string;
-  category?: string | null;
-  domain_id?: string | null;
-  endpoint_id?: string | null;
-  message: string;
-  details?: Record<string, unknown>;
-  /** Same key, same team: recorded once (e.g. one alert per expiry window). */
-  dedupe_key?: string | null;
-}
-
-export interface EventFilter {
-  category?: string;
-  event_type?: string;
-  severity?: string;
-  domain_id?: string;
-  endpoint_id?: string;
-  /** ISO timestamp: events created at or after it. */
-  since?: string;
-}
-
-export interface EventRow {
-  id: string;
-  event_type: string;
-  category: string | null;
-  severity: string;
-  message: string;
-  domain_id: string | null;
-  endpoint_id: string | null;
-  created_at: string;
-  details: Record<string, unknown>;
-}
 
 export function eventsRepo(db: Kysely<DB>) {
   return {

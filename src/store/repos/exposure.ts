@@ -8,22 +8,37 @@ import type {
   ExposureScan,
   ExposureSubdomain,
   FindingDetails,
+  FindingFilter,
+  KnownFinding,
   FindingStatus,
   ScanStatus,
   ScanTrigger,
   Severity,
 } from '../../domain/exposure.js';
 import { SEVERITIES } from '../../domain/exposure.js';
-import { defined, parseJson } from './util.js';
+import { defined, fromBool, newId, parseJson } from './util.js';
 
-export interface FindingFilter {
-  domain_id?: string;
-  severity?: Severity;
-  category?: ExposureCategory;
-  status?: FindingStatus;
+type FindingRow = Selectable<ExposureFindingsTable>;
+
+/** A finding's columns as the service gives them: its details as the domain's, encoded by the store. */
+type FindingColumns = Omit<FindingRow, 'id' | 'details'> & { details: FindingDetails };
+
+/** A scan's own columns, in the domain's types (the host list, the wildcard flag, each check's outcome). */
+type ScanColumns = Omit<ExposureScan, 'id' | 'domain'>;
+
+function encodeDetails(d: FindingDetails): string {
+  return JSON.stringify({ provider: d.provider, evidence: d.evidence, remediation: d.remediation });
 }
 
-export type FindingRow = Selectable<ExposureFindingsTable>;
+function encodeScan(p: Partial<ScanColumns>): Partial<Selectable<ExposureScansTable>> {
+  const { hosts, wildcard, checks, ...rest } = p;
+  return defined({
+    ...rest,
+    hosts: hosts === undefined ? undefined : JSON.stringify(hosts),
+    wildcard: wildcard === undefined ? undefined : fromBool(wildcard),
+    checks: checks === undefined ? undefined : JSON.stringify(checks),
+  });
+}
 
 function toFinding(r: FindingRow): ExposureFinding {
   const d = parseJson<Partial<FindingDetails>>(r.details, {});
@@ -85,11 +100,30 @@ export function exposureRepo(db: Kysely<DB>) {
     return out;
   };
   return {
-    async insertScan(row: Selectable<ExposureScansTable>): Promise<void> {
-      await db.insertInto('exposure_scans').values(row).execute();
+    /** Inserts a scan; returns its id (the store's). */
+    async insertScan(scan: ScanColumns): Promise<string> {
+      const id = newId();
+      await db
+        .insertInto('exposure_scans')
+        .values({
+          id,
+          team_id: scan.team_id,
+          domain_id: scan.domain_id,
+          status: scan.status,
+          trigger: scan.trigger,
+          started_at: scan.started_at,
+          finished_at: scan.finished_at,
+          findings_count: scan.findings_count,
+          error: scan.error,
+          hosts: JSON.stringify(scan.hosts),
+          wildcard: fromBool(scan.wildcard),
+          checks: JSON.stringify(scan.checks),
+        })
+        .execute();
+      return id;
     },
-    async updateScan(id: string, patch: Partial<Selectable<ExposureScansTable>>): Promise<void> {
-      await db.updateTable('exposure_scans').set(defined(patch)).where('id', '=', id).execute();
+    async updateScan(id: string, patch: Partial<Omit<ScanColumns, 'team_id' | 'domain_id'>>): Promise<void> {
+      await db.updateTable('exposure_scans').set(encodeScan(patch)).where('id', '=', id).execute();
     },
     async getScan(teamId: string, id: string): Promise<ExposureScan | undefined> {
       const r = await scans().where('s.team_id', '=', teamId).where('s.id', '=', id).executeTakeFirst();
@@ -135,14 +169,29 @@ export function exposureRepo(db: Kysely<DB>) {
       return Number(r.numUpdatedRows);
     },
 
-    async findingRows(domainId: string): Promise<FindingRow[]> {
-      return db.selectFrom('exposure_findings').selectAll().where('domain_id', '=', domainId).execute();
+    async findingRows(domainId: string): Promise<KnownFinding[]> {
+      return db
+        .selectFrom('exposure_findings')
+        .select(['id', 'fingerprint', 'category', 'status', 'target', 'title'])
+        .where('domain_id', '=', domainId)
+        .execute();
     },
-    async insertFinding(row: FindingRow): Promise<void> {
-      await db.insertInto('exposure_findings').values(row).execute();
+    /** Inserts a finding; returns its id (the store's). */
+    async insertFinding(f: FindingColumns): Promise<string> {
+      const id = newId();
+      await db
+        .insertInto('exposure_findings')
+        .values({ ...f, id, details: encodeDetails(f.details) })
+        .execute();
+      return id;
     },
-    async updateFinding(id: string, patch: Partial<FindingRow>): Promise<void> {
-      await db.updateTable('exposure_findings').set(defined(patch)).where('id', '=', id).execute();
+    async updateFinding(id: string, patch: Partial<FindingColumns>): Promise<void> {
+      const { details, ...rest } = patch;
+      await db
+        .updateTable('exposure_findings')
+        .set(defined({ ...rest, details: details === undefined ? undefined : encodeDetails(details) }))
+        .where('id', '=', id)
+        .execute();
     },
     async getFinding(teamId: string, id: string): Promise<ExposureFinding | undefined> {
       const r = await db
@@ -177,8 +226,14 @@ export function exposureRepo(db: Kysely<DB>) {
         .orderBy('name')
         .execute();
     },
-    async addSubdomain(row: ExposureSubdomain & { team_id: string }): Promise<void> {
-      await db.insertInto('exposure_subdomains').values(row).execute();
+    /** Adds a name to a domain's inventory; returns it as stored (its id is the store's). */
+    async addSubdomain(row: Omit<ExposureSubdomain, 'id'> & { team_id: string }): Promise<ExposureSubdomain> {
+      const id = newId();
+      await db
+        .insertInto('exposure_subdomains')
+        .values({ ...row, id })
+        .execute();
+      return { id, domain_id: row.domain_id, name: row.name, created_at: row.created_at };
     },
     async removeSubdomain(teamId: string, domainId: string, id: string): Promise<boolean> {
       const r = await db

@@ -1,4 +1,5 @@
 // Probe results, hourly/daily aggregates and the current state of each liveness configuration.
+import type { Sums } from '../../domain/liveness.js';
 import type Database from 'better-sqlite3';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, LivenessStateTable } from '../schema.js';
@@ -12,12 +13,6 @@ interface ResultRow {
   ms: number;
   status: number | null;
   error: string | null;
-}
-
-export interface Sums {
-  total: number;
-  ok: number;
-  sum_ms: number;
 }
 
 type StateRow = Selectable<LivenessStateTable>;

@@ -121,7 +121,8 @@ export function livenessDueRepo(db: Kysely<DB>) {
         select c.id,
           coalesce((extract(epoch from s.last_check::timestamptz) * 1000)::bigint + c.interval_seconds * 1000,
                    ${now}::bigint + floor(random() * least(c.interval_seconds, 60) * 1000)::bigint),
-          case when s.last_check is null then 1 else 0 end
+          -- Spread by its due time already: its second run comes one interval after its first.
+          0
         from liveness_configs c left join liveness_state s on s.config_id = c.id
         where not exists (select 1 from liveness_due q where q.config_id = c.id)
         on conflict (config_id) do nothing`.execute(db);

@@ -1,14 +1,8 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, LivenessConfigsTable } from '../schema.js';
-import type { LivenessConfig, Page, PageOf } from '../../domain/types.js';
-import { defined, toBool } from './util.js';
+import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/types.js';
+import { defined, fromBool, newId, toBool } from './util.js';
 import { livenessDueRepo } from './liveness-due.js';
-
-export interface LivenessFilter {
-  endpoint_id?: string;
-  domain_id?: string;
-  is_enabled?: boolean;
-}
 
 function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
   return {
@@ -113,8 +107,9 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       if (scope.limit !== undefined) q = q.orderBy('l.id').limit(scope.limit);
       return (await q.execute()).map(toConfig);
     },
-    /** Inserts with the next integer `seq` (call inside a transaction). */
-    async insert(row: Omit<Selectable<LivenessConfigsTable>, 'seq'>): Promise<void> {
+    /** Inserts with a new id and the next integer `seq` (call inside a transaction); returns the id. */
+    async insert(config: Omit<LivenessConfig, 'id' | 'seq'>): Promise<string> {
+      const row = { ...config, id: newId(), is_enabled: fromBool(config.is_enabled) };
       const { n } = await db
         .selectFrom('liveness_configs')
         .select((e) => e.fn.max('seq').as('n'))
@@ -125,11 +120,17 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
         .execute();
       // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/claiming.ts).
       if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at));
+      return row.id;
     },
-    async update(teamId: string, id: string, patch: Partial<Selectable<LivenessConfigsTable>>): Promise<void> {
+    async update(
+      teamId: string,
+      id: string,
+      patch: Partial<Omit<LivenessConfig, 'id' | 'seq' | 'team_id' | 'endpoint_id' | 'created_at'>>,
+    ): Promise<void> {
+      const { is_enabled, ...rest } = patch;
       await db
         .updateTable('liveness_configs')
-        .set(defined(patch))
+        .set(defined({ ...rest, is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled) }))
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

@@ -2,13 +2,19 @@
 // rows whose heartbeat stopped long ago.
 import type { Kysely, Selectable } from 'kysely';
 import type { DB, NodesTable } from '../schema.js';
+import type { NodeRecord } from '../../domain/types.js';
 
-export type NodeRow = Selectable<NodesTable>;
+// The singletons a node runs are stored as one comma-separated column.
+const toNode = (r: Selectable<NodesTable>): NodeRecord => ({
+  ...r,
+  singletons: r.singletons ? r.singletons.split(',') : [],
+});
 
 export function nodesRepo(db: Kysely<DB>) {
   return {
     /** Writes this node's row (inserted on the first heartbeat, replaced after). */
-    async heartbeat(row: NodeRow): Promise<void> {
+    async heartbeat(node: NodeRecord): Promise<void> {
+      const row = { ...node, singletons: node.singletons.join(',') };
       const { name: _name, ...rest } = row;
       await db
         .insertInto('nodes')
@@ -16,11 +22,12 @@ export function nodesRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.column('name').doUpdateSet(rest))
         .execute();
     },
-    async get(name: string): Promise<NodeRow | undefined> {
-      return db.selectFrom('nodes').selectAll().where('name', '=', name).executeTakeFirst();
+    async get(name: string): Promise<NodeRecord | undefined> {
+      const r = await db.selectFrom('nodes').selectAll().where('name', '=', name).executeTakeFirst();
+      return r && toNode(r);
     },
-    async list(): Promise<NodeRow[]> {
-      return db.selectFrom('nodes').selectAll().orderBy('name').execute();
+    async list(): Promise<NodeRecord[]> {
+      return (await db.selectFrom('nodes').selectAll().orderBy('name').execute()).map(toNode);
     },
     /** Removes this node's row on a clean stop (not a row another process with the same name wrote since). */
     async remove(name: string, host: string, pid: number): Promise<void> {

@@ -1,38 +1,25 @@
 // Notification settings rows, deliveries (the outbox fan-out), their attempts and the delivery log.
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.js';
-import { newId, parseJson, toBool } from './util.js';
+import { fromBool, newId, parseJson, toBool } from './util.js';
 import { engineOf } from '../migrations/engine.js';
-
-export interface SettingRow {
-  id: string;
-  team_id: string;
-  user_id: string;
-  user_email: string;
-  notification_type: string;
-  delivery_class: 'instant' | 'digest';
-  is_enabled: boolean;
-  frequency_days: number | null;
-  notification_time: string | null;
-  config: Record<string, unknown>;
-  min_severity: string;
-  last_digest_at: string | null;
-  created_at: string;
-  updated_at: string;
-  /** The team's IANA time zone (digests are sent at local notification_time). */
-  team_timezone: string;
-}
+import type { Delivery, DeliveryRequest, NotificationSetting } from '../../domain/notification.js';
 
 const toSetting = (
   r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string },
-): SettingRow => ({
+): NotificationSetting => ({
   ...r,
-  delivery_class: r.delivery_class as SettingRow['delivery_class'],
+  delivery_class: r.delivery_class as NotificationSetting['delivery_class'],
   is_enabled: toBool(r.is_enabled),
   config: parseJson<Record<string, unknown>>(r.config, {}),
 });
 
-export type DeliveryRow = Selectable<DeliveriesTable>;
+const toDelivery = (r: Selectable<DeliveriesTable>): Delivery => ({
+  ...r,
+  is_test: toBool(r.is_test),
+  request: parseJson<DeliveryRequest>(r.request, {}),
+  metadata: parseJson<Record<string, unknown> | null>(r.metadata, null),
+});
 
 export function notificationsRepo(db: Kysely<DB>) {
   const settings = () =>
@@ -43,7 +30,7 @@ export function notificationsRepo(db: Kysely<DB>) {
       .selectAll('s')
       .select(['u.email as user_email', 't.timezone as team_timezone']);
   return {
-    async settingsForUser(userId: string): Promise<SettingRow[]> {
+    async settingsForUser(userId: string): Promise<NotificationSetting[]> {
       return (
         await settings()
           .where('s.user_id', '=', userId)
@@ -52,7 +39,7 @@ export function notificationsRepo(db: Kysely<DB>) {
           .execute()
       ).map(toSetting);
     },
-    async setting(userId: string, type: string, cls: string): Promise<SettingRow | undefined> {
+    async setting(userId: string, type: string, cls: string): Promise<NotificationSetting | undefined> {
       const r = await settings()
         .where('s.user_id', '=', userId)
         .where('s.notification_type', '=', type)
@@ -60,12 +47,12 @@ export function notificationsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
       return r && toSetting(r);
     },
-    async settingById(id: string): Promise<SettingRow | undefined> {
+    async settingById(id: string): Promise<NotificationSetting | undefined> {
       const r = await settings().where('s.id', '=', id).executeTakeFirst();
       return r && toSetting(r);
     },
     /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
-    async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<SettingRow[]> {
+    async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<NotificationSetting[]> {
       return (
         await settings()
           .where('s.team_id', '=', teamId)
@@ -74,13 +61,16 @@ export function notificationsRepo(db: Kysely<DB>) {
           .execute()
       ).map(toSetting);
     },
-    async enabledDigests(): Promise<SettingRow[]> {
+    async enabledDigests(): Promise<NotificationSetting[]> {
       return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(
         toSetting,
       );
     },
     async upsertSetting(
-      row: Omit<SettingRow, 'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'>,
+      row: Omit<
+        NotificationSetting,
+        'id' | 'user_email' | 'team_timezone' | 'created_at' | 'updated_at' | 'last_digest_at'
+      >,
       now: string,
     ): Promise<void> {
       const values = {
@@ -142,8 +132,9 @@ export function notificationsRepo(db: Kysely<DB>) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
     /** An event with the names its message shows: team, domain, endpoint and the domain's portfolio. */
+    /** One event with the names it refers to (its details decoded). */
     async eventContext(id: string) {
-      return db
+      const r = await db
         .selectFrom('events as e')
         .innerJoin('teams as t', 't.id', 'e.team_id')
         .leftJoin('domains as d', 'd.id', 'e.domain_id')
@@ -158,6 +149,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         ])
         .where('e.id', '=', id)
         .executeTakeFirst();
+      return r && { ...r, details: parseJson<Record<string, unknown>>(r.details, {}) };
     },
     async eventsSince(teamId: string, since: string, until: string) {
       return db
@@ -171,17 +163,35 @@ export function notificationsRepo(db: Kysely<DB>) {
         .execute();
     },
 
-    /** Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once. */
+    /**
+     * Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once.
+     * Returns the new delivery's id (the store's), or null when there was one already.
+     */
     async addDelivery(
-      d: Omit<
-        DeliveryRow,
-        'attempts' | 'lease_owner' | 'lease_until' | 'lease_token' | 'error_message' | 'sent_at' | 'message_preview'
+      d: Pick<
+        Delivery,
+        | 'team_id'
+        | 'event_id'
+        | 'setting_id'
+        | 'channel'
+        | 'recipient'
+        | 'is_test'
+        | 'request'
+        | 'status'
+        | 'next_attempt_at'
+        | 'metadata'
+        | 'created_at'
       > & { message_preview?: string | null },
-    ): Promise<boolean> {
+    ): Promise<string | null> {
+      const id = newId();
       const r = await db
         .insertInto('deliveries')
         .values({
           ...d,
+          id,
+          is_test: fromBool(d.is_test),
+          request: JSON.stringify(d.request),
+          metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
           message_preview: d.message_preview ?? null,
           attempts: 0,
           lease_owner: null,
@@ -192,7 +202,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0;
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
     },
     /**
      * Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement), each
@@ -200,9 +210,9 @@ export function notificationsRepo(db: Kysely<DB>) {
      * LOCKED`: a row another node is claiming is skipped, and one it has just claimed is re-read (its
      * lease is then current) and left out, so two nodes never claim the same row. SQLite has one writer.
      */
-    async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<DeliveryRow[]> {
+    async claim(owner: string, now: string, leaseUntil: string, limit: number): Promise<Delivery[]> {
       const pg = engineOf(db) === 'postgres';
-      return db
+      const rows = await db
         .updateTable('deliveries')
         .set({ lease_owner: owner, lease_until: leaseUntil, lease_token: sql`lease_token + 1` })
         .where('id', 'in', (eb) => {
@@ -218,6 +228,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         })
         .returningAll()
         .execute();
+      return rows.map(toDelivery);
     },
     /** Extends a lease while it is still the one claimed with `token`; false when another node took it. */
     async extendLease(id: string, owner: string, token: number, until: string): Promise<boolean> {
@@ -319,8 +330,9 @@ export function notificationsRepo(db: Kysely<DB>) {
         .orderBy('attempt')
         .execute();
     },
-    async delivery(id: string): Promise<DeliveryRow | undefined> {
-      return db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+    async delivery(id: string): Promise<Delivery | undefined> {
+      const r = await db.selectFrom('deliveries').selectAll().where('id', '=', id).executeTakeFirst();
+      return r && toDelivery(r);
     },
     /** Test sends a team queued since `since`, and the oldest of them (when its hour frees a slot). */
     async testSendsSince(teamId: string, since: string): Promise<{ n: number; oldest: string | null }> {
@@ -346,7 +358,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         .limit(limit)
         .offset(offset)
         .execute();
-      return { items: rows, total: Number(n) };
+      return { items: rows.map(toDelivery), total: Number(n) };
     },
   };
 }

@@ -1,11 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, PortfoliosTable } from '../schema.js';
-import type { Page, PageOf, Portfolio } from '../../domain/types.js';
-import { containsLiteral, defined } from './util.js';
-
-export interface PortfolioFilter {
-  name?: string;
-}
+import type { Page, PageOf, Portfolio, PortfolioFilter } from '../../domain/types.js';
+import { containsLiteral, defined, newId } from './util.js';
 
 export function portfoliosRepo(db: Kysely<DB>) {
   const base = (teamId: string) =>
@@ -43,8 +39,14 @@ export function portfoliosRepo(db: Kysely<DB>) {
       const rows = await lq.orderBy('p.created_at').orderBy('p.id').limit(page.limit).offset(page.offset).execute();
       return { items: rows.map(map), total: Number(total), ...page };
     },
-    async insert(row: PortfoliosTable): Promise<void> {
-      await db.insertInto('portfolios').values(row).execute();
+    /** Inserts the portfolio; returns its id, made by the store unless given. */
+    async insert(p: Omit<PortfoliosTable, 'id'> & { id?: string }): Promise<string> {
+      const id = p.id ?? newId();
+      await db
+        .insertInto('portfolios')
+        .values({ ...p, id })
+        .execute();
+      return id;
     },
     async update(
       teamId: string,

@@ -2,9 +2,7 @@
 // by date range and by status (expired / expiring soon / active) in SQL so pagination stays exact.
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../schema.js';
-import type { Page } from '../../domain/types.js';
-
-export type RenewalStatus = 'active' | 'expired' | 'expiring_soon';
+import type { Page, RenewalStatus } from '../../domain/types.js';
 
 interface RenewalWindow {
   /** YYYY-MM-DD bounds on the expiry date (inclusive). */

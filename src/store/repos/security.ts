@@ -1,24 +1,8 @@
 // Latest DNS-security check results per domain.
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import type { CheckValue } from '../../domain/security.js';
+import type { CheckValue, SecurityRecord } from '../../domain/security.js';
 import { fromBool, parseJson, toBool } from './util.js';
-
-export interface SecurityRecord {
-  domain_id: string;
-  spf: CheckValue;
-  dmarc: CheckValue;
-  dkim: CheckValue;
-  caa: CheckValue;
-  /** null: never known (every DNSSEC look-up so far failed). */
-  dnssec_enabled: boolean | null;
-  /** null: no check result known (every look-up failed). */
-  security_score: number | null;
-  details: Record<string, unknown>;
-  recommendations: string[];
-  checked_at: string;
-  next_check_at: string | null;
-}
 
 export function securityRepo(db: Kysely<DB>) {
   return {

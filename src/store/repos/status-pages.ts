@@ -2,28 +2,8 @@
 import type { Kysely } from 'kysely';
 import type { DB, StatusPageEndpointsTable, StatusPagesTable } from '../schema.js';
 import type { Page, PageOf } from '../../domain/types.js';
-import { defined, toBool } from './util.js';
-
-export interface StatusPageEndpoint {
-  endpoint_id: string;
-  display_name: string | null;
-  /** The endpoint's own name (owner side only; the public page shows display_name ?? name). */
-  name: string;
-}
-
-export interface StatusPage {
-  id: string;
-  team_id: string;
-  portfolio_id: string;
-  slug: string;
-  title: string;
-  description: string | null;
-  show_certificates: boolean;
-  enabled: boolean;
-  endpoints: StatusPageEndpoint[];
-  created_at: string;
-  updated_at: string;
-}
+import type { StatusPage, StatusPageEndpoint } from '../../domain/status-page.js';
+import { defined, fromBool, newId, toBool } from './util.js';
 
 /** One shown endpoint as the public page's read finds it (ids stay inside the service). */
 interface PublicSourceEndpoint {
@@ -43,6 +23,20 @@ interface PublicSource {
   description: string | null;
   show_certificates: boolean;
   endpoints: PublicSourceEndpoint[];
+}
+
+/** A status page's own columns, in the domain's types: the store encodes them. */
+type StatusPageColumns = Omit<StatusPage, 'id' | 'endpoints'>;
+/** The columns an update may change (undefined: unchanged). */
+type StatusPagePatch = Partial<Omit<StatusPageColumns, 'team_id' | 'created_at'>>;
+
+function encodePatch(p: StatusPagePatch): Partial<StatusPagesTable> {
+  const { show_certificates, enabled, ...rest } = p;
+  return defined({
+    ...rest,
+    show_certificates: show_certificates === undefined ? undefined : fromBool(show_certificates),
+    is_enabled: enabled === undefined ? undefined : fromBool(enabled),
+  });
 }
 
 const CHUNK = 500;
@@ -106,17 +100,30 @@ export function statusPagesRepo(db: Kysely<DB>) {
         .execute();
       return { items: await withEndpoints(rows), total: Number(total), ...page };
     },
-    async insert(row: StatusPagesTable): Promise<void> {
-      await db.insertInto('status_pages').values(row).execute();
+    /** Inserts the page (its endpoints: setEndpoints); returns its id, made by the store unless given. */
+    async insert(p: StatusPageColumns & { id?: string }): Promise<string> {
+      const id = p.id ?? newId();
+      await db
+        .insertInto('status_pages')
+        .values({
+          id,
+          team_id: p.team_id,
+          portfolio_id: p.portfolio_id,
+          slug: p.slug,
+          title: p.title,
+          description: p.description,
+          show_certificates: fromBool(p.show_certificates),
+          is_enabled: fromBool(p.enabled),
+          created_at: p.created_at,
+          updated_at: p.updated_at,
+        })
+        .execute();
+      return id;
     },
-    async update(
-      teamId: string,
-      id: string,
-      patch: Partial<Omit<StatusPagesTable, 'id' | 'team_id' | 'created_at'>>,
-    ): Promise<void> {
+    async update(teamId: string, id: string, patch: StatusPagePatch): Promise<void> {
       await db
         .updateTable('status_pages')
-        .set(defined(patch))
+        .set(encodePatch(patch))
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

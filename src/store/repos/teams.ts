@@ -82,11 +82,20 @@ export function tokensRepo(db: Kysely<DB>) {
     read_only: toBool(r.read_only),
   });
   return {
-    async create(t: Omit<ApiToken, 'last_used_at' | 'revoked_at'> & { token_hash: string }): Promise<void> {
+    /**
+     * Stores a new token; returns its id (the store's) and name: without one given it is called
+     * `token-` and the first 8 characters of its id.
+     */
+    async create(
+      t: Omit<ApiToken, 'id' | 'name' | 'last_used_at' | 'revoked_at'> & { name: string | null; token_hash: string },
+    ): Promise<{ id: string; name: string }> {
+      const id = newId();
+      const name = t.name ?? `token-${id.slice(0, 8)}`;
       await db
         .insertInto('api_tokens')
-        .values({ ...t, read_only: fromBool(t.read_only), last_used_at: null, revoked_at: null })
+        .values({ ...t, id, name, read_only: fromBool(t.read_only), last_used_at: null, revoked_at: null })
         .execute();
+      return { id, name };
     },
     async principalByHash(hash: string): Promise<Principal | undefined> {
       const row = await db

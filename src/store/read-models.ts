@@ -1,0 +1,25 @@
+// Named read models: what a cached answer above the store was read from. A cache keys by the model's
+// name (store.readStamp('domains')), and only this table knows which tables each one reads, so a new
+// join in a repository is one line here, not an edit of every cache that reads through it.
+import type { DB } from './schema.js';
+
+export const READ_MODELS = {
+  /** The domain list (GET /api/v1/domains): domains with their registration data. */
+  domains: ['domains', 'domain_registrations'],
+  /** How many domains a team has, per filter (the domain list's remembered totals). */
+  domainTotals: ['domains'],
+  /** The endpoint list, with each endpoint's domain name. */
+  endpoints: ['endpoints', 'domains'],
+  /** Which endpoints exist (the TLS inspector's pick of new ones). */
+  endpointSet: ['endpoints'],
+  /** The liveness configuration list, with endpoint and domain names. */
+  liveness: ['liveness_configs', 'endpoints', 'domains'],
+  /** The portfolio list, with each portfolio's domain count. */
+  portfolios: ['portfolios', 'domains'],
+  /** The exposure finding list. */
+  findings: ['exposure_findings', 'domains'],
+  /** API tokens and what authenticating one reads (users, the revocation epoch). */
+  tokens: ['meta', 'api_tokens', 'users'],
+} as const satisfies Record<string, readonly (keyof DB)[]>;
+
+export type ReadModel = keyof typeof READ_MODELS;
