@@ -30,6 +30,7 @@ import { retentionRepo } from './repos/retention.js';
 import { certificatesRepo } from './repos/certificates.js';
 import { statusPagesRepo } from './repos/status-pages.js';
 import { nodesRepo } from './repos/nodes.js';
+import { rateLimitsRepo } from './repos/rate-limits.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 
@@ -66,6 +67,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled) {
     certificates: certificatesRepo(db),
     statusPages: statusPagesRepo(db),
     nodes: nodesRepo(db),
+    rateLimits: rateLimitsRepo(db),
   };
 }
 

@@ -250,6 +250,8 @@ export interface ExposureScansTable {
   hosts: string;
   wildcard: Bool;
   checks: string;
+  /** The node that runs the scan (null: started before 012_shared_state). */
+  node: string | null;
 }
 export interface ExposureSubdomainsTable {
   id: string;
@@ -317,6 +319,14 @@ export interface NodesTable {
   singletons: string;
 }
 
+/** A team's API requests claimed by the nodes in one window (PostgreSQL; services/rate-limit.ts). */
+export interface RateLimitsTable {
+  team_id: string;
+  /** Epoch milliseconds of the window's start. */
+  window_start: number;
+  claimed: number;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -346,4 +356,5 @@ export interface DB {
   status_pages: StatusPagesTable;
   status_page_endpoints: StatusPageEndpointsTable;
   nodes: NodesTable;
+  rate_limits: RateLimitsTable;
 }

@@ -8,6 +8,7 @@ import * as m008 from './008_status_pages.js';
 import * as m009 from './009_nodes.js';
 import * as m010 from './010_token_scope.js';
 import * as m011 from './011_events_team.js';
+import * as m012 from './012_shared_state.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -17,6 +18,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '009_nodes': m009,
   '010_token_scope': m010,
   '011_events_team': m011,
+  '012_shared_state': m012,
 };
 
 /**

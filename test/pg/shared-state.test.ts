@@ -1,0 +1,135 @@
+// State several nodes on one PostgreSQL database share (issue #22 item 4): the per-team rate limit
+// holds across nodes (each claims slices of the team's budget from one counter row per window), and a
+// write made on one node is read on every other within 1 s (the read caches' stamp moves).
+import t from 'tap';
+import { client, startApp, type TestApp } from '../support/app.js';
+import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
+
+t.setTimeout(180_000);
+const skip = pgServerUrl() ? false : PG_SKIP;
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
+
+async function nodes(t: Tap.Test, url: string, n: number, env: Record<string, string> = {}): Promise<TestApp[]> {
+  const out: TestApp[] = [];
+  for (let i = 1; i <= n; i++) {
+    const s = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_NODE_NAME: `n${i}`, ...env });
+    t.teardown(() => s.close());
+    out.push(s);
+  }
+  return out;
+}
+
+/** Sends `total` requests for one team, round robin over the nodes, `parallel` at a time. */
+async function burst(apps: TestApp[], token: string, total: number, parallel: number) {
+  const answers: {
+    node: number;
+    status: number;
+    reset: string;
+    remaining: string;
+    retryAfter: string | null;
+    body: any;
+  }[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: parallel }, async () => {
+      while (next < total) {
+        const i = next++;
+        const node = i % apps.length;
+        const r = await client(apps[node]!.url, token).get('/api/v1/portfolios');
+        answers.push({
+          node,
+          status: r.status,
+          reset: r.headers.get('x-ratelimit-reset') ?? '',
+          remaining: r.headers.get('x-ratelimit-remaining') ?? '',
+          retryAfter: r.headers.get('retry-after'),
+          body: r.body,
+        });
+      }
+    }),
+  );
+  // By window (X-RateLimit-Reset): a burst may straddle two minutes.
+  const windows = new Map<string, { ok: number; limited: number }>();
+  for (const a of answers) {
+    const w = windows.get(a.reset) ?? { ok: 0, limited: 0 };
+    if (a.status === 200) w.ok++;
+    else if (a.status === 429) w.limited++;
+    windows.set(a.reset, w);
+  }
+  return { answers, windows };
+}
+
+for (const n of [2, 3])
+  t.test(`${n} nodes at DOMMON_RATE_LIMIT=100: at most 110 accepted per minute in total`, { skip }, async (t) => {
+    const url = (await freshPgDatabase(t, 'ratelimit'))!;
+    const apps = await nodes(t, url, n, { DOMMON_RATE_LIMIT: '100' });
+    const token = await apps[0]!.token('acme');
+    const other = await apps[1]!.token('other');
+    const { answers, windows } = await burst(apps, token, 300, 12);
+    t.equal(answers.length, 300);
+    t.same(
+      answers.filter((a) => a.status !== 200 && a.status !== 429),
+      [],
+      'every answer is 200 or 429',
+    );
+    for (const [reset, w] of windows) {
+      t.ok(w.ok <= 110, `window ending ${reset}: ${w.ok} accepted (at most 110)`);
+      // A window in which the limit was reached accepted within 10 % of it.
+      if (w.limited > 0) t.ok(w.ok >= 90, `window ending ${reset}: ${w.ok} accepted (at least 90)`);
+    }
+    t.comment(`windows: ${JSON.stringify([...windows])}`);
+    const full = [...windows.values()].find((w) => w.limited > 0);
+    t.ok(full, 'the limit was reached in some window');
+    for (let i = 0; i < n; i++)
+      t.ok(
+        answers.some((a) => a.node === i && a.status === 200),
+        `node ${i + 1} accepted some`,
+      );
+
+    const over = answers.find((a) => a.status === 429)!;
+    t.match(over.body, { code: 'RATE_LIMITED', path: '/api/v1/portfolios', error: /rate limit exceeded/ });
+    t.match(over.body.timestamp, ISO);
+    t.equal(over.remaining, '0');
+    t.ok(Number(over.retryAfter) >= 1 && Number(over.retryAfter) <= 60, `Retry-After ${over.retryAfter}`);
+    t.ok(Number(over.reset) * 1000 > Date.now() - 60_000);
+
+    // Another team has its own budget, on every node.
+    for (const s of apps) t.equal((await client(s.url, other).get('/api/v1/portfolios')).status, 200);
+  });
+
+t.test('a write on node 1 is read on node 3 within 1 s (the read caches see it)', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'visible'))!;
+  const [one, two, three] = await nodes(t, url, 3, { DOMMON_RATE_LIMIT: '100000' });
+  const token = await one!.token('acme');
+  const w = client(one!.url, token);
+  const r = client(three!.url, token);
+  const seen: number[] = [];
+  for (let i = 0; i < 5; i++) {
+    // Node 3 (and 2) answer the list from their read caches: warm them.
+    for (const c of [r, client(two!.url, token)])
+      for (let k = 0; k < 3; k++) t.equal((await c.get('/api/v1/portfolios')).body.data.length, i);
+    const created = await w.post('/api/v1/portfolios', { name: `p${i}` });
+    t.equal(created.status, 201);
+    const t0 = performance.now();
+    for (;;) {
+      const list = (await r.get('/api/v1/portfolios')).body.data as { name: string }[];
+      if (list.some((p) => p.name === `p${i}`)) break;
+      if (performance.now() - t0 > 1000) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    const ms = performance.now() - t0;
+    seen.push(Math.round(ms));
+    t.ok(ms < 1000, `portfolio p${i} read on node 3 after ${Math.round(ms)} ms`);
+    // A rename (an update, not only an insert) is seen too.
+    const renamed = await w.put(`/api/v1/portfolios/${created.body.id}`, { name: `q${i}` });
+    t.equal(renamed.status, 200);
+    const t1 = performance.now();
+    for (;;) {
+      const list = (await r.get('/api/v1/portfolios')).body.data as { name: string }[];
+      if (list.some((p) => p.name === `q${i}`)) break;
+      if (performance.now() - t1 > 1000) break;
+      await new Promise((res) => setTimeout(res, 10));
+    }
+    t.ok(performance.now() - t1 < 1000, `rename q${i} read on node 3 after ${Math.round(performance.now() - t1)} ms`);
+  }
+  t.comment(`write on node 1 -> read on node 3: ${seen.join(', ')} ms`);
+});
