@@ -277,7 +277,11 @@ export async function openLocal(
   }
   const db = config.database;
   const store = db
-    ? await openPgStore(db.url, { poolSize: db.poolSize, statementTimeoutMs: db.statementTimeoutMs })
+    ? await openPgStore(db.url, {
+        poolSize: db.poolSize,
+        statementTimeoutMs: db.statementTimeoutMs,
+        feedName: `dommon changes ${config.node.name}`,
+      })
     : await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });

@@ -47,7 +47,11 @@ function rawTarget(sqlText: string): string | undefined {
 export class ChangeTracker implements KyselyPlugin {
   private readonly epochs = new Map<string, number>();
   private all = 0;
+  /** Writes other processes told of (PostgreSQL: change-feed.ts); moves stamp([]) as data_version does. */
+  private remotes = 0;
   private dataVersion: Database.Statement | undefined;
+  /** Told of every table this process writes ('*': a statement that may write anything): the PostgreSQL change feed. */
+  onWrite: ((table: string) => void) | undefined;
 
   attach(sqlite: Database.Database): void {
     // Prepared once: stamp() runs on every authenticated request and every cached list read.
@@ -63,9 +67,15 @@ export class ChangeTracker implements KyselyPlugin {
     else if (n.kind === 'RawNode') {
       // A raw statement names its table in its first words; anything else may write anything.
       table = rawTarget(String(n.sqlFragments?.[0] ?? ''));
-      if (table === undefined) this.all++;
+      if (table === undefined) {
+        this.all++;
+        this.onWrite?.('*');
+      }
     }
-    if (table) this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+    if (table) {
+      this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+      this.onWrite?.(table);
+    }
     return args.node;
   }
 
@@ -76,6 +86,19 @@ export class ChangeTracker implements KyselyPlugin {
   /** Records a write made outside Kysely (a repository's prepared statement). */
   touch(table: string): void {
     this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+    this.onWrite?.(table);
+  }
+
+  /**
+   * Tables written and committed by a process (PostgreSQL's change feed; '*': anything). `own`: this
+   * process's commit, announced again once committed (a read between its write and its commit may
+   * have cached the old rows); others' also move stamp([]).
+   */
+  committed(tables: readonly string[], own: boolean): void {
+    if (!own) this.remotes++;
+    for (const t of tables)
+      if (t === '*') this.all++;
+      else this.epochs.set(t, (this.epochs.get(t) ?? 0) + 1);
   }
 
   /** PRAGMA data_version as read in this turn of the event loop; undefined: read it again. */
@@ -100,6 +123,8 @@ export class ChangeTracker implements KyselyPlugin {
         this.dv = undefined;
       });
     }
-    return `${dv}:${this.all}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
+    // No tables: "did another process commit anything" (data_version on SQLite, the feed on PostgreSQL).
+    const remote = tables.length ? '' : this.remotes;
+    return `${dv}:${this.all}:${remote}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
   }
 }

@@ -2,7 +2,10 @@
 // holds across nodes (each claims slices of the team's budget from one counter row per window), and a
 // write made on one node is read on every other within 1 s (the read caches' stamp moves).
 import t from 'tap';
+import pg from 'pg';
 import { client, startApp, type TestApp } from '../support/app.js';
+import { cli, ensureBuilt } from '../support/cli.js';
+import { sleep, waitFor } from '../support/wait.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 
 t.setTimeout(180_000);
@@ -132,4 +135,59 @@ t.test('a write on node 1 is read on node 3 within 1 s (the read caches see it)'
     t.ok(performance.now() - t1 < 1000, `rename q${i} read on node 3 after ${Math.round(performance.now() - t1)} ms`);
   }
   t.comment(`write on node 1 -> read on node 3: ${seen.join(', ')} ms`);
+});
+
+t.test('the change feed: per table, from the CLI too, and after a lost connection', { skip }, async (t) => {
+  await ensureBuilt();
+  const url = (await freshPgDatabase(t, 'feed'))!;
+  const [one, three] = await nodes(t, url, 2, { DOMMON_RATE_LIMIT: '100000' });
+  const token = await one!.token('acme');
+  const w = client(one!.url, token);
+  const r = client(three!.url, token);
+  const stamp = () => three!.app.store.stamp(['portfolios']);
+  await waitFor(() => stamp() === stamp(), 5000);
+
+  // A write to another table leaves node 3's portfolio caches alone; a portfolio write moves them.
+  const before = stamp();
+  t.equal((await w.post('/api/v1/domains', { domain: 'example.com' })).status, 201);
+  await sleep(300);
+  t.equal(stamp(), before, 'a domain written on node 1 does not drop the portfolio caches of node 3');
+  t.equal((await w.post('/api/v1/portfolios', { name: 'p1' })).status, 201);
+  await waitFor(() => stamp() !== before, 1000);
+
+  // A write by the CLI (another process, gone once it has written) reaches node 3 too.
+  const t0 = Date.now();
+  const add = await cli(['--database-url', url, '--team', 'acme', 'portfolios', 'add', 'from-cli']);
+  t.equal(add.code, 0, add.stderr);
+  await waitFor(
+    async () =>
+      ((await r.get('/api/v1/portfolios')).body.data as { name: string }[]).some((p) => p.name === 'from-cli'),
+    1000,
+    10,
+  );
+  t.comment(`CLI write read on node 3 ${Date.now() - t0} ms after the CLI started`);
+
+  // Node 3's listening connection is cut (as by a server restart): while it is away no cache answers
+  // (stamp() moves on every call); writes made meanwhile are read; it listens again by itself.
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  t.teardown(() => admin.end());
+  await r.get('/api/v1/portfolios');
+  const cut = await admin.query(
+    `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'dommon changes n2' and query ilike 'listen%'`,
+  );
+  t.equal(cut.rowCount, 1, "node 3's listening session was terminated");
+  await waitFor(() => stamp() !== stamp(), 1000);
+  t.equal((await w.post('/api/v1/portfolios', { name: 'while-away' })).status, 201);
+  t.ok(
+    ((await r.get('/api/v1/portfolios')).body.data as { name: string }[]).some((p) => p.name === 'while-away'),
+    'a write made while node 3 could not listen is read there at once',
+  );
+  const back = Date.now();
+  await waitFor(() => stamp() === stamp(), 5000);
+  t.comment(`listening again after ${Date.now() - back} ms`);
+  const settled = stamp();
+  t.equal((await w.post('/api/v1/portfolios', { name: 'after' })).status, 201);
+  await waitFor(() => stamp() !== settled, 1000);
+  t.ok(((await r.get('/api/v1/portfolios')).body.data as { name: string }[]).some((p) => p.name === 'after'));
 });
