@@ -34,8 +34,9 @@ export async function benchDatabase(serverUrl: string, label = 'bench'): Promise
   await admin.connect();
   const backend = (await admin.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   await admin.query(`create database ${name}`);
-  await admin.end();
+  // Read while the session lives: its backend exits with it.
   const parent = stat(backend);
+  await admin.end();
   if (!parent) throw new Error('the PostgreSQL server must run on this machine (its processes are read from /proc)');
   const postmaster = Number(parent[1]);
   const u = new URL(serverUrl);
