@@ -6,6 +6,7 @@ import pg from 'pg';
 import { client, startApp, type TestApp } from '../support/app.js';
 import { cli, ensureBuilt } from '../support/cli.js';
 import { sleep, waitFor } from '../support/wait.js';
+import { manualClock } from '../support/clock.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 
 t.setTimeout(180_000);
@@ -98,6 +99,40 @@ for (const n of [2, 3])
     // Another team has its own budget, on every node.
     for (const s of apps) t.equal((await client(s.url, other).get('/api/v1/portfolios')).status, 200);
   });
+
+t.test('the shared window: headers, Retry-After and the next minute, on two nodes', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'ratewindow'))!;
+  const clock = manualClock(new Date('2026-01-01T00:00:10Z'));
+  const apps: TestApp[] = [];
+  for (const name of ['w1', 'w2']) {
+    const s = await startApp(
+      { DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_NODE_NAME: name, DOMMON_RATE_LIMIT: '3' },
+      { clock },
+    );
+    t.teardown(() => s.close());
+    apps.push(s);
+  }
+  const token = await apps[0]!.token('acme');
+  const [a, b] = apps.map((s) => client(s.url, token)) as [ReturnType<typeof client>, ReturnType<typeof client>];
+  const r1 = await a.get('/api/v1/portfolios');
+  t.equal(r1.status, 200);
+  t.equal(r1.headers.get('x-ratelimit-limit'), '3');
+  t.equal(r1.headers.get('x-ratelimit-remaining'), '2');
+  t.equal(r1.headers.get('x-ratelimit-reset'), String(Date.parse('2026-01-01T00:01:00Z') / 1000));
+  t.equal((await b.get('/api/v1/portfolios')).headers.get('x-ratelimit-remaining'), '1', "node 2 counts node 1's");
+  t.equal((await a.get('/api/v1/portfolios')).status, 200);
+  for (const c of [b, a]) {
+    const over = await c.get('/api/v1/portfolios');
+    t.equal(over.status, 429);
+    t.equal(over.headers.get('retry-after'), '50');
+    t.equal(over.headers.get('x-ratelimit-remaining'), '0');
+    t.match(over.body, { code: 'RATE_LIMITED', path: '/api/v1/portfolios' });
+  }
+  clock.advance(50_000);
+  const again = await b.get('/api/v1/portfolios');
+  t.equal(again.status, 200, 'the next window');
+  t.equal(again.headers.get('x-ratelimit-remaining'), '2');
+});
 
 t.test('a write on node 1 is read on node 3 within 1 s (the read caches see it)', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'visible'))!;
