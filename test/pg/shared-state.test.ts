@@ -170,6 +170,15 @@ t.test('a write on node 1 is read on node 3 within 1 s (the read caches see it)'
     t.ok(performance.now() - t1 < 1000, `rename q${i} read on node 3 after ${Math.round(performance.now() - t1)} ms`);
   }
   t.comment(`write on node 1 -> read on node 3: ${seen.join(', ')} ms`);
+
+  // A token revoked through node 1 is refused by node 3 (whose token cache held it) within 1 s.
+  const created = await one!.app.services.access.createToken({ team: 'acme', user: 'leaver@example.com' });
+  const leaver = client(three!.url, created.token);
+  t.equal((await leaver.get('/api/v1/portfolios')).status, 200);
+  await one!.app.services.access.revokeToken(created.id);
+  const t2 = performance.now();
+  await waitFor(async () => (await leaver.get('/api/v1/portfolios')).status === 401, 1000, 10);
+  t.comment(`a token revoked on node 1 refused on node 3 after ${Math.round(performance.now() - t2)} ms`);
 });
 
 t.test('the change feed: per table, from the CLI too, and after a lost connection', { skip }, async (t) => {
