@@ -199,6 +199,15 @@ t.test('the change feed: per table, from the CLI too, and after a lost connectio
   t.equal((await w.post('/api/v1/portfolios', { name: 'p1' })).status, 201);
   await waitFor(() => stamp() !== before, 1000);
 
+  // stamp([]) ("another process committed something", the liveness scheduler's reload signal) moves
+  // on node 1's writes, not on node 3's own (their echo is told apart).
+  const any0 = three!.app.store.stamp([]);
+  t.equal((await r.post('/api/v1/portfolios', { name: 'own' })).status, 201);
+  await sleep(300);
+  t.equal(three!.app.store.stamp([]), any0, "node 3's own write does not move its stamp([])");
+  t.equal((await w.post('/api/v1/portfolios', { name: 'theirs' })).status, 201);
+  await waitFor(() => three!.app.store.stamp([]) !== any0, 1000);
+
   // A write by the CLI (another process, gone once it has written) reaches node 3 too.
   const t0 = Date.now();
   const add = await cli(['--database-url', url, '--team', 'acme', 'portfolios', 'add', 'from-cli']);
