@@ -3,8 +3,9 @@
 // write made on one node is read on every other within 1 s (the read caches' stamp moves).
 import t from 'tap';
 import pg from 'pg';
-import { client, startApp, type TestApp } from '../support/app.js';
-import { cli, ensureBuilt } from '../support/cli.js';
+import { client, startApp, tempDir, type TestApp } from '../support/app.js';
+import fs from 'node:fs';
+import { cli, ensureBuilt, serveDaemon, type Daemon } from '../support/cli.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { manualClock } from '../support/clock.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
@@ -24,7 +25,7 @@ async function nodes(t: Tap.Test, url: string, n: number, env: Record<string, st
 }
 
 /** Sends `total` requests for one team, round robin over the nodes, `parallel` at a time. */
-async function burst(apps: TestApp[], token: string, total: number, parallel: number) {
+async function burst(apps: { url: string }[], token: string, total: number, parallel: number) {
   const answers: {
     node: number;
     status: number;
@@ -99,6 +100,36 @@ for (const n of [2, 3])
     // Another team has its own budget, on every node.
     for (const s of apps) t.equal((await client(s.url, other).get('/api/v1/portfolios')).status, 200);
   });
+
+t.test('2 `dommon serve` processes at DOMMON_RATE_LIMIT=100: at most 110 accepted in total', { skip }, async (t) => {
+  await ensureBuilt();
+  const url = (await freshPgDatabase(t, 'ratedaemons'))!;
+  const daemons: Daemon[] = [];
+  for (const name of ['d1', 'd2']) {
+    const dir = tempDir();
+    t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const d = await serveDaemon(['--data-dir', dir], {
+      DOMMON_DATABASE_URL: url,
+      DOMMON_NODE_NAME: name,
+      DOMMON_ROLE: 'api',
+      DOMMON_RATE_LIMIT: '100',
+    });
+    t.teardown(() => d.stop());
+    daemons.push(d);
+  }
+  const tok = await cli(['--database-url', url, '--json', 'token', 'create', '--team', 'acme']);
+  t.equal(tok.code, 0, tok.stderr);
+  const { answers, windows } = await burst(daemons, tok.json.token as string, 300, 12);
+  t.equal(answers.filter((a) => a.status === 200 || a.status === 429).length, 300, 'every answer is 200 or 429');
+  for (const [reset, w] of windows) {
+    t.ok(w.ok <= 110, `window ending ${reset}: ${w.ok} accepted (at most 110)`);
+    if (w.limited > 0) t.ok(w.ok >= 90, `window ending ${reset}: ${w.ok} accepted (at least 90)`);
+  }
+  t.comment(`windows: ${JSON.stringify([...windows])}`);
+  const over = answers.find((a) => a.status === 429)!;
+  t.match(over.body, { code: 'RATE_LIMITED', path: '/api/v1/portfolios' });
+  t.equal(over.remaining, '0');
+});
 
 t.test('the shared window: headers, Retry-After and the next minute, on two nodes', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'ratewindow'))!;
