@@ -45,6 +45,8 @@ interface PgChangeFeed {
   close(): Promise<void>;
   /** Whether the listening connection is up (tests, doctor). */
   listening(): boolean;
+  /** Settles once the first attempt to listen has succeeded or failed. */
+  ready: Promise<void>;
 }
 
 interface FeedOptions {
@@ -162,9 +164,10 @@ export function pgChangeFeed(opts: FeedOptions): PgChangeFeed {
     return connecting;
   }
 
-  void connect();
+  const ready = connect();
 
   return {
+    ready,
     state() {
       if (!up) return `down:${++downCalls}`;
       return `${generation}:${Math.floor(Date.now() / MAX_AGE_MS)}`;

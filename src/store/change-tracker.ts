@@ -20,6 +20,7 @@ interface AnyNode {
   into?: AnyNode;
   from?: { froms?: AnyNode[] };
   sqlFragments?: readonly string[];
+  parameters?: readonly AnyNode[];
 }
 
 function tableOf(n: AnyNode | undefined): string | undefined {
@@ -33,12 +34,19 @@ function tableOf(n: AnyNode | undefined): string | undefined {
  * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
  * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
  */
-function rawTarget(sqlText: string): string | undefined {
+function rawTarget(sqlText: string, first?: AnyNode): string | undefined {
   const m =
     /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(
       sqlText,
     );
   if (m) return m[1]!.toLowerCase();
+  // `insert into ${sql.table(t)} ...`: the verb ends the first fragment and the table is the first parameter.
+  if (/^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s*$/i.test(sqlText)) {
+    // sql.table() arrives wrapped in a raw node of empty fragments.
+    const inner = first?.kind === 'RawNode' && !first.sqlFragments?.join('').trim() ? first.parameters?.[0] : first;
+    const t = tableOf(inner);
+    if (t) return t.toLowerCase();
+  }
   // Reads and transaction control (the group commit's savepoints) write no table data.
   if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return '';
   return undefined;
@@ -66,7 +74,7 @@ export class ChangeTracker implements KyselyPlugin {
     else if (n.kind === 'DeleteQueryNode') table = tableOf(n.from?.froms?.[0]);
     else if (n.kind === 'RawNode') {
       // A raw statement names its table in its first words; anything else may write anything.
-      table = rawTarget(String(n.sqlFragments?.[0] ?? ''));
+      table = rawTarget(String(n.sqlFragments?.[0] ?? ''), n.parameters?.[0]);
       if (table === undefined) {
         this.all++;
         this.onWrite?.('*');

@@ -128,7 +128,7 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * multi-row variant; stamp() counts this process's writes at once, and every process's (other nodes,
  * the CLI) through the change feed: LISTEN/NOTIFY of the tables each commit wrote (change-feed.ts).
  */
-function storeFromPg(conn: PgConnection, applicationName: string): Store {
+function storeFromPg(conn: PgConnection, applicationName: string): Store & { feedReady: Promise<void> } {
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
   let inTransaction = 0;
   const feed = pgChangeFeed({
@@ -142,6 +142,7 @@ function storeFromPg(conn: PgConnection, applicationName: string): Store {
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...bind(conn.db),
+    feedReady: feed.ready,
     db: conn.db,
     file: conn.label,
     transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T> {
@@ -184,7 +185,9 @@ export async function openPgStore(
     feedName?: string;
   },
 ): Promise<Store> {
-  const store = storeFromPg(await openPgConnection(url, opts), opts?.feedName ?? 'dommon changes');
+  const { feedReady, ...store } = storeFromPg(await openPgConnection(url, opts), opts?.feedName ?? 'dommon changes');
+  // Listening before the first read: until then no cache could answer.
+  await feedReady;
   // Today's result partition and the next few exist before the first check is written (retention
   // keeps making them ahead, daily).
   const today = Math.floor(Date.now() / 86_400_000);
