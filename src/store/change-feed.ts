@@ -36,8 +36,12 @@ const UNANNOUNCED: ReadonlySet<string> = new Set(['nodes', 'rate_limits']);
 const MAX_PAYLOAD = 7000;
 
 interface PgChangeFeed {
-  /** Part of stamp(): moves when notifications may have been missed, and every MAX_AGE_MS. */
-  state(): string;
+  /**
+   * Part of stamp(): moves when notifications may have been missed, and (`aged`: a cache's stamp)
+   * every MAX_AGE_MS. stamp([]), "did another process commit", is not aged: the liveness scheduler
+   * reloads its working set when it moves.
+   */
+  state(aged: boolean): string;
   /** The pending tables' notification, run inside a store transaction (delivered with its commit). */
   flushIn(db: Kysely<DB>): Promise<void>;
   /** Sends what is pending now (before closing; tests). */
@@ -168,9 +172,9 @@ export function pgChangeFeed(opts: FeedOptions): PgChangeFeed {
 
   return {
     ready,
-    state() {
+    state(aged) {
       if (!up) return `down:${++downCalls}`;
-      return `${generation}:${Math.floor(Date.now() / MAX_AGE_MS)}`;
+      return aged ? `${generation}:${Math.floor(Date.now() / MAX_AGE_MS)}` : String(generation);
     },
     async flushIn(db) {
       if (!pending.size) return;

@@ -167,7 +167,7 @@ function storeFromPg(conn: PgConnection, applicationName: string): Store & { fee
       await feed.close();
       await conn.close();
     },
-    stamp: (tables) => `${feed.state()}|${conn.changes.stamp(tables)}`,
+    stamp: (tables) => `${feed.state(tables.length > 0)}|${conn.changes.stamp(tables)}`,
     pool: () => ({
       inUse: conn.pool.totalCount - conn.pool.idleCount,
       idle: conn.pool.idleCount,

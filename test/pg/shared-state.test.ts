@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import { cli, ensureBuilt, serveDaemon, type Daemon } from '../support/cli.js';
 import { sleep, waitFor } from '../support/wait.js';
 import { manualClock } from '../support/clock.js';
+import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 
 t.setTimeout(180_000);
@@ -274,4 +275,45 @@ t.test('the change feed: per table, from the CLI too, and after a lost connectio
   t.equal((await w.post('/api/v1/portfolios', { name: 'after' })).status, 201);
   await waitFor(() => stamp() !== settled, 1000);
   t.ok(((await r.get('/api/v1/portfolios')).body.data as { name: string }[]).some((p) => p.name === 'after'));
+});
+
+t.test("a node's own check results do not reload its liveness working set", { skip }, async (t) => {
+  // stamp([]) moved with every write on the server when it was a poll of the server's snapshot: a
+  // single PostgreSQL node re-read every liveness configuration each second because of its own results.
+  const url = (await freshPgDatabase(t, 'reloads'))!;
+  const dns = await startLoopbackDns();
+  const target = await startHttpTarget();
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
+  const s = await startApp({
+    DOMMON_DATABASE_URL: url,
+    DOMMON_NODE_NAME: 'solo',
+    DOMMON_DNS_SERVERS: dns.server,
+    DOMMON_RATE_LIMIT: '100000',
+  });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('acme'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  for (let i = 0; i < 5; i++) {
+    const ep = (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domain.id,
+        name: `web${i}`,
+        endpoint_type: 'http',
+        port: target.port,
+        path: `/p${i}`,
+      })
+    ).body;
+    const cfg = await api.post('/api/v1/liveness', { endpoint_id: ep.id, timeout_seconds: 1, interval_seconds: 1 });
+    t.equal(cfg.status, 201);
+  }
+  const stats = s.app.probing.liveness.stats;
+  await waitFor(() => stats.checks >= 5, 10_000);
+  const loads = stats.fullLoads;
+  const checks = stats.checks;
+  await sleep(6000);
+  t.ok(stats.checks - checks >= 20, `${stats.checks - checks} checks written in 6 s`);
+  t.equal(stats.fullLoads, loads, 'no full reload of the working set');
 });
