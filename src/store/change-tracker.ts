@@ -47,6 +47,8 @@ function rawTarget(sqlText: string, first?: AnyNode): string | undefined {
     const t = tableOf(inner);
     if (t) return t.toLowerCase();
   }
+  // A new table (the day partitions of liveness_results) holds no rows yet.
+  if (/^\s*create\s+table\b/i.test(sqlText)) return '';
   // Reads and transaction control (the group commit's savepoints) write no table data.
   if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return '';
   return undefined;
