@@ -34,7 +34,7 @@ export async function benchDatabase(serverUrl: string, label = 'bench'): Promise
   await admin.connect();
   const backend = (await admin.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
   await admin.query(`create database ${name}`);
-  // Read while the backend still runs: it exits as soon as the connection ends.
+  // Read while the session lives: its backend exits with it.
   const parent = stat(backend);
   await admin.end();
   if (!parent) throw new Error('the PostgreSQL server must run on this machine (its processes are read from /proc)');

@@ -35,6 +35,7 @@ import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createRegistrationLookup } from './services/registration.js';
 import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
+import { sharedRateLimiter } from './services/rate-limit.js';
 
 import { VERSION } from './package.js';
 
@@ -266,7 +267,11 @@ export async function openLocalServices(
 export async function openLocal(
   config: Readonly<Config>,
   clock: Clock = systemClock,
-  opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & { metrics?: (store: Store) => Metrics } = {},
+  opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & {
+    metrics?: (store: Store) => Metrics;
+    /** The serving node (the daemon): scans record its name. The CLI's scans name no node. */
+    serving?: boolean;
+  } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
   const { pino, openStore, openPgStore, createServices, createExposureNet, guardedAxfr, secureDataDir } =
     await daemonModules();
@@ -280,7 +285,11 @@ export async function openLocal(
   }
   const db = config.database;
   const store = db
-    ? await openPgStore(db.url, { poolSize: db.poolSize, statementTimeoutMs: db.statementTimeoutMs })
+    ? await openPgStore(db.url, {
+        poolSize: db.poolSize,
+        statementTimeoutMs: db.statementTimeoutMs,
+        feedName: `dommon changes ${config.node.name}`,
+      })
     : await openStore(config.dbPath);
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });
@@ -302,6 +311,9 @@ export async function openLocal(
     },
     net: createExposureNet({ portFor: opts.exposure?.portFor, policy: config.outbound }),
     options: opts.exposure?.options,
+    // Scans record the node that runs them; on PostgreSQL start-up recovery touches only this node's.
+    // A CLI process is no node (it has no row in the node list): its scans name none.
+    node: opts.serving ? { name: config.node.name, shared: config.database !== null } : undefined,
   };
   const services = createServices(
     {
@@ -406,6 +418,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const log = opts.log ?? (await createLogger(config));
   const opened = await openLocal(config, clock, {
     ...opts,
+    serving: true,
     log,
     metrics: (store) => createMetrics({ registry: new Registry(), store, version: VERSION, node: config.node }),
   });
@@ -478,6 +491,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       databaseUp: () => store.ping(),
       stamp: (m) => store.readStamp(m),
       metrics,
+      // Several nodes on PostgreSQL share each team's budget through the database (services/rate-limit.ts).
+      rateLimiter: config.database ? sharedRateLimiter({ store, limit: config.rateLimit, clock, log }) : undefined,
     },
     { healthAndMetricsOnly: config.node.role === 'worker' },
   );
@@ -518,7 +533,11 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const exposureWorker = periodic(
     'exposure',
     Math.min(config.exposureInterval, 60) * 1000,
-    () => services.exposure.cycle(config.exposureInterval),
+    async () => {
+      // Scans of nodes that died (their row stale or gone) are marked failed, so the domain is scanned again.
+      await services.exposure.recover(false);
+      return services.exposure.cycle(config.exposureInterval);
+    },
     log,
     { runAtStart: false },
   );
@@ -575,8 +594,9 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       if (runsWorkers) await singletons.start();
       await heartbeat.beat();
       every(HEARTBEAT_MS, () => heartbeat.beat());
+      // Scans this node (any role: the API starts scans too) left running when it stopped, and those of dead nodes.
+      await services.exposure.recover();
       if (runsWorkers) {
-        await services.exposure.recover();
         exposureWorker.start();
         intelScheduler.start();
       }

@@ -7,6 +7,7 @@ import type { Services } from '../services/index.js';
 import type { Validator } from './validation.js';
 import type { ReadModel } from '../store/index.js';
 import type { Metrics } from '../services/metrics.js';
+import type { RateLimiter } from '../services/rate-limit.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -21,6 +22,8 @@ export interface ApiDeps {
   databaseUp(): Promise<boolean>;
   /** Prometheus metrics (GET /metrics and the HTTP middleware); absent for the CLI's in-process API. */
   metrics?: Metrics;
+  /** The per-team rate limit; counted in memory (one process) when absent. */
+  rateLimiter?: RateLimiter;
 }
 
 export interface ApiState {

@@ -7,6 +7,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { authMiddleware } from './middleware/auth.js';
 import { rateLimitMiddleware } from './middleware/rate-limit.js';
+import { localRateLimiter } from '../services/rate-limit.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { domainRoutes } from './routes/domains.js';
@@ -44,7 +45,10 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
             await next();
           },
         ]
-      : [authMiddleware(deps.services.access), rateLimitMiddleware(deps.config.rateLimit, deps.clock)]
+      : [
+          authMiddleware(deps.services.access),
+          rateLimitMiddleware(deps.rateLimiter ?? localRateLimiter(deps.config.rateLimit, deps.clock), deps.clock),
+        ]
   ) as Koa.Middleware[];
 
   healthRoutes(router, deps);

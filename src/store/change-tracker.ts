@@ -20,6 +20,7 @@ interface AnyNode {
   into?: AnyNode;
   from?: { froms?: AnyNode[] };
   sqlFragments?: readonly string[];
+  parameters?: readonly AnyNode[];
 }
 
 function tableOf(n: AnyNode | undefined): string | undefined {
@@ -33,12 +34,21 @@ function tableOf(n: AnyNode | undefined): string | undefined {
  * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
  * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
  */
-function rawTarget(sqlText: string): string | undefined {
+function rawTarget(sqlText: string, first?: AnyNode): string | undefined {
   const m =
     /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(
       sqlText,
     );
   if (m) return m[1]!.toLowerCase();
+  // `insert into ${sql.table(t)} ...`: the verb ends the first fragment and the table is the first parameter.
+  if (/^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s*$/i.test(sqlText)) {
+    // sql.table() arrives wrapped in a raw node of empty fragments.
+    const inner = first?.kind === 'RawNode' && !first.sqlFragments?.join('').trim() ? first.parameters?.[0] : first;
+    const t = tableOf(inner);
+    if (t) return t.toLowerCase();
+  }
+  // A new table (the day partitions of liveness_results) holds no rows yet.
+  if (/^\s*create\s+table\b/i.test(sqlText)) return '';
   // Reads and transaction control (the group commit's savepoints) write no table data.
   if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return '';
   return undefined;
@@ -47,7 +57,11 @@ function rawTarget(sqlText: string): string | undefined {
 export class ChangeTracker implements KyselyPlugin {
   private readonly epochs = new Map<string, number>();
   private all = 0;
+  /** Writes other processes told of (PostgreSQL: change-feed.ts); moves stamp([]) as data_version does. */
+  private remotes = 0;
   private dataVersion: Database.Statement | undefined;
+  /** Told of every table this process writes ('*': a statement that may write anything): the PostgreSQL change feed. */
+  onWrite: ((table: string) => void) | undefined;
 
   attach(sqlite: Database.Database): void {
     // Prepared once: stamp() runs on every authenticated request and every cached list read.
@@ -62,10 +76,16 @@ export class ChangeTracker implements KyselyPlugin {
     else if (n.kind === 'DeleteQueryNode') table = tableOf(n.from?.froms?.[0]);
     else if (n.kind === 'RawNode') {
       // A raw statement names its table in its first words; anything else may write anything.
-      table = rawTarget(String(n.sqlFragments?.[0] ?? ''));
-      if (table === undefined) this.all++;
+      table = rawTarget(String(n.sqlFragments?.[0] ?? ''), n.parameters?.[0]);
+      if (table === undefined) {
+        this.all++;
+        this.onWrite?.('*');
+      }
     }
-    if (table) this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+    if (table) {
+      this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+      this.onWrite?.(table);
+    }
     return args.node;
   }
 
@@ -76,6 +96,19 @@ export class ChangeTracker implements KyselyPlugin {
   /** Records a write made outside Kysely (a repository's prepared statement). */
   touch(table: string): void {
     this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+    this.onWrite?.(table);
+  }
+
+  /**
+   * Tables written and committed by a process (PostgreSQL's change feed; '*': anything). `own`: this
+   * process's commit, announced again once committed (a read between its write and its commit may
+   * have cached the old rows); others' also move stamp([]).
+   */
+  committed(tables: readonly string[], own: boolean): void {
+    if (!own) this.remotes++;
+    for (const t of tables)
+      if (t === '*') this.all++;
+      else this.epochs.set(t, (this.epochs.get(t) ?? 0) + 1);
   }
 
   /** PRAGMA data_version as read in this turn of the event loop; undefined: read it again. */
@@ -100,6 +133,8 @@ export class ChangeTracker implements KyselyPlugin {
         this.dv = undefined;
       });
     }
-    return `${dv}:${this.all}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
+    // No tables: "did another process commit anything" (data_version on SQLite, the feed on PostgreSQL).
+    const remote = tables.length ? '' : this.remotes;
+    return `${dv}:${this.all}:${remote}:${tables.map((t) => this.epochs.get(t) ?? 0).join(',')}`;
   }
 }

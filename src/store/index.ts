@@ -31,9 +31,11 @@ import { certificatesRepo } from './repos/certificates.js';
 import { statusPagesRepo } from './repos/status-pages.js';
 import { nodesRepo } from './repos/nodes.js';
 import { livenessDueRepo } from './repos/liveness-due.js';
+import { rateLimitsRepo } from './repos/rate-limits.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
+import { pgChangeFeed } from './change-feed.js';
 
 /** Whether the database answers a trivial query (/health). */
 async function ping(db: Kysely<DB>): Promise<boolean> {
@@ -71,6 +73,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     nodes: nodesRepo(db),
     /** The liveness due-queue: PostgreSQL only (several nodes); one SQLite node schedules in memory. */
     livenessDue: livenessDueRepo(db),
+    rateLimits: rateLimitsRepo(db),
   };
 }
 
@@ -134,45 +137,51 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * The same store on PostgreSQL. Transactions run one at a time in this process, as on SQLite, so a
  * use case sees exactly the semantics it has there (read-then-write steps such as the next `seq`);
  * reads outside a transaction use the pool's other connections. The liveness write path is the
- * multi-row variant; stamp() counts this process's writes at once, and other processes' through a
- * poll of the server's snapshot.
+ * multi-row variant; stamp() counts this process's writes at once, and every process's (other nodes,
+ * the CLI) through the change feed: LISTEN/NOTIFY of the tables each commit wrote (change-feed.ts).
  */
-function storeFromPg(conn: PgConnection): Store {
+function storeFromPg(conn: PgConnection, applicationName: string): Store & { feedReady: Promise<void> } {
   const reuse = reusingCompiled((table) => conn.changes.touch(table));
-  // Commits by other processes (the CLI beside the daemon): the server's current snapshot (next
-  // transaction id and those in progress) changes with every write transaction that starts or ends,
-  // so read caches keyed by stamp() drop what another process changed within a poll.
-  let snapshot = '';
-  const poll = async () => {
-    try {
-      const r = await sql<{ s: string }>`select pg_current_snapshot()::text as s`.execute(conn.db);
-      snapshot = r.rows[0]?.s ?? '';
-    } catch {
-      snapshot = `down:${Date.now()}`; // never equal to a live snapshot
-    }
-  };
-  const poller = setInterval(() => void poll(), SNAPSHOT_POLL_MS);
-  poller.unref();
-  void poll();
+  let inTransaction = 0;
+  const feed = pgChangeFeed({
+    url: conn.url,
+    applicationName,
+    tracker: conn.changes,
+    db: conn.db,
+    inTransaction: () => inTransaction > 0,
+  });
   const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse, 'postgres');
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...bind(conn.db),
+    feedReady: feed.ready,
     db: conn.db,
     engine: 'postgres',
     file: conn.label,
     transaction<T>(fn: (tx: Repos & { db: Kysely<DB> }) => Promise<T>): Promise<T> {
-      const run = chain.then(() => conn.db.transaction().execute((trx) => fn({ ...bind(trx), db: trx })));
+      const run = chain.then(async () => {
+        inTransaction++;
+        try {
+          return await conn.db.transaction().execute(async (trx) => {
+            const result = await fn({ ...bind(trx), db: trx });
+            // The tables written (here and since the last announcement) reach the other processes with the commit.
+            await feed.flushIn(trx);
+            return result;
+          });
+        } finally {
+          inTransaction--;
+        }
+      });
       chain = run.catch(() => undefined);
       return run;
     },
     ping: () => ping(conn.db),
     close: async () => {
-      clearInterval(poller);
+      await feed.close();
       await conn.close();
     },
-    stamp: (tables) => `${snapshot}|${conn.changes.stamp(tables)}`,
-    readStamp: (model) => `${snapshot}|${conn.changes.stamp(READ_MODELS[model])}`,
+    stamp: (tables) => `${feed.state(tables.length > 0)}|${conn.changes.stamp(tables)}`,
+    readStamp: (model) => `${feed.state(true)}|${conn.changes.stamp(READ_MODELS[model])}`,
     pool: () => ({
       inUse: conn.pool.totalCount - conn.pool.idleCount,
       idle: conn.pool.idleCount,
@@ -183,11 +192,16 @@ function storeFromPg(conn: PgConnection): Store {
   };
 }
 
-/** How often a PostgreSQL store reads the server's snapshot for stamp() (see storeFromPg). */
-const SNAPSHOT_POLL_MS = 250;
-
-export async function openPgStore(url: string, opts?: PgOptions): Promise<Store> {
-  const store = storeFromPg(await openPgConnection(url, opts));
+export async function openPgStore(
+  url: string,
+  opts?: PgOptions & {
+    /** application_name of the change feed's listening connection (`dommon changes NODE`). */
+    feedName?: string;
+  },
+): Promise<Store> {
+  const { feedReady, ...store } = storeFromPg(await openPgConnection(url, opts), opts?.feedName ?? 'dommon changes');
+  // Listening before the first read: until then no cache could answer.
+  await feedReady;
   // Today's result partition and the next few exist before the first check is written (retention
   // keeps making them ahead, daily).
   const today = Math.floor(Date.now() / 86_400_000);

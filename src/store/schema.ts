@@ -254,6 +254,8 @@ export interface ExposureScansTable {
   hosts: string;
   wildcard: Bool;
   checks: string;
+  /** The node that runs the scan (null: started before 014_shared_state). */
+  node: string | null;
 }
 export interface ExposureSubdomainsTable {
   id: string;
@@ -331,6 +333,14 @@ export interface LivenessDueTable {
   token: number | string;
 }
 
+/** A team's API requests claimed by the nodes in one window (PostgreSQL; services/rate-limit.ts). */
+export interface RateLimitsTable {
+  team_id: string;
+  /** Epoch milliseconds of the window's start. */
+  window_start: number;
+  claimed: number;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -361,4 +371,5 @@ export interface DB {
   status_page_endpoints: StatusPageEndpointsTable;
   nodes: NodesTable;
   liveness_due: LivenessDueTable;
+  rate_limits: RateLimitsTable;
 }

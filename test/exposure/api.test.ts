@@ -38,6 +38,12 @@ t.test('exposure API rules', async (t) => {
     t.equal(c.body.id, a.body.id, 'a request while one runs returns the running scan');
     await w.app.services.exposure.drain();
     t.equal((await api.get(`/api/v1/exposure/scans/${a.body.id}`)).body.status, 'completed');
+    const row = await w.app.store.db
+      .selectFrom('exposure_scans')
+      .select('node')
+      .where('id', '=', a.body.id)
+      .executeTakeFirstOrThrow();
+    t.equal(row.node, w.app.config.node.name, 'the scan names the node that ran it');
 
     t.equal((await other.get(`/api/v1/exposure/scans/${a.body.id}`)).status, 404);
     t.equal((await other.post(`/api/v1/domains/${id}/exposure/scans`)).status, 404);

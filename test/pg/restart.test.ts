@@ -9,6 +9,7 @@ import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { ROOT } from '../support/cli.js';
 import { PG_SKIP, pgServerUrl } from '../support/pg.js';
+import { waitFor } from '../support/wait.js';
 
 t.setTimeout(120_000);
 
@@ -28,8 +29,11 @@ t.test(
       fs.rmSync(parent, { recursive: true, force: true });
     });
 
-    const s = await startApp({ DOMMON_DATABASE_URL: url });
+    const s = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_NODE_NAME: 'r1' });
     t.teardown(() => s.close());
+    // A second node on the same database: its change feed must listen again after the restart.
+    const s2 = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_NODE_NAME: 'r2', DOMMON_ROLE: 'api' });
+    t.teardown(() => s2.close());
     await s.app.probing.stop(0);
     const api = client(s.url, await s.token('ops'));
     const anon = client(s.url);
@@ -67,5 +71,18 @@ t.test(
       ['after.example.com', 'before.example.com'],
       'the acknowledged write survived; the refused one was not half-done',
     );
+
+    // The second node's change feed listens again by itself (stamp() stable), and its cached list
+    // sees a write made on the first node within 1 s.
+    const stamp = () => s2.app.store.stamp(['domains']);
+    const t1 = Date.now();
+    await waitFor(() => stamp() === stamp(), 10_000);
+    t.comment(`node r2 listening again ${Date.now() - t1} ms after the first node wrote`);
+    const api2 = client(s2.url, await s.token('ops', 'second@example.com'));
+    for (let i = 0; i < 2; i++) t.equal((await api2.get('/api/v1/domains?limit=10')).body.data.length, 2);
+    t.equal((await api.post('/api/v1/domains', { domain: 'late.example.com' })).status, 201);
+    const t2 = Date.now();
+    await waitFor(async () => (await api2.get('/api/v1/domains?limit=10')).body.data.length === 3, 1000, 10);
+    t.comment(`a write on r1 read from r2's cached list after ${Date.now() - t2} ms`);
   },
 );

@@ -4,6 +4,7 @@
 import path from 'node:path';
 import fs from 'node:fs';
 import t from 'tap';
+import { sql } from 'kysely';
 import { openPgStore, openStore, type Store } from '../../src/store/index.js';
 import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/app.js';
@@ -69,6 +70,11 @@ async function contract(t: any, store: Store) {
   t.equal(store.stamp(['endpoints']), endpoints0, "a raw insert leaves other tables' stamps alone");
   t.equal(await store.ping(), true);
   t.equal(store.stamp(['endpoints']), endpoints0, 'a raw select moves no stamp');
+  // The table given as a parameter (`insert into ${sql.table(t)}`, the liveness aggregates on PostgreSQL).
+  const meta0 = store.stamp(['meta']);
+  await sql`insert into ${sql.table('meta')} (key, value) values ('contract.raw', '1')`.execute(store.db);
+  t.not(store.stamp(['meta']), meta0, 'a raw insert into a table parameter moves that table');
+  t.equal(store.stamp(['endpoints']), endpoints0, '... and no other');
   await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");

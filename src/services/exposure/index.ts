@@ -22,6 +22,7 @@ import { normalizeDomainName } from '../../domain/domain-name.js';
 import type { Store } from '../../store/index.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
+import { STALE_AFTER_MS } from '../nodes.js';
 import { ADMIN_PORTS, EXPOSURE_CHECKS } from './checks/index.js';
 import { DEFAULT_WORDLIST } from './wordlist.js';
 import { createLimit, type CheckContext, type ExposureDns, type ExposureOptions } from './types.js';
@@ -47,6 +48,11 @@ interface ExposureDeps {
   options?: Partial<ExposureOptions>;
   /** Background scan failures (logged by the caller). */
   onError?: (err: unknown, scanId: string) => void;
+  /**
+   * The node that runs this service, recorded on each scan it starts. `shared`: other nodes use the
+   * same database (PostgreSQL), so recovery touches only this node's scans and those of dead nodes.
+   */
+  node?: { name: string; shared: boolean };
 }
 
 function eligibility(d: Domain): void {
@@ -89,6 +95,7 @@ export function createExposureService(deps: ExposureDeps) {
       hosts: [],
       wildcard: false,
       checks: {},
+      node: deps.node?.name ?? null,
     });
     return (await store.exposure.getScan(d.team_id, id))!;
   }
@@ -332,8 +339,23 @@ export function createExposureService(deps: ExposureDeps) {
         }
       return scanned;
     },
-    /** At start-up: scans a previous process left running are marked failed. */
-    recover: () => store.exposure.failInterrupted(isoNow(clock)),
+    /**
+     * Scans a stopped process left running are marked failed: at start-up (`starting`) this node's own
+     * and those of dead nodes; on a schedule, only dead nodes'. One process (SQLite): every running scan,
+     * at start-up only.
+     */
+    async recover(starting = true): Promise<number> {
+      const node = deps.node;
+      if (!node?.shared) return starting ? store.exposure.failInterrupted(isoNow(clock)) : 0;
+      const now = clock.now().getTime();
+      return store.exposure.failInterrupted(isoNow(clock), {
+        self: node.name,
+        includeSelf: starting,
+        staleBefore: new Date(now - STALE_AFTER_MS).toISOString(),
+        // Longer than any scan may run (its time budget), with margin.
+        orphanBefore: new Date(now - 3 * options.scanBudgetMs).toISOString(),
+      });
+    },
     /** Asks running scans to stop early (shutdown). */
     abort(): void {
       shutdown.abort();

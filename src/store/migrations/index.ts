@@ -10,6 +10,7 @@ import * as m010 from './010_token_scope.js';
 import * as m011 from './011_events_team.js';
 import * as m012 from './012_certificate_chain.js';
 import * as m013 from './013_liveness_due.js';
+import * as m014 from './014_shared_state.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -21,6 +22,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '011_events_team': m011,
   '012_certificate_chain': m012,
   '013_liveness_due': m013,
+  '014_shared_state': m014,
 };
 
 /**

@@ -100,8 +100,8 @@ export function exposureRepo(db: Kysely<DB>) {
     return out;
   };
   return {
-    /** Inserts a scan; returns its id (the store's). */
-    async insertScan(scan: ScanColumns): Promise<string> {
+    /** Inserts a scan (with the node that runs it, on several nodes); returns its id (the store's). */
+    async insertScan(scan: ScanColumns & { node?: string | null }): Promise<string> {
       const id = newId();
       await db
         .insertInto('exposure_scans')
@@ -118,6 +118,7 @@ export function exposureRepo(db: Kysely<DB>) {
           hosts: JSON.stringify(scan.hosts),
           wildcard: fromBool(scan.wildcard),
           checks: JSON.stringify(scan.checks),
+          node: scan.node ?? null,
         })
         .execute();
       return id;
@@ -159,13 +160,42 @@ export function exposureRepo(db: Kysely<DB>) {
         .execute();
       return new Map(rows.map((r) => [r.domain_id, String(r.last)]));
     },
-    /** Scans left running by a stopped process can never finish: mark them failed. */
-    async failInterrupted(now: string): Promise<number> {
-      const r = await db
+    /**
+     * Scans left running by a stopped process can never finish: mark them failed. Without `scope`, every
+     * running scan (SQLite: one process). With it (several nodes on PostgreSQL), only the scans of
+     * `scope.self` (when `includeSelf`: the node is starting, so none of its own can be running), of
+     * nodes whose heartbeat is older than `staleBefore` or who left the node list, and scans that name
+     * no node (started before nodes were recorded) older than `orphanBefore` (ISO times).
+     */
+    async failInterrupted(
+      now: string,
+      scope?: { self: string; includeSelf: boolean; staleBefore: string; orphanBefore: string },
+    ): Promise<number> {
+      let q = db
         .updateTable('exposure_scans')
         .set({ status: 'failed', finished_at: now, error: 'interrupted: the service stopped during the scan' })
-        .where('status', '=', 'running')
-        .executeTakeFirst();
+        .where('status', '=', 'running');
+      if (scope)
+        q = q.where((eb) =>
+          eb.or([
+            ...(scope.includeSelf ? [eb('node', '=', scope.self)] : []),
+            eb.and([
+              eb('node', 'is not', null),
+              eb('node', '!=', scope.self),
+              eb.not(
+                eb.exists(
+                  eb
+                    .selectFrom('nodes')
+                    .select(sql`1`.as('one'))
+                    .whereRef('nodes.name', '=', 'exposure_scans.node')
+                    .where('nodes.last_heartbeat', '>=', scope.staleBefore),
+                ),
+              ),
+            ]),
+            eb.and([eb('node', 'is', null), eb('started_at', '<', scope.orphanBefore)]),
+          ]),
+        );
+      const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
 
