@@ -10,11 +10,10 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { CheckOutcome } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
 import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
-import { SLOT_MS, type LivenessProbe } from './liveness.js';
+import { nextDue, noteStart, probeOnce, SLOT_MS, type LivenessProbe } from './liveness.js';
 
 interface ClaimingDeps {
   monitor: MonitorService;
@@ -194,35 +193,17 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
 
   function start(run: Run): void {
     const started = now();
-    stats.checks++;
-    stats.lateMs.push(started - run.at);
-    if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
-    stats.runs.push({ configId: run.config.id, due: run.at, started });
-    if (stats.runs.length > 2_000) stats.runs.splice(0, 1_000);
-    if (!stats.firstRun.has(run.config.id)) stats.firstRun.set(run.config.id, started);
+    noteStart(stats, run.config.id, run.at, started);
     running++;
     void check(run, started, aborter.signal);
   }
 
   async function check(run: Run, started: number, signal: AbortSignal): Promise<void> {
-    let outcome: CheckOutcome;
-    try {
-      outcome = await probe(run.endpoint, run.config, signal);
-    } catch (err) {
-      outcome = {
-        ok: false,
-        responseTimeMs: now() - started,
-        statusCode: null,
-        error: `error: ${(err as Error).message}`,
-      };
-    }
+    const outcome = await probeOnce(probe, run, signal, () => now() - started);
     running--;
     if (!signal.aborted) {
-      // Next due from the schedule, skipping missed beats rather than bunching them.
-      const interval = run.config.interval_seconds * 1000;
       const t = now();
-      let next = run.at + (run.claim.fresh ? Math.max(SLOT_MS, Math.floor((1 - random()) * interval)) : interval);
-      if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
+      const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t);
       // Due again before the next claim round could take it: keep the lease and run it from here.
       const keep = !stopped && next - t < claimMs + (deps.flushMs ?? 1000);
       buffer.push({

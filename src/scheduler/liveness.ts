@@ -39,6 +39,49 @@ export const SLOT_MS = 250;
 
 const NO_CHECKS: ReadonlyMap<string, string> = new Map();
 
+/** The run statistics both liveness schedulers keep (this one and the due-queue's, claiming.ts). */
+interface RunStats {
+  checks: number;
+  lateMs: number[];
+  firstRun: Map<string, number>;
+  runs: { configId: string; due: number; started: number }[];
+}
+
+/** Counts a run as it starts, in bounded windows (lateness, the recent schedule). */
+export function noteStart(stats: RunStats, configId: string, due: number, started: number): void {
+  stats.checks++;
+  stats.lateMs.push(started - due);
+  if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
+  stats.runs.push({ configId, due, started });
+  if (stats.runs.length > 2_000) stats.runs.splice(0, 1_000);
+  if (!stats.firstRun.has(configId)) stats.firstRun.set(configId, started);
+}
+
+/** One probe's outcome: a probe that throws is a failed check with the error's message. */
+export async function probeOnce(
+  probe: LivenessProbe,
+  target: { endpoint: Endpoint; config: LivenessConfig },
+  signal: AbortSignal,
+  elapsed: () => number,
+): Promise<CheckOutcome> {
+  try {
+    return await probe(target.endpoint, target.config, signal);
+  } catch (err) {
+    return { ok: false, responseTimeMs: elapsed(), statusCode: null, error: `error: ${(err as Error).message}` };
+  }
+}
+
+/**
+ * The next due time (epoch ms, whole) after a run due at `due`: one interval later, or for a fresh
+ * config a random point of the next interval (configs created together do not probe together
+ * forever); missed beats are skipped rather than bunched.
+ */
+export function nextDue(due: number, intervalMs: number, fresh: boolean, random: () => number, now: number): number {
+  let next = due + (fresh ? Math.max(SLOT_MS, Math.floor((1 - random()) * intervalMs)) : intervalMs);
+  if (next <= now) next += Math.ceil((now - next + 1) / intervalMs) * intervalMs;
+  return next;
+}
+
 interface Entry {
   config: LivenessConfig;
   endpoint: Endpoint;
@@ -264,12 +307,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
 
   function run(e: Entry): void {
     const started = now();
-    stats.checks++;
-    stats.lateMs.push(started - e.due);
-    if (stats.lateMs.length > 20_000) stats.lateMs.splice(0, 10_000);
-    stats.runs.push({ configId: e.config.id, due: e.due, started });
-    if (stats.runs.length > 2_000) stats.runs.splice(0, 1_000);
-    if (!stats.firstRun.has(e.config.id)) stats.firstRun.set(e.config.id, started);
+    noteStart(stats, e.config.id, e.due, started);
     e.running = true;
     running++;
     void check(e, started, aborter.signal);
@@ -277,28 +315,15 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
 
   /** One probe, its outcome buffered and the config rescheduled: one promise per check. */
   async function check(e: Entry, started: number, signal: AbortSignal): Promise<void> {
-    let outcome: CheckOutcome;
-    try {
-      outcome = await probe(e.endpoint, e.config, signal);
-    } catch (err) {
-      outcome = {
-        ok: false,
-        responseTimeMs: now() - started,
-        statusCode: null,
-        error: `error: ${(err as Error).message}`,
-      };
-    }
+    const outcome = await probeOnce(probe, e, signal, () => now() - started);
     // A probe cut short by shutdown learnt nothing: it is not recorded.
     if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
     e.running = false;
     running--;
     if (entries.get(e.config.id) === e && !stopped) {
-      // Next due from the schedule (with the current interval), skipping missed beats rather than bunching them.
-      const interval = e.config.interval_seconds * 1000;
-      const t = now();
-      let next = e.due + (e.fresh ? Math.max(SLOT_MS, (1 - random()) * interval) : interval);
+      // Next due from the schedule, with the current interval.
+      const next = nextDue(e.due, e.config.interval_seconds * 1000, e.fresh, random, now());
       e.fresh = false;
-      if (next <= t) next += Math.ceil((t - next + 1) / interval) * interval;
       place(e, next);
     }
     if (running === 0) for (const wake of idle.splice(0)) wake();
