@@ -198,7 +198,11 @@ export function createMonitorService({
         const leased = ordered.filter((r) => r.lease);
         const live = leased.length
           ? await tx.livenessDue.release(
-              [...new Map(leased.map((r) => [r.config.id, { configId: r.config.id, ...r.lease! }])).values()],
+              [
+                ...new Map(
+                  leased.map((r) => [r.config.id, { configId: r.config.id, started: r.at, ...r.lease! }]),
+                ).values(),
+              ],
               LEASE_MARGIN_MS,
             )
           : await tx.livenessData.existing(ids);

@@ -36,7 +36,7 @@ t.test(
       work_claimed: 0,
       checks_total: 0,
       checks_per_minute: 0,
-      singletons: '',
+      singletons: [],
     });
     const scans: Record<string, { node: string | null; startedAgo: number }> = {
       own: { node: 'n1', startedAgo: 60_000 }, // n1 was killed mid-scan and now restarts
@@ -48,9 +48,7 @@ t.test(
     };
     const ids: Record<string, string> = {};
     for (const [label, s] of Object.entries(scans)) {
-      ids[label] = crypto.randomUUID();
-      await store.exposure.insertScan({
-        id: ids[label],
+      ids[label] = await store.exposure.insertScan({
         team_id: teamId,
         domain_id: domain.id,
         status: 'running',
@@ -59,9 +57,9 @@ t.test(
         finished_at: null,
         findings_count: 0,
         error: null,
-        hosts: '[]',
-        wildcard: 0,
-        checks: '{}',
+        hosts: [],
+        wildcard: false,
+        checks: {},
         node: s.node,
       });
     }
@@ -101,9 +99,7 @@ t.test(
     t.match(own, { error: /interrupted/, finished_at: String });
 
     // n2 dies (its heartbeat stops): the scheduled recovery on n1 takes its scan, not n1's own running one.
-    const mine = crypto.randomUUID();
-    await store.exposure.insertScan({
-      id: mine,
+    const mine = await store.exposure.insertScan({
       team_id: teamId,
       domain_id: domain.id,
       status: 'running',
@@ -112,9 +108,9 @@ t.test(
       finished_at: null,
       findings_count: 0,
       error: null,
-      hosts: '[]',
-      wildcard: 0,
-      checks: '{}',
+      hosts: [],
+      wildcard: false,
+      checks: {},
       node: 'n1',
     });
     t.equal(await one.app.services.exposure.recover(false), 0, 'n2 is live: nothing to recover');

@@ -21,6 +21,8 @@ interface DueRelease {
   configId: string;
   token: number;
   next: number | null;
+  /** When the run started (epoch ms): the next run comes no later than one current interval after it. */
+  started?: number;
   /** Keep the lease (and token) for the next run (intervals shorter than one claim round). */
   keep?: boolean;
 }
@@ -51,10 +53,11 @@ export function livenessDueRepo(db: Kysely<DB>) {
             order by lease_until limit ${o.limit} for update skip locked`
         : sql`select config_id from liveness_due where owner is null and due_at <= ${o.horizon}
             order by due_at limit ${o.limit} for update skip locked`;
-      const r = await sql<ClaimRow>`with picked as (${pick})
-        update liveness_due q set owner = ${owner}, token = q.token + 1,
+      // One statement that starts with `update liveness_due` (the change tracker reads its table from
+      // the first words; a leading WITH would count as a write of anything).
+      const r = await sql<ClaimRow>`update liveness_due q set owner = ${owner}, token = q.token + 1,
           lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
-        from picked p, liveness_configs c
+        from (${pick}) p, liveness_configs c
         where q.config_id = p.config_id and c.id = q.config_id
         returning q.config_id, q.due_at, q.fresh, q.token`.execute(db);
       return r.rows.map(toClaim);
@@ -68,13 +71,16 @@ export function livenessDueRepo(db: Kysely<DB>) {
      */
     async release(rows: readonly DueRelease[], marginMs: number): Promise<Set<string>> {
       if (!rows.length) return new Set();
+      // The interval is read here, not taken from the run: a shorter one set while the run was in
+      // flight brings its next run forward (no later than one interval after this run's start).
       const r = await sql<{ config_id: string }>`update liveness_due q set
-          due_at = u.next, fresh = 0,
+          due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
           owner = case when u.keep then q.owner end,
           lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
         from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.token)}::bigint[],
-                    ${rows.map((x) => x.next)}::bigint[], ${rows.map((x) => x.keep === true)}::boolean[])
-          as u(id, token, next, keep), liveness_configs c
+                    ${rows.map((x) => x.next)}::bigint[], ${rows.map((x) => x.keep === true)}::boolean[],
+                    ${rows.map((x) => x.started ?? null)}::bigint[])
+          as u(id, token, next, keep, started), liveness_configs c
         where q.config_id = u.id and q.token = u.token and c.id = q.config_id
         returning q.config_id`.execute(db);
       return new Set(r.rows.map((x) => x.config_id));
