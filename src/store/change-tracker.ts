@@ -70,22 +70,11 @@ export class ChangeTracker implements KyselyPlugin {
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
     const n = args.node as unknown as AnyNode;
-    let table: string | undefined;
-    if (n.kind === 'InsertQueryNode') table = tableOf(n.into);
-    else if (n.kind === 'UpdateQueryNode') table = tableOf(n.table);
-    else if (n.kind === 'DeleteQueryNode') table = tableOf(n.from?.froms?.[0]);
-    else if (n.kind === 'RawNode') {
-      // A raw statement names its table in its first words; anything else may write anything.
-      table = rawTarget(String(n.sqlFragments?.[0] ?? ''), n.parameters?.[0]);
-      if (table === undefined) {
-        this.all++;
-        this.onWrite?.('*');
-      }
-    }
-    if (table) {
-      this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
-      this.onWrite?.(table);
-    }
+    if (n.kind === 'InsertQueryNode') this.mark(tableOf(n.into) ?? '');
+    else if (n.kind === 'UpdateQueryNode') this.mark(tableOf(n.table) ?? '');
+    else if (n.kind === 'DeleteQueryNode') this.mark(tableOf(n.from?.froms?.[0]) ?? '');
+    // A raw statement names its table in its first words; anything else may write anything.
+    else if (n.kind === 'RawNode') this.mark(rawTarget(String(n.sqlFragments?.[0] ?? ''), n.parameters?.[0]));
     return args.node;
   }
 
@@ -93,10 +82,36 @@ export class ChangeTracker implements KyselyPlugin {
     return args.result;
   }
 
-  /** Records a write made outside Kysely (a repository's prepared statement). */
-  touch(table: string): void {
-    this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
-    this.onWrite?.(table);
+  /**
+   * The one way a write Kysely's plugin does not see is marked: by its SQL text, read as a raw
+   * statement's (its first words name its table; anything unreadable counts as a write of anything).
+   * Repositories never name the tables they wrote.
+   */
+  wrote(sqlText: string): void {
+    this.mark(rawTarget(sqlText));
+  }
+
+  /** A prepared write statement (the SQLite hot path) whose every run marks the table its SQL writes. */
+  prepareWrite(sqlite: Database.Database, sqlText: string): { run(...params: unknown[]): Database.RunResult } {
+    const statement = sqlite.prepare(sqlText);
+    const table = rawTarget(sqlText);
+    return {
+      run: (...params: unknown[]) => {
+        const result = statement.run(...params);
+        this.mark(table);
+        return result;
+      },
+    };
+  }
+
+  private mark(table: string | undefined): void {
+    if (table === undefined) {
+      this.all++;
+      this.onWrite?.('*');
+    } else if (table) {
+      this.epochs.set(table, (this.epochs.get(table) ?? 0) + 1);
+      this.onWrite?.(table);
+    }
   }
 
   /**

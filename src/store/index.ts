@@ -108,7 +108,7 @@ function storeFrom(conn: Connection): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
-  const reuse = reusingCompiled((table) => conn.changes.touch(table));
+  const reuse = reusingCompiled((text) => conn.changes.wrote(text));
   const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse, 'sqlite'), db: trx }), {
     inTransaction: () => conn.sqlite.inTransaction,
   });
@@ -141,7 +141,7 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * the CLI) through the change feed: LISTEN/NOTIFY of the tables each commit wrote (change-feed.ts).
  */
 function storeFromPg(conn: PgConnection, applicationName: string): Store & { feedReady: Promise<void> } {
-  const reuse = reusingCompiled((table) => conn.changes.touch(table));
+  const reuse = reusingCompiled((text) => conn.changes.wrote(text));
   let inTransaction = 0;
   const feed = pgChangeFeed({
     url: conn.url,

@@ -22,24 +22,25 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
 
 t.test('one build per shape; every call writes its own values and is counted', async (t) => {
   const store = await setup(t);
-  const touched: string[] = [];
-  const run = reusingCompiled((table) => touched.push(table));
+  const wrote: string[] = [];
+  const run = reusingCompiled((text) => wrote.push(text));
   let builds = 0;
   const insert = (name: string, created: string) =>
-    run(store.db, 'teams', 'teams.insert', [`id-${name}`, name, created], () => {
+    run(store.db, 'teams.insert', [`id-${name}`, name, created], () => {
       builds++;
       return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: created });
     });
   const before = store.stamp(['teams']);
   await insert('a', NOW);
   t.equal(builds, 1);
-  t.same(touched, [], 'the first call is compiled through the plugins, which count it themselves');
+  t.same(wrote, [], 'the first call is compiled through the plugins, which count it themselves');
   const afterFirst = store.stamp(['teams']);
   t.not(afterFirst, before);
   await insert('b', '2026-02-01T00:00:00.000Z');
   await insert("c'; drop table teams; --", NOW);
   t.equal(builds, 1, 'later calls reuse the SQL');
-  t.same(touched, ['teams', 'teams'], 'and report the table they wrote (the store passes the change tracker)');
+  t.equal(wrote.length, 2, 'and hand over the SQL they ran (the store passes it to the change tracker)');
+  t.match(wrote[0], /^insert into "teams"/, 'whose first words name the table');
   const rows = await store.db.selectFrom('teams').select(['id', 'name', 'created_at']).orderBy('id').execute();
   t.same(
     rows,
@@ -58,7 +59,7 @@ t.test('a shape whose compiled parameters differ from the call is rebuilt every 
   let builds = 0;
   // Claims two parameters, but the built query binds three: never reused.
   const wrong = (name: string) =>
-    run(store.db, 'teams', 'teams.wrong', [`id-${name}`, name], () => {
+    run(store.db, 'teams.wrong', [`id-${name}`, name], () => {
       builds++;
       return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: NOW });
     });

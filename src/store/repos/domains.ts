@@ -185,7 +185,6 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       const columns = Object.keys(row) as (keyof typeof row)[];
       await reuse(
         db,
-        'domains',
         `domains.insert ${columns.join(',')}`,
         columns.map((c) => row[c]),
         () => db.insertInto('domains').values(row),

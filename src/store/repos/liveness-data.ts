@@ -1,6 +1,7 @@
 // Probe results, hourly/daily aggregates and the current state of each liveness configuration.
 import type { Sums } from '../../domain/liveness.js';
 import type Database from 'better-sqlite3';
+import type { ChangeTracker } from '../change-tracker.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, LivenessStateTable } from '../schema.js';
 import type { LivenessState } from '../../domain/liveness.js';
@@ -76,17 +77,19 @@ const SAVE_STATE_UPDATE = `on conflict (config_id) do update set status = exclud
 
 export function livenessStatements(
   sqlite: Database.Database,
-  changes: { touch(table: string): void },
+  changes: Pick<ChangeTracker, 'prepareWrite'>,
 ): LivenessHotPath {
   const prepare = () => ({
     configExists: sqlite.prepare('select 1 from liveness_configs where id = ?').pluck(),
     state: sqlite.prepare('select * from liveness_state where config_id = ?'),
-    insertResult: sqlite.prepare(
+    // Writes through the change tracker: each run marks the table its SQL writes.
+    insertResult: changes.prepareWrite(
+      sqlite,
       'insert into liveness_results (cfg, ts, ok, ms, status, error) values (?, ?, ?, ?, ?, ?) on conflict do nothing',
     ),
-    addHourly: sqlite.prepare(bucketUpsert('liveness_hourly')),
-    addDaily: sqlite.prepare(bucketUpsert('liveness_daily')),
-    saveState: sqlite.prepare(`insert into liveness_state
+    addHourly: changes.prepareWrite(sqlite, bucketUpsert('liveness_hourly')),
+    addDaily: changes.prepareWrite(sqlite, bucketUpsert('liveness_daily')),
+    saveState: changes.prepareWrite(sqlite, `insert into liveness_state
       (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ${SAVE_STATE_UPDATE}`),
@@ -115,14 +118,10 @@ export function livenessStatements(
       for (const r of rows) insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error);
       for (const b of hourly) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of daily) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
-      changes.touch('liveness_results');
-      changes.touch('liveness_hourly');
-      changes.touch('liveness_daily');
     },
     async saveStates(list) {
       const { saveState } = get();
       for (const { configId, state } of list) saveState.run(...stateParams(configId, state));
-      changes.touch('liveness_state');
     },
   };
 }

@@ -49,7 +49,6 @@ export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
     async addTarget(kinds: readonly string[], targetId: string, now: string): Promise<void> {
       await reuse(
         db,
-        'check_schedule',
         `schedule.addTarget ${kinds.length}`,
         kinds.flatMap((kind) => [kind, targetId, now]),
         () =>

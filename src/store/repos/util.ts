@@ -62,14 +62,13 @@ export function defined<T extends object>(o: T): Partial<T> {
  * compiled query binds them. The first call of a shape builds and compiles the query, so its SQL comes
  * from the dialect and the plugins see it. Later calls skip the query builder and compile step (about
  * a third of a domain create's Kysely time) and run the same SQL text with their own parameters. The
- * change tracker sees compiled queries only, so `wrote` tells it which table they wrote. A shape whose
+ * change tracker's plugin sees compiled queries only, so `wrote` hands it the SQL that ran. A shape whose
  * first compilation does not bind exactly `params`, in that order, is never reused.
  */
-export function reusingCompiled(wrote: (table: string) => void) {
+export function reusingCompiled(wrote: (sqlText: string) => void) {
   const texts = new Map<string, string>();
   return async function run(
     db: Pick<Kysely<unknown>, 'executeQuery'>,
-    table: string,
     shape: string,
     params: readonly unknown[],
     build: () => Compilable,
@@ -77,7 +76,7 @@ export function reusingCompiled(wrote: (table: string) => void) {
     const text = texts.get(shape);
     if (text !== undefined) {
       await db.executeQuery(CompiledQuery.raw(text, params as unknown[]));
-      wrote(table);
+      wrote(text);
       return;
     }
     const compiled = build().compile();
