@@ -89,10 +89,13 @@ export function livenessStatements(
     ),
     addHourly: changes.prepareWrite(sqlite, bucketUpsert('liveness_hourly')),
     addDaily: changes.prepareWrite(sqlite, bucketUpsert('liveness_daily')),
-    saveState: changes.prepareWrite(sqlite, `insert into liveness_state
+    saveState: changes.prepareWrite(
+      sqlite,
+      `insert into liveness_state
       (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-      ${SAVE_STATE_UPDATE}`),
+      ${SAVE_STATE_UPDATE}`,
+    ),
   });
   let statements: ReturnType<typeof prepare> | undefined;
   const get = () => (statements ??= prepare());
