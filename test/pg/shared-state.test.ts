@@ -259,7 +259,7 @@ t.test('the change feed: per table, from the CLI too, and after a lost connectio
   t.teardown(() => admin.end());
   await r.get('/api/v1/portfolios');
   const cut = await admin.query(
-    `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'dommon changes n2' and query ilike 'listen%'`,
+    `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'dommon changes n2' and query ilike 'listen%'`,
   );
   t.equal(cut.rowCount, 1, "node 3's listening session was terminated");
   await waitFor(() => stamp() !== stamp(), 1000);

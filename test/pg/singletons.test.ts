@@ -99,7 +99,7 @@ t.test('two nodes in one process: one holds every singleton, the other takes ove
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
   await admin.query(
-    `select pg_terminate_backend(pid) from pg_stat_activity where application_name = 'dommon singletons n-a'`,
+    `select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and application_name = 'dommon singletons n-a'`,
   );
   await admin.end();
   t.equal(await running, 'aborted', 'the running job on the old holder is aborted');
