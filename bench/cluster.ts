@@ -14,6 +14,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { loadConfig } from '../src/config/index.js';
 import { benchDatabase } from './pg.js';
+import { runScenarios, type ProbeTarget } from './report.js';
 import { cpuTicks, TICK } from './proc.js';
 import { seedLiveness } from './seed.js';
 
@@ -76,7 +77,7 @@ async function startNode(i: number, url: string, dns: string): Promise<Node> {
   return node;
 }
 
-async function scenario(k: number, target: { port: number; dns: string }) {
+async function scenario(k: number, target: ProbeTarget) {
   const db = await benchDatabase(SERVER!, 'cluster');
   const seedDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-cluster-seed-'));
   await seedLiveness(loadConfig({ dataDir: seedDir, databaseUrl: db.url }), {
@@ -128,24 +129,5 @@ async function scenario(k: number, target: { port: number; dns: string }) {
   };
 }
 
-const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const target = await new Promise<{ port: number; dns: string }>((resolve) =>
-  createInterface({ input: peer.stdout! }).once('line', (l) => resolve(JSON.parse(l) as { port: number; dns: string })),
-);
-const rows = [];
-try {
-  for (const k of NODES) {
-    const r = await scenario(k, target);
-    console.log(JSON.stringify(r));
-    rows.push(r);
-  }
-} finally {
-  peer.kill('SIGTERM');
-}
-const cols = Object.keys(rows[0] ?? {});
-console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows)
-  console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);
+await runScenarios(NODES, (k, target) => scenario(k, target));
 console.log(`\nNode ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0]!.toFixed(1)}`);

@@ -104,16 +104,15 @@ async function seed(s: Store, teamId: string, name: string, n: number): Promise<
           alerted_window: null,
           checked_at: iso,
           next_check_at: tomorrow,
+          chain: [],
         });
       }
       // 7 in 8 have a liveness configuration (one in 16 of those disabled): up, 1 in 10 down, 1 in 7 under 99 % uptime.
       if (i % 8 === 7) continue;
-      const cfgId = crypto.randomUUID();
-      await tx.liveness.insert({
-        id: cfgId,
+      const cfgId = await tx.liveness.insert({
         team_id: teamId,
         endpoint_id: id,
-        is_enabled: i % 16 === 3 ? 0 : 1,
+        is_enabled: i % 16 !== 3,
         timeout_seconds: 10,
         expected_status_code: 200,
         interval_seconds: 60,

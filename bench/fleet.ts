@@ -21,6 +21,7 @@ import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
+import { runScenarios, type ProbeTarget } from './report.js';
 import { cpuTicks, rssMb, TICK } from './proc.js';
 
 const args = process.argv.slice(2);
@@ -183,7 +184,7 @@ function dbBytes(file: string, table: string): number {
   }
 }
 
-async function scenario(n: number, target: { port: number; dns: string }) {
+async function scenario(n: number, target: ProbeTarget) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-fleet-'));
   const config = loadConfig({ dataDir });
   const local = await openLocal(config);
@@ -317,24 +318,8 @@ async function scenario(n: number, target: { port: number; dns: string }) {
   };
 }
 
-const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const target = await new Promise<{ port: number; dns: string }>((resolve) =>
-  lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })),
-);
-const rows = [];
 try {
-  for (const n of SIZES) {
-    const r = await scenario(n, target);
-    console.log(JSON.stringify(r));
-    rows.push(r);
-  }
+  await runScenarios(SIZES, (n, target) => scenario(n, target));
 } finally {
-  peer.kill('SIGTERM');
   agent.destroy();
 }
-const cols = Object.keys(rows[0] ?? {});
-console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows)
-  console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);

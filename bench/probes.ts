@@ -18,6 +18,7 @@ import Database from 'better-sqlite3';
 import { loadConfig } from '../src/config/index.js';
 import { seedLiveness } from './seed.js';
 import { benchDatabase, type BenchDatabase } from './pg.js';
+import { runScenarios, type ProbeTarget } from './report.js';
 import { cpuTicks, rssMb, TICK } from './proc.js';
 
 const args = process.argv.slice(2);
@@ -87,7 +88,7 @@ async function bucketRowBytes(file: string, pgdb: BenchDatabase | null): Promise
   }
 }
 
-async function scenario(n: number, interval: number, target: { port: number; dns: string }) {
+async function scenario(n: number, interval: number, target: ProbeTarget) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-probes-'));
   const pgdb = PG_SERVER ? await benchDatabase(PG_SERVER, 'probes') : null;
   const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
@@ -225,23 +226,4 @@ async function scenario(n: number, interval: number, target: { port: number; dns
   };
 }
 
-const peer = spawn(process.execPath, ['--import', 'tsx', 'bench/probe-target.ts'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const target = await new Promise<{ port: number; dns: string }>((resolve) =>
-  lines(peer, (l) => resolve(JSON.parse(l) as { port: number; dns: string })),
-);
-const rows = [];
-try {
-  for (const s of SCENARIOS) {
-    const r = await scenario(s.n, s.interval, target);
-    console.log(JSON.stringify(r));
-    rows.push(r);
-  }
-} finally {
-  peer.kill('SIGTERM');
-}
-const cols = Object.keys(rows[0] ?? {});
-console.log(`\n| ${cols.join(' | ')} |\n| ${cols.map(() => '---:').join(' | ')} |`);
-for (const r of rows)
-  console.log(`| ${cols.map((c) => String((r as Record<string, unknown>)[c] ?? '-')).join(' | ')} |`);
+await runScenarios(SCENARIOS, (s, target) => scenario(s.n, s.interval, target));
