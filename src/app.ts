@@ -459,6 +459,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     stamp: (t) => store.stamp(t),
     // On PostgreSQL every node (one or several) claims its runs from the due-queue.
     dueQueue: store.engine === 'postgres' ? { repo: store.livenessDue, owner: config.node.name } : undefined,
+    region: config.node.region,
   });
   const retention = createRetentionService({
     store,

@@ -79,6 +79,8 @@ export function livenessJson(c: LivenessConfig, endpointUrl?: string) {
     expected_status_code: c.expected_status_code,
     interval_seconds: c.interval_seconds,
     failure_threshold: c.failure_threshold,
+    regions: c.regions,
+    confirm_from: c.confirm_from,
     created_at: c.created_at,
     updated_at: c.updated_at,
   };

@@ -65,6 +65,69 @@ export function applyOutcome(
   };
 }
 
+/** The region of a node whose DOMMON_NODE_REGION is unset. */
+export const DEFAULT_REGION = 'default';
+/** Most regions one configuration may name. */
+export const MAX_REGIONS = 16;
+
+/**
+ * A configuration checked from several regions: each region keeps its own state (applyOutcome, its
+ * alert flag unused); the combined state, the one alerts, health and lists follow, is down only
+ * while at least `confirmFrom` of `regions` have failed `threshold` times in a row. Its failure
+ * count is the one those regions agree on (the k-th highest), its last check the newest outcome.
+ * Regions with no check yet count as not failing. Returns the regions down now with the transition.
+ */
+export function combineRegions(
+  prev: LivenessState,
+  views: ReadonlyMap<string, LivenessState>,
+  c: { regions: readonly string[]; confirm_from: number; failure_threshold: number },
+  latest: { at: string; outcome: CheckOutcome },
+): { next: LivenessState; event: LivenessTransition; down: string[] } {
+  const threshold = Math.max(1, c.failure_threshold);
+  const k = Math.min(Math.max(1, c.confirm_from), Math.max(1, c.regions.length));
+  const failures = c.regions.map((r) => views.get(r)?.consecutive_failures ?? 0).sort((a, b) => b - a);
+  const agreed = failures[k - 1] ?? 0;
+  const down = agreed >= threshold;
+  const regionsDown = c.regions.filter((r) => (views.get(r)?.consecutive_failures ?? 0) >= threshold);
+  let event: LivenessTransition = null;
+  let alerted = prev.alerted_down;
+  if (down && !alerted) {
+    event = 'down';
+    alerted = true;
+  } else if (!down && alerted) {
+    event = 'recovery';
+    alerted = false;
+  }
+  const o = latest.outcome;
+  return {
+    next: {
+      status: down ? 'down' : 'up',
+      consecutive_failures: agreed,
+      last_check: latest.at,
+      last_check_successful: o.ok,
+      response_time_ms: o.responseTimeMs,
+      status_code: o.statusCode,
+      last_error: o.error,
+      alerted_down: alerted,
+    },
+    event,
+    down: regionsDown,
+  };
+}
+
+/** A due-queue run's key (release()'s answer, a node's held runs): the config id, with its region when it has one. */
+export const dueKey = (configId: string, region = ''): string => (region ? `${configId}\n${region}` : configId);
+
+/**
+ * Results are keyed (config, time): the regions of one configuration never write the same
+ * millisecond because each region's results carry its place in the list in the time's low 4 bits
+ * (a result's time is off by at most 15 ms). Without regions the time is kept as it is.
+ */
+export function regionalTs(ts: number, regions: readonly string[], region: string): number {
+  const i = regions.indexOf(region);
+  return i < 0 ? ts : ts - (ts % MAX_REGIONS) + i;
+}
+
 /**
  * Stats health: critical when the endpoint is down now or success < 95 %, warning under 99 %,
  * otherwise healthy (documented in docs/http-api.md, "Rules worth knowing").

@@ -107,6 +107,13 @@ export interface LivenessConfig {
   expected_status_code: number;
   interval_seconds: number;
   failure_threshold: number;
+  /**
+   * Vantage points: checked once per interval from each of these regions (nodes' DOMMON_NODE_REGION);
+   * empty: by any one node.
+   */
+  regions: string[];
+  /** Down only when this many of `regions` see it down (1 without regions). */
+  confirm_from: number;
   /** Internal integer key of its results and aggregates. */
   seq: number;
   created_at: string;

@@ -13,6 +13,7 @@ import type { Clock } from '../domain/clock.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
 import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
+import { DEFAULT_REGION, dueKey } from '../domain/liveness.js';
 import { nextDue, noteStart, probeOnce, SLOT_MS, type LivenessProbe } from './liveness.js';
 
 interface ClaimingDeps {
@@ -34,6 +35,8 @@ interface ClaimingDeps {
   /** Most runs taken in one claim. */
   batch?: number;
   random?: () => number;
+  /** This node's region: it also claims the regional runs of configs that list it (default `default`). */
+  region?: string;
 }
 
 interface Run {
@@ -55,8 +58,11 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const claimMs = deps.claimMs ?? 500;
   const batch = deps.batch ?? 1000;
   const random = deps.random ?? Math.random;
+  const region = deps.region ?? DEFAULT_REGION;
   const now = () => clock.now().getTime();
-  /** Runs this node holds a lease on, by config id: on the wheel, ready, running, or written soon. */
+  /** A held run's key: its config, and the region of a regional run. */
+  const keyOf = (c: { configId: string; region: string }) => dueKey(c.configId, c.region);
+  /** Runs this node holds a lease on, by dueKey (config id, region): on the wheel, ready, running, or written soon. */
   const held = new Map<string, Run>();
   const wheel = new Map<number, Run[]>();
   let ready: Run[] = [];
@@ -114,15 +120,24 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       marginMs: LEASE_MARGIN_MS,
       expired: true,
     });
+    // This region's runs of configs checked from several regions (both kinds in one statement).
+    const regional = await queue.claimRegional(owner, region, {
+      now: t,
+      horizon: t + aheadMs,
+      limit: batch,
+      marginMs: LEASE_MARGIN_MS,
+    });
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
-    if (expired.length) log.info({ runs: expired.length }, 'took over liveness runs whose lease ran out');
-    const claims = [...fresh, ...expired];
+    const takenRegional = regional.filter((c) => c.taken);
+    if (expired.length || takenRegional.length)
+      log.info({ runs: expired.length + takenRegional.length }, 'took over liveness runs whose lease ran out');
+    const claims = [...fresh, ...expired, ...regional];
     // Taken over from a dead node: due already, run at once (they are late by the lease's length).
-    const taken = new Set(expired);
+    const taken = new Set([...expired, ...takenRegional]);
     stats.claimed += claims.length;
-    stats.takenOver += expired.length;
+    stats.takenOver += taken.size;
     // Runs kept from their last run have not been read since: their configs are read with the new ones.
     const kept = [...held.values()].filter((r) => r.kept && !r.cancelled);
     if (!claims.length && !kept.length) return;
@@ -133,14 +148,14 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     const parked = [];
     for (const run of kept) {
       const target = byId.get(run.config.id);
-      if (held.get(run.config.id) !== run) continue; // it ran meanwhile: its next run is read next round
+      if (held.get(keyOf(run.claim)) !== run) continue; // it ran meanwhile: its next run is read next round
       if (target) {
         run.config = target.config;
         run.endpoint = target.endpoint;
       } else {
         run.cancelled = true;
-        held.delete(run.config.id);
-        parked.push({ configId: run.config.id, token: run.claim.token, next: null });
+        held.delete(keyOf(run.claim));
+        parked.push({ configId: run.config.id, region: run.claim.region, token: run.claim.token, next: null });
       }
     }
     const t1 = now();
@@ -148,7 +163,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       const target = byId.get(claim.configId);
       if (!target) {
         // Disabled (the config, its endpoint) or deleted: parked until a change wakes it.
-        parked.push({ configId: claim.configId, token: claim.token, next: null });
+        parked.push({ configId: claim.configId, region: claim.region, token: claim.token, next: null });
         continue;
       }
       const interval = target.config.interval_seconds * 1000;
@@ -159,7 +174,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       // A new config's first run: within a second, so a bulk create does not start in one instant.
       else if (claim.fresh && at <= t1) at = Math.floor(t1 + random() * Math.min(interval, 1000));
       const run: Run = { claim, config: target.config, endpoint: target.endpoint, at };
-      held.set(claim.configId, run);
+      held.set(keyOf(claim), run);
       if (stopped) continue;
       place(run);
     }
@@ -211,13 +226,19 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
         endpoint: run.endpoint,
         outcome,
         at: started,
-        lease: { token: run.claim.token, next, keep },
+        region,
+        lease: { token: run.claim.token, next, keep, region: run.claim.region },
       });
       if (keep) {
-        const again: Run = { ...run, claim: { ...run.claim, due: next, fresh: false }, at: next, kept: true };
-        held.set(run.config.id, again);
+        const again: Run = {
+          ...run,
+          claim: { ...run.claim, due: next, fresh: false, taken: false },
+          at: next,
+          kept: true,
+        };
+        held.set(keyOf(run.claim), again);
         place(again);
-      } else held.delete(run.config.id);
+      } else held.delete(keyOf(run.claim));
     }
     if (running === 0) for (const wake of idle.splice(0)) wake();
     drain();
@@ -234,7 +255,10 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       } catch (err) {
         // Not written: the leases run out and another node (or this one) runs them again.
         logFailure('writing liveness results', err, { results: out.length });
-        for (const r of out) if (held.get(r.config.id)?.claim.token === r.lease?.token) held.delete(r.config.id);
+        for (const r of out) {
+          const key = dueKey(r.config.id, r.lease?.region);
+          if (held.get(key)?.claim.token === r.lease?.token) held.delete(key);
+        }
       }
     });
     return flushing;
@@ -280,7 +304,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     /** Runs this node holds a lease on now (the node list's "work claimed"). */
     size: () => held.size,
     /** When a configuration this node holds runs next (epoch ms), for tests and tooling. */
-    dueOf: (configId: string): number | undefined => held.get(configId)?.at,
+    dueOf: (configId: string, inRegion = ''): number | undefined => held.get(dueKey(configId, inRegion))?.at,
     async start(): Promise<void> {
       stopped = false;
       aborter = new AbortController();

@@ -10,7 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import type { CheckOutcome } from '../domain/liveness.js';
+import { DEFAULT_REGION, type CheckOutcome } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { MonitorService, Recorded, Target, TargetScope } from '../services/monitor.js';
 import type { WorkingSetChange } from '../services/changes.js';
@@ -31,6 +31,8 @@ interface LivenessSchedulerDeps {
   reloadMs?: number;
   /** 0..1 random source for jitter (tests may pin it). */
   random?: () => number;
+  /** This node's region: configs with regions that do not list it are not its to check (default `default`). */
+  region?: string;
 }
 
 // A quarter second: lateness stays far under a second while probes due together start in one wake-up
@@ -114,6 +116,9 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   const { monitor, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
   const random = deps.random ?? Math.random;
+  const region = deps.region ?? DEFAULT_REGION;
+  /** Configs without regions, and those listing this node's region, are this node's to check. */
+  const mine = (x: Target): boolean => !x.config.regions.length || x.config.regions.includes(region);
   const entries = new Map<string, Entry>();
   const wheel = new Map<number, { id: string; version: number }[]>();
   let ready: string[] = [];
@@ -226,8 +231,9 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     if (deps.stamp) lastStamp = deps.stamp();
     stats.fullLoads++;
     const seen = new Set<string>();
-    for await (const page of monitor.targetPages()) {
+    for await (const all of monitor.targetPages()) {
       if (stopped && !initial) return;
+      const page = all.filter(mine);
       for (const x of page) seen.add(x.config.id);
       admit(page, initial, initial ? await monitor.lastChecks(page.map((x) => x.config.id)) : NO_CHECKS);
       await new Promise((r) => setImmediate(r));
@@ -249,7 +255,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       scope = { domain_id: change.domain };
       before = [...(byDomain.get(change.domain) ?? [])];
     }
-    const found = await monitor.targetsIn(scope);
+    const found = (await monitor.targetsIn(scope)).filter(mine);
     const keep = new Set(found.map((x) => x.config.id));
     for (const id of before) if (id !== undefined && !keep.has(id)) drop(id);
     admit(found, false, NO_CHECKS);
@@ -317,7 +323,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   async function check(e: Entry, started: number, signal: AbortSignal): Promise<void> {
     const outcome = await probeOnce(probe, e, signal, () => now() - started);
     // A probe cut short by shutdown learnt nothing: it is not recorded.
-    if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started });
+    if (!signal.aborted) buffer.push({ config: e.config, endpoint: e.endpoint, outcome, at: started, region });
     e.running = false;
     running--;
     if (entries.get(e.config.id) === e && !stopped) {

@@ -28,6 +28,8 @@ interface ProbingDeps {
    * claimed under a lease named after this node (claiming.ts) instead of the in-memory schedule.
    */
   dueQueue?: { repo: LivenessDueRepo; owner: string };
+  /** This node's region (DOMMON_NODE_REGION): it checks configs without regions and those listing it. */
+  region?: string;
 }
 
 export function createProbingWorkers(deps: ProbingDeps) {
@@ -42,6 +44,7 @@ export function createProbingWorkers(deps: ProbingDeps) {
         log,
         concurrency: deps.concurrency,
         random: deps.random,
+        region: deps.region,
       })
     : createLivenessScheduler({
         monitor: deps.monitor,
@@ -54,6 +57,7 @@ export function createProbingWorkers(deps: ProbingDeps) {
         stamp: () => deps.stamp([]),
         concurrency: deps.concurrency,
         random: deps.random,
+        region: deps.region,
       });
   let tlsAbort = new AbortController();
   const tls = periodic('tls', deps.tlsPollMs ?? 2000, () => deps.certificates.cycle(tlsAbort.signal), log);

@@ -1,4 +1,4 @@
-import { Conflict, Duplicate, NotFound } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
@@ -13,6 +13,10 @@ export interface LivenessInput {
   expected_status_code?: number;
   interval_seconds?: number;
   failure_threshold?: number;
+  /** Check from each of these regions (empty: by any one node). */
+  regions?: string[];
+  /** Down only when this many of the regions agree (default 1). */
+  confirm_from?: number;
 }
 
 /** A configuration's settings without its endpoint: the update body, and a create's inline `liveness` block. */
@@ -24,6 +28,28 @@ const LIVENESS_DEFAULTS = {
   interval_seconds: 60,
   failure_threshold: 1,
 } as const;
+
+/**
+ * The regions and confirm_from a configuration ends with (an update's merged onto `cur`): unique
+ * regions, confirm_from between 1 and their number (1 without regions).
+ */
+function vantage(
+  input: Pick<LivenessSettings, 'regions' | 'confirm_from'>,
+  cur: { regions: string[]; confirm_from: number } = { regions: [], confirm_from: 1 },
+): { regions: string[]; confirm_from: number } {
+  const regions = input.regions ?? cur.regions;
+  if (new Set(regions).size !== regions.length) throw new Invalid('regions must not repeat a region');
+  // Dropping regions without naming confirm_from falls back to 1; otherwise the old value must still fit.
+  const confirm = input.confirm_from ?? (input.regions !== undefined && !regions.length ? 1 : cur.confirm_from);
+  const most = Math.max(1, regions.length);
+  if (confirm > most)
+    throw new Invalid(
+      regions.length
+        ? `confirm_from (${confirm}) cannot exceed the number of regions (${regions.length})`
+        : `confirm_from (${confirm}) needs regions: without them an endpoint is checked from one place`,
+    );
+  return { regions, confirm_from: confirm };
+}
 
 const exists = () => new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
 
@@ -49,6 +75,7 @@ export async function insertLiveness(
     expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
     interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
     failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
+    ...vantage(input),
     created_at: now,
     updated_at: now,
   });
@@ -94,8 +121,13 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
 
     async update(teamId: string, id: string, input: LivenessSettings): Promise<LivenessConfig> {
       const cur = await get(teamId, id);
+      const regions = input.regions !== undefined || input.confirm_from !== undefined ? vantage(input, cur) : undefined;
       await store.transaction(async (tx) => {
         await tx.liveness.update(teamId, id, {
+          ...(regions && {
+            regions: input.regions !== undefined ? regions.regions : undefined,
+            confirm_from: regions.confirm_from,
+          }),
           is_enabled: input.is_enabled,
           timeout_seconds: input.timeout_seconds,
           expected_status_code: input.expected_status_code,

@@ -5,6 +5,10 @@ import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
 import {
   applyOutcome,
+  combineRegions,
+  DEFAULT_REGION,
+  dueKey,
+  regionalTs,
   dayOf,
   dayString,
   first24hBucket,
@@ -33,7 +37,9 @@ export interface Recorded {
    * A run claimed from the due-queue (PostgreSQL, several nodes): its lease's fencing token and the
    * next due time, written with the result; a result whose lease was taken over is dropped.
    */
-  lease?: { token: number; next: number | null; keep?: boolean };
+  lease?: { token: number; next: number | null; keep?: boolean; region?: string };
+  /** The region of the node that checked (default `default`). */
+  region?: string;
 }
 
 /** How long past a claimed run's due time plus its timeout its lease lasts (ms): the result's write and a spread start fit in it. */
@@ -61,6 +67,18 @@ export interface LivenessStatus {
   uptime_24h: number | null;
   uptime_7d: number | null;
   avg_response_time_ms: number | null;
+  last_check: string | null;
+  last_check_successful: boolean | null;
+  response_time_ms: number | null;
+  status_code: number | null;
+  last_error: string | null;
+}
+
+/** One region's view of a configuration checked from several (the status answer's `regions`). */
+interface RegionView {
+  region: string;
+  status: 'up' | 'down' | 'unknown';
+  consecutive_failures: number;
   last_check: string | null;
   last_check_successful: boolean | null;
   response_time_ms: number | null;
@@ -200,39 +218,73 @@ export function createMonitorService({
           ? await tx.livenessDue.release(
               [
                 ...new Map(
-                  leased.map((r) => [r.config.id, { configId: r.config.id, started: r.at, ...r.lease! }]),
+                  leased.map((r) => [
+                    dueKey(r.config.id, r.lease!.region),
+                    { configId: r.config.id, started: r.at, ...r.lease! },
+                  ]),
                 ).values(),
               ],
               LEASE_MARGIN_MS,
             )
           : await tx.livenessData.existing(ids);
-        const states = await tx.livenessData.states(ids.filter((id) => live.has(id)));
+        const isLive = (r: Recorded) => live.has(r.lease ? dueKey(r.config.id, r.lease.region) : r.config.id);
+        // Configs checked from several regions: their combined state is locked first (two regions'
+        // nodes may write one config at once), then every region's view of them is read.
+        const liveIds = new Set(ordered.filter(isLive).map((r) => r.config.id));
+        const regional = [
+          ...new Set(
+            ordered.filter((r) => r.config.regions.length && liveIds.has(r.config.id)).map((r) => r.config.id),
+          ),
+        ];
+        if (regional.length) await tx.livenessData.lockStates(regional);
+        const states = await tx.livenessData.states([...liveIds]);
+        const views = regional.length
+          ? await tx.livenessData.regionStates(regional)
+          : new Map<string, Map<string, LivenessState>>();
         const rows = [];
         const changed = new Map<string, LivenessState>();
+        const changedViews = new Map<string, { configId: string; region: string; state: LivenessState }>();
         // Domains whose health input moved: a status flip or a check outcome flip (uptime starts or stops falling).
         const flipped = new Set<string>();
         for (const r of ordered) {
-          if (!live.has(r.config.id)) continue;
+          if (!isLive(r)) continue;
+          const region = r.region ?? DEFAULT_REGION;
+          const regions = r.config.regions;
+          // A run of a region the config no longer lists (changed while it ran) counts for nothing.
+          if (regions.length && !regions.includes(region)) continue;
           rows.push({
             cfg: r.config.seq,
-            ts: r.at,
+            ts: regionalTs(r.at, regions, region),
             ok: r.outcome.ok,
             ms: r.outcome.responseTimeMs,
             status: r.outcome.statusCode,
             error: r.outcome.error,
+            region,
+            regional: regions.length > 0,
           });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
-          const { next, event } = applyOutcome(
-            prev,
-            r.outcome,
-            new Date(r.at).toISOString(),
-            r.config.failure_threshold,
-          );
+          const at = new Date(r.at).toISOString();
+          let next: LivenessState;
+          let event: 'down' | 'recovery' | null;
+          let down: string[] = [];
+          if (regions.length) {
+            let v = views.get(r.config.id);
+            if (!v) views.set(r.config.id, (v = new Map<string, LivenessState>()));
+            const view = applyOutcome(v.get(region) ?? INITIAL_STATE, r.outcome, at, r.config.failure_threshold).next;
+            v.set(region, view);
+            changedViews.set(dueKey(r.config.id, region), { configId: r.config.id, region, state: view });
+            ({ next, event, down } = combineRegions(prev, v, r.config, { at, outcome: r.outcome }));
+          } else ({ next, event } = applyOutcome(prev, r.outcome, at, r.config.failure_threshold));
           changed.set(r.config.id, next);
           if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful)
             flipped.add(r.endpoint.domain_id);
           if (event) {
             const url = fullUrl(r.endpoint);
+            const where = regions.length
+              ? event === 'down'
+                ? ` from ${down.length} of ${regions.length} regions (${down.join(', ')})`
+                : ` (seen from ${region})`
+              : '';
             await tx.events.add(
               {
                 team_id: r.config.team_id,
@@ -243,8 +295,8 @@ export function createMonitorService({
                 endpoint_id: r.endpoint.id,
                 message:
                   event === 'down'
-                    ? `${r.endpoint.name} (${url}) is DOWN after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
-                    : `${r.endpoint.name} (${url}) has RECOVERED (${r.outcome.responseTimeMs} ms)`,
+                    ? `${r.endpoint.name} (${url}) is DOWN${where} after ${next.consecutive_failures} failed check(s): ${r.outcome.error ?? 'failed'}`
+                    : `${r.endpoint.name} (${url}) has RECOVERED${where} (${r.outcome.responseTimeMs} ms)`,
                 details: {
                   transition: event,
                   url,
@@ -252,6 +304,8 @@ export function createMonitorService({
                   error: r.outcome.error,
                   consecutive_failures: next.consecutive_failures,
                   response_time_ms: r.outcome.responseTimeMs,
+                  region,
+                  ...(regions.length ? { regions_down: down, confirm_from: r.config.confirm_from } : {}),
                 },
               },
               now,
@@ -260,6 +314,7 @@ export function createMonitorService({
         }
         await tx.livenessData.addResults(rows, hourOf, dayOf);
         await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
+        if (changedViews.size) await tx.livenessData.saveRegionStates([...changedViews.values()]);
         for (const id of flipped) healthDue.add(id);
         return rows.length;
       });
@@ -272,10 +327,10 @@ export function createMonitorService({
       return written;
     },
 
-    async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number }) {
+    async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number; region?: string }) {
       const c = await config(teamId, id);
       const since = clock.now().getTime() - q.hours * 3_600_000;
-      const page = await store.livenessData.results(c.seq, since, q.limit, q.offset);
+      const page = await store.livenessData.results(c.seq, since, q.limit, q.offset, q.region);
       return {
         total: page.total,
         items: page.items.map((r) => {
@@ -288,6 +343,7 @@ export function createMonitorService({
             response_time_ms: r.ms,
             status_code: r.status,
             error: r.error,
+            region: r.region,
           };
         }),
       };
@@ -309,7 +365,25 @@ export function createMonitorService({
       const sumMs = rows.reduce((a, r) => a + r.sum_ms, 0);
       const state = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
       const rate = uptimePercent({ total, ok });
+      // Configs with regions: the same span per region (every listed region, checked or not).
+      const perRegion = new Map<string, Sums>(c.regions.map((r) => [r, { total: 0, ok: 0, sum_ms: 0 }]));
+      if (c.regions.length)
+        for (const r of await store.livenessData.regionDaily(c.seq, today - days + 1)) {
+          const cur = perRegion.get(r.region);
+          if (!cur) continue; // a region the config no longer lists
+          cur.total += r.total;
+          cur.ok += r.ok;
+          cur.sum_ms += r.sum_ms;
+        }
       return {
+        regions: [...perRegion].map(([region, x]) => ({
+          region,
+          total_tests: x.total,
+          successful_tests: x.ok,
+          success_rate: uptimePercent(x) ?? 0,
+          avg_response_time_ms: x.total ? Math.round(x.sum_ms / x.total) : 0,
+        })),
+        confirm_from: c.confirm_from,
         stats: daily,
         days,
         total_tests: total,
@@ -334,9 +408,33 @@ export function createMonitorService({
       }));
     },
 
-    async status(teamId: string, id: string): Promise<LivenessStatus & { id: string; endpoint_id: string }> {
+    /** The combined status, and with regions each region's own view (`unknown`: none of its nodes checked yet). */
+    async status(
+      teamId: string,
+      id: string,
+    ): Promise<LivenessStatus & { id: string; endpoint_id: string; confirm_from: number; regions: RegionView[] }> {
       const c = await config(teamId, id);
-      return { id: c.id, endpoint_id: c.endpoint_id, ...(await statusOf(c)) };
+      const views: ReadonlyMap<string, LivenessState> =
+        (c.regions.length ? (await store.livenessData.regionStates([c.id])).get(c.id) : undefined) ?? new Map();
+      return {
+        id: c.id,
+        endpoint_id: c.endpoint_id,
+        ...(await statusOf(c)),
+        confirm_from: c.confirm_from,
+        regions: c.regions.map((region) => {
+          const v: LivenessState = views.get(region) ?? INITIAL_STATE;
+          return {
+            region,
+            status: v.status ?? 'unknown',
+            consecutive_failures: v.consecutive_failures,
+            last_check: v.last_check,
+            last_check_successful: v.last_check_successful,
+            response_time_ms: v.response_time_ms,
+            status_code: v.status_code,
+            last_error: v.last_error,
+          };
+        }),
+      };
     },
   };
 }

@@ -118,6 +118,7 @@ export function createRetentionService(deps: RetentionDeps) {
     for (const [table, before] of [
       ['liveness_hourly', beforeHour],
       ['liveness_daily', beforeDay],
+      ['liveness_region_daily', beforeDay],
     ] as const) {
       for (const seq of await r.livenessSeqsWithAggregatesBefore(table, before))
         aggregates += await drain(() => r.deleteAggregates(table, seq, before, batchSize), counter, signal);

@@ -151,6 +151,10 @@ export interface LivenessConfigsTable {
   expected_status_code: number;
   interval_seconds: number;
   failure_threshold: number;
+  /** JSON array of region names (migration 015); null: checked by any one node. */
+  regions: string | null;
+  /** How many of `regions` must see it down before it counts as down. */
+  confirm_from: number;
   created_at: string;
   updated_at: string;
 }
@@ -161,6 +165,29 @@ export interface LivenessResultsTable {
   ms: number;
   status: number | null;
   error: string | null;
+  /** The checking node's region; null: `default` (and every result written before migration 015). */
+  region: string | null;
+}
+/** Per-region daily sums of configurations with regions (migration 015). */
+export interface LivenessRegionDailyTable {
+  cfg: number;
+  region: string;
+  bucket: number;
+  total: number;
+  ok: number;
+  sum_ms: number;
+}
+/** Each region's own view of a configuration with regions; liveness_state holds the combined one. */
+export interface LivenessRegionStateTable {
+  config_id: string;
+  region: string;
+  status: string | null;
+  consecutive_failures: number;
+  last_check: string | null;
+  last_check_successful: Bool | null;
+  response_time_ms: number | null;
+  status_code: number | null;
+  last_error: string | null;
 }
 export interface LivenessAggregateTable {
   cfg: number;
@@ -333,6 +360,11 @@ export interface LivenessDueTable {
   token: number | string;
 }
 
+/** The due-queue of regional runs: one row per (configuration, region), claimed by that region's nodes. */
+export interface LivenessRegionDueTable extends LivenessDueTable {
+  region: string;
+}
+
 /** A team's API requests claimed by the nodes in one window (PostgreSQL; services/rate-limit.ts). */
 export interface RateLimitsTable {
   team_id: string;
@@ -371,5 +403,8 @@ export interface DB {
   status_page_endpoints: StatusPageEndpointsTable;
   nodes: NodesTable;
   liveness_due: LivenessDueTable;
+  liveness_region_due: LivenessRegionDueTable;
+  liveness_region_state: LivenessRegionStateTable;
+  liveness_region_daily: LivenessRegionDailyTable;
   rate_limits: RateLimitsTable;
 }

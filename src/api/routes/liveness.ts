@@ -71,9 +71,12 @@ export function livenessDataRoutes(
     const base = `${prefix}/:livenessId`;
     router.get(`${base}/results`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'livenessId', 'Liveness configuration');
-      const q = v.query<{ limit?: number; offset?: number; hours?: number }>('liveness-results', ctx.query);
+      const q = v.query<{ limit?: number; offset?: number; hours?: number; region?: string }>(
+        'liveness-results',
+        ctx.query,
+      );
       const p = page(q);
-      const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, ...p });
+      const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, region: q.region, ...p });
       ctx.body = listBody('results', { items: r.items, total: r.total, ...p }, (x) => x, { hours: q.hours ?? 24 });
     });
     router.get(`${base}/stats`, ...secure, async (ctx) => {

@@ -30,6 +30,18 @@ const fields: OptSpec[] = [
     field: 'failure_threshold',
     kind: 'int',
   },
+  {
+    flags: '--regions <list>',
+    description: 'check from each of these regions (comma-separated node regions; "" for any one node)',
+    field: 'regions',
+    kind: 'list',
+  },
+  {
+    flags: '--confirm-from <n>',
+    description: 'down only when this many of the regions agree (default 1)',
+    field: 'confirm_from',
+    kind: 'int',
+  },
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
 ];
 

@@ -11,6 +11,7 @@ import * as m011 from './011_events_team.js';
 import * as m012 from './012_certificate_chain.js';
 import * as m013 from './013_liveness_due.js';
 import * as m014 from './014_shared_state.js';
+import * as m015 from './015_regions.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -23,6 +24,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '012_certificate_chain': m012,
   '013_liveness_due': m013,
   '014_shared_state': m014,
+  '015_regions': m015,
 };
 
 /**

@@ -3,8 +3,8 @@ import type { Sums } from '../../domain/liveness.js';
 import type Database from 'better-sqlite3';
 import type { ChangeTracker } from '../change-tracker.js';
 import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DB, LivenessStateTable } from '../schema.js';
-import type { LivenessState } from '../../domain/liveness.js';
+import type { DB, LivenessRegionStateTable, LivenessStateTable } from '../schema.js';
+import { DEFAULT_REGION, type LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
 
 interface ResultRow {
@@ -14,7 +14,18 @@ interface ResultRow {
   ms: number;
   status: number | null;
   error: string | null;
+  /** The checking node's region. */
+  region: string;
 }
+
+/** A result as it is written: with its region, and whether its config has regions (per-region sums). */
+interface ResultWrite extends ResultRow {
+  regional?: boolean;
+}
+
+/** Regions as stored in results: `default` (most results, every one before migration 015) as null. */
+const encodeRegion = (region: string): string | null => (region === DEFAULT_REGION ? null : region);
+const decodeRegion = (stored: string | null): string => stored ?? DEFAULT_REGION;
 
 type StateRow = Selectable<LivenessStateTable>;
 
@@ -30,6 +41,13 @@ function toState(r: StateRow): LivenessState {
     alerted_down: toBool(r.alerted_down),
   };
 }
+
+function toRegionState(r: Selectable<LivenessRegionStateTable>): LivenessState {
+  return toState({ ...r, alerted_down: 0 });
+}
+
+const REGION_DAILY_UPSERT = `insert into liveness_region_daily (cfg, region, bucket, total, ok, sum_ms) values (?, ?, ?, ?, ?, ?)
+  on conflict (cfg, region, bucket) do update set total = total + excluded.total, ok = ok + excluded.ok, sum_ms = sum_ms + excluded.sum_ms`;
 
 const bucketUpsert = (table: string) => `insert into ${table} (cfg, bucket, total, ok, sum_ms) values (?, ?, ?, ?, ?)
   on conflict (cfg, bucket) do update set total = total + excluded.total, ok = ok + excluded.ok, sum_ms = sum_ms + excluded.sum_ms`;
@@ -47,14 +65,22 @@ export interface LivenessHotPath {
   state(id: string): Promise<StateRow | undefined>;
   /** The state rows of many configurations (a write batch's). */
   states(ids: readonly string[]): Promise<StateRow[]>;
-  /** Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables. */
-  write(rows: ResultRow[], hourly: BucketSum[], daily: BucketSum[]): Promise<void>;
+  /** Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables (and per region). */
+  write(rows: ResultRow[], hourly: BucketSum[], daily: BucketSum[], regionDaily: BucketSum[]): Promise<void>;
   saveStates(list: { configId: string; state: LivenessState }[]): Promise<void>;
+  /**
+   * Locks these configs' combined states until the transaction ends (PostgreSQL; rows made first),
+   * so that two regions' nodes recording one config at once combine each other's views, not miss
+   * them. SQLite has one writer: nothing to do.
+   */
+  lockStates(ids: readonly string[]): Promise<void>;
 }
 
 interface BucketSum extends Sums {
   cfg: number;
   bucket: number;
+  /** Per-region sums only: the stored region. */
+  region?: string | null;
 }
 
 const stateParams = (configId: string, s: LivenessState) =>
@@ -85,10 +111,11 @@ export function livenessStatements(
     // Writes through the change tracker: each run marks the table its SQL writes.
     insertResult: changes.prepareWrite(
       sqlite,
-      'insert into liveness_results (cfg, ts, ok, ms, status, error) values (?, ?, ?, ?, ?, ?) on conflict do nothing',
+      'insert into liveness_results (cfg, ts, ok, ms, status, error, region) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
     ),
     addHourly: changes.prepareWrite(sqlite, bucketUpsert('liveness_hourly')),
     addDaily: changes.prepareWrite(sqlite, bucketUpsert('liveness_daily')),
+    addRegionDaily: changes.prepareWrite(sqlite, REGION_DAILY_UPSERT),
     saveState: changes.prepareWrite(
       sqlite,
       `insert into liveness_state
@@ -116,12 +143,15 @@ export function livenessStatements(
       }
       return out;
     },
-    async write(rows, hourly, daily) {
-      const { insertResult, addHourly, addDaily } = get();
-      for (const r of rows) insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error);
+    async write(rows, hourly, daily, regionDaily) {
+      const { insertResult, addHourly, addDaily, addRegionDaily } = get();
+      for (const r of rows)
+        insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error, encodeRegion(r.region));
       for (const b of hourly) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of daily) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
+      for (const b of regionDaily) addRegionDaily.run(b.cfg, b.region ?? '', b.bucket, b.total, b.ok, b.sum_ms);
     },
+    async lockStates() {},
     async saveStates(list) {
       const { saveState } = get();
       for (const { configId, state } of list) saveState.run(...stateParams(configId, state));
@@ -168,16 +198,35 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
         .where(sql<boolean>`config_id = any(${[...ids]})`)
         .execute();
     },
-    async write(rows, hourly, daily) {
+    async write(rows, hourly, daily, regionDaily) {
       if (rows.length) {
-        await sql`insert into liveness_results (cfg, ts, ok, ms, status, error)
+        await sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
           select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
             ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
-            ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[])
+            ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[],
+            ${rows.map((r) => encodeRegion(r.region))}::text[])
           on conflict do nothing`.execute(db);
       }
       await addBuckets('liveness_hourly', hourly);
       await addBuckets('liveness_daily', daily);
+      if (regionDaily.length)
+        await sql`insert into liveness_region_daily (cfg, region, bucket, total, ok, sum_ms)
+          select * from unnest(${regionDaily.map((b) => b.cfg)}::integer[], ${regionDaily.map((b) => b.region ?? '')}::text[],
+            ${regionDaily.map((b) => b.bucket)}::integer[], ${regionDaily.map((b) => b.total)}::integer[],
+            ${regionDaily.map((b) => b.ok)}::integer[], ${regionDaily.map((b) => b.sum_ms)}::bigint[])
+          on conflict (cfg, region, bucket) do update set total = liveness_region_daily.total + excluded.total,
+            ok = liveness_region_daily.ok + excluded.ok, sum_ms = liveness_region_daily.sum_ms + excluded.sum_ms`.execute(
+          db,
+        );
+    },
+    async lockStates(ids) {
+      if (!ids.length) return;
+      const sorted = [...ids].sort();
+      await sql`insert into liveness_state (config_id) select unnest(${sorted}::text[]) on conflict do nothing`.execute(
+        db,
+      );
+      await sql`select config_id from liveness_state where config_id = any(${sorted}::text[])
+        order by config_id for update`.execute(db);
     },
     async saveStates(list) {
       if (!list.length) return;
@@ -193,30 +242,47 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
   };
 }
 
-/** Pre-aggregates a batch per (config, bucket): a batch usually holds one run per config, sometimes more. */
-function bucketSums(rows: ResultRow[], bucketOf: (ts: number) => number): BucketSum[] {
+/**
+ * Pre-aggregates a batch per (config, bucket), or per (config, region, bucket): a batch usually holds
+ * one run per config, sometimes more.
+ */
+function bucketSums(rows: ResultRow[], bucketOf: (ts: number) => number, byRegion = false): BucketSum[] {
   const sums = new Map<string, BucketSum>();
   for (const r of rows) {
     const bucket = bucketOf(r.ts);
-    const key = `${r.cfg}:${bucket}`;
+    const key = byRegion ? `${r.cfg}:${r.region}:${bucket}` : `${r.cfg}:${bucket}`;
     const cur = sums.get(key);
     if (cur) {
       cur.total++;
       cur.ok += r.ok ? 1 : 0;
       cur.sum_ms += r.ms;
-    } else sums.set(key, { cfg: r.cfg, bucket, total: 1, ok: r.ok ? 1 : 0, sum_ms: r.ms });
+    } else
+      sums.set(key, {
+        cfg: r.cfg,
+        bucket,
+        total: 1,
+        ok: r.ok ? 1 : 0,
+        sum_ms: r.ms,
+        ...(byRegion ? { region: r.region } : {}),
+      });
   }
   return [...sums.values()];
 }
 
 async function writeResults(
   hot: LivenessHotPath,
-  rows: ResultRow[],
+  rows: ResultWrite[],
   hourOf: (ts: number) => number,
   dayOf: (ts: number) => number,
 ): Promise<void> {
   if (!rows.length) return;
-  await hot.write(rows, bucketSums(rows, hourOf), bucketSums(rows, dayOf));
+  const regional = rows.filter((r) => r.regional);
+  await hot.write(
+    rows,
+    bucketSums(rows, hourOf),
+    bucketSums(rows, dayOf),
+    regional.length ? bucketSums(regional, dayOf, true) : [],
+  );
 }
 
 const NO_SUMS: Sums = { total: 0, ok: 0, sum_ms: 0 };
@@ -252,7 +318,7 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     db.selectFrom(table).selectAll().where('cfg', '=', cfg).where('bucket', '>=', from).orderBy('bucket').execute();
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
-    async addResult(r: ResultRow, hour: number, day: number): Promise<void> {
+    async addResult(r: ResultWrite, hour: number, day: number): Promise<void> {
       await writeResults(
         hot,
         [r],
@@ -264,7 +330,11 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
      * A whole batch of results: one prepared statement run per raw row, then per hourly and daily
      * bucket (pre-aggregated): no query building and no statement compiling per check.
      */
-    async addResults(rows: ResultRow[], hourOf: (ts: number) => number, dayOf: (ts: number) => number): Promise<void> {
+    async addResults(
+      rows: ResultWrite[],
+      hourOf: (ts: number) => number,
+      dayOf: (ts: number) => number,
+    ): Promise<void> {
       await writeResults(hot, rows, hourOf, dayOf);
     },
     /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
@@ -344,29 +414,84 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     async saveState(configId: string, s: LivenessState): Promise<void> {
       await hot.saveStates([{ configId, state: s }]);
     },
+    /** A config's results since `sinceTs`, newest first; `region`: only those checked from there. */
     async results(
       cfg: number,
       sinceTs: number,
       limit: number,
       offset: number,
+      region?: string,
     ): Promise<{ items: ResultRow[]; total: number }> {
-      const { n } = await db
-        .selectFrom('liveness_results')
+      const base = () => {
+        const q = db.selectFrom('liveness_results').where('cfg', '=', cfg).where('ts', '>=', sinceTs);
+        if (region === undefined) return q;
+        const stored = encodeRegion(region);
+        return stored === null ? q.where('region', 'is', null) : q.where('region', '=', stored);
+      };
+      const { n } = await base()
         .select((e) => e.fn.countAll<number>().as('n'))
-        .where('cfg', '=', cfg)
-        .where('ts', '>=', sinceTs)
         .executeTakeFirstOrThrow();
+      const rows = await base().selectAll().orderBy('ts', 'desc').limit(limit).offset(offset).execute();
+      return {
+        items: rows.map((r) => ({ ...r, ok: toBool(r.ok), region: decodeRegion(r.region) })),
+        total: Number(n),
+      };
+    },
+    /** Per-region daily sums from `fromDay` on (configs with regions), by region then day. */
+    async regionDaily(cfg: number, fromDay: number): Promise<(Sums & { region: string; bucket: number })[]> {
       const rows = await db
-        .selectFrom('liveness_results')
+        .selectFrom('liveness_region_daily')
         .selectAll()
         .where('cfg', '=', cfg)
-        .where('ts', '>=', sinceTs)
-        .orderBy('ts', 'desc')
-        .limit(limit)
-        .offset(offset)
+        .where('bucket', '>=', fromDay)
+        .orderBy('region')
+        .orderBy('bucket')
         .execute();
-      return { items: rows.map((r) => ({ ...r, ok: toBool(r.ok) })), total: Number(n) };
+      return rows.map((r) => ({
+        region: decodeRegion(r.region || null),
+        bucket: r.bucket,
+        total: r.total,
+        ok: r.ok,
+        sum_ms: Number(r.sum_ms),
+      }));
     },
+    /** Each region's own state of these configs (configs with regions). */
+    async regionStates(configIds: readonly string[]): Promise<Map<string, Map<string, LivenessState>>> {
+      const out = new Map<string, Map<string, LivenessState>>();
+      for (let i = 0; i < configIds.length; i += CHUNK) {
+        const rows = await db
+          .selectFrom('liveness_region_state')
+          .selectAll()
+          .where('config_id', 'in', configIds.slice(i, i + CHUNK))
+          .execute();
+        for (const r of rows) {
+          let views = out.get(r.config_id);
+          if (!views) out.set(r.config_id, (views = new Map<string, LivenessState>()));
+          views.set(r.region, toRegionState(r));
+        }
+      }
+      return out;
+    },
+    async saveRegionStates(list: { configId: string; region: string; state: LivenessState }[]): Promise<void> {
+      for (const { configId, region, state: s } of list) {
+        const values = {
+          status: s.status,
+          consecutive_failures: s.consecutive_failures,
+          last_check: s.last_check,
+          last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+          response_time_ms: s.response_time_ms,
+          status_code: s.status_code,
+          last_error: s.last_error,
+        };
+        await db
+          .insertInto('liveness_region_state')
+          .values({ config_id: configId, region, ...values })
+          .onConflict((oc) => oc.columns(['config_id', 'region']).doUpdateSet(values))
+          .execute();
+      }
+    },
+    /** Locks the combined states of these configs for the transaction (PostgreSQL; see LivenessHotPath). */
+    lockStates: (ids: readonly string[]) => hot.lockStates(ids),
     /** Per-day aggregates from `fromDay` on, oldest first. */
     daily: (cfg: number, fromDay: number) => buckets('liveness_daily', cfg, fromDay),
     /** Per-hour aggregates from `fromHour` on, oldest first. */

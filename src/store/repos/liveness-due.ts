@@ -4,12 +4,20 @@
 // the result itself, fenced by the token (a node whose lease was taken over writes nothing). Leases of
 // a dead node run out; the takeover claim hands them to a live one. One SQLite node keeps its due
 // times in memory (scheduler/liveness.ts) and never calls this.
+//
+// Configurations with regions (migration 015) have a row per region in liveness_region_due instead
+// of one in liveness_due: a node claims those of its own region only, so each region checks once.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
+import { dueKey } from '../../domain/liveness.js';
 
 /** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
 export interface DueClaim {
   configId: string;
+  /** The region whose run this is ('' for a configuration checked from anywhere: liveness_due). */
+  region: string;
+  /** Claimed from a lease that ran out (a dead or stalled node's): late already, run at once. */
+  taken?: boolean;
   due: number;
   /** The config has never run: its second run comes at a random point of the next interval. */
   fresh: boolean;
@@ -19,6 +27,8 @@ export interface DueClaim {
 /** The end of a claimed run: the next due time (null parks the row), and whether the lease is kept for it. */
 interface DueRelease {
   configId: string;
+  /** The row's region ('' or absent: liveness_due). */
+  region?: string;
   token: number;
   next: number | null;
   /** When the run started (epoch ms): the next run comes no later than one current interval after it. */
@@ -31,9 +41,18 @@ interface DueRelease {
 type DueScope = { config: string } | { endpoint: string } | { domain: string };
 
 export function livenessDueRepo(db: Kysely<DB>) {
-  type ClaimRow = { config_id: string; due_at: string | number; fresh: number; token: string | number };
+  type ClaimRow = {
+    config_id: string;
+    region?: string;
+    taken?: boolean;
+    due_at: string | number;
+    fresh: number;
+    token: string | number;
+  };
   const toClaim = (r: ClaimRow): DueClaim => ({
     configId: r.config_id,
+    region: r.region ?? '',
+    ...(r.taken ? { taken: true } : {}),
     due: Number(r.due_at),
     fresh: r.fresh === 1,
     token: Number(r.token),
@@ -64,38 +83,98 @@ export function livenessDueRepo(db: Kysely<DB>) {
     },
 
     /**
+     * Claims up to `limit` regional runs of `region`: unleased ones due by `horizon` and leased ones
+     * whose lease ran out before `now` (those come back with `taken`), in one statement.
+     */
+    async claimRegional(
+      owner: string,
+      region: string,
+      o: { now: number; horizon: number; limit: number; marginMs: number },
+    ): Promise<DueClaim[]> {
+      const r = await sql<ClaimRow>`update liveness_region_due q set owner = ${owner}, token = q.token + 1,
+          lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
+        from (select config_id, region, owner is not null as taken from liveness_region_due
+              where region = ${region}
+                and ((owner is null and due_at <= ${o.horizon}) or (owner is not null and lease_until < ${o.now}))
+              order by coalesce(lease_until, due_at) limit ${o.limit} for update skip locked) p, liveness_configs c
+        where q.config_id = p.config_id and q.region = p.region and c.id = q.config_id
+        returning q.config_id, q.region, p.taken, q.due_at, q.fresh, q.token`.execute(db);
+      return r.rows.map(toClaim);
+    },
+
+    /**
      * Ends claimed runs (inside the transaction that writes their results): sets the next due time
      * and frees the lease, or keeps it (`keep`) until the next run plus its timeout plus `marginMs`.
      * Only rows still holding the given token change; returns the ids that did (the others were
      * taken over or deleted: their results must not be written).
      */
     async release(rows: readonly DueRelease[], marginMs: number): Promise<Set<string>> {
-      if (!rows.length) return new Set();
+      const out = new Set<string>();
+      const plain = rows.filter((x) => !x.region);
+      const regional = rows.filter((x) => x.region);
       // The interval is read here, not taken from the run: a shorter one set while the run was in
       // flight brings its next run forward (no later than one interval after this run's start).
-      const r = await sql<{ config_id: string }>`update liveness_due q set
-          due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
-          owner = case when u.keep then q.owner end,
-          lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
-        from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.token)}::bigint[],
-                    ${rows.map((x) => x.next)}::bigint[], ${rows.map((x) => x.keep === true)}::boolean[],
-                    ${rows.map((x) => x.started ?? null)}::bigint[])
-          as u(id, token, next, keep, started), liveness_configs c
-        where q.config_id = u.id and q.token = u.token and c.id = q.config_id
-        returning q.config_id`.execute(db);
-      return new Set(r.rows.map((x) => x.config_id));
+      if (plain.length) {
+        const r = await sql<{ config_id: string }>`update liveness_due q set
+            due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
+            owner = case when u.keep then q.owner end,
+            lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
+          from unnest(${plain.map((x) => x.configId)}::text[], ${plain.map((x) => x.token)}::bigint[],
+                      ${plain.map((x) => x.next)}::bigint[], ${plain.map((x) => x.keep === true)}::boolean[],
+                      ${plain.map((x) => x.started ?? null)}::bigint[])
+            as u(id, token, next, keep, started), liveness_configs c
+          where q.config_id = u.id and q.token = u.token and c.id = q.config_id
+          returning q.config_id`.execute(db);
+        for (const x of r.rows) out.add(x.config_id);
+      }
+      if (regional.length) {
+        const r = await sql<{ config_id: string; region: string }>`update liveness_region_due q set
+            due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
+            owner = case when u.keep then q.owner end,
+            lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
+          from unnest(${regional.map((x) => x.configId)}::text[], ${regional.map((x) => x.region)}::text[],
+                      ${regional.map((x) => x.token)}::bigint[], ${regional.map((x) => x.next)}::bigint[],
+                      ${regional.map((x) => x.keep === true)}::boolean[], ${regional.map((x) => x.started ?? null)}::bigint[])
+            as u(id, region, token, next, keep, started), liveness_configs c
+          where q.config_id = u.id and q.region = u.region and q.token = u.token and c.id = q.config_id
+          returning q.config_id, q.region`.execute(db);
+        for (const x of r.rows) out.add(dueKey(x.config_id, x.region));
+      }
+      return out;
     },
 
     /** Hands back this node's leases (a clean stop): another node claims them at once. */
     async releaseOwned(owner: string): Promise<number> {
       const r = await sql`update liveness_due set owner = null, lease_until = null where owner = ${owner}`.execute(db);
-      return Number(r.numAffectedRows ?? 0);
+      const g =
+        await sql`update liveness_region_due set owner = null, lease_until = null where owner = ${owner}`.execute(db);
+      return Number(r.numAffectedRows ?? 0) + Number(g.numAffectedRows ?? 0);
     },
 
     /** A new config: due at `due` (its first run), in the transaction that creates it. */
-    async add(configId: string, due: number): Promise<void> {
-      await sql`insert into liveness_due (config_id, due_at, fresh) values (${configId}, ${due}, 1)
-        on conflict (config_id) do nothing`.execute(db);
+    async add(configId: string, due: number, regions: readonly string[] = []): Promise<void> {
+      if (!regions.length)
+        await sql`insert into liveness_due (config_id, due_at, fresh) values (${configId}, ${due}, 1)
+          on conflict (config_id) do nothing`.execute(db);
+      else
+        await sql`insert into liveness_region_due (config_id, region, due_at, fresh)
+          select ${configId}, r, ${due}::bigint, 1 from unnest(${[...regions]}::text[]) as r
+          on conflict (config_id, region) do nothing`.execute(db);
+    },
+
+    /**
+     * A config's regions changed (in the transaction that changes them): one row in liveness_due
+     * without regions, else one per region (new ones due at `due`), none left for a region it dropped.
+     */
+    async setRegions(configId: string, regions: readonly string[], due: number): Promise<void> {
+      if (!regions.length) {
+        await sql`delete from liveness_region_due where config_id = ${configId}`.execute(db);
+      } else {
+        await sql`delete from liveness_due where config_id = ${configId}`.execute(db);
+        await sql`delete from liveness_region_due where config_id = ${configId}
+          and not (region = any(${[...regions]}::text[]))`.execute(db);
+      }
+      await this.add(configId, due, regions);
     },
 
     /**
@@ -109,12 +188,13 @@ export function livenessDueRepo(db: Kysely<DB>) {
           : 'endpoint' in scope
             ? sql`c.endpoint_id = ${scope.endpoint}`
             : sql`c.endpoint_id in (select id from endpoints where domain_id = ${scope.domain})`;
-      await sql`update liveness_due q
-        set due_at = case when q.due_at is null then ${now}::bigint
-                     else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end
-        from liveness_configs c
-        where c.id = q.config_id and ${where}
-          and (q.due_at is null or q.due_at > ${now}::bigint + c.interval_seconds * 1000)`.execute(db);
+      for (const table of ['liveness_due', 'liveness_region_due'] as const)
+        await sql`update ${sql.table(table)} q
+          set due_at = case when q.due_at is null then ${now}::bigint
+                       else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end
+          from liveness_configs c
+          where c.id = q.config_id and ${where}
+            and (q.due_at is null or q.due_at > ${now}::bigint + c.interval_seconds * 1000)`.execute(db);
     },
 
     /**
@@ -123,6 +203,22 @@ export function livenessDueRepo(db: Kysely<DB>) {
      * minute), and parked rows due again (a change whose wake-up was lost re-checks them).
      */
     async sync(now: number): Promise<{ added: number; woken: number }> {
+      // Configs with regions: a row per listed region, none in liveness_due, none for a dropped region.
+      const regional = await sql`insert into liveness_region_due (config_id, region, due_at, fresh)
+        select c.id, r.region,
+          coalesce((extract(epoch from s.last_check::timestamptz) * 1000)::bigint + c.interval_seconds * 1000,
+                   ${now}::bigint + floor(random() * least(c.interval_seconds, 60) * 1000)::bigint),
+          0
+        from liveness_configs c
+          cross join lateral jsonb_array_elements_text(c.regions::jsonb) as r(region)
+          left join liveness_region_state s on s.config_id = c.id and s.region = r.region
+        where c.regions is not null
+          and not exists (select 1 from liveness_region_due q where q.config_id = c.id and q.region = r.region)
+        on conflict (config_id, region) do nothing`.execute(db);
+      await sql`delete from liveness_region_due q using liveness_configs c where c.id = q.config_id
+        and (c.regions is null or not (c.regions::jsonb ? q.region))`.execute(db);
+      await sql`delete from liveness_due q using liveness_configs c where c.id = q.config_id
+        and c.regions is not null`.execute(db);
       const added = await sql`insert into liveness_due (config_id, due_at, fresh)
         select c.id,
           coalesce((extract(epoch from s.last_check::timestamptz) * 1000)::bigint + c.interval_seconds * 1000,
@@ -130,11 +226,18 @@ export function livenessDueRepo(db: Kysely<DB>) {
           -- Spread by its due time already: its second run comes one interval after its first.
           0
         from liveness_configs c left join liveness_state s on s.config_id = c.id
-        where not exists (select 1 from liveness_due q where q.config_id = c.id)
+        where c.regions is null and not exists (select 1 from liveness_due q where q.config_id = c.id)
         on conflict (config_id) do nothing`.execute(db);
-      const woken = await sql`update liveness_due set due_at = ${now}::bigint
-        where due_at is null and owner is null`.execute(db);
-      return { added: Number(added.numAffectedRows ?? 0), woken: Number(woken.numAffectedRows ?? 0) };
+      let woken = 0;
+      for (const table of ['liveness_due', 'liveness_region_due'] as const) {
+        const r = await sql`update ${sql.table(table)} set due_at = ${now}::bigint
+          where due_at is null and owner is null`.execute(db);
+        woken += Number(r.numAffectedRows ?? 0);
+      }
+      return {
+        added: Number(added.numAffectedRows ?? 0) + Number(regional.numAffectedRows ?? 0),
+        woken,
+      };
     },
 
     /** Rows as they stand (tests and tools). */
@@ -145,6 +248,22 @@ export function livenessDueRepo(db: Kysely<DB>) {
         due: r.due_at === null ? null : Number(r.due_at),
         owner: r.owner,
         token: Number(r.token),
+      }));
+    },
+
+    /** Regional rows as they stand (tests and tools). */
+    async allRegional(): Promise<{ configId: string; region: string; due: number | null; owner: string | null }[]> {
+      const rows = await db
+        .selectFrom('liveness_region_due')
+        .selectAll()
+        .orderBy('config_id')
+        .orderBy('region')
+        .execute();
+      return rows.map((r) => ({
+        configId: r.config_id,
+        region: r.region,
+        due: r.due_at === null ? null : Number(r.due_at),
+        owner: r.owner,
       }));
     },
   };

@@ -14,11 +14,16 @@ function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
     expected_status_code: r.expected_status_code,
     interval_seconds: r.interval_seconds,
     failure_threshold: r.failure_threshold,
+    regions: r.regions ? (JSON.parse(r.regions) as string[]) : [],
+    confirm_from: r.confirm_from ?? 1,
     seq: r.seq,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
 }
+
+/** Stored as a JSON array; no regions (checked by any one node) as null. */
+const encodeRegions = (regions: readonly string[]): string | null => (regions.length ? JSON.stringify(regions) : null);
 
 export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
   const base = () =>
@@ -109,7 +114,12 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
     },
     /** Inserts with a new id and the next integer `seq` (call inside a transaction); returns the id. */
     async insert(config: Omit<LivenessConfig, 'id' | 'seq'>): Promise<string> {
-      const row = { ...config, id: newId(), is_enabled: fromBool(config.is_enabled) };
+      const row = {
+        ...config,
+        id: newId(),
+        is_enabled: fromBool(config.is_enabled),
+        regions: encodeRegions(config.regions),
+      };
       const { n } = await db
         .selectFrom('liveness_configs')
         .select((e) => e.fn.max('seq').as('n'))
@@ -119,7 +129,7 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
         .values({ ...row, seq: Number(n ?? 0) + 1 })
         .execute();
       // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/claiming.ts).
-      if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at));
+      if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at), config.regions);
       return row.id;
     },
     async update(
@@ -127,13 +137,23 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       id: string,
       patch: Partial<Omit<LivenessConfig, 'id' | 'seq' | 'team_id' | 'endpoint_id' | 'created_at'>>,
     ): Promise<void> {
-      const { is_enabled, ...rest } = patch;
+      const { is_enabled, regions, ...rest } = patch;
       await db
         .updateTable('liveness_configs')
-        .set(defined({ ...rest, is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled) }))
+        .set(
+          defined({
+            ...rest,
+            is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled),
+            // null (no regions) is a value here: defined() keeps it.
+            regions: regions === undefined ? undefined : encodeRegions(regions),
+          }),
+        )
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();
+      // New regions get their rows in the due-queue (due now), dropped ones lose theirs.
+      if (opts.dueQueue && regions !== undefined)
+        await livenessDueRepo(db).setRegions(id, regions, Date.parse(patch.updated_at ?? new Date().toISOString()));
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('liveness_configs').where('team_id', '=', teamId).where('id', '=', id).execute();

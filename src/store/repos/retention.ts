@@ -48,7 +48,7 @@ export function retentionRepo(db: Kysely<DB>) {
     },
     /** Configurations with aggregate rows of `table` older than bucket `before` (one primary-key probe each). */
     async livenessSeqsWithAggregatesBefore(
-      table: 'liveness_hourly' | 'liveness_daily',
+      table: 'liveness_hourly' | 'liveness_daily' | 'liveness_region_daily',
       before: number,
     ): Promise<number[]> {
       const rows = await db
@@ -56,7 +56,8 @@ export function retentionRepo(db: Kysely<DB>) {
         .select('c.seq')
         .where(({ exists, selectFrom }) =>
           exists(
-            selectFrom(`${table} as a`)
+            // The same columns in all three (the region table's region aside): typed as the hourly one.
+            selectFrom(`${table as 'liveness_hourly'} as a`)
               .select('a.bucket')
               .whereRef('a.cfg', '=', 'c.seq')
               .where('a.bucket', '<', before),
@@ -68,7 +69,7 @@ export function retentionRepo(db: Kysely<DB>) {
     },
     /** Up to `limit` aggregate rows of one configuration older than bucket `before` (primary-key range). */
     async deleteAggregates(
-      table: 'liveness_hourly' | 'liveness_daily',
+      table: 'liveness_hourly' | 'liveness_daily' | 'liveness_region_daily',
       cfg: number,
       before: number,
       limit: number,
