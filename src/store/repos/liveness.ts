@@ -1,8 +1,9 @@
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, LivenessConfigsTable } from '../schema.js';
 import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/types.js';
 import { defined, fromBool, newId, toBool } from './util.js';
 import { livenessDueRepo } from './liveness-due.js';
+import { LOCK_CLASS } from '../singletons.js';
 
 function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
   return {
@@ -21,6 +22,9 @@ function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
     updated_at: r.updated_at,
   };
 }
+
+/** The advisory lock that orders liveness config inserts: dommon's class (singletons.ts), far past its jobs' keys. */
+const SEQ_LOCK = 1000;
 
 /** Stored as a JSON array; no regions (checked by any one node) as null. */
 const encodeRegions = (regions: readonly string[]): string | null => (regions.length ? JSON.stringify(regions) : null);
@@ -114,6 +118,10 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
     },
     /** Inserts with a new id and the next integer `seq` (call inside a transaction); returns the id. */
     async insert(config: Omit<LivenessConfig, 'id' | 'seq'>): Promise<string> {
+      // Several nodes on one PostgreSQL database: two creates must not both read the same max(seq)
+      // (the loser's unique violation would read as "already exists"). A transaction-level advisory
+      // lock orders them; the next max(seq) reads the other's committed row. SQLite has one writer.
+      if (opts.dueQueue) await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, ${SEQ_LOCK})`.execute(db);
       const row = {
         ...config,
         id: newId(),
