@@ -29,7 +29,7 @@ export function notifyWorker({
       if (!(await delivery.pendingEvents())) break;
     }
     await (exclusive ? exclusive('digests', () => delivery.digests()) : delivery.digests());
-    await delivery.startDue(50);
+    await delivery.startDue();
   };
   const job = periodic('notify', intervalMs, cycle, log);
   return {
