@@ -25,7 +25,7 @@ export function notifyWorker({
   const cycle = async () => {
     // Bounded batches, so one cycle cannot hold the database for long.
     for (let i = 0; i < 10; i++) {
-      await delivery.fanOut(200);
+      await delivery.fanOut(500);
       if (!(await delivery.pendingEvents())) break;
     }
     await (exclusive ? exclusive('digests', () => delivery.digests()) : delivery.digests());

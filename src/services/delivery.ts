@@ -401,28 +401,26 @@ export function createDeliveryService(deps: DeliveryDeps) {
      */
     releaseLeases: () => store.notifications.releaseLeases(deps.ownLeasesOnly ? owner : undefined),
 
-    /** Turns pending events into deliveries for each matching enabled instant row, in one transaction per batch. */
-    async fanOut(batch = 200): Promise<number> {
-      const events = await store.notifications.pendingEvents(batch);
-      if (!events.length) return 0;
-      let created = 0;
-      await store.transaction(async (tx) => {
+    /**
+     * Turns up to `batch` pending events into deliveries for each matching enabled instant row, in one
+     * transaction: the events taken (nodes fanning out at once take different ones on PostgreSQL) and
+     * their deliveries in one multi-row insert.
+     */
+    async fanOut(batch = 500): Promise<number> {
+      if (!(await store.notifications.pendingEvents(1)).length) return 0;
+      return store.transaction(async (tx) => {
         // Writing first takes SQLite's write lock at once (a read-then-write transaction could fail
         // with SQLITE_BUSY next to another worker), and leaves out events another worker took.
-        const mine = new Set(
-          await tx.notifications.markFannedOut(
-            events.map((e) => e.id),
-            isoNow(clock),
-          ),
-        );
+        const events = await tx.notifications.takeForFanOut(batch, isoNow(clock));
         const rowsByTeam = new Map<string, NotificationSetting[]>();
-        for (const e of events.filter((x) => mine.has(x.id))) {
+        const deliveries: Parameters<typeof tx.notifications.addDeliveries>[0][number][] = [];
+        for (const e of events) {
           let rows = rowsByTeam.get(e.team_id);
           if (!rows) rowsByTeam.set(e.team_id, (rows = await tx.notifications.enabledForTeam(e.team_id, 'instant')));
           for (const s of rows) {
             // min_severity applies to exposure alerts on instant rows; resolutions wait for digests.
             if (!instantAlert(e, s.min_severity)) continue;
-            const ok = await tx.notifications.addDelivery({
+            deliveries.push({
               team_id: e.team_id,
               event_id: e.id,
               setting_id: s.id,
@@ -436,11 +434,10 @@ export function createDeliveryService(deps: DeliveryDeps) {
               created_at: isoNow(clock),
               message_preview: e.message.slice(0, 200),
             });
-            if (ok) created++;
           }
         }
+        return tx.notifications.addDeliveries(deliveries);
       });
-      return created;
     },
 
     /** Events not yet fanned out (the worker loops while some remain). */

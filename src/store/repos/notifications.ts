@@ -44,6 +44,37 @@ interface AttemptRecord {
   lease_until?: string;
 }
 
+type NewDelivery = Pick<
+  Delivery,
+  | 'team_id'
+  | 'event_id'
+  | 'setting_id'
+  | 'channel'
+  | 'recipient'
+  | 'is_test'
+  | 'request'
+  | 'status'
+  | 'next_attempt_at'
+  | 'metadata'
+  | 'created_at'
+>;
+
+/** A new delivery's row: a new id, no attempt and no lease yet. */
+const deliveryRow = (d: NewDelivery & { message_preview?: string | null }) => ({
+  ...d,
+  id: newId(),
+  is_test: fromBool(d.is_test),
+  request: JSON.stringify(d.request),
+  metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
+  message_preview: d.message_preview ?? null,
+  attempts: 0,
+  lease_owner: null,
+  lease_until: null,
+  lease_token: 0,
+  error_message: null,
+  sent_at: null,
+});
+
 export function notificationsRepo(db: Kysely<DB>) {
   const settings = () =>
     db
@@ -163,17 +194,29 @@ export function notificationsRepo(db: Kysely<DB>) {
         .limit(limit)
         .execute();
     },
-    /** Marks events fanned out; returns the ids this caller marked (another worker may have taken some). */
-    async markFannedOut(ids: string[], at: string): Promise<string[]> {
-      if (!ids.length) return [];
-      const rows = await db
+    /**
+     * Takes up to `limit` events not yet fanned out (the oldest first) and marks them fanned out at
+     * `at`, in one statement; returns them. Run it first in the fan-out's transaction: on PostgreSQL the
+     * rows are picked `FOR UPDATE SKIP LOCKED`, so nodes fanning out at once take different events
+     * instead of waiting for each other's; on SQLite the write takes the write lock at once.
+     */
+    async takeForFanOut(limit: number, at: string) {
+      const pg = engineOf(db) === 'postgres';
+      return db
         .updateTable('events')
         .set({ fanned_out_at: at })
-        .where('id', 'in', ids)
+        .where('id', 'in', (eb) => {
+          const q = eb
+            .selectFrom('events')
+            .select('id')
+            .where('fanned_out_at', 'is', null)
+            .orderBy('created_at')
+            .limit(limit);
+          return pg ? q.forUpdate().skipLocked() : q;
+        })
         .where('fanned_out_at', 'is', null)
-        .returning('id')
+        .returningAll()
         .execute();
-      return rows.map((r) => r.id);
     },
     async event(id: string) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
@@ -200,42 +243,31 @@ export function notificationsRepo(db: Kysely<DB>) {
      * Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once.
      * Returns the new delivery's id (the store's), or null when there was one already.
      */
-    async addDelivery(
-      d: Pick<
-        Delivery,
-        | 'team_id'
-        | 'event_id'
-        | 'setting_id'
-        | 'channel'
-        | 'recipient'
-        | 'is_test'
-        | 'request'
-        | 'status'
-        | 'next_attempt_at'
-        | 'metadata'
-        | 'created_at'
-      > & { message_preview?: string | null },
-    ): Promise<string | null> {
-      const id = newId();
+    async addDelivery(d: NewDelivery & { message_preview?: string | null }): Promise<string | null> {
+      const row = deliveryRow(d);
       const r = await db
         .insertInto('deliveries')
-        .values({
-          ...d,
-          id,
-          is_test: fromBool(d.is_test),
-          request: JSON.stringify(d.request),
-          metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
-          message_preview: d.message_preview ?? null,
-          attempts: 0,
-          lease_owner: null,
-          lease_until: null,
-          lease_token: 0,
-          error_message: null,
-          sent_at: null,
-        })
+        .values(row)
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? row.id : null;
+    },
+    /**
+     * addDelivery() of many rows in one statement per 500 (the fan-out of a batch of events): a row whose
+     * (event, setting) has a delivery already is left out. Returns how many were inserted.
+     */
+    async addDeliveries(rows: readonly (NewDelivery & { message_preview: string | null })[]): Promise<number> {
+      let n = 0;
+      for (let i = 0; i < rows.length; i += 500) {
+        const r = await db
+          .insertInto('deliveries')
+          .values(rows.slice(i, i + 500).map(deliveryRow))
+          .onConflict((oc) => oc.doNothing())
+          .returning('id')
+          .execute();
+        n += r.length;
+      }
+      return n;
     },
     /**
      * Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement), each
