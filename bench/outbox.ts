@@ -1,11 +1,13 @@
 // bench/outbox: deliveries per second of the notification outbox (src/services/delivery.ts) to a
-// loopback webhook receiver (in its own process). Per scenario: N events of one
-// team with one instant webhook row are fanned out into N queued deliveries first (not timed), then
-// NODES apps (in this process, each with its own node name; several only on PostgreSQL) deliver them;
-// reported: the wall time until every delivery succeeded, deliveries per second in all and per node,
-// the requests the receiver counted, and each node's share.
+// loopback webhook receiver (in its own process). Per scenario: N events of one team with one instant
+// webhook row are fanned out into N queued deliveries first (not timed), then NODES apps (in this
+// process, each with its own node name; several only on PostgreSQL; the worker's cycle every 100 ms)
+// deliver them. Reported: the wall time until every delivery succeeded, deliveries per second in all
+// and per node, the requests and TCP connections the receiver counted, CPU ms per delivery of this
+// process and of the PostgreSQL server, and each node's attempts.
 // Usage: node --import tsx bench/outbox.ts [--database-url postgres://SERVER] [--n 20000] [--nodes 1,3]
-//   Without --database-url: SQLite (one node). The PostgreSQL server must run on this machine.
+//   Without --database-url: SQLite (one node). The PostgreSQL server must run on this machine
+//   (scripts/pg-cluster.sh start DIR prints its URL).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';

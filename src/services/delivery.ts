@@ -22,7 +22,10 @@ export const RETRY_WAITS_MS = [1000, 2000, 4000] as const;
 const ATTEMPT_TIMEOUT_MS = 30_000;
 /** A wait up to this long is slept in process; a longer Retry-After hands the delivery back, due then. */
 const MAX_SLEEP_MS = 60_000;
-/** Deliveries one node has in flight at most: sending, being recorded, or waiting for a retry. */
+/**
+ * Deliveries one node works on at once at most: sending or being recorded. One waiting for its retry
+ * does not count (a receiver that is down must not hold up every other delivery of the node).
+ */
 const DELIVERY_CONCURRENCY = 50;
 /** Attempts recorded in one transaction at most. */
 const MAX_RECORD_BATCH = 500;
@@ -51,7 +54,7 @@ interface DeliveryDeps {
   metrics?: { delivery(channel: string, status: string): void };
   /** The lease owner written on claimed deliveries (the node name; default a random id). */
   owner?: string;
-  /** Deliveries in flight at most (sending, being recorded or waiting for a retry); default 50. */
+  /** Deliveries sending or being recorded at once at most (not those waiting for a retry); default 50. */
   concurrency?: number;
   /** On start release only this owner's leases (several nodes on PostgreSQL), not every one. */
   ownLeasesOnly?: boolean;
@@ -77,6 +80,9 @@ export function createDeliveryService(deps: DeliveryDeps) {
   const stopper = new AbortController();
   setMaxListeners(0, stopper.signal); // one listener per delivery waiting for its retry
   const inFlight = new Set<Promise<void>>();
+  /** Deliveries of `inFlight` waiting for their retry: they take no slot. */
+  let waiting = 0;
+  const active = () => inFlight.size - waiting;
   const now = () => clock.now();
 
   const sleep = (ms: number) =>
@@ -333,7 +339,13 @@ export function createDeliveryService(deps: DeliveryDeps) {
       // Another node took the delivery over (this node's lease ran out): it goes on from there.
       if (!current) return fenced(d);
       if (!retry || later) return;
-      await sleep(wait);
+      waiting++;
+      refill(); // a slot is free while this one waits
+      try {
+        await sleep(wait);
+      } finally {
+        waiting--;
+      }
     }
   }
 
@@ -354,7 +366,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
 
   function claimAndStart(limit: number): Promise<number> {
     if (stopper.signal.aborted || claiming) return Promise.resolve(0);
-    const free = Math.min(limit, concurrency - inFlight.size);
+    const free = Math.min(limit, concurrency - active());
     if (free <= 0) {
       backlog = true;
       return Promise.resolve(0);
@@ -371,7 +383,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
   }
 
   function refill(): void {
-    if (!backlog || claiming || stopper.signal.aborted || inFlight.size > concurrency / 2) return;
+    if (!backlog || claiming || stopper.signal.aborted || active() > concurrency / 2) return;
     claimAndStart(concurrency).catch((err: unknown) =>
       log.error({ err: { message: (err as Error).message } }, 'claiming deliveries failed'),
     );
@@ -485,7 +497,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
     },
 
     /**
-     * Claims due deliveries for the free slots (at most `concurrency` in flight) and starts them;
+     * Claims due deliveries for the free slots (at most `concurrency` sending at once) and starts them;
      * resolves with the count (attempts run in the background). While claims fill every free slot
      * (a backlog), each delivery that settles claims more once half the slots are free, without
      * waiting for the next cycle of the worker.
