@@ -495,6 +495,43 @@ t.test('delivery log: filters, newest first, paging, X-Total-Count', async (t) =
   t.equal((await m.api.get('/api/v1/notifications/log?status=queued')).status, 400);
 });
 
+t.test('deliveries waiting for their retry take no slot: a receiver that is down holds up no other', async (t) => {
+  // Its own app, with long waits between attempts: 60 deliveries to a receiver answering 503 fill
+  // more than the node's 50 slots, then wait 5 s for their retry.
+  const own = await startNotifyApp({ notify: { retryWaitsMs: [5000, 5000, 5000] } });
+  t.teardown(() => own.close());
+  const down = await startWebhookReceiver(() => ({ status: 503 }));
+  const up = await startWebhookReceiver();
+  t.teardown(() => Promise.all([down.close(), up.close()]));
+  const a = await own.team('down');
+  const b = await own.team('up');
+  const ra = await a.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: down.url },
+  });
+  const rb = await b.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: up.url },
+  });
+  t.same([ra.status, rb.status], [200, 200]);
+  await own.app.store.transaction(async (tx) => {
+    const at = new Date().toISOString();
+    for (let i = 0; i < 60; i++)
+      await tx.events.add({ team_id: a.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }, at);
+  });
+  await down.waitFor(50, 10_000);
+  const t0 = Date.now();
+  await own.event({ team_id: b.team_id, event_type: 'liveness', severity: 'high', message: 'the other one' });
+  await up.waitFor(1, 4000);
+  t.ok(Date.now() - t0 < 4000, `delivered ${Date.now() - t0} ms after its event, before the retries' 5 s`);
+  await down.waitFor(60, 4000);
+  t.equal(
+    down.requests.length,
+    60,
+    'every delivery to the receiver that is down had its first attempt, none its retry yet',
+  );
+});
+
 t.test('attempts recorded in one batch: a row whose lease was taken over writes nothing', async (t) => {
   const m = await s.team('batch');
   const row = await webhookRow(m, 'http://127.0.0.1:9/never');
