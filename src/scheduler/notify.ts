@@ -25,11 +25,11 @@ export function notifyWorker({
   const cycle = async () => {
     // Bounded batches, so one cycle cannot hold the database for long.
     for (let i = 0; i < 10; i++) {
-      await delivery.fanOut(200);
+      await delivery.fanOut(500);
       if (!(await delivery.pendingEvents())) break;
     }
     await (exclusive ? exclusive('digests', () => delivery.digests()) : delivery.digests());
-    await delivery.startDue(50);
+    await delivery.startDue();
   };
   const job = periodic('notify', intervalMs, cycle, log);
   return {

@@ -495,6 +495,152 @@ t.test('delivery log: filters, newest first, paging, X-Total-Count', async (t) =
   t.equal((await m.api.get('/api/v1/notifications/log?status=queued')).status, 400);
 });
 
+t.test('deliveries waiting for their retry take no slot: a receiver that is down holds up no other', async (t) => {
+  // Its own app, with long waits between attempts: 60 deliveries to a receiver answering 503 fill
+  // more than the node's 50 slots, then wait 5 s for their retry.
+  const own = await startNotifyApp({ notify: { retryWaitsMs: [5000, 5000, 5000] } });
+  t.teardown(() => own.close());
+  const down = await startWebhookReceiver(() => ({ status: 503 }));
+  const up = await startWebhookReceiver();
+  t.teardown(() => Promise.all([down.close(), up.close()]));
+  const a = await own.team('down');
+  const b = await own.team('up');
+  const ra = await a.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: down.url },
+  });
+  const rb = await b.api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: up.url },
+  });
+  t.same([ra.status, rb.status], [200, 200]);
+  await own.app.store.transaction(async (tx) => {
+    const at = new Date().toISOString();
+    for (let i = 0; i < 60; i++)
+      await tx.events.add({ team_id: a.team_id, event_type: 'liveness', severity: 'high', message: `down ${i}` }, at);
+  });
+  await down.waitFor(50, 10_000);
+  const t0 = Date.now();
+  await own.event({ team_id: b.team_id, event_type: 'liveness', severity: 'high', message: 'the other one' });
+  await up.waitFor(1, 4000);
+  t.ok(Date.now() - t0 < 4000, `delivered ${Date.now() - t0} ms after its event, before the retries' 5 s`);
+  await down.waitFor(60, 4000);
+  t.equal(
+    down.requests.length,
+    60,
+    'every delivery to the receiver that is down had its first attempt, none its retry yet',
+  );
+});
+
+t.test('attempts recorded in one batch: a row whose lease was taken over writes nothing', async (t) => {
+  const m = await s.team('batch');
+  const row = await webhookRow(m, 'http://127.0.0.1:9/never');
+  const store = s.app.store;
+  // Not due for an hour, and leased far ahead: the worker of this app leaves them alone.
+  const later = new Date(Date.now() + 3_600_000).toISOString();
+  const ids: string[] = [];
+  for (let i = 0; i < 3; i++)
+    ids.push(
+      (await store.notifications.addDelivery({
+        team_id: m.team_id,
+        event_id: null,
+        setting_id: row.id,
+        channel: 'webhook',
+        recipient: null,
+        is_test: false,
+        request: {},
+        status: 'queued',
+        next_attempt_at: later,
+        metadata: null,
+        created_at: new Date().toISOString(),
+        message_preview: `batch ${i}`,
+      }))!,
+    );
+  const [one, two, three] = ids as [string, string, string];
+  await store.db
+    .updateTable('deliveries')
+    .set({ lease_owner: 'batch-node', lease_token: 7, lease_until: later })
+    .where('id', 'in', ids)
+    .execute();
+  // Another node claimed the second one meanwhile (its lease ran out here): a new owner and token.
+  await store.db
+    .updateTable('deliveries')
+    .set({ lease_owner: 'elsewhere', lease_token: 8 })
+    .where('id', '=', two)
+    .execute();
+  const at = new Date().toISOString();
+  const retryLease = new Date(Date.now() + 7_000).toISOString();
+  const outcome = (id: string, ok: boolean) => ({
+    id,
+    token: 7,
+    attempt: 1,
+    at,
+    outcome: ok ? 'success' : 'transient',
+    status_code: ok ? 200 : 503,
+    error: ok ? null : 'HTTP 503: server error at the receiver',
+    duration_ms: 3,
+    status: ok ? 'success' : 'partial',
+    next_attempt_at: ok ? at : later,
+    error_message: ok ? null : 'HTTP 503: server error at the receiver',
+    sent_at: at,
+    message_preview: null,
+    release: ok,
+    lease_until: retryLease,
+  });
+  const written = await store.transaction((tx) =>
+    tx.notifications.recordAttempts([outcome(one, true), outcome(two, true), outcome(three, false)], 'batch-node'),
+  );
+  t.same([...written].sort(), [one, three].sort(), 'the rows still under their lease were written');
+  const rows = await store.db
+    .selectFrom('deliveries')
+    .select(['id', 'status', 'attempts', 'lease_owner', 'lease_until', 'message_preview', 'error_message'])
+    .where('id', 'in', ids)
+    .execute();
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  t.match(
+    byId.get(one),
+    {
+      status: 'success',
+      attempts: 1,
+      lease_owner: null,
+      lease_until: null,
+      message_preview: 'batch 0',
+      error_message: null,
+    },
+    'a success: released, the preview kept',
+  );
+  t.match(
+    byId.get(two),
+    { status: 'queued', attempts: 0, lease_owner: 'elsewhere', lease_until: later },
+    'taken over: untouched',
+  );
+  t.match(
+    byId.get(three),
+    { status: 'partial', attempts: 1, lease_owner: 'batch-node', lease_until: retryLease },
+    'a retry after a short wait: the lease kept until then',
+  );
+  const attempts = await store.db
+    .selectFrom('delivery_attempts')
+    .select(['delivery_id', 'attempt', 'outcome', 'status_code'])
+    .where('delivery_id', 'in', ids)
+    .execute();
+  t.same(
+    attempts
+      .map((a) => [
+        a.delivery_id === one ? 'one' : a.delivery_id === two ? 'two' : 'three',
+        a.attempt,
+        a.outcome,
+        a.status_code,
+      ])
+      .sort(),
+    [
+      ['one', 1, 'success', 200],
+      ['three', 1, 'transient', 503],
+    ],
+    'an attempt row for each written one, none for the fenced one',
+  );
+});
+
 t.test(
   'three workers (this daemon and two other processes) never send the same delivery twice',
   { skip: MULTI_PROCESS_SKIP },

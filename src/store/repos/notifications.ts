@@ -21,6 +21,60 @@ const toDelivery = (r: Selectable<DeliveriesTable>): Delivery => ({
   metadata: parseJson<Record<string, unknown> | null>(r.metadata, null),
 });
 
+/** One attempt's outcome and the delivery's state after it (recordAttempts). */
+interface AttemptRecord {
+  /** The delivery. */
+  id: string;
+  /** The fencing token of the lease the attempt ran under. */
+  token: number;
+  attempt: number;
+  at: string;
+  outcome: string;
+  status_code: number | null;
+  error: string | null;
+  duration_ms: number;
+  status: string;
+  next_attempt_at: string;
+  error_message: string | null;
+  sent_at: string | null;
+  message_preview: string | null;
+  /** The lease ends with this attempt (no retry, or a retry later than a node sleeps). */
+  release: boolean;
+  /** Kept for a retry after a short wait: the lease now runs until then (with the attempt, not after it). */
+  lease_until?: string;
+}
+
+type NewDelivery = Pick<
+  Delivery,
+  | 'team_id'
+  | 'event_id'
+  | 'setting_id'
+  | 'channel'
+  | 'recipient'
+  | 'is_test'
+  | 'request'
+  | 'status'
+  | 'next_attempt_at'
+  | 'metadata'
+  | 'created_at'
+>;
+
+/** A new delivery's row: a new id, no attempt and no lease yet. */
+const deliveryRow = (d: NewDelivery & { message_preview?: string | null }) => ({
+  ...d,
+  id: newId(),
+  is_test: fromBool(d.is_test),
+  request: JSON.stringify(d.request),
+  metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
+  message_preview: d.message_preview ?? null,
+  attempts: 0,
+  lease_owner: null,
+  lease_until: null,
+  lease_token: 0,
+  error_message: null,
+  sent_at: null,
+});
+
 export function notificationsRepo(db: Kysely<DB>) {
   const settings = () =>
     db
@@ -29,6 +83,25 @@ export function notificationsRepo(db: Kysely<DB>) {
       .innerJoin('teams as t', 't.id', 's.team_id')
       .selectAll('s')
       .select(['u.email as user_email', 't.timezone as team_timezone']);
+  const eventContexts = async (ids: readonly string[]) => {
+    if (!ids.length) return [];
+    const rows = await db
+      .selectFrom('events as e')
+      .innerJoin('teams as t', 't.id', 'e.team_id')
+      .leftJoin('domains as d', 'd.id', 'e.domain_id')
+      .leftJoin('endpoints as ep', 'ep.id', 'e.endpoint_id')
+      .leftJoin('portfolios as p', 'p.id', 'd.portfolio_id')
+      .selectAll('e')
+      .select([
+        't.name as team_name',
+        'd.domain as domain_name',
+        'ep.name as endpoint_name',
+        'p.name as portfolio_name',
+      ])
+      .where('e.id', 'in', ids)
+      .execute();
+    return rows.map((r) => ({ ...r, details: parseJson<Record<string, unknown>>(r.details, {}) }));
+  };
   return {
     async settingsForUser(userId: string): Promise<NotificationSetting[]> {
       return (
@@ -50,6 +123,11 @@ export function notificationsRepo(db: Kysely<DB>) {
     async settingById(id: string): Promise<NotificationSetting | undefined> {
       const r = await settings().where('s.id', '=', id).executeTakeFirst();
       return r && toSetting(r);
+    },
+    /** Several rows by id in one query (a claimed batch of deliveries); ids not found are left out. */
+    async settingsByIds(ids: readonly string[]): Promise<NotificationSetting[]> {
+      if (!ids.length) return [];
+      return (await settings().where('s.id', 'in', ids).execute()).map(toSetting);
     },
     /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
     async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<NotificationSetting[]> {
@@ -116,41 +194,39 @@ export function notificationsRepo(db: Kysely<DB>) {
         .limit(limit)
         .execute();
     },
-    /** Marks events fanned out; returns the ids this caller marked (another worker may have taken some). */
-    async markFannedOut(ids: string[], at: string): Promise<string[]> {
-      if (!ids.length) return [];
-      const rows = await db
+    /**
+     * Takes up to `limit` events not yet fanned out (the oldest first) and marks them fanned out at
+     * `at`, in one statement; returns them. Run it first in the fan-out's transaction: on PostgreSQL the
+     * rows are picked `FOR UPDATE SKIP LOCKED`, so nodes fanning out at once take different events
+     * instead of waiting for each other's; on SQLite the write takes the write lock at once.
+     */
+    async takeForFanOut(limit: number, at: string) {
+      const pg = engineOf(db) === 'postgres';
+      return db
         .updateTable('events')
         .set({ fanned_out_at: at })
-        .where('id', 'in', ids)
+        .where('id', 'in', (eb) => {
+          const q = eb
+            .selectFrom('events')
+            .select('id')
+            .where('fanned_out_at', 'is', null)
+            .orderBy('created_at')
+            .limit(limit);
+          return pg ? q.forUpdate().skipLocked() : q;
+        })
         .where('fanned_out_at', 'is', null)
-        .returning('id')
+        .returningAll()
         .execute();
-      return rows.map((r) => r.id);
     },
     async event(id: string) {
       return db.selectFrom('events').selectAll().where('id', '=', id).executeTakeFirst();
     },
-    /** An event with the names its message shows: team, domain, endpoint and the domain's portfolio. */
-    /** One event with the names it refers to (its details decoded). */
+    /** One event with the names its message shows: team, domain, endpoint and the domain's portfolio (its details decoded). */
     async eventContext(id: string) {
-      const r = await db
-        .selectFrom('events as e')
-        .innerJoin('teams as t', 't.id', 'e.team_id')
-        .leftJoin('domains as d', 'd.id', 'e.domain_id')
-        .leftJoin('endpoints as ep', 'ep.id', 'e.endpoint_id')
-        .leftJoin('portfolios as p', 'p.id', 'd.portfolio_id')
-        .selectAll('e')
-        .select([
-          't.name as team_name',
-          'd.domain as domain_name',
-          'ep.name as endpoint_name',
-          'p.name as portfolio_name',
-        ])
-        .where('e.id', '=', id)
-        .executeTakeFirst();
-      return r && { ...r, details: parseJson<Record<string, unknown>>(r.details, {}) };
+      return (await eventContexts([id]))[0];
     },
+    /** eventContext() of several events in one query (a claimed batch of deliveries); ids not found are left out. */
+    eventContexts,
     async eventsSince(teamId: string, since: string, until: string) {
       return db
         .selectFrom('events')
@@ -167,42 +243,31 @@ export function notificationsRepo(db: Kysely<DB>) {
      * Inserts a delivery unless one exists for the same (event, setting): same event, same channel, once.
      * Returns the new delivery's id (the store's), or null when there was one already.
      */
-    async addDelivery(
-      d: Pick<
-        Delivery,
-        | 'team_id'
-        | 'event_id'
-        | 'setting_id'
-        | 'channel'
-        | 'recipient'
-        | 'is_test'
-        | 'request'
-        | 'status'
-        | 'next_attempt_at'
-        | 'metadata'
-        | 'created_at'
-      > & { message_preview?: string | null },
-    ): Promise<string | null> {
-      const id = newId();
+    async addDelivery(d: NewDelivery & { message_preview?: string | null }): Promise<string | null> {
+      const row = deliveryRow(d);
       const r = await db
         .insertInto('deliveries')
-        .values({
-          ...d,
-          id,
-          is_test: fromBool(d.is_test),
-          request: JSON.stringify(d.request),
-          metadata: d.metadata === null ? null : JSON.stringify(d.metadata),
-          message_preview: d.message_preview ?? null,
-          attempts: 0,
-          lease_owner: null,
-          lease_until: null,
-          lease_token: 0,
-          error_message: null,
-          sent_at: null,
-        })
+        .values(row)
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();
-      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? id : null;
+      return Number(r.numInsertedOrUpdatedRows ?? 0) > 0 ? row.id : null;
+    },
+    /**
+     * addDelivery() of many rows in one statement per 500 (the fan-out of a batch of events): a row whose
+     * (event, setting) has a delivery already is left out. Returns how many were inserted.
+     */
+    async addDeliveries(rows: readonly (NewDelivery & { message_preview: string | null })[]): Promise<number> {
+      let n = 0;
+      for (let i = 0; i < rows.length; i += 500) {
+        const r = await db
+          .insertInto('deliveries')
+          .values(rows.slice(i, i + 500).map(deliveryRow))
+          .onConflict((oc) => oc.doNothing())
+          .returning('id')
+          .execute();
+        n += r.length;
+      }
+      return n;
     },
     /**
      * Claims up to `limit` due deliveries for `owner` until `leaseUntil` (atomic in one statement), each
@@ -264,63 +329,80 @@ export function notificationsRepo(db: Kysely<DB>) {
       const r = await q.executeTakeFirst();
       return Number(r.numUpdatedRows);
     },
-    async recordAttempt(
-      d: {
-        id: string;
-        attempt: number;
-        at: string;
-        outcome: string;
-        status_code: number | null;
-        error: string | null;
-        duration_ms: number;
-      },
-      update: {
-        status: string;
-        next_attempt_at: string;
-        error_message: string | null;
-        sent_at: string | null;
-        message_preview: string | null;
-        release: boolean;
-        /** Kept for a retry after a short wait: the lease now runs until then (with the attempt, not after it). */
-        leaseUntil?: string;
-      },
-      /** The lease the attempt ran under: nothing is written when it is no longer the row's. */
-      fence: { owner: string; token: number },
-    ): Promise<boolean> {
-      const r = await db
-        .updateTable('deliveries')
-        .set({
-          status: update.status,
-          attempts: d.attempt,
-          next_attempt_at: update.next_attempt_at,
-          error_message: update.error_message,
-          sent_at: update.sent_at,
-          message_preview: sql`coalesce(${update.message_preview}, message_preview)`,
-          ...(update.release
-            ? { lease_owner: null, lease_until: null }
-            : update.leaseUntil
-              ? { lease_until: update.leaseUntil }
-              : {}),
-        })
-        .where('id', '=', d.id)
-        .where('lease_owner', '=', fence.owner)
-        .where('lease_token', '=', fence.token)
-        .executeTakeFirst();
-      if (Number(r.numUpdatedRows) === 0) return false;
-      await db
-        .insertInto('delivery_attempts')
-        .values({
+    /**
+     * Records the outcomes of many attempts at once (call it inside a transaction: each delivery's new
+     * state and its attempt row commit together). Each row is fenced by the lease it ran under: a row
+     * whose lease is no longer `owner`'s with that token (another node took it over) is left as it is
+     * and gets no attempt row. Returns the ids written. PostgreSQL: one `UPDATE ... FROM unnest(...)`
+     * and one multi-row insert, whatever the batch size; SQLite: one update per row (no round trips).
+     */
+    async recordAttempts(rows: readonly AttemptRecord[], owner: string): Promise<Set<string>> {
+      if (!rows.length) return new Set();
+      let written: Set<string>;
+      if (engineOf(db) === 'postgres') {
+        const col = <T>(f: (r: AttemptRecord) => T) => rows.map(f);
+        const r = await sql<{ id: string }>`update deliveries as d set
+            status = v.status,
+            attempts = v.attempt,
+            next_attempt_at = v.next_attempt_at,
+            error_message = v.error_message,
+            sent_at = v.sent_at,
+            message_preview = coalesce(v.message_preview, d.message_preview),
+            lease_owner = case when v.release then null else d.lease_owner end,
+            lease_until = case when v.release then null else coalesce(v.lease_until, d.lease_until) end
+          from unnest(
+            ${col((r) => r.id)}::text[], ${col((r) => r.token)}::int[], ${col((r) => r.status)}::text[],
+            ${col((r) => r.attempt)}::int[], ${col((r) => r.next_attempt_at)}::text[],
+            ${col((r) => r.error_message)}::text[], ${col((r) => r.sent_at)}::text[],
+            ${col((r) => r.message_preview)}::text[], ${col((r) => r.release)}::bool[],
+            ${col((r) => r.lease_until ?? null)}::text[]
+          ) as v(id, token, status, attempt, next_attempt_at, error_message, sent_at, message_preview, release, lease_until)
+          where d.id = v.id and d.lease_owner = ${owner} and d.lease_token = v.token
+          returning d.id`.execute(db);
+        written = new Set(r.rows.map((x) => x.id));
+      } else {
+        written = new Set();
+        for (const r of rows) {
+          const u = await db
+            .updateTable('deliveries')
+            .set({
+              status: r.status,
+              attempts: r.attempt,
+              next_attempt_at: r.next_attempt_at,
+              error_message: r.error_message,
+              sent_at: r.sent_at,
+              message_preview: sql`coalesce(${r.message_preview}, message_preview)`,
+              ...(r.release
+                ? { lease_owner: null, lease_until: null }
+                : r.lease_until
+                  ? { lease_until: r.lease_until }
+                  : {}),
+            })
+            .where('id', '=', r.id)
+            .where('lease_owner', '=', owner)
+            .where('lease_token', '=', r.token)
+            .executeTakeFirst();
+          if (Number(u.numUpdatedRows) > 0) written.add(r.id);
+        }
+      }
+      const attempts = rows
+        .filter((r) => written.has(r.id))
+        .map((r) => ({
           id: newId(),
-          delivery_id: d.id,
-          attempt: d.attempt,
-          at: d.at,
-          outcome: d.outcome,
-          status_code: d.status_code,
-          error: d.error,
-          duration_ms: d.duration_ms,
-        })
-        .execute();
-      return true;
+          delivery_id: r.id,
+          attempt: r.attempt,
+          at: r.at,
+          outcome: r.outcome,
+          status_code: r.status_code,
+          error: r.error,
+          duration_ms: r.duration_ms,
+        }));
+      for (let i = 0; i < attempts.length; i += 500)
+        await db
+          .insertInto('delivery_attempts')
+          .values(attempts.slice(i, i + 500))
+          .execute();
+      return written;
     },
     async attempts(deliveryId: string) {
       return db
