@@ -117,6 +117,8 @@ async function seed(s: Store, teamId: string, name: string, n: number): Promise<
         expected_status_code: 200,
         interval_seconds: 60,
         failure_threshold: 1,
+        regions: [],
+        confirm_from: 1,
         created_at: created,
         updated_at: created,
       });

@@ -136,4 +136,17 @@ t.test('two regions, an endpoint failing only from one', { skip }, async (t) => 
   await sleep(4_000);
   const n = (await results()).total - n0;
   t.ok(n >= 2 && n <= 6, `${n} checks in 4 s at 1 s, from one node at a time`);
+
+  // The queue's sync repairs what a lost change left (or a node of the previous version added): a
+  // config with regions gets its regional rows back and loses a shared row it should not have.
+  await api.put(`/api/v1/liveness/${cfg.id}`, { regions: ['eu', 'us'] });
+  const db = eu.app.store.db;
+  await db.deleteFrom('liveness_region_due').where('region', '=', 'us').execute();
+  await db.insertInto('liveness_due').values({ config_id: cfg.id, due_at: Date.now(), fresh: 0, token: 0 }).execute();
+  t.match(await queue.sync(Date.now()), { added: 1 });
+  t.same(
+    (await queue.allRegional()).map((r) => r.region),
+    ['eu', 'us'],
+  );
+  t.same(await queue.all(), [], 'no shared row for a config with regions');
 });
