@@ -112,15 +112,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (ready.length - readyHead >= concurrency) return;
     const t0 = performance.now();
     const t = now();
-    const fresh = await queue.claim(owner, { now: t, horizon: t + aheadMs, limit: batch, marginMs: LEASE_MARGIN_MS });
-    const expired = await queue.claim(owner, {
-      now: t,
-      horizon: t,
-      limit: batch,
-      marginMs: LEASE_MARGIN_MS,
-      expired: true,
-    });
-    // This region's runs of configs checked from several regions (both kinds in one statement).
+    // Runs due soon and leases that ran out, then this region's runs of configs checked from several.
+    const shared = await queue.claim(owner, { now: t, horizon: t + aheadMs, limit: batch, marginMs: LEASE_MARGIN_MS });
     const regional = await queue.claimRegional(owner, region, {
       now: t,
       horizon: t + aheadMs,
@@ -130,12 +123,10 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
-    const takenRegional = regional.filter((c) => c.taken);
-    if (expired.length || takenRegional.length)
-      log.info({ runs: expired.length + takenRegional.length }, 'took over liveness runs whose lease ran out');
-    const claims = [...fresh, ...expired, ...regional];
+    const claims = [...shared, ...regional];
     // Taken over from a dead node: due already, run at once (they are late by the lease's length).
-    const taken = new Set([...expired, ...takenRegional]);
+    const taken = new Set(claims.filter((c) => c.taken));
+    if (taken.size) log.info({ runs: taken.size }, 'took over liveness runs whose lease ran out');
     stats.claimed += claims.length;
     stats.takenOver += taken.size;
     // Runs kept from their last run have not been read since: their configs are read with the new ones.

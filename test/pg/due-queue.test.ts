@@ -76,14 +76,19 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
 
   // node-b dies: its leases (due + 5 s timeout + margin) run out; a takeover claim after that takes them.
   const later = now + 60 * 60_000;
-  const taken = await a.livenessDue.claim('node-a', {
+  const claimed = await a.livenessDue.claim('node-a', {
     now: later,
     horizon: later,
     limit: 1000,
     marginMs: MARGIN,
-    expired: true,
   });
+  const taken = claimed.filter((x) => x.taken);
   t.equal(taken.length, 399, 'every lease still held ran out and was taken over (one was released)');
+  t.same(
+    claimed.filter((x) => !x.taken).map((x) => x.configId),
+    [one.configId],
+    'the released one, due by then, is claimed in the same statement as a fresh run',
+  );
   t.ok(
     taken.every((x) => x.token === 2),
     'with a new token',

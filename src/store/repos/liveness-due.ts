@@ -37,6 +37,14 @@ interface DueRelease {
   keep?: boolean;
 }
 
+/** What a claim takes: runs due by `horizon`, leases run out before `now`, at most `limit`, leases of due + timeout + `marginMs`. */
+interface ClaimWindow {
+  now: number;
+  horizon: number;
+  limit: number;
+  marginMs: number;
+}
+
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
 type DueScope = { config: string } | { endpoint: string } | { domain: string };
 
@@ -57,50 +65,32 @@ export function livenessDueRepo(db: Kysely<DB>) {
     fresh: r.fresh === 1,
     token: Number(r.token),
   });
+  async function claimFrom(owner: string, o: ClaimWindow, region?: string): Promise<DueClaim[]> {
+    const regional = region !== undefined;
+    const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
+    // One statement that starts with `update <table>` (the change tracker reads its table from the
+    // first words; a leading WITH would count as a write of anything).
+    const r = await sql<ClaimRow>`update ${table} q set owner = ${owner}, token = q.token + 1,
+        lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
+      from (select config_id, ${regional ? sql`region,` : sql``} owner is not null as taken from ${table}
+            where ${regional ? sql`region = ${region} and` : sql``}
+              ((owner is null and due_at <= ${o.horizon}) or (owner is not null and lease_until < ${o.now}))
+            order by coalesce(lease_until, due_at) limit ${o.limit} for update skip locked) p, liveness_configs c
+      where q.config_id = p.config_id ${regional ? sql`and q.region = p.region` : sql``} and c.id = q.config_id
+      returning q.config_id, ${regional ? sql`q.region,` : sql``} p.taken, q.due_at, q.fresh, q.token`.execute(db);
+    return r.rows.map(toClaim);
+  }
+
   return {
     /**
-     * Claims up to `limit` runs: unleased rows due by `horizon` (earliest first), or, with
-     * `expired`, leased rows whose lease ran out before `now` (a dead or stalled node's). The lease
-     * lasts until the run's due time (or now) plus its timeout plus `marginMs`.
+     * Claims up to `limit` runs in one statement: unleased rows due by `horizon` and leased rows whose
+     * lease ran out before `now` (a dead or stalled node's: those come back with `taken`), earliest
+     * first. The lease lasts until the run's due time (or now) plus its timeout plus `marginMs`.
      */
-    async claim(
-      owner: string,
-      o: { now: number; horizon: number; limit: number; marginMs: number; expired?: boolean },
-    ): Promise<DueClaim[]> {
-      const pick = o.expired
-        ? sql`select config_id from liveness_due where owner is not null and lease_until < ${o.now}
-            order by lease_until limit ${o.limit} for update skip locked`
-        : sql`select config_id from liveness_due where owner is null and due_at <= ${o.horizon}
-            order by due_at limit ${o.limit} for update skip locked`;
-      // One statement that starts with `update liveness_due` (the change tracker reads its table from
-      // the first words; a leading WITH would count as a write of anything).
-      const r = await sql<ClaimRow>`update liveness_due q set owner = ${owner}, token = q.token + 1,
-          lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
-        from (${pick}) p, liveness_configs c
-        where q.config_id = p.config_id and c.id = q.config_id
-        returning q.config_id, q.due_at, q.fresh, q.token`.execute(db);
-      return r.rows.map(toClaim);
-    },
+    claim: (owner: string, o: ClaimWindow): Promise<DueClaim[]> => claimFrom(owner, o),
 
-    /**
-     * Claims up to `limit` regional runs of `region`: unleased ones due by `horizon` and leased ones
-     * whose lease ran out before `now` (those come back with `taken`), in one statement.
-     */
-    async claimRegional(
-      owner: string,
-      region: string,
-      o: { now: number; horizon: number; limit: number; marginMs: number },
-    ): Promise<DueClaim[]> {
-      const r = await sql<ClaimRow>`update liveness_region_due q set owner = ${owner}, token = q.token + 1,
-          lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
-        from (select config_id, region, owner is not null as taken from liveness_region_due
-              where region = ${region}
-                and ((owner is null and due_at <= ${o.horizon}) or (owner is not null and lease_until < ${o.now}))
-              order by coalesce(lease_until, due_at) limit ${o.limit} for update skip locked) p, liveness_configs c
-        where q.config_id = p.config_id and q.region = p.region and c.id = q.config_id
-        returning q.config_id, q.region, p.taken, q.due_at, q.fresh, q.token`.execute(db);
-      return r.rows.map(toClaim);
-    },
+    /** The same for `region`'s runs of configs checked from several regions (liveness_region_due). */
+    claimRegional: (owner: string, region: string, o: ClaimWindow): Promise<DueClaim[]> => claimFrom(owner, o, region),
 
     /**
      * Ends claimed runs (inside the transaction that writes their results): sets the next due time
