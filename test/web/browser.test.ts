@@ -206,6 +206,22 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByText('www.example.com', { exact: true }).waitFor();
   await shot(page, 'endpoint-certificates');
 
+  // Checked from two regions (this node is in `default`; no node is in `us`): each region's view.
+  await api.put(`/api/v1/liveness/${ep.liveness.id}`, { regions: ['default', 'us'], confirm_from: 2 });
+  await waitFor(
+    async () => (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body.regions[0].status === 'up',
+    20000,
+  );
+  await page.goto(`${s.url}/#/endpoints/${ep.id}`);
+  const regions = page.getByTestId('liveness-regions');
+  await regions.waitFor();
+  t.match(await regions.locator('caption').innerText(), /Down when 2 of 2 regions see it down/);
+  t.same(
+    (await regions.locator('tbody tr td:nth-child(-n+2)').allInnerTexts()).map((x) => x.trim()),
+    ['default', 'up', 'us', 'unknown'],
+    'the region with a node is up, the one without is unknown',
+  );
+
   for (const [link, heading, name] of [
     ['Renewals', 'example.com', 'renewals'],
     ['Notifications', 'Delivery log', 'notifications'],

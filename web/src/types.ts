@@ -92,6 +92,19 @@ export interface Liveness {
   endpoint_id: string;
   is_enabled: boolean;
   interval_seconds?: number;
+  /** Regions it is checked from (empty: any one node). */
+  regions?: string[];
+  confirm_from?: number;
+}
+
+/** One region's own view of a configuration checked from several (GET /api/v1/liveness/:id/status). */
+export interface RegionView {
+  region: string;
+  status: string;
+  consecutive_failures: number;
+  last_check: string | null;
+  response_time_ms: number | null;
+  last_error: string | null;
 }
 
 export interface LivenessResult {

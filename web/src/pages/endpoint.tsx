@@ -4,7 +4,7 @@
 import { useContext, useEffect, useRef } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
-import type { DailyStat, EndpointStatus, Liveness, LivenessResult } from '../types.js';
+import type { DailyStat, EndpointStatus, Liveness, LivenessResult, RegionView } from '../types.js';
 import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
 import { CanWrite } from '../scope.js';
 
@@ -66,14 +66,18 @@ async function load(id: string) {
     get<Certificates>(`/api/v1/endpoints/${id}/certificates`),
   ]);
   const live = configs[0];
-  const [results, stats, hourly] = live
+  const [results, stats, hourly, views] = live
     ? await Promise.all([
         all<LivenessResult>(`/api/v1/liveness/${live.id}/results?hours=24`, 500),
         get<{ data: DailyStat[] }>(`/api/v1/liveness/${live.id}/stats?days=30`),
         get<{ data: HourlyStat[] }>(`/api/v1/liveness/${live.id}/hourly?hours=168`),
+        // Checked from several regions: each region's own view.
+        live.regions?.length
+          ? get<{ regions: RegionView[] }>(`/api/v1/liveness/${live.id}/status`)
+          : Promise.resolve({ regions: [] }),
       ])
-    : [[], { data: [] }, { data: [] }];
-  return { status, live, results, daily: stats.data, hourly: hourly.data, certs };
+    : [[], { data: [] }, { data: [] }, { regions: [] }];
+  return { status, live, results, daily: stats.data, hourly: hourly.data, certs, regions: views.regions };
 }
 
 const yesNo = (v: boolean | null) => (v === null ? '—' : v ? 'yes' : 'no');
@@ -295,6 +299,28 @@ export function EndpointPage({ id }: { id: string }) {
                 </dl>
               </Section>
             </div>
+            {d.regions.length > 0 && (
+              <Section title="Regions">
+                <Table
+                  testid="liveness-regions"
+                  caption={`Down when ${d.live?.confirm_from ?? 1} of ${d.regions.length} regions see it down`}
+                  head={['region', 'status', 'failures in a row', 'last check', 'response', 'last error']}
+                >
+                  {d.regions.map((r) => (
+                    <tr key={r.region}>
+                      <td>{r.region}</td>
+                      <td>
+                        <Badge value={r.status} />
+                      </td>
+                      <td>{r.consecutive_failures}</td>
+                      <td>{fmtTime(r.last_check)}</td>
+                      <td>{r.response_time_ms === null ? '—' : `${r.response_time_ms} ms`}</td>
+                      <td>{r.last_error ?? '—'}</td>
+                    </tr>
+                  ))}
+                </Table>
+              </Section>
+            )}
             <CertificateHistory certs={d.certs} />
             <Section title="Response time, last 24 hours">
               {pts.length ? (
