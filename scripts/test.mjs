@@ -25,12 +25,15 @@ if (ci && process.argv.length <= 2) {
 const build = spawnSync(process.execPath, [tapBin, 'build'], { stdio: ['ignore', 'ignore', 'inherit'] });
 if (build.status !== 0) process.exit(build.status ?? 1);
 
-// Several files wait on child processes and timers rather than the CPU: run more of them at once.
-const args = ['--reporter=tap', '--jobs=2', ...process.argv.slice(2)];
+// Many files wait on child processes, PostgreSQL, loopback peers and timers rather than the CPU: three at
+// once keep 2 cores busier than two did (docs/testing.md, keeping the suite fast).
+const args = ['--reporter=tap', '--jobs=3', ...process.argv.slice(2)];
 const child = spawn(process.execPath, [tapBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;
 let tail = '';
+/** [ms, file] of every test file, from tap's top-level `ok N - test/x.test.ts # time=...ms` lines. */
+const fileTimes = [];
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   const text = tail + chunk.toString();
@@ -39,6 +42,8 @@ child.stdout.on('data', (chunk) => {
   for (const line of lines) {
     const m = /^# (\{.*\})\s*$/.exec(line);
     if (m && m[1].includes('total')) summary = m[1];
+    const f = /^(?:not )?ok \d+ - (\S+) .*# time=([\d.]+)ms/.exec(line);
+    if (f) fileTimes.push([Number(f[2]), f[1]]);
   }
 });
 
@@ -53,6 +58,12 @@ child.on('close', (code) => {
   if (code !== 0 && failed === 0) failed = 1; // a crashed file or runner error still fails the run
   failed += failedChecks.length;
   if (failedChecks.length) process.stdout.write(`\n# failed checks: ${failedChecks.join(', ')}\n`);
+  // The slowest files, to keep an eye on the suite's time (docs/testing.md).
+  if (fileTimes.length > 15) {
+    process.stdout.write('\n# slowest files (s):\n');
+    for (const [ms, file] of fileTimes.sort((a, b) => b[0] - a[0]).slice(0, 15))
+      process.stdout.write(`#   ${(ms / 1000).toFixed(1).padStart(6)}  ${file}\n`);
+  }
   const skipped = num('skip') + num('todo');
   process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exit(failedChecks.length ? 1 : (code ?? 1));

@@ -122,7 +122,12 @@ export function deadline(
 
 /** Rejects with an AbortError as soon as `signal` fires (DNS look-ups take no signal). */
 export function raceSignal<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+  if (signal.aborted) {
+    // The look-up is already under way: its failure is nobody's to handle now (an unhandled rejection
+    // otherwise, e.g. a TLS inspection of a name that does not resolve, started as the daemon stops).
+    p.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

@@ -20,8 +20,12 @@ const CI = Boolean(process.env.CI);
 const FUZZ_SEED_CI = 18_2026;
 const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : CI ? FUZZ_SEED_CI : (Math.random() * 2 ** 31) | 0;
 const runs = process.env.FUZZ_RUNS ? Number(process.env.FUZZ_RUNS) : CI ? 30 : 60;
-/** Wall-clock budget of the whole property run (the file also starts an app and seeds rows). */
-const budgetMs = CI ? 35_000 : 60_000;
+/**
+ * Wall-clock budget of the whole property run (the file also starts an app and seeds rows): a guard, not
+ * a pace. The CI run takes about 17 s alone and 25-32 s beside the suite's other files (`--jobs=3` on 2
+ * busy cores); past the budget operations would be skipped, so it leaves room for a loaded machine.
+ */
+const budgetMs = 60_000;
 
 t.setTimeout(budgetMs + 60_000);
 // On stderr too, which every tap reporter passes through: the seed to replay a failure with.

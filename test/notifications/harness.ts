@@ -45,7 +45,9 @@ export async function startNotifyApp(
   // Under test/pg/ the same tests run on a fresh PostgreSQL database per app (not the restart tests,
   // which reopen their data directory).
   const pgDb =
-    onPostgres() && !opts.dataDir && !opts.env?.DOMMON_DATABASE_URL ? await createPgDatabase('notify') : null;
+    onPostgres() && !opts.dataDir && !opts.env?.DOMMON_DATABASE_URL
+      ? await createPgDatabase('notify', { migrated: true })
+      : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
     { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...opts.env },

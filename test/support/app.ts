@@ -41,7 +41,7 @@ export async function startApp(
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // Under test/pg/ the same tests run on a fresh PostgreSQL database per app.
-  const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app') : null;
+  const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app', { migrated: true }) : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
     { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...env },
