@@ -6,6 +6,7 @@ import { readCache } from '../../src/api/middleware/read-cache.js';
 function harness() {
   let version = 1;
   const reads: string[] = [];
+  const etags: string[] = [];
   const mw = readCache(() => `v${version}`, 'domains');
   const get = async (url: string, team = 'team-a', during?: () => void) => {
     const [path, query = ''] = url.split('?');
@@ -16,6 +17,10 @@ function harness() {
       status: 404,
       body: undefined,
       type: '',
+      headers: {} as Record<string, string>,
+      set(name: string, value: string) {
+        this.headers[name] = value;
+      },
     };
     await mw(ctx, async () => {
       reads.push(`${team} ${url}`);
@@ -23,9 +28,12 @@ function harness() {
       ctx.status = 200;
       ctx.body = { data: [url, version] };
     });
-    return ctx.body as string;
+    etags.push(ctx.headers.ETag);
+    // Cached answers are kept (and sent) as their UTF-8 bytes.
+    t.ok(Buffer.isBuffer(ctx.body), 'answered as bytes');
+    return (ctx.body as Buffer).toString();
   };
-  return { get, reads, bump: () => version++, entries: () => mw.entries() };
+  return { get, reads, etags, bump: () => version++, entries: () => mw.entries() };
 }
 
 t.test('hits until the stamp moves; then everything is read again', async (t) => {
@@ -34,6 +42,8 @@ t.test('hits until the stamp moves; then everything is read again', async (t) =>
   t.same(JSON.parse(first), { data: ['/api/v1/domains?limit=50&offset=0', 1] });
   t.equal(await h.get('/api/v1/domains?offset=0&limit=50'), first, 'same query, other order, api_key aside: a hit');
   t.equal(await h.get('/api/v1/domains?offset=0&limit=50&api_key=x'), first);
+  t.match(h.etags[0], /^W\/"[A-Za-z0-9_-]{27}"$/, 'the answer carries its weak ETag');
+  t.same(h.etags.slice(0, 3), [h.etags[0], h.etags[0], h.etags[0]], 'hashed once, sent with every hit');
   await h.get('/api/v1/domains?limit=50&offset=0', 'team-b');
   t.equal(h.reads.length, 2, 'one read per (team, query)');
   t.equal(h.entries(), 2);

@@ -5,9 +5,16 @@
 import type Koa from 'koa';
 import type { ApiState } from '../context.js';
 import type { ReadModel } from '../../store/index.js';
+import { weakEtag } from './etag.js';
+
+/** A cached answer: its UTF-8 bytes (sent as they are, not encoded per request) and its ETag (hashed once). */
+interface Cached {
+  body: Buffer;
+  etag: string;
+}
 
 const MAX_ENTRIES = 2000;
-/** Characters of cached answers at most (~16 MB of Latin-1 strings); then the cache starts over. */
+/** Bytes of cached answers at most (~16 MB); then the cache starts over. */
 const MAX_CHARS = 16 * 1024 * 1024;
 
 export function readCache(
@@ -15,7 +22,7 @@ export function readCache(
   model: ReadModel,
 ): Koa.Middleware<ApiState> & { entries(): number } {
   // Answers by key; every one was read under `cacheStamp` (the cache is emptied when it moves).
-  const cache = new Map<string, string>();
+  const cache = new Map<string, Cached>();
   let cacheStamp = '';
   let chars = 0;
   const clear = () => {
@@ -35,20 +42,23 @@ export function readCache(
     const hit = cache.get(key);
     if (hit !== undefined) {
       ctx.type = 'application/json';
-      ctx.body = hit;
+      ctx.set('ETag', hit.etag);
+      ctx.body = hit.body;
       return;
     }
     await next();
-    if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object') {
-      const body = JSON.stringify(ctx.body);
-      if (cache.size >= MAX_ENTRIES || chars + body.length > MAX_CHARS) clear();
+    if (ctx.status === 200 && ctx.body && typeof ctx.body === 'object' && !Buffer.isBuffer(ctx.body)) {
+      const text = JSON.stringify(ctx.body);
+      const entry = { body: Buffer.from(text), etag: weakEtag(text) };
+      if (cache.size >= MAX_ENTRIES || chars + entry.body.length > MAX_CHARS) clear();
       // Kept only if no write moved the stamp during the read (another request then emptied the cache).
       if (before === cacheStamp) {
-        chars += body.length;
-        cache.set(key, body);
+        chars += entry.body.length;
+        cache.set(key, entry);
       }
       ctx.type = 'application/json';
-      ctx.body = body;
+      ctx.set('ETag', entry.etag);
+      ctx.body = entry.body;
     }
   };
   return Object.assign(mw, { entries: () => cache.size });
