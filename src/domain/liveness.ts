@@ -41,28 +41,36 @@ export function applyOutcome(
 ): { next: LivenessState; event: LivenessTransition } {
   const failures = o.ok ? 0 : prev.consecutive_failures + 1;
   const down = failures >= Math.max(1, threshold);
-  let event: LivenessTransition = null;
-  let alerted = prev.alerted_down;
-  if (down && !alerted) {
-    event = 'down';
-    alerted = true;
-  } else if (o.ok && alerted) {
-    event = 'recovery';
-    alerted = false;
-  }
+  const { event, alerted } = transition(down, o.ok, prev.alerted_down);
   return {
     next: {
       status: down ? 'down' : o.ok || prev.status !== 'down' ? 'up' : 'down',
       consecutive_failures: failures,
-      last_check: at,
-      last_check_successful: o.ok,
-      response_time_ms: o.responseTimeMs,
-      status_code: o.statusCode,
-      last_error: o.error,
+      ...lastCheck(o, at),
       alerted_down: alerted,
     },
     event,
   };
+}
+
+/** A state's fields that describe its newest check. */
+const lastCheck = (o: CheckOutcome, at: string) => ({
+  last_check: at,
+  last_check_successful: o.ok,
+  response_time_ms: o.responseTimeMs,
+  status_code: o.statusCode,
+  last_error: o.error,
+});
+
+/** One alert per outage: down when it is down and none was sent; recovery when `recovered` after one. */
+function transition(
+  down: boolean,
+  recovered: boolean,
+  alerted: boolean,
+): { event: LivenessTransition; alerted: boolean } {
+  if (down && !alerted) return { event: 'down', alerted: true };
+  if (recovered && alerted) return { event: 'recovery', alerted: false };
+  return { event: null, alerted };
 }
 
 /** The region of a node whose DOMMON_NODE_REGION is unset. */
@@ -89,25 +97,12 @@ export function combineRegions(
   const agreed = failures[k - 1] ?? 0;
   const down = agreed >= threshold;
   const regionsDown = c.regions.filter((r) => (views.get(r)?.consecutive_failures ?? 0) >= threshold);
-  let event: LivenessTransition = null;
-  let alerted = prev.alerted_down;
-  if (down && !alerted) {
-    event = 'down';
-    alerted = true;
-  } else if (!down && alerted) {
-    event = 'recovery';
-    alerted = false;
-  }
-  const o = latest.outcome;
+  const { event, alerted } = transition(down, !down, prev.alerted_down);
   return {
     next: {
       status: down ? 'down' : 'up',
       consecutive_failures: agreed,
-      last_check: latest.at,
-      last_check_successful: o.ok,
-      response_time_ms: o.responseTimeMs,
-      status_code: o.statusCode,
-      last_error: o.error,
+      ...lastCheck(latest.outcome, latest.at),
       alerted_down: alerted,
     },
     event,

@@ -75,15 +75,9 @@ export interface LivenessStatus {
 }
 
 /** One region's view of a configuration checked from several (the status answer's `regions`). */
-interface RegionView {
+interface RegionView extends Omit<LivenessState, 'status' | 'alerted_down'> {
   region: string;
   status: 'up' | 'down' | 'unknown';
-  consecutive_failures: number;
-  last_check: string | null;
-  last_check_successful: boolean | null;
-  response_time_ms: number | null;
-  status_code: number | null;
-  last_error: string | null;
 }
 
 function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {

@@ -177,18 +177,8 @@ export interface LivenessRegionDailyTable {
   ok: number;
   sum_ms: number;
 }
-/** Each region's own view of a configuration with regions; liveness_state holds the combined one. */
-export interface LivenessRegionStateTable {
-  config_id: string;
-  region: string;
-  status: string | null;
-  consecutive_failures: number;
-  last_check: string | null;
-  last_check_successful: Bool | null;
-  response_time_ms: number | null;
-  status_code: number | null;
-  last_error: string | null;
-}
+/** Each region's own view of a configuration with regions; liveness_state holds the combined one (and the alert flag). */
+export type LivenessRegionStateTable = Omit<LivenessStateTable, 'alerted_down'> & { region: string };
 export interface LivenessAggregateTable {
   cfg: number;
   bucket: number;
