@@ -81,6 +81,26 @@ export function livenessDueRepo(db: Kysely<DB>) {
     return r.rows.map(toClaim);
   }
 
+  /** release() on one table: liveness_due, or (`regional`) liveness_region_due; the dueKeys written. */
+  async function releaseIn(rows: readonly DueRelease[], marginMs: number, regional: boolean): Promise<string[]> {
+    if (!rows.length) return [];
+    const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
+    // The interval is read here, not taken from the run: a shorter one set while the run was in
+    // flight brings its next run forward (no later than one interval after this run's start).
+    const r = await sql<{ config_id: string; region?: string }>`update ${table} q set
+        due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
+        owner = case when u.keep then q.owner end,
+        lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
+      from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.region ?? '')}::text[],
+                  ${rows.map((x) => x.token)}::bigint[], ${rows.map((x) => x.next)}::bigint[],
+                  ${rows.map((x) => x.keep === true)}::boolean[], ${rows.map((x) => x.started ?? null)}::bigint[])
+        as u(id, region, token, next, keep, started), liveness_configs c
+      where q.config_id = u.id ${regional ? sql`and q.region = u.region` : sql``} and q.token = u.token
+        and c.id = q.config_id
+      returning q.config_id ${regional ? sql`, q.region` : sql``}`.execute(db);
+    return r.rows.map((x) => dueKey(x.config_id, x.region));
+  }
+
   return {
     /**
      * Claims up to `limit` runs in one statement: unleased rows due by `horizon` and leased rows whose
@@ -99,38 +119,17 @@ export function livenessDueRepo(db: Kysely<DB>) {
      * taken over or deleted: their results must not be written).
      */
     async release(rows: readonly DueRelease[], marginMs: number): Promise<Set<string>> {
-      const out = new Set<string>();
-      const plain = rows.filter((x) => !x.region);
-      const regional = rows.filter((x) => x.region);
-      // The interval is read here, not taken from the run: a shorter one set while the run was in
-      // flight brings its next run forward (no later than one interval after this run's start).
-      if (plain.length) {
-        const r = await sql<{ config_id: string }>`update liveness_due q set
-            due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
-            owner = case when u.keep then q.owner end,
-            lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
-          from unnest(${plain.map((x) => x.configId)}::text[], ${plain.map((x) => x.token)}::bigint[],
-                      ${plain.map((x) => x.next)}::bigint[], ${plain.map((x) => x.keep === true)}::boolean[],
-                      ${plain.map((x) => x.started ?? null)}::bigint[])
-            as u(id, token, next, keep, started), liveness_configs c
-          where q.config_id = u.id and q.token = u.token and c.id = q.config_id
-          returning q.config_id`.execute(db);
-        for (const x of r.rows) out.add(x.config_id);
-      }
-      if (regional.length) {
-        const r = await sql<{ config_id: string; region: string }>`update liveness_region_due q set
-            due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
-            owner = case when u.keep then q.owner end,
-            lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
-          from unnest(${regional.map((x) => x.configId)}::text[], ${regional.map((x) => x.region)}::text[],
-                      ${regional.map((x) => x.token)}::bigint[], ${regional.map((x) => x.next)}::bigint[],
-                      ${regional.map((x) => x.keep === true)}::boolean[], ${regional.map((x) => x.started ?? null)}::bigint[])
-            as u(id, region, token, next, keep, started), liveness_configs c
-          where q.config_id = u.id and q.region = u.region and q.token = u.token and c.id = q.config_id
-          returning q.config_id, q.region`.execute(db);
-        for (const x of r.rows) out.add(dueKey(x.config_id, x.region));
-      }
-      return out;
+      const plain = await releaseIn(
+        rows.filter((x) => !x.region),
+        marginMs,
+        false,
+      );
+      const regional = await releaseIn(
+        rows.filter((x) => x.region),
+        marginMs,
+        true,
+      );
+      return new Set([...plain, ...regional]);
     },
 
     /** Hands back this node's leases (a clean stop): another node claims them at once. */
