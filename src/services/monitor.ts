@@ -16,7 +16,6 @@ import {
   hourOf,
   INITIAL_STATE,
   resultId,
-  round2,
   statsHealth,
   uptimePercent,
   type CheckOutcome,
@@ -79,6 +78,22 @@ interface RegionView extends Omit<LivenessState, 'status' | 'alerted_down'> {
   region: string;
   status: 'up' | 'down' | 'unknown';
 }
+
+/** Sums of several buckets (none: zeros). */
+const sumOf = (rows: readonly Sums[]): Sums =>
+  rows.reduce((a, r) => ({ total: a.total + r.total, ok: a.ok + r.ok, sum_ms: a.sum_ms + Number(r.sum_ms) }), {
+    total: 0,
+    ok: 0,
+    sum_ms: 0,
+  });
+
+/** A span's sums as the stats answers show them (a span without checks: zeros). */
+const statsOf = (x: Sums) => ({
+  total_tests: x.total,
+  successful_tests: x.ok,
+  success_rate: uptimePercent(x) ?? 0,
+  avg_response_time_ms: x.total ? Math.round(Number(x.sum_ms) / x.total) : 0,
+});
 
 function toStatus(s: LivenessState, h24: Sums, d7: Sums): LivenessStatus {
   return {
@@ -345,45 +360,23 @@ export function createMonitorService({
 
     async stats(teamId: string, id: string, days: number) {
       const c = await config(teamId, id);
-      const today = dayOf(clock.now().getTime());
-      const rows = await store.livenessData.daily(c.seq, today - days + 1);
-      const daily = rows.map((r) => ({
-        date: dayString(r.bucket),
-        total_tests: r.total,
-        successful_tests: r.ok,
-        success_rate: r.total ? round2((r.ok / r.total) * 100) : 0,
-        avg_response_time_ms: r.total ? Math.round(r.sum_ms / r.total) : 0,
-      }));
-      const total = rows.reduce((a, r) => a + r.total, 0);
-      const ok = rows.reduce((a, r) => a + r.ok, 0);
-      const sumMs = rows.reduce((a, r) => a + r.sum_ms, 0);
+      const from = dayOf(clock.now().getTime()) - days + 1;
+      const rows = await store.livenessData.daily(c.seq, from);
+      const all = sumOf(rows);
       const state = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
-      const rate = uptimePercent({ total, ok });
-      // Configs with regions: the same span per region (every listed region, checked or not).
-      const perRegion = new Map<string, Sums>(c.regions.map((r) => [r, { total: 0, ok: 0, sum_ms: 0 }]));
-      if (c.regions.length)
-        for (const r of await store.livenessData.regionDaily(c.seq, today - days + 1)) {
-          const cur = perRegion.get(r.region);
-          if (!cur) continue; // a region the config no longer lists
-          cur.total += r.total;
-          cur.ok += r.ok;
-          cur.sum_ms += r.sum_ms;
-        }
+      const rate = uptimePercent(all);
+      // Configs with regions: the same span per region (every listed region, checked or not; a region
+      // the config no longer lists is left out).
+      const perRegion = c.regions.length ? await store.livenessData.regionDaily(c.seq, from) : [];
       return {
-        regions: [...perRegion].map(([region, x]) => ({
+        regions: c.regions.map((region) => ({
           region,
-          total_tests: x.total,
-          successful_tests: x.ok,
-          success_rate: uptimePercent(x) ?? 0,
-          avg_response_time_ms: x.total ? Math.round(x.sum_ms / x.total) : 0,
+          ...statsOf(sumOf(perRegion.filter((r) => r.region === region))),
         })),
         confirm_from: c.confirm_from,
-        stats: daily,
+        stats: rows.map((r) => ({ date: dayString(r.bucket), ...statsOf(r) })),
         days,
-        total_tests: total,
-        successful_tests: ok,
-        success_rate: rate ?? 0,
-        avg_response_time_ms: total ? Math.round(sumMs / total) : 0,
+        ...statsOf(all),
         status: statsHealth(rate, state.consecutive_failures, c.failure_threshold),
         consecutive_failures: state.consecutive_failures,
       };
@@ -393,13 +386,7 @@ export function createMonitorService({
     async hourly(teamId: string, id: string, hours: number) {
       const c = await config(teamId, id);
       const rows = await store.livenessData.hourly(c.seq, hourOf(clock.now().getTime()) - hours + 1);
-      return rows.map((r) => ({
-        hour: new Date(r.bucket * 3_600_000).toISOString(),
-        total_tests: r.total,
-        successful_tests: r.ok,
-        success_rate: r.total ? round2((r.ok / r.total) * 100) : 0,
-        avg_response_time_ms: r.total ? Math.round(Number(r.sum_ms) / r.total) : 0,
-      }));
+      return rows.map((r) => ({ hour: new Date(r.bucket * 3_600_000).toISOString(), ...statsOf(r) }));
     },
 
     /** The combined status, and with regions each region's own view (`unknown`: none of its nodes checked yet). */
