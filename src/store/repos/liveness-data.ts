@@ -79,7 +79,7 @@ export interface LivenessHotPath {
 interface BucketSum extends Sums {
   cfg: number;
   bucket: number;
-  /** Per-region sums only: the stored region. */
+  /** Per-region sums only: the region's name. */
   region?: string | null;
 }
 
@@ -448,7 +448,7 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
         .orderBy('bucket')
         .execute();
       return rows.map((r) => ({
-        region: decodeRegion(r.region || null),
+        region: r.region,
         bucket: r.bucket,
         total: r.total,
         ok: r.ok,
@@ -472,23 +472,35 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
       }
       return out;
     },
+    /** Each region's new view, one multi-row upsert per 500 (the batch holds each (config, region) once). */
     async saveRegionStates(list: { configId: string; region: string; state: LivenessState }[]): Promise<void> {
-      for (const { configId, region, state: s } of list) {
-        const values = {
-          status: s.status,
-          consecutive_failures: s.consecutive_failures,
-          last_check: s.last_check,
-          last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
-          response_time_ms: s.response_time_ms,
-          status_code: s.status_code,
-          last_error: s.last_error,
-        };
+      const rows = list.map(({ configId, region, state: s }) => ({
+        config_id: configId,
+        region,
+        status: s.status,
+        consecutive_failures: s.consecutive_failures,
+        last_check: s.last_check,
+        last_check_successful: s.last_check_successful === null ? null : fromBool(s.last_check_successful),
+        response_time_ms: s.response_time_ms,
+        status_code: s.status_code,
+        last_error: s.last_error,
+      }));
+      for (let i = 0; i < rows.length; i += CHUNK)
         await db
           .insertInto('liveness_region_state')
-          .values({ config_id: configId, region, ...values })
-          .onConflict((oc) => oc.columns(['config_id', 'region']).doUpdateSet(values))
+          .values(rows.slice(i, i + CHUNK))
+          .onConflict((oc) =>
+            oc.columns(['config_id', 'region']).doUpdateSet((eb) => ({
+              status: eb.ref('excluded.status'),
+              consecutive_failures: eb.ref('excluded.consecutive_failures'),
+              last_check: eb.ref('excluded.last_check'),
+              last_check_successful: eb.ref('excluded.last_check_successful'),
+              response_time_ms: eb.ref('excluded.response_time_ms'),
+              status_code: eb.ref('excluded.status_code'),
+              last_error: eb.ref('excluded.last_error'),
+            })),
+          )
           .execute();
-      }
     },
     /** Locks the combined states of these configs for the transaction (PostgreSQL; see LivenessHotPath). */
     lockStates: (ids: readonly string[]) => hot.lockStates(ids),
