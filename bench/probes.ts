@@ -90,7 +90,10 @@ async function bucketRowBytes(file: string, pgdb: BenchDatabase | null): Promise
 
 async function scenario(n: number, interval: number, target: ProbeTarget) {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-probes-'));
-  const pgdb = PG_SERVER ? await benchDatabase(PG_SERVER, 'probes') : null;
+  // Named after the build too: two builds run side by side (--root) are told apart in the server's process list.
+  const pgdb = PG_SERVER
+    ? await benchDatabase(PG_SERVER, `probes_${path.basename(root).replace(/\W/g, '_').toLowerCase()}`)
+    : null;
   const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
   await seedLiveness(config, { n, interval, port: target.port, hosts: HOSTS });
   const bytes0 = await livenessBytes(config.dbPath, pgdb);

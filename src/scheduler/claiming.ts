@@ -112,18 +112,18 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (ready.length - readyHead >= concurrency) return;
     const t0 = performance.now();
     const t = now();
-    // Runs due soon and leases that ran out, then this region's runs of configs checked from several.
-    const shared = await queue.claim(owner, { now: t, horizon: t + aheadMs, limit: batch, marginMs: LEASE_MARGIN_MS });
-    const regional = await queue.claimRegional(owner, region, {
+    // Runs due soon and leases that ran out: of configs checked from anywhere, and this region's runs
+    // of configs checked from several.
+    const claims = await queue.claim(owner, {
       now: t,
       horizon: t + aheadMs,
       limit: batch,
       marginMs: LEASE_MARGIN_MS,
+      region,
     });
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
-    const claims = [...shared, ...regional];
     // Taken over from a dead node: due already, run at once (they are late by the lease's length).
     const taken = new Set(claims.filter((c) => c.taken));
     if (taken.size) log.info({ runs: taken.size }, 'took over liveness runs whose lease ran out');

@@ -321,8 +321,12 @@ export function createMonitorService({
             );
           }
         }
-        await tx.livenessData.addResults(rows, hourOf, dayOf);
-        await tx.livenessData.saveStates([...changed].map(([configId, state]) => ({ configId, state })));
+        await tx.livenessData.addResults(
+          rows,
+          hourOf,
+          dayOf,
+          [...changed].map(([configId, state]) => ({ configId, state })),
+        );
         if (changedViews.size) await tx.livenessData.saveRegionStates([...changedViews.values()]);
         for (const id of flipped) healthDue.add(id);
         return rows.length;

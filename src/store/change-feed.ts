@@ -21,6 +21,7 @@ import pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import type { ChangeTracker } from './change-tracker.js';
 import type { DB } from './schema.js';
+import { READ_MODELS } from './read-models.js';
 
 const CHANGES_CHANNEL = 'dommon_changes';
 const FLUSH_MS = 20;
@@ -28,10 +29,12 @@ const RECONNECT_MS = 1000;
 /** Every cache starts over at least this often on PostgreSQL (writes that notified nobody). */
 const MAX_AGE_MS = 30_000;
 /**
- * Tables no cache reads and every node writes all the time: the node list's heartbeats and the rate
- * limit's counters. Announcing them would cost a notification per write and move stamp([]) for nothing.
+ * Only tables a read model reads are announced ('*' too): the caches key by read models, so a write
+ * to any other table (the due-queues' claims, results, aggregates and states written with every
+ * check, heartbeats, rate-limit counters) would cost a notification and every listener's work for
+ * nothing. A cache of a new table is a line in READ_MODELS, which announces it here as well.
  */
-const UNANNOUNCED: ReadonlySet<string> = new Set(['nodes', 'rate_limits']);
+const ANNOUNCED: ReadonlySet<string> = new Set(Object.values(READ_MODELS).flat());
 /** pg_notify payloads are limited to 8,000 bytes; a longer list is sent as '*' (anything). */
 const MAX_PAYLOAD = 7000;
 
@@ -83,7 +86,7 @@ export function pgChangeFeed(opts: FeedOptions): PgChangeFeed {
   };
 
   opts.tracker.onWrite = (table) => {
-    if (UNANNOUNCED.has(table)) return;
+    if (table !== '*' && !ANNOUNCED.has(table)) return;
     pending.add(table);
     timer ??= setTimeout(() => void flushLoose(), FLUSH_MS);
   };

@@ -30,28 +30,55 @@ function tableOf(n: AnyNode | undefined): string | undefined {
   return undefined;
 }
 
+const VERB =
+  /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i;
 /**
- * The table a raw statement writes (insert/replace/update/delete), '' for statements that write no
- * table data (select, pragma, transaction control), undefined when unknown (counted as "may have written anything").
+ * The writes inside a statement that starts with WITH (data-modifying CTEs and the statement they
+ * lead to): every `insert into`, `update` and `delete from` that is not part of `for update`, `for no
+ * key update` or `on conflict ... do update`, with the name that follows it (none: unknown).
  */
-function rawTarget(sqlText: string, first?: AnyNode): string | undefined {
-  const m =
-    /^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s+["`]?(\w+)["`]?/i.exec(
-      sqlText,
-    );
-  if (m) return m[1]!.toLowerCase();
-  // `insert into ${sql.table(t)} ...`: the verb ends the first fragment and the table is the first parameter.
-  if (/^\s*(?:insert(?:\s+or\s+\w+)?\s+into|replace\s+into|update(?:\s+or\s+\w+)?|delete\s+from)\s*$/i.test(sqlText)) {
-    // sql.table() arrives wrapped in a raw node of empty fragments.
-    const inner = first?.kind === 'RawNode' && !first.sqlFragments?.join('').trim() ? first.parameters?.[0] : first;
-    const t = tableOf(inner);
-    if (t) return t.toLowerCase();
+const CTE_VERB = /(?<!\b(?:for|do|key)\s+)\b(?:insert\s+into|update|delete\s+from)\b\s*(?:["`]?(\w+)["`]?)?/gi;
+
+/**
+ * A raw statement's text with its parameters in place: a table (sql.table()) as its name, a nested
+ * raw piece (an embedded sql`...`) as its own text, any other value as `?`.
+ */
+function flatten(n: AnyNode): string {
+  if (n.kind !== 'RawNode') return tableOf(n) ?? '?';
+  const fragments = n.sqlFragments ?? [];
+  const params = n.parameters ?? [];
+  let out = fragments[0] ?? '';
+  for (let i = 0; i < params.length; i++) out += flatten(params[i]!) + (fragments[i + 1] ?? '');
+  return out;
+}
+
+/**
+ * The tables a raw statement writes (insert/replace/update/delete, and every data-modifying part of
+ * a WITH statement), [] for statements that write no table data (select, pragma, transaction
+ * control), undefined when unknown (counted as "may have written anything").
+ */
+function rawTargets(sqlText: string): string[] | undefined {
+  const m = VERB.exec(sqlText);
+  if (m) return [m[1]!.toLowerCase()];
+  if (/^\s*with\b/i.test(sqlText)) {
+    const out = new Set<string>();
+    for (const w of sqlText.matchAll(CTE_VERB)) {
+      if (!w[1]) return undefined;
+      out.add(w[1].toLowerCase());
+    }
+    return [...out];
   }
   // A new table (the day partitions of liveness_results) holds no rows yet.
-  if (/^\s*create\s+table\b/i.test(sqlText)) return '';
+  if (/^\s*create\s+table\b/i.test(sqlText)) return [];
   // Reads and transaction control (the group commit's savepoints) write no table data.
-  if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return '';
+  if (/^\s*(?:select|pragma|savepoint|release|rollback|begin|commit|end)\b/i.test(sqlText)) return [];
   return undefined;
+}
+
+/** rawTargets() of a raw node: its first piece names the table, or its whole text (parameters in place) is read. */
+function rawNodeTargets(n: AnyNode): string[] | undefined {
+  const m = VERB.exec(n.sqlFragments?.[0] ?? '');
+  return m ? [m[1]!.toLowerCase()] : rawTargets(flatten(n));
 }
 
 export class ChangeTracker implements KyselyPlugin {
@@ -74,7 +101,7 @@ export class ChangeTracker implements KyselyPlugin {
     else if (n.kind === 'UpdateQueryNode') this.mark(tableOf(n.table) ?? '');
     else if (n.kind === 'DeleteQueryNode') this.mark(tableOf(n.from?.froms?.[0]) ?? '');
     // A raw statement names its table in its first words; anything else may write anything.
-    else if (n.kind === 'RawNode') this.mark(rawTarget(String(n.sqlFragments?.[0] ?? ''), n.parameters?.[0]));
+    else if (n.kind === 'RawNode') this.markAll(rawNodeTargets(n));
     return args.node;
   }
 
@@ -88,20 +115,25 @@ export class ChangeTracker implements KyselyPlugin {
    * Repositories never name the tables they wrote.
    */
   wrote(sqlText: string): void {
-    this.mark(rawTarget(sqlText));
+    this.markAll(rawTargets(sqlText));
   }
 
   /** A prepared write statement (the SQLite hot path) whose every run marks the table its SQL writes. */
   prepareWrite(sqlite: Database.Database, sqlText: string): { run(...params: unknown[]): Database.RunResult } {
     const statement = sqlite.prepare(sqlText);
-    const table = rawTarget(sqlText);
+    const tables = rawTargets(sqlText);
     return {
       run: (...params: unknown[]) => {
         const result = statement.run(...params);
-        this.mark(table);
+        this.markAll(tables);
         return result;
       },
     };
+  }
+
+  private markAll(tables: readonly string[] | undefined): void {
+    if (tables === undefined) this.mark(undefined);
+    else for (const t of tables) this.mark(t);
   }
 
   private mark(table: string | undefined): void {

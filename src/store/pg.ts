@@ -8,6 +8,7 @@ import { migrateDb } from './db.js';
 import { ChangeTracker } from './change-tracker.js';
 import { redactUrl } from '../config/index.js';
 import { mappingStoreErrors } from './unique.js';
+import { preparingStatements } from './prepared.js';
 
 export interface PgOptions {
   poolSize?: number;
@@ -59,6 +60,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
   // the caller); its query fails with the same error, and the pool drops it on release.
   pool.on('connect', (client) => {
     client.on('error', () => undefined);
+    preparingStatements(client);
   });
   const changes = new ChangeTracker();
   const db = new Kysely<DB>({ dialect: mappingStoreErrors(new PostgresDialect({ pool })), plugins: [changes] });

@@ -2,10 +2,11 @@
 import type { Sums } from '../../domain/liveness.js';
 import type Database from 'better-sqlite3';
 import type { ChangeTracker } from '../change-tracker.js';
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, LivenessRegionStateTable, LivenessStateTable } from '../schema.js';
 import { DEFAULT_REGION, type LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
+import { PREPARED } from '../prepared.js';
 
 interface ResultRow {
   cfg: number;
@@ -65,8 +66,11 @@ export interface LivenessHotPath {
   state(id: string): Promise<StateRow | undefined>;
   /** The state rows of many configurations (a write batch's). */
   states(ids: readonly string[]): Promise<StateRow[]>;
-  /** Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables (and per region). */
-  write(rows: ResultRow[], hourly: BucketSum[], daily: BucketSum[], regionDaily: BucketSum[]): Promise<void>;
+  /**
+   * Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables (and per
+   * region), and the configurations' new states.
+   */
+  write(sums: BatchWrite): Promise<void>;
   saveStates(list: { configId: string; state: LivenessState }[]): Promise<void>;
   /**
    * Locks these configs' combined states until the transaction ends (PostgreSQL; rows made first),
@@ -75,6 +79,17 @@ export interface LivenessHotPath {
    */
   lockStates(ids: readonly string[]): Promise<void>;
 }
+
+/** What one batch of results writes. */
+interface BatchWrite {
+  rows: ResultRow[];
+  hourly: BucketSum[];
+  daily: BucketSum[];
+  regionDaily: BucketSum[];
+  states: StateWrite[];
+}
+
+type StateWrite = { configId: string; state: LivenessState };
 
 interface BucketSum extends Sums {
   cfg: number;
@@ -95,6 +110,9 @@ const stateParams = (configId: string, s: LivenessState) =>
     s.last_error,
     fromBool(s.alerted_down),
   ] as const;
+
+const STATE_COLUMNS = `config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms,
+  status_code, last_error, alerted_down`;
 
 const SAVE_STATE_UPDATE = `on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
         last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
@@ -143,13 +161,14 @@ export function livenessStatements(
       }
       return out;
     },
-    async write(rows, hourly, daily, regionDaily) {
-      const { insertResult, addHourly, addDaily, addRegionDaily } = get();
+    async write({ rows, hourly, daily, regionDaily, states }) {
+      const { insertResult, addHourly, addDaily, addRegionDaily, saveState } = get();
       for (const r of rows)
         insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error, encodeRegion(r.region));
       for (const b of hourly) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of daily) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of regionDaily) addRegionDaily.run(b.cfg, b.region ?? '', b.bucket, b.total, b.ok, b.sum_ms);
+      for (const { configId, state } of states) saveState.run(...stateParams(configId, state));
     },
     async lockStates() {},
     async saveStates(list) {
@@ -166,13 +185,45 @@ export function livenessStatements(
  * of thousands of parameters to parse.
  */
 export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
-  const addBuckets = async (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) => {
-    if (!list.length) return;
-    await sql`insert into ${sql.table(table)} (cfg, bucket, total, ok, sum_ms)
+  const bucketsPart = (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) =>
+    sql`insert into ${sql.table(table)} (cfg, bucket, total, ok, sum_ms)
       select * from unnest(${list.map((b) => b.cfg)}::integer[], ${list.map((b) => b.bucket)}::integer[],
         ${list.map((b) => b.total)}::integer[], ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
       on conflict (cfg, bucket) do update set total = ${sql.table(table)}.total + excluded.total,
-        ok = ${sql.table(table)}.ok + excluded.ok, sum_ms = ${sql.table(table)}.sum_ms + excluded.sum_ms`.execute(db);
+        ok = ${sql.table(table)}.ok + excluded.ok, sum_ms = ${sql.table(table)}.sum_ms + excluded.sum_ms`;
+  const resultsPart = (rows: ResultRow[]) =>
+    sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
+      select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
+        ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
+        ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[],
+        ${rows.map((r) => encodeRegion(r.region))}::text[])
+      on conflict do nothing`;
+  const regionDailyPart = (list: BucketSum[]) =>
+    sql`insert into liveness_region_daily (cfg, region, bucket, total, ok, sum_ms)
+      select * from unnest(${list.map((b) => b.cfg)}::integer[], ${list.map((b) => b.region ?? '')}::text[],
+        ${list.map((b) => b.bucket)}::integer[], ${list.map((b) => b.total)}::integer[],
+        ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
+      on conflict (cfg, region, bucket) do update set total = liveness_region_daily.total + excluded.total,
+        ok = liveness_region_daily.ok + excluded.ok, sum_ms = liveness_region_daily.sum_ms + excluded.sum_ms`;
+  const statesPart = (list: StateWrite[]) => {
+    // One row per config: a batch may carry two states of one config, the last one wins.
+    const last = [...new Map(list.map((x) => [x.configId, x.state]))].map(([id, s]) => stateParams(id, s));
+    const col = <I extends number>(i: I) => last.map((p) => p[i]);
+    return sql`insert into liveness_state
+        (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
+      select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
+        ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
+      ${sql.raw(SAVE_STATE_UPDATE)}`;
+  };
+  /**
+   * Several writes as one statement (one round trip): all but the last as data-modifying parts of a
+   * WITH (each a different table, so none needs to see another's rows).
+   */
+  const runAll = async (parts: RawBuilder<unknown>[]) => {
+    if (!parts.length) return;
+    const last = parts[parts.length - 1]!;
+    const lead = parts.slice(0, -1).map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`);
+    await (lead.length ? sql`with ${sql.join(lead)} ${last} ${PREPARED}` : sql`${last} ${PREPARED}`).execute(db);
   };
   return {
     // One statement per batch, its ids one array parameter: the same statement text whatever the batch's size.
@@ -192,52 +243,31 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
     },
     async states(ids) {
       if (!ids.length) return [];
-      return db
-        .selectFrom('liveness_state')
-        .selectAll()
-        .where(sql<boolean>`config_id = any(${[...ids]})`)
-        .execute();
+      const r = await sql<StateRow>`select ${sql.raw(STATE_COLUMNS)} from liveness_state
+        where config_id = any(${[...ids]}::text[]) ${PREPARED}`.execute(db);
+      return r.rows;
     },
-    async write(rows, hourly, daily, regionDaily) {
-      if (rows.length) {
-        await sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
-          select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
-            ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
-            ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[],
-            ${rows.map((r) => encodeRegion(r.region))}::text[])
-          on conflict do nothing`.execute(db);
-      }
-      await addBuckets('liveness_hourly', hourly);
-      await addBuckets('liveness_daily', daily);
-      if (regionDaily.length)
-        await sql`insert into liveness_region_daily (cfg, region, bucket, total, ok, sum_ms)
-          select * from unnest(${regionDaily.map((b) => b.cfg)}::integer[], ${regionDaily.map((b) => b.region ?? '')}::text[],
-            ${regionDaily.map((b) => b.bucket)}::integer[], ${regionDaily.map((b) => b.total)}::integer[],
-            ${regionDaily.map((b) => b.ok)}::integer[], ${regionDaily.map((b) => b.sum_ms)}::bigint[])
-          on conflict (cfg, region, bucket) do update set total = liveness_region_daily.total + excluded.total,
-            ok = liveness_region_daily.ok + excluded.ok, sum_ms = liveness_region_daily.sum_ms + excluded.sum_ms`.execute(
-          db,
-        );
+    // A batch's raw rows, sums and states: one statement (the text changes only with which parts it has).
+    async write({ rows, hourly, daily, regionDaily, states }) {
+      await runAll([
+        ...(rows.length ? [resultsPart(rows)] : []),
+        ...(hourly.length ? [bucketsPart('liveness_hourly', hourly)] : []),
+        ...(daily.length ? [bucketsPart('liveness_daily', daily)] : []),
+        ...(regionDaily.length ? [regionDailyPart(regionDaily)] : []),
+        ...(states.length ? [statesPart(states)] : []),
+      ]);
     },
     async lockStates(ids) {
       if (!ids.length) return;
       const sorted = [...ids].sort();
-      await sql`insert into liveness_state (config_id) select unnest(${sorted}::text[]) on conflict do nothing`.execute(
+      await sql`insert into liveness_state (config_id) select unnest(${sorted}::text[]) on conflict do nothing ${PREPARED}`.execute(
         db,
       );
       await sql`select config_id from liveness_state where config_id = any(${sorted}::text[])
-        order by config_id for update`.execute(db);
+        order by config_id for update ${PREPARED}`.execute(db);
     },
     async saveStates(list) {
-      if (!list.length) return;
-      // One row per config: a batch may carry two states of one config, the last one wins.
-      const last = [...new Map(list.map((x) => [x.configId, x.state]))].map(([id, s]) => stateParams(id, s));
-      const col = <I extends number>(i: I) => last.map((p) => p[i]);
-      await sql`insert into liveness_state
-          (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
-        select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
-          ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
-        ${sql.raw(SAVE_STATE_UPDATE)}`.execute(db);
+      if (list.length) await sql`${statesPart(list)} ${PREPARED}`.execute(db);
     },
   };
 }
@@ -274,15 +304,17 @@ async function writeResults(
   rows: ResultWrite[],
   hourOf: (ts: number) => number,
   dayOf: (ts: number) => number,
+  states: StateWrite[] = [],
 ): Promise<void> {
-  if (!rows.length) return;
+  if (!rows.length && !states.length) return;
   const regional = rows.filter((r) => r.regional);
-  await hot.write(
+  await hot.write({
     rows,
-    bucketSums(rows, hourOf),
-    bucketSums(rows, dayOf),
-    regional.length ? bucketSums(regional, dayOf, true) : [],
-  );
+    hourly: bucketSums(rows, hourOf),
+    daily: bucketSums(rows, dayOf),
+    regionDaily: regional.length ? bucketSums(regional, dayOf, true) : [],
+    states,
+  });
 }
 
 const NO_SUMS: Sums = { total: 0, ok: 0, sum_ms: 0 };
@@ -327,15 +359,17 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
       );
     },
     /**
-     * A whole batch of results: one prepared statement run per raw row, then per hourly and daily
-     * bucket (pre-aggregated): no query building and no statement compiling per check.
+     * A whole batch of results, and the configurations' new states: SQLite runs one prepared statement
+     * per raw row, per hourly and daily bucket (pre-aggregated) and per state; PostgreSQL writes them
+     * all in one statement. No query building and no statement compiling per check.
      */
     async addResults(
       rows: ResultWrite[],
       hourOf: (ts: number) => number,
       dayOf: (ts: number) => number,
+      states: StateWrite[] = [],
     ): Promise<void> {
-      await writeResults(hot, rows, hourOf, dayOf);
+      await writeResults(hot, rows, hourOf, dayOf, states);
     },
     /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
     async existing(configIds: string[]): Promise<Set<string>> {

@@ -9,7 +9,8 @@
 // of one in liveness_due: a node claims those of its own region only, so each region checks once.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import { dueKey } from '../../domain/liveness.js';
+import { DEFAULT_REGION, dueKey } from '../../domain/liveness.js';
+import { PREPARED } from '../prepared.js';
 
 /** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
 export interface DueClaim {
@@ -65,19 +66,37 @@ export function livenessDueRepo(db: Kysely<DB>) {
     fresh: r.fresh === 1,
     token: Number(r.token),
   });
-  async function claimFrom(owner: string, o: ClaimWindow, region?: string): Promise<DueClaim[]> {
-    const regional = region !== undefined;
-    const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
-    // One statement that starts with `update <table>` (the change tracker reads its table from the
-    // first words; a leading WITH would count as a write of anything).
-    const r = await sql<ClaimRow>`update ${table} q set owner = ${owner}, token = q.token + 1,
-        lease_until = greatest(q.due_at, ${o.now}) + c.timeout_seconds * 1000 + ${o.marginMs}
-      from (select config_id, ${regional ? sql`region,` : sql``} owner is not null as taken from ${table}
-            where ${regional ? sql`region = ${region} and` : sql``}
-              ((owner is null and due_at <= ${o.horizon}) or (owner is not null and lease_until < ${o.now}))
-            order by coalesce(lease_until, due_at) limit ${o.limit} for update skip locked) p, liveness_configs c
-      where q.config_id = p.config_id ${regional ? sql`and q.region = p.region` : sql``} and c.id = q.config_id
-      returning q.config_id, ${regional ? sql`q.region,` : sql``} p.taken, q.due_at, q.fresh, q.token`.execute(db);
+  /**
+   * Both queues in one statement (one round trip per claim round): each takes its unleased rows due by
+   * the horizon and its leases that ran out, each through its own partial index (earliest first,
+   * locked with SKIP LOCKED), and the updates find their rows by primary key: nothing in the
+   * statement reads the whole queue, whatever the fleet's size.
+   */
+  async function claimBoth(owner: string, region: string, o: ClaimWindow): Promise<DueClaim[]> {
+    // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
+    const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
+      + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
+    const r = await sql<ClaimRow>`with
+      sf as (select config_id from liveness_due where owner is null and due_at <= ${o.horizon}::bigint
+             order by due_at limit ${o.limit} for update skip locked),
+      sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
+             order by lease_until limit ${o.limit} for update skip locked),
+      rf as (select config_id from liveness_region_due
+             where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
+             order by due_at limit ${o.limit} for update skip locked),
+      rl as (select config_id from liveness_region_due
+             where region = ${region} and owner is not null and lease_until < ${o.now}::bigint
+             order by lease_until limit ${o.limit} for update skip locked),
+      us as (update liveness_due q set owner = ${owner}, token = q.token + 1, lease_until = ${leaseUntil}
+             where q.config_id = any(array(select config_id from sf union all select config_id from sl))
+             returning q.config_id, ''::text as region, q.config_id = any(array(select config_id from sl)) as taken,
+               q.due_at, q.fresh, q.token),
+      ur as (update liveness_region_due q set owner = ${owner}, token = q.token + 1, lease_until = ${leaseUntil}
+             where q.region = ${region}
+               and q.config_id = any(array(select config_id from rf union all select config_id from rl))
+             returning q.config_id, q.region, q.config_id = any(array(select config_id from rl)) as taken,
+               q.due_at, q.fresh, q.token)
+      select * from us union all select * from ur ${PREPARED}`.execute(db);
     return r.rows.map(toClaim);
   }
 
@@ -87,30 +106,32 @@ export function livenessDueRepo(db: Kysely<DB>) {
     const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
     // The interval is read here, not taken from the run: a shorter one set while the run was in
     // flight brings its next run forward (no later than one interval after this run's start).
+    // The config's columns by primary key per row (a join would hash the whole config table per batch).
+    const config = (column: 'interval_seconds' | 'timeout_seconds') =>
+      sql`(select c.${sql.ref(column)} from liveness_configs c where c.id = q.config_id)`;
     const r = await sql<{ config_id: string; region?: string }>`update ${table} q set
-        due_at = least(u.next, u.started + c.interval_seconds * 1000), fresh = 0,
+        due_at = least(u.next, u.started + ${config('interval_seconds')} * 1000), fresh = 0,
         owner = case when u.keep then q.owner end,
-        lease_until = case when u.keep then u.next + c.timeout_seconds * 1000 + ${marginMs} end
+        lease_until = case when u.keep then u.next + ${config('timeout_seconds')} * 1000 + ${marginMs} end
       from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.region ?? '')}::text[],
                   ${rows.map((x) => x.token)}::bigint[], ${rows.map((x) => x.next)}::bigint[],
                   ${rows.map((x) => x.keep === true)}::boolean[], ${rows.map((x) => x.started ?? null)}::bigint[])
-        as u(id, region, token, next, keep, started), liveness_configs c
+        as u(id, region, token, next, keep, started)
       where q.config_id = u.id ${regional ? sql`and q.region = u.region` : sql``} and q.token = u.token
-        and c.id = q.config_id
-      returning q.config_id ${regional ? sql`, q.region` : sql``}`.execute(db);
+      returning q.config_id ${regional ? sql`, q.region` : sql``} ${PREPARED}`.execute(db);
     return r.rows.map((x) => dueKey(x.config_id, x.region));
   }
 
   return {
     /**
-     * Claims up to `limit` runs in one statement: unleased rows due by `horizon` and leased rows whose
-     * lease ran out before `now` (a dead or stalled node's: those come back with `taken`), earliest
-     * first. The lease lasts until the run's due time (or now) plus its timeout plus `marginMs`.
+     * Claims runs in one statement: of configs checked from anywhere (liveness_due) and of `region`'s
+     * runs of configs checked from several (liveness_region_due), unleased rows due by `horizon` and
+     * leased rows whose lease ran out before `now` (a dead or stalled node's: those come back with
+     * `taken`), earliest first, at most `limit` of each kind per queue. The lease lasts until the run's
+     * due time (or now) plus its timeout plus `marginMs`.
      */
-    claim: (owner: string, o: ClaimWindow): Promise<DueClaim[]> => claimFrom(owner, o),
-
-    /** The same for `region`'s runs of configs checked from several regions (liveness_region_due). */
-    claimRegional: (owner: string, region: string, o: ClaimWindow): Promise<DueClaim[]> => claimFrom(owner, o, region),
+    claim: (owner: string, o: ClaimWindow & { region?: string }): Promise<DueClaim[]> =>
+      claimBoth(owner, o.region ?? DEFAULT_REGION, o),
 
     /**
      * Ends claimed runs (inside the transaction that writes their results): sets the next due time
