@@ -174,12 +174,13 @@ export function createMonitorService({
 
   /** Enabled configs of enabled endpoints in a scope (see the repository), with their endpoints: two reads. */
   async function targetsIn(scope: TargetScope): Promise<Target[]> {
-    const configs = await store.liveness.enabledTargets(scope);
+    const { ids, ...rest } = scope;
+    const configs = ids ? await store.liveness.enabledByIds(ids) : await store.liveness.enabledTargets(rest);
     if (!configs.length) return [];
     const byId = new Map((await store.endpoints.byIds(configs.map((c) => c.endpoint_id))).map((e) => [e.id, e]));
     return configs.flatMap((c) => {
       const endpoint = byId.get(c.endpoint_id);
-      return endpoint ? [{ config: c, endpoint }] : [];
+      return endpoint?.is_enabled ? [{ config: c, endpoint }] : [];
     });
   }
 

@@ -4,6 +4,7 @@
 // And the other scheduled work leased per target (check_schedule): two nodes inspect each TLS
 // endpoint once.
 import t from 'tap';
+import { sql } from 'kysely';
 import { client, startApp } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 import { openPgStore } from '../../src/store/index.js';
@@ -64,6 +65,21 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     'first claim: token 1, fresh',
   );
   t.same(await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN }), [], 'none left');
+
+  // The claim is a prepared statement: parsed once on a connection, run again by name.
+  const one1 = await openPgStore(url, { poolSize: 1 });
+  t.teardown(() => one1.close());
+  const prepared = async () =>
+    (
+      await sql<{ name: string; calls: number }>`select name, generic_plans + custom_plans as calls
+        from pg_prepared_statements where name like 'dommon_%'`.execute(one1.db)
+    ).rows;
+  t.same(await prepared(), [], 'none before the first claim');
+  for (let i = 0; i < 3; i++)
+    await one1.livenessDue.claim('node-p', { now, horizon: now - 1, limit: 10, marginMs: MARGIN });
+  const claims = await prepared();
+  t.equal(claims.length, 1, 'one prepared statement for three claims');
+  t.equal(claims[0]!.calls, 3, 'run three times');
 
   // A result under a stale token changes nothing; under the right one it sets the next due time.
   const one = ga[0]!;

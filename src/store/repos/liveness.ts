@@ -4,6 +4,7 @@ import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/
 import { defined, fromBool, newId, toBool } from './util.js';
 import { livenessDueRepo } from './liveness-due.js';
 import { LOCK_CLASS } from '../singletons.js';
+import { engineOf } from '../migrations/engine.js';
 
 function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
   return {
@@ -93,12 +94,36 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       return { items: rows.map(toConfig), total: Number(total), ...page };
     },
     /**
+     * The enabled configs among `ids` (a claim round's), read by key alone: whether their endpoints are
+     * enabled is checked where the endpoints are read (a join here makes PostgreSQL hash the whole
+     * endpoint table for a few hundred ids once the fleet is large).
+     */
+    async enabledByIds(ids: readonly string[]): Promise<LivenessConfig[]> {
+      if (!ids.length) return [];
+      // PostgreSQL: one primary-key probe per id (a LATERAL fenced by OFFSET 0); its cost model, at the
+      // default random_page_cost, scans the whole table for a few hundred ids in an `in` list.
+      const rows =
+        engineOf(db) === 'postgres'
+          ? (
+              await sql<Selectable<LivenessConfigsTable>>`select l.* from unnest(${[...ids]}::text[]) as k(id)
+              cross join lateral (select * from liveness_configs c where c.id = k.id and c.is_enabled = 1 offset 0) l`.execute(
+                db,
+              )
+            ).rows
+          : await db
+              .selectFrom('liveness_configs')
+              .selectAll()
+              .where('is_enabled', '=', 1)
+              .where('id', 'in', [...ids])
+              .execute();
+      return rows.map(toConfig);
+    },
+    /**
      * Enabled configs of enabled endpoints (the scheduler's working set) in one scope: one config, one
      * endpoint's, one domain's, or a page of all of them by id (`after`, `limit`: keyset paging).
      */
     async enabledTargets(scope: {
       id?: string;
-      ids?: readonly string[];
       endpoint_id?: string;
       domain_id?: string;
       after?: string;
@@ -106,10 +131,6 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
     }): Promise<LivenessConfig[]> {
       let q = base().where('l.is_enabled', '=', 1).where('e.is_enabled', '=', 1);
       if (scope.id !== undefined) q = q.where('l.id', '=', scope.id);
-      if (scope.ids !== undefined) {
-        if (!scope.ids.length) return [];
-        q = q.where('l.id', 'in', [...scope.ids]);
-      }
       if (scope.endpoint_id !== undefined) q = q.where('l.endpoint_id', '=', scope.endpoint_id);
       if (scope.domain_id !== undefined) q = q.where('e.domain_id', '=', scope.domain_id);
       if (scope.after !== undefined) q = q.where('l.id', '>', scope.after);
