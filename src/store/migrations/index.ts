@@ -12,6 +12,7 @@ import * as m012 from './012_certificate_chain.js';
 import * as m013 from './013_liveness_due.js';
 import * as m014 from './014_shared_state.js';
 import * as m015 from './015_regions.js';
+import * as m016 from './016_fillfactor.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -25,6 +26,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '013_liveness_due': m013,
   '014_shared_state': m014,
   '015_regions': m015,
+  '016_fillfactor': m016,
 };
 
 /**
