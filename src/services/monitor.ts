@@ -326,7 +326,7 @@ export function createMonitorService({
           rows,
           hourOf,
           dayOf,
-          [...changed].map(([configId, state]) => ({ configId, state })),
+          [...changed].map(([configId, state]) => ({ configId, state, exists: states.has(configId) })),
         );
         if (changedViews.size) await tx.livenessData.saveRegionStates([...changedViews.values()]);
         for (const id of flipped) healthDue.add(id);

@@ -89,7 +89,8 @@ interface BatchWrite {
   states: StateWrite[];
 }
 
-type StateWrite = { configId: string; state: LivenessState };
+/** A config's new state; `exists`: its row was read in this transaction (PostgreSQL updates it in place). */
+type StateWrite = { configId: string; state: LivenessState; exists?: boolean };
 
 interface BucketSum extends Sums {
   cfg: number;
@@ -205,10 +206,29 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
         ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
       on conflict (cfg, region, bucket) do update set total = liveness_region_daily.total + excluded.total,
         ok = liveness_region_daily.ok + excluded.ok, sum_ms = liveness_region_daily.sum_ms + excluded.sum_ms`;
-  const statesPart = (list: StateWrite[]) => {
-    // One row per config: a batch may carry two states of one config, the last one wins.
+  /** Columns of states, one row per config: a batch may carry two states of one config, the last one wins. */
+  const stateColumns = (list: StateWrite[]) => {
     const last = [...new Map(list.map((x) => [x.configId, x.state]))].map(([id, s]) => stateParams(id, s));
-    const col = <I extends number>(i: I) => last.map((p) => p[i]);
+    return <I extends number>(i: I) => last.map((p) => p[i]);
+  };
+  /**
+   * States whose rows exist (read in this transaction) as a plain update: no insert attempt, no
+   * conflict check and no row lock before it, only the update in place.
+   */
+  const stateUpdatePart = (list: StateWrite[]) => {
+    const col = stateColumns(list);
+    return sql`update liveness_state s set status = u.status, consecutive_failures = u.consecutive_failures,
+        last_check = u.last_check, last_check_successful = u.last_check_successful,
+        response_time_ms = u.response_time_ms, status_code = u.status_code, last_error = u.last_error,
+        alerted_down = u.alerted_down
+      from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
+        ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
+        as u(config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms,
+          status_code, last_error, alerted_down)
+      where s.config_id = u.config_id`;
+  };
+  const statesPart = (list: StateWrite[]) => {
+    const col = stateColumns(list);
     return sql`insert into liveness_state
         (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
       select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
@@ -249,12 +269,16 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
     },
     // A batch's raw rows, sums and states: one statement (the text changes only with which parts it has).
     async write({ rows, hourly, daily, regionDaily, states }) {
+      // Rows read in this transaction are updated; others inserted (or, made meanwhile by another node, upserted).
+      const known = states.filter((x) => x.exists);
+      const fresh = states.filter((x) => !x.exists);
       await runAll([
         ...(rows.length ? [resultsPart(rows)] : []),
         ...(hourly.length ? [bucketsPart('liveness_hourly', hourly)] : []),
         ...(daily.length ? [bucketsPart('liveness_daily', daily)] : []),
         ...(regionDaily.length ? [regionDailyPart(regionDaily)] : []),
-        ...(states.length ? [statesPart(states)] : []),
+        ...(known.length ? [stateUpdatePart(known)] : []),
+        ...(fresh.length ? [statesPart(fresh)] : []),
       ]);
     },
     async lockStates(ids) {
