@@ -100,7 +100,7 @@ export class ChangeTracker implements KyselyPlugin {
     if (n.kind === 'InsertQueryNode') this.mark(tableOf(n.into) ?? '');
     else if (n.kind === 'UpdateQueryNode') this.mark(tableOf(n.table) ?? '');
     else if (n.kind === 'DeleteQueryNode') this.mark(tableOf(n.from?.froms?.[0]) ?? '');
-    // A raw statement names its table in its first words; anything else may write anything.
+    // A raw statement names its table in its first words (a WITH: in each data-modifying part); anything else may write anything.
     else if (n.kind === 'RawNode') this.markAll(rawNodeTargets(n));
     return args.node;
   }
