@@ -237,7 +237,7 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
   };
   /**
    * Several writes as one statement (one round trip): all but the last as data-modifying parts of a
-   * WITH (each a different table, so none needs to see another's rows).
+   * WITH (each writes a different table, or other rows of it: none needs to see another's rows).
    */
   const runAll = async (parts: RawBuilder<unknown>[]) => {
     if (!parts.length) return;
