@@ -10,7 +10,7 @@ import type {
   PageOf,
   StatusFilter,
 } from '../../domain/types.js';
-import { defined, fromBool, newId, toBool } from './util.js';
+import { defined, fromBool, newId, probedByKey, toBool } from './util.js';
 import { engineOf } from '../migrations/engine.js';
 
 /** An endpoint's own columns, in the domain's types: the store encodes them. */
@@ -109,17 +109,15 @@ export function endpointsRepo(db: Kysely<DB>) {
     },
     /**
      * These endpoints regardless of team (workers only), in no particular order: a claim round's. On
-     * PostgreSQL each is found by one primary-key probe, its domain's name by another (a LATERAL fenced
-     * by OFFSET 0: at the default random_page_cost its planner hashes the whole endpoint and domain
-     * tables for a few hundred ids once the fleet is large).
+     * PostgreSQL each is found by one primary-key probe (probedByKey), its domain's name by another
+     * (a join would hash the whole domain table).
      */
     async byIds(ids: readonly string[]): Promise<Endpoint[]> {
       if (!ids.length) return [];
       if (engineOf(db) === 'postgres') {
         const r = await sql<Selectable<EndpointsTable> & { domain: string }>`select e.*,
             (select d.domain from domains d where d.id = e.domain_id) as domain
-          from unnest(${[...ids]}::text[]) as k(id)
-            cross join lateral (select * from endpoints x where x.id = k.id offset 0) e`.execute(db);
+          from ${probedByKey('endpoints', ids, 'e')}`.execute(db);
         return r.rows.map(toEndpoint);
       }
       const out: Endpoint[] = [];

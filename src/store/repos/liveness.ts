@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { DB, LivenessConfigsTable } from '../schema.js';
 import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/types.js';
-import { defined, fromBool, newId, toBool } from './util.js';
+import { defined, fromBool, newId, probedByKey, toBool } from './util.js';
 import { livenessDueRepo } from './liveness-due.js';
 import { LOCK_CLASS } from '../singletons.js';
 import { engineOf } from '../migrations/engine.js';
@@ -94,21 +94,17 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       return { items: rows.map(toConfig), total: Number(total), ...page };
     },
     /**
-     * The enabled configs among `ids` (a claim round's), read by key alone: whether their endpoints are
-     * enabled is checked where the endpoints are read (a join here makes PostgreSQL hash the whole
-     * endpoint table for a few hundred ids once the fleet is large).
+     * The enabled configs among `ids` (a claim round's), read by key alone (on PostgreSQL one probe
+     * each: probedByKey): whether their endpoints are enabled is checked where the endpoints are read
+     * (a join here makes PostgreSQL hash the whole endpoint table once the fleet is large).
      */
     async enabledByIds(ids: readonly string[]): Promise<LivenessConfig[]> {
       if (!ids.length) return [];
-      // PostgreSQL: one primary-key probe per id (a LATERAL fenced by OFFSET 0); its cost model, at the
-      // default random_page_cost, scans the whole table for a few hundred ids in an `in` list.
       const rows =
         engineOf(db) === 'postgres'
           ? (
-              await sql<Selectable<LivenessConfigsTable>>`select l.* from unnest(${[...ids]}::text[]) as k(id)
-              cross join lateral (select * from liveness_configs c where c.id = k.id and c.is_enabled = 1 offset 0) l`.execute(
-                db,
-              )
+              await sql<Selectable<LivenessConfigsTable>>`select l.* from ${probedByKey('liveness_configs', ids, 'l')}
+                where l.is_enabled = 1`.execute(db)
             ).rows
           : await db
               .selectFrom('liveness_configs')

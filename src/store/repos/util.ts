@@ -87,3 +87,13 @@ export function reusingCompiled(wrote: (sqlText: string) => void) {
 }
 
 export type ReusingCompiled = ReturnType<typeof reusingCompiled>;
+
+/**
+ * PostgreSQL only: the rows of `table` whose id is one of `ids`, each found by one primary-key probe,
+ * as a FROM item named `alias` (a LATERAL fenced by OFFSET 0). For a claim round's few hundred ids
+ * its planner, at the default random_page_cost, otherwise answers an `in` list or a join by scanning
+ * the whole table once the fleet is large.
+ */
+export const probedByKey = (table: 'endpoints' | 'liveness_configs', ids: readonly string[], alias: string) =>
+  sql`unnest(${[...ids]}::text[]) as k(id)
+    cross join lateral (select * from ${sql.table(table)} x where x.id = k.id offset 0) ${sql.raw(alias)}`;
