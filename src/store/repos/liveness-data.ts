@@ -112,6 +112,7 @@ const stateParams = (configId: string, s: LivenessState) =>
     fromBool(s.alerted_down),
   ] as const;
 
+/** A state row's columns, in stateParams' order. */
 const STATE_COLUMNS = `config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms,
   status_code, last_error, alerted_down`;
 
@@ -137,8 +138,7 @@ export function livenessStatements(
     addRegionDaily: changes.prepareWrite(sqlite, REGION_DAILY_UPSERT),
     saveState: changes.prepareWrite(
       sqlite,
-      `insert into liveness_state
-      (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
+      `insert into liveness_state (${STATE_COLUMNS})
       values (?, ?, ?, ?, ?, ?, ?, ?, ?)
       ${SAVE_STATE_UPDATE}`,
     ),
@@ -206,35 +206,31 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
         ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
       on conflict (cfg, region, bucket) do update set total = liveness_region_daily.total + excluded.total,
         ok = liveness_region_daily.ok + excluded.ok, sum_ms = liveness_region_daily.sum_ms + excluded.sum_ms`;
-  /** Columns of states, one row per config: a batch may carry two states of one config, the last one wins. */
-  const stateColumns = (list: StateWrite[]) => {
+  /**
+   * States as an unnest() of one array per column (STATE_COLUMNS' order), one row per config: a batch
+   * may carry two states of one config, the last one wins.
+   */
+  const stateArrays = (list: StateWrite[]) => {
     const last = [...new Map(list.map((x) => [x.configId, x.state]))].map(([id, s]) => stateParams(id, s));
-    return <I extends number>(i: I) => last.map((p) => p[i]);
+    const col = <I extends number>(i: I) => last.map((p) => p[i]);
+    return sql`unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
+      ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])`;
   };
   /**
    * States whose rows exist (read in this transaction) as a plain update: no insert attempt, no
    * conflict check and no row lock before it, only the update in place.
    */
-  const stateUpdatePart = (list: StateWrite[]) => {
-    const col = stateColumns(list);
-    return sql`update liveness_state s set status = u.status, consecutive_failures = u.consecutive_failures,
+  const stateUpdatePart = (list: StateWrite[]) =>
+    sql`update liveness_state s set status = u.status, consecutive_failures = u.consecutive_failures,
         last_check = u.last_check, last_check_successful = u.last_check_successful,
         response_time_ms = u.response_time_ms, status_code = u.status_code, last_error = u.last_error,
         alerted_down = u.alerted_down
-      from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
-        ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
-        as u(config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms,
-          status_code, last_error, alerted_down)
+      from ${stateArrays(list)} as u(${sql.raw(STATE_COLUMNS)})
       where s.config_id = u.config_id`;
-  };
-  const statesPart = (list: StateWrite[]) => {
-    const col = stateColumns(list);
-    return sql`insert into liveness_state
-        (config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms, status_code, last_error, alerted_down)
-      select * from unnest(${col(0)}::text[], ${col(1)}::text[], ${col(2)}::integer[], ${col(3)}::text[],
-        ${col(4)}::integer[], ${col(5)}::integer[], ${col(6)}::integer[], ${col(7)}::text[], ${col(8)}::integer[])
+  const statesPart = (list: StateWrite[]) =>
+    sql`insert into liveness_state (${sql.raw(STATE_COLUMNS)})
+      select * from ${stateArrays(list)}
       ${sql.raw(SAVE_STATE_UPDATE)}`;
-  };
   /**
    * Several writes as one statement (one round trip): all but the last as data-modifying parts of a
    * WITH (each writes a different table, or other rows of it: none needs to see another's rows).
