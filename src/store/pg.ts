@@ -19,7 +19,17 @@ export interface PgOptions {
   connectTimeoutMs?: number;
   /** Apply pending migrations on open (default true). */
   migrate?: boolean;
+  /** Milliseconds an idle pooled connection stays open (default IDLE_TIMEOUT_MS). */
+  idleTimeoutMs?: number;
 }
+
+/**
+ * How long an idle pooled connection stays open: five minutes, not node-postgres's ten seconds. The
+ * schedulers' work comes in bursts (a claim round, a results batch) a second or two apart, so a short
+ * timeout closed and reopened connections all the time, and each new one costs the server a process,
+ * its catalog caches and every prepared statement planned again (issue 22: PostgreSQL's own CPU per check).
+ */
+const IDLE_TIMEOUT_MS = 300_000;
 
 export interface PgConnection {
   engine: 'postgres';
@@ -51,6 +61,7 @@ export async function openPgConnection(url: string, opts: PgOptions = {}): Promi
     max: opts.poolSize ?? 10,
     statement_timeout: opts.statementTimeoutMs ?? 30_000,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
+    idleTimeoutMillis: opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     application_name: 'dommon',
     types,
   });
