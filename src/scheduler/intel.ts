@@ -74,7 +74,8 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       for (const kind of DOMAIN_REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
       syncedAt = performance.now();
     }
-    for (const kind of DOMAIN_REFRESH_KINDS) {
+    // Nothing due (most ticks): one read for every kind, no write.
+    for (const kind of await store.schedule.dueKinds(DOMAIN_REFRESH_KINDS, iso)) {
       const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
       jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
     }

@@ -110,10 +110,14 @@ export function pgAdvisoryLocks(opts: PgLockOptions): SingletonLocks {
       }
       const before = held.size;
       if (held.size) await c.query('select 1'); // still our session: the locks are still ours
-      for (const [i, name] of SINGLETONS.entries()) {
-        if (held.has(name)) continue;
-        const r = await c.query<{ ok: boolean }>('select pg_try_advisory_lock($1, $2) as ok', [LOCK_CLASS, i + 1]);
-        if (r.rows[0]?.ok) held.add(name);
+      // Every lock not held, tried in one statement (a node that holds none asks every few seconds).
+      const free = SINGLETONS.flatMap((name, i) => (held.has(name) ? [] : [i + 1]));
+      if (free.length) {
+        const r = await c.query<{ key: number; ok: boolean }>(
+          'select k as key, pg_try_advisory_lock($1, k) as ok from unnest($2::int[]) as k',
+          [LOCK_CLASS, free],
+        );
+        for (const { key, ok } of r.rows) if (ok) held.add(SINGLETONS[key - 1]!);
       }
       if (held.size !== before) report(false);
     } catch (err) {
