@@ -111,3 +111,63 @@ t.test(
     t.notOk((await partitions()).includes(name(today)), "today's partition dropped");
   },
 );
+
+t.test(
+  "a config's raw results go with it: a trigger, not a foreign key checked on every insert",
+  { skip: pgServerUrl() ? false : PG_SKIP },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'cascade'))!;
+    const store = await openPgStore(url);
+    t.teardown(() => store.close());
+    const fks = await sql<{ name: string }>`select conname as name from pg_constraint
+      where conrelid = 'liveness_results'::regclass and contype = 'f'`.execute(store.db);
+    t.same(fks.rows, [], 'no foreign key on the raw results (migration 017)');
+
+    const team = await store.teams.create('t', new Date().toISOString());
+    const at = { created_at: 'x', updated_at: 'x' };
+    await store.db
+      .insertInto('domains')
+      .values({ id: 'd', team_id: team.id, domain: 'x.com', verification_token: 'v', ...at } as never)
+      .execute();
+    for (const n of [1, 2, 3]) {
+      await store.db
+        .insertInto('endpoints')
+        .values({ id: `e${n}`, team_id: team.id, domain_id: 'd', name: `e${n}`, endpoint_type: 'http', ...at } as never)
+        .execute();
+      await store.db
+        .insertInto('liveness_configs')
+        .values({ id: `c${n}`, seq: n, team_id: team.id, endpoint_id: `e${n}`, ...at } as never)
+        .execute();
+    }
+    // Every config: results today (its day's partition) and 20 days ago (the default partition).
+    const today = Math.floor(Date.now() / DAY);
+    const rows = [1, 2, 3].flatMap((cfg) =>
+      [today * DAY + 1000, (today - 20) * DAY + 1000].map((ts) => ({
+        cfg,
+        ts,
+        ok: true,
+        ms: 5,
+        status: 200,
+        error: null,
+      })),
+    );
+    await store.transaction((tx) =>
+      tx.livenessData.addResults(
+        rows,
+        (ts) => Math.floor(ts / 3_600_000),
+        (ts) => Math.floor(ts / DAY),
+      ),
+    );
+    t.same(await Promise.all([1, 2, 3].map((cfg) => store.livenessData.countResults(cfg))), [2, 2, 2]);
+
+    await store.db.deleteFrom('liveness_configs').where('id', '=', 'c1').execute();
+    t.same(
+      await Promise.all([1, 2, 3].map((cfg) => store.livenessData.countResults(cfg))),
+      [0, 2, 2],
+      "a config's delete takes its results from every partition, and no other config's",
+    );
+    // A domain's delete reaches its configs through the endpoints' cascade: one statement, every result.
+    await store.db.deleteFrom('domains').where('id', '=', 'd').execute();
+    t.equal(await store.livenessData.countResults(), 0, "the domain's configs' results are gone too");
+  },
+);

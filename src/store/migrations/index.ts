@@ -13,6 +13,7 @@ import * as m013 from './013_liveness_due.js';
 import * as m014 from './014_shared_state.js';
 import * as m015 from './015_regions.js';
 import * as m016 from './016_fillfactor.js';
+import * as m017 from './017_results_cascade.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -27,6 +28,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '014_shared_state': m014,
   '015_regions': m015,
   '016_fillfactor': m016,
+  '017_results_cascade': m017,
 };
 
 /**
