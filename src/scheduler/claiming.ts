@@ -1,8 +1,8 @@
 // The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (a quarter to
-// half a second, jittered so that nodes' rounds drift apart) the node claims the runs due within the
-// next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, reads their configs and endpoints, places
-// them on a timing wheel of its own, probes each at its due time and writes the result together with
+// live in the database (the liveness_due table), not in this process. Every claim round (half a
+// second to a second and a half, jittered so that nodes' rounds drift apart) the node claims the runs
+// due within the next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and
+// endpoints in the same statement, places them on a timing wheel of its own, probes each at its due time and writes the result together with
 // the next due time, fenced by the lease (store/repos/liveness-due.ts). Every run is claimed anew, so
 // the work spreads over the nodes by itself; a dead node's leases run out (its due time plus the
 // config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node. A config
@@ -54,8 +54,12 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  const aheadMs = deps.aheadMs ?? 2000;
-  const claimMs = deps.claimMs ?? 500;
+  // A round a second (0.5-1.5 s) claiming 3 s ahead, and a results batch every 2 s: every statement a
+  // node sends costs PostgreSQL a fixed share on top of its rows, so each node's cadence, not the fleet,
+  // sets that share (docs/benchmarks.md: bench/cluster). Runs still start on time from the wheel.
+  const aheadMs = deps.aheadMs ?? 3000;
+  const claimMs = deps.claimMs ?? 1000;
+  const flushMs = deps.flushMs ?? 2000;
   const batch = deps.batch ?? 1000;
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
@@ -129,12 +133,11 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (taken.size) log.info({ runs: taken.size }, 'took over liveness runs whose lease ran out');
     stats.claimed += claims.length;
     stats.takenOver += taken.size;
-    // Runs kept from their last run have not been read since: their configs are read with the new ones.
+    // Runs kept from their last run have not been read since: their configs are read here (the claimed
+    // ones came with theirs).
     const kept = [...held.values()].filter((r) => r.kept && !r.cancelled);
     if (!claims.length && !kept.length) return;
-    const targets = await monitor.targetsIn({
-      ids: [...claims.map((c) => c.configId), ...kept.map((r) => r.config.id)],
-    });
+    const targets = kept.length ? await monitor.targetsIn({ ids: kept.map((r) => r.config.id) }) : [];
     const byId = new Map(targets.map((x) => [x.config.id, x]));
     const parked = [];
     for (const run of kept) {
@@ -151,7 +154,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     }
     const t1 = now();
     for (const claim of claims) {
-      const target = byId.get(claim.configId);
+      const { target } = claim;
       if (!target) {
         // Disabled (the config, its endpoint) or deleted: parked until a change wakes it.
         parked.push({ configId: claim.configId, region: claim.region, token: claim.token, next: null });
@@ -211,7 +214,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       const t = now();
       const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t);
       // Due again before the next claim round could take it: keep the lease and run it from here.
-      const keep = !stopped && next - t < claimMs + (deps.flushMs ?? 1000);
+      const keep = !stopped && next - t < claimMs + flushMs;
       buffer.push({
         config: run.config,
         endpoint: run.endpoint,
@@ -304,7 +307,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       stats.firstRun.clear();
       await sync().catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness queue sync failed'));
       every(SLOT_MS, tick);
-      every(deps.flushMs ?? 1000, () => void flush());
+      every(flushMs, () => void flush());
       every(deps.syncMs ?? 600_000, () => void sync().catch(() => undefined));
       round();
       nextRound();

@@ -172,10 +172,11 @@ export function createMonitorService({
 
   const statusOf = async (c: LivenessConfig): Promise<LivenessStatus> => (await statusesOf([c])).get(c.id)!;
 
-  /** Enabled configs of enabled endpoints in a scope (see the repository), with their endpoints: two reads. */
+  /** Enabled configs of enabled endpoints in a scope (see the repository), with their endpoints (by ids: one read). */
   async function targetsIn(scope: TargetScope): Promise<Target[]> {
     const { ids, ...rest } = scope;
-    const configs = ids ? await store.liveness.enabledByIds(ids) : await store.liveness.enabledTargets(rest);
+    if (ids) return store.liveness.enabledTargetsByIds(ids);
+    const configs = await store.liveness.enabledTargets(rest);
     if (!configs.length) return [];
     const byId = new Map((await store.endpoints.byIds(configs.map((c) => c.endpoint_id))).map((e) => [e.id, e]));
     return configs.flatMap((c) => {
@@ -224,7 +225,7 @@ export function createMonitorService({
         // A config may have been deleted while its probe ran; a claimed run writes only while its lease
         // holds (and sets its next due time in the same transaction).
         const leased = ordered.filter((r) => r.lease);
-        const live = leased.length
+        const released = leased.length
           ? await tx.livenessDue.release(
               [
                 ...new Map(
@@ -236,7 +237,8 @@ export function createMonitorService({
               ],
               LEASE_MARGIN_MS,
             )
-          : await tx.livenessData.existing(ids);
+          : undefined;
+        const live = released?.live ?? (await tx.livenessData.existing(ids));
         const isLive = (r: Recorded) => live.has(r.lease ? dueKey(r.config.id, r.lease.region) : r.config.id);
         // Configs checked from several regions: their combined state is locked first (two regions'
         // nodes may write one config at once), then every region's view of them is read.
@@ -247,7 +249,13 @@ export function createMonitorService({
           ),
         ];
         if (regional.length) await tx.livenessData.lockStates(regional);
-        const states = await tx.livenessData.states([...liveIds]);
+        // The release read the states of the configs it released from its queue (null: none yet);
+        // the others (configs with regions, after their lock; results without a lease) are read here.
+        const readWith = released?.states ?? new Map<string, LivenessState | null>();
+        const locked = new Set(regional);
+        const unread = [...liveIds].filter((id) => !readWith.has(id) || locked.has(id));
+        const states = unread.length ? await tx.livenessData.states(unread) : new Map<string, LivenessState>();
+        for (const [id, state] of readWith) if (state && !locked.has(id)) states.set(id, state);
         const views = regional.length
           ? await tx.livenessData.regionStates(regional)
           : new Map<string, Map<string, LivenessState>>();
@@ -366,13 +374,16 @@ export function createMonitorService({
     async stats(teamId: string, id: string, days: number) {
       const c = await config(teamId, id);
       const from = dayOf(clock.now().getTime()) - days + 1;
-      const rows = await store.livenessData.daily(c.seq, from);
+      // Configs with regions: the same span per region (every listed region, checked or not; a region
+      // the config no longer lists is left out), read with the totals in one snapshot.
+      const { daily: rows, regions: perRegion } = await store.livenessData.dailyWithRegions(
+        c.seq,
+        from,
+        c.regions.length > 0,
+      );
       const all = sumOf(rows);
       const state = (await store.livenessData.state(c.id)) ?? INITIAL_STATE;
       const rate = uptimePercent(all);
-      // Configs with regions: the same span per region (every listed region, checked or not; a region
-      // the config no longer lists is left out).
-      const perRegion = c.regions.length ? await store.livenessData.regionDaily(c.seq, from) : [];
       return {
         regions: c.regions.map((region) => ({
           region,

@@ -64,6 +64,15 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     [...ga, ...gb].every((x) => x.token === 1 && x.fresh),
     'first claim: token 1, fresh',
   );
+  t.ok(
+    [...ga, ...gb].every(
+      (x) =>
+        x.target?.config.id === x.configId &&
+        x.target.endpoint.id === x.target.config.endpoint_id &&
+        x.target.endpoint.domain === 'queue.example',
+    ),
+    'each run comes with its config and endpoint, read in the claim statement',
+  );
   t.same(await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN }), [], 'none left');
 
   // The claim is a prepared statement: parsed once on a connection, run again by name.
@@ -95,12 +104,17 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   // A result under a stale token changes nothing; under the right one it sets the next due time.
   const one = ga[0]!;
   const stale = await a.livenessDue.release([{ configId: one.configId, token: one.token - 1, next: now + 1 }], MARGIN);
-  t.equal(stale.size, 0, 'a stale token is fenced out');
+  t.equal(stale.live.size, 0, 'a stale token is fenced out');
+  t.equal(stale.states.size, 0, 'and no state read for it');
   const ok = await a.livenessDue.release([{ configId: one.configId, token: one.token, next: now + 60_000 }], MARGIN);
-  t.same([...ok], [one.configId], 'the holder writes');
+  t.same([...ok.live], [one.configId], 'the holder writes');
+  t.same([...ok.states], [[one.configId, null]], 'its state read in the same statement: none yet');
   const after = (await a.livenessDue.all()).find((r) => r.configId === one.configId)!;
   t.same({ due: after.due, owner: after.owner }, { due: now + 60_000, owner: null }, 'next due set, lease freed');
 
+  // A config disabled meanwhile: its run comes without a target (the scheduler parks it).
+  const off = ids[10]!;
+  t.equal((await c.put(`/api/v1/liveness/${off}`, { is_enabled: false })).status, 200);
   // node-b dies: its leases (due + 5 s timeout + margin) run out; a takeover claim after that takes them.
   const later = now + 60 * 60_000;
   const claimed = await a.livenessDue.claim('node-a', {
@@ -120,9 +134,14 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     taken.every((x) => x.token === 2),
     'with a new token',
   );
+  t.same(
+    claimed.filter((x) => !x.target).map((x) => x.configId),
+    [off],
+    'only the disabled config comes without its target',
+  );
   const fromB = gb[0]!;
   const late = await b.livenessDue.release([{ configId: fromB.configId, token: fromB.token, next: later }], MARGIN);
-  t.equal(late.size, 0, 'the dead node, back, cannot write under its old lease');
+  t.equal(late.live.size, 0, 'the dead node, back, cannot write under its old lease');
 
   // Parked (disabled), then woken by a change to the config.
   const p = taken.find((x) => x.configId !== fromB.configId)!;

@@ -20,7 +20,9 @@ type NewEndpoint = EndpointColumns & { id?: string };
 /** The columns an update may change (undefined: unchanged). */
 type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
-type Row = Selectable<EndpointsTable> & { domain: string };
+/** An endpoint's row with its domain's name. */
+export type EndpointRow = Selectable<EndpointsTable> & { domain: string };
+type Row = EndpointRow;
 
 /** An endpoint with its status inputs: certificate summary and liveness configuration (when there is one). */
 interface StatusRow {
@@ -54,7 +56,7 @@ export function healthSql(
     else 'healthy' end)`;
 }
 
-function toEndpoint(r: Row): Endpoint {
+export function toEndpoint(r: Row): Endpoint {
   return {
     id: r.id,
     team_id: r.team_id,

@@ -3,7 +3,13 @@ import type { Sums } from '../../domain/liveness.js';
 import type Database from 'better-sqlite3';
 import type { ChangeTracker } from '../change-tracker.js';
 import { sql, type Kysely, type RawBuilder, type Selectable } from 'kysely';
-import type { DB, LivenessRegionStateTable, LivenessStateTable } from '../schema.js';
+import type {
+  DB,
+  LivenessAggregateTable,
+  LivenessRegionDailyTable,
+  LivenessRegionStateTable,
+  LivenessStateTable,
+} from '../schema.js';
 import { DEFAULT_REGION, type LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
 import { PREPARED } from '../prepared.js';
@@ -28,9 +34,9 @@ interface ResultWrite extends ResultRow {
 const encodeRegion = (region: string): string | null => (region === DEFAULT_REGION ? null : region);
 const decodeRegion = (stored: string | null): string => stored ?? DEFAULT_REGION;
 
-type StateRow = Selectable<LivenessStateTable>;
+export type StateRow = Selectable<LivenessStateTable>;
 
-function toState(r: StateRow): LivenessState {
+export function toState(r: StateRow): LivenessState {
   return {
     status: r.status as LivenessState['status'],
     consecutive_failures: r.consecutive_failures,
@@ -113,8 +119,20 @@ const stateParams = (configId: string, s: LivenessState) =>
   ] as const;
 
 /** A state row's columns, in stateParams' order. */
-const STATE_COLUMNS = `config_id, status, consecutive_failures, last_check, last_check_successful, response_time_ms,
-  status_code, last_error, alerted_down`;
+const STATE_COLUMN_NAMES = [
+  'config_id',
+  'status',
+  'consecutive_failures',
+  'last_check',
+  'last_check_successful',
+  'response_time_ms',
+  'status_code',
+  'last_error',
+  'alerted_down',
+] as const;
+export const STATE_COLUMNS = STATE_COLUMN_NAMES.join(', ');
+/** The state columns of the row named `alias` (`s.config_id, s.status, ...`). */
+export const stateColumnsOf = (alias: string) => STATE_COLUMN_NAMES.map((c) => `${alias}.${c}`).join(', ');
 
 const SAVE_STATE_UPDATE = `on conflict (config_id) do update set status = excluded.status, consecutive_failures = excluded.consecutive_failures,
         last_check = excluded.last_check, last_check_successful = excluded.last_check_successful,
@@ -491,23 +509,35 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
         total: Number(n),
       };
     },
-    /** Per-region daily sums from `fromDay` on (configs with regions), by region then day. */
-    async regionDaily(cfg: number, fromDay: number): Promise<(Sums & { region: string; bucket: number })[]> {
-      const rows = await db
-        .selectFrom('liveness_region_daily')
-        .selectAll()
-        .where('cfg', '=', cfg)
-        .where('bucket', '>=', fromDay)
-        .orderBy('region')
-        .orderBy('bucket')
-        .execute();
-      return rows.map((r) => ({
-        region: r.region,
-        bucket: r.bucket,
-        total: r.total,
-        ok: r.ok,
-        sum_ms: Number(r.sum_ms),
-      }));
+    /**
+     * Daily sums from `fromDay` on, oldest first, and (`withRegions`: configs with regions) the
+     * per-region ones by region then day: one statement, so one snapshot (a batch written between two
+     * reads would make the regions add up to more than the total).
+     */
+    async dailyWithRegions(
+      cfg: number,
+      fromDay: number,
+      withRegions: boolean,
+    ): Promise<{
+      daily: Selectable<LivenessAggregateTable>[];
+      regions: (Sums & { region: string; bucket: number })[];
+    }> {
+      const rows = (
+        await sql<Selectable<LivenessRegionDailyTable> & { region: string | null }>`select cfg, null as region, bucket,
+            total, ok, sum_ms from liveness_daily where cfg = ${cfg} and bucket >= ${fromDay}
+          ${
+            withRegions
+              ? sql`union all select cfg, region, bucket, total, ok, sum_ms from liveness_region_daily
+            where cfg = ${cfg} and bucket >= ${fromDay}`
+              : sql``
+          }
+          order by region, bucket`.execute(db)
+      ).rows;
+      const sums = (r: (typeof rows)[number]) => ({ total: r.total, ok: r.ok, sum_ms: Number(r.sum_ms) });
+      return {
+        daily: rows.filter((r) => r.region === null).map((r) => ({ cfg: r.cfg, bucket: r.bucket, ...sums(r) })),
+        regions: rows.flatMap((r) => (r.region === null ? [] : [{ region: r.region, bucket: r.bucket, ...sums(r) }])),
+      };
     },
     /** Each region's own state of these configs (configs with regions). */
     async regionStates(configIds: readonly string[]): Promise<Map<string, Map<string, LivenessState>>> {
@@ -558,8 +588,6 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     },
     /** Locks the combined states of these configs for the transaction (PostgreSQL; see LivenessHotPath). */
     lockStates: (ids: readonly string[]) => hot.lockStates(ids),
-    /** Per-day aggregates from `fromDay` on, oldest first. */
-    daily: (cfg: number, fromDay: number) => buckets('liveness_daily', cfg, fromDay),
     /** Per-hour aggregates from `fromHour` on, oldest first. */
     hourly: (cfg: number, fromHour: number) => buckets('liveness_hourly', cfg, fromHour),
     hourlySums: (cfgs: readonly number[], fromHour: number) => sums('liveness_hourly', cfgs, fromHour),

@@ -9,8 +9,10 @@
 // of one in liveness_due: a node claims those of its own region only, so each region checks once.
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
-import { DEFAULT_REGION, dueKey } from '../../domain/liveness.js';
+import { DEFAULT_REGION, dueKey, type LivenessState } from '../../domain/liveness.js';
+import { STATE_COLUMNS, stateColumnsOf, toState, type StateRow } from './liveness-data.js';
 import { PREPARED } from '../prepared.js';
+import { targetColumns, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
 
 /** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
 export interface DueClaim {
@@ -23,6 +25,11 @@ export interface DueClaim {
   /** The config has never run: its second run comes at a random point of the next interval. */
   fresh: boolean;
   token: number;
+}
+
+/** A claimed run with what it checks, read in the claim's statement (none: the config or its endpoint is disabled or gone). */
+export interface ClaimedRun extends DueClaim {
+  target?: LivenessTarget;
 }
 
 /** The end of a claimed run: the next due time (null parks the row), and whether the lease is kept for it. */
@@ -50,7 +57,7 @@ interface ClaimWindow {
 type DueScope = { config: string } | { endpoint: string } | { domain: string };
 
 export function livenessDueRepo(db: Kysely<DB>) {
-  type ClaimRow = {
+  type ClaimRow = TargetRow & {
     config_id: string;
     region?: string;
     taken?: boolean;
@@ -58,21 +65,23 @@ export function livenessDueRepo(db: Kysely<DB>) {
     fresh: number;
     token: string | number;
   };
-  const toClaim = (r: ClaimRow): DueClaim => ({
+  const toClaim = (r: ClaimRow, target = toTarget(r)): ClaimedRun => ({
     configId: r.config_id,
     region: r.region ?? '',
     ...(r.taken ? { taken: true } : {}),
     due: Number(r.due_at),
     fresh: r.fresh === 1,
     token: Number(r.token),
+    ...(target ? { target } : {}),
   });
   /**
    * Both queues in one statement (one round trip per claim round): each takes its unleased rows due by
    * the horizon and its leases that ran out, each through its own partial index (earliest first,
    * locked with SKIP LOCKED), and the updates find their rows by primary key: nothing in the
-   * statement reads the whole queue, whatever the fleet's size.
+   * statement reads the whole queue, whatever the fleet's size. Each run comes with its target (the
+   * enabled config and its enabled endpoint, each by key): no second round trip per claim round.
    */
-  async function claimBoth(owner: string, region: string, o: ClaimWindow): Promise<DueClaim[]> {
+  async function claimBoth(owner: string, region: string, o: ClaimWindow): Promise<ClaimedRun[]> {
     // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
     const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
       + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
@@ -96,20 +105,35 @@ export function livenessDueRepo(db: Kysely<DB>) {
                and q.config_id = any(array(select config_id from rf union all select config_id from rl))
              returning q.config_id, q.region, q.config_id = any(array(select config_id from rl)) as taken,
                q.due_at, q.fresh, q.token)
-      select * from us union all select * from ur ${PREPARED}`.execute(db);
-    return r.rows.map(toClaim);
+      select q.*, ${targetColumns('l', 'e')}
+      from (select * from us union all select * from ur) q
+        left join lateral (select * from liveness_configs x where x.id = q.config_id and x.is_enabled = 1 offset 0) l
+          on true
+        left join lateral (select * from endpoints x where x.id = l.endpoint_id and x.is_enabled = 1 offset 0) e
+          on true ${PREPARED}`.execute(db);
+    return r.rows.map((row) => toClaim(row));
   }
 
-  /** release() on one table: liveness_due, or (`regional`) liveness_region_due; the dueKeys written. */
-  async function releaseIn(rows: readonly DueRelease[], marginMs: number, regional: boolean): Promise<string[]> {
-    if (!rows.length) return [];
+  /**
+   * release() on one table: liveness_due, or (`regional`) liveness_region_due; the dueKeys written.
+   * `withStates` (liveness_due): the same statement reads each released config's combined state by
+   * key (null: none yet), so a results batch needs no separate state read.
+   */
+  async function releaseIn(
+    rows: readonly DueRelease[],
+    marginMs: number,
+    regional: boolean,
+    withStates = false,
+  ): Promise<{ keys: string[]; states: Map<string, LivenessState | null> }> {
+    const states = new Map<string, LivenessState | null>();
+    if (!rows.length) return { keys: [], states };
     const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
     // The interval is read here, not taken from the run: a shorter one set while the run was in
     // flight brings its next run forward (no later than one interval after this run's start).
     // The config's columns by primary key per row (a join would hash the whole config table per batch).
     const config = (column: 'interval_seconds' | 'timeout_seconds') =>
       sql`(select c.${sql.ref(column)} from liveness_configs c where c.id = q.config_id)`;
-    const r = await sql<{ config_id: string; region?: string }>`update ${table} q set
+    const update = sql`update ${table} q set
         due_at = least(u.next, u.started + ${config('interval_seconds')} * 1000), fresh = 0,
         owner = case when u.keep then q.owner end,
         lease_until = case when u.keep then u.next + ${config('timeout_seconds')} * 1000 + ${marginMs} end
@@ -118,8 +142,17 @@ export function livenessDueRepo(db: Kysely<DB>) {
                   ${rows.map((x) => x.keep === true)}::boolean[], ${rows.map((x) => x.started ?? null)}::bigint[])
         as u(id, region, token, next, keep, started)
       where q.config_id = u.id ${regional ? sql`and q.region = u.region` : sql``} and q.token = u.token
-      returning q.config_id ${regional ? sql`, q.region` : sql``} ${PREPARED}`.execute(db);
-    return r.rows.map((x) => dueKey(x.config_id, x.region));
+      returning q.config_id ${regional ? sql`, q.region` : sql``}`;
+    if (!withStates) {
+      const r = await sql<{ config_id: string; region?: string }>`${update} ${PREPARED}`.execute(db);
+      return { keys: r.rows.map((x) => dueKey(x.config_id, x.region)), states };
+    }
+    const r = await sql<StateRow & { released: string; known: boolean }>`with r as (${update})
+      select r.config_id as released, s.config_id is not null as known, ${sql.raw(stateColumnsOf('s'))}
+      from r left join lateral (select ${sql.raw(STATE_COLUMNS)} from liveness_state x
+        where x.config_id = r.config_id offset 0) s on true ${PREPARED}`.execute(db);
+    for (const x of r.rows) states.set(x.released, x.known ? toState(x) : null);
+    return { keys: r.rows.map((x) => dueKey(x.released)), states };
   }
 
   return {
@@ -128,29 +161,36 @@ export function livenessDueRepo(db: Kysely<DB>) {
      * runs of configs checked from several (liveness_region_due), unleased rows due by `horizon` and
      * leased rows whose lease ran out before `now` (a dead or stalled node's: those come back with
      * `taken`), earliest first, at most `limit` of each kind per queue. The lease lasts until the run's
-     * due time (or now) plus its timeout plus `marginMs`.
+     * due time (or now) plus its timeout plus `marginMs`. Each run comes with its target when the
+     * config and its endpoint are enabled.
      */
-    claim: (owner: string, o: ClaimWindow & { region?: string }): Promise<DueClaim[]> =>
+    claim: (owner: string, o: ClaimWindow & { region?: string }): Promise<ClaimedRun[]> =>
       claimBoth(owner, o.region ?? DEFAULT_REGION, o),
 
     /**
      * Ends claimed runs (inside the transaction that writes their results): sets the next due time
      * and frees the lease, or keeps it (`keep`) until the next run plus its timeout plus `marginMs`.
-     * Only rows still holding the given token change; returns the ids that did (the others were
-     * taken over or deleted: their results must not be written).
+     * Only rows still holding the given token change; returns the dueKeys that did (the others were
+     * taken over or deleted: their results must not be written), and the combined states of the
+     * released configs checked from anywhere, read in the same statement (null: no state yet;
+     * configs with regions are read by the caller once it holds their lock).
      */
-    async release(rows: readonly DueRelease[], marginMs: number): Promise<Set<string>> {
+    async release(
+      rows: readonly DueRelease[],
+      marginMs: number,
+    ): Promise<{ live: Set<string>; states: Map<string, LivenessState | null> }> {
       const plain = await releaseIn(
         rows.filter((x) => !x.region),
         marginMs,
         false,
+        true,
       );
       const regional = await releaseIn(
         rows.filter((x) => x.region),
         marginMs,
         true,
       );
-      return new Set([...plain, ...regional]);
+      return { live: new Set([...plain.keys, ...regional.keys]), states: plain.states };
     },
 
     /** Hands back this node's leases (a clean stop): another node claims them at once. */

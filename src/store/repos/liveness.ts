@@ -1,28 +1,12 @@
-import { sql, type Kysely, type Selectable } from 'kysely';
-import type { DB, LivenessConfigsTable } from '../schema.js';
+import { sql, type Kysely } from 'kysely';
+import type { DB } from '../schema.js';
 import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/types.js';
-import { defined, fromBool, newId, probedByKey, toBool } from './util.js';
+import { defined, fromBool, newId, probedByKey } from './util.js';
+import { targetColumns, toConfig, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
+import { PREPARED } from '../prepared.js';
 import { livenessDueRepo } from './liveness-due.js';
 import { LOCK_CLASS } from '../singletons.js';
 import { engineOf } from '../migrations/engine.js';
-
-function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
-  return {
-    id: r.id,
-    team_id: r.team_id,
-    endpoint_id: r.endpoint_id,
-    is_enabled: toBool(r.is_enabled),
-    timeout_seconds: r.timeout_seconds,
-    expected_status_code: r.expected_status_code,
-    interval_seconds: r.interval_seconds,
-    failure_threshold: r.failure_threshold,
-    regions: r.regions ? (JSON.parse(r.regions) as string[]) : [],
-    confirm_from: r.confirm_from ?? 1,
-    seq: r.seq,
-    created_at: r.created_at,
-    updated_at: r.updated_at,
-  };
-}
 
 /** The advisory lock that orders liveness config inserts: dommon's class (singletons.ts), far past its jobs' keys. */
 const SEQ_LOCK = 1000;
@@ -94,25 +78,35 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       return { items: rows.map(toConfig), total: Number(total), ...page };
     },
     /**
-     * The enabled configs among `ids` (a claim round's), read by key alone (on PostgreSQL one probe
-     * each: probedByKey): whether their endpoints are enabled is checked where the endpoints are read
-     * (a join here makes PostgreSQL hash the whole endpoint table once the fleet is large).
+     * The enabled configs among `ids` (a claim round's) whose endpoints are enabled, each with its
+     * endpoint: one statement (prepared on PostgreSQL, its result columns named). On PostgreSQL each
+     * config and endpoint is found by one primary-key probe (a join or an `in` list makes its planner
+     * hash a whole table once the fleet is large), the domain's name by another.
      */
-    async enabledByIds(ids: readonly string[]): Promise<LivenessConfig[]> {
+    async enabledTargetsByIds(ids: readonly string[]): Promise<LivenessTarget[]> {
       if (!ids.length) return [];
-      const rows =
-        engineOf(db) === 'postgres'
-          ? (
-              await sql<Selectable<LivenessConfigsTable>>`select l.* from ${probedByKey('liveness_configs', ids, 'l')}
-                where l.is_enabled = 1`.execute(db)
-            ).rows
-          : await db
-              .selectFrom('liveness_configs')
-              .selectAll()
-              .where('is_enabled', '=', 1)
-              .where('id', 'in', [...ids])
-              .execute();
-      return rows.map(toConfig);
+      const rows: TargetRow[] = [];
+      if (engineOf(db) === 'postgres')
+        rows.push(
+          ...(
+            await sql<TargetRow>`select ${targetColumns('l', 'e')}
+              from ${probedByKey('liveness_configs', ids, 'l')}
+                cross join lateral (select * from endpoints x where x.id = l.endpoint_id offset 0) e
+              where l.is_enabled = 1 and e.is_enabled = 1 ${PREPARED}`.execute(db)
+          ).rows,
+        );
+      else
+        for (let i = 0; i < ids.length; i += 500)
+          rows.push(
+            ...(
+              await sql<TargetRow>`select ${targetColumns('l', 'e')}
+                from liveness_configs l join endpoints e on e.id = l.endpoint_id
+                where l.id in (${sql.join(ids.slice(i, i + 500))}) and l.is_enabled = 1 and e.is_enabled = 1`.execute(
+                db,
+              )
+            ).rows,
+          );
+      return rows.flatMap((r) => toTarget(r) ?? []);
     },
     /**
      * Enabled configs of enabled endpoints (the scheduler's working set) in one scope: one config, one

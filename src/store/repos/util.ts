@@ -97,3 +97,24 @@ export type ReusingCompiled = ReturnType<typeof reusingCompiled>;
 export const probedByKey = (table: 'endpoints' | 'liveness_configs', ids: readonly string[], alias: string) =>
   sql`unnest(${[...ids]}::text[]) as k(id)
     cross join lateral (select * from ${sql.table(table)} x where x.id = k.id offset 0) ${sql.raw(alias)}`;
+
+/**
+ * Every column of a table's row type, checked at compile time: a column added to the table's
+ * interface and left out here fails the build. For statements that name their result columns (a
+ * prepared statement must not return `*`: docs in prepared.ts).
+ */
+export const allColumns =
+  <T>() =>
+  <const L extends readonly (keyof T & string)[]>(
+    columns: L & ([Exclude<keyof T, L[number]>] extends [never] ? unknown : { missing: Exclude<keyof T, L[number]> }),
+  ): L =>
+    columns;
+
+/** `alias.column as prefixcolumn, ...`: two tables' columns in one result row without clashes. */
+export const prefixedColumns = (alias: string, columns: readonly string[], prefix: string) =>
+  sql.raw(columns.map((c) => `${alias}.${c} as ${prefix}${c}`).join(', '));
+
+/** The columns of one table back out of a row of prefixedColumns(). */
+export function unprefixed<T>(row: Record<string, unknown>, columns: readonly (keyof T & string)[], prefix: string): T {
+  return Object.fromEntries(columns.map((c) => [c, row[prefix + c]])) as T;
+}

@@ -1,0 +1,81 @@
+// A liveness target as the scheduler reads it: an enabled config and its enabled endpoint (with its
+// domain's name), in one result row. Read by a claim round (store/repos/liveness-due.ts: with the
+// claim itself on PostgreSQL) and by id (repos/liveness.ts). The columns are named (a prepared
+// statement must not return `*`: store/prepared.ts) and checked against the tables at compile time.
+import { sql, type Selectable } from 'kysely';
+import type { EndpointsTable, LivenessConfigsTable } from '../schema.js';
+import type { Endpoint, LivenessConfig } from '../../domain/types.js';
+import { allColumns, prefixedColumns, toBool, unprefixed } from './util.js';
+import { toEndpoint, type EndpointRow } from './endpoints.js';
+
+export function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
+  return {
+    id: r.id,
+    team_id: r.team_id,
+    endpoint_id: r.endpoint_id,
+    is_enabled: toBool(r.is_enabled),
+    timeout_seconds: r.timeout_seconds,
+    expected_status_code: r.expected_status_code,
+    interval_seconds: r.interval_seconds,
+    failure_threshold: r.failure_threshold,
+    regions: r.regions ? (JSON.parse(r.regions) as string[]) : [],
+    confirm_from: r.confirm_from ?? 1,
+    seq: r.seq,
+    created_at: r.created_at,
+    updated_at: r.updated_at,
+  };
+}
+
+const CONFIG_COLUMNS = allColumns<LivenessConfigsTable>()([
+  'id',
+  'seq',
+  'team_id',
+  'endpoint_id',
+  'is_enabled',
+  'timeout_seconds',
+  'expected_status_code',
+  'interval_seconds',
+  'failure_threshold',
+  'regions',
+  'confirm_from',
+  'created_at',
+  'updated_at',
+]);
+const ENDPOINT_COLUMNS = allColumns<EndpointsTable>()([
+  'id',
+  'team_id',
+  'domain_id',
+  'name',
+  'endpoint_type',
+  'subdomain',
+  'path',
+  'port',
+  'is_enabled',
+  'timeout_seconds',
+  'notes',
+  'created_at',
+  'updated_at',
+]);
+
+/** What a liveness check runs against: the config and its endpoint. */
+export interface LivenessTarget {
+  config: LivenessConfig;
+  endpoint: Endpoint;
+}
+
+/** A row of targetColumns(): the config's columns prefixed `c_`, the endpoint's `e_` (null: none read). */
+export type TargetRow = Record<string, unknown>;
+
+/** The select list of a target: config `configAlias`'s columns, endpoint `endpointAlias`'s, its domain's name. */
+export const targetColumns = (configAlias: string, endpointAlias: string) =>
+  sql`${prefixedColumns(configAlias, CONFIG_COLUMNS, 'c_')}, ${prefixedColumns(endpointAlias, ENDPOINT_COLUMNS, 'e_')},
+    (select d.domain from domains d where d.id = ${sql.ref(`${endpointAlias}.domain_id`)}) as e_domain`;
+
+/** The target of a row of targetColumns(); undefined when the config or the endpoint was not read (disabled, deleted). */
+export function toTarget(r: TargetRow): LivenessTarget | undefined {
+  if (r.c_id == null || r.e_id == null) return undefined;
+  return {
+    config: toConfig(unprefixed<Selectable<LivenessConfigsTable>>(r, CONFIG_COLUMNS, 'c_')),
+    endpoint: toEndpoint(unprefixed<EndpointRow>(r, [...ENDPOINT_COLUMNS, 'domain'], 'e_')),
+  };
+}
