@@ -1,12 +1,13 @@
 // The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (half a
-// second to a second and a half, jittered so that nodes' rounds drift apart) the node claims the runs
-// due within the next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and
-// endpoints in the same statement, places them on a timing wheel of its own, probes each at its due time and writes the result together with
-// the next due time, fenced by the lease (store/repos/liveness-due.ts). Every run is claimed anew, so
-// the work spreads over the nodes by itself; a dead node's leases run out (its due time plus the
-// config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node. A config
-// whose interval is shorter than a claim round keeps its lease from run to run.
+// live in the database (the liveness_due table), not in this process. Every claim round (0.75 to
+// 2.25 s, jittered so that nodes' rounds drift apart) the node claims the runs due within the next
+// `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
+// statement, places them on a timing wheel of its own, probes each at its due time and writes the
+// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every
+// run is claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out
+// (its due time plus the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to
+// a live node. A config whose interval is shorter than a claim round and a batch keeps its lease from
+// run to run.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -54,12 +55,13 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  // A round a second (0.5-1.5 s) claiming 3 s ahead, and a results batch every 2 s: every statement a
-  // node sends costs PostgreSQL a fixed share on top of its rows, so each node's cadence, not the fleet,
-  // sets that share (docs/benchmarks.md: bench/cluster). Runs still start on time from the wheel.
-  const aheadMs = deps.aheadMs ?? 3000;
-  const claimMs = deps.claimMs ?? 1000;
-  const flushMs = deps.flushMs ?? 2000;
+  // A round every 1.5 s (0.75-2.25 s) claiming 4 s ahead, and a results batch every 3 s: every
+  // statement a node sends costs PostgreSQL a fixed share on top of its rows, so each node's cadence,
+  // not the fleet, sets that share (docs/benchmarks.md: bench/cluster). Runs still start on time from
+  // the wheel; a result is written within 3 s of its check.
+  const aheadMs = deps.aheadMs ?? 4000;
+  const claimMs = deps.claimMs ?? 1500;
+  const flushMs = deps.flushMs ?? 3000;
   const batch = deps.batch ?? 1000;
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;

@@ -47,7 +47,7 @@ t.test(
     });
     t.equal(human.code, 0);
     t.match(human.stdout, /009_nodes\s+applied/);
-    t.match(human.stdout, /017_results_cascade\s+applied/);
+    t.match(human.stdout, /018_autovacuum\s+applied/);
     t.notMatch(human.stdout, /s3cret-pw/);
   },
 );
@@ -86,7 +86,7 @@ t.test(
     const checks = doctor.json.checks as { name: string; status: string; detail: string }[];
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
     t.match(byName['database connection'], { status: 'ok', detail: /PostgreSQL 1\d/ });
-    t.match(byName['schema version'], { status: 'ok', detail: /at 017_results_cascade/ });
+    t.match(byName['schema version'], { status: 'ok', detail: /at 018_autovacuum/ });
     const restore = await cli(['--data-dir', dir, 'restore', `${dir}/b.dump`], { env });
     t.equal(restore.code, 2);
     t.match(restore.stderr, /pg_restore/);

@@ -89,16 +89,18 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   const claims = await prepared();
   t.equal(claims.length, 1, 'one prepared statement for three claims');
   t.equal(claims[0]!.calls, 3, 'run three times');
-  // The tables every check updates in place leave room for HOT updates (migration 016).
+  // The tables every check updates in place leave room for HOT updates (migration 016) and prune
+  // themselves: autovacuum waits longer (018).
   const room = await sql<{ relname: string; reloptions: string[] | null }>`select relname, reloptions from pg_class
     where relname in ('liveness_state', 'liveness_hourly', 'liveness_daily') order by relname`.execute(one1.db);
   t.same(
     room.rows.map((r) => [r.relname, r.reloptions]),
     [
-      ['liveness_daily', ['fillfactor=50']],
-      ['liveness_hourly', ['fillfactor=50']],
-      ['liveness_state', ['fillfactor=50']],
+      ['liveness_daily', ['fillfactor=50', 'autovacuum_vacuum_scale_factor=1']],
+      ['liveness_hourly', ['fillfactor=50', 'autovacuum_vacuum_scale_factor=1']],
+      ['liveness_state', ['fillfactor=50', 'autovacuum_vacuum_scale_factor=1']],
     ],
+    'room for HOT updates (016), vacuumed once as many dead versions as rows (018)',
   );
 
   // A result under a stale token changes nothing; under the right one it sets the next due time.

@@ -29,6 +29,9 @@ t.test(
       [...[0, 1, 2, 3].map((d) => name(today + d)), 'liveness_results_default'].sort(),
       'today and 3 days ahead',
     );
+    const options = await sql<{ o: string[] | null }>`select reloptions as o from pg_class
+      where relname = ${name(today)}`.execute(store.db);
+    t.same(options.rows[0]?.o, ['autovacuum_vacuum_insert_threshold=-1'], 'a day partition: no insert-driven vacuums');
 
     // One config with a result every hour for 12 days: the 4 newest days in their partitions, older
     // days (before any partition existed) in the default one.

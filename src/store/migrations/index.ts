@@ -14,6 +14,7 @@ import * as m014 from './014_shared_state.js';
 import * as m015 from './015_regions.js';
 import * as m016 from './016_fillfactor.js';
 import * as m017 from './017_results_cascade.js';
+import * as m018 from './018_autovacuum.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -29,6 +30,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '015_regions': m015,
   '016_fillfactor': m016,
   '017_results_cascade': m017,
+  '018_autovacuum': m018,
 };
 
 /**

@@ -28,7 +28,7 @@ export interface DueClaim {
 }
 
 /** A claimed run with what it checks, read in the claim's statement (none: the config or its endpoint is disabled or gone). */
-export interface ClaimedRun extends DueClaim {
+interface ClaimedRun extends DueClaim {
   target?: LivenessTarget;
 }
 

@@ -155,8 +155,10 @@ export function retentionRepo(db: Kysely<DB>) {
         const exists = await sql<{ t: string | null }>`select to_regclass(${name})::text as t`.execute(db);
         if (exists.rows[0]?.t) continue;
         try {
+          // Appended to, then dropped whole: no insert-driven vacuums (migration 018).
           await sql`create table ${sql.table(name)} partition of liveness_results
-            for values from (${sql.lit(day * DAY_MS)}) to (${sql.lit((day + 1) * DAY_MS)})`.execute(db);
+            for values from (${sql.lit(day * DAY_MS)}) to (${sql.lit((day + 1) * DAY_MS)})
+            with (autovacuum_vacuum_insert_threshold = -1)`.execute(db);
           made.push(day);
         } catch {
           // the default partition already holds rows of that day: they stay there
