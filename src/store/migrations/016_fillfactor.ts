@@ -9,7 +9,8 @@
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from './engine.js';
 
-const UPDATED_IN_PLACE = [
+/** The tables every check rewrites in place (018 tunes their autovacuum too). */
+export const UPDATED_IN_PLACE = [
   'liveness_state',
   'liveness_region_state',
   'liveness_hourly',

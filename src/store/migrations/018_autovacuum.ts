@@ -9,18 +9,11 @@
 // Storage parameters only: additive, nodes of earlier versions run on it unchanged.
 import { sql, type Kysely } from 'kysely';
 import { engineOf } from './engine.js';
-
-const PRUNED_IN_PLACE = [
-  'liveness_state',
-  'liveness_region_state',
-  'liveness_hourly',
-  'liveness_daily',
-  'liveness_region_daily',
-];
+import { UPDATED_IN_PLACE } from './016_fillfactor.js';
 
 export async function up(db: Kysely<any>): Promise<void> {
   if (engineOf(db) !== 'postgres') return;
-  for (const table of PRUNED_IN_PLACE)
+  for (const table of UPDATED_IN_PLACE)
     await sql`alter table ${sql.table(table)} set (autovacuum_vacuum_scale_factor = 1)`.execute(db);
 }
 
