@@ -240,6 +240,19 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     drain();
   }
 
+  /**
+   * A batch every `flushMs` of the scheduler's clock or of real time, whichever passes first: the
+   * leases the results are fenced by run on the clock, so a clock that jumps ahead (a step of the
+   * system clock; tests that move it) must not outrun the batch that writes under them.
+   */
+  let flushedAt = { clock: 0, real: 0 };
+  function flushWhenDue(): void {
+    const real = performance.now();
+    if (now() - flushedAt.clock < flushMs && real - flushedAt.real < flushMs) return;
+    flushedAt = { clock: now(), real };
+    void flush();
+  }
+
   function flush(): Promise<void> {
     flushing = flushing.then(async () => {
       if (!buffer.length) return;
@@ -308,8 +321,10 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       stats.startedAt = now();
       stats.firstRun.clear();
       await sync().catch((err) => log.warn({ err: { message: (err as Error).message } }, 'liveness queue sync failed'));
-      every(SLOT_MS, tick);
-      every(flushMs, () => void flush());
+      every(SLOT_MS, () => {
+        tick();
+        flushWhenDue();
+      });
       every(deps.syncMs ?? 600_000, () => void sync().catch(() => undefined));
       round();
       nextRound();
