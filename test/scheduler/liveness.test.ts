@@ -261,10 +261,12 @@ t.test('configs created together while running start at once, then spread over o
     t.ok(runsOf(c.id)[0]!.due - Date.parse(c.created_at) <= 1000, 'first run within a second of its creation');
   // The second run at a random point of the next interval (sequence(20): 0, 1/20, ... of it), the third
   // one interval after the second: the twenty no longer probe together.
+  // A first run that ends after its drawn point (a loaded machine) keeps the point's phase one
+  // interval on (nextDue never schedules into the past).
   const second = configs.map((c) => runsOf(c.id)[1]!.due - runsOf(c.id)[0]!.due);
   t.ok(
-    second.every((g) => g >= SLOT_MS && g <= 4000),
-    `second run within the next interval: ${second.join(',')}`,
+    second.every((g) => g >= SLOT_MS && (g <= 4000 || (g < 8000 && g % 4000 >= SLOT_MS))),
+    `second run within the next interval (or its point one interval on): ${second.join(',')}`,
   );
   // The same source also jitters the first runs, and probes may end between admissions, so which
   // twenty of its values the second runs draw depends on timing: still spread over much of the interval.
