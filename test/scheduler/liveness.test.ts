@@ -257,8 +257,12 @@ t.test('configs created together while running start at once, then spread over o
   const configs = await monitored(s, 20, target.port, { interval_seconds: 4 });
   await waitFor(() => configs.every((c) => sched.stats.runs.filter((r) => r.configId === c.id).length >= 3), 15_000);
   const runsOf = (id: string) => sched.stats.runs.filter((r) => r.configId === id).slice(0, 3);
-  for (const c of configs)
-    t.ok(runsOf(c.id)[0]!.due - Date.parse(c.created_at) <= 1000, 'first run within a second of its creation');
+  // Within the second the admissions are spread over, plus the change feed's delay (up to a second
+  // on a loaded CI machine running three test files on two cores).
+  for (const c of configs) {
+    const after = runsOf(c.id)[0]!.due - Date.parse(c.created_at);
+    t.ok(after <= 2000, `first run soon after its creation (${after} ms)`);
+  }
   // The second run at a random point of the next interval (sequence(20): 0, 1/20, ... of it), the third
   // one interval after the second: the twenty no longer probe together.
   // A first run that ends after its drawn point (a loaded machine) keeps the point's phase one
