@@ -1,6 +1,6 @@
 // The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (0.75 to
-// 2.25 s, jittered so that nodes' rounds drift apart) the node claims the runs due within the next
+// live in the database (the liveness_due table), not in this process. Every claim round (0.25 to
+// 0.75 s, jittered so that nodes' rounds drift apart) the node claims the runs due within the next
 // `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
 // statement, places them on a timing wheel of its own, probes each at its due time and writes the
 // result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every
@@ -55,13 +55,14 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  // A round every 1.5 s (0.75-2.25 s) claiming 4 s ahead, and a results batch every 3 s: every
-  // statement a node sends costs PostgreSQL a fixed share on top of its rows, so each node's cadence,
-  // not the fleet, sets that share (docs/benchmarks.md: bench/cluster). Runs still start on time from
-  // the wheel; a result is written within 3 s of its check.
-  const aheadMs = deps.aheadMs ?? 4000;
-  const claimMs = deps.claimMs ?? 1500;
-  const flushMs = deps.flushMs ?? 3000;
+  // A round every 0.5 s (0.25-0.75 s) claiming 2 s ahead, a results batch every second. Rarer rounds
+  // and batches cost PostgreSQL less (each statement a node sends has a fixed share: a round every
+  // 1.5 s and a batch every 3 s measured 0.094-0.098 ms per check at 3 nodes against 0.107-0.118 at
+  // 1 s / 2 s, docs/benchmarks.md), but shared the work unevenly among nodes at small fleets
+  // (test/pg/cluster.test.ts: one node of three ran 12 %), so they are not the default yet.
+  const aheadMs = deps.aheadMs ?? 2000;
+  const claimMs = deps.claimMs ?? 500;
+  const flushMs = deps.flushMs ?? 1000;
   const batch = deps.batch ?? 1000;
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
