@@ -1,7 +1,7 @@
 // The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (0.25 to
-// 0.75 s, jittered so that nodes' rounds drift apart) the node claims the runs due within the next
-// `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
+// live in the database (the liveness_due table), not in this process. Every claim round (0.75 to
+// 2.25 s, jittered so that nodes' rounds drift apart) the node claims its share of the runs due within
+// the next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
 // statement, places them on a timing wheel of its own, probes each at its due time and writes the
 // result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every
 // run is claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out
@@ -12,6 +12,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
+import { STALE_AFTER_MS } from '../services/nodes.js';
 import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
 import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
 import { DEFAULT_REGION, dueKey } from '../domain/liveness.js';
@@ -55,14 +56,15 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  // A round every 0.5 s (0.25-0.75 s) claiming 2 s ahead, a results batch every second. Rarer rounds
-  // and batches cost PostgreSQL less (each statement a node sends has a fixed share: a round every
-  // 1.5 s and a batch every 3 s measured 0.094-0.098 ms per check at 3 nodes against 0.107-0.118 at
-  // 1 s / 2 s, docs/benchmarks.md), but shared the work unevenly among nodes at small fleets
-  // (test/pg/cluster.test.ts: one node of three ran 12 %), so they are not the default yet.
-  const aheadMs = deps.aheadMs ?? 2000;
-  const claimMs = deps.claimMs ?? 500;
-  const flushMs = deps.flushMs ?? 1000;
+  // A round every 1.5 s (0.75-2.25 s) claiming 4 s ahead, a results batch every 3 s: each statement a
+  // node sends costs PostgreSQL a fixed share besides its rows, so rarer rounds and batches cost it
+  // less per check (0.094-0.098 ms at 3 nodes against 0.107-0.118 at 1 s / 2 s and 0.125 at
+  // 0.5 s / 1 s, docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
+  // short intervals a whole batch's configs fall due together, and one round taking them all made
+  // the nodes' shares drift apart (one node of three ran 12 % of the checks).
+  const aheadMs = deps.aheadMs ?? 4000;
+  const claimMs = deps.claimMs ?? 1500;
+  const flushMs = deps.flushMs ?? 3000;
   const batch = deps.batch ?? 1000;
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
@@ -127,6 +129,9 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       limit: batch,
       marginMs: LEASE_MARGIN_MS,
       region,
+      // A fair share of what is due (the rest is left to the other nodes' rounds), and every run
+      // this node's next round (at most 1.5 rounds away) could be late for.
+      share: { urgent: t + claimMs * 1.5 + SLOT_MS, liveSince: new Date(t - STALE_AFTER_MS).toISOString() },
     });
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);

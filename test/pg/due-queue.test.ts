@@ -212,3 +212,67 @@ t.test('two nodes inspect each TLS endpoint once (leased per target)', { skip },
   await new Promise((r) => setTimeout(r, 4500));
   t.equal(target.connections - before, 40, 'one handshake per endpoint, with two nodes inspecting');
 });
+
+t.test('a claim with a share takes 1/n of what is due, and all that is urgent', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'share'))!;
+  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => api.close());
+  const c = client(api.url, await api.token('share'));
+  const domain = (await c.post('/api/v1/domains', { domain: 'share.example' })).body;
+  const r = await c.post('/api/v1/endpoints/bulk', {
+    endpoints: Array.from({ length: 90 }, (_, k) => ({
+      domain_id: domain.id,
+      name: `s${k}`,
+      endpoint_type: 'http',
+      liveness: { interval_seconds: 60, timeout_seconds: 5 },
+    })),
+  });
+  t.equal(r.status, 201);
+  const store = await openPgStore(url);
+  t.teardown(() => store.close());
+  const now = Date.now();
+  // Due every 100 ms from now on, in the order of their ids.
+  const ids = (await store.livenessDue.all()).map((x) => x.configId).sort();
+  for (const [k, id] of ids.entries())
+    await sql`update liveness_due set due_at = ${now + k * 100} where config_id = ${id}`.execute(store.db);
+  // Three live worker nodes (one of role all); an api node and a worker silent for a minute do not count.
+  const node = (name: string, role: string, age: number) =>
+    store.nodes.heartbeat({
+      name,
+      role,
+      region: 'default',
+      version: 'test',
+      host: 'h',
+      pid: 1,
+      started_at: new Date(now - 120_000).toISOString(),
+      last_heartbeat: new Date(now - age).toISOString(),
+      work_claimed: 0,
+      checks_total: 0,
+      checks_per_minute: 0,
+      singletons: [],
+    });
+  await node('w1', 'worker', 1000);
+  await node('w2', 'worker', 5000);
+  await node('w3', 'all', 0);
+  await node('api', 'api', 0);
+  await node('gone', 'worker', 60_000);
+  const share = (urgent: number) => ({ urgent, liveSince: new Date(now - 30_000).toISOString() });
+  const window = { now, horizon: now + 10_000, limit: 1000, marginMs: MARGIN };
+  const first = await store.livenessDue.claim('w1', { ...window, share: share(now + 1000) });
+  t.same(
+    first.map((x) => x.configId).sort(),
+    ids.slice(0, 30),
+    'a third of the 90 due (three live workers), the earliest first',
+  );
+  const second = await store.livenessDue.claim('w2', { ...window, share: share(now + 1000) });
+  t.same(second.map((x) => x.configId).sort(), ids.slice(30, 50), 'then a third of the 60 left');
+  // Of the 40 left (due 5-8.9 s from now), 16 are due by the urgent point: more than a third (14).
+  const urgent = await store.livenessDue.claim('w3', { ...window, share: share(now + 6_500) });
+  t.same(
+    urgent.map((x) => x.configId).sort(),
+    ids.slice(50, 66),
+    'every run due by the urgent point, even past the share',
+  );
+  const rest = await store.livenessDue.claim('w1', window);
+  t.same(rest.map((x) => x.configId).sort(), ids.slice(66), 'without a share a claim takes all that is due');
+});

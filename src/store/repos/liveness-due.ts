@@ -51,6 +51,13 @@ interface ClaimWindow {
   horizon: number;
   limit: number;
   marginMs: number;
+  /**
+   * Take a fair share, not all (several nodes): of the unleased runs due by `horizon`, the earliest
+   * 1/n (n: the worker nodes whose heartbeat is not older than `liveSince`, ISO; of this region for
+   * regional runs) and at least every run due by `urgent` (those this node's next round may be too
+   * late for). Without it a round takes every run due by the horizon.
+   */
+  share?: { urgent: number; liveSince: string };
 }
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
@@ -85,14 +92,36 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
     const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
       + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
-    const r = await sql<ClaimRow>`with
+    // A fair share (see ClaimWindow.share), counted over the same index range the claim reads (at most
+    // `limit` rows: a longer backlog is taken `limit` at a time, as without a share). The ORDER BY and
+    // LIMIT keep the count on the partial index in a generic plan (without them it is a full scan).
+    const share = o.share;
+    const fresh = (table: 'pf' | 'pr', nodes: 'n' | 'rn') =>
+      share
+        ? sql`(select case when x.a >= ${o.limit}::bigint then ${o.limit}::bigint
+                 else greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) end
+               from ${sql.table(table)} x, w)`
+        : sql`${o.limit}`;
+    const due = (from: 'liveness_due' | 'liveness_region_due', regional: boolean) =>
+      sql`(select due_at from ${sql.table(from)}
+           where ${regional ? sql`region = ${region} and ` : sql``}owner is null and due_at <= ${o.horizon}::bigint
+           order by due_at limit ${o.limit}) d`;
+    const counts = share
+      ? sql`w as (select greatest(1, count(*)) as n, greatest(1, count(*) filter (where region = ${region})) as rn
+                  from nodes where role <> 'api' and last_heartbeat >= ${share.liveSince}),
+        pf as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u
+               from ${due('liveness_due', false)}),
+        pr as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u
+               from ${due('liveness_region_due', true)}),`
+      : sql``;
+    const r = await sql<ClaimRow>`with ${counts}
       sf as (select config_id from liveness_due where owner is null and due_at <= ${o.horizon}::bigint
-             order by due_at limit ${o.limit} for update skip locked),
+             order by due_at limit ${fresh('pf', 'n')} for update skip locked),
       sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
              order by lease_until limit ${o.limit} for update skip locked),
       rf as (select config_id from liveness_region_due
              where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
-             order by due_at limit ${o.limit} for update skip locked),
+             order by due_at limit ${fresh('pr', 'rn')} for update skip locked),
       rl as (select config_id from liveness_region_due
              where region = ${region} and owner is not null and lease_until < ${o.now}::bigint
              order by lease_until limit ${o.limit} for update skip locked),
