@@ -180,7 +180,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       if (stopped) continue;
       place(run);
     }
-    if (parked.length) await queue.release(parked, LEASE_MARGIN_MS);
+    // Parked unrun: no state to read.
+    if (parked.length) await queue.release(parked, LEASE_MARGIN_MS, false);
     if (stopped) await queue.releaseOwned(owner);
     tick();
   }

@@ -202,17 +202,19 @@ export function livenessDueRepo(db: Kysely<DB>) {
      * Only rows still holding the given token change; returns the dueKeys that did (the others were
      * taken over or deleted: their results must not be written), and the combined states of the
      * released configs checked from anywhere, read in the same statement (null: no state yet;
-     * configs with regions are read by the caller once it holds their lock).
+     * configs with regions are read by the caller once it holds their lock). `readStates` false:
+     * no states (runs parked unrun).
      */
     async release(
       rows: readonly DueRelease[],
       marginMs: number,
+      readStates = true,
     ): Promise<{ live: Set<string>; states: Map<string, LivenessState | null> }> {
       const plain = await releaseIn(
         rows.filter((x) => !x.region),
         marginMs,
         false,
-        true,
+        readStates,
       );
       const regional = await releaseIn(
         rows.filter((x) => x.region),
