@@ -92,36 +92,42 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
     const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
       + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
-    // A fair share (see ClaimWindow.share), counted over the same index range the claim reads (at most
-    // `limit` rows: a longer backlog is taken `limit` at a time, as without a share). The ORDER BY and
-    // LIMIT keep the count on the partial index in a generic plan (without them it is a full scan).
+    // A fair share (see ClaimWindow.share): the unleased runs due by the horizon are read once, without
+    // locks (at most `limit`: a longer backlog is taken `limit` at a time, as without a share), counted,
+    // and the earliest share of them locked by key (SKIP LOCKED, the predicate checked again on each
+    // row's latest version). One scan of the index range, not two: its head holds the entries of
+    // versions claimed since the last vacuum, which every scan steps over (about a millisecond each at
+    // 20,000 configs a minute). The ORDER BY and LIMIT keep the scan on the partial index in a generic plan.
     const share = o.share;
-    const fresh = (table: 'pf' | 'pr', nodes: 'n' | 'rn') =>
-      share
-        ? sql`(select case when x.a >= ${o.limit}::bigint then ${o.limit}::bigint
-                 else greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) end
-               from ${sql.table(table)} x, w)`
-        : sql`${o.limit}`;
-    const due = (from: 'liveness_due' | 'liveness_region_due', regional: boolean) =>
-      sql`(select due_at from ${sql.table(from)}
-           where ${regional ? sql`region = ${region} and ` : sql``}owner is null and due_at <= ${o.horizon}::bigint
-           order by due_at limit ${o.limit}) d`;
-    const counts = share
+    const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
+      sql`(select config_id from ${sql.table(cand)} order by due_at limit
+             (select case when x.a >= ${o.limit}::bigint then ${o.limit}::bigint
+                else greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) end
+              from ${sql.table(counts)} x, w))`;
+    const head = share
       ? sql`w as (select greatest(1, count(*)) as n, greatest(1, count(*) filter (where region = ${region})) as rn
                   from nodes where role <> 'api' and last_heartbeat >= ${share.liveSince}),
-        pf as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u
-               from ${due('liveness_due', false)}),
-        pr as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u
-               from ${due('liveness_region_due', true)}),`
-      : sql``;
-    const r = await sql<ClaimRow>`with ${counts}
-      sf as (select config_id from liveness_due where owner is null and due_at <= ${o.horizon}::bigint
-             order by due_at limit ${fresh('pf', 'n')} for update skip locked),
+        cf as (select config_id, due_at from liveness_due
+               where owner is null and due_at <= ${o.horizon}::bigint order by due_at limit ${o.limit}),
+        cr as (select config_id, due_at from liveness_region_due
+               where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
+               order by due_at limit ${o.limit}),
+        pf as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u from cf),
+        pr as (select count(*) as a, count(*) filter (where due_at <= ${share.urgent}::bigint) as u from cr),
+        sf as (select config_id from liveness_due
+               where config_id = any(array${take('cf', 'pf', 'n')})
+                 and owner is null and due_at <= ${o.horizon}::bigint for update skip locked),
+        rf as (select config_id from liveness_region_due
+               where region = ${region} and config_id = any(array${take('cr', 'pr', 'rn')})
+                 and owner is null and due_at <= ${o.horizon}::bigint for update skip locked),`
+      : sql`sf as (select config_id from liveness_due where owner is null and due_at <= ${o.horizon}::bigint
+             order by due_at limit ${o.limit} for update skip locked),
+        rf as (select config_id from liveness_region_due
+             where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
+             order by due_at limit ${o.limit} for update skip locked),`;
+    const r = await sql<ClaimRow>`with ${head}
       sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
              order by lease_until limit ${o.limit} for update skip locked),
-      rf as (select config_id from liveness_region_due
-             where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
-             order by due_at limit ${fresh('pr', 'rn')} for update skip locked),
       rl as (select config_id from liveness_region_due
              where region = ${region} and owner is not null and lease_until < ${o.now}::bigint
              order by lease_until limit ${o.limit} for update skip locked),
