@@ -98,6 +98,8 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // row's latest version). One scan of the index range, not two: its head holds the entries of
     // versions claimed since the last vacuum, which every scan steps over (about a millisecond each at
     // 20,000 configs a minute). The ORDER BY and LIMIT keep the scan on the partial index in a generic plan.
+    // Two nodes claiming in the same instant read the same candidates: the later one skips what the
+    // other locked and takes less this round (what is urgent is in the first one's share).
     const share = o.share;
     const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
       sql`(select config_id from ${sql.table(cand)} order by due_at limit
