@@ -41,6 +41,13 @@ interface ClaimingDeps {
   region?: string;
 }
 
+/**
+ * How often a node looks for leases that ran out (a dead node's runs): every few rounds, not each
+ * one (that scan steps over every version released since the queue's last vacuum). With several
+ * nodes someone looks every second or two; a dead node's runs are taken within max(30 s, interval).
+ */
+const TAKEOVER_MS = 5000;
+
 interface Run {
   claim: DueClaim;
   config: LivenessConfig;
@@ -69,6 +76,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
   const now = () => clock.now().getTime();
+  /** When this node last looked for leases that ran out (performance.now()): every TAKEOVER_MS, not every round. */
+  let lookedForTakeover = -Infinity;
   /** A held run's key: its config, and the region of a regional run. */
   const keyOf = (c: { configId: string; region: string }) => dueKey(c.configId, c.region);
   /** Runs this node holds a lease on, by dueKey (config id, region): on the wheel, ready, running, or written soon. */
@@ -121,6 +130,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (ready.length - readyHead >= concurrency) return;
     const t0 = performance.now();
     const t = now();
+    const takeover = t0 - lookedForTakeover >= TAKEOVER_MS;
+    if (takeover) lookedForTakeover = t0;
     // Runs due soon and leases that ran out: of configs checked from anywhere, and this region's runs
     // of configs checked from several.
     const claims = await queue.claim(owner, {
@@ -132,6 +143,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       // A fair share of what is due (the rest is left to the other nodes' rounds), and every run
       // this node's next round (at most 1.5 rounds away) could be late for.
       share: { urgent: t + claimMs * 1.5 + SLOT_MS, liveSince: new Date(t - STALE_AFTER_MS).toISOString() },
+      takeover,
     });
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);

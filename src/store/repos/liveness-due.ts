@@ -58,6 +58,12 @@ interface ClaimWindow {
    * late for). Without it a round takes every run due by the horizon.
    */
   share?: { urgent: number; liveSince: string };
+  /**
+   * Look for leases that ran out (default). False skips that scan this round (LIMIT 0: the index is
+   * not read): its head holds the entries of every version released since the last vacuum, so it
+   * costs about a millisecond even when it finds nothing.
+   */
+  takeover?: boolean;
 }
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
@@ -127,12 +133,13 @@ export function livenessDueRepo(db: Kysely<DB>) {
         rf as (select config_id from liveness_region_due
              where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
              order by due_at limit ${o.limit} for update skip locked),`;
+    const takeoverLimit = o.takeover === false ? 0 : o.limit;
     const r = await sql<ClaimRow>`with ${head}
       sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
-             order by lease_until limit ${o.limit} for update skip locked),
+             order by lease_until limit ${takeoverLimit} for update skip locked),
       rl as (select config_id from liveness_region_due
              where region = ${region} and owner is not null and lease_until < ${o.now}::bigint
-             order by lease_until limit ${o.limit} for update skip locked),
+             order by lease_until limit ${takeoverLimit} for update skip locked),
       us as (update liveness_due q set owner = ${owner}, token = q.token + 1, lease_until = ${leaseUntil}
              where q.config_id = any(array(select config_id from sf union all select config_id from sl))
              returning q.config_id, ''::text as region, q.config_id = any(array(select config_id from sl)) as taken,
