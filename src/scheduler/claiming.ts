@@ -65,8 +65,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const concurrency = deps.concurrency ?? 64;
   // A round every 1.5 s (0.75-2.25 s) claiming 4 s ahead, a results batch every 3 s: each statement a
   // node sends costs PostgreSQL a fixed share besides its rows, so rarer rounds and batches cost it
-  // less per check (0.094-0.098 ms at 3 nodes against 0.107-0.118 at 1 s / 2 s and 0.125 at
-  // 0.5 s / 1 s, docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
+  // less per check (three nodes at 0.5 s / 1 s: 0.125 ms; this cadence: about 0.1, run to run on a
+  // shared machine; docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
   // short intervals a whole batch's configs fall due together, and one round taking them all made
   // the nodes' shares drift apart (one node of three ran 12 % of the checks).
   const aheadMs = deps.aheadMs ?? 4000;

@@ -12,7 +12,7 @@ import type { DB } from '../schema.js';
 import { DEFAULT_REGION, dueKey, type LivenessState } from '../../domain/liveness.js';
 import { STATE_COLUMNS, stateColumnsOf, toState, type StateRow } from './liveness-data.js';
 import { PREPARED } from '../prepared.js';
-import { targetColumns, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
+import { enabledEndpointOf, targetColumns, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
 
 /** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
 export interface DueClaim {
@@ -153,8 +153,7 @@ export function livenessDueRepo(db: Kysely<DB>) {
       from (select * from us union all select * from ur) q
         left join lateral (select * from liveness_configs x where x.id = q.config_id and x.is_enabled = 1 offset 0) l
           on true
-        left join lateral (select * from endpoints x where x.id = l.endpoint_id and x.is_enabled = 1 offset 0) e
-          on true ${PREPARED}`.execute(db);
+        left join ${enabledEndpointOf('l', 'e')} on true ${PREPARED}`.execute(db);
     return r.rows.map((row) => toClaim(row));
   }
 

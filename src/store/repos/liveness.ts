@@ -2,7 +2,14 @@ import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../../domain/types.js';
 import { defined, fromBool, newId, probedByKey } from './util.js';
-import { targetColumns, toConfig, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
+import {
+  enabledEndpointOf,
+  targetColumns,
+  toConfig,
+  toTarget,
+  type LivenessTarget,
+  type TargetRow,
+} from './targets.js';
 import { PREPARED } from '../prepared.js';
 import { livenessDueRepo } from './liveness-due.js';
 import { LOCK_CLASS } from '../singletons.js';
@@ -90,9 +97,8 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
         rows.push(
           ...(
             await sql<TargetRow>`select ${targetColumns('l', 'e')}
-              from ${probedByKey('liveness_configs', ids, 'l')}
-                cross join lateral (select * from endpoints x where x.id = l.endpoint_id offset 0) e
-              where l.is_enabled = 1 and e.is_enabled = 1 ${PREPARED}`.execute(db)
+              from ${probedByKey('liveness_configs', ids, 'l')} cross join ${enabledEndpointOf('l', 'e')}
+              where l.is_enabled = 1 ${PREPARED}`.execute(db)
           ).rows,
         );
       else

@@ -71,6 +71,15 @@ export const targetColumns = (configAlias: string, endpointAlias: string) =>
   sql`${prefixedColumns(configAlias, CONFIG_COLUMNS, 'c_')}, ${prefixedColumns(endpointAlias, ENDPOINT_COLUMNS, 'e_')},
     (select d.domain from domains d where d.id = ${sql.ref(`${endpointAlias}.domain_id`)}) as e_domain`;
 
+/**
+ * The enabled endpoint of config `configAlias`, found by key, as a LATERAL FROM item named `alias`
+ * (no row: the endpoint is disabled or gone). OFFSET 0 keeps it one primary-key probe per config
+ * (a join makes PostgreSQL's planner hash the whole endpoint table once the fleet is large).
+ */
+export const enabledEndpointOf = (configAlias: string, alias: string) =>
+  sql`lateral (select * from endpoints x where x.id = ${sql.ref(`${configAlias}.endpoint_id`)}
+    and x.is_enabled = 1 offset 0) ${sql.raw(alias)}`;
+
 /** The target of a row of targetColumns(); undefined when the config or the endpoint was not read (disabled, deleted). */
 export function toTarget(r: TargetRow): LivenessTarget | undefined {
   if (r.c_id == null || r.e_id == null) return undefined;
