@@ -1,7 +1,7 @@
 // The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (0.75 to
-// 2.25 s, jittered so that nodes' rounds drift apart) the node claims its share of the runs due within
-// the next `aheadMs` with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
+// live in the database (the liveness_due table), not in this process. Every claim round (1.5 s on
+// average for the whole cluster: n nodes each n times less often; jittered so that nodes' rounds
+// drift apart) the node claims its share of the runs due soon with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
 // statement, places them on a timing wheel of its own, probes each at its due time and writes the
 // result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every
 // run is claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out
@@ -29,7 +29,10 @@ interface ClaimingDeps {
   concurrency?: number;
   /** Claim runs due this far ahead (ms): they start on time from this node's own wheel. */
   aheadMs?: number;
-  /** Mean time between claim rounds (ms); each round waits 0.5x-1.5x of it. */
+  /**
+   * Mean time between claim rounds of the whole cluster (ms): a node alone claims this often, each of
+   * n live worker nodes n times less often (at most every ROUND_MAX_MS); each wait is 0.5x-1.5x of it.
+   */
   claimMs?: number;
   flushMs?: number;
   /** How often the queue is repaired (rows for configs without one, parked rows woken): ms. */
@@ -48,6 +51,12 @@ interface ClaimingDeps {
  */
 const TAKEOVER_MS = 5000;
 
+/**
+ * The longest mean time between one node's claim rounds, however many nodes share the work: it bounds
+ * how far ahead a node claims (1.5 rounds), so how late a config change reaches a run already claimed.
+ */
+const ROUND_MAX_MS = 6000;
+
 interface Run {
   claim: DueClaim;
   config: LivenessConfig;
@@ -63,10 +72,9 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  // A round every 1.5 s (0.75-2.25 s) claiming 4 s ahead, a results batch every 3 s: each statement a
-  // node sends costs PostgreSQL a fixed share besides its rows, so rarer rounds and batches cost it
-  // less per check (three nodes at 0.5 s / 1 s: 0.125 ms; this cadence: about 0.1, run to run on a
-  // shared machine; docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
+  // A round of the cluster every 1.5 s (a lone node's: 0.75-2.25 s, claiming 4 s ahead; see roundMs),
+  // a results batch every 3 s: each statement a node sends costs PostgreSQL a fixed share besides its
+  // rows, so rarer rounds and batches cost it less per check (docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
   // short intervals a whole batch's configs fall due together, and one round taking them all made
   // the nodes' shares drift apart (one node of three ran 12 % of the checks).
   const aheadMs = deps.aheadMs ?? 4000;
@@ -76,8 +84,23 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
   const now = () => clock.now().getTime();
+  /** Live worker nodes, as the last claim round counted them (the nodes table's heartbeats). */
+  let workers = 1;
+  /** The shortest interval of the runs this node holds (ms; Infinity: none), as of its last round. */
+  let shortest = Infinity;
+  /**
+   * The mean time between this node's rounds: the cluster's rounds come every `claimMs` whatever
+   * the node count, each node's n times less often (each statement costs PostgreSQL a fixed share
+   * besides its rows: three nodes each claiming every 1.5 s cost it 0.099 ms a check, every 4.5 s
+   * 0.088-0.089; docs/benchmarks.md). But never so rarely that a run this node released (in a batch,
+   * up to `flushMs` after it ran) could fall due before its next round (at most 1.5 rounds away)
+   * takes it back: short intervals keep the lone node's pace, and their leases move between nodes.
+   */
+  const roundMs = () => Math.max(claimMs, Math.min(claimMs * workers, ROUND_MAX_MS, (shortest - flushMs) / 1.5));
   /** When this node last looked for leases that ran out (performance.now()): every TAKEOVER_MS, not every round. */
   let lookedForTakeover = -Infinity;
+  /** When this node's next claim round is due (performance.now()). */
+  let nextRoundAt = -Infinity;
   /** A held run's key: its config, and the region of a regional run. */
   const keyOf = (c: { configId: string; region: string }) => dueKey(c.configId, c.region);
   /** Runs this node holds a lease on, by dueKey (config id, region): on the wheel, ready, running, or written soon. */
@@ -130,21 +153,26 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (ready.length - readyHead >= concurrency) return;
     const t0 = performance.now();
     const t = now();
+    const period = roundMs();
     const takeover = t0 - lookedForTakeover >= TAKEOVER_MS;
     if (takeover) lookedForTakeover = t0;
     // Runs due soon and leases that ran out: of configs checked from anywhere, and this region's runs
     // of configs checked from several.
-    const claims = await queue.claim(owner, {
+    const claimed = await queue.claim(owner, {
       now: t,
-      horizon: t + aheadMs,
+      // Rounds further apart claim further ahead: as far past the urgent ones as a lone node does.
+      horizon: t + aheadMs + Math.ceil((period - claimMs) * 1.5),
       limit: batch,
       marginMs: LEASE_MARGIN_MS,
       region,
       // A fair share of what is due (the rest is left to the other nodes' rounds), and every run
-      // this node's next round (at most 1.5 rounds away) could be late for.
-      share: { urgent: t + claimMs * 1.5 + SLOT_MS, liveSince: new Date(t - STALE_AFTER_MS).toISOString() },
+      // this node's next round (set already: nextRound runs before round) could be late for.
+      share: { urgent: t + Math.ceil(nextRoundAt > t0 ? nextRoundAt - t0 : period * 1.5) + 2 * SLOT_MS },
+      liveSince: new Date(t - STALE_AFTER_MS).toISOString(),
       takeover,
     });
+    const claims = claimed.runs;
+    workers = claimed.workers;
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
@@ -192,6 +220,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       if (stopped) continue;
       place(run);
     }
+    shortest = Infinity;
+    for (const run of held.values()) shortest = Math.min(shortest, run.config.interval_seconds * 1000);
     // Parked unrun: no state to read.
     if (parked.length) await queue.release(parked, LEASE_MARGIN_MS, false);
     if (stopped) await queue.releaseOwned(owner);
@@ -235,7 +265,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       const t = now();
       const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t);
       // Due again before the next claim round could take it: keep the lease and run it from here.
-      const keep = !stopped && next - t < claimMs + flushMs;
+      const keep = !stopped && next - t < roundMs() + flushMs;
       buffer.push({
         config: run.config,
         endpoint: run.endpoint,
@@ -306,17 +336,19 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       });
   }
 
-  /** Schedules the next claim round at a jittered delay (nodes' rounds drift apart and share the work). */
+  /**
+   * Schedules the next claim round at a jittered delay (nodes' rounds drift apart and share the work),
+   * before the round it follows starts: that round takes every run due before it (`nextRoundAt`).
+   */
   function nextRound(): void {
     if (stopped) return;
-    const timer = setTimeout(
-      () => {
-        timers.splice(timers.indexOf(timer), 1);
-        round();
-        nextRound();
-      },
-      claimMs * (0.5 + random()),
-    );
+    const delay = roundMs() * (0.5 + random());
+    nextRoundAt = performance.now() + delay;
+    const timer = setTimeout(() => {
+      timers.splice(timers.indexOf(timer), 1);
+      nextRound();
+      round();
+    }, delay);
     timer.unref();
     timers.push(timer);
   }
@@ -345,8 +377,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
         flushWhenDue();
       });
       every(deps.syncMs ?? 600_000, () => void sync().catch(() => undefined));
-      round();
       nextRound();
+      round();
     },
     /** Stops claiming, gives in-flight probes `graceMs`, writes what finished and hands back the rest. */
     async stop(graceMs = 3000): Promise<void> {

@@ -7,13 +7,32 @@ import t from 'tap';
 import { sql } from 'kysely';
 import { client, startApp } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
-import { openPgStore } from '../../src/store/index.js';
+import { openPgStore, type Store } from '../../src/store/index.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { issue } from '../support/certs.js';
 
 t.setTimeout(180_000);
 const skip = pgServerUrl() ? false : PG_SKIP;
 const MARGIN = 10_000;
+/** Worker nodes with a heartbeat in the last 30 s count as live (none in most of these tests: one). */
+const live = (now: number) => new Date(now - 30_000).toISOString();
+
+/** A node's row in the nodes table, its last heartbeat at `beat` (epoch ms): the nodes a claim counts. */
+const nodeRow = (store: Store, name: string, role: string, beat: number) =>
+  store.nodes.heartbeat({
+    name,
+    role,
+    region: 'default',
+    version: 'test',
+    host: 'h',
+    pid: 1,
+    started_at: new Date(beat - 120_000).toISOString(),
+    last_heartbeat: new Date(beat).toISOString(),
+    work_claimed: 0,
+    checks_total: 0,
+    checks_per_minute: 0,
+    singletons: [],
+  });
 
 t.test('claims, fenced releases, takeover, parking and repair', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'dueq'))!;
@@ -51,7 +70,14 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   const take = async (s: typeof a, owner: string) => {
     const got = [];
     for (;;) {
-      const batch = await s.livenessDue.claim(owner, { now, horizon: far, limit: 50, marginMs: MARGIN });
+      const { runs: batch, workers } = await s.livenessDue.claim(owner, {
+        now,
+        horizon: far,
+        limit: 50,
+        marginMs: MARGIN,
+        liveSince: live(now),
+      });
+      if (workers !== 1) throw new Error(`no node rows, yet ${workers} workers counted`);
       if (!batch.length) return got;
       got.push(...batch);
     }
@@ -73,7 +99,11 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     ),
     'each run comes with its config and endpoint, read in the claim statement',
   );
-  t.same(await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN }), [], 'none left');
+  t.same(
+    await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN, liveSince: live(now) }),
+    { runs: [], workers: 1 },
+    'none left (no node rows: one worker counted, the claimer)',
+  );
 
   // The claim is a prepared statement: parsed once on a connection, run again by name.
   const one1 = await openPgStore(url, { poolSize: 1 });
@@ -85,7 +115,13 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     ).rows;
   t.same(await prepared(), [], 'none before the first claim');
   for (let i = 0; i < 3; i++)
-    await one1.livenessDue.claim('node-p', { now, horizon: now - 1, limit: 10, marginMs: MARGIN });
+    await one1.livenessDue.claim('node-p', {
+      now,
+      horizon: now - 1,
+      limit: 10,
+      marginMs: MARGIN,
+      liveSince: live(now),
+    });
   const claims = await prepared();
   t.equal(claims.length, 1, 'one prepared statement for three claims');
   t.equal(claims[0]!.calls, 3, 'run three times');
@@ -119,11 +155,12 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   t.equal((await c.put(`/api/v1/liveness/${off}`, { is_enabled: false })).status, 200);
   // node-b dies: its leases (due + 5 s timeout + margin) run out; a takeover claim after that takes them.
   const later = now + 60 * 60_000;
-  const claimed = await a.livenessDue.claim('node-a', {
+  const { runs: claimed } = await a.livenessDue.claim('node-a', {
     now: later,
     horizon: later,
     limit: 1000,
     marginMs: MARGIN,
+    liveSince: live(later),
   });
   const taken = claimed.filter((x) => x.taken);
   t.equal(taken.length, 399, 'every lease still held ran out and was taken over (one was released)');
@@ -236,43 +273,71 @@ t.test('a claim with a share takes 1/n of what is due, and all that is urgent', 
   for (const [k, id] of ids.entries())
     await sql`update liveness_due set due_at = ${now + k * 100} where config_id = ${id}`.execute(store.db);
   // Three live worker nodes (one of role all); an api node and a worker silent for a minute do not count.
-  const node = (name: string, role: string, age: number) =>
-    store.nodes.heartbeat({
-      name,
-      role,
-      region: 'default',
-      version: 'test',
-      host: 'h',
-      pid: 1,
-      started_at: new Date(now - 120_000).toISOString(),
-      last_heartbeat: new Date(now - age).toISOString(),
-      work_claimed: 0,
-      checks_total: 0,
-      checks_per_minute: 0,
-      singletons: [],
-    });
+  const node = (name: string, role: string, age: number) => nodeRow(store, name, role, now - age);
   await node('w1', 'worker', 1000);
   await node('w2', 'worker', 5000);
   await node('w3', 'all', 0);
   await node('api', 'api', 0);
   await node('gone', 'worker', 60_000);
-  const share = (urgent: number) => ({ urgent, liveSince: new Date(now - 30_000).toISOString() });
-  const window = { now, horizon: now + 10_000, limit: 1000, marginMs: MARGIN };
+  const share = (urgent: number) => ({ urgent });
+  const window = { now, horizon: now + 10_000, limit: 1000, marginMs: MARGIN, liveSince: live(now) };
   const first = await store.livenessDue.claim('w1', { ...window, share: share(now + 1000) });
+  t.equal(first.workers, 3, 'three live workers counted: not the api node, not the silent one');
   t.same(
-    first.map((x) => x.configId).sort(),
+    first.runs.map((x) => x.configId).sort(),
     ids.slice(0, 30),
     'a third of the 90 due (three live workers), the earliest first',
   );
   const second = await store.livenessDue.claim('w2', { ...window, share: share(now + 1000) });
-  t.same(second.map((x) => x.configId).sort(), ids.slice(30, 50), 'then a third of the 60 left');
+  t.same(second.runs.map((x) => x.configId).sort(), ids.slice(30, 50), 'then a third of the 60 left');
   // Of the 40 left (due 5-8.9 s from now), 16 are due by the urgent point: more than a third (14).
   const urgent = await store.livenessDue.claim('w3', { ...window, share: share(now + 6_500) });
   t.same(
-    urgent.map((x) => x.configId).sort(),
+    urgent.runs.map((x) => x.configId).sort(),
     ids.slice(50, 66),
     'every run due by the urgent point, even past the share',
   );
+  // More due than a claim reads (its limit, 12 of the 24 left): a third of what it read, not all of it.
+  const capped = await store.livenessDue.claim('w2', { ...window, limit: 12, share: share(now + 1000) });
+  t.same(
+    capped.runs.map((x) => x.configId).sort(),
+    ids.slice(66, 70),
+    'past the limit: a third of the 12 read, the earliest',
+  );
   const rest = await store.livenessDue.claim('w1', window);
-  t.same(rest.map((x) => x.configId).sort(), ids.slice(66), 'without a share a claim takes all that is due');
+  t.same(rest.runs.map((x) => x.configId).sort(), ids.slice(70), 'without a share a claim takes all that is due');
+});
+
+t.test('n live workers: each claims n times less often and further ahead', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'pace'))!;
+  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api' });
+  t.teardown(() => api.close());
+  const c = client(api.url, await api.token('pace'));
+  const domain = (await c.post('/api/v1/domains', { domain: 'pace.example' })).body;
+  const r = await c.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: domain.id, name: 'p', endpoint_type: 'http', liveness: { interval_seconds: 60 } }],
+  });
+  const id = r.body.data[0].liveness.id as string;
+  const store = await openPgStore(url);
+  t.teardown(() => store.close());
+  // A worker started now, its config's run due 7 s from now: is it claimed by the worker's second round?
+  const secondRound = async (name: string) => {
+    await sql`update liveness_due set due_at = ${Date.now() + 7000}, owner = null, lease_until = null
+      where config_id = ${id}`.execute(store.db);
+    const w = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'worker', DOMMON_NODE_NAME: name });
+    t.teardown(() => w.close());
+    // Its first round (started with it) counts the live workers (its own row is written before it
+    // claims); the second is paced by that count.
+    await w.app.probing.liveness.reload();
+    await w.app.probing.liveness.reload();
+    const held = (w.app.probing.liveness as { dueOf(id: string): number | undefined }).dueOf(id) !== undefined;
+    await w.close();
+    return held;
+  };
+  // Alone: a round every 1.5 s on average, claiming 4 s ahead.
+  t.equal(await secondRound('alone'), false, 'a lone worker does not claim a run 7 s away');
+  // Two more live workers: its rounds come every 4.5 s on average, so it claims 8.5 s ahead.
+  await nodeRow(store, 'other-1', 'worker', Date.now());
+  await nodeRow(store, 'other-2', 'all', Date.now());
+  t.equal(await secondRound('one-of-three'), true, 'one of three claims it: its next round may be 6.75 s away');
 });

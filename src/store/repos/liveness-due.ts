@@ -51,19 +51,27 @@ interface ClaimWindow {
   horizon: number;
   limit: number;
   marginMs: number;
+  /** Worker nodes whose heartbeat is not older than this (ISO) count as live: the claim's `workers`. */
+  liveSince: string;
   /**
    * Take a fair share, not all (several nodes): of the unleased runs due by `horizon`, the earliest
-   * 1/n (n: the worker nodes whose heartbeat is not older than `liveSince`, ISO; of this region for
-   * regional runs) and at least every run due by `urgent` (those this node's next round may be too
-   * late for). Without it a round takes every run due by the horizon.
+   * 1/n (n: the live worker nodes; of this region for regional runs) and at least every run due by
+   * `urgent` (those this node's next round may be too late for). Without it a round takes every run
+   * due by the horizon.
    */
-  share?: { urgent: number; liveSince: string };
+  share?: { urgent: number };
   /**
    * Look for leases that ran out (default). False skips that scan this round (LIMIT 0: the index is
    * not read): its head holds the entries of every version released since the last vacuum, so it
    * costs about a millisecond even when it finds nothing.
    */
   takeover?: boolean;
+}
+
+/** A claim round's runs, and how many worker nodes are live (1 at least: the caller paces its rounds by it). */
+interface ClaimResult {
+  runs: ClaimedRun[];
+  workers: number;
 }
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
@@ -94,13 +102,13 @@ export function livenessDueRepo(db: Kysely<DB>) {
    * statement reads the whole queue, whatever the fleet's size. Each run comes with its target (the
    * enabled config and its enabled endpoint, each by key): no second round trip per claim round.
    */
-  async function claimBoth(owner: string, region: string, o: ClaimWindow): Promise<ClaimedRun[]> {
+  async function claimBoth(owner: string, region: string, o: ClaimWindow): Promise<ClaimResult> {
     // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
     const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
       + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
     // A fair share (see ClaimWindow.share): the unleased runs due by the horizon are read once, without
-    // locks (at most `limit`: a longer backlog is taken `limit` at a time, as without a share), counted,
-    // and the earliest share of them locked by key (SKIP LOCKED, the predicate checked again on each
+    // locks (at most `limit`: past that the share is 1/n of those read, and a backlog, all of it urgent,
+    // is taken `limit` at a time as without a share), counted, and the earliest share of them locked by key (SKIP LOCKED, the predicate checked again on each
     // row's latest version). One scan of the index range, not two: its head holds the entries of
     // versions claimed since the last vacuum, which every scan steps over (about a millisecond each at
     // 20,000 configs a minute). The ORDER BY and LIMIT keep the scan on the partial index in a generic plan.
@@ -109,13 +117,9 @@ export function livenessDueRepo(db: Kysely<DB>) {
     const share = o.share;
     const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
       sql`(select config_id from ${sql.table(cand)} order by due_at limit
-             (select case when x.a >= ${o.limit}::bigint then ${o.limit}::bigint
-                else greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) end
-              from ${sql.table(counts)} x, w))`;
+             (select greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) from ${sql.table(counts)} x, w))`;
     const head = share
-      ? sql`w as (select greatest(1, count(*)) as n, greatest(1, count(*) filter (where region = ${region})) as rn
-                  from nodes where role <> 'api' and last_heartbeat >= ${share.liveSince}),
-        cf as (select config_id, due_at from liveness_due
+      ? sql`cf as (select config_id, due_at from liveness_due
                where owner is null and due_at <= ${o.horizon}::bigint order by due_at limit ${o.limit}),
         cr as (select config_id, due_at from liveness_region_due
                where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
@@ -134,7 +138,12 @@ export function livenessDueRepo(db: Kysely<DB>) {
              where region = ${region} and owner is null and due_at <= ${o.horizon}::bigint
              order by due_at limit ${o.limit} for update skip locked),`;
     const takeoverLimit = o.takeover === false ? 0 : o.limit;
-    const r = await sql<ClaimRow>`with ${head}
+    // The live worker nodes (a heartbeat since `liveSince`; of this region: rn), counted in every round:
+    // the share divides by them and the caller paces its rounds by them.
+    const r = await sql<ClaimRow & { workers: number }>`with
+      w as (select greatest(1, count(*))::int as n, greatest(1, count(*) filter (where region = ${region}))::int as rn
+            from nodes where role <> 'api' and last_heartbeat >= ${o.liveSince}),
+      ${head}
       sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
              order by lease_until limit ${takeoverLimit} for update skip locked),
       rl as (select config_id from liveness_region_due
@@ -149,12 +158,16 @@ export function livenessDueRepo(db: Kysely<DB>) {
                and q.config_id = any(array(select config_id from rf union all select config_id from rl))
              returning q.config_id, q.region, q.config_id = any(array(select config_id from rl)) as taken,
                q.due_at, q.fresh, q.token)
-      select q.*, ${targetColumns('l', 'e')}
-      from (select * from us union all select * from ur) q
+      select w.n as workers, q.*, ${targetColumns('l', 'e')}
+      from w left join (select * from us union all select * from ur) q on true
         left join lateral (select * from liveness_configs x where x.id = q.config_id and x.is_enabled = 1 offset 0) l
           on true
         left join ${enabledEndpointOf('l', 'e')} on true ${PREPARED}`.execute(db);
-    return r.rows.map((row) => toClaim(row));
+    // One row at least (w's): without runs its config_id is null.
+    return {
+      runs: r.rows.filter((row) => row.config_id !== null).map((row) => toClaim(row)),
+      workers: r.rows[0]?.workers ?? 1,
+    };
   }
 
   /**
@@ -205,9 +218,9 @@ export function livenessDueRepo(db: Kysely<DB>) {
      * leased rows whose lease ran out before `now` (a dead or stalled node's: those come back with
      * `taken`), earliest first, at most `limit` of each kind per queue. The lease lasts until the run's
      * due time (or now) plus its timeout plus `marginMs`. Each run comes with its target when the
-     * config and its endpoint are enabled.
+     * config and its endpoint are enabled; `workers` counts the live worker nodes (see ClaimWindow).
      */
-    claim: (owner: string, o: ClaimWindow & { region?: string }): Promise<ClaimedRun[]> =>
+    claim: (owner: string, o: ClaimWindow & { region?: string }): Promise<ClaimResult> =>
       claimBoth(owner, o.region ?? DEFAULT_REGION, o),
 
     /**
