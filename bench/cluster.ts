@@ -3,7 +3,8 @@
 // checks from the due-queue (src/scheduler/claiming.ts), all probing one loopback HTTP target.
 // Per node count: checks per minute achieved against expected, CPU ms per check of each node,
 // PostgreSQL's own CPU ms per check (its processes, from /proc), the claim rounds' p99, lateness p99
-// (the worst node's), runs taken over and results fenced out.
+// (the worst node's), runs taken over and results fenced out, and the machine's speed for PostgreSQL
+// now (bench/pg.ts referenceMs) with the check's cost in those reference statements.
 // Usage: npm run build && node --import tsx bench/cluster.ts --database-url postgres://SERVER
 //   [--nodes 1,2,3] [--n 20000] [--interval 60] [--window 120] [--hosts 50]
 // The PostgreSQL server must run on this machine (scripts/pg-cluster.sh start DIR prints its URL).
@@ -86,6 +87,8 @@ async function scenario(k: number, target: ProbeTarget) {
     port: target.port,
     hosts: HOSTS,
   });
+  // How fast the machine runs PostgreSQL's work now, before the nodes start and after they stop.
+  const ref0 = await db.referenceMs();
   const nodes: Node[] = [];
   for (let i = 0; i < k; i++) nodes.push(await startNode(i + 1, db.url, target.dns));
   // The first interval spreads the first runs (the queue's repair makes each config due within a minute).
@@ -106,6 +109,7 @@ async function scenario(k: number, target: ProbeTarget) {
     await exited;
   }
   const finals = nodes.map((n) => n.last);
+  const ref = (ref0 + (await db.referenceMs())) / 2;
   for (const n of nodes) fs.rmSync(n.dir, { recursive: true, force: true });
   fs.rmSync(seedDir, { recursive: true, force: true });
   await db.drop();
@@ -122,6 +126,10 @@ async function scenario(k: number, target: ProbeTarget) {
     share_per_node: checks.map((c) => `${Math.round((c / Math.max(1, total)) * 100)}%`).join(' '),
     cpu_ms_per_check_per_node: checks.map((c, i) => ms(cpu1[i]! - cpu0[i]!, c)).join(' '),
     pg_cpu_ms_per_check: ms(pg1 - pg0, total),
+    // The reference (bench/pg.ts): the server's CPU ms per 1,000 one-row updates, and what a check
+    // cost in those updates (a figure a slower or faster hour of a shared machine moves far less).
+    pg_ref_ms_per_1000: +ref.toFixed(1),
+    pg_check_in_ref_updates: +(ms(pg1 - pg0, total) / (ref / 1000)).toFixed(2),
     claim_p99_ms: Math.max(...finals.map((f) => f.claimP99 ?? 0)).toFixed(1),
     late_p99_ms: Math.round(Math.max(...finals.map((f) => f.p99 ?? 0))),
     taken_over: finals.reduce((a, f) => a + (f.takenOver ?? 0), 0),

@@ -5,6 +5,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import pg from 'pg';
+import { TICK } from './proc.js';
 
 function stat(pid: number): string[] | null {
   try {
@@ -25,6 +26,13 @@ export interface BenchDatabase {
   /** Bytes on disk (tables, their indexes and TOAST) of the relations whose names start with one of `prefixes`. */
   bytes(prefixes: readonly string[]): Promise<number>;
   count(table: string): Promise<number>;
+  /**
+   * The server's CPU ms per 1,000 reference statements (a one-row update by primary key, prepared,
+   * each its own transaction) run one after another on one connection: how fast this machine runs
+   * PostgreSQL's kind of work right now. On a shared machine it moves by tens of per cent within an
+   * hour; a figure per check divided by it does not (docs/benchmarks.md).
+   */
+  referenceMs(): Promise<number>;
   drop(): Promise<void>;
 }
 
@@ -44,25 +52,42 @@ export async function benchDatabase(serverUrl: string, label = 'bench'): Promise
   const url = u.toString();
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  const serverTicks = () => {
+    let user = 0;
+    let sys = 0;
+    for (const d of fs.readdirSync('/proc')) {
+      if (!/^\d+$/.test(d)) continue;
+      const s = stat(Number(d));
+      if (!s) continue;
+      const pid = Number(d);
+      if (pid === postmaster) {
+        user += Number(s[11]) + Number(s[13]);
+        sys += Number(s[12]) + Number(s[14]);
+      } else if (Number(s[1]) === postmaster) {
+        user += Number(s[11]);
+        sys += Number(s[12]);
+      }
+    }
+    return { user, sys };
+  };
   return {
     url,
-    serverTicks() {
-      let user = 0;
-      let sys = 0;
-      for (const d of fs.readdirSync('/proc')) {
-        if (!/^\d+$/.test(d)) continue;
-        const s = stat(Number(d));
-        if (!s) continue;
-        const pid = Number(d);
-        if (pid === postmaster) {
-          user += Number(s[11]) + Number(s[13]);
-          sys += Number(s[12]) + Number(s[14]);
-        } else if (Number(s[1]) === postmaster) {
-          user += Number(s[11]);
-          sys += Number(s[12]);
-        }
-      }
-      return { user, sys };
+    serverTicks,
+    async referenceMs() {
+      const OPS = 5000;
+      await client.query('create table if not exists bench_reference (id integer primary key, n integer not null)');
+      await client.query(
+        'insert into bench_reference select i, 0 from generate_series(1, 1000) i on conflict do nothing',
+      );
+      const sum = (x: { user: number; sys: number }) => x.user + x.sys;
+      const t0 = sum(serverTicks());
+      for (let i = 0; i < OPS; i++)
+        await client.query({
+          name: 'bench_reference',
+          text: 'update bench_reference set n = n + 1 where id = $1',
+          values: [(i % 1000) + 1],
+        });
+      return (((sum(serverTicks()) - t0) / TICK) * 1000 * 1000) / OPS;
     },
     async bytes(prefixes) {
       const r = await client.query<{ b: string | null }>(

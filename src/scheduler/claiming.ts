@@ -91,8 +91,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   /**
    * The mean time between this node's rounds: the cluster's rounds come every `claimMs` whatever
    * the node count, each node's n times less often (each statement costs PostgreSQL a fixed share
-   * besides its rows: three nodes each claiming every 1.5 s cost it 0.099 ms a check, every 4.5 s
-   * 0.088-0.089; docs/benchmarks.md). But never so rarely that a run this node released (in a batch,
+   * besides its rows: three nodes send 36 claims in 50 s instead of 104, and the claim, release and
+   * write statements execute in what one node's take per check; docs/benchmarks.md). But never so rarely that a run this node released (in a batch,
    * up to `flushMs` after it ran) could fall due before its next round (at most 1.5 rounds away)
    * takes it back: short intervals keep the lone node's pace, and their leases move between nodes.
    */
