@@ -1,13 +1,12 @@
-// The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times
-// live in the database (the liveness_due table), not in this process. Every claim round (1.5 s on
-// average for the whole cluster: n nodes each n times less often; jittered so that nodes' rounds
-// drift apart) the node claims its share of the runs due soon with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in the same
-// statement, places them on a timing wheel of its own, probes each at its due time and writes the
-// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every
-// run is claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out
-// (its due time plus the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to
-// a live node. A config whose interval is shorter than a claim round and a batch keeps its lease from
-// run to run.
+// The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times live in the
+// database (the liveness_due table), not in this process. Every claim round (1.5 s on average for the whole
+// cluster: n nodes each n times less often; jittered so that nodes' rounds drift apart) the node claims its
+// share of the runs due soon with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in
+// the same statement, places them on a timing wheel of its own, probes each at its due time and writes the
+// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every run is
+// claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out (its due time plus
+// the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node. A config whose
+// interval is shorter than a claim round and a batch keeps its lease from run to run.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -72,11 +71,11 @@ interface Run {
 export function createClaimingScheduler(deps: ClaimingDeps) {
   const { monitor, queue, owner, probe, clock, log } = deps;
   const concurrency = deps.concurrency ?? 64;
-  // A round of the cluster every 1.5 s (a lone node's: 0.75-2.25 s, claiming 4 s ahead; see roundMs),
-  // a results batch every 3 s: each statement a node sends costs PostgreSQL a fixed share besides its
-  // rows, so rarer rounds and batches cost it less per check (docs/benchmarks.md). A round takes a fair share of what is due, not all of it: at
-  // short intervals a whole batch's configs fall due together, and one round taking them all made
-  // the nodes' shares drift apart (one node of three ran 12 % of the checks).
+  // A round of the cluster every 1.5 s (a lone node's: 0.75-2.25 s, claiming 4 s ahead; see roundMs), a
+  // results batch every 3 s: each statement a node sends costs PostgreSQL a fixed share besides its rows, so
+  // rarer rounds and batches cost it less per check (docs/benchmarks.md). A round takes a fair share of what
+  // is due, not all of it: at short intervals a whole batch's configs fall due together, and one round taking
+  // them all made the nodes' shares drift apart (one node of three ran 12 % of the checks).
   const aheadMs = deps.aheadMs ?? 4000;
   const claimMs = deps.claimMs ?? 1500;
   const flushMs = deps.flushMs ?? 3000;
@@ -89,11 +88,11 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   /** The shortest interval of the runs this node holds (ms; Infinity: none), as of its last round. */
   let shortest = Infinity;
   /**
-   * The mean time between this node's rounds: the cluster's rounds come every `claimMs` whatever
-   * the node count, each node's n times less often (each statement costs PostgreSQL a fixed share
-   * besides its rows: three nodes send 36 claims in 50 s instead of 104, and the claim, release and
-   * write statements execute in what one node's take per check; docs/benchmarks.md). But never so rarely that a run this node released (in a batch,
-   * up to `flushMs` after it ran) could fall due before its next round (at most 1.5 rounds away)
+   * The mean time between this node's rounds: the cluster's rounds come every `claimMs` whatever the node
+   * count, each node's n times less often (each statement costs PostgreSQL a fixed share besides its rows:
+   * three nodes send 36 claims in 50 s instead of 104, and the claim, release and write statements execute in
+   * what one node's take per check; docs/benchmarks.md). But never so rarely that a run this node released
+   * (in a batch, up to `flushMs` after it ran) could fall due before its next round (at most 1.5 rounds away)
    * takes it back: short intervals keep the lone node's pace, and their leases move between nodes.
    */
   const roundMs = () => Math.max(claimMs, Math.min(claimMs * workers, ROUND_MAX_MS, (shortest - flushMs) / 1.5));

@@ -106,14 +106,15 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // Each lease lasts until the run's due time (or now) plus the config's timeout plus the margin.
     const leaseUntil = sql`greatest(q.due_at, ${o.now}::bigint)
       + (select c.timeout_seconds from liveness_configs c where c.id = q.config_id) * 1000 + ${o.marginMs}::bigint`;
-    // A fair share (see ClaimWindow.share): the unleased runs due by the horizon are read once, without
-    // locks (at most `limit`: past that the share is 1/n of those read, and a backlog, all of it urgent,
-    // is taken `limit` at a time as without a share), counted, and the earliest share of them locked by key (SKIP LOCKED, the predicate checked again on each
-    // row's latest version). One scan of the index range, not two: its head holds the entries of
-    // versions claimed since the last vacuum, which every scan steps over (about a millisecond each at
-    // 20,000 configs a minute). The ORDER BY and LIMIT keep the scan on the partial index in a generic plan.
-    // Two nodes claiming in the same instant read the same candidates: the later one skips what the
-    // other locked and takes less this round (what is urgent is in the first one's share).
+    // A fair share (see ClaimWindow.share): the unleased runs due by the horizon are read once, without locks
+    // (at most `limit`: past that the share is 1/n of those read, and a backlog, all of it urgent, is taken
+    // `limit` at a time as without a share), counted, and the earliest share of them locked by key (SKIP
+    // LOCKED, the predicate checked again on each row's latest version). One scan of the index range, not
+    // two: its head holds the entries of versions claimed since the last vacuum, which every scan steps over
+    // (about a millisecond each at 20,000 configs a minute). The ORDER BY and LIMIT keep the scan on the
+    // partial index in a generic plan. Two nodes claiming in the same instant read the same candidates: the
+    // later one skips what the other locked and takes less this round (what is urgent is in the first one's
+    // share).
     const share = o.share;
     const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
       sql`(select config_id from ${sql.table(cand)} order by due_at limit
