@@ -117,7 +117,7 @@ t.test('three nodes: each check once per interval, a killed node taken over', { 
   t.equal(tooFar, 0, 'no gap over two intervals');
   t.ok(Math.abs(checks - expected) <= CONFIGS, `checks ${checks} within one round of ${Math.round(expected)}`);
   t.equal(listed, 3, 'three nodes listed');
-  const counts = perNode.map((n) => Number(n.n));
+  const counts = perNode.map((n) => n.n);
   const total = counts.reduce((a, b) => a + b, 0);
   for (const [k, n] of counts.entries())
     t.ok(n > total / 6, `node ${perNode[k]!.name} ran ${n} of ${total} checks (a fair share is a third)`);

@@ -34,25 +34,43 @@ const nodeRow = (store: Store, name: string, role: string, beat: number) =>
     singletons: [],
   });
 
-t.test('claims, fenced releases, takeover, parking and repair', { skip }, async (t) => {
-  const url = (await freshPgDatabase(t, 'dueq'))!;
-  // The rows come from the API (an `api` node runs no scheduler and claims nothing).
+/**
+ * `n` HTTP endpoints of domain `name` with liveness configs (`liveness`), made through an api node on
+ * `url` (it runs no scheduler and claims nothing) in bulks of 100: the domain's id, the configs' ids
+ * in the order made, and a client of the api node.
+ */
+async function livenessConfigs(
+  t: Tap.Test,
+  url: string,
+  name: string,
+  n: number,
+  liveness: { interval_seconds: number; timeout_seconds?: number },
+): Promise<{ domainId: string; ids: string[]; c: ReturnType<typeof client> }> {
   const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(() => api.close());
-  const c = client(api.url, await api.token('dueq'));
-  const domain = (await c.post('/api/v1/domains', { domain: 'queue.example' })).body;
+  const c = client(api.url, await api.token(name));
+  const domain = (await c.post('/api/v1/domains', { domain: name })).body;
   const ids: string[] = [];
-  for (let from = 0; from < 400; from += 100) {
+  for (let from = 0; from < n; from += 100) {
     const r = await c.post('/api/v1/endpoints/bulk', {
-      endpoints: Array.from({ length: 100 }, (_, k) => ({
+      endpoints: Array.from({ length: Math.min(100, n - from) }, (_, k) => ({
         domain_id: domain.id,
         name: `e${from + k}`,
         endpoint_type: 'http',
-        liveness: { interval_seconds: 60, timeout_seconds: 5 },
+        liveness,
       })),
     });
+    t.equal(r.status, 201, `endpoints ${from}-${Math.min(n, from + 100) - 1} created`);
     ids.push(...(r.body.data as { liveness: { id: string } }[]).map((e) => e.liveness.id));
   }
+  return { domainId: domain.id as string, ids, c };
+}
+
+t.test('claims, fenced releases, takeover, parking and repair', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'dueq'))!;
+  // The rows come from the API (an `api` node runs no scheduler and claims nothing).
+  const made = await livenessConfigs(t, url, 'queue.example', 400, { interval_seconds: 60, timeout_seconds: 5 });
+  const { ids, c } = made;
   t.equal(ids.length, 400);
   const a = await openPgStore(url);
   const b = await openPgStore(url);
@@ -190,7 +208,7 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   t.equal((await a.livenessDue.all()).find((r) => r.configId === p.configId)!.due, now, 'woken: due now');
   // A shorter interval through a domain-wide change: due no later than an interval from now.
   await a.livenessDue.release([{ configId: fromB.configId, token: 2, next: now + 86_400_000 }], MARGIN);
-  await a.livenessDue.wake({ domain: domain.id }, now);
+  await a.livenessDue.wake({ domain: made.domainId }, now);
   t.equal(
     (await a.livenessDue.all()).find((r) => r.configId === fromB.configId)!.due,
     now + 60_000,
@@ -252,19 +270,7 @@ t.test('two nodes inspect each TLS endpoint once (leased per target)', { skip },
 
 t.test('a claim with a share takes 1/n of what is due, and all that is urgent', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'share'))!;
-  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
-  t.teardown(() => api.close());
-  const c = client(api.url, await api.token('share'));
-  const domain = (await c.post('/api/v1/domains', { domain: 'share.example' })).body;
-  const r = await c.post('/api/v1/endpoints/bulk', {
-    endpoints: Array.from({ length: 90 }, (_, k) => ({
-      domain_id: domain.id,
-      name: `s${k}`,
-      endpoint_type: 'http',
-      liveness: { interval_seconds: 60, timeout_seconds: 5 },
-    })),
-  });
-  t.equal(r.status, 201);
+  await livenessConfigs(t, url, 'share.example', 90, { interval_seconds: 60, timeout_seconds: 5 });
   const store = await openPgStore(url);
   t.teardown(() => store.close());
   const now = Date.now();
@@ -310,14 +316,7 @@ t.test('a claim with a share takes 1/n of what is due, and all that is urgent', 
 
 t.test('n live workers: each claims n times less often and further ahead', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'pace'))!;
-  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api' });
-  t.teardown(() => api.close());
-  const c = client(api.url, await api.token('pace'));
-  const domain = (await c.post('/api/v1/domains', { domain: 'pace.example' })).body;
-  const r = await c.post('/api/v1/endpoints/bulk', {
-    endpoints: [{ domain_id: domain.id, name: 'p', endpoint_type: 'http', liveness: { interval_seconds: 60 } }],
-  });
-  const id = r.body.data[0].liveness.id as string;
+  const [id] = (await livenessConfigs(t, url, 'pace.example', 1, { interval_seconds: 60 })).ids as [string];
   const store = await openPgStore(url);
   t.teardown(() => store.close());
   // A worker started now, its config's run due 7 s from now: is it claimed by the worker's second round?
