@@ -3,10 +3,13 @@
 // cluster: n nodes each n times less often; jittered so that nodes' rounds drift apart) the node claims its
 // share of the runs due soon with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in
 // the same statement, places them on a timing wheel of its own, probes each at its due time and writes the
-// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). Every run is
-// claimed anew, so the work spreads over the nodes by itself; a dead node's leases run out (its due time plus
-// the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node. A config whose
-// interval is shorter than a claim round and a batch keeps its lease from run to run.
+// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). A node keeps the
+// lease of a run it finished for the config's next run (written with that result: one update of the queue per
+// check, no claim) while it holds no more than its fair part of the queue (the queued runs over the live
+// workers); past that it lets runs go, and those are claimed by nodes under their part. A change to a config,
+// its endpoint or domain revokes the lease (a new token): the holder's next result is fenced out, it drops
+// the run, and the next claim reads the target afresh. A dead node's leases run out (the run's due time plus
+// the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -56,14 +59,26 @@ const TAKEOVER_MS = 5000;
  */
 const ROUND_MAX_MS = 6000;
 
+/** How often a node counts the queued runs (its fair part is them over the live workers). */
+const QUEUED_MS = 30_000;
+
+/**
+ * How far past its fair part a node still keeps leases (a fraction of the part, and at least a few runs):
+ * a node just over it neither lets runs go nor claims more than the urgent ones, so small differences
+ * between the nodes' counts do not move runs back and forth.
+ */
+const KEEP_SLACK = 0.05;
+const KEEP_SLACK_MIN = 4;
+
+/** Held runs whose targets one statement reads again (refreshHeld). */
+const REFRESH_CHUNK = 1000;
+
 interface Run {
   claim: DueClaim;
   config: LivenessConfig;
   endpoint: Endpoint;
   /** When it starts (epoch ms): its due time, or a spread point for a run long overdue. */
   at: number;
-  /** Kept from the run before (a short interval): its config is read again each claim round. */
-  kept?: boolean;
   /** Dropped before it started (its target was disabled or deleted meanwhile). */
   cancelled?: boolean;
 }
@@ -83,8 +98,20 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const random = deps.random ?? Math.random;
   const region = deps.region ?? DEFAULT_REGION;
   const now = () => clock.now().getTime();
-  /** Live worker nodes, as the last claim round counted them (the nodes table's heartbeats). */
+  /** Live worker nodes, as the last claim round counted them (the nodes table's heartbeats), and of this region. */
   let workers = 1;
+  let regionWorkers = 1;
+  /** The queued runs as last counted (see QUEUED_MS), and when (performance.now()). */
+  let queued: { plain: number; regional: number } | null = null;
+  let countedAt = -Infinity;
+  /** This node's fair part of the queue: the queued runs over the live workers (null: not counted yet). */
+  const fair = () =>
+    queued && Math.ceil(queued.plain / Math.max(1, workers) + queued.regional / Math.max(1, regionWorkers));
+  /** Whether a finished run's lease is kept for its next run: while this node holds no more than its part. */
+  const withinPart = () => {
+    const part = fair();
+    return part !== null && held.size <= part + Math.max(KEEP_SLACK_MIN, Math.ceil(part * KEEP_SLACK));
+  };
   /** The shortest interval of the runs this node holds (ms; Infinity: none), as of its last round. */
   let shortest = Infinity;
   /**
@@ -155,8 +182,13 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     const period = roundMs();
     const takeover = t0 - lookedForTakeover >= TAKEOVER_MS;
     if (takeover) lookedForTakeover = t0;
+    if (t0 - countedAt >= QUEUED_MS) {
+      queued = await queue.queued(region);
+      countedAt = t0;
+    }
     // Runs due soon and leases that ran out: of configs checked from anywhere, and this region's runs
     // of configs checked from several.
+    const part = fair();
     const claimed = await queue.claim(owner, {
       now: t,
       // Rounds further apart claim further ahead: as far past the urgent ones as a lone node does.
@@ -164,14 +196,20 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       limit: batch,
       marginMs: LEASE_MARGIN_MS,
       region,
-      // A fair share of what is due (the rest is left to the other nodes' rounds), and every run
-      // this node's next round (set already: nextRound runs before round) could be late for.
-      share: { urgent: t + Math.ceil(nextRoundAt > t0 ? nextRoundAt - t0 : period * 1.5) + 2 * SLOT_MS },
+      // A fair share of what is due (the rest is left to the other nodes' rounds), no more than this node
+      // lacks of its part of the queue, and every run this node's next round (set already: nextRound runs
+      // before round) could be late for.
+      share: {
+        urgent: t + Math.ceil(nextRoundAt > t0 ? nextRoundAt - t0 : period * 1.5) + 2 * SLOT_MS,
+        // (Not in a first round: the live workers are not counted yet, and the part is all of it.)
+        ...(part === null || !stats.rounds ? {} : { cap: Math.max(0, part - held.size) }),
+      },
       liveSince: new Date(t - STALE_AFTER_MS).toISOString(),
       takeover,
     });
     const claims = claimed.runs;
     workers = claimed.workers;
+    regionWorkers = claimed.regionWorkers;
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
@@ -180,25 +218,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (taken.size) log.info({ runs: taken.size }, 'took over liveness runs whose lease ran out');
     stats.claimed += claims.length;
     stats.takenOver += taken.size;
-    // Runs kept from their last run have not been read since: their configs are read here (the claimed
-    // ones came with theirs).
-    const kept = [...held.values()].filter((r) => r.kept && !r.cancelled);
-    if (!claims.length && !kept.length) return;
-    const targets = kept.length ? await monitor.targetsIn({ ids: kept.map((r) => r.config.id) }) : [];
-    const byId = new Map(targets.map((x) => [x.config.id, x]));
+    if (!claims.length) return;
     const parked = [];
-    for (const run of kept) {
-      const target = byId.get(run.config.id);
-      if (held.get(keyOf(run.claim)) !== run) continue; // it ran meanwhile: its next run is read next round
-      if (target) {
-        run.config = target.config;
-        run.endpoint = target.endpoint;
-      } else {
-        run.cancelled = true;
-        held.delete(keyOf(run.claim));
-        parked.push({ configId: run.config.id, region: run.claim.region, token: run.claim.token, next: null });
-      }
-    }
     const t1 = now();
     for (const claim of claims) {
       const { target } = claim;
@@ -215,6 +236,9 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       // A new config's first run: within a second, so a bulk create does not start in one instant.
       else if (claim.fresh && at <= t1) at = Math.floor(t1 + random() * Math.min(interval, 1000));
       const run: Run = { claim, config: target.config, endpoint: target.endpoint, at };
+      // This node held it under an older token (revoked by a change): that run is not started.
+      const before = held.get(keyOf(claim));
+      if (before) before.cancelled = true;
       held.set(keyOf(claim), run);
       if (stopped) continue;
       place(run);
@@ -263,8 +287,11 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     if (!signal.aborted) {
       const t = now();
       const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t);
-      // Due again before the next claim round could take it: keep the lease and run it from here.
-      const keep = !stopped && next - t < roundMs() + flushMs;
+      // Keep the lease and run it from here: while this node holds no more than its part of the queue, and
+      // whenever it is due again before the next claim round could take it.
+      // (Not a run this node claimed again meanwhile under a new token: that one goes on instead.)
+      const mine = held.get(keyOf(run.claim)) === run;
+      const keep = !stopped && mine && (withinPart() || next - t < roundMs() + flushMs);
       buffer.push({
         config: run.config,
         endpoint: run.endpoint,
@@ -278,11 +305,10 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
           ...run,
           claim: { ...run.claim, due: next, fresh: false, taken: false },
           at: next,
-          kept: true,
         };
         held.set(keyOf(run.claim), again);
         place(again);
-      } else held.delete(keyOf(run.claim));
+      } else if (mine) held.delete(keyOf(run.claim));
     }
     if (running === 0) for (const wake of idle.splice(0)) wake();
     drain();
@@ -307,14 +333,30 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       const out = buffer;
       buffer = [];
       try {
-        const written = await monitor.record(out);
+        const { written, fenced } = await monitor.record(out);
         stats.fencedOut += out.length - written;
+        // Leases taken over or revoked (a change to the target), configs deleted: the runs kept under
+        // them are not this node's any more (one claimed again meanwhile has a newer token).
+        if (fenced.length) {
+          const tokens = new Map(out.map((r) => [dueKey(r.config.id, r.lease?.region), r.lease?.token]));
+          for (const key of fenced) {
+            const run = held.get(key);
+            if (run && run.claim.token === tokens.get(key)) {
+              run.cancelled = true;
+              held.delete(key);
+            }
+          }
+        }
       } catch (err) {
         // Not written: the leases run out and another node (or this one) runs them again.
         logFailure('writing liveness results', err, { results: out.length });
         for (const r of out) {
           const key = dueKey(r.config.id, r.lease?.region);
-          if (held.get(key)?.claim.token === r.lease?.token) held.delete(key);
+          const run = held.get(key);
+          if (run && run.claim.token === r.lease?.token) {
+            run.cancelled = true;
+            held.delete(key);
+          }
         }
       }
     });
@@ -324,6 +366,35 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   async function sync(): Promise<void> {
     const r = await queue.sync(now());
     if (r.added || r.woken) log.info(r, 'liveness due-queue repaired');
+  }
+
+  /**
+   * Reads the targets of the runs this node holds again (with the queue's repair, every few minutes): a
+   * change made where no wake-up revoked the leases (SQL typed by hand, a node killed between its commit
+   * and the wake-up) reaches the runs held here, and a target disabled or deleted meanwhile is parked.
+   */
+  async function refreshHeld(): Promise<void> {
+    const runs = [...held.values()].filter((r) => !r.cancelled);
+    for (let i = 0; i < runs.length; i += REFRESH_CHUNK) {
+      const chunk = runs.slice(i, i + REFRESH_CHUNK);
+      const byId = new Map(
+        (await monitor.targetsIn({ ids: [...new Set(chunk.map((r) => r.config.id))] })).map((x) => [x.config.id, x]),
+      );
+      const parked = [];
+      for (const run of chunk) {
+        if (held.get(keyOf(run.claim)) !== run) continue; // it ran meanwhile: the next run is read next time
+        const target = byId.get(run.config.id);
+        if (target) {
+          run.config = target.config;
+          run.endpoint = target.endpoint;
+        } else {
+          run.cancelled = true;
+          held.delete(keyOf(run.claim));
+          parked.push({ configId: run.config.id, region: run.claim.region, token: run.claim.token, next: null });
+        }
+      }
+      if (parked.length) await queue.release(parked, LEASE_MARGIN_MS, false);
+    }
   }
 
   function round(): void {
@@ -375,7 +446,13 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
         tick();
         flushWhenDue();
       });
-      every(deps.syncMs ?? 600_000, () => void sync().catch(() => undefined));
+      every(
+        deps.syncMs ?? 600_000,
+        () =>
+          void sync()
+            .then(refreshHeld)
+            .catch(() => undefined),
+      );
       nextRound();
       round();
     },

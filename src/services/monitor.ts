@@ -215,11 +215,16 @@ export function createMonitorService({
     lastChecks: (configIds: readonly string[]) => store.livenessData.lastChecks(configIds),
 
     /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
-    /** Returns how many were written (the others' configs were deleted, or their leases taken over). */
-    async record(batch: Recorded[]): Promise<number> {
-      if (!batch.length) return 0;
+    /**
+     * Returns how many were written (the others' configs were deleted, or their leases taken over or
+     * revoked), and the dueKeys of leased runs not written: the node holds them no more.
+     */
+    async record(batch: Recorded[]): Promise<{ written: number; fenced: string[] }> {
+      if (!batch.length) return { written: 0, fenced: [] };
       const ordered = [...batch].sort((a, b) => a.at - b.at);
+      const fenced: string[] = [];
       const written = await store.transaction(async (tx) => {
+        fenced.length = 0;
         const now = isoNow(clock);
         const ids = [...new Set(ordered.map((r) => r.config.id))];
         // A config may have been deleted while its probe ran; a claimed run writes only while its lease
@@ -231,7 +236,7 @@ export function createMonitorService({
                 ...new Map(
                   leased.map((r) => [
                     dueKey(r.config.id, r.lease!.region),
-                    { configId: r.config.id, started: r.at, ...r.lease! },
+                    { configId: r.config.id, timeout: r.config.timeout_seconds, ...r.lease! },
                   ]),
                 ).values(),
               ],
@@ -239,6 +244,11 @@ export function createMonitorService({
             )
           : undefined;
         const live = released?.live ?? (await tx.livenessData.existing(ids));
+        if (released)
+          for (const r of leased) {
+            const key = dueKey(r.config.id, r.lease!.region);
+            if (!live.has(key)) fenced.push(key);
+          }
         const isLive = (r: Recorded) => live.has(r.lease ? dueKey(r.config.id, r.lease.region) : r.config.id);
         // Configs checked from several regions: their combined state is locked first (two regions'
         // nodes may write one config at once), then every region's view of them is read.
@@ -346,7 +356,7 @@ export function createMonitorService({
         if (ok) metrics.check('liveness', 'success', ok);
         if (ordered.length > ok) metrics.check('liveness', 'failure', ordered.length - ok);
       }
-      return written;
+      return { written, fenced: [...new Set(fenced)] };
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number; region?: string }) {

@@ -4,6 +4,8 @@
 // And the other scheduled work leased per target (check_schedule): two nodes inspect each TLS
 // endpoint once.
 import t from 'tap';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
 import { client, startApp } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
@@ -45,12 +47,14 @@ async function livenessConfigs(
   name: string,
   n: number,
   liveness: { interval_seconds: number; timeout_seconds?: number },
-): Promise<{ domainId: string; ids: string[]; c: ReturnType<typeof client> }> {
+  fields: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<{ domainId: string; ids: string[]; endpoints: string[]; c: ReturnType<typeof client> }> {
   const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(() => api.close());
   const c = client(api.url, await api.token(name));
   const domain = (await c.post('/api/v1/domains', { domain: name })).body;
   const ids: string[] = [];
+  const endpoints: string[] = [];
   for (let from = 0; from < n; from += 100) {
     const r = await c.post('/api/v1/endpoints/bulk', {
       endpoints: Array.from({ length: Math.min(100, n - from) }, (_, k) => ({
@@ -58,12 +62,15 @@ async function livenessConfigs(
         name: `e${from + k}`,
         endpoint_type: 'http',
         liveness,
+        ...fields(from + k),
       })),
     });
     t.equal(r.status, 201, `endpoints ${from}-${Math.min(n, from + 100) - 1} created`);
-    ids.push(...(r.body.data as { liveness: { id: string } }[]).map((e) => e.liveness.id));
+    const made = r.body.data as { id: string; liveness: { id: string } }[];
+    ids.push(...made.map((e) => e.liveness.id));
+    endpoints.push(...made.map((e) => e.id));
   }
-  return { domainId: domain.id as string, ids, c };
+  return { domainId: domain.id as string, ids, endpoints, c };
 }
 
 t.test('claims, fenced releases, takeover, parking and repair', { skip }, async (t) => {
@@ -119,7 +126,7 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   );
   t.same(
     await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN, liveSince: live(now) }),
-    { runs: [], workers: 1 },
+    { runs: [], workers: 1, regionWorkers: 1 },
     'none left (no node rows: one worker counted, the claimer)',
   );
 
@@ -181,11 +188,14 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     liveSince: live(later),
   });
   const taken = claimed.filter((x) => x.taken);
-  t.equal(taken.length, 399, 'every lease still held ran out and was taken over (one was released)');
+  t.equal(taken.length, 398, 'every lease still held ran out and was taken over (one released, one revoked)');
   t.same(
-    claimed.filter((x) => !x.taken).map((x) => x.configId),
-    [one.configId],
-    'the released one, due by then, is claimed in the same statement as a fresh run',
+    claimed
+      .filter((x) => !x.taken)
+      .map((x) => x.configId)
+      .sort(),
+    [one.configId, off].sort(),
+    'the released one and the one whose lease the change revoked, due by then, are claimed as fresh runs in the same statement',
   );
   t.ok(
     taken.every((x) => x.token === 2),
@@ -214,12 +224,29 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
     now + 60_000,
     'a row due in a day comes within its 60 s interval',
   );
+  // A change revokes the leases of its scope: their holders write nothing more under them.
+  t.equal((await a.livenessDue.all()).filter((r) => r.owner !== null).length, 0, 'no lease left in the domain');
+  const held = taken.find((x) => x.configId !== p.configId && x.configId !== fromB.configId)!;
+  const revoked = await a.livenessDue.release([{ configId: held.configId, token: held.token, next: later }], MARGIN);
+  t.equal(revoked.live.size, 0, 'a holder cannot write under a lease a change revoked');
+  t.ok(
+    (await a.livenessDue.all()).every((r) => r.due !== null),
+    'every row due (the parked one woke with the domain)',
+  );
 
   // The repair: a config without a row gets one; clean stop hands leases back.
   await a.db.deleteFrom('liveness_due').where('config_id', '=', ids[5]!).execute();
   const repaired = await a.livenessDue.sync(now);
   t.equal(repaired.added, 1, 'the missing row is back');
-  t.ok((await a.livenessDue.releaseOwned('node-a')) >= 390, 'a clean stop hands back its leases');
+  const again = await a.livenessDue.claim('node-a', {
+    now,
+    horizon: far,
+    limit: 1000,
+    marginMs: MARGIN,
+    liveSince: live(now),
+  });
+  t.equal(again.runs.length, 400, 'every row claimed again');
+  t.equal(await a.livenessDue.releaseOwned('node-a'), 400, 'a clean stop hands back its leases');
   t.equal((await a.livenessDue.all()).filter((r) => r.owner !== null).length, 0, 'none leased');
 });
 
@@ -340,3 +367,90 @@ t.test('n live workers: each claims n times less often and further ahead', { ski
   await nodeRow(store, 'other-2', 'all', Date.now());
   t.equal(await secondRound('one-of-three'), true, 'one of three claims it: its next round may be 6.75 s away');
 });
+
+t.test(
+  'a node keeps the leases of its part; a change revokes one; a node that joins gets its part',
+  { skip },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'sticky'))!;
+    const dns = await startLoopbackDns();
+    t.teardown(() => dns.close());
+    // Path /k/<i> (or any other) -> the times it was asked.
+    const hits = new Map<string, number[]>();
+    const target = http.createServer((req, res) => {
+      hits.set(req.url ?? '', [...(hits.get(req.url ?? '') ?? []), Date.now()]);
+      res.end('ok');
+    });
+    target.keepAliveTimeout = 1;
+    await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+    t.teardown(() => new Promise<void>((r) => target.close(() => r())));
+    const port = (target.address() as AddressInfo).port;
+    const N = 30;
+    const made = await livenessConfigs(
+      t,
+      url,
+      'sticky.example',
+      N,
+      { interval_seconds: 10, timeout_seconds: 2 },
+      (i) => ({
+        port,
+        path: `/k/${i}`,
+      }),
+    );
+    const store = await openPgStore(url);
+    t.teardown(() => store.close());
+    const worker = (name: string) =>
+      startApp({
+        DOMMON_DATABASE_URL: url,
+        DOMMON_ROLE: 'worker',
+        DOMMON_NODE_NAME: name,
+        DOMMON_DNS_SERVERS: dns.server,
+      });
+    const until = async (what: string, ok: () => boolean | Promise<boolean>, ms: number) => {
+      const end = Date.now() + ms;
+      while (!(await ok())) {
+        if (Date.now() > end) throw new Error(`not within ${ms} ms: ${what}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    };
+    const rows = () => store.livenessDue.all();
+
+    const a = await worker('a');
+    t.teardown(() => a.close());
+    // Three runs of each: its first, the spread second one, one interval later the third.
+    await until(
+      'three checks of each config',
+      () => made.ids.every((_, i) => (hits.get(`/k/${i}`)?.length ?? 0) >= 3),
+      40_000,
+    );
+    const kept = await rows();
+    t.ok(
+      kept.every((r) => r.owner === 'a' && r.token === 1),
+      'every row still under its first lease after three runs (kept for the next run, not claimed again)',
+    );
+
+    // A change to an endpoint revokes its lease: the next run reads the new path.
+    const changedAt = Date.now();
+    t.equal((await made.c.put(`/api/v1/endpoints/${made.endpoints[0]}`, { path: '/moved' })).status, 200);
+    await until('a check of the new path', () => (hits.get('/moved')?.length ?? 0) > 0, 15_000);
+    t.ok(hits.get('/moved')![0]! - changedAt < 12_500, 'the new path checked within an interval of the change');
+    const moved = (await rows()).find((r) => r.configId === made.ids[0])!;
+    t.ok(moved.token >= 3, `revoked (a new token) and claimed again: token ${moved.token}`);
+
+    // A second worker joins: the first lets runs go until it holds its part (15, and up to 4 more).
+    const b = await worker('b');
+    t.teardown(() => b.close());
+    await until(
+      'the second worker holds its part',
+      async () => (await rows()).filter((r) => r.owner === 'b').length >= N / 2 - 4,
+      40_000,
+    );
+    const owners = await rows();
+    const ofA = owners.filter((r) => r.owner === 'a').length;
+    t.ok(ofA <= N / 2 + 4, `the first keeps no more than its part and the slack: ${ofA}`);
+    t.ok(
+      owners.every((r) => r.owner !== null || r.due !== null),
+      'nothing parked on the way',
+    );
+  },
+);

@@ -39,10 +39,10 @@ interface DueRelease {
   region?: string;
   token: number;
   next: number | null;
-  /** When the run started (epoch ms): the next run comes no later than one current interval after it. */
-  started?: number;
-  /** Keep the lease (and token) for the next run (intervals shorter than one claim round). */
+  /** Keep the lease (and token) for the next run, until it is due plus `timeout` plus the margin. */
   keep?: boolean;
+  /** The config's timeout (seconds) as the run read it (a change since revoked the lease). */
+  timeout?: number;
 }
 
 /** What a claim takes: runs due by `horizon`, leases run out before `now`, at most `limit`, leases of due + timeout + `marginMs`. */
@@ -56,10 +56,11 @@ interface ClaimWindow {
   /**
    * Take a fair share, not all (several nodes): of the unleased runs due by `horizon`, the earliest
    * 1/n (n: the live worker nodes; of this region for regional runs) and at least every run due by
-   * `urgent` (those this node's next round may be too late for). Without it a round takes every run
-   * due by the horizon.
+   * `urgent` (those this node's next round may be too late for). With `cap` the round takes, past the
+   * urgent ones, up to `cap` runs instead of 1/n (what the node lacks of its fair part of the queue: 0
+   * takes only what is urgent). Without a share a round takes every run due by the horizon.
    */
-  share?: { urgent: number };
+  share?: { urgent: number; cap?: number };
   /**
    * Look for leases that ran out (default). False skips that scan this round (LIMIT 0: the index is
    * not read): its head holds the entries of every version released since the last vacuum, so it
@@ -68,10 +69,14 @@ interface ClaimWindow {
   takeover?: boolean;
 }
 
-/** A claim round's runs, and how many worker nodes are live (1 at least: the caller paces its rounds by it). */
+/**
+ * A claim round's runs, and how many worker nodes are live (1 at least: the caller paces its rounds by
+ * it), of them in the claim's region (`regionWorkers`).
+ */
 interface ClaimResult {
   runs: ClaimedRun[];
   workers: number;
+  regionWorkers: number;
 }
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
@@ -116,9 +121,14 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // later one skips what the other locked and takes less this round (what is urgent is in the first one's
     // share).
     const share = o.share;
+    // Past the urgent runs: 1/n of the candidates, or (a cap) as many as the caller lacks of its part.
+    const beyond = (nodes: 'n' | 'rn') =>
+      share?.cap === undefined
+        ? sql`ceil(x.a::numeric / w.${sql.raw(nodes)})`
+        : sql`least(x.a, ${Math.max(0, Math.floor(share.cap))}::bigint)`;
     const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
       sql`(select config_id from ${sql.table(cand)} order by due_at limit
-             (select greatest(x.u, ceil(x.a::numeric / w.${sql.raw(nodes)})) from ${sql.table(counts)} x, w))`;
+             (select greatest(x.u, ${beyond(nodes)}) from ${sql.table(counts)} x, w))`;
     const head = share
       ? sql`cf as (select config_id, due_at from liveness_due
                where owner is null and due_at <= ${o.horizon}::bigint order by due_at limit ${o.limit}),
@@ -141,7 +151,7 @@ export function livenessDueRepo(db: Kysely<DB>) {
     const takeoverLimit = o.takeover === false ? 0 : o.limit;
     // The live worker nodes (a heartbeat since `liveSince`; of this region: rn), counted in every round:
     // the share divides by them and the caller paces its rounds by them.
-    const r = await sql<ClaimRow & { workers: number }>`with
+    const r = await sql<ClaimRow & { workers: number; region_workers: number }>`with
       w as (select greatest(1, count(*))::int as n, greatest(1, count(*) filter (where region = ${region}))::int as rn
             from nodes where role <> 'api' and last_heartbeat >= ${o.liveSince}),
       ${head}
@@ -159,7 +169,7 @@ export function livenessDueRepo(db: Kysely<DB>) {
                and q.config_id = any(array(select config_id from rf union all select config_id from rl))
              returning q.config_id, q.region, q.config_id = any(array(select config_id from rl)) as taken,
                q.due_at, q.fresh, q.token)
-      select w.n as workers, q.*, ${targetColumns('l', 'e')}
+      select w.n as workers, w.rn as region_workers, q.*, ${targetColumns('l', 'e')}
       from w left join (select * from us union all select * from ur) q on true
         left join lateral (select * from liveness_configs x where x.id = q.config_id and x.is_enabled = 1 offset 0) l
           on true
@@ -168,6 +178,7 @@ export function livenessDueRepo(db: Kysely<DB>) {
     return {
       runs: r.rows.filter((row) => row.config_id !== null).map((row) => toClaim(row)),
       workers: r.rows[0]?.workers ?? 1,
+      regionWorkers: r.rows[0]?.region_workers ?? 1,
     };
   }
 
@@ -185,19 +196,16 @@ export function livenessDueRepo(db: Kysely<DB>) {
     const states = new Map<string, LivenessState | null>();
     if (!rows.length) return { keys: [], states };
     const table = sql.table(regional ? 'liveness_region_due' : 'liveness_due');
-    // The interval is read here, not taken from the run: a shorter one set while the run was in
-    // flight brings its next run forward (no later than one interval after this run's start).
-    // The config's columns by primary key per row (a join would hash the whole config table per batch).
-    const config = (column: 'interval_seconds' | 'timeout_seconds') =>
-      sql`(select c.${sql.ref(column)} from liveness_configs c where c.id = q.config_id)`;
+    // Everything comes from the run: a change to its config since it was read revoked the lease (a new
+    // token), so this update then finds no row. No read of the config per row.
     const update = sql`update ${table} q set
-        due_at = least(u.next, u.started + ${config('interval_seconds')} * 1000), fresh = 0,
+        due_at = u.next, fresh = 0,
         owner = case when u.keep then q.owner end,
-        lease_until = case when u.keep then u.next + ${config('timeout_seconds')} * 1000 + ${marginMs} end
+        lease_until = case when u.keep then u.next + u.timeout * 1000 + ${marginMs} end
       from unnest(${rows.map((x) => x.configId)}::text[], ${rows.map((x) => x.region ?? '')}::text[],
                   ${rows.map((x) => x.token)}::bigint[], ${rows.map((x) => x.next)}::bigint[],
-                  ${rows.map((x) => x.keep === true)}::boolean[], ${rows.map((x) => x.started ?? null)}::bigint[])
-        as u(id, region, token, next, keep, started)
+                  ${rows.map((x) => x.keep === true)}::boolean[], ${rows.map((x) => x.timeout ?? 0)}::integer[])
+        as u(id, region, token, next, keep, timeout)
       where q.config_id = u.id ${regional ? sql`and q.region = u.region` : sql``} and q.token = u.token
       returning q.config_id ${regional ? sql`, q.region` : sql``}`;
     if (!withStates) {
@@ -287,8 +295,11 @@ export function livenessDueRepo(db: Kysely<DB>) {
     },
 
     /**
-     * After a change to a config, its endpoint or its domain: a parked row (its target was disabled)
-     * is due now, and one due later than a (new, shorter) interval from now comes sooner.
+     * After a change to a config, its endpoint or its domain (on the node that made it, after its
+     * commit): the rows' leases are revoked (a new token: the node holding one, which runs it from its
+     * own wheel with the target it read, writes nothing more under it and lets it go), a parked row is
+     * due now, and one due later than a (new, shorter) interval from now comes sooner. The next claim
+     * reads the target afresh.
      */
     async wake(scope: DueScope, now: number): Promise<void> {
       const where =
@@ -300,10 +311,23 @@ export function livenessDueRepo(db: Kysely<DB>) {
       for (const table of ['liveness_due', 'liveness_region_due'] as const)
         await sql`update ${sql.table(table)} q
           set due_at = case when q.due_at is null then ${now}::bigint
-                       else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end
+                       else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end,
+            owner = null, lease_until = null,
+            token = case when q.owner is null then q.token else q.token + 1 end
           from liveness_configs c
-          where c.id = q.config_id and ${where}
-            and (q.due_at is null or q.due_at > ${now}::bigint + c.interval_seconds * 1000)`.execute(db);
+          where c.id = q.config_id and ${where}`.execute(db);
+    },
+
+    /**
+     * How many runs the queue holds (rows not parked): of configs checked from anywhere, and of
+     * `region`'s runs. A node's fair part is these over the live workers (of the region).
+     */
+    async queued(region: string = DEFAULT_REGION): Promise<{ plain: number; regional: number }> {
+      const r = await sql<{ plain: number; regional: number }>`select
+          (select count(*) from liveness_due where due_at is not null)::int as plain,
+          (select count(*) from liveness_region_due where region = ${region} and due_at is not null)::int as regional
+        ${PREPARED}`.execute(db);
+      return r.rows[0] ?? { plain: 0, regional: 0 };
     },
 
     /**
