@@ -139,8 +139,8 @@ export function statsHealth(
   return 'healthy';
 }
 
-const HOUR_MS = 3_600_000;
-const DAY_MS = 86_400_000;
+export const HOUR_MS = 3_600_000;
+export const DAY_MS = 86_400_000;
 export const hourOf = (ms: number): number => Math.floor(ms / HOUR_MS);
 export const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 export const dayString = (day: number): string => new Date(day * DAY_MS).toISOString().slice(0, 10);

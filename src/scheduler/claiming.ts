@@ -17,7 +17,7 @@ import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import { STALE_AFTER_MS } from '../services/nodes.js';
 import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
 import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
-import { DEFAULT_REGION, dueKey } from '../domain/liveness.js';
+import { DEFAULT_REGION, dueKey, type LivenessState } from '../domain/liveness.js';
 import { nextDue, noteStart, probeOnce, SLOT_MS, type LivenessProbe } from './liveness.js';
 
 interface ClaimingDeps {
@@ -67,8 +67,8 @@ const QUEUED_MS = 30_000;
  * a node just over it neither lets runs go nor claims more than the urgent ones, so small differences
  * between the nodes' counts do not move runs back and forth.
  */
-const KEEP_SLACK = 0.05;
-const KEEP_SLACK_MIN = 4;
+const KEEP_SLACK = 0.01;
+const KEEP_SLACK_MIN = 2;
 
 /** Held runs whose targets one statement reads again (refreshHeld). */
 const REFRESH_CHUNK = 1000;
@@ -81,6 +81,13 @@ interface Run {
   at: number;
   /** Dropped before it started (its target was disabled or deleted meanwhile). */
   cancelled?: boolean;
+  /**
+   * The config's state as this node last wrote it under this lease (null: none yet; absent: not known,
+   * the write reads it): the run before this one's, once its batch is written.
+   */
+  state?: LivenessState | null;
+  /** Finished (its result is in a batch): a state learned later is not its own. */
+  done?: boolean;
 }
 
 export function createClaimingScheduler(deps: ClaimingDeps) {
@@ -136,6 +143,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   let readyHead = 0;
   let running = 0;
   let buffer: Recorded[] = [];
+  /** The kept run that follows a result in the buffer: it learns the state that result leads to. */
+  const follows = new WeakMap<Recorded, Run>();
   let flushing: Promise<void> = Promise.resolve();
   let claiming: Promise<void> | null = null;
   let stopped = true;
@@ -292,20 +301,26 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       // (Not a run this node claimed again meanwhile under a new token: that one goes on instead.)
       const mine = held.get(keyOf(run.claim)) === run;
       const keep = !stopped && mine && (withinPart() || next - t < roundMs() + flushMs);
-      buffer.push({
+      run.done = true;
+      const recorded: Recorded = {
         config: run.config,
         endpoint: run.endpoint,
         outcome,
         at: started,
         region,
         lease: { token: run.claim.token, next, keep, region: run.claim.region },
-      });
+        ...(run.state === undefined ? {} : { prev: run.state }),
+      };
+      buffer.push(recorded);
       if (keep) {
         const again: Run = {
           ...run,
           claim: { ...run.claim, due: next, fresh: false, taken: false },
           at: next,
+          state: undefined,
+          done: false,
         };
+        follows.set(recorded, again);
         held.set(keyOf(run.claim), again);
         place(again);
       } else if (mine) held.delete(keyOf(run.claim));
@@ -333,8 +348,16 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       const out = buffer;
       buffer = [];
       try {
-        const { written, fenced } = await monitor.record(out);
+        const { written, fenced, states } = await monitor.record(out);
         stats.fencedOut += out.length - written;
+        // A kept run not finished yet starts from the state its predecessor's result led to (its batch
+        // is written now, under the same lease): its own write need not read it.
+        const lost = new Set(fenced);
+        for (const r of out) {
+          const next = follows.get(r);
+          const state = states.get(r.config.id);
+          if (next && !next.done && state && !lost.has(dueKey(r.config.id, r.lease?.region))) next.state = state;
+        }
         // Leases taken over or revoked (a change to the target), configs deleted: the runs kept under
         // them are not this node's any more (one claimed again meanwhile has a newer token).
         if (fenced.length) {

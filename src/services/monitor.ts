@@ -37,6 +37,12 @@ export interface Recorded {
    * next due time, written with the result; a result whose lease was taken over is dropped.
    */
   lease?: { token: number; next: number | null; keep?: boolean; region?: string };
+  /**
+   * The config's state before this result as the lease's holder knows it (null: none yet): it wrote
+   * that state itself and held the lease since, so nobody else wrote one (configs checked from anywhere;
+   * a change since then revoked the lease and the result is fenced out). Absent: read it.
+   */
+  prev?: LivenessState | null;
   /** The region of the node that checked (default `default`). */
   region?: string;
 }
@@ -217,19 +223,34 @@ export function createMonitorService({
     /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
     /**
      * Returns how many were written (the others' configs were deleted, or their leases taken over or
-     * revoked), and the dueKeys of leased runs not written: the node holds them no more.
+     * revoked), the dueKeys of leased runs not written (the node holds them no more), and the new
+     * states of the configs checked from anywhere that were written (a lease's holder keeps them: see
+     * Recorded.prev).
      */
-    async record(batch: Recorded[]): Promise<{ written: number; fenced: string[] }> {
-      if (!batch.length) return { written: 0, fenced: [] };
+    async record(
+      batch: Recorded[],
+    ): Promise<{ written: number; fenced: string[]; states: Map<string, LivenessState> }> {
+      if (!batch.length) return { written: 0, fenced: [], states: new Map() };
       const ordered = [...batch].sort((a, b) => a.at - b.at);
       const fenced: string[] = [];
+      const after = new Map<string, LivenessState>();
       const written = await store.transaction(async (tx) => {
         fenced.length = 0;
+        after.clear();
         const now = isoNow(clock);
         const ids = [...new Set(ordered.map((r) => r.config.id))];
         // A config may have been deleted while its probe ran; a claimed run writes only while its lease
         // holds (and sets its next due time in the same transaction).
         const leased = ordered.filter((r) => r.lease);
+        // The states the leases' holders know (each config's first result in the batch: the later ones
+        // follow from it); read in the release only when some holder does not know one.
+        const known = new Map<string, LivenessState | null>();
+        let unknown = false;
+        for (const r of leased) {
+          if (r.config.regions.length || known.has(r.config.id)) continue;
+          if (r.prev === undefined) unknown = true;
+          else known.set(r.config.id, r.prev);
+        }
         const released = leased.length
           ? await tx.livenessDue.release(
               [
@@ -241,6 +262,7 @@ export function createMonitorService({
                 ).values(),
               ],
               LEASE_MARGIN_MS,
+              unknown,
             )
           : undefined;
         const live = released?.live ?? (await tx.livenessData.existing(ids));
@@ -261,7 +283,8 @@ export function createMonitorService({
         if (regional.length) await tx.livenessData.lockStates(regional);
         // The release read the states of the configs it released from its queue (null: none yet);
         // the others (configs with regions, after their lock; results without a lease) are read here.
-        const readWith = released?.states ?? new Map<string, LivenessState | null>();
+        const readWith = new Map<string, LivenessState | null>(known);
+        for (const [id, state] of released?.states ?? []) readWith.set(id, state);
         const locked = new Set(regional);
         const unread = [...liveIds].filter((id) => !readWith.has(id) || locked.has(id));
         const states = unread.length ? await tx.livenessData.states(unread) : new Map<string, LivenessState>();
@@ -342,11 +365,10 @@ export function createMonitorService({
         }
         await tx.livenessData.addResults(
           rows,
-          hourOf,
-          dayOf,
           [...changed].map(([configId, state]) => ({ configId, state, exists: states.has(configId) })),
         );
         if (changedViews.size) await tx.livenessData.saveRegionStates([...changedViews.values()]);
+        for (const [id, state] of changed) if (!regional.includes(id)) after.set(id, state);
         for (const id of flipped) healthDue.add(id);
         return rows.length;
       });
@@ -356,7 +378,7 @@ export function createMonitorService({
         if (ok) metrics.check('liveness', 'success', ok);
         if (ordered.length > ok) metrics.check('liveness', 'failure', ordered.length - ok);
       }
-      return { written, fenced: [...new Set(fenced)] };
+      return { written, fenced: [...new Set(fenced)], states: after };
     },
 
     async results(teamId: string, id: string, q: { hours: number; limit: number; offset: number; region?: string }) {

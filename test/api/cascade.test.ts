@@ -39,11 +39,7 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
     await s.app.store.transaction(async (tx) => {
       for (let i = 0; i < 3; i++) {
         const ts = now - i * 60_000;
-        await tx.livenessData.addResult(
-          { cfg: cfg.seq, ts, ok: i !== 1, ms: 20 + i, status: 200, error: null },
-          Math.floor(ts / 3_600_000),
-          Math.floor(ts / 86_400_000),
-        );
+        await tx.livenessData.addResult({ cfg: cfg.seq, ts, ok: i !== 1, ms: 20 + i, status: 200, error: null });
       }
       await tx.livenessData.saveState(l.id, {
         status: 'up',

@@ -18,7 +18,6 @@ t.setTimeout(240_000);
 t.before(ensureBuilt);
 
 const DAY = 86_400_000;
-const HOUR = 3_600_000;
 
 /** Tables no worker of a started daemon writes to (schedules, health, token use do change): compared row for row. */
 const STILL = [
@@ -68,13 +67,7 @@ async function seed(t: Test, dataDir: string) {
       rows.push({ cfg, ts, ok: ts % 7 !== 0, ms: 10 + (ts % 90), status: 200, error: null });
   // PostgreSQL takes no NUL character in text (a probe's error text may hold one): the copy drops it.
   rows.push({ cfg: seqOf(l1.id), ts: now - 1000, ok: false, ms: 12, status: null, error: 'bad\u0000byte' });
-  await store.transaction((tx) =>
-    tx.livenessData.addResults(
-      rows,
-      (ts) => Math.floor(ts / HOUR),
-      (ts) => Math.floor(ts / DAY),
-    ),
-  );
+  await store.transaction((tx) => tx.livenessData.addResults(rows));
   const reads = await snapshot(api, [l1.id, l2.id]);
   await s.app.stop();
   return { token, liveness: [l1.id, l2.id], reads, results: rows.length };

@@ -66,13 +66,7 @@ t.test(
     const rows = [];
     for (let ts = (today - 8) * DAY; ts < (today + 4) * DAY; ts += 3_600_000)
       rows.push({ cfg: 1, ts, ok: true, ms: 10, status: 200, error: null });
-    await store.transaction((tx) =>
-      tx.livenessData.addResults(
-        rows,
-        (ts) => Math.floor(ts / 3_600_000),
-        (ts) => Math.floor(ts / DAY),
-      ),
-    );
+    await store.transaction((tx) => tx.livenessData.addResults(rows));
     t.equal(await store.livenessData.countResults(1), 12 * 24);
 
     // Retention at noon of day today+3 keeping 7 days: the cut falls at noon of today-4.
@@ -154,13 +148,7 @@ t.test(
         error: null,
       })),
     );
-    await store.transaction((tx) =>
-      tx.livenessData.addResults(
-        rows,
-        (ts) => Math.floor(ts / 3_600_000),
-        (ts) => Math.floor(ts / DAY),
-      ),
-    );
+    await store.transaction((tx) => tx.livenessData.addResults(rows));
     t.same(await Promise.all([1, 2, 3].map((cfg) => store.livenessData.countResults(cfg))), [2, 2, 2]);
 
     await store.db.deleteFrom('liveness_configs').where('id', '=', 'c1').execute();

@@ -10,7 +10,7 @@ import type {
   LivenessRegionStateTable,
   LivenessStateTable,
 } from '../schema.js';
-import { DEFAULT_REGION, type LivenessState } from '../../domain/liveness.js';
+import { DAY_MS, DEFAULT_REGION, HOUR_MS, dayOf, hourOf, type LivenessState } from '../../domain/liveness.js';
 import { fromBool, toBool } from './util.js';
 import { PREPARED } from '../prepared.js';
 
@@ -73,8 +73,8 @@ export interface LivenessHotPath {
   /** The state rows of many configurations (a write batch's). */
   states(ids: readonly string[]): Promise<StateRow[]>;
   /**
-   * Raw rows, then pre-aggregated (cfg, bucket) sums added to the hourly and daily tables (and per
-   * region), and the configurations' new states.
+   * Raw rows, their sums added to the hourly and daily buckets (UTC hours and days of their times; and
+   * per region), and the configurations' new states.
    */
   write(sums: BatchWrite): Promise<void>;
   saveStates(list: { configId: string; state: LivenessState }[]): Promise<void>;
@@ -89,8 +89,6 @@ export interface LivenessHotPath {
 /** What one batch of results writes. */
 interface BatchWrite {
   rows: ResultRow[];
-  hourly: BucketSum[];
-  daily: BucketSum[];
   regionDaily: BucketSum[];
   states: StateWrite[];
 }
@@ -180,12 +178,13 @@ export function livenessStatements(
       }
       return out;
     },
-    async write({ rows, hourly, daily, regionDaily, states }) {
+    async write({ rows, regionDaily, states }) {
       const { insertResult, addHourly, addDaily, addRegionDaily, saveState } = get();
       for (const r of rows)
         insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error, encodeRegion(r.region));
-      for (const b of hourly) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
-      for (const b of daily) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
+      // Pre-aggregated per (cfg, bucket): a batch usually holds one run per config, sometimes more.
+      for (const b of bucketSums(rows, hourOf)) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
+      for (const b of bucketSums(rows, dayOf)) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of regionDaily) addRegionDaily.run(b.cfg, b.region ?? '', b.bucket, b.total, b.ok, b.sum_ms);
       for (const { configId, state } of states) saveState.run(...stateParams(configId, state));
     },
@@ -204,19 +203,23 @@ export function livenessStatements(
  * of thousands of parameters to parse.
  */
 export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
-  const bucketsPart = (table: 'liveness_hourly' | 'liveness_daily', list: BucketSum[]) =>
-    sql`insert into ${sql.table(table)} (cfg, bucket, total, ok, sum_ms)
-      select * from unnest(${list.map((b) => b.cfg)}::integer[], ${list.map((b) => b.bucket)}::integer[],
-        ${list.map((b) => b.total)}::integer[], ${list.map((b) => b.ok)}::integer[], ${list.map((b) => b.sum_ms)}::bigint[])
-      on conflict (cfg, bucket) do update set total = ${sql.table(table)}.total + excluded.total,
-        ok = ${sql.table(table)}.ok + excluded.ok, sum_ms = ${sql.table(table)}.sum_ms + excluded.sum_ms`;
-  const resultsPart = (rows: ResultRow[]) =>
-    sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
-      select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
+  /**
+   * The raw rows as one array per column, read once (a CTE) by their insert and by both sums: each
+   * value crosses the wire and is parsed once, and the sums are grouped by the server.
+   */
+  const rawPart = (rows: ResultRow[]) =>
+    sql`select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
         ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
         ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[],
-        ${rows.map((r) => encodeRegion(r.region))}::text[])
-      on conflict do nothing`;
+        ${rows.map((r) => encodeRegion(r.region))}::text[]) as x(cfg, ts, ok, ms, status, error, region)`;
+  const resultsPart = sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
+      select * from raw on conflict do nothing`;
+  /** A table's sums per (cfg, bucket) of the raw rows: the bucket is the UTC hour or day (domain/liveness.ts hourOf, dayOf). */
+  const bucketsPart = (table: 'liveness_hourly' | 'liveness_daily', ms: number) =>
+    sql`insert into ${sql.table(table)} (cfg, bucket, total, ok, sum_ms)
+      select cfg, (ts / ${sql.lit(ms)})::integer, count(*), sum(ok), sum(ms) from raw group by 1, 2
+      on conflict (cfg, bucket) do update set total = ${sql.table(table)}.total + excluded.total,
+        ok = ${sql.table(table)}.ok + excluded.ok, sum_ms = ${sql.table(table)}.sum_ms + excluded.sum_ms`;
   const regionDailyPart = (list: BucketSum[]) =>
     sql`insert into liveness_region_daily (cfg, region, bucket, total, ok, sum_ms)
       select * from unnest(${list.map((b) => b.cfg)}::integer[], ${list.map((b) => b.region ?? '')}::text[],
@@ -251,12 +254,16 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
       ${sql.raw(SAVE_STATE_UPDATE)}`;
   /**
    * Several writes as one statement (one round trip): all but the last as data-modifying parts of a
-   * WITH (each writes a different table, or other rows of it: none needs to see another's rows).
+   * WITH (each writes a different table, or other rows of it: none needs to see another's rows),
+   * after the batch's raw rows (`raw`, which they read) when it has some.
    */
-  const runAll = async (parts: RawBuilder<unknown>[]) => {
+  const runAll = async (parts: RawBuilder<unknown>[], raw?: RawBuilder<unknown>) => {
     if (!parts.length) return;
     const last = parts[parts.length - 1]!;
-    const lead = parts.slice(0, -1).map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`);
+    const lead = [
+      ...(raw ? [sql`raw as (${raw})`] : []),
+      ...parts.slice(0, -1).map((p, i) => sql`${sql.raw(`w${i}`)} as (${p})`),
+    ];
     await (lead.length ? sql`with ${sql.join(lead)} ${last} ${PREPARED}` : sql`${last} ${PREPARED}`).execute(db);
   };
   return {
@@ -282,18 +289,21 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
       return r.rows;
     },
     // A batch's raw rows, sums and states: one statement (the text changes only with which parts it has).
-    async write({ rows, hourly, daily, regionDaily, states }) {
+    async write({ rows, regionDaily, states }) {
       // Rows read in this transaction are updated; others inserted (or, made meanwhile by another node, upserted).
       const known = states.filter((x) => x.exists);
       const fresh = states.filter((x) => !x.exists);
-      await runAll([
-        ...(rows.length ? [resultsPart(rows)] : []),
-        ...(hourly.length ? [bucketsPart('liveness_hourly', hourly)] : []),
-        ...(daily.length ? [bucketsPart('liveness_daily', daily)] : []),
-        ...(regionDaily.length ? [regionDailyPart(regionDaily)] : []),
-        ...(known.length ? [stateUpdatePart(known)] : []),
-        ...(fresh.length ? [statesPart(fresh)] : []),
-      ]);
+      await runAll(
+        [
+          ...(rows.length
+            ? [resultsPart, bucketsPart('liveness_hourly', HOUR_MS), bucketsPart('liveness_daily', DAY_MS)]
+            : []),
+          ...(regionDaily.length ? [regionDailyPart(regionDaily)] : []),
+          ...(known.length ? [stateUpdatePart(known)] : []),
+          ...(fresh.length ? [statesPart(fresh)] : []),
+        ],
+        rows.length ? rawPart(rows) : undefined,
+      );
     },
     async lockStates(ids) {
       if (!ids.length) return;
@@ -337,19 +347,11 @@ function bucketSums(rows: ResultRow[], bucketOf: (ts: number) => number, byRegio
   return [...sums.values()];
 }
 
-async function writeResults(
-  hot: LivenessHotPath,
-  rows: ResultWrite[],
-  hourOf: (ts: number) => number,
-  dayOf: (ts: number) => number,
-  states: StateWrite[] = [],
-): Promise<void> {
+async function writeResults(hot: LivenessHotPath, rows: ResultWrite[], states: StateWrite[] = []): Promise<void> {
   if (!rows.length && !states.length) return;
   const regional = rows.filter((r) => r.regional);
   await hot.write({
     rows,
-    hourly: bucketSums(rows, hourOf),
-    daily: bucketSums(rows, dayOf),
     regionDaily: regional.length ? bucketSums(regional, dayOf, true) : [],
     states,
   });
@@ -388,26 +390,16 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     db.selectFrom(table).selectAll().where('cfg', '=', cfg).where('bucket', '>=', from).orderBy('bucket').execute();
   return {
     /** One result: the raw row plus both aggregates (caller wraps a batch in one transaction). */
-    async addResult(r: ResultWrite, hour: number, day: number): Promise<void> {
-      await writeResults(
-        hot,
-        [r],
-        () => hour,
-        () => day,
-      );
+    async addResult(r: ResultWrite): Promise<void> {
+      await writeResults(hot, [r]);
     },
     /**
      * A whole batch of results, and the configurations' new states: SQLite runs one prepared statement
      * per raw row, per hourly and daily bucket (pre-aggregated) and per state; PostgreSQL writes them
      * all in one statement. No query building and no statement compiling per check.
      */
-    async addResults(
-      rows: ResultWrite[],
-      hourOf: (ts: number) => number,
-      dayOf: (ts: number) => number,
-      states: StateWrite[] = [],
-    ): Promise<void> {
-      await writeResults(hot, rows, hourOf, dayOf, states);
+    async addResults(rows: ResultWrite[], states: StateWrite[] = []): Promise<void> {
+      await writeResults(hot, rows, states);
     },
     /** Which of `configIds` still exist (a batch of results skips configs deleted while probing). */
     async existing(configIds: string[]): Promise<Set<string>> {
