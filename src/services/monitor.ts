@@ -281,8 +281,8 @@ export function createMonitorService({
           ),
         ];
         if (regional.length) await tx.livenessData.lockStates(regional);
-        // The release read the states of the configs it released from its queue (null: none yet);
-        // the others (configs with regions, after their lock; results without a lease) are read here.
+        // The states the holders knew, and those the release read (null: none yet); the others
+        // (configs with regions, after their lock; results without a lease) are read here.
         const readWith = new Map<string, LivenessState | null>(known);
         for (const [id, state] of released?.states ?? []) readWith.set(id, state);
         const locked = new Set(regional);
@@ -368,7 +368,7 @@ export function createMonitorService({
           [...changed].map(([configId, state]) => ({ configId, state, exists: states.has(configId) })),
         );
         if (changedViews.size) await tx.livenessData.saveRegionStates([...changedViews.values()]);
-        for (const [id, state] of changed) if (!regional.includes(id)) after.set(id, state);
+        for (const [id, state] of changed) if (!locked.has(id)) after.set(id, state);
         for (const id of flipped) healthDue.add(id);
         return rows.length;
       });
