@@ -342,6 +342,15 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     void flush();
   }
 
+  /** Drops the run held under `key` if it is still the one under `token` (one claimed again meanwhile has a newer token). */
+  function letGo(key: string, token: number | undefined): void {
+    const run = held.get(key);
+    if (run && run.claim.token === token) {
+      run.cancelled = true;
+      held.delete(key);
+    }
+  }
+
   function flush(): Promise<void> {
     flushing = flushing.then(async () => {
       if (!buffer.length) return;
@@ -350,37 +359,24 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       try {
         const { written, fenced, states } = await monitor.record(out);
         stats.fencedOut += out.length - written;
-        // A kept run not finished yet starts from the state its predecessor's result led to (its batch
-        // is written now, under the same lease): its own write need not read it.
         const lost = new Set(fenced);
         for (const r of out) {
-          const next = follows.get(r);
-          const state = states.get(r.config.id);
-          if (next && !next.done && state && !lost.has(dueKey(r.config.id, r.lease?.region))) next.state = state;
-        }
-        // Leases taken over or revoked (a change to the target), configs deleted: the runs kept under
-        // them are not this node's any more (one claimed again meanwhile has a newer token).
-        if (fenced.length) {
-          const tokens = new Map(out.map((r) => [dueKey(r.config.id, r.lease?.region), r.lease?.token]));
-          for (const key of fenced) {
-            const run = held.get(key);
-            if (run && run.claim.token === tokens.get(key)) {
-              run.cancelled = true;
-              held.delete(key);
-            }
+          const key = dueKey(r.config.id, r.lease?.region);
+          // Leases taken over or revoked (a change to the target), configs deleted: the runs kept under
+          // them are not this node's any more.
+          if (lost.has(key)) letGo(key, r.lease?.token);
+          else {
+            // A kept run not finished yet starts from the state its predecessor's result led to (its
+            // batch is written now, under the same lease): its own write need not read it.
+            const next = follows.get(r);
+            const state = states.get(r.config.id);
+            if (next && !next.done && state) next.state = state;
           }
         }
       } catch (err) {
         // Not written: the leases run out and another node (or this one) runs them again.
         logFailure('writing liveness results', err, { results: out.length });
-        for (const r of out) {
-          const key = dueKey(r.config.id, r.lease?.region);
-          const run = held.get(key);
-          if (run && run.claim.token === r.lease?.token) {
-            run.cancelled = true;
-            held.delete(key);
-          }
-        }
+        for (const r of out) letGo(dueKey(r.config.id, r.lease?.region), r.lease?.token);
       }
     });
     return flushing;
@@ -411,8 +407,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
           run.config = target.config;
           run.endpoint = target.endpoint;
         } else {
-          run.cancelled = true;
-          held.delete(keyOf(run.claim));
+          letGo(keyOf(run.claim), run.claim.token);
           parked.push({ configId: run.config.id, region: run.claim.region, token: run.claim.token, next: null });
         }
       }
