@@ -19,8 +19,11 @@ const OUTBOUND_WORDS: Readonly<Record<string, readonly string[]>> = {
     'fc00::/7',
     'fe80::/10',
   ],
-  // Cloud instance metadata services (AWS, GCP, Azure, ...: 169.254.169.254 and fd00:ec2::254) and link-local.
-  metadata: ['169.254.0.0/16', 'fd00:ec2::/64', 'fe80::/10'],
+  // Cloud instance metadata services and link-local: 169.254.169.254 (AWS, GCP, Azure, Oracle, DigitalOcean,
+  // OpenStack, ...) and the rest of 169.254/16 (ECS task metadata, Tencent's 169.254.0.23), 100.100.100.200
+  // (Alibaba Cloud, inside CGNAT space and so not link-local), fd00:ec2::/64 (AWS over IPv6: the metadata
+  // service fd00:ec2::254, its DNS and NTP), fd20:ce::254 (Google Cloud over IPv6).
+  metadata: ['169.254.0.0/16', '100.100.100.200/32', 'fd00:ec2::/64', 'fd20:ce::254/128', 'fe80::/10'],
   none: [],
 };
 

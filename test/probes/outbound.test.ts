@@ -25,6 +25,13 @@ t.test('the policy: words, CIDRs, allow over deny, every spelling of an address'
   t.equal(def.denied('169.254.169.254'), 'metadata: 169.254.0.0/16', 'default is metadata');
   t.equal(def.denied('fd00:ec2::254'), 'metadata: fd00:ec2::/64');
   t.equal(def.denied('fe80::1'), 'metadata: fe80::/10');
+  // Every documented metadata address, IPv4 and IPv6, is in the default class.
+  t.equal(def.denied('100.100.100.200'), 'metadata: 100.100.100.200/32', 'Alibaba Cloud');
+  t.equal(def.denied('::ffff:100.100.100.200'), 'metadata: 100.100.100.200/32', 'Alibaba Cloud, IPv4-mapped');
+  t.equal(def.denied('fd20:ce::254'), 'metadata: fd20:ce::254/128', 'Google Cloud over IPv6');
+  t.equal(def.denied('fd00:ec2:0:0:0:0:0:254'), 'metadata: fd00:ec2::/64', 'AWS over IPv6, spelt out');
+  for (const ok of ['100.100.100.199', '100.100.100.201', 'fd20:ce::253'])
+    t.equal(def.denied(ok), null, `${ok} is not a metadata address`);
   t.equal(def.denied('::ffff:169.254.169.254'), 'metadata: 169.254.0.0/16', 'IPv4-mapped IPv6 is judged as IPv4');
   for (const ok of ['127.0.0.1', '10.0.0.1', '93.184.216.34', '2001:db8::1', 'fd00:ec3::1'])
     t.equal(def.denied(ok), null, `${ok} allowed by default`);
