@@ -71,6 +71,10 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
       'validity',
       'exp date',
       'expiry',
+      // Older layouts: IEDR's (.ie) "renewal:", CIRA's (.ca) "date_renewal:", .ws "Domain Currently Expires:".
+      'renewal',
+      'date_renewal',
+      'domain currently expires',
     ],
     registrar: ['registrar', 'sponsoring registrar', 'registrar-name', 'current registrar', 'current registar'],
     created: [
@@ -83,6 +87,9 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
       'record created on',
       'domain record activated',
       'activated',
+      'registration',
+      'date_approved',
+      'domain created',
     ],
     updated: [
       'changed',
@@ -92,6 +99,8 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
       'updated',
       'domain record last updated',
       'last updated on',
+      'date_modified',
+      'domain last updated',
     ],
     nameserver: [
       'nserver',
@@ -102,13 +111,17 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
       'hostname',
       'primary server',
       'secondary server',
+      'ns1_hostname',
+      'ns2_hostname',
     ],
     status: ['state', 'domain-status', 'eppstatus'],
   },
-  // JPRS (.jp) "[Expires on] 2026/05/31" and its Korean/Taiwanese/Spanish-language cousins.
+  // JPRS (.jp) "[Expires on] 2026/05/31", MYNIC (.my) "d [Record Expired] 2027-03-05" and their
+  // Korean/Taiwanese/Spanish/Portuguese-language cousins.
   national: {
     expiry: [
       'record expires on',
+      'record expired',
       'record will expire on',
       'fecha de vencimiento',
       'fecha de expiracion',
@@ -129,9 +142,11 @@ const FAMILIES: Record<string, Partial<Record<WhoisField, string[]>>> = {
       'fecha de creacion',
       'fecha de creación',
       'created on',
+      'record created',
+      'data de registo',
     ],
-    updated: ['last update', 'fecha de actualizacion'],
-    nameserver: ['name server', 'host name'],
+    updated: ['last update', 'fecha de actualizacion', 'record last modified'],
+    nameserver: ['name server', 'host name', 'primary name server', 'secondary name server'],
   },
   // InternetNZ (.nz) registry keys.
   nz: {
@@ -213,6 +228,9 @@ export function whoisPairs(text: string): WhoisPair[] {
       .replace(/^(ns_name)_\d+$/, '$1')
       .replace(/^ns \d+$/, 'ns');
     if (!l) return;
+    // DNS.PT's bilingual labels ("Data de expiração / Expiration Date"): each half is a label too.
+    if (l.includes(' / '))
+      for (const half of l.split(' / ')) if (half.trim()) out.push({ label: half.trim(), value: value.trim() });
     // RIPE-style registrar objects (.ua, .sk): "registrar: <handle>", its name on the next line.
     if (handle && /^(organization|organisation|org|name)$/.test(l))
       out.push({ label: 'registrar/organization', value: value.trim() });
@@ -220,7 +238,8 @@ export function whoisPairs(text: string): WhoisPair[] {
     out.push({ label: l, value: value.trim() });
   };
   const pairOf = (line: string): [string, string] | null => {
-    let m = /^\s*(?:[a-z]\.\s*)?\[([^\]]{2,60})\]\s*(.*)$/i.exec(line);
+    // JPRS "a. [Domain Name]", MYNIC "a [Domain Name]".
+    let m = /^\s*(?:[a-z]\.?\s*)?\[([^\]]{2,60})\]\s*(.*)$/i.exec(line);
     if (m) return [m[1]!, m[2]!];
     m = BARE_LABELS.exec(line);
     if (m) return [m[1]!, m[2]!];
@@ -228,6 +247,8 @@ export function whoisPairs(text: string): WhoisPair[] {
     m = /^([A-Za-z][A-Za-z -]{1,40})\t+([^\t].*)$/.exec(line);
     if (m) return [m[1]!, m[2]!];
     m = /^\s*([^:]{1,80}?)\s*:(?!\/\/)\s*(.*)$/.exec(line);
+    // A label that names its date order ("Expiration Date (dd/mm/yyyy)"): the order is the registry's own.
+    if (m) m[1] = m[1]!.replace(/\s*\((?:dd|mm|yyyy)[/.-](?:dd|mm)[/.-](?:yyyy|dd)\)$/i, '');
     if (m && /[A-Za-z]/.test(m[1]!) && !/[[(]/.test(m[1]!) && !/^(https?|ftp)$/i.test(m[1]!)) return [m[1]!, m[2]!];
     return null;
   };
@@ -310,6 +331,7 @@ const JUNK_REGISTRAR = /^(not? (available|disclosed)|redacted|n\/a|none|-|\d+)$/
 export function parseWhoisAnswer(name: string, text: string): WhoisReading {
   const tld = tldOf(name);
   const order = dateOrderFor(tld);
+  const self = name.toLowerCase().replace(/\.$/, '');
   const best: Partial<Record<WhoisField, { rank: number; value: string }>> = {};
   const nameservers: string[] = [];
   const statuses: string[] = [];
@@ -319,6 +341,8 @@ export function parseWhoisAnswer(name: string, text: string): WhoisReading {
     if (hit.field === 'nameserver') {
       for (const tok of value.toLowerCase().split(/[\s,]+/)) {
         const h = tok.replace(/\.$/, '');
+        // DNS.PT writes "Nameserver: example.pt NS ns1.example.pt.": the owner name is not a server.
+        if (h === self) continue;
         if (HOST.test(h) && !nameservers.includes(h)) {
           nameservers.push(h);
           break;
