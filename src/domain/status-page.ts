@@ -92,11 +92,20 @@ export function overallStatus(statuses: readonly PublicStatus[]): OverallStatus 
   return down === known.length ? 'major_outage' : 'partial_outage';
 }
 
+/**
+ * What the public page calls the endpoint at `index` (0-based, page order): its display name, else
+ * "Service N". The endpoint's own name is internal (a host, a port, a team's shorthand) and is never
+ * the default on a public page.
+ */
+export function publicEndpointName(displayName: string | null, index: number): string {
+  return displayName ?? `Service ${index + 1}`;
+}
+
 /** One endpoint a status page shows, in its order. */
 export interface StatusPageEndpoint {
   endpoint_id: string;
   display_name: string | null;
-  /** The endpoint's own name (owner side only; the public page shows display_name ?? name). */
+  /** The endpoint's own name (owner side only; the public page shows publicEndpointName()). */
   name: string;
 }
 

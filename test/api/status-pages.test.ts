@@ -51,8 +51,8 @@ t.test('status page CRUD, validation, slug conflicts and team isolation', async 
     enabled: true,
   });
   t.same(c.body.endpoints, [
-    { endpoint_id: e2.id, display_name: 'Public API', name: 'Public API' },
-    { endpoint_id: e1.id, display_name: null, name: 'web' },
+    { endpoint_id: e2.id, display_name: 'Public API', name: 'Public API', public_name: 'Public API' },
+    { endpoint_id: e1.id, display_name: null, name: 'web', public_name: 'Service 2' },
   ]);
   const id = c.body.id as string;
   t.same((await a.get(`/api/v1/status-pages/${id}`)).body, c.body);
@@ -144,7 +144,9 @@ t.test('status page CRUD, validation, slug conflicts and team isolation', async 
   });
   t.equal(u.status, 200);
   t.match(u.body, { slug: 'shop-status', title: 'Shop', description: 'Our public services', show_certificates: false });
-  t.same(u.body.endpoints, [{ endpoint_id: e1.id, display_name: 'Storefront', name: 'Storefront' }]);
+  t.same(u.body.endpoints, [
+    { endpoint_id: e1.id, display_name: 'Storefront', name: 'Storefront', public_name: 'Storefront' },
+  ]);
   t.ok(u.body.updated_at >= c.body.updated_at);
   // Moving the page to another portfolio checks the kept list against it.
   const move = await a.put(`/api/v1/status-pages/${id}`, { portfolio_id: other.id });
@@ -490,4 +492,49 @@ t.test('the public page: real data, nothing private, strict headers, one read pe
     [null, null],
     'show_certificates false hides them',
   );
+});
+
+t.test('an endpoint without a display name is "Service N" on the public page, never its own name', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const a = client(s.url, await s.token('alpha'));
+  const p = (await a.post('/api/v1/portfolios', { name: 'Billing' })).body;
+  const d = (await a.post('/api/v1/domains', { domain: 'internal.corp', portfolio_id: p.id })).body;
+  const internal = 'db-admin.internal.corp:5432 prod billing';
+  const e1 = (await a.post('/api/v1/endpoints', { domain_id: d.id, name: internal, endpoint_type: 'https' })).body;
+  const e2 = (
+    await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'web', endpoint_type: 'https', subdomain: 'www' })
+  ).body;
+  const e3 = (
+    await a.post('/api/v1/endpoints', { domain_id: d.id, name: 'pay-gw-7', endpoint_type: 'https', subdomain: 'pay' })
+  ).body;
+  const c = await a.post('/api/v1/status-pages', {
+    portfolio_id: p.id,
+    slug: 'billing',
+    title: 'Billing',
+    endpoints: [{ endpoint_id: e1.id }, { endpoint_id: e2.id, display_name: 'Website' }, { endpoint_id: e3.id }],
+  });
+  t.equal(c.status, 201);
+  t.same(
+    c.body.endpoints.map((e: { name: string; public_name: string }) => [e.name, e.public_name]),
+    [
+      [internal, 'Service 1'],
+      ['Website', 'Website'],
+      ['pay-gw-7', 'Service 3'],
+    ],
+    'the owner sees both the own name and what the public page shows',
+  );
+  const json = await request(s.url, 'GET', '/status/billing.json');
+  t.equal(json.status, 200);
+  t.same(
+    json.body.endpoints.map((e: { name: string }) => e.name),
+    ['Service 1', 'Website', 'Service 3'],
+  );
+  const html = await request(s.url, 'GET', '/status/billing');
+  t.equal(html.status, 200);
+  t.match(html.text, /Service 1/);
+  for (const leak of ['db-admin', 'internal.corp', '5432', 'pay-gw-7', 'prod billing']) {
+    t.notOk(html.text.includes(leak), `the HTML does not show ${leak}`);
+    t.notOk(json.text.includes(leak), `the JSON does not show ${leak}`);
+  }
 });

@@ -130,5 +130,5 @@ export interface StatusPage {
   description: string | null;
   show_certificates: boolean;
   enabled: boolean;
-  endpoints: { endpoint_id: string; display_name: string | null; name: string }[];
+  endpoints: { endpoint_id: string; display_name: string | null; name: string; public_name?: string }[];
 }

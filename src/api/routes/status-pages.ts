@@ -10,7 +10,7 @@ import { deleteBody, listBody } from '../shape.js';
 import { created, page, pathId, team } from './common.js';
 import type { StatusPage } from '../../domain/status-page.js';
 import type { PublicStatusPage, StatusPageInput } from '../../services/status-pages.js';
-import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
+import { publicEndpointName, STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
 import { STATUS_PAGE_CSS } from '../../web/status-page-css.js';
 import { STATUS_PAGE_CSS_PATH, statusPageHtml, statusPageNotFoundHtml } from '../../web/status-page.js';
 
@@ -24,10 +24,12 @@ function statusPageJson(p: StatusPage) {
     description: p.description,
     show_certificates: p.show_certificates,
     enabled: p.enabled,
-    endpoints: p.endpoints.map((e) => ({
+    endpoints: p.endpoints.map((e, i) => ({
       endpoint_id: e.endpoint_id,
       display_name: e.display_name,
       name: e.display_name ?? e.name,
+      // What the public page shows for it (added in issue 38: the own name is never shown there).
+      public_name: publicEndpointName(e.display_name, i),
     })),
     created_at: p.created_at,
     updated_at: p.updated_at,

@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB, StatusPageEndpointsTable, StatusPagesTable } from '../schema.js';
 import type { Page, PageOf } from '../../domain/types.js';
-import type { StatusPage, StatusPageEndpoint } from '../../domain/status-page.js';
+import { publicEndpointName, type StatusPage, type StatusPageEndpoint } from '../../domain/status-page.js';
 import { defined, fromBool, newId, toBool } from './util.js';
 
 /** One shown endpoint as the public page's read finds it (ids stay inside the service). */
@@ -180,7 +180,7 @@ export function statusPagesRepo(db: Kysely<DB>) {
         .select([
           'sp.endpoint_id',
           'sp.display_name',
-          'e.name',
+          'sp.position',
           'e.is_enabled',
           'c.id as config_id',
           'c.seq',
@@ -198,9 +198,11 @@ export function statusPagesRepo(db: Kysely<DB>) {
         title: p.title,
         description: p.description,
         show_certificates: toBool(p.show_certificates),
+        // The endpoint's own name is not even read: the public name is the display name or "Service N"
+        // (N its place in the page's list, as the owner's API shows it, also when one is hidden).
         endpoints: rows.map((r) => ({
           endpoint_id: r.endpoint_id,
-          name: r.display_name ?? r.name,
+          name: publicEndpointName(r.display_name, r.position),
           enabled: toBool(r.is_enabled),
           config_id: r.config_id,
           seq: r.seq,

@@ -53,7 +53,7 @@ interface Form {
   portfolio: string;
   show_certificates: boolean;
   enabled: boolean;
-  /** Chosen endpoints in page order: id -> display name ('' for the endpoint's own name). */
+  /** Chosen endpoints in page order: id -> display name ('' for the public default, "Service N"). */
   chosen: [string, string][];
 }
 
@@ -191,7 +191,7 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
                 label={`Display name of ${c.name}`}
                 value={chosen.get(c.id) ?? ''}
                 maxLength={200}
-                placeholder={c.name}
+                placeholder={`Service ${f.chosen.findIndex(([x]) => x === c.id) + 1} (the public default)`}
                 set={(name) => rename(c.id, name)}
               />
             )}
