@@ -37,6 +37,7 @@ import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
 import { sharedRateLimiter } from './services/rate-limit.js';
 
+import { createAuthThrottle } from './services/auth-throttle.js';
 import { VERSION } from './package.js';
 
 /** The modules of the database modes (daemon, local CLI), loaded once on first use. */
@@ -340,6 +341,7 @@ interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
+      sessions: config.session,
   const { pino, createApi, createValidator, inject } = await daemonModules();
   const { store, services } = await openLocal(config);
   try {
@@ -484,6 +486,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi(
     {
       config,
+    sessionIdleMs: config.session.idleMs,
       services,
       clock,
       log,
@@ -510,6 +513,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clock,
     log,
     deliver: (channel, message, cfg, { timeoutMs, deliveryId }) =>
+      // Counted in the database on both engines, so every node on PostgreSQL adds to one count.
+      authThrottle: createAuthThrottle({ store, clock, limit: config.authFailureLimit, log }),
       deliverOnce(channel, message, { config: cfg, deliveryId }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,

@@ -8,6 +8,7 @@ import type { Validator } from './validation.js';
 import type { ReadModel } from '../store/index.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../services/rate-limit.js';
+import type { AuthThrottle } from '../services/auth-throttle.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -24,6 +25,8 @@ export interface ApiDeps {
   metrics?: Metrics;
   /** The per-team rate limit; counted in memory (one process) when absent. */
   rateLimiter?: RateLimiter;
+  /** Failed authentications per client address (the daemon's; the CLI's in-process API has none). */
+  authThrottle?: AuthThrottle;
 }
 
 export interface ApiState {

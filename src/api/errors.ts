@@ -12,6 +12,7 @@ export const HTTP_STATUS: Readonly<Record<ErrorMeaning, number>> = {
   conflict: 409,
   unsupported: 415,
   rate_limited: 429,
+  unprocessable: 422,
 };
 
 function httpStatus(err: ServiceError): number {

@@ -8,6 +8,7 @@ import { bodyMiddleware } from './middleware/body.js';
 import { authMiddleware } from './middleware/auth.js';
 import { rateLimitMiddleware } from './middleware/rate-limit.js';
 import { localRateLimiter } from '../services/rate-limit.js';
+import type { AuthThrottle } from '../services/auth-throttle.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { domainRoutes } from './routes/domains.js';
@@ -26,6 +27,9 @@ import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
 
+/** The CLI's in-process API authenticates nobody by token, so it counts no failures. */
+const NO_THROTTLE: AuthThrottle = { check: async () => undefined, fail: async () => undefined };
+
 interface ApiOptions {
   /** Local transport for the CLI: every request acts as this caller (no token, no rate limit). */
   principal?: Principal;
@@ -34,7 +38,11 @@ interface ApiOptions {
 }
 
 export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; router: Router<ApiState> } {
-  const app = new Koa({ proxy: false });
+  // --trust-proxy: X-Forwarded-Proto decides ctx.secure (the session cookie's Secure and __Host-), and the
+  // last X-Forwarded-For entry (the one the proxy itself added) is the client's address; otherwise both
+  // headers are ignored, whoever sends them.
+  const app = new Koa({ proxy: deps.config.trustProxy, maxIpsCount: 1 });
+  const throttle = deps.authThrottle ?? NO_THROTTLE;
   const router = new Router<ApiState>();
   const fixed = opts.principal;
   const secure = (
@@ -46,7 +54,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
           },
         ]
       : [
-          authMiddleware(deps.services.access),
+          authMiddleware(deps.services.access, deps.services.sessions, throttle),
           rateLimitMiddleware(deps.rateLimiter ?? localRateLimiter(deps.config.rateLimit, deps.clock), deps.clock),
         ]
   ) as Koa.Middleware[];
@@ -61,7 +69,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     livenessRoutes(router, deps, secure);
     livenessDataRoutes(router, deps, secure);
     notificationRoutes(router, deps, secure);
-    userApiRoutes(router, deps, secure);
+    userApiRoutes(router, { ...deps, authThrottle: throttle }, secure);
     exposureRoutes(router, deps, secure);
     intelRoutes(router, deps, secure);
     statusPageRoutes(router, deps, secure);
@@ -89,7 +97,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   // ETag and 304 on the JSON reads the dashboard polls (not the CLI's in-process API, which never revalidates).
   if (!fixed) app.use(etagMiddleware());
   // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser, nor for a worker node.
-  if (!fixed && !opts.healthAndMetricsOnly) app.use(webMiddleware(deps));
+  if (!fixed && !opts.healthAndMetricsOnly) app.use(webMiddleware({ ...deps, authThrottle: throttle }));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

@@ -77,7 +77,7 @@ function section(kind: Channel, p: ChannelPlugin<unknown>): string {
   const required = (p.configSchema.required as string[] | undefined) ?? [];
   const rows = Object.entries(props).map(
     ([k, s]) =>
-      `| ${code(k)} | ${typeOf(s)} | ${required.includes(k) ? 'yes' : 'no'} | ${p.secrets.includes(k) ? 'yes' : 'no'} | ${cell(String(s.description ?? ''))} |`,
+      `| ${code(k)} | ${typeOf(s)} | ${required.includes(k) ? 'yes' : 'no'} | ${p.secrets.includes(k) ? 'yes' : p.destinations.includes(k) ? 'destination' : 'no'} | ${cell(String(s.description ?? ''))} |`,
   );
   const base = baseUrlOf(kind);
   const body = { delivery_class: 'instant', config: p.example };
@@ -118,10 +118,13 @@ function channelsDoc(): string {
     `dommon delivers notifications through ${CHANNELS.length} channels. Each user configures a channel with`,
     '`PUT /api/v1/notifications/settings/<channel>` (or `dommon notifications set <channel>`); the `config`',
     'object is validated by `schemas/channels/<channel>.json`. Secret keys are masked on every read',
-    '(`********` and the last 4 characters; sending the masked value back keeps the stored secret) and never',
-    'logged. Incoming-webhook URLs (Slack, Teams, Discord, Google Chat, Mattermost) are credentials as',
-    'well: GET shows a row only to its owner, and the team-wide delivery log shows scheme and host only',
-    '(ntfy topics and PagerDuty/Opsgenie keys: the last 4 characters). Every request leaves through the',
+    '(`********` and the last 4 characters; sending the masked value back keeps the stored secret while every',
+    '`destination` key is unchanged: with a new URL, homeserver or server it is a 422 `SECRET_REQUIRED` and the',
+    'secret must be sent again), sealed at rest (docs/security.md) and never logged. Incoming-webhook URLs',
+    '(Slack, Teams, Discord, Google Chat, Mattermost) are credentials as well: GET shows a row only to its',
+    'owner (in full: it is no masked value, so the rule above never applies to it), and the team-wide delivery',
+    'log shows scheme and host only (ntfy topics and PagerDuty/Opsgenie keys: the last 4 characters). Every',
+    'request leaves through the',
     'guarded HTTP client (`DOMMON_OUTBOUND_DENY` / `DOMMON_OUTBOUND_ALLOW`, see docs/security.md).',
     '',
     'Each attempt is classified: 2xx success; 5xx, 408, 429 and network errors are retried (waits 1 s, 2 s,',

@@ -72,6 +72,7 @@ export const discord: ChannelPlugin<HttpRequest> = {
   notes:
     'One embed per event, coloured by severity, with the facts as fields; a digest has one embed per portfolio. `allowed_mentions` is empty, so no event text can ping anyone.',
   secrets: [],
+  destinations: ['webhook_url'],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = discordBody(m, config);

@@ -120,6 +120,7 @@ export const email: ChannelPlugin<EmailMessage> = {
   notes:
     'Needs `DOMMON_SMTP_URL`. Subject `[dommon] <headline>: <message>`; digests list the items grouped by portfolio.',
   secrets: [],
+  destinations: [], // the relay is the operator's (DOMMON_SMTP_URL); a recipient address carries no secret
   recipient: (config, userEmail) =>
     (Array.isArray(config.recipients) ? (config.recipients as string[]).join(', ') : '') || userEmail,
   test: {

@@ -35,6 +35,7 @@ export const googlechat: ChannelPlugin<HttpRequest> = {
   },
   example: { webhook_url: 'https://chat.googleapis.com/v1/spaces/AAAAxxxx/messages?key=XXXX&token=XXXX' },
   secrets: [],
+  destinations: ['webhook_url'],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const text = googleChatText(m);

@@ -87,6 +87,7 @@ export const matrix: ChannelPlugin<HttpRequest> = {
   notes:
     "The transaction id is `dommon-<event id>`, so a retried attempt is deduplicated by the homeserver. A test send's recipient is a room id; the homeserver and access token come from your own matrix row.",
   secrets: ['access_token'],
+  destinations: ['homeserver_url'],
   recipient: (config) => (typeof config.room_id === 'string' ? config.room_id : null),
   test: {
     what: 'a Matrix room id (!abc123:example.org)',

@@ -72,6 +72,7 @@ export const mattermost: ChannelPlugin<HttpRequest> = {
   notes:
     '`channel` and `username` are honoured only when the webhook allows overriding them (System Console > Integrations).',
   secrets: [],
+  destinations: ['webhook_url'],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = mattermostBody(m, config);

@@ -96,6 +96,7 @@ export const opsgenie: ChannelPlugin<OpsgenieRequest> = {
   notes:
     "Priority P1 for critical to P5 for info. The `alias` is the same key as PagerDuty's `dedup_key`: the DOWN event creates the alert, the RECOVERED event closes it. EU accounts set `DOMMON_OPSGENIE_URL=https://api.eu.opsgenie.com`. A test send creates a P5 alert you close by hand.",
   secrets: ['api_key'],
+  destinations: [], // the provider API is the operator's (DOMMON_OPSGENIE_URL), never the config's
   instantOnly: true,
   recipient: () => null,
   showRecipient: (r) => String(mask(r)),

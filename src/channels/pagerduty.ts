@@ -90,6 +90,7 @@ export const pagerduty: ChannelPlugin<{ body: PagerDutyEvent; preview: string }>
   notes:
     'Severity critical -> critical, high -> error, medium -> warning, low and info -> info. The `dedup_key` is `dommon/liveness/<endpoint id>` for liveness (the DOWN event triggers, the RECOVERED event resolves) and `dommon/<type>/<category>/<target id>` otherwise. A test send triggers an info alert you resolve by hand.',
   secrets: ['routing_key'],
+  destinations: [], // the provider API is the operator's (DOMMON_PAGERDUTY_URL), never the config's
   instantOnly: true,
   recipient: () => null,
   showRecipient: (r) => String(mask(r)),

@@ -58,6 +58,7 @@ export const pushover: ChannelPlugin<{ body: PushoverMessage; preview: string }>
   notes:
     "Priority 1 for critical and high, 0 medium, -1 low and info. A test send's recipient is a user key; the app token comes from your own pushover row.",
   secrets: ['user_key', 'app_token'],
+  destinations: [], // the provider API is the operator's (DOMMON_PUSHOVER_URL), never the config's
   instantOnly: true,
   recipient: () => null,
   test: {

@@ -42,7 +42,7 @@ export const httpUrl = (description?: string): JsonSchema => ({
 export const secret = (pattern: string, description: string): JsonSchema => ({
   type: 'string',
   pattern: `^(${pattern}|\\*{8}[^*]{0,4})$`,
-  description: `${description} Secret: GET shows \`********\` and the last 4 characters; sending that masked value back keeps the stored one.`,
+  description: `${description} Secret: GET shows \`********\` and the last 4 characters; sending that masked value back keeps the stored one while the channel's destination keys are unchanged.`,
 });
 
 /** Recipient rules of a channel whose config is one incoming-webhook URL (Slack, Teams, Discord, ...). */

@@ -53,6 +53,7 @@ export const slack: ChannelPlugin<HttpRequest> = {
   },
   example: { webhook_url: 'https://hooks.slack.com/services/T000/B000/XXXXXXXX' },
   secrets: [],
+  destinations: ['webhook_url'],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const body = slackBody(m);

@@ -66,6 +66,7 @@ export const teams: ChannelPlugin<HttpRequest> = {
     webhook_url: 'https://prod-00.westeurope.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=XXXX',
   },
   secrets: [],
+  destinations: ['webhook_url'],
   ...webhookUrlRecipient,
   render(m, { config }) {
     const preview = m.kind === 'digest' ? digestTitle(m) : `${headline(m)}: ${m.message}`;

@@ -58,6 +58,7 @@ export const telegram: ChannelPlugin<{ token: string; body: TelegramMessage; pre
   notes:
     "Create a bot with @BotFather and add it to the chat. `text` is HTML (`parse_mode: HTML`). A test send's recipient is a chat id; the bot token comes from your own telegram row.",
   secrets: ['bot_token'],
+  destinations: [], // the provider API is the operator's (DOMMON_TELEGRAM_URL), never the config's
   recipient: (config) => (typeof config.chat_id === 'string' ? config.chat_id : null),
   test: {
     what: 'a Telegram chat id (-1001234567890 or @channelname)',

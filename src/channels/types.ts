@@ -43,6 +43,12 @@ export interface ChannelPlugin<R> {
   notes?: string;
   /** Config keys holding secrets: masked on read (`********` + last 4), never logged. */
   secrets: readonly string[];
+  /**
+   * Config keys that choose the server a request (and so its secrets) goes to: a URL, a homeserver.
+   * A masked secret is kept only while every one of them is unchanged (otherwise SECRET_REQUIRED).
+   * Every `format: uri` property must be listed (test/channels/registry.test.ts).
+   */
+  destinations: readonly string[];
   /** Cannot send digests: a digest settings row is a 400. */
   instantOnly?: boolean;
   /** Checks beyond the schema on the stored config (e.g. a template parses): a message, or null. */

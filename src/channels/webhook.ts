@@ -108,7 +108,7 @@ export const webhook: ChannelPlugin<HttpRequest> = {
         minLength: 1,
         maxLength: 500,
         description:
-          'HMAC-SHA256 key of the X-Signature header. Secret: GET shows `********` and the last 4 characters; sending that masked value back keeps the stored one.',
+          'HMAC-SHA256 key of the X-Signature header. Secret: GET shows `********` and the last 4 characters; sending that masked value back keeps the stored one while webhook_url is unchanged.',
       },
       template: {
         description:
@@ -122,6 +122,7 @@ export const webhook: ChannelPlugin<HttpRequest> = {
   notes:
     "The body is the spec's webhook payload (or the row's `template`); with a `secret_key` the `X-Signature` header is `sha256=` and the HMAC-SHA256 of the raw body, hex.",
   secrets: ['secret_key'],
+  destinations: ['webhook_url'],
   instantOnly: true,
   check(config) {
     if (config.template === undefined) return null;

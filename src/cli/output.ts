@@ -11,11 +11,11 @@ export function exitCodeFor(err: unknown): number {
   if (err instanceof ServiceError) {
     if (err.meaning === 'not_found') return 3;
     if (err.meaning === 'conflict') return 4;
-    if (err.meaning === 'invalid') return 2;
+    if (err.meaning === 'invalid' || err.meaning === 'unprocessable') return 2;
   }
   // An error answered by a remote daemon carries its HTTP status.
   const status = (err as { status?: number })?.status;
-  if (status === 400) return 2;
+  if (status === 400 || status === 422) return 2;
   if (status === 404) return 3;
   if (status === 409) return 4;
   return 1;

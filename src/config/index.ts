@@ -65,6 +65,15 @@ export interface Config {
   channelUrls: ChannelUrls;
   rateLimit: number;
   maxDomains: number | null;
+  /** DOMMON_AUTH_FAILURE_LIMIT: failed authentications per client address and minute before 429 (services/auth-throttle.ts). */
+  authFailureLimit: number;
+  /**
+   * DOMMON_TRUST_PROXY / --trust-proxy: the daemon sits behind a reverse proxy whose X-Forwarded-Proto
+   * and X-Forwarded-For (its last entry) are believed; off by default, when both are ignored.
+   */
+  trustProxy: boolean;
+  /** DOMMON_SESSION_IDLE_HOURS and DOMMON_SESSION_MAX_DAYS: when a dashboard session ends unused, and at the latest. */
+  session: { idleMs: number; absoluteMs: number };
   maxEndpoints: number | null;
   verifyInterval: number;
   checkInterval: number;
@@ -125,6 +134,7 @@ type ConfigFlags = Partial<{
 }>;
 
 export class ConfigError extends Error {}
+  trustProxy: boolean | string;
 
 /** The commands that do not run on PostgreSQL yet say so (backup: use pg_dump; restore, doctor). */
 export const postgresNotYet = (command: string): string =>
@@ -143,6 +153,14 @@ function int(name: string, raw: string | undefined, def: number, min: number, ma
 function optInt(name: string, raw: string | undefined): number | null {
   if (raw === undefined || raw === '' || raw === 'unlimited') return null;
   return int(name, raw, 0, 0);
+function bool(name: string, raw: string | boolean | undefined): boolean {
+  if (typeof raw === 'boolean') return raw;
+  const v = (raw ?? '').trim().toLowerCase();
+  if (['', '0', 'false', 'no', 'off'].includes(v)) return false;
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+  throw new ConfigError(`${name} must be true or false (1/0, yes/no, on/off), got "${raw}"`);
+}
+
 }
 
 function hostPort(name: string, raw: string): string {
@@ -349,6 +367,15 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       flags.databaseUrl ?? env.DOMMON_DATABASE_URL,
       env,
     ),
+    authFailureLimit: int('DOMMON_AUTH_FAILURE_LIMIT', env.DOMMON_AUTH_FAILURE_LIMIT, 20, 1),
+    trustProxy: bool(
+      flags.trustProxy !== undefined ? '--trust-proxy' : 'DOMMON_TRUST_PROXY',
+      flags.trustProxy ?? env.DOMMON_TRUST_PROXY,
+    ),
+    session: Object.freeze({
+      idleMs: int('DOMMON_SESSION_IDLE_HOURS', env.DOMMON_SESSION_IDLE_HOURS, 12, 1, 24 * 366) * 3_600_000,
+      absoluteMs: int('DOMMON_SESSION_MAX_DAYS', env.DOMMON_SESSION_MAX_DAYS, 7, 1, 366) * 86_400_000,
+    }),
     node: Object.freeze(nodeConfig(flags, env)),
   };
   return Object.freeze(config);

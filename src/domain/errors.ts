@@ -12,6 +12,7 @@ export const ERROR_MEANINGS = [
   'conflict',
   'unsupported',
   'rate_limited',
+  'unprocessable',
 ] as const;
 export type ErrorMeaning = (typeof ERROR_MEANINGS)[number];
 
@@ -31,6 +32,12 @@ export class ServiceError extends Error {
 export class Invalid extends ServiceError {
   constructor(message: string, code = 'VALIDATION_ERROR', details?: unknown) {
     super('invalid', message, code, details);
+  }
+}
+/** Well-formed but refused as it stands: e.g. a masked secret sent back with a changed destination. */
+export class Unprocessable extends ServiceError {
+  constructor(message: string, code: string) {
+    super('unprocessable', message, code);
   }
 }
 export class Unauthorized extends ServiceError {

@@ -152,4 +152,6 @@ export interface NotificationSetting {
   updated_at: string;
   /** The team's IANA time zone (digests are sent at local notification_time). */
   team_timezone: string;
+  /** Set when the stored config could not be unsealed (wrong or missing key): why; `config` is then `{}`. */
+  unreadable?: string;
 }

@@ -1,5 +1,6 @@
 // Builds every service from the same dependencies; api and cli receive this object.
 import { createAccessService } from './access.js';
+import { createSessionService } from './sessions.js';
 import type { ServiceDeps } from './deps.js';
 import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
@@ -23,7 +24,15 @@ import { createResolver, endpointInspector, type ProbeDeps } from '../probes/ind
  * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
  * and `checkInterval` drive TLS inspection. app.ts builds all of them from the config.
  */
-export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkInterval?: number }, io?: IntelIo) {
+export function createServices(
+  base: ServiceDeps & {
+    probes?: ProbeDeps;
+    checkInterval?: number;
+    /** The dashboard sessions' idle and absolute lifetimes (DOMMON_SESSION_*); defaults otherwise. */
+    sessions?: { idleMs: number; absoluteMs: number };
+  },
+  io?: IntelIo,
+) {
   const probes = base.probes ?? { resolver: createResolver([]) };
   // Every service that changes a health input recomputes the domain's health in its own transaction.
   const health = createHealthService({ store: base.store, clock: base.clock });
@@ -47,8 +56,10 @@ export function createServices(base: ServiceDeps & { probes?: ProbeDeps; checkIn
     health,
     io: io ?? unconfiguredIo(pino({ level: 'silent' })),
   });
+  const access = createAccessService(deps);
   return {
-    access: createAccessService(deps),
+    access,
+    sessions: createSessionService({ store: deps.store, clock: deps.clock, access, ...base.sessions }),
     portfolios: createPortfolioService(deps),
     domains,
     endpoints,

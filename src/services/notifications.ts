@@ -1,11 +1,12 @@
 // Notification settings (per user), test sends and the delivery log. Secrets are masked on the way out.
-import { Invalid, NotFound, QuotaExceeded } from '../domain/errors.js';
+import { Invalid, NotFound, QuotaExceeded, Unprocessable } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { Delivery, NotificationSetting } from '../domain/notification.js';
 
 import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
+import type { ChannelPlugin } from '../channels/types.js';
 import { mask, MASKED } from '../channels/shared.js';
 
 export { type Channel };
@@ -63,6 +64,39 @@ function maskRecipient<T extends string | null>(channel: string, recipient: T): 
   return plugin?.showRecipient ? plugin.showRecipient(recipient) : recipient;
 }
 
+/** A destination value as compared: an absent, null or empty one is the channel's default. */
+const destinationOf = (v: unknown): string => (v === undefined || v === null || v === '' ? '' : JSON.stringify(v));
+
+/**
+ * A masked secret sent back keeps the stored one, but only to the same destinations: a changed URL,
+ * homeserver or server (the plug-in's `destinations`) needs the secret again, or the stored one would
+ * travel to a host its owner never chose for it.
+ */
+function keepMaskedSecrets(
+  plugin: ChannelPlugin<unknown>,
+  config: Record<string, unknown>,
+  cur: NotificationSetting | undefined,
+): void {
+  const masked = plugin.secrets.filter((k) => typeof config[k] === 'string' && MASKED.test(config[k] as string));
+  if (!masked.length) return;
+  const fields = masked.map((k) => `config.${k}`).join(' and ');
+  if (cur?.unreadable)
+    throw new Unprocessable(
+      `${fields}: the stored secret cannot be read (${cur.unreadable}); send the real value`,
+      'SECRET_REQUIRED',
+    );
+  for (const k of masked)
+    if (!cur?.config[k])
+      throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
+  const changed = plugin.destinations.filter((k) => destinationOf(config[k]) !== destinationOf(cur!.config[k]));
+  if (changed.length)
+    throw new Unprocessable(
+      `${fields}: config.${changed.join(' and config.')} changed, so the stored secret is not kept; send the real value`,
+      'SECRET_REQUIRED',
+    );
+  for (const k of masked) config[k] = cur!.config[k];
+}
+
 /** Test sends a team may queue per rolling hour (POST /api/v1/notifications/test); the next answers 429. */
 export const TEST_SENDS_PER_HOUR = 10;
 const TEST_SEND_WINDOW_MS = 3_600_000;
@@ -104,13 +138,7 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
       }
       const cur = await store.notifications.setting(p.user_id, channel, input.delivery_class);
       const config = { ...(input.config ?? cur?.config ?? {}) };
-      // A masked secret sent back unchanged keeps the stored secret.
-      for (const k of plugin.secrets) {
-        if (typeof config[k] !== 'string' || !MASKED.test(config[k] as string)) continue;
-        if (!cur?.config[k])
-          throw new Invalid(`config.${k}: a masked value can only keep a stored secret; send the real value`);
-        config[k] = cur.config[k];
-      }
+      keepMaskedSecrets(plugin, config, cur);
       const problem = plugin.check?.(config);
       if (problem) throw new Invalid(problem);
       // The schema's required keys are checked when the body has a config; an enabled row needs them anyway.

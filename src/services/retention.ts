@@ -47,6 +47,8 @@ interface RetentionReport {
     exposure_scans: number;
     /** TLS schedule rows (and certificate state) of endpoints that are gone or no longer speak TLS. */
     tls_schedules: number;
+    /** Dashboard sessions past their idle or absolute end (services/sessions.ts). */
+    web_sessions: number;
   };
   /** Stopped early by the daemon's shutdown (the pass runs again at the next start). */
   aborted: boolean;
@@ -61,6 +63,8 @@ interface RetentionDeps {
   hourlyRetentionDays?: number;
   /** Days of daily liveness aggregates kept (default 400). */
   dailyRetentionDays?: number;
+  /** A dashboard session unused this long has ended (DOMMON_SESSION_IDLE_HOURS; default 12 h). */
+  sessionIdleMs?: number;
   log?: Logger;
   /** Rows per delete statement. */
   batchSize?: number;
@@ -141,6 +145,7 @@ export function createRetentionService(deps: RetentionDeps) {
     );
     const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter, signal);
     const tlsSchedules = await store.certificates.forgetIneligible();
+    const sessions = await store.webSessions.prune(ms, ms - (deps.sessionIdleMs ?? 12 * HOUR_MS));
 
     // Freed pages go back to the file system a slice at a time; the checkpoint lets the file shrink.
     const freeBefore = await r.freePages();
@@ -167,6 +172,7 @@ export function createRetentionService(deps: RetentionDeps) {
         certificate_history: certificates,
         exposure_scans: scans,
         tls_schedules: tlsSchedules,
+        web_sessions: sessions,
       },
       freed_pages: freeBefore - free,
       aborted: signal?.aborted ?? false,

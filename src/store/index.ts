@@ -32,6 +32,8 @@ import { statusPagesRepo } from './repos/status-pages.js';
 import { nodesRepo } from './repos/nodes.js';
 import { livenessDueRepo } from './repos/liveness-due.js';
 import { rateLimitsRepo } from './repos/rate-limits.js';
+import { webSessionsRepo } from './repos/web-sessions.js';
+import { authFailuresRepo } from './repos/auth-failures.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
@@ -75,6 +77,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     livenessDue: livenessDueRepo(db),
     rateLimits: rateLimitsRepo(db),
   };
+    webSessions: webSessionsRepo(db),
+    authFailures: authFailuresRepo(db),
 }
 
 export type Repos = ReturnType<typeof repos>;

@@ -365,6 +365,26 @@ export interface RateLimitsTable {
 
 export interface DB {
   teams: TeamsTable;
+/** A signed-in browser of the web dashboard (src/services/sessions.ts); the cookie's id is stored hashed. */
+export interface WebSessionsTable {
+  id_hash: string;
+  token_id: string;
+  /** Epoch milliseconds. */
+  created_at: number;
+  /** Epoch milliseconds of the last use (written at most once a minute). */
+  last_seen: number;
+  /** Epoch milliseconds of the absolute end. */
+  expires_at: number;
+}
+
+/** Failed authentications of one client address in one window (services/auth-throttle.ts). */
+export interface AuthFailuresTable {
+  client: string;
+  /** Epoch milliseconds of the window's start. */
+  window_start: number;
+  failures: number;
+}
+
   users: UsersTable;
   api_tokens: ApiTokensTable;
   meta: MetaTable;
@@ -398,3 +418,5 @@ export interface DB {
   liveness_region_daily: LivenessRegionDailyTable;
   rate_limits: RateLimitsTable;
 }
+  web_sessions: WebSessionsTable;
+  auth_failures: AuthFailuresTable;

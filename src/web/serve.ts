@@ -9,7 +9,9 @@ import type Koa from 'koa';
 import { PACKAGE_ROOT } from '../package.js';
 import { NotFound, ServiceError, Unauthorized } from '../domain/errors.js';
 import type { ApiDeps } from '../api/context.js';
-import { SESSION_COOKIE, checkCsrf, csrfToken, sessionToken } from './session.js';
+import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
+import type { WebSession } from '../services/sessions.js';
+import { clientOf } from '../api/middleware/auth.js';
 
 class NotJson extends ServiceError {
   constructor() {
@@ -47,8 +49,9 @@ interface Asset {
   etag: string;
 }
 
-function securityHeaders(ctx: Koa.Context): void {
-  ctx.set('Content-Security-Policy', CONTENT_SECURITY_POLICY);
+/** The dashboard's security headers; /docs (Swagger UI, same origin) sends them too, with its own CSP. */
+export function securityHeaders(ctx: Koa.Context, csp = CONTENT_SECURITY_POLICY): void {
+  ctx.set('Content-Security-Policy', csp);
   ctx.set('X-Content-Type-Options', 'nosniff');
   ctx.set('Referrer-Policy', 'no-referrer');
   ctx.set('X-Frame-Options', 'DENY');
@@ -86,22 +89,22 @@ function send(ctx: Koa.Context, a: Asset, cache: string): void {
   ctx.body = a.body;
 }
 
-export function webMiddleware(deps: Pick<ApiDeps, 'services' | 'validator'>, dir = WEB_DIR): Koa.Middleware {
+export function webMiddleware(
+  deps: Pick<ApiDeps, 'services' | 'validator' | 'authThrottle'>,
+  dir = WEB_DIR,
+): Koa.Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
   const files = () => (build ??= loadBuild(dir));
-  const signedIn = async (token: string | undefined) => {
-    const p = await deps.services.access.authenticate(token);
-    if (!p || !token) throw new Unauthorized();
-    return {
-      signed_in: true,
-      team: p.team_name,
-      user: p.user_email,
-      token_name: p.token_name,
-      // The dashboard hides every write control for a read-only token (the API refuses them anyway).
-      read_only: p.read_only,
-      csrf_token: csrfToken(token),
-    };
-  };
+  const answer = (s: WebSession) => ({
+    signed_in: true,
+    team: s.principal.team_name,
+    user: s.principal.user_email,
+    token_name: s.principal.token_name,
+    // The dashboard hides every write control for a read-only token (the API refuses them anyway).
+    read_only: s.principal.read_only,
+    csrf_token: s.csrf,
+  });
+  const throttle = deps.authThrottle;
   return async (ctx, next) => {
     const p = ctx.path;
     if (p !== '/' && !p.startsWith('/ui/')) {
@@ -128,33 +131,50 @@ export function webMiddleware(deps: Pick<ApiDeps, 'services' | 'validator'>, dir
     }
     if (p === '/ui/session') {
       ctx.set('Cache-Control', 'no-store');
+      const sessions = deps.services.sessions;
       if (ctx.method === 'GET') {
         // Signed out is an answer here, not an error: the page asks this first on every load.
-        const token = sessionToken(ctx);
-        ctx.body =
-          token && (await deps.services.access.authenticate(token)) ? await signedIn(token) : { signed_in: false };
+        const sid = sessionId(ctx);
+        if (sid === undefined) {
+          ctx.body = { signed_in: false };
+          return;
+        }
+        await throttle?.check(clientOf(ctx));
+        const s = await sessions.resolve(sid);
+        if (!s) {
+          clearSessionCookie(ctx);
+          await throttle?.fail(clientOf(ctx));
+        }
+        ctx.body = s ? answer(s) : { signed_in: false };
         return;
       }
       if (ctx.method === 'POST') {
         // JSON only: a cross-site form cannot send it without a CORS preflight, which is never granted.
         if (!ctx.is('application/json')) throw new NotJson();
         const { token } = deps.validator.body<{ token: string }>('ui-session', ctx.request.body);
-        const body = await signedIn(token);
-        ctx.cookies.set(SESSION_COOKIE, token, {
-          httpOnly: true,
-          sameSite: 'strict',
-          secure: ctx.secure,
-          path: '/',
-          overwrite: true,
-        });
+        await throttle?.check(clientOf(ctx));
+        const s = await sessions.create(token);
+        if (!s) {
+          await throttle?.fail(clientOf(ctx));
+          throw new Unauthorized();
+        }
+        // A session the browser held before (another sign-in) ends here, not when it expires.
+        const before = sessionId(ctx);
+        if (before !== undefined) await sessions.end(before);
+        setSessionCookie(ctx, s.id);
         ctx.status = 201;
-        ctx.body = body;
+        ctx.body = answer(s);
         return;
       }
       if (ctx.method === 'DELETE') {
-        const current = sessionToken(ctx);
-        if (current !== undefined) checkCsrf(ctx, current);
-        ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'strict', path: '/', maxAge: 0 });
+        const sid = sessionId(ctx);
+        if (sid !== undefined) {
+          const s = await sessions.resolve(sid);
+          // Signing out of a live session needs its CSRF token (another site cannot sign anyone out).
+          if (s) checkCsrf(ctx, s.csrf);
+          await sessions.end(sid);
+        }
+        clearSessionCookie(ctx);
         ctx.status = 204;
         return;
       }

@@ -76,26 +76,35 @@ t.test('the OpenAPI document lists the registry for PUT /notifications/settings/
     );
 });
 
-t.test('each plug-in: the example is a valid config; secrets and required keys are config keys', async (t) => {
-  const ajv = new Ajv({ strict: false, strictNumbers: true });
-  formatsPlugin.default(ajv);
-  for (const kind of CHANNELS) {
-    const p: ChannelPlugin<unknown> = channels[kind];
-    const validate = ajv.compile(channelSchema(kind));
-    t.ok(validate(p.example), `${kind} example valid: ${ajv.errorsText(validate.errors)}`);
-    const props = Object.keys((p.configSchema.properties ?? {}) as object);
-    for (const k of p.secrets) t.ok(props.includes(k), `${kind}: secret ${k} is a config key`);
-    for (const k of (p.configSchema.required as string[] | undefined) ?? [])
-      t.ok(props.includes(k), `${kind}: required ${k} is a config key`);
-    // A masked secret as GET returns it passes the schema (so it can be sent back).
-    const masked = Object.fromEntries(
-      Object.entries(p.example).map(([k, v]) => [k, p.secrets.includes(k) ? `********${String(v).slice(-4)}` : v]),
-    );
-    t.ok(validate(masked), `${kind}: masked example valid`);
-    t.equal(p.configSchema.additionalProperties, false, `${kind}: unknown config keys refused`);
-    t.ok(p.title && p.api && p.test.what, `${kind}: described`);
-  }
-});
+t.test(
+  'each plug-in: the example is a valid config; secrets, destinations and required keys are config keys',
+  async (t) => {
+    const ajv = new Ajv({ strict: false, strictNumbers: true });
+    formatsPlugin.default(ajv);
+    for (const kind of CHANNELS) {
+      const p: ChannelPlugin<unknown> = channels[kind];
+      const validate = ajv.compile(channelSchema(kind));
+      t.ok(validate(p.example), `${kind} example valid: ${ajv.errorsText(validate.errors)}`);
+      const props = Object.keys((p.configSchema.properties ?? {}) as object);
+      for (const k of p.secrets) t.ok(props.includes(k), `${kind}: secret ${k} is a config key`);
+      for (const k of p.destinations) t.ok(props.includes(k), `${kind}: destination ${k} is a config key`);
+      // Any URL in a config chooses a host: it must be declared a destination, so no masked secret follows a new one.
+      const schemaProps = (p.configSchema.properties ?? {}) as Record<string, Record<string, unknown>>;
+      for (const [k, s] of Object.entries(schemaProps))
+        if (s.format === 'uri' || /\^https\?/.test(String(s.pattern ?? '')))
+          t.ok(p.destinations.includes(k), `${kind}: URL ${k} is declared a destination`);
+      for (const k of (p.configSchema.required as string[] | undefined) ?? [])
+        t.ok(props.includes(k), `${kind}: required ${k} is a config key`);
+      // A masked secret as GET returns it passes the schema (so it can be sent back).
+      const masked = Object.fromEntries(
+        Object.entries(p.example).map(([k, v]) => [k, p.secrets.includes(k) ? `********${String(v).slice(-4)}` : v]),
+      );
+      t.ok(validate(masked), `${kind}: masked example valid`);
+      t.equal(p.configSchema.additionalProperties, false, `${kind}: unknown config keys refused`);
+      t.ok(p.title && p.api && p.test.what, `${kind}: described`);
+    }
+  },
+);
 
 t.test('DOMMON_*_URL: one per fixed-provider channel, defaults, overrides, validation', async (t) => {
   for (const kind of Object.keys(CHANNEL_URLS))

@@ -10,7 +10,7 @@ import zlib from 'node:zlib';
 import t from 'tap';
 import { request, startApp } from '../support/app.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/web/serve.js';
-import { CSRF_HEADER, csrfToken } from '../../src/web/session.js';
+import { CSRF_HEADER } from '../../src/web/session.js';
 import { PACKAGE_ROOT } from '../../src/package.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -155,8 +155,9 @@ t.test('sign-in: the token goes in an HttpOnly SameSite=Strict cookie and is nev
     user: 'web@example.com',
     token_name: ok.body.token_name,
     read_only: false,
-    csrf_token: csrfToken(token),
+    csrf_token: ok.body.csrf_token,
   });
+  t.match(ok.body.csrf_token, /^[A-Za-z0-9_-]{43}$/, 'a CSRF token for the session');
   t.notMatch(ok.text, token, 'the token is not in the answer');
   t.equal(ok.headers.get('cache-control'), 'no-store');
   const cookie = cookieOf(ok.headers);
@@ -167,7 +168,7 @@ t.test('sign-in: the token goes in an HttpOnly SameSite=Strict cookie and is nev
 
   const me = await request(s.url, 'GET', '/ui/session', { headers: { cookie: jar }, unchecked: true });
   t.equal(me.status, 200);
-  t.equal(me.body.csrf_token, csrfToken(token));
+  t.equal(me.body.csrf_token, ok.body.csrf_token, 'the same CSRF token for the session');
   const list = await request(s.url, 'GET', '/api/v1/domains', { headers: { cookie: jar } });
   t.equal(list.status, 200, 'reads work with the cookie alone');
 
@@ -184,10 +185,13 @@ t.test('every write made with the session cookie needs its CSRF token', async (t
   const s = await startApp();
   t.teardown(() => s.close());
   const token = await s.token('csrf', 'c@example.com');
-  const jar = cookieOf(
-    (await request(s.url, 'POST', '/ui/session', { body: { token }, unchecked: true })).headers,
-  ).split(';')[0]!;
-  const good = { cookie: jar, [CSRF_HEADER]: csrfToken(token) };
+  const signIn = await request(s.url, 'POST', '/ui/session', { body: { token }, unchecked: true });
+  const jar = cookieOf(signIn.headers).split(';')[0]!;
+  const good = { cookie: jar, [CSRF_HEADER]: signIn.body.csrf_token as string };
+  // Another session of the same token has another CSRF token, which this session's cookie refuses.
+  const other = (await request(s.url, 'POST', '/ui/session', { body: { token }, unchecked: true })).body
+    .csrf_token as string;
+  t.not(other, good[CSRF_HEADER]);
   const d = await request(s.url, 'POST', '/api/v1/domains', { body: { domain: 'kept.example' }, headers: good });
   t.equal(d.status, 201, 'a write with the header goes through');
 
@@ -204,7 +208,7 @@ t.test('every write made with the session cookie needs its CSRF token', async (t
   for (const [method, p, body] of writes) {
     for (const [why, headers] of [
       ['no header', { cookie: jar }],
-      ['wrong header', { cookie: jar, [CSRF_HEADER]: csrfToken('dmn_other') }],
+      ['wrong header', { cookie: jar, [CSRF_HEADER]: other }],
       ['empty header', { cookie: jar, [CSRF_HEADER]: '' }],
     ] as const) {
       const r = await request(s.url, method, p, { body, headers: { ...headers }, unchecked: true });

@@ -1,10 +1,17 @@
 // The spec's three ways to pass a token: Bearer header, `api_key` query parameter, `api_key` JSON body field;
-// and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header.
+// and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header. Every
+// bad credential counts as a failure of the client's address (services/auth-throttle.ts), and an
+// address past the limit is answered 429 before its credential is even looked at.
 import type Koa from 'koa';
-import { checkCsrf, sessionToken } from '../../web/session.js';
+import { checkCsrf, clearSessionCookie, sessionId } from '../../web/session.js';
 import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
+import type { SessionService } from '../../services/sessions.js';
+import { clientKey, type AuthThrottle } from '../../services/auth-throttle.js';
 import type { ApiState } from '../context.js';
+
+/** The address failures are counted under: the peer's, or with --trust-proxy the proxy's X-Forwarded-For. */
+export const clientOf = (ctx: Koa.Context): string => clientKey(ctx.ip);
 
 function tokenFrom(ctx: Koa.Context): string | undefined {
   const header = ctx.get('authorization');
@@ -38,15 +45,29 @@ function refuseReadOnlyWrite(ctx: Koa.Context, readOnly: boolean): void {
     throw new Forbidden('this API token is read-only: it cannot change anything', 'READ_ONLY_TOKEN');
 }
 
-export function authMiddleware(access: AccessService): Koa.Middleware<ApiState> {
+export function authMiddleware(
+  access: AccessService,
+  sessions: SessionService,
+  throttle: AuthThrottle,
+): Koa.Middleware<ApiState> {
   return async (ctx, next) => {
-    let token = tokenFrom(ctx);
+    const token = tokenFrom(ctx);
+    const header = ctx.get('authorization');
     // The cookie only when no other credential was given (a malformed Authorization header stays a 401).
-    const fromCookie = token === undefined && !ctx.get('authorization') ? sessionToken(ctx) : undefined;
-    token ??= fromCookie;
-    const principal = await access.authenticate(token);
-    if (!principal) throw new Unauthorized();
-    if (fromCookie !== undefined) checkCsrf(ctx, fromCookie);
+    const sid = token === undefined && !header ? sessionId(ctx) : undefined;
+    // No credential at all is no guess: a plain 401, not counted.
+    if (token === undefined && sid === undefined && !header) throw new Unauthorized();
+    const client = clientOf(ctx);
+    await throttle.check(client);
+    const session = sid !== undefined ? await sessions.resolve(sid) : undefined;
+    const principal = session ? session.principal : sid === undefined ? await access.authenticate(token) : null;
+    if (!principal) {
+      // An ended session's cookie is dropped, so the browser stops sending it.
+      if (sid !== undefined) clearSessionCookie(ctx);
+      await throttle.fail(client);
+      throw new Unauthorized();
+    }
+    if (session) checkCsrf(ctx, session.csrf);
     refuseReadOnlyWrite(ctx, principal.read_only);
     ctx.state.principal = principal;
     stripCredential(ctx);

@@ -6,6 +6,7 @@ import type { ApiDeps, ApiRouter } from '../context.js';
 import { listBody } from '../shape.js';
 import type { Health } from '../../domain/endpoint.js';
 import { page, pathId, team } from './common.js';
+import { clientOf } from '../middleware/auth.js';
 
 export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
@@ -20,8 +21,11 @@ export function userApiRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Midd
           'user-auth',
           raw,
         );
+    // A key checked here is a guess like any other credential: counted and throttled per address.
+    if (body) await deps.authThrottle?.check(clientOf(ctx));
     const p = body ? await s.access.authenticate(body.apiKey) : null;
     if (!p) {
+      if (body) await deps.authThrottle?.fail(clientOf(ctx));
       ctx.status = 401;
       ctx.body = {
         success: false,

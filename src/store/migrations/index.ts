@@ -15,6 +15,7 @@ import * as m015 from './015_regions.js';
 import * as m016 from './016_fillfactor.js';
 import * as m017 from './017_results_cascade.js';
 import * as m018 from './018_autovacuum.js';
+import * as m020 from './020_web_sessions.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -31,6 +32,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '016_fillfactor': m016,
   '017_results_cascade': m017,
   '018_autovacuum': m018,
+  '020_web_sessions': m020,
 };
 
 /**

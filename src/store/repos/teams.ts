@@ -169,3 +169,13 @@ export function metaRepo(db: Kysely<DB>) {
     },
   };
 }
+    /** Stores `value` unless the key holds one already; returns the value stored (the first writer's on every node). */
+    async putIfAbsent(key: string, value: string): Promise<string> {
+      await db
+        .insertInto('meta')
+        .values({ key, value })
+        .onConflict((oc) => oc.column('key').doNothing())
+        .execute();
+      const r = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirstOrThrow();
+      return r.value;
+    },
