@@ -56,9 +56,14 @@ export interface TlsInspection {
   /** The chain leads to a trusted root (expiry aside: dates are judged with the injectable clock). */
   trusted: boolean;
   self_signed: boolean;
+  /** The leaf's subjectAltName names the host (the common name never counts, as in browsers and Go). */
   hostname_match: boolean;
+  /** The leaf has a subjectAltName extension at all. */
+  has_san: boolean;
   /** OpenSSL's verification error code, when not authorized. */
   authorization_error: string | null;
+  /** That error in words a person can act on (incomplete chain, weak signature, small key), when known. */
+  authorization_reason: string | null;
   handshake_ms: number;
 }
 
@@ -70,20 +75,70 @@ export interface TlsFailure {
 
 export type TlsResult = TlsInspection | TlsFailure;
 
-/** valid / expiring_soon (<= 30 days) / expired / invalid (untrusted, self-signed, wrong host) / error. */
+/** The certificate of a chain that expires first, and where it sits. */
+export interface EarliestExpiry {
+  /** 0 for the leaf, then each issuer in the order the chain goes. */
+  position: number;
+  role: 'leaf' | 'intermediate';
+  subject: string;
+  not_after: string;
+  fingerprint256: string;
+}
+
+/**
+ * The earliest notAfter of the certificates the server sends (leaf first), as blackbox_exporter's
+ * probe_ssl_earliest_cert_expiry: the leaf and its intermediates. A self-signed root ending the chain
+ * is left out: a client checks against its own copy of a root, so the copy served changes nothing.
+ */
+export function earliestExpiry(
+  chain: readonly Pick<ChainCertificate, 'subject' | 'issuer' | 'not_after' | 'fingerprint256'>[],
+): EarliestExpiry | null {
+  let best: EarliestExpiry | null = null;
+  chain.forEach((c, i) => {
+    if (i > 0 && i === chain.length - 1 && c.subject === c.issuer) return;
+    if (best && Date.parse(c.not_after) >= Date.parse(best.not_after)) return;
+    best = {
+      position: i,
+      role: i === 0 ? 'leaf' : 'intermediate',
+      subject: c.subject,
+      not_after: c.not_after,
+      fingerprint256: c.fingerprint256,
+    };
+  });
+  return best;
+}
+
+/** The inspection's expiry: the earliest notAfter of the chain it showed. */
+export function expiryOf(r: TlsInspection): EarliestExpiry {
+  return earliestExpiry([r.leaf, ...r.chain])!;
+}
+
+/** Which certificate expires, for a message: "certificate" or "intermediate certificate CN=...". */
+export function expiringWhat(e: EarliestExpiry): string {
+  return e.role === 'leaf' ? 'certificate' : `intermediate certificate ${e.subject || '(empty subject)'}`;
+}
+
+/**
+ * valid / expiring_soon (<= 30 days) / expired / invalid (untrusted, self-signed, wrong host) / error.
+ * Dates are those of the chain's earliest-expiring certificate.
+ */
 export function sslStatus(r: TlsResult, now: Date): SslStatus {
   if (!r.ok) return 'error';
-  if (Date.parse(r.leaf.not_after) <= now.getTime()) return 'expired';
+  const notAfter = expiryOf(r).not_after;
+  if (Date.parse(notAfter) <= now.getTime()) return 'expired';
   if (Date.parse(r.leaf.not_before) > now.getTime()) return 'invalid';
   if (!r.trusted || r.self_signed || !r.hostname_match) return 'invalid';
-  if (daysUntil(r.leaf.not_after, now) <= EXPIRING_SOON_DAYS) return 'expiring_soon';
+  if (daysUntil(notAfter, now) <= EXPIRING_SOON_DAYS) return 'expiring_soon';
   return 'valid';
 }
 
 /** Why a certificate is invalid, in words (null when it is not). */
 export function invalidReason(r: TlsInspection): string | null {
   if (r.self_signed) return 'self-signed certificate';
-  if (!r.trusted) return `untrusted chain${r.authorization_error ? ` (${r.authorization_error})` : ''}`;
+  if (!r.trusted)
+    return r.authorization_reason ?? `untrusted chain${r.authorization_error ? ` (${r.authorization_error})` : ''}`;
+  if (!r.hostname_match && !r.has_san)
+    return 'the certificate has no subjectAltName: browsers and Go no longer accept a host named only in the common name (since 2017); reissue it with the host in its subjectAltName';
   if (!r.hostname_match) return 'certificate does not match the host name';
   return null;
 }
@@ -134,6 +189,7 @@ export interface CertificateState {
   issuer: string | null;
   sans: string[];
   not_before: string | null;
+  /** The earliest notAfter of the chain the server sent (earliestExpiry); the leaf's own is `chain[0].not_after`. */
   not_after: string | null;
   serial: string | null;
   fingerprint256: string | null;

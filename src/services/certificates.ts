@@ -4,6 +4,9 @@
 import { isoNow, daysUntil, type Clock } from '../domain/clock.js';
 import {
   chainOf,
+  earliestExpiry,
+  expiringWhat,
+  expiryOf,
   expiryWindow,
   invalidReason,
   sslStatus,
@@ -80,16 +83,22 @@ export function createCertificateService(deps: CertificateServiceDeps) {
       } else {
         const leaf = r.leaf;
         const fp = leaf.fingerprint256;
+        // Expiry follows the chain's earliest notAfter: an intermediate may expire before the leaf.
+        const earliest = expiryOf(r);
+        const what = expiringWhat(earliest);
         const details = {
           url,
           subject: leaf.subject,
           issuer: leaf.issuer,
-          not_after: leaf.not_after,
+          not_after: earliest.not_after,
           fingerprint256: fp,
           serial: leaf.serial,
-          days_until_expiry: daysUntil(leaf.not_after, now),
+          days_until_expiry: daysUntil(earliest.not_after, now),
           ssl_status: status,
+          earliest_expiry: earliest,
         };
+        // Windows and expiry are raised once per certificate that expires (the leaf, or the intermediate).
+        const efp = earliest.fingerprint256;
         const chain = chainOf(r);
         const isNew = await tx.certificates.seen(e.id, leaf, nowIso, chain);
         if (prev?.fingerprint256 && prev.fingerprint256 !== fp && isNew) {
@@ -110,24 +119,24 @@ export function createCertificateService(deps: CertificateServiceDeps) {
             dedupe_key: `ssl:${e.id}:${fp}:new`,
           });
         }
-        const window = status === 'expired' ? null : expiryWindow(leaf.not_after, now);
+        const window = status === 'expired' ? null : expiryWindow(earliest.not_after, now);
         if (status === 'expired') {
           events.push({
             ...base,
             severity: 'critical',
             category: 'certificate_expired',
-            message: `${e.name} (${url}) certificate EXPIRED on ${leaf.not_after.slice(0, 10)}`,
+            message: `${e.name} (${url}) ${what} EXPIRED on ${earliest.not_after.slice(0, 10)}`,
             details,
-            dedupe_key: `ssl:${e.id}:${fp}:expired`,
+            dedupe_key: `ssl:${e.id}:${efp}:expired`,
           });
         } else if (window !== null) {
           events.push({
             ...base,
             severity: windowSeverity(window),
             category: 'certificate_expiring',
-            message: `${e.name} (${url}) certificate expires in ${details.days_until_expiry} day(s) (${leaf.not_after.slice(0, 10)})`,
+            message: `${e.name} (${url}) ${what} expires in ${details.days_until_expiry} day(s) (${earliest.not_after.slice(0, 10)})`,
             details: { ...details, window_days: window },
-            dedupe_key: `ssl:${e.id}:${fp}:w${window}`,
+            dedupe_key: `ssl:${e.id}:${efp}:w${window}`,
           });
         }
         if (status === 'invalid' && prev?.ssl_status !== 'invalid') {
@@ -155,7 +164,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
           issuer: leaf.issuer,
           sans: leaf.sans,
           not_before: leaf.not_before,
-          not_after: leaf.not_after,
+          not_after: earliest.not_after,
           serial: leaf.serial,
           fingerprint256: fp,
           protocol: r.protocol,
@@ -220,6 +229,7 @@ export function createCertificateService(deps: CertificateServiceDeps) {
         not_before: cur.not_before,
         not_after: cur.not_after,
         days_until_expiry: cur.not_after ? daysUntil(cur.not_after, clock.now()) : null,
+        earliest_expiry: earliestExpiry(cur.chain),
         serial: cur.serial,
         fingerprint256: cur.fingerprint256,
         protocol: cur.protocol,

@@ -2,7 +2,7 @@
 // DNS-security evaluation, TLS inspection with its ssl_status rules, and the liveness probe registry,
 // with the results returned instead of stored.
 import { daysUntil, type Clock } from '../domain/clock.js';
-import { invalidReason, sslStatus } from '../domain/certificate.js';
+import { expiryOf, invalidReason, sslStatus } from '../domain/certificate.js';
 import { computeHealth } from '../domain/health.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import type { UrlParts } from '../domain/endpoint.js';
@@ -87,10 +87,13 @@ export function createCheckService(deps: NameCheckDeps & { probes: ProbeDeps }) 
         signal,
       );
       const now = clock.now();
+      const earliest = result.ok ? expiryOf(result) : null;
       return {
         result,
         ssl_status: sslStatus(result, now),
-        days_until_expiry: result.ok ? daysUntil(result.leaf.not_after, now) : null,
+        /** The chain's earliest-expiring certificate, whose date the status and the days follow. */
+        earliest_expiry: earliest,
+        days_until_expiry: earliest ? daysUntil(earliest.not_after, now) : null,
         invalid_reason: result.ok ? invalidReason(result) : null,
       };
     },

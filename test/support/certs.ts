@@ -45,6 +45,9 @@ function workDir(): string {
       'email_in_dn = no',
       '[p]',
       'commonName = supplied',
+      '[any]',
+      'commonName = optional',
+      'organizationName = optional',
       '[req]',
       'distinguished_name = dn',
       '[dn]',
@@ -62,16 +65,15 @@ function caIn(dir: string): TestCa {
   };
 }
 
-export function makeCa(name = 'dommon Test CA'): TestCa {
+/** A root CA (EC P-256, or RSA of `o.rsaBits`: needed to sign with MD5, which ECDSA has no form for). */
+export function makeCa(name = 'dommon Test CA', o: { rsaBits?: number } = {}): TestCa {
   const dir = workDir();
   openssl(
     [
       'req',
       '-x509',
       '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
+      ...(o.rsaBits ? [`rsa:${o.rsaBits}`] : ['ec', '-pkeyopt', 'ec_paramgen_curve:P-256']),
       '-nodes',
       '-keyout',
       'ca.key',
@@ -93,8 +95,16 @@ export function makeCa(name = 'dommon Test CA'): TestCa {
   return caIn(dir);
 }
 
+interface IntermediateOptions {
+  /** Validity relative to now, in days (negative = past); omitted: 5 years from now. */
+  fromDays?: number;
+  toDays?: number;
+  /** Signature digest of the root's signature on it (default sha256). */
+  md?: string;
+}
+
 /** An intermediate CA signed by `root` (its own directory): leaves it issues chain up through it. */
-export function makeIntermediate(root: TestCa, name = 'dommon Test Intermediate'): TestCa {
+export function makeIntermediate(root: TestCa, name = 'dommon Test Intermediate', o: IntermediateOptions = {}): TestCa {
   const dir = workDir();
   openssl(
     [
@@ -120,29 +130,35 @@ export function makeIntermediate(root: TestCa, name = 'dommon Test Intermediate'
     path.join(dir, 'ca.ext'),
     'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
   );
-  fs.writeFileSync(path.join(dir, 'root.crt'), root.cert);
-  fs.writeFileSync(path.join(dir, 'root.key'), root.key);
+  const now = Date.now();
+  // Signed in the root's directory (its openssl ca database), with the dates asked for.
+  fs.copyFileSync(path.join(dir, 'ca.csr'), path.join(root.dir, `${path.basename(dir)}.csr`));
+  fs.copyFileSync(path.join(dir, 'ca.ext'), path.join(root.dir, `${path.basename(dir)}.ext`));
   openssl(
     [
-      'x509',
-      '-req',
-      '-in',
-      'ca.csr',
-      '-CA',
-      'root.crt',
-      '-CAkey',
-      'root.key',
-      '-set_serial',
-      `0x${Date.now().toString(16)}`,
-      '-days',
-      '1825',
-      '-sha256',
-      '-extfile',
-      'ca.ext',
-      '-out',
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      '-cert',
       'ca.crt',
+      '-keyfile',
+      'ca.key',
+      '-md',
+      o.md ?? 'sha256',
+      '-in',
+      `${path.basename(dir)}.csr`,
+      '-out',
+      path.join(dir, 'ca.crt'),
+      '-notext',
+      '-startdate',
+      stamp(new Date(now + (o.fromDays ?? -1) * DAY)),
+      '-enddate',
+      stamp(new Date(now + (o.toDays ?? 1825) * DAY)),
+      '-extfile',
+      `${path.basename(dir)}.ext`,
     ],
-    dir,
+    root.dir,
   );
   return caIn(dir);
 }
@@ -151,7 +167,14 @@ interface IssueOptions {
   /** Signing CA; omitted: self-signed. */
   ca?: TestCa;
   cn: string;
-  sans?: string[];
+  /** The whole subject in openssl's form (`/O=x`, `/` for an empty one) instead of `/CN=<cn>`. */
+  subject?: string;
+  /** Subject alternative names (default: [cn]); null: no subjectAltName extension at all. */
+  sans?: string[] | null;
+  /** Signature digest (default sha256; sha1 and md5 for the weak-signature cases). */
+  md?: string;
+  /** More extension lines (openssl's extension syntax), e.g. a very large one. */
+  extensions?: string[];
   /** Validity relative to now, in days (negative = past). */
   fromDays?: number;
   toDays: number;
@@ -164,10 +187,16 @@ export function issue(o: IssueOptions): TestCert {
   const dir = o.ca?.dir ?? workDir();
   const id = Math.random().toString(36).slice(2);
   const now = o.now ?? new Date();
-  const sans = o.sans ?? [o.cn];
+  const sans = o.sans === undefined ? [o.cn] : o.sans;
   fs.writeFileSync(
     path.join(dir, `${id}.ext`),
-    `subjectAltName=${sans.map((s) => (/^[\d.]+$/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`,
+    [
+      ...(sans ? [`subjectAltName=${sans.map((s) => (/^[\d.]+$|:/.test(s) ? `IP:${s}` : `DNS:${s}`)).join(',')}`] : []),
+      'basicConstraints=CA:FALSE',
+      'extendedKeyUsage=serverAuth',
+      ...(o.extensions ?? []),
+      '',
+    ].join('\n'),
   );
   openssl(
     [
@@ -181,7 +210,7 @@ export function issue(o: IssueOptions): TestCert {
       '-out',
       `${id}.csr`,
       '-subj',
-      `/CN=${o.cn}`,
+      o.subject ?? `/CN=${o.cn}`,
       '-config',
       'ca.cnf',
     ],
@@ -195,6 +224,9 @@ export function issue(o: IssueOptions): TestCert {
       '-config',
       'ca.cnf',
       ...signer,
+      ...(o.subject !== undefined ? ['-policy', 'any', '-preserveDN'] : []),
+      '-md',
+      o.md ?? 'sha256',
       '-in',
       `${id}.csr`,
       '-out',

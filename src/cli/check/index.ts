@@ -14,6 +14,7 @@ import {
 } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
 import { endpointShape } from '../../domain/endpoint.js';
+import { expiringWhat } from '../../domain/certificate.js';
 import type { CheckFn, CheckKind, CheckOptions, CheckResult, Severity, Target, TargetRun } from './types.js';
 
 const onOff = (b: boolean | null) => (b === null ? 'unknown' : b ? 'on' : 'off');
@@ -90,15 +91,25 @@ const tls: CheckFn = async (target, run) => {
       details: { ...base, error: r.result.error, reason: r.result.reason },
     };
   const { leaf, chain, ok: _ok, ...rest } = r.result;
-  const details = { ...base, days_until_expiry: r.days_until_expiry, ...leaf, chain_length: chain.length, ...rest };
+  const earliest = r.earliest_expiry!;
+  const details = {
+    ...base,
+    days_until_expiry: r.days_until_expiry,
+    ...leaf,
+    chain_length: chain.length,
+    earliest_expiry: earliest,
+    invalid_reason: r.invalid_reason,
+    ...rest,
+  };
   const days = r.days_until_expiry!;
-  const when = leaf.not_after.slice(0, 10);
+  const when = earliest.not_after.slice(0, 10);
+  const what = expiringWhat(earliest);
   const summary =
     r.ssl_status === 'expired'
-      ? `certificate EXPIRED on ${when}`
+      ? `${what} EXPIRED on ${when}`
       : r.ssl_status === 'invalid'
         ? `certificate invalid: ${r.invalid_reason ?? 'not yet valid'}`
-        : `certificate expires in ${days} day(s) (${when}), ${r.ssl_status}`;
+        : `${what} expires in ${days} day(s) (${when}), ${r.ssl_status}`;
   return { check: 'tls', status, summary, details };
 };
 
