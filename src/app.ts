@@ -36,8 +36,8 @@ import { createRegistrationLookup } from './services/registration.js';
 import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
 import { sharedRateLimiter } from './services/rate-limit.js';
-
 import { createAuthThrottle } from './services/auth-throttle.js';
+
 import { VERSION } from './package.js';
 
 /** The modules of the database modes (daemon, local CLI), loaded once on first use. */
@@ -325,6 +325,7 @@ export async function openLocal(
       metrics,
       probes,
       checkInterval: config.checkInterval,
+      sessions: config.session,
     },
     io,
   );
@@ -341,7 +342,6 @@ interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
-      sessions: config.session,
   const { pino, createApi, createValidator, inject } = await daemonModules();
   const { store, services } = await openLocal(config);
   try {
@@ -470,6 +470,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     resultRetentionDays: config.resultRetentionDays,
     hourlyRetentionDays: config.hourlyRetentionDays,
     dailyRetentionDays: config.dailyRetentionDays,
+    sessionIdleMs: config.session.idleMs,
   });
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):
   // checked hourly, runs when a day has passed since the last pass (so restarts never skip it).
@@ -486,7 +487,6 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const { app: koa, router } = createApi(
     {
       config,
-    sessionIdleMs: config.session.idleMs,
       services,
       clock,
       log,
@@ -497,6 +497,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       metrics,
       // Several nodes on PostgreSQL share each team's budget through the database (services/rate-limit.ts).
       rateLimiter: config.database ? sharedRateLimiter({ store, limit: config.rateLimit, clock, log }) : undefined,
+      // Counted in the database on both engines, so every node on PostgreSQL adds to one count.
+      authThrottle: createAuthThrottle({ store, clock, limit: config.authFailureLimit, log }),
     },
     { healthAndMetricsOnly: config.node.role === 'worker' },
   );
@@ -513,8 +515,6 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clock,
     log,
     deliver: (channel, message, cfg, { timeoutMs, deliveryId }) =>
-      // Counted in the database on both engines, so every node on PostgreSQL adds to one count.
-      authThrottle: createAuthThrottle({ store, clock, limit: config.authFailureLimit, log }),
       deliverOnce(channel, message, { config: cfg, deliveryId }, { ...sendCtx, timeoutMs }),
     retryWaitsMs: opts.notify?.retryWaitsMs,
     attemptTimeoutMs: opts.notify?.attemptTimeoutMs,

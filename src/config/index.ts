@@ -64,7 +64,6 @@ export interface Config {
   /** Provider API bases of the channels (CHANNEL_URLS); pushover's is pushoverUrl again. */
   channelUrls: ChannelUrls;
   rateLimit: number;
-  maxDomains: number | null;
   /** DOMMON_AUTH_FAILURE_LIMIT: failed authentications per client address and minute before 429 (services/auth-throttle.ts). */
   authFailureLimit: number;
   /**
@@ -74,6 +73,7 @@ export interface Config {
   trustProxy: boolean;
   /** DOMMON_SESSION_IDLE_HOURS and DOMMON_SESSION_MAX_DAYS: when a dashboard session ends unused, and at the latest. */
   session: { idleMs: number; absoluteMs: number };
+  maxDomains: number | null;
   maxEndpoints: number | null;
   verifyInterval: number;
   checkInterval: number;
@@ -131,10 +131,10 @@ type ConfigFlags = Partial<{
   role: string;
   nodeName: string;
   region: string;
+  trustProxy: boolean | string;
 }>;
 
 export class ConfigError extends Error {}
-  trustProxy: boolean | string;
 
 /** The commands that do not run on PostgreSQL yet say so (backup: use pg_dump; restore, doctor). */
 export const postgresNotYet = (command: string): string =>
@@ -150,9 +150,6 @@ function int(name: string, raw: string | undefined, def: number, min: number, ma
   return n;
 }
 
-function optInt(name: string, raw: string | undefined): number | null {
-  if (raw === undefined || raw === '' || raw === 'unlimited') return null;
-  return int(name, raw, 0, 0);
 function bool(name: string, raw: string | boolean | undefined): boolean {
   if (typeof raw === 'boolean') return raw;
   const v = (raw ?? '').trim().toLowerCase();
@@ -161,6 +158,9 @@ function bool(name: string, raw: string | boolean | undefined): boolean {
   throw new ConfigError(`${name} must be true or false (1/0, yes/no, on/off), got "${raw}"`);
 }
 
+function optInt(name: string, raw: string | undefined): number | null {
+  if (raw === undefined || raw === '' || raw === 'unlimited') return null;
+  return int(name, raw, 0, 0);
 }
 
 function hostPort(name: string, raw: string): string {
@@ -344,6 +344,15 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     pushoverUrl: channelUrls.pushover,
     channelUrls,
     rateLimit: int('DOMMON_RATE_LIMIT', env.DOMMON_RATE_LIMIT, 100, 1),
+    authFailureLimit: int('DOMMON_AUTH_FAILURE_LIMIT', env.DOMMON_AUTH_FAILURE_LIMIT, 20, 1),
+    trustProxy: bool(
+      flags.trustProxy !== undefined ? '--trust-proxy' : 'DOMMON_TRUST_PROXY',
+      flags.trustProxy ?? env.DOMMON_TRUST_PROXY,
+    ),
+    session: Object.freeze({
+      idleMs: int('DOMMON_SESSION_IDLE_HOURS', env.DOMMON_SESSION_IDLE_HOURS, 12, 1, 24 * 366) * 3_600_000,
+      absoluteMs: int('DOMMON_SESSION_MAX_DAYS', env.DOMMON_SESSION_MAX_DAYS, 7, 1, 366) * 86_400_000,
+    }),
     maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),
     maxEndpoints: optInt('DOMMON_MAX_ENDPOINTS', env.DOMMON_MAX_ENDPOINTS),
     verifyInterval: int('DOMMON_VERIFY_INTERVAL', env.DOMMON_VERIFY_INTERVAL, 300, 1),
@@ -367,15 +376,6 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       flags.databaseUrl ?? env.DOMMON_DATABASE_URL,
       env,
     ),
-    authFailureLimit: int('DOMMON_AUTH_FAILURE_LIMIT', env.DOMMON_AUTH_FAILURE_LIMIT, 20, 1),
-    trustProxy: bool(
-      flags.trustProxy !== undefined ? '--trust-proxy' : 'DOMMON_TRUST_PROXY',
-      flags.trustProxy ?? env.DOMMON_TRUST_PROXY,
-    ),
-    session: Object.freeze({
-      idleMs: int('DOMMON_SESSION_IDLE_HOURS', env.DOMMON_SESSION_IDLE_HOURS, 12, 1, 24 * 366) * 3_600_000,
-      absoluteMs: int('DOMMON_SESSION_MAX_DAYS', env.DOMMON_SESSION_MAX_DAYS, 7, 1, 366) * 86_400_000,
-    }),
     node: Object.freeze(nodeConfig(flags, env)),
   };
   return Object.freeze(config);

@@ -117,6 +117,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       if (!tok) throw new NotFound('Token');
       if (tok.revoked_at) throw new Conflict('token is already revoked', 'TOKEN_REVOKED');
       await store.tokens.revoke(id, isoNow(clock));
+      // Its dashboard sessions end with it (the session look-up also refuses a revoked token's).
+      await store.webSessions.removeForTokens([id]);
       await bumpEpoch();
       return { ...tok, revoked_at: isoNow(clock) };
     },
@@ -127,8 +129,6 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
 
     async addUser(teamName: string | undefined, email: string): Promise<User> {
       if (!EMAIL.test(email)) throw new Invalid(`"${email}" is not an e-mail address`);
-      // Its dashboard sessions end with it (the session look-up also refuses a revoked token's).
-      await store.webSessions.removeForTokens([id]);
       const team = teamName ? await ensureTeam(teamName) : await requireTeam();
       if (await store.users.byEmail(team.id, email.toLowerCase()))
         throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');

@@ -76,9 +76,9 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     /** The liveness due-queue: PostgreSQL only (several nodes); one SQLite node schedules in memory. */
     livenessDue: livenessDueRepo(db),
     rateLimits: rateLimitsRepo(db),
-  };
     webSessions: webSessionsRepo(db),
     authFailures: authFailuresRepo(db),
+  };
 }
 
 export type Repos = ReturnType<typeof repos>;

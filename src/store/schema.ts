@@ -363,8 +363,6 @@ export interface RateLimitsTable {
   claimed: number;
 }
 
-export interface DB {
-  teams: TeamsTable;
 /** A signed-in browser of the web dashboard (src/services/sessions.ts); the cookie's id is stored hashed. */
 export interface WebSessionsTable {
   id_hash: string;
@@ -385,6 +383,8 @@ export interface AuthFailuresTable {
   failures: number;
 }
 
+export interface DB {
+  teams: TeamsTable;
   users: UsersTable;
   api_tokens: ApiTokensTable;
   meta: MetaTable;
@@ -417,6 +417,6 @@ export interface AuthFailuresTable {
   liveness_region_state: LivenessRegionStateTable;
   liveness_region_daily: LivenessRegionDailyTable;
   rate_limits: RateLimitsTable;
-}
   web_sessions: WebSessionsTable;
   auth_failures: AuthFailuresTable;
+}

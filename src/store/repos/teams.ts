@@ -167,8 +167,6 @@ export function metaRepo(db: Kysely<DB>) {
         .onConflict((oc) => oc.column('key').doUpdateSet({ value }))
         .execute();
     },
-  };
-}
     /** Stores `value` unless the key holds one already; returns the value stored (the first writer's on every node). */
     async putIfAbsent(key: string, value: string): Promise<string> {
       await db
@@ -179,3 +177,5 @@ export function metaRepo(db: Kysely<DB>) {
       const r = await db.selectFrom('meta').select('value').where('key', '=', key).executeTakeFirstOrThrow();
       return r.value;
     },
+  };
+}
