@@ -104,7 +104,7 @@ export function createMetrics(deps: MetricsDeps) {
   });
   const sslExpiry = new Gauge({
     name: 'dommon_ssl_expiry_timestamp_seconds',
-    help: 'notAfter of the certificate an endpoint serves, as a Unix timestamp',
+    help: 'Earliest notAfter of the certificates an endpoint sends (leaf or intermediate), as a Unix timestamp',
     labelNames: endpointLabels,
     registers,
   });
