@@ -243,11 +243,25 @@ function smtpTls(raw: string | undefined, smtpUrl: string | null): SmtpTlsPolicy
   return v as SmtpTlsPolicy;
 }
 
-/** The URL with its password (if any) replaced by `***`: what logs and output may show. */
+/** Query parameters that hold a secret or point at one (node-postgres reads `?password=`, `?sslpassword=`, ...). */
+const SECRET_PARAM = /pass|secret|token|key|auth|cred/i;
+
+/** The URL with its password (if any) and the value of every secret-looking query parameter (`password`,
+ * `sslpassword`, `passfile`, `sslkey`, ...) replaced by `***`: what logs and output may show. */
 export function redactUrl(raw: string): string {
   try {
     const u = new URL(raw);
     if (u.password) u.password = '***';
+    // Masked in the text itself, so the other parameters keep their spelling.
+    u.search = u.search.replace(/([?&])([^=&]*)=([^&]*)/g, (all, sep: string, name: string) => {
+      let key = name;
+      try {
+        key = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // a malformed escape: judge the name as written
+      }
+      return SECRET_PARAM.test(key) ? `${sep}${name}=***` : all;
+    });
     return u.toString();
   } catch {
     return '(unparsable URL)';

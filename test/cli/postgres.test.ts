@@ -126,3 +126,27 @@ t.test('a bad or unreachable PostgreSQL URL: a clear error, the password never p
   t.notMatch(list.stderr + list.stdout, /pw-do-not-print/);
   t.notOk(fs.existsSync(`${dir}/dommon.db`), 'never falls back to SQLite');
 });
+
+t.test('a password in the query string (?password=, ?sslpassword=) is never printed either', async (t) => {
+  const dir = tempDir('dommon-pgcli-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  // node-postgres takes the password from the query string as well as from the user-info part.
+  const url = 'postgres://u@127.0.0.1:9/x?sslmode=disable&password=qs-pw-do-not-print&sslpassword=qs-sslpw-hidden';
+  const env = { DOMMON_DATABASE_URL: url };
+  for (const args of [['migrate'], ['migrate', '--status'], ['doctor'], ['doctor', '--json'], ['domains', 'list']]) {
+    const r = await cli(['--data-dir', dir, ...args], { env });
+    t.not(r.code, 0, `${args.join(' ')}: a server that is not there fails the command`);
+    t.notMatch(r.stdout + r.stderr, /qs-pw-do-not-print|qs-sslpw-hidden/, `${args.join(' ')}: no password printed`);
+  }
+  const migrate = await cli(['--data-dir', dir, 'migrate'], { env });
+  t.match(
+    migrate.stderr,
+    /127\.0\.0\.1:9\/x\?sslmode=disable&password=\*\*\*&sslpassword=\*\*\*/,
+    'names the URL, masked',
+  );
+  const serve = await cli(['--data-dir', dir, 'serve', '--port', '0'], { env, timeoutMs: 30_000 });
+  t.not(serve.code, 0, 'serve cannot start without its database');
+  t.notMatch(serve.stdout + serve.stderr, /qs-pw-do-not-print|qs-sslpw-hidden/, 'serve: no password printed');
+  const flag = await cli(['--data-dir', dir, '--database-url', url, 'migrate']);
+  t.notMatch(flag.stdout + flag.stderr, /qs-pw-do-not-print|qs-sslpw-hidden/, '--database-url: no password printed');
+});

@@ -191,3 +191,17 @@ t.test('node settings: role, name and region (CONTRACT "Past one machine")', asy
   t.equal(r.code, 2, '--role boss: exit 2');
   t.match(r.stderr.trim(), /^dommon: --role must be one of all, api, worker, got "boss"$/);
 });
+
+t.test('the database URL as logs and output show it: user-info and secret query parameters masked', async (t) => {
+  const show = (url: string) => loadConfig({}, { DOMMON_DATABASE_URL: url }).database!.redacted;
+  t.equal(show('postgres://u:pw@db.example:5432/x'), 'postgres://u:***@db.example:5432/x');
+  t.equal(
+    show('postgres://u@db.example/x?sslmode=require&password=p%26w&application_name=dommon'),
+    'postgres://u@db.example/x?sslmode=require&password=***&application_name=dommon',
+  );
+  t.equal(
+    show('postgresql://db.example/x?user=u&sslpassword=k&passfile=/p&sslkey=/k.pem&%70assword=z'),
+    'postgresql://db.example/x?user=u&sslpassword=***&passfile=***&sslkey=***&%70assword=***',
+  );
+  t.equal(show('postgres:///x?host=/run/postgresql&password=s'), 'postgres:///x?host=/run/postgresql&password=***');
+});
