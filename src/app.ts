@@ -30,6 +30,7 @@ import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
+import { guardedAgent as guardedHttp } from './probes/guarded-agent.js';
 import { createWhoisReferrals } from './probes/whois-referral.js';
 import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createRegistrationLookup } from './services/registration.js';
@@ -145,8 +146,16 @@ function compose(
   clock: Clock,
   opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {},
 ): Composed {
+  const resolver = createResolver(config.dnsServers, { policy: config.outbound });
+  // Every RDAP request (the bootstrap, look-ups, each redirect hop) and every WHOIS connection (the
+  // IANA referral included) goes through DOMMON_OUTBOUND_DENY.
+  const rdapAgent = guardedHttp(resolver);
   // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
-  const bootstrap = createBootstrapStore({ dataDir: config.dataDir, onError: opts.onBootstrapError });
+  const bootstrap = createBootstrapStore({
+    dataDir: config.dataDir,
+    dispatcher: rdapAgent,
+    onError: opts.onBootstrapError,
+  });
   const io: LookupIo = {
     dns: createDnsResolver(config.dnsServers),
     probes: createRegistrationProbes({
@@ -155,14 +164,21 @@ function compose(
       whoisServer: config.whoisServer,
       whoisServers: config.whoisServers,
       now: () => clock.now(),
+      dispatcher: rdapAgent,
+      resolver,
       // IANA's WHOIS referrals, kept beside the bootstrap copy (only when the data directory exists).
-      referrals: createWhoisReferrals({ iana: config.ianaWhois, dataDir: config.dataDir, now: () => clock.now() }),
+      referrals: createWhoisReferrals({
+        iana: config.ianaWhois,
+        dataDir: config.dataDir,
+        now: () => clock.now(),
+        resolver,
+      }),
     }),
     limiter: createServerLimiter({ clock }),
     bootstrap,
   };
   const probes: ProbeDeps = {
-    resolver: createResolver(config.dnsServers, { policy: config.outbound }),
+    resolver,
     ...(opts.ca ? { ca: opts.ca } : {}),
   };
   return { io, probes };
