@@ -9,7 +9,9 @@ import {
   type LookupOutcome,
   type RegistrationData,
 } from '../domain/registration.js';
+import type { Dispatcher } from 'undici';
 import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
+import { MAX_RDAP_BYTES, rdapGet } from './rdap-http.js';
 import { parseWhoisDate, parseWhoisTimestamp } from '../domain/registry-dates.js';
 
 const IANA_BOOTSTRAP_URL = 'https://data.iana.org/rdap/dns.json';
@@ -73,7 +75,8 @@ export interface BootstrapStore {
 interface BootstrapOptions {
   dataDir: string;
   url?: string;
-  fetch?: typeof fetch;
+  /** The guarded HTTP client (DOMMON_OUTBOUND_DENY); absent: the default policy's. */
+  dispatcher?: Dispatcher;
   onError?: (err: Error) => void;
 }
 
@@ -133,12 +136,22 @@ export function createBootstrapStore(opts: BootstrapOptions): BootstrapStore {
       lastAttempt = now.getTime();
       inflight = (async () => {
         try {
-          const res = await (opts.fetch ?? fetch)(opts.url ?? IANA_BOOTSTRAP_URL, {
-            signal: AbortSignal.any([aborter.signal, AbortSignal.timeout(20_000)]),
-            headers: { accept: 'application/json' },
-          });
-          if (!res.ok) throw new Error(`HTTP ${res.status} from ${opts.url ?? IANA_BOOTSTRAP_URL}`);
-          const body = (await res.json()) as unknown;
+          const from = opts.url ?? IANA_BOOTSTRAP_URL;
+          const signal = AbortSignal.any([aborter.signal, AbortSignal.timeout(20_000)]);
+          const res = await rdapGet(from, 'application/json', signal, opts.dispatcher);
+          if ('failed' in res) throw new Error(`RDAP bootstrap ${from}: ${res.failed}`);
+          if (res.status < 200 || res.status > 299) {
+            await res.discard();
+            throw new Error(`HTTP ${res.status} from ${from}`);
+          }
+          const raw = await res.read();
+          if (!raw) throw new Error(`RDAP bootstrap ${from}: answer larger than ${MAX_RDAP_BYTES} bytes`);
+          let body: unknown;
+          try {
+            body = JSON.parse(raw.toString('utf8'));
+          } catch {
+            throw new Error(`RDAP bootstrap ${from}: answer is not JSON`);
+          }
           if (!isBootstrap(body) || body.services.length === 0) throw new Error('bootstrap file has no services');
           install({ ...body, fetched_at: now.toISOString() });
           return 'refreshed' as const;
@@ -248,38 +261,28 @@ export function retryAfterMs(header: string | null, now: Date): number | null {
   return Number.isNaN(t) ? null : Math.max(0, t - now.getTime());
 }
 
-/** One RDAP domain query: `{base}domain/{name}`. */
+/**
+ * One RDAP domain query: `{base}domain/{name}`, through the guarded `dispatcher` (every hop, redirects
+ * included, checked against DOMMON_OUTBOUND_DENY), the answer read up to MAX_RDAP_BYTES.
+ */
 export async function rdapLookup(
   name: string,
   base: string,
   signal: AbortSignal,
   now: () => Date,
-  fetchFn: typeof fetch = fetch,
+  dispatcher?: Dispatcher,
 ): Promise<LookupOutcome> {
   const url = `${base.endsWith('/') ? base : `${base}/`}domain/${encodeURIComponent(name)}`;
   const server = new URL(url).host;
-  let res: Response;
-  try {
-    res = await fetchFn(url, {
-      signal,
-      headers: { accept: 'application/rdap+json, application/json' },
-      redirect: 'follow',
-    });
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string; message?: string } };
-    const why =
-      e.name === 'TimeoutError' || e.name === 'AbortError'
-        ? 'timed out'
-        : (e.cause?.code ?? e.cause?.message ?? e.message);
-    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: ${why}` };
-  }
+  const res = await rdapGet(url, 'application/rdap+json, application/json', signal, dispatcher);
+  if ('failed' in res) return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: ${res.failed}` };
   if (res.status === 404) {
-    await res.body?.cancel();
+    await res.discard();
     return { kind: 'not_found', source: 'rdap', server, reason: `RDAP ${server}: ${name} is not registered (404)` };
   }
   if (res.status === 400 || res.status === 422) {
     // Some servers answer 400 for a name outside the zones they serve: that says nothing about the name.
-    await res.body?.cancel();
+    await res.discard();
     return {
       kind: 'error',
       source: 'rdap',
@@ -288,22 +291,36 @@ export async function rdapLookup(
     };
   }
   if (res.status === 429) {
-    await res.body?.cancel();
+    await res.discard();
     return {
       kind: 'rate_limited',
       source: 'rdap',
       server,
       reason: `RDAP ${server}: rate limited (429)`,
-      retryAfterMs: retryAfterMs(res.headers.get('retry-after'), now()),
+      retryAfterMs: retryAfterMs(res.header('retry-after'), now()),
     };
   }
-  if (!res.ok) {
-    await res.body?.cancel();
+  if (res.status < 200 || res.status > 299) {
+    await res.discard();
     return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: HTTP ${res.status}` };
   }
+  let raw: Buffer | null;
+  try {
+    raw = await res.read();
+  } catch (err) {
+    const why = signal.aborted ? 'timed out' : ((err as { code?: string }).code ?? 'the answer broke off');
+    return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: ${why}` };
+  }
+  if (!raw)
+    return {
+      kind: 'error',
+      source: 'rdap',
+      server,
+      reason: `RDAP ${server}: answer larger than ${MAX_RDAP_BYTES} bytes (not read)`,
+    };
   let body: unknown;
   try {
-    body = await res.json();
+    body = JSON.parse(raw.toString('utf8'));
   } catch {
     return { kind: 'error', source: 'rdap', server, reason: `RDAP ${server}: answer is not JSON` };
   }
@@ -315,7 +332,7 @@ export async function rdapLookup(
       kind: 'error',
       source: 'rdap',
       server,
-      reason: `RDAP ${server}: answer is a ${b.objectClassName}, not a domain`,
+      reason: `RDAP ${server}: answer is not a domain object`,
     };
   const data = parseRdapDomain(body);
   if (!data.expiry_date && !data.registrar && !data.nameservers.length) {

@@ -1,10 +1,12 @@
 // The registration-data sources, tried in this order: RDAP first, WHOIS as the fallback.
 // Adding a source is one file plus one entry here.
+import type { Dispatcher } from 'undici';
 import type { LookupOutcome, RegistrationSource } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { rdapLookup, type BootstrapStore } from './rdap.js';
 import { parseWhoisServer, whoisLookup, whoisServerFor } from './whois.js';
 import type { WhoisReferrals } from './whois-referral.js';
+import type { Resolver } from './resolve.js';
 
 /** server: ask it; none: this source has nobody to ask (why); error: finding the server failed (why). */
 type ServerChoice = { server: string } | { none: string } | { error: string };
@@ -26,7 +28,10 @@ interface RegistrationProbeOptions {
   /** IANA's referral for TLDs with no other WHOIS server; absent: no referral is asked. */
   referrals?: WhoisReferrals;
   now: () => Date;
-  fetch?: typeof fetch;
+  /** The guarded HTTP client of RDAP requests (DOMMON_OUTBOUND_DENY); absent: the default policy's. */
+  dispatcher?: Dispatcher;
+  /** The guarded resolver of WHOIS connections (DOMMON_OUTBOUND_DENY); absent: the name is dialled as is. */
+  resolver?: Resolver;
 }
 
 const tldOf = (name: string) => name.split('.').pop() ?? name;
@@ -69,11 +74,12 @@ export function createRegistrationProbes(o: RegistrationProbeOptions): Registrat
         const base = o.bootstrap.baseFor(name);
         return base ? { server: base } : { none: `no RDAP service for .${tldOf(name)} in the IANA bootstrap` };
       },
-      lookup: (name, base, signal) => rdapLookup(name, base, signal, o.now, o.fetch),
+      lookup: (name, base, signal) => rdapLookup(name, base, signal, o.now, o.dispatcher),
     },
     whois: {
       serverFor: (name, signal, budgetMs) => whoisChoice(o, name, signal, budgetMs),
-      lookup: (name, server, signal, budgetMs) => whoisLookup(name, parseWhoisServer(server), budgetMs, signal),
+      lookup: (name, server, signal, budgetMs) =>
+        whoisLookup(name, parseWhoisServer(server), budgetMs, signal, o.resolver),
     },
   } satisfies Record<RegistrationSource, RegistrationProbe>;
 }

@@ -5,7 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import whoiser from 'whoiser';
-import { parseWhoisServer } from './whois.js';
+import { parseWhoisServer, whoisAddress, whoisFailure } from './whois.js';
+import type { Resolver } from './resolve.js';
 
 const whoisQuery = (
   whoiser as unknown as {
@@ -45,6 +46,8 @@ interface WhoisReferralOptions {
   /** Where the cache is kept across restarts; nothing is written when the directory does not exist. */
   dataDir?: string | null;
   now: () => Date;
+  /** The guarded resolver: DOMMON_OUTBOUND_DENY is checked on the address asked. */
+  resolver?: Resolver;
 }
 
 export function createWhoisReferrals(o: WhoisReferralOptions) {
@@ -79,7 +82,8 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
     let timer: NodeJS.Timeout | undefined;
     let onAbort: (() => void) | undefined;
     try {
-      const q = whoisQuery({ host: iana.host, port: iana.port, query: tld, timeout: timeoutMs });
+      const host = await whoisAddress(iana.host, o.resolver);
+      const q = whoisQuery({ host, port: iana.port, query: tld, timeout: timeoutMs });
       q.catch(() => undefined);
       const stop = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new Error('timed out')), timeoutMs);
@@ -94,8 +98,7 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
       save();
       return r.known ? answer(tld, entry) : { none: `.${tld} is not a TLD IANA knows` };
     } catch (err) {
-      const e = err as Error & { code?: string };
-      const reason = `IANA WHOIS ${label}: ${e.code ?? e.message}`;
+      const reason = `IANA WHOIS ${label}: ${whoisFailure(err)}`;
       failedAt.set(tld, { at: o.now().getTime(), reason });
       return { error: reason };
     } finally {

@@ -5,6 +5,7 @@ import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
+import type { Resolver } from './resolve.js';
 const whoisQuery = (
   whoiser as unknown as {
     query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
@@ -144,19 +145,34 @@ export function whoisQueryText(name: string): string {
   return form ? form(name) : name;
 }
 
+/** The address a WHOIS query connects to: the server's name looked up through the guarded resolver
+ * (DOMMON_OUTBOUND_DENY checked on every address), or the name itself when there is no resolver. */
+export async function whoisAddress(host: string, resolver: Resolver | undefined): Promise<string> {
+  return resolver ? (await resolver.resolve(host)).address : host;
+}
+
+/** Why a WHOIS query got no answer, in our words: a timeout, our policy's refusal, or an error code. */
+export function whoisFailure(err: unknown): string {
+  const e = err as Error & { code?: string };
+  if (e.code === 'ERR_OUTBOUND_DENIED') return `denied: ${e.message}`;
+  return e.code ?? (e.message === 'timed out' || e.message === 'aborted' ? e.message : 'the query failed');
+}
+
 export async function whoisLookup(
   name: string,
   server: WhoisServer,
   timeoutMs: number,
   signal?: AbortSignal,
+  resolver?: Resolver,
 ): Promise<LookupOutcome> {
   const label = `${server.host}:${server.port}`;
   let text: string;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
   try {
+    const host = await whoisAddress(server.host, resolver);
     const q = whoisQuery({
-      host: server.host,
+      host,
       port: server.port,
       query: whoisQueryText(name),
       timeout: Math.max(1000, timeoutMs),
@@ -171,8 +187,7 @@ export async function whoisLookup(
     q.catch(() => undefined);
     text = await Promise.race([q, aborted]);
   } catch (err) {
-    const e = err as Error & { code?: string };
-    return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: ${e.code ?? e.message}` };
+    return { kind: 'error', source: 'whois', server: label, reason: `WHOIS ${label}: ${whoisFailure(err)}` };
   } finally {
     clearTimeout(timer);
     if (onAbort) signal?.removeEventListener('abort', onAbort);
@@ -186,7 +201,8 @@ export async function whoisLookup(
         kind: 'rate_limited',
         source: 'whois',
         server: label,
-        reason: `WHOIS ${label}: rate limited ("${text.trim().split('\n')[0]!.slice(0, 120)}")`,
+        // The server's own words are not repeated: they are remote bytes (docs/security.md).
+        reason: `WHOIS ${label}: rate limited`,
         retryAfterMs: whoisRetryHint(text),
       };
     case 'not_found':
