@@ -130,7 +130,7 @@ const STATUS_TEXT: Record<number, string> = {
   409: 'Already exists or conflicting state',
   413: 'Request body over 1 MB (after decompression)',
   415: 'Content-Encoding other than gzip, deflate, br or identity',
-  429: 'Rate limit exceeded (see Retry-After)',
+  429: "Rate limit exceeded (code RATE_LIMITED, with the X-RateLimit-* headers), or too many failed authentications from the client's address (code TOO_MANY_FAILURES: every request carrying a credential is refused until the minute ends); see Retry-After",
   500: 'Unexpected server error',
   503: 'Temporarily unavailable (the database is not reachable: code DATABASE_UNAVAILABLE, see Retry-After)',
 };
@@ -307,8 +307,8 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       ...(status === 429
         ? {
             headers: {
+              // The X-RateLimit-* headers come with RATE_LIMITED only (a blocked address is refused before any team is known).
               'Retry-After': { description: 'Seconds until the window resets', schema: { type: 'integer' } },
-              ...Object.fromEntries(RATE_HEADERS.map((h) => [h, { $ref: `#/components/headers/${h}` }])),
             },
           }
         : {}),

@@ -698,6 +698,8 @@ export const OPERATIONS: OperationDoc[] = [
     tag: 'User API',
     auth: false,
     body: 'user-auth',
+    // 429: the key is a credential like any other, so failures count per address (docs/security.md).
+    errors: [429],
     responses: { 200: 'UserAuth', 401: 'UserAuthFailure' },
   },
 ];
