@@ -28,6 +28,8 @@ export interface ApiToken {
   revoked_at: string | null;
   /** The token may only read: every write it sends is refused (403 READ_ONLY_TOKEN). */
   read_only: boolean;
+  /** An operator token (`token create --operator`): it may read node details (GET /api/v1/nodes). */
+  operator: boolean;
 }
 
 /** What an authenticated request knows about its caller. */
@@ -40,6 +42,8 @@ export interface Principal {
   user_email: string;
   /** A read-only token: writes are refused. */
   read_only: boolean;
+  /** An operator token: node details are shown (absent: not one). */
+  operator?: boolean;
 }
 
 export interface Portfolio {

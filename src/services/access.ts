@@ -22,6 +22,8 @@ interface CreatedToken {
   token_name: string;
   /** The token may only read (docs/security.md). */
   read_only: boolean;
+  /** An operator token: it may read node details (docs/scale-out.md). */
+  operator: boolean;
 }
 
 export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
@@ -71,7 +73,13 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
     requireTeam,
     listTeams: () => store.teams.list(),
 
-    async createToken(opts: { team: string; user?: string; name?: string; readOnly?: boolean }): Promise<CreatedToken> {
+    async createToken(opts: {
+      team: string;
+      user?: string;
+      name?: string;
+      readOnly?: boolean;
+      operator?: boolean;
+    }): Promise<CreatedToken> {
       if (opts.user !== undefined && !EMAIL.test(opts.user))
         throw new Invalid(`"${opts.user}" is not an e-mail address`);
       return store.transaction(async (tx) => {
@@ -93,6 +101,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           token_hash: hashToken(token),
           created_at: now,
           read_only: opts.readOnly === true,
+          operator: opts.operator === true,
         });
         return {
           token,
@@ -103,6 +112,7 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           user: user.email,
           token_name: name,
           read_only: opts.readOnly === true,
+          operator: opts.operator === true,
         };
       });
     },

@@ -60,7 +60,7 @@ export interface NodeView {
 }
 
 /** The node list as GET /api/v1/nodes and `dommon nodes --json` answer it. */
-export interface NodeList {
+interface NodeList {
   data: NodeView[];
   /** Nodes whose heartbeat is recent. */
   live: number;
@@ -87,13 +87,48 @@ function nodeView(row: NodeRecord, now: Date): NodeView {
   };
 }
 
+/** Nodes per region, as every token may read them. */
+interface RegionCount {
+  region: string;
+  nodes: number;
+  live: number;
+}
+
+function regionsOf(data: readonly NodeView[]): RegionCount[] {
+  const by = new Map<string, RegionCount>();
+  for (const n of data) {
+    const r = by.get(n.region) ?? { region: n.region, nodes: 0, live: 0 };
+    r.nodes++;
+    if (n.status === 'live') r.live++;
+    by.set(n.region, r);
+  }
+  return [...by.values()].sort((a, b) => (a.region < b.region ? -1 : a.region > b.region ? 1 : 0));
+}
+
+/** The node list for an operator: every node's details, and the counts. */
+export type NodeDetails = NodeList & { detail: 'full'; regions: RegionCount[] };
+/** What a team's token reads: counts and regions only (no host names, pids, versions or node names). */
+export interface NodeSummary {
+  detail: 'summary';
+  live: number;
+  total: number;
+  regions: RegionCount[];
+}
+
 export function createNodeService(deps: { store: Store; clock: Clock }) {
+  async function list(): Promise<NodeDetails> {
+    const now = deps.clock.now();
+    const data = (await deps.store.nodes.list()).map((r) => nodeView(r, now));
+    const live = data.filter((n) => n.status === 'live').length;
+    return { detail: 'full', data, live, total: data.length, regions: regionsOf(data) };
+  }
   return {
-    /** Every node with a row, by name; stale ones say so. */
-    async list(): Promise<NodeList> {
-      const now = deps.clock.now();
-      const data = (await deps.store.nodes.list()).map((r) => nodeView(r, now));
-      return { data, live: data.filter((n) => n.status === 'live').length, total: data.length };
+    /** Every node with a row, by name; stale ones say so (the operator's: `dommon nodes`, operator tokens). */
+    list,
+    /** Counts and regions only: what any other token may read. */
+    async summary(): Promise<NodeSummary> {
+      const { live, total, regions } = await list();
+      return { detail: 'summary', live, total, regions };
     },
   };
 }

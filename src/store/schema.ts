@@ -25,6 +25,8 @@ export interface ApiTokensTable {
   revoked_at: string | null;
   /** 1: the token may only read (docs/security.md). */
   read_only: Bool;
+  /** 1: an operator token, which may read node details (GET /api/v1/nodes; migration 021). */
+  operator: Bool;
 }
 export interface MetaTable {
   key: string;

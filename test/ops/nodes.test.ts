@@ -22,7 +22,7 @@ async function livenessConfig(api: ReturnType<typeof client>): Promise<void> {
 t.test('role all (the default): API, schedulers, one live node in the list', async (t) => {
   const s = await startApp({ DOMMON_NODE_NAME: 'solo', DOMMON_NODE_REGION: 'eu-west' });
   t.teardown(() => s.close());
-  const api = client(s.url, await s.token('ops'));
+  const api = client(s.url, await s.token('ops', undefined, { operator: true }));
   await livenessConfig(api);
   await s.app.probing.liveness.settled();
   t.equal(s.app.probing.liveness.size(), 1, 'the liveness scheduler holds the configuration');
@@ -45,6 +45,13 @@ t.test('role all (the default): API, schedulers, one live node in the list', asy
   });
   t.equal(typeof r.body.data[0].checks_per_minute, 'number');
   t.equal((await client(s.url).get('/api/v1/nodes')).status, 401, 'a token is needed');
+
+  // A team's token (not marked --operator) reads counts and regions only: nothing of the operator's hosts.
+  const team = await client(s.url, await s.token('tenant')).get('/api/v1/nodes');
+  t.equal(team.status, 200);
+  t.same(team.body, { detail: 'summary', live: 1, total: 1, regions: [{ region: 'eu-west', nodes: 1, live: 1 }] });
+  for (const leak of ['solo', String(process.pid), r.body.data[0].version, r.body.data[0].host])
+    t.notOk(team.text.includes(leak), `a team's token does not see ${leak}`);
 
   const m = parseExposition((await client(s.url).get('/metrics')).text);
   t.equal(
@@ -69,7 +76,7 @@ t.test('stale rows say so; rows silent for a day are removed at the next heartbe
   t.ok(STALE_AFTER_MS >= 3 * HEARTBEAT_MS, 'three heartbeats may be missed before a node is stale');
   const s = await startApp({ DOMMON_NODE_NAME: 'keeper' });
   t.teardown(() => s.close());
-  const api = client(s.url, await s.token('ops'));
+  const api = client(s.url, await s.token('ops', undefined, { operator: true }));
   const now = Date.now();
   const row = (name: string, agoMs: number) => ({
     name,
@@ -142,7 +149,7 @@ t.test('role worker: /health and /metrics only, every other path 404 with the er
 t.test('role api: the API, no scheduler', async (t) => {
   const s = await startApp({ DOMMON_ROLE: 'api', DOMMON_NODE_NAME: 'a1' });
   t.teardown(() => s.close());
-  const api = client(s.url, await s.token('ops'));
+  const api = client(s.url, await s.token('ops', undefined, { operator: true }));
   await livenessConfig(api);
   await new Promise((r) => setTimeout(r, 1500));
   t.equal(s.app.probing.liveness.size(), 0, 'no liveness scheduler runs');
@@ -200,10 +207,17 @@ t.test('dommon serve --role --node-name --region (flags), and dommon nodes --rem
   // --remote asks a node that serves the API (this one is a worker: 404, exit 3).
   const s = await startApp({ DOMMON_NODE_NAME: 'front' });
   t.teardown(() => s.close());
-  const token = await s.token('ops');
+  const token = await s.token('ops', undefined, { operator: true });
   const remote = await cli(['--remote', s.url, '--token', token, 'nodes', '--json']);
   t.equal(remote.code, 0, remote.stderr);
   t.match(remote.json, { live: 1, data: [{ name: 'front', role: 'all' }] });
+  // A team's token over --remote: counts and regions, and the text says where the details are.
+  const teamToken = await s.token('tenant');
+  const summary = await cli(['--remote', s.url, '--token', teamToken, 'nodes']);
+  t.equal(summary.code, 0, summary.stderr);
+  t.match(summary.stdout, /default\s+1\s+1/);
+  t.match(summary.stdout, /1 live, 0 stale \(node details need an operator token\)/);
+  t.notMatch(summary.stdout, /front/);
   const worker = await cli(['--remote', url, '--token', token, 'nodes']);
   t.equal(worker.code, 3);
   t.match(worker.stderr, /no route for GET \/api\/v1\/nodes/);

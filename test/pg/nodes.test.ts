@@ -23,7 +23,7 @@ t.test(
       DOMMON_NODE_REGION: 'us-east',
     });
     t.teardown(() => front.close());
-    const api = client(front.url, await front.token('ops'));
+    const api = client(front.url, await front.token('ops', undefined, { operator: true }));
 
     const list = (await api.get('/api/v1/nodes')).body;
     t.equal(list.live, 2);

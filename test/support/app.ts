@@ -15,7 +15,8 @@ export interface TestApp {
   dataDir: string;
   config: Readonly<Config>;
   /** Creates a team (if needed), a user and a token; returns the raw token. */
-  token(team?: string, user?: string): Promise<string>;
+  /** A new token of `team` (operator: node details, as `token create --operator` makes it). */
+  token(team?: string, user?: string, opts?: { operator?: boolean }): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -61,8 +62,8 @@ export async function startApp(
     url,
     dataDir,
     config,
-    async token(team = 'test-team', user?: string) {
-      return (await app.services.access.createToken({ team, user })).token;
+    async token(team = 'test-team', user?: string, opts: { operator?: boolean } = {}) {
+      return (await app.services.access.createToken({ team, user, operator: opts.operator })).token;
     },
     async close() {
       appUrls.delete(url);

@@ -11,8 +11,12 @@ export function tokenCommands(program: Command): void {
     .option('--user <email>', "the token's user (default: the team's first user, or admin@localhost)")
     .option('--name <label>', 'token name')
     .option('--read-only', 'the token may only read: every write it sends is refused (403 READ_ONLY_TOKEN)')
+    .option(
+      '--operator',
+      "an operator token: GET /api/v1/nodes shows it every node's details (host, pid, version); other tokens see counts and regions",
+    )
     .action(
-      run(async (ctx, o: { user?: string; name?: string; readOnly?: boolean }) => {
+      run(async (ctx, o: { user?: string; name?: string; readOnly?: boolean; operator?: boolean }) => {
         if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
         const { services } = await ctx.local();
         const t = await services.access.createToken({
@@ -20,6 +24,7 @@ export function tokenCommands(program: Command): void {
           user: o.user,
           name: o.name,
           readOnly: o.readOnly === true,
+          operator: o.operator === true,
         });
         ctx.print.out(t, () => t.token);
       }),
@@ -33,8 +38,12 @@ export function tokenCommands(program: Command): void {
         const rows = await services.access.listTokens(ctx.opts.team);
         ctx.print.out(rows, () =>
           table(
-            rows.map((r) => ({ ...r, scope: r.read_only ? 'read-only' : 'full' })),
-            ['id', 'name', 'team', 'user', 'scope', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
+            rows.map((r) => ({
+              ...r,
+              scope: r.read_only ? 'read-only' : 'full',
+              operator: r.operator ? 'yes' : 'no',
+            })),
+            ['id', 'name', 'team', 'user', 'scope', 'operator', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
           ),
         );
       }),

@@ -5,9 +5,15 @@ import { call, openTransport } from '../transport.js';
 import { table, type Palette } from '../output.js';
 import { run } from '../run.js';
 import { withExamples } from '../spec.js';
-import type { NodeList } from '../../services/nodes.js';
+import type { NodeDetails, NodeSummary } from '../../services/nodes.js';
 
-function nodesText(r: NodeList, paint: Palette): string {
+type NodeAnswer = NodeDetails | NodeSummary;
+
+function nodesText(r: NodeAnswer, paint: Palette): string {
+  const counts = paint.dim(`${r.live} live, ${r.total - r.live} stale`);
+  // A team's token (over --remote) reads counts and regions only.
+  if (!('data' in r) || !r.data)
+    return `${table(r.regions ?? [], ['region', 'nodes', 'live'], paint)}\n${counts} (node details need an operator token)`;
   const rows = r.data.map((n) => ({ ...n, heartbeat: `${n.heartbeat_age_seconds}s ago` }));
   return `${table(
     rows,
@@ -24,7 +30,7 @@ function nodesText(r: NodeList, paint: Palette): string {
       'pid',
     ],
     paint,
-  )}\n${paint.dim(`${r.live} live, ${r.total - r.live} stale`)}`;
+  )}\n${counts}`;
 }
 
 export function nodesCommand(program: Command): void {
@@ -35,11 +41,11 @@ export function nodesCommand(program: Command): void {
     )
     .action(
       run(async (ctx) => {
-        let list: NodeList;
+        let list: NodeAnswer;
         if (ctx.config.remoteUrl) {
           const t = await openTransport(ctx);
           try {
-            list = await call<NodeList>(t, 'GET', '/api/v1/nodes');
+            list = await call<NodeAnswer>(t, 'GET', '/api/v1/nodes');
           } finally {
             await t.close();
           }

@@ -16,6 +16,7 @@ import * as m016 from './016_fillfactor.js';
 import * as m017 from './017_results_cascade.js';
 import * as m018 from './018_autovacuum.js';
 import * as m020 from './020_web_sessions.js';
+import * as m021 from './021_token_operator.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -33,6 +34,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '017_results_cascade': m017,
   '018_autovacuum': m018,
   '020_web_sessions': m020,
+  '021_token_operator': m021,
 };
 
 /**

@@ -76,10 +76,14 @@ export function tokensRepo(db: Kysely<DB>) {
     'last_used_at',
     'revoked_at',
     'read_only',
+    'operator',
   ] as const;
-  const token = <T extends { read_only: number }>(r: T): Omit<T, 'read_only'> & { read_only: boolean } => ({
+  const token = <T extends { read_only: number; operator: number }>(
+    r: T,
+  ): Omit<T, 'read_only' | 'operator'> & { read_only: boolean; operator: boolean } => ({
     ...r,
     read_only: toBool(r.read_only),
+    operator: toBool(r.operator),
   });
   return {
     /**
@@ -93,7 +97,15 @@ export function tokensRepo(db: Kysely<DB>) {
       const name = t.name ?? `token-${id.slice(0, 8)}`;
       await db
         .insertInto('api_tokens')
-        .values({ ...t, id, name, read_only: fromBool(t.read_only), last_used_at: null, revoked_at: null })
+        .values({
+          ...t,
+          id,
+          name,
+          read_only: fromBool(t.read_only),
+          operator: fromBool(t.operator),
+          last_used_at: null,
+          revoked_at: null,
+        })
         .execute();
       return { id, name };
     },
@@ -110,6 +122,7 @@ export function tokensRepo(db: Kysely<DB>) {
           't.user_id',
           'u.email as user_email',
           't.read_only',
+          't.operator',
         ])
         .where('t.token_hash', '=', hash)
         .where('t.revoked_at', 'is', null)
