@@ -40,7 +40,7 @@ interface NodeCounters {
 
 type NodeStatus = 'live' | 'stale';
 
-export interface NodeView {
+interface NodeView {
   name: string;
   role: string;
   region: string;
