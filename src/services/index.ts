@@ -28,7 +28,7 @@ export function createServices(
   base: ServiceDeps & {
     probes?: ProbeDeps;
     checkInterval?: number;
-    /** The dashboard sessions' idle and absolute lifetimes (DOMMON_SESSION_*); defaults otherwise. */
+    /** The dashboard sessions' lifetimes (DOMMON_SESSION_IDLE_HOURS, DOMMON_SESSION_MAX_DAYS); defaults otherwise. */
     sessions?: { idleMs: number; absoluteMs: number };
   },
   io?: IntelIo,

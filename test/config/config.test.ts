@@ -114,7 +114,30 @@ const invalid: [string, string, RegExp][] = [
   ['DOMMON_CHECK_INTERVAL', '1h', /DOMMON_CHECK_INTERVAL/],
   ['DOMMON_NOTIFY_INTERVAL', '0', /DOMMON_NOTIFY_INTERVAL/],
   ['DOMMON_URL', 'localhost:8080', /DOMMON_URL/],
+  ['DOMMON_TRUST_PROXY', 'maybe', /DOMMON_TRUST_PROXY must be true or false/],
+  ['DOMMON_AUTH_FAILURE_LIMIT', '0', /DOMMON_AUTH_FAILURE_LIMIT/],
+  ['DOMMON_SESSION_IDLE_HOURS', '0', /DOMMON_SESSION_IDLE_HOURS/],
+  ['DOMMON_SESSION_MAX_DAYS', '400', /DOMMON_SESSION_MAX_DAYS/],
 ];
+
+t.test('sessions, the failure throttle and --trust-proxy: defaults, variables, the flag', async (t) => {
+  const d = loadConfig({}, {});
+  t.equal(d.trustProxy, false, 'X-Forwarded-* ignored unless asked for');
+  t.equal(d.authFailureLimit, 20);
+  t.same(d.session, { idleMs: 12 * 3_600_000, absoluteMs: 7 * 86_400_000 });
+  const env = {
+    DOMMON_TRUST_PROXY: 'yes',
+    DOMMON_AUTH_FAILURE_LIMIT: '5',
+    DOMMON_SESSION_IDLE_HOURS: '1',
+    DOMMON_SESSION_MAX_DAYS: '2',
+  };
+  const c = loadConfig({}, env);
+  t.equal(c.trustProxy, true);
+  t.equal(c.authFailureLimit, 5);
+  t.same(c.session, { idleMs: 3_600_000, absoluteMs: 2 * 86_400_000 });
+  t.equal(loadConfig({ trustProxy: true }, {}).trustProxy, true, '--trust-proxy');
+  t.equal(loadConfig({}, { DOMMON_TRUST_PROXY: 'off' }).trustProxy, false);
+});
 
 function configError(fn: () => unknown): Error | undefined {
   try {

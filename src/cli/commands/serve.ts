@@ -12,6 +12,7 @@ interface ServeFlags {
   role?: string;
   nodeName?: string;
   region?: string;
+  trustProxy?: boolean;
 }
 
 export function serveCommand(program: Command): void {
@@ -30,6 +31,10 @@ export function serveCommand(program: Command): void {
       "this node's name in logs, /metrics and the node list (DOMMON_NODE_NAME, default HOST-PID)",
     )
     .option('--region <region>', "this node's vantage point (DOMMON_NODE_REGION, default default)")
+    .option(
+      '--trust-proxy',
+      'behind a reverse proxy: believe its X-Forwarded-Proto and X-Forwarded-For (DOMMON_TRUST_PROXY, default off)',
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir, databaseUrl: g.databaseUrl });
