@@ -9,7 +9,7 @@ import type Koa from 'koa';
 import { Forbidden } from '../domain/errors.js';
 
 /** The cookie's name over plain HTTP; over TLS (directly or behind a trusted proxy) it is SECURE_SESSION_COOKIE. */
-export const SESSION_COOKIE = 'dommon_session';
+const SESSION_COOKIE = 'dommon_session';
 const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
 export const CSRF_HEADER = 'x-csrf-token';
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
