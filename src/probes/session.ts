@@ -186,9 +186,6 @@ export function closeSession(socket: net.Socket, bye?: string): void {
   setTimeout(() => socket.destroy(), 1000).unref();
 }
 
-/** An answer shortened for an error text. */
-export const clip = (s: string, n = 120): string => (s.length > n ? `${s.slice(0, n)}...` : s);
-
 /**
  * Liveness of a TLS service: the conversation up to and through the handshake (certificate trust is
  * the TLS inspection's business, not liveness's), then its part over TLS. Never throws.

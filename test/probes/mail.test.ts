@@ -93,8 +93,12 @@ t.test('smtp: STARTTLS and implicit TLS, liveness and the certificate behind the
   const noTls = await smtp.liveness(at('smtp', plain.port), settings, deps, never);
   t.equal(noTls.ok, false);
   t.equal(noTls.reason, 'tls');
-  t.match(noTls.error, /^tls: the server does not offer STARTTLS \(EHLO lists [A-Z0-9-, ]+\)$/, 'a clear reason');
-  t.notMatch(noTls.error, /STARTTLS,|, STARTTLS/);
+  // The extensions are counted, never named: their keywords are the server's bytes.
+  t.match(
+    noTls.error,
+    /^tls: the server does not offer STARTTLS \(EHLO lists \d+ other extensions?\)$/,
+    'a clear reason',
+  );
   const noCert = await smtp.inspect!({ host: 'mail.example.test', port: plain.port, timeoutMs: 2000 }, deps, never);
   t.same([noCert.ok, !noCert.ok && noCert.reason], [false, 'tls']);
   t.match(noCert, { error: /does not offer STARTTLS/ });
@@ -121,7 +125,7 @@ t.test('smtp: a greeting other than 220, a silent server, the outbound policy', 
 
   const b = await smtp.liveness(at('smtp', busyPort), settings, deps, never);
   t.same([b.ok, b.reason, b.statusCode], [false, 'status', 554]);
-  t.equal(b.error, 'status: SMTP greeting 554 5.3.2 too busy, try later, expected 220');
+  t.equal(b.error, 'status: SMTP greeting 554, expected 220', 'the code, not the text');
 
   const s = await smtp.liveness(at('smtp', silent.port), { ...settings, timeout_seconds: 0.3 }, deps, never);
   t.same([s.ok, s.reason, s.error], [false, 'timeout', 'timeout: no answer within 0.3 s']);
@@ -211,11 +215,11 @@ t.test(
 
     const no = await imap.liveness(at('imap', none.port), settings, deps, never);
     t.same([no.ok, no.reason], [false, 'tls']);
-    t.equal(no.error, 'tls: the server does not offer STARTTLS (CAPABILITY IMAP4rev1 LOGINDISABLED)');
+    t.equal(no.error, 'tls: the server does not offer STARTTLS (CAPABILITY lists 2 other capabilities)');
     t.notOk(none.commands.includes('STARTTLS'), 'STARTTLS is not even tried');
 
     const b = await imap.liveness(at('imap', bye.port), settings, deps, never);
     t.same([b.ok, b.reason], [false, 'status']);
-    t.equal(b.error, 'status: IMAP greeting "* BYE server shutting down", expected "* OK"');
+    t.equal(b.error, 'status: IMAP greeting "* BYE", expected "* OK"', 'the status word, not the text');
   },
 );
