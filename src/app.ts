@@ -69,6 +69,7 @@ async function daemonModules() {
     { secureDataDir },
     { createNodeHeartbeat, HEARTBEAT_MS },
     { sharedBootstrapRefresh },
+    { createSealer, liveKeyRing },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -93,6 +94,7 @@ async function daemonModules() {
     import('./store/permissions.js'),
     import('./services/nodes.js'),
     import('./services/bootstrap.js'),
+    import('./store/sealing.js'),
   ]);
   return {
     pino,
@@ -120,6 +122,8 @@ async function daemonModules() {
     createNodeHeartbeat,
     HEARTBEAT_MS,
     sharedBootstrapRefresh,
+    createSealer,
+    liveKeyRing,
   };
 }
 
@@ -290,8 +294,17 @@ export async function openLocal(
     serving?: boolean;
   } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
-  const { pino, openStore, openPgStore, createServices, createExposureNet, guardedAxfr, secureDataDir } =
-    await daemonModules();
+  const {
+    pino,
+    openStore,
+    openPgStore,
+    createServices,
+    createExposureNet,
+    guardedAxfr,
+    secureDataDir,
+    createSealer,
+    liveKeyRing,
+  } = await daemonModules();
   // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
   const tightened = secureDataDir(config.dataDir);
   if (tightened.length) {
@@ -300,14 +313,33 @@ export async function openLocal(
       `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`,
     );
   }
+  // Channel secrets are sealed at rest under a key kept outside the database (DIR/secret.key or DOMMON_SECRET_KEY).
+  const sealer = createSealer(liveKeyRing(config.secretKey));
   const db = config.database;
   const store = db
     ? await openPgStore(db.url, {
         poolSize: db.poolSize,
         statementTimeoutMs: db.statementTimeoutMs,
         feedName: `dommon changes ${config.node.name}`,
+        sealer,
       })
-    : await openStore(config.dbPath);
+    : await openStore(config.dbPath, { sealer });
+  // Configs written before sealing existed are sealed now (they are read either way); configs sealed
+  // under a key this process lacks (a node given another key file) are said at once, not at delivery.
+  const sealLog = opts.log ?? pino({ level: 'silent' });
+  try {
+    await store.notifications.sealPlain();
+    const foreign = Object.entries(await store.notifications.sealedKeyIds()).filter(
+      ([id]) => id !== 'plain' && !sealer.keyIds.includes(id),
+    );
+    if (foreign.length)
+      sealLog.error(
+        { keys: Object.fromEntries(foreign), has: sealer.keyIds },
+        `${foreign.reduce((n, [, c]) => n + c, 0)} notification setting(s) are sealed under a secret key this node does not hold: their deliveries fail until every node has the same key (${config.secretKey.keys ? 'DOMMON_SECRET_KEY' : config.secretKey.file})`,
+      );
+  } catch (err) {
+    sealLog.warn({ err: (err as Error).message }, 'sealing the stored channel secrets failed');
+  }
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });
   const { io: lookup, probes } = compose(config, clock, {

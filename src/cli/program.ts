@@ -15,6 +15,7 @@ import { checkCommand } from './commands/check.js';
 import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { dbCommands } from './commands/db.js';
+import { secretsCommands } from './commands/secrets.js';
 import { completionCommand } from './commands/completion.js';
 import { nodesCommand } from './commands/nodes.js';
 
@@ -52,6 +53,7 @@ export function buildProgram(): Command {
   statusCommand(program);
   opsCommands(program);
   dbCommands(program);
+  secretsCommands(program);
   nodesCommand(program);
   completionCommand(program);
   return program;

@@ -2,6 +2,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domain/outbound.js';
+import { secretKeyConfig, type SecretKeyConfig } from './secret-key.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -98,6 +99,8 @@ export interface Config {
   database: DatabaseConfig | null;
   /** DOMMON_ROLE / --role, DOMMON_NODE_NAME / --node-name, DOMMON_NODE_REGION / --region: this `serve` process in a cluster. */
   node: NodeConfig;
+  /** DOMMON_SECRET_KEY / DOMMON_SECRET_KEY_FILE: the key sealing channel secrets at rest (default DIR/secret.key). */
+  secretKey: SecretKeyConfig;
 }
 
 export interface NodeConfig {
@@ -319,6 +322,12 @@ function nodeConfig(flags: ConfigFlags, env: Env): NodeConfig {
   };
 }
 
+function secretKey(env: Env, dataDir: string): SecretKeyConfig {
+  const out = secretKeyConfig(env, dataDir);
+  if (typeof out === 'string') throw new ConfigError(out);
+  return out;
+}
+
 export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Readonly<Config> {
   const dataDir = path.resolve(flags.dataDir ?? env.DOMMON_DATA_DIR ?? './.dommon');
   const logLevel = (flags.logLevel ?? env.DOMMON_LOG_LEVEL ?? 'info').toLowerCase();
@@ -391,6 +400,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       env,
     ),
     node: Object.freeze(nodeConfig(flags, env)),
+    secretKey: secretKey(env, dataDir),
   };
   return Object.freeze(config);
 }

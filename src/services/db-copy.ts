@@ -51,6 +51,29 @@ function parseCopyTarget(raw: string): CopyTarget {
 const sourceOf = (config: Readonly<Config>): StoreLocation =>
   config.database ? { engine: 'postgres', url: config.database.url } : { engine: 'sqlite', file: config.dbPath };
 
+/**
+ * Channel secrets are copied as they are stored: sealed (store/sealing.ts). A target data directory
+ * without a key file gets a copy of this one (0600); any other target is told that its nodes need it.
+ */
+function carrySecretKey(config: Readonly<Config>, target: CopyTarget, warn?: (line: string) => void): void {
+  const key = config.secretKey;
+  if (key.keys) {
+    warn?.('channel secrets were copied sealed: run the target with the same DOMMON_SECRET_KEY');
+    return;
+  }
+  if (!fs.existsSync(key.file)) return; // nothing was ever sealed here
+  const dest = target.dataDir ? path.join(target.dataDir, path.basename(key.file)) : null;
+  if (dest && path.resolve(dest) !== path.resolve(key.file) && !fs.existsSync(dest)) {
+    fs.copyFileSync(key.file, dest, fs.constants.COPYFILE_EXCL);
+    fs.chmodSync(dest, 0o600);
+    warn?.(`channel secrets were copied sealed; the key that opens them was copied to ${dest}`);
+    return;
+  }
+  warn?.(
+    `channel secrets were copied sealed: every node of the target needs the key ${key.file} (copy it, or give its value as DOMMON_SECRET_KEY)`,
+  );
+}
+
 interface DbCopyResult extends CopyReport {
   engines: { from: StoreLocation['engine']; to: StoreLocation['engine'] };
 }
@@ -86,6 +109,7 @@ export async function copyDatabase(
   }
   try {
     const report = await copyStore(from, target.location, opts);
+    carrySecretKey(config, target, opts.warn);
     return { ...report, engines: { from: from.engine, to: target.location.engine } };
   } catch (err) {
     if (!(err instanceof CopyRefused)) throw err;

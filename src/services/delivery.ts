@@ -211,6 +211,7 @@ export function createDeliveryService(deps: DeliveryDeps) {
       const own = user ? await store.notifications.setting(user.id, d.channel, 'instant') : undefined;
       const plugin = pluginOf(d.channel);
       if (!plugin) return { error: `unknown channel ${d.channel}` };
+      if (own?.unreadable) return { error: `${d.channel} test: ${own.unreadable}` };
       // Each channel decides which stored values a test to this recipient may use.
       const config = plugin.test.config(d.recipient ?? '', own?.config);
       if ('error' in config && typeof config.error === 'string') return { error: config.error };
@@ -235,6 +236,8 @@ export function createDeliveryService(deps: DeliveryDeps) {
     }
     const setting = d.setting_id ? await look.setting(d.setting_id) : undefined;
     if (!setting) return { error: 'the notification setting of this delivery was removed' };
+    // A wrong or missing secret key: a clear, permanent failure in the delivery log, never a send without secrets.
+    if (setting.unreadable) return { error: setting.unreadable };
     const config = { ...setting.config };
     if (req.digest) {
       const team = await store.teams.byId(d.team_id);

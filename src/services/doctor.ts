@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/index.js';
 import { pingDns, pingRdap, pingSmtp, pingWhois } from '../probes/peer-check.js';
-import { inspectDatabase, writableDirProblem } from '../store/maintenance.js';
+import { inspectDatabase, storedChannelConfigs, writableDirProblem } from '../store/maintenance.js';
+import { judgeSealed, loadKeyRing } from '../store/sealing.js';
 import { lockHolder } from '../store/lock.js';
 
 type DoctorStatus = 'ok' | 'warn' | 'fail' | 'skip';
@@ -77,7 +78,12 @@ function schemaVersion(info: {
 const PG_MIN_VERSION = 130000;
 
 /** DOMMON_DATABASE_URL: the connection, the server's version, and the migration state. */
-async function postgresChecks(url: string, label: string, timeoutMs: number): Promise<DoctorCheck[]> {
+async function postgresChecks(
+  url: string,
+  label: string,
+  timeoutMs: number,
+  key: Config['secretKey'],
+): Promise<DoctorCheck[]> {
   const { openPgConnection, pgMigrationInfo, pgPing, pgServerVersion } = await import('../store/pg.js');
   let conn: Awaited<ReturnType<typeof openPgConnection>> | undefined;
   const connection = await timed('database connection', async () => {
@@ -105,7 +111,15 @@ async function postgresChecks(url: string, label: string, timeoutMs: number): Pr
     const schema = await timed('schema version', async () => {
       return schemaVersion(await pgMigrationInfo(c.db));
     });
-    return [connection, schema];
+    const secrets = await timed('channel secrets', async () => {
+      const rows = await c.db.selectFrom('notification_settings').select('config').execute();
+      if (!rows.length) return { status: 'ok', detail: 'no channel settings stored' };
+      return judgeSealed(
+        rows.map((r) => r.config),
+        loadKeyRing(key),
+      );
+    });
+    return [connection, schema, secrets];
   } finally {
     await c.close();
   }
@@ -150,7 +164,8 @@ export async function runDoctor(
     }),
   );
 
-  if (config.database) checks.push(...(await postgresChecks(config.database.url, config.database.redacted, timeoutMs)));
+  if (config.database)
+    checks.push(...(await postgresChecks(config.database.url, config.database.redacted, timeoutMs, config.secretKey)));
   const dbExists = !config.database && fs.existsSync(config.dbPath);
   if (!config.database)
     checks.push(
@@ -174,6 +189,16 @@ export async function runDoctor(
       await timed('schema version', async () => {
         if (!dbExists) return { status: 'skip', detail: 'no database yet' };
         return schemaVersion(inspectDatabase(config.dbPath, { quick: true }));
+      }),
+    );
+  if (!config.database)
+    checks.push(
+      await timed('channel secrets', async () => {
+        if (!dbExists) return { status: 'skip', detail: 'no database yet' };
+        const configs = storedChannelConfigs(config.dbPath);
+        // A missing default key file is made by the first start: only a problem once something is sealed.
+        if (!configs.length) return { status: 'ok', detail: 'no channel settings stored' };
+        return judgeSealed(configs, loadKeyRing(config.secretKey));
       }),
     );
   checks.push(

@@ -38,6 +38,7 @@ import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
 import { pgChangeFeed } from './change-feed.js';
+import type { Sealer } from './sealing.js';
 
 /** Whether the database answers a trivial query (/health). */
 async function ping(db: Kysely<DB>): Promise<boolean> {
@@ -49,7 +50,7 @@ async function ping(db: Kysely<DB>): Promise<boolean> {
   }
 }
 
-function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, engine: Engine) {
+function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, engine: Engine, sealer?: Sealer) {
   return {
     teams: teamsRepo(db),
     users: usersRepo(db),
@@ -62,7 +63,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     liveness: livenessRepo(db, { dueQueue: engine === 'postgres' }),
     livenessData: livenessDataRepo(db, hot),
     events: eventsRepo(db),
-    notifications: notificationsRepo(db),
+    notifications: notificationsRepo(db, sealer),
     exposure: exposureRepo(db),
     registrations: registrationsRepo(db),
     security: securityRepo(db),
@@ -108,16 +109,16 @@ export interface Store extends Repos {
   close(): Promise<void>;
 }
 
-function storeFrom(conn: Connection): Store {
+function storeFrom(conn: Connection, sealer?: Sealer): Store {
   // The probe results' write path runs prepared statements on the same connection (and transaction).
   const hot = livenessStatements(conn.sqlite, conn.changes);
   // Hot inserts run the SQL Kysely compiled for them once (repos/util.ts reusingCompiled).
   const reuse = reusingCompiled((text) => conn.changes.wrote(text));
-  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse, 'sqlite'), db: trx }), {
+  const transaction = groupCommit(conn.db, (trx) => ({ ...repos(trx, hot, reuse, 'sqlite', sealer), db: trx }), {
     inTransaction: () => conn.sqlite.inTransaction,
   });
   return {
-    ...repos(conn.db, hot, reuse, 'sqlite'),
+    ...repos(conn.db, hot, reuse, 'sqlite', sealer),
     db: conn.db,
     engine: 'sqlite',
     file: conn.file,
@@ -133,8 +134,9 @@ function storeFrom(conn: Connection): Store {
   };
 }
 
-export async function openStore(file: string, opts?: OpenOptions): Promise<Store> {
-  return storeFrom(await openConnection(file, opts));
+/** `sealer` seals channel secrets at rest (store/sealing.ts); without one they are written plain. */
+export async function openStore(file: string, opts?: OpenOptions & { sealer?: Sealer }): Promise<Store> {
+  return storeFrom(await openConnection(file, opts), opts?.sealer);
 }
 
 /**
@@ -144,7 +146,11 @@ export async function openStore(file: string, opts?: OpenOptions): Promise<Store
  * multi-row variant; stamp() counts this process's writes at once, and every process's (other nodes,
  * the CLI) through the change feed: LISTEN/NOTIFY of the tables each commit wrote (change-feed.ts).
  */
-function storeFromPg(conn: PgConnection, applicationName: string): Store & { feedReady: Promise<void> } {
+function storeFromPg(
+  conn: PgConnection,
+  applicationName: string,
+  sealer?: Sealer,
+): Store & { feedReady: Promise<void> } {
   const reuse = reusingCompiled((text) => conn.changes.wrote(text));
   let inTransaction = 0;
   const feed = pgChangeFeed({
@@ -154,7 +160,7 @@ function storeFromPg(conn: PgConnection, applicationName: string): Store & { fee
     db: conn.db,
     inTransaction: () => inTransaction > 0,
   });
-  const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse, 'postgres');
+  const bind = (db: Kysely<DB>) => repos(db, livenessStatementsVia(db), reuse, 'postgres', sealer);
   let chain: Promise<unknown> = Promise.resolve();
   return {
     ...bind(conn.db),
@@ -201,9 +207,14 @@ export async function openPgStore(
   opts?: PgOptions & {
     /** application_name of the change feed's listening connection (`dommon changes NODE`). */
     feedName?: string;
+    sealer?: Sealer;
   },
 ): Promise<Store> {
-  const { feedReady, ...store } = storeFromPg(await openPgConnection(url, opts), opts?.feedName ?? 'dommon changes');
+  const { feedReady, ...store } = storeFromPg(
+    await openPgConnection(url, opts),
+    opts?.feedName ?? 'dommon changes',
+    opts?.sealer,
+  );
   // Listening before the first read: until then no cache could answer.
   await feedReady;
   // Today's result partition and the next few exist before the first check is written (retention

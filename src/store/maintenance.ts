@@ -104,6 +104,20 @@ export function inspectDatabase(file: string, opts: { quick?: boolean } = {}): D
   }
 }
 
+/** The stored notification configs (sealed or plain) of a SQLite file, read-only (`dommon doctor`). */
+export function storedChannelConfigs(file: string): string[] {
+  const db = openReadonly(file);
+  try {
+    const table = db
+      .prepare(`select 1 from sqlite_master where type = 'table' and name = 'notification_settings'`)
+      .get();
+    if (!table) return [];
+    return (db.prepare('select config from notification_settings').all() as { config: string }[]).map((r) => r.config);
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Online backup of `source` into `dest` with SQLite's backup API: all pages in one step, so the copy
  * is one consistent snapshot even while the daemon writes (WAL readers do not block writers).

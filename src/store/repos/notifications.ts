@@ -4,15 +4,36 @@ import type { DB, DeliveriesTable, NotificationSettingsTable } from '../schema.j
 import { fromBool, newId, parseJson, toBool } from './util.js';
 import { engineOf } from '../migrations/engine.js';
 import type { Delivery, DeliveryRequest, NotificationSetting } from '../../domain/notification.js';
+import { isSealed, SealError, sealedKeyId, type Sealer } from '../sealing.js';
 
-const toSetting = (
-  r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string },
-): NotificationSetting => ({
-  ...r,
-  delivery_class: r.delivery_class as NotificationSetting['delivery_class'],
-  is_enabled: toBool(r.is_enabled),
-  config: parseJson<Record<string, unknown>>(r.config, {}),
-});
+/** A row's config: sealed (opened with `sealer`) or plain JSON from before sealing; never throws. */
+function openConfig(
+  stored: string,
+  sealer: Sealer | undefined,
+): { config: Record<string, unknown>; unreadable?: string } {
+  if (!isSealed(stored)) return { config: parseJson<Record<string, unknown>>(stored, {}) };
+  if (!sealer) return { config: {}, unreadable: 'the channel secrets are sealed and no secret key was given' };
+  try {
+    return { config: parseJson<Record<string, unknown>>(sealer.unseal(stored), {}) };
+  } catch (err) {
+    if (err instanceof SealError)
+      return { config: {}, unreadable: `the channel secrets cannot be unsealed: ${err.message}` };
+    throw err;
+  }
+}
+
+const toSetting =
+  (sealer: Sealer | undefined) =>
+  (r: Selectable<NotificationSettingsTable> & { user_email: string; team_timezone: string }): NotificationSetting => {
+    const { config, unreadable } = openConfig(r.config, sealer);
+    return {
+      ...r,
+      delivery_class: r.delivery_class as NotificationSetting['delivery_class'],
+      is_enabled: toBool(r.is_enabled),
+      config,
+      ...(unreadable ? { unreadable } : {}),
+    };
+  };
 
 const toDelivery = (r: Selectable<DeliveriesTable>): Delivery => ({
   ...r,
@@ -75,7 +96,11 @@ const deliveryRow = (d: NewDelivery & { message_preview?: string | null }) => ({
   sent_at: null,
 });
 
-export function notificationsRepo(db: Kysely<DB>) {
+/** `sealer` seals every config written and opens every one read (none: written plain, sealed ones unreadable). */
+export function notificationsRepo(db: Kysely<DB>, sealer?: Sealer) {
+  const toRow = toSetting(sealer);
+  const stored = (config: Record<string, unknown>) =>
+    sealer ? sealer.seal(JSON.stringify(config)) : JSON.stringify(config);
   const settings = () =>
     db
       .selectFrom('notification_settings as s')
@@ -110,7 +135,7 @@ export function notificationsRepo(db: Kysely<DB>) {
           .orderBy('s.notification_type')
           .orderBy('s.delivery_class')
           .execute()
-      ).map(toSetting);
+      ).map(toRow);
     },
     async setting(userId: string, type: string, cls: string): Promise<NotificationSetting | undefined> {
       const r = await settings()
@@ -118,16 +143,16 @@ export function notificationsRepo(db: Kysely<DB>) {
         .where('s.notification_type', '=', type)
         .where('s.delivery_class', '=', cls)
         .executeTakeFirst();
-      return r && toSetting(r);
+      return r && toRow(r);
     },
     async settingById(id: string): Promise<NotificationSetting | undefined> {
       const r = await settings().where('s.id', '=', id).executeTakeFirst();
-      return r && toSetting(r);
+      return r && toRow(r);
     },
     /** Several rows by id in one query (a claimed batch of deliveries); ids not found are left out. */
     async settingsByIds(ids: readonly string[]): Promise<NotificationSetting[]> {
       if (!ids.length) return [];
-      return (await settings().where('s.id', 'in', ids).execute()).map(toSetting);
+      return (await settings().where('s.id', 'in', ids).execute()).map(toRow);
     },
     /** Enabled rows of a team of one delivery class (the fan-out and digest targets). */
     async enabledForTeam(teamId: string, cls: 'instant' | 'digest'): Promise<NotificationSetting[]> {
@@ -137,11 +162,11 @@ export function notificationsRepo(db: Kysely<DB>) {
           .where('s.delivery_class', '=', cls)
           .where('s.is_enabled', '=', 1)
           .execute()
-      ).map(toSetting);
+      ).map(toRow);
     },
     async enabledDigests(): Promise<NotificationSetting[]> {
       return (await settings().where('s.delivery_class', '=', 'digest').where('s.is_enabled', '=', 1).execute()).map(
-        toSetting,
+        toRow,
       );
     },
     async upsertSetting(
@@ -155,7 +180,7 @@ export function notificationsRepo(db: Kysely<DB>) {
         is_enabled: row.is_enabled ? 1 : 0,
         frequency_days: row.frequency_days,
         notification_time: row.notification_time,
-        config: JSON.stringify(row.config),
+        config: stored(row.config),
         min_severity: row.min_severity,
         updated_at: now,
       };
@@ -173,6 +198,57 @@ export function notificationsRepo(db: Kysely<DB>) {
         })
         .onConflict((oc) => oc.columns(['user_id', 'notification_type', 'delivery_class']).doUpdateSet(values))
         .execute();
+    },
+    /** Seals the configs still stored plain (a database from before sealing); returns how many. */
+    async sealPlain(): Promise<number> {
+      if (!sealer) return 0;
+      const rows = await db
+        .selectFrom('notification_settings')
+        .select(['id', 'config'])
+        .where('config', 'not like', 'sealed:%')
+        .execute();
+      let n = 0;
+      for (const r of rows) {
+        // Compared with the value read: a row rewritten meanwhile (by a node, sealed) is left alone.
+        const u = await db
+          .updateTable('notification_settings')
+          .set({ config: stored(parseJson<Record<string, unknown>>(r.config, {})) })
+          .where('id', '=', r.id)
+          .where('config', '=', r.config)
+          .executeTakeFirst();
+        n += Number(u.numUpdatedRows);
+      }
+      return n;
+    },
+    /**
+     * Every config sealed again under the sealer's first key (run in one transaction: `dommon secrets
+     * rotate-key`). A row no key opens stops it (SealError): rotation never drops a secret it cannot read.
+     */
+    async resealAll(): Promise<number> {
+      if (!sealer) throw new SealError('no secret key to seal with');
+      const rows = await db.selectFrom('notification_settings').select(['id', 'config']).execute();
+      const opened = rows.map((r) => {
+        const c = openConfig(r.config, sealer);
+        if (c.unreadable) throw new SealError(`notification setting ${r.id}: ${c.unreadable}`);
+        return { id: r.id, config: c.config };
+      });
+      for (const r of opened)
+        await db
+          .updateTable('notification_settings')
+          .set({ config: stored(r.config) })
+          .where('id', '=', r.id)
+          .execute();
+      return opened.length;
+    },
+    /** How many configs are stored under each key id (`plain`: not sealed yet). */
+    async sealedKeyIds(): Promise<Record<string, number>> {
+      const rows = await db.selectFrom('notification_settings').select('config').execute();
+      const out: Record<string, number> = {};
+      for (const r of rows) {
+        const id = sealedKeyId(r.config) ?? 'plain';
+        out[id] = (out[id] ?? 0) + 1;
+      }
+      return out;
     },
     /** Compare-and-set of the last send: false when another worker got there first. */
     async markDigestSent(id: string, prev: string | null, at: string): Promise<boolean> {
