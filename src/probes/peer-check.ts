@@ -8,7 +8,9 @@ import { randomInt } from 'node:crypto';
 import dnsPacket from 'dns-packet';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.js';
+import type { Dispatcher } from 'undici';
 import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
+import { rdapGet } from './rdap-http.js';
 
 /** A check's outcome when the peer answered; `warn` when it answered badly. */
 interface PeerAnswer {
@@ -61,19 +63,13 @@ export async function pingDns(server: string, timeoutMs: number): Promise<string
   }
 }
 
-export async function pingRdap(base: string, timeoutMs: number): Promise<PeerAnswer> {
+/** GET {base}/help the way RDAP look-ups go (bounded redirects, each hop checked; the default policy
+ * unless a guarded `dispatcher` is given); any answer below 500 means the server answers. */
+export async function pingRdap(base: string, timeoutMs: number, dispatcher?: Dispatcher): Promise<PeerAnswer> {
   const url = `${base}/help`;
-  let res: Response;
-  try {
-    res = await fetch(url, {
-      headers: { accept: 'application/rdap+json, application/json' },
-      signal: AbortSignal.timeout(timeoutMs),
-    });
-  } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code;
-    throw new Error(`${url}: ${cause ?? (err as Error).message}`);
-  }
-  await res.body?.cancel().catch(() => undefined);
+  const res = await rdapGet(url, 'application/rdap+json, application/json', AbortSignal.timeout(timeoutMs), dispatcher);
+  if ('failed' in res) throw new Error(`${url}: ${res.failed}`);
+  await res.discard();
   if (res.status >= 500) return { status: 'warn', detail: `${url} answered HTTP ${res.status}` };
   return { status: 'ok', detail: `${url} answered HTTP ${res.status}` };
 }
