@@ -11,9 +11,9 @@ export const MAX_RDAP_BYTES = 1024 * 1024;
 export const MAX_RDAP_REDIRECTS = 3;
 
 /** A failed request, said in our words: `reason` never holds a byte the peer sent. */
-export type RdapFailure = { failed: string; denied?: boolean };
+type RdapFailure = { failed: string; denied?: boolean };
 
-export interface RdapAnswer {
+interface RdapAnswer {
   status: number;
   header(name: string): string | null;
   /** The body when it fits in MAX_RDAP_BYTES, else null (the rest is not downloaded). */
@@ -22,7 +22,7 @@ export interface RdapAnswer {
 }
 
 /** Reads at most `max` bytes of a body; null when it holds more (the download stops there). */
-export async function readBounded(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer | null> {
+async function readBounded(body: Dispatcher.ResponseData['body'], max: number): Promise<Buffer | null> {
   const chunks: Buffer[] = [];
   let seen = 0;
   try {
