@@ -53,29 +53,25 @@ const sourceOf = (config: Readonly<Config>): StoreLocation =>
 
 /**
  * Channel secrets are copied as they are stored: sealed (store/sealing.ts). A target data directory
- * without a key file gets a copy of this one (0600); any other target is told that its nodes need it.
+ * without a key file gets a copy of this one (0600); for any other target the report says its nodes need it.
  */
-function carrySecretKey(config: Readonly<Config>, target: CopyTarget, warn?: (line: string) => void): void {
+function carrySecretKey(config: Readonly<Config>, target: CopyTarget): string | null {
   const key = config.secretKey;
-  if (key.keys) {
-    warn?.('channel secrets were copied sealed: run the target with the same DOMMON_SECRET_KEY');
-    return;
-  }
-  if (!fs.existsSync(key.file)) return; // nothing was ever sealed here
+  if (key.keys) return 'channel secrets were copied sealed: run the target with the same DOMMON_SECRET_KEY';
+  if (!fs.existsSync(key.file)) return null; // nothing was ever sealed here
   const dest = target.dataDir ? path.join(target.dataDir, path.basename(key.file)) : null;
   if (dest && path.resolve(dest) !== path.resolve(key.file) && !fs.existsSync(dest)) {
     fs.copyFileSync(key.file, dest, fs.constants.COPYFILE_EXCL);
     fs.chmodSync(dest, 0o600);
-    warn?.(`channel secrets were copied sealed; the key that opens them was copied to ${dest}`);
-    return;
+    return `channel secrets were copied sealed; the key that opens them was copied to ${dest}`;
   }
-  warn?.(
-    `channel secrets were copied sealed: every node of the target needs the key ${key.file} (copy it, or give its value as DOMMON_SECRET_KEY)`,
-  );
+  return `channel secrets were copied sealed: every node of the target needs the key ${key.file} (copy it, or give its value as DOMMON_SECRET_KEY)`;
 }
 
 interface DbCopyResult extends CopyReport {
   engines: { from: StoreLocation['engine']; to: StoreLocation['engine'] };
+  /** Where the key of the sealed channel secrets went, or what the target needs (null: nothing sealed). */
+  secret_key: string | null;
 }
 
 export async function copyDatabase(
@@ -109,8 +105,8 @@ export async function copyDatabase(
   }
   try {
     const report = await copyStore(from, target.location, opts);
-    carrySecretKey(config, target, opts.warn);
-    return { ...report, engines: { from: from.engine, to: target.location.engine } };
+    const secretKey = carrySecretKey(config, target);
+    return { ...report, engines: { from: from.engine, to: target.location.engine }, secret_key: secretKey };
   } catch (err) {
     if (!(err instanceof CopyRefused)) throw err;
     if (err.reason === 'not_empty') throw new Conflict(err.message, 'TARGET_NOT_EMPTY');

@@ -173,6 +173,10 @@ t.test('SQLite to SQLite: a data directory copied, read back through the API, a 
   t.same(fs.readFileSync(path.join(src, 'dommon.db')), before, 'the source file was not written to');
   t.same(dump(path.join(dst, 'dommon.db')), dump(path.join(src, 'dommon.db')), 'the same rows');
   t.notOk(fs.existsSync(path.join(dst, 'dommon.pid')), 'the target lock is released');
+  // Channel secrets travel sealed; the key that opens them goes with them into the target data directory.
+  t.match(r.json.secret_key, `the key that opens them was copied to ${path.join(dst, 'secret.key')}`);
+  t.same(fs.readFileSync(path.join(dst, 'secret.key')), fs.readFileSync(path.join(src, 'secret.key')));
+  t.equal(fs.statSync(path.join(dst, 'secret.key')).mode & 0o777, 0o600);
 
   // The copy serves: the same token authenticates and the API reads the same.
   const s = await startApp({}, { dataDir: dst });
@@ -318,8 +322,10 @@ t.test(
     const odd = await c.query(`select ms, error from liveness_results where error like 'bad%'`);
     t.same(odd.rows, [{ ms: 12, error: 'badbyte' }], 'the NUL dropped');
 
-    // A daemon on the copy: the same token authenticates and the API reads the same.
-    const s = await startApp({ DOMMON_DATABASE_URL: url });
+    // A daemon on the copy: the same token authenticates and the API reads the same. Its channel
+    // secrets came sealed: the report says the target's nodes need this key, and with it they read.
+    t.match(r.json.secret_key, `every node of the target needs the key ${path.join(src, 'secret.key')}`);
+    const s = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_SECRET_KEY_FILE: path.join(src, 'secret.key') });
     const api = client(s.url, seeded.token);
     const reads = await snapshot(api, seeded.liveness);
     t.same(reads.domains, seeded.reads.domains);

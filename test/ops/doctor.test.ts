@@ -57,6 +57,7 @@ t.test('doctor: every configured peer answers', async (t) => {
       ['data directory', 'ok'],
       ['database integrity', 'ok'],
       ['schema version', 'ok'],
+      ['channel secrets', 'ok'],
       ['daemon', 'ok'],
       [`dns ${dnsA.address}`, 'ok'],
       [`dns ${dnsB.address}`, 'ok'],
@@ -79,7 +80,7 @@ t.test('doctor: every configured peer answers', async (t) => {
   t.equal(r.code, 0, r.stderr);
   const json = JSON.parse(r.stdout);
   t.equal(json.ok, true);
-  t.equal(json.checks.length, 9);
+  t.equal(json.checks.length, 10);
 });
 
 t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output; exit 1', async (t) => {
@@ -99,6 +100,7 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
     'data directory': 'ok',
     'database integrity': 'ok',
     'schema version': 'ok',
+    'channel secrets': 'ok',
     daemon: 'ok',
     [`dns 127.0.0.1:${p1}`]: 'fail',
     rdap: 'fail',

@@ -42,11 +42,12 @@ export function dbCommands(program: Command): void {
           counts: Object.fromEntries(r.tables.map((t) => [t.table, t.rows])),
           verified: true,
           ms: r.ms,
+          secret_key: r.secret_key,
         };
         ctx.print.out(
           out,
           () =>
-            `${table(r.tables, ['table', 'rows'])}\ncopied ${r.rows} rows from ${r.from} to ${r.to} in ${(r.ms / 1000).toFixed(1)} s; counts verified`,
+            `${table(r.tables, ['table', 'rows'])}\ncopied ${r.rows} rows from ${r.from} to ${r.to} in ${(r.ms / 1000).toFixed(1)} s; counts verified${r.secret_key ? `\n${r.secret_key}` : ''}`,
         );
       }),
     );
