@@ -246,6 +246,98 @@ export function securityScore(i: SecurityInputs): number | null {
   return max ? Math.round((got / max) * 100) : null;
 }
 
+/** One input of the security score, as a grade's reasons show it. */
+export interface SecurityPart {
+  check: SecurityCheck | 'transfer_lock';
+  /** This run's result (the transfer lock: pass when on, fail when off, unknown without registration data). */
+  status: CheckValue;
+  /** What the score counted: this run's result, or for an unknown check its last known one; null: left out. */
+  counted: 'pass' | 'fail' | null;
+  /** Points of the check in the 0-100 security score (before the unknown ones are left out). */
+  weight: number;
+  /** fail: what is wrong; unknown: why the look-up could not be made. */
+  cause: string | null;
+  /** Counted from an earlier run: when that result was seen. */
+  since: string | null;
+}
+
+const obj = (v: unknown): Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+
+/** What is wrong with a failed check, in one phrase, from its stored result. */
+function failCause(check: SecurityCheck, r: Record<string, unknown>): string {
+  switch (check) {
+    case 'spf':
+    case 'dmarc':
+      return strings(r.problems).join('; ') || `${check.toUpperCase()} record is not valid`;
+    case 'dkim':
+      return `no DKIM key at any of ${strings(r.selectors_checked).length} selectors`;
+    case 'caa':
+      return 'no CAA record (any certificate authority may issue)';
+    case 'dnssec':
+      return Number(r.ds_records) > 0 && Number(r.dnskey_records) === 0
+        ? 'a DS record at the parent but no DNSKEY'
+        : 'the zone is not signed (no DS and DNSKEY records)';
+  }
+}
+
+/**
+ * The parts of a security score from the check's stored details (or a one-shot evaluation's): each
+ * check's result, what the score counted for it, and why. Null when the details are from before
+ * they held every check's result.
+ */
+export function securityParts(details: Record<string, unknown>): SecurityPart[] | null {
+  const last = obj(details.last_known) as LastKnown;
+  const parts: SecurityPart[] = [];
+  for (const check of SECURITY_CHECKS) {
+    const r = obj(details[check]);
+    const status = r.status;
+    if (status !== 'pass' && status !== 'fail' && status !== 'unknown') return null;
+    const before = status === 'unknown' ? last[check] : undefined;
+    parts.push({
+      check,
+      status,
+      counted: status === 'unknown' ? (before?.status ?? null) : status,
+      weight: SECURITY_WEIGHTS[check],
+      cause:
+        status === 'fail'
+          ? failCause(check, r)
+          : status === 'unknown'
+            ? typeof r.reason === 'string'
+              ? r.reason
+              : 'the look-up could not be made'
+            : null,
+      since: before?.checked_at ?? null,
+    });
+  }
+  const locked = obj(details.transfer_lock).locked;
+  const lock = typeof locked === 'boolean' ? locked : null;
+  parts.push({
+    check: 'transfer_lock',
+    status: lock === null ? 'unknown' : lock ? 'pass' : 'fail',
+    counted: lock === null ? null : lock ? 'pass' : 'fail',
+    weight: SECURITY_WEIGHTS.transfer_lock,
+    cause: lock === null ? 'no registration data says' : lock ? null : 'the registrar transfer lock is off',
+    since: null,
+  });
+  return parts;
+}
+
+/** The score the parts give (what securityScore gave when they were stored). */
+export function partsScore(parts: SecurityPart[]): number | null {
+  const v = (c: SecurityPart['check']) => parts.find((p) => p.check === c)?.counted ?? 'unknown';
+  const lock = v('transfer_lock');
+  return securityScore({
+    spf: v('spf'),
+    dmarc: v('dmarc'),
+    dkim: v('dkim'),
+    caa: v('caa'),
+    dnssec: v('dnssec') === 'unknown' ? null : v('dnssec') === 'pass',
+    transfer_lock: lock === 'unknown' ? null : lock === 'pass',
+  });
+}
+
 /** The last known result of each check, with when it was seen (kept through failed look-ups). */
 export type LastKnown = Partial<Record<SecurityCheck, { status: 'pass' | 'fail'; checked_at: string }>>;
 

@@ -5,6 +5,7 @@ import { daysUntil, type Clock } from '../domain/clock.js';
 import { expiryOf, invalidReason, sslStatus } from '../domain/certificate.js';
 import { computeHealth } from '../domain/health.js';
 import { registrableDomain } from '../domain/domain-name.js';
+import { securityParts } from '../domain/security.js';
 import type { UrlParts } from '../domain/endpoint.js';
 import type { EndpointType } from '../domain/types.js';
 import { inspectTls, pluginOf, type ProbeDeps, type ProbeOutcome } from '../probes/index.js';
@@ -35,8 +36,16 @@ export function createNameCheck(deps: NameCheckDeps) {
       clock.now().toISOString(),
     );
     const now = clock.now();
+    const parts = securityParts(sec.details);
     const health = computeHealth(
-      { expiry_date: data?.expiry_date ?? null, certificates, security_score: sec.security_score, liveness: [] },
+      {
+        expiry_date: data?.expiry_date ?? null,
+        certificates,
+        security_score: sec.security_score,
+        liveness: [],
+        registration_cause: reg.reason ?? null,
+        security_parts: parts,
+      },
       now,
     );
     return {
@@ -59,10 +68,13 @@ export function createNameCheck(deps: NameCheckDeps) {
         recommendations: sec.recommendations,
         dnssec: sec.dnssec.status,
         lookup_errors: (sec.details as { lookup_errors?: Record<string, string> }).lookup_errors ?? {},
+        /** Each check's result, what the score counted and why (the grade's reasons read them). */
+        parts,
       },
       health_score: health.score,
       health_grade: health.grade,
       overall_status: health.overall_status,
+      health_reasons: health.reasons,
     };
   };
 }

@@ -5,6 +5,7 @@
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
 import type { Clock } from '../domain/clock.js';
 import { first24hBucket, uptimePercent } from '../domain/liveness.js';
+import { securityParts } from '../domain/security.js';
 import type { Domain } from '../domain/types.js';
 import type { Repos, Store } from '../store/index.js';
 
@@ -66,6 +67,8 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
       certificates: certs.map((c) => c.ssl_status),
       security_score: sec?.security_score ?? null,
       liveness,
+      registration_cause: reg ? reg.reason : null,
+      security_parts: sec ? securityParts(sec.details) : null,
     };
   }
 
@@ -120,6 +123,8 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
 
   return {
     inputs: (d: Domain) => inputs(store, d),
+    /** The domain's health from its current inputs, with the reasons of its grade (nothing is stored). */
+    explain: async (d: Domain) => computeHealth(await inputs(store, d), clock.now()),
     recompute,
     /** The HealthHook of the intelligence services: their results never move the liveness input. */
     recomputeNotLiveness: (repos: Repos, domainId: string) => recompute(repos, domainId, true),

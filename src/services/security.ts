@@ -42,6 +42,9 @@ interface SecurityDeps {
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
 
+/** Failures that say the resolver is not answering at all (not that one name is broken). */
+const UNREACHABLE = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
+
 function securityView(d: Domain, s: SecurityRecord | undefined, transferLock: boolean | null) {
   return {
     domain: d.domain,
@@ -68,7 +71,11 @@ type SecurityRegistration = {
 
 /** SPF, DMARC, DKIM, CAA and DNSSEC of a name through the resolver; stores nothing (the service stores, `dommon check` prints). */
 export function createSecurityEvaluator(dns: DnsResolver) {
-  /** Total DNS-querying terms of an SPF record, following include/redirect (stops once past the limit). */
+  /**
+   * Total DNS-querying terms of an SPF record, following include/redirect (stops once past the limit).
+   * An include or redirect whose look-up fails throws: the count, and so the verdict, is not known
+   * (a receiver would answer temperror), never a record that costs nothing.
+   */
   async function spfLookups(record: string, seen: Set<string>, depth: number): Promise<number> {
     let n = 0;
     for (const t of spfLookupTerms(parseSpf(record))) {
@@ -76,7 +83,10 @@ export function createSecurityEvaluator(dns: DnsResolver) {
       if (n > SPF_MAX_LOOKUPS || depth > SPF_MAX_LOOKUPS) return n;
       if ((t.name === 'include' || t.name === 'redirect') && t.value && !seen.has(t.value.toLowerCase())) {
         seen.add(t.value.toLowerCase());
-        const inner = (await dns.txt(t.value).catch(() => [] as string[])).filter(isSpf)[0];
+        const txt = await dns.txt(t.value).catch((err: unknown) => {
+          throw new Error(`${t.name}:${t.value}: ${errText(err)}`);
+        });
+        const inner = txt.filter(isSpf)[0];
         if (inner) n += await spfLookups(inner, seen, depth + 1);
       }
     }
@@ -116,11 +126,16 @@ export function createSecurityEvaluator(dns: DnsResolver) {
       .then(evaluateDmarc, (err) => unknownResult({ ...evaluateDmarc([]), problems: [] }, failed('dmarc', err)));
     const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
     let dkimError: unknown;
+    let unreachable = false;
     const dkimP = mapLimit(selectors, 8, async (sel) => {
+      // Once the resolver did not answer at all (timeout, refused connection), the remaining selectors
+      // are not asked: each would wait out the same timeout, and none found stays unknown.
+      if (unreachable) return null;
       try {
         return (await dns.txt(`${sel}._domainkey.${name}`)).some(isDkimKey) ? sel : null;
       } catch (err) {
         dkimError ??= err;
+        if (UNREACHABLE.has((err as { code?: string }).code ?? '')) unreachable = true;
         return null;
       }
     }).then((found) => {

@@ -4,6 +4,7 @@
 import { setMaxListeners } from 'node:events';
 import { computeHealth, type HealthResult } from '../../domain/health.js';
 import { mapLimit } from '../../domain/concurrency.js';
+import type { SecurityPart } from '../../domain/security.js';
 import {
   exitCode,
   livenessUp,
@@ -159,8 +160,8 @@ export interface TargetReport {
   url: string | null;
   domain: string | null;
   status: Exclude<Severity, 'skipped'>;
-  /** The daemon's health score, grade and overall status from what this run saw (null when nothing was checked). */
-  health: Pick<HealthResult, 'score' | 'grade' | 'overall_status'>;
+  /** The daemon's health score, grade and overall status from what this run saw (null when nothing was checked), with the grade's reasons. */
+  health: Pick<HealthResult, 'score' | 'grade' | 'overall_status' | 'reasons'>;
   checks: CheckResult[];
 }
 
@@ -189,10 +190,12 @@ function health(checks: CheckResult[], now: Date): TargetReport['health'] {
       security_score: (sec?.security_score as number | undefined) ?? null,
       // One probe now is the whole sample: up counts as 100 % uptime.
       liveness: live ? [{ status: live.up ? 'up' : 'down', uptime_24h: live.up ? 100 : 0 }] : [],
+      registration_cause: (reg?.reason as string | null | undefined) ?? (reg ? null : 'not checked in this run'),
+      security_parts: (sec?.parts as SecurityPart[] | null | undefined) ?? null,
     },
     now,
   );
-  return { score: h.score, grade: h.grade, overall_status: h.overall_status };
+  return { score: h.score, grade: h.grade, overall_status: h.overall_status, reasons: h.reasons };
 }
 
 /** Rejects after ms; the timer never holds the process open. */

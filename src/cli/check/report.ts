@@ -1,4 +1,5 @@
 // The text report of `dommon check`: one line per target (status, health grade), one per check.
+import { healthLine } from '../../domain/health.js';
 import type { Palette } from '../output.js';
 import type { CheckReport } from './index.js';
 
@@ -19,6 +20,9 @@ export function reportText(r: CheckReport, paint: Palette): string {
     lines.push(`${label(t.status)}  ${paint.bold(t.target)}${grade}`);
     const w = Math.max(...t.checks.map((c) => c.check.length), 8);
     for (const c of t.checks) lines.push(`          ${c.check.padEnd(w)}  ${label(c.status)}  ${c.summary}`);
+    // Below an A (or with no grade for a name), the reasons: what cost points, what was left out.
+    if (t.health.grade ? t.health.grade !== 'A' : t.kind !== 'hostport' && t.domain)
+      lines.push(`          ${paint.dim(healthLine(t.health))}`);
   }
   const s = r.summary;
   lines.push(
