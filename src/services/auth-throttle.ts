@@ -8,7 +8,6 @@
 // node on one PostgreSQL database adds to the same count. A node learns that an address is blocked
 // from the count its own failure returns and from a look-up of the window's blocked addresses at most
 // every REFRESH_MS while it serves credentials; while the database does not answer it counts alone.
-import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { QuotaExceeded } from '../domain/errors.js';
 import type { Clock } from '../domain/clock.js';
@@ -18,26 +17,6 @@ const WINDOW_MS = 60_000;
 const REFRESH_MS = 2_000;
 
 const windowOf = (now: number) => now - (now % WINDOW_MS);
-
-/**
- * The key an address is counted under: IPv4 as it is (also when written as ::ffff:a.b.c.d), IPv6 by
- * its /64 (one host usually holds a whole /64, so counting single addresses would not slow it down).
- */
-export function clientKey(ip: string | undefined): string {
-  const a = (ip ?? '').trim();
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(a);
-  if (mapped) return mapped[1]!;
-  if (isIP(a) !== 6) return a || 'unknown';
-  const noZone = a.replace(/%.*$/, '');
-  const [head, tail = ''] = noZone.split('::') as [string, string?];
-  const h = head ? head.split(':') : [];
-  const tl = tail ? tail.split(':') : [];
-  const groups = noZone.includes('::') ? [...h, ...Array<string>(8 - h.length - tl.length).fill('0'), ...tl] : h;
-  return `${groups
-    .slice(0, 4)
-    .map((g) => g.toLowerCase().replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
-}
 
 export interface AuthThrottle {
   /** Throws 429 TOO_MANY_FAILURES (with the seconds to wait) when `client` is blocked in this window. */

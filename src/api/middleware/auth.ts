@@ -7,7 +7,8 @@ import { checkCsrf, clearSessionCookie, sessionId } from '../../web/session.js';
 import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
 import type { SessionService } from '../../services/sessions.js';
-import { clientKey, type AuthThrottle } from '../../services/auth-throttle.js';
+import { clientKey } from '../../domain/client-address.js';
+import type { AuthThrottle } from '../../services/auth-throttle.js';
 import type { ApiState } from '../context.js';
 
 /** The address failures are counted under: the peer's, or with --trust-proxy the proxy's X-Forwarded-For. */
