@@ -62,6 +62,8 @@ export function createServices(
     sessions: createSessionService({ store: deps.store, clock: deps.clock, access, ...base.sessions }),
     portfolios: createPortfolioService(deps),
     domains,
+    /** A domain's health with the reasons of its grade, computed from its current inputs when asked. */
+    health,
     endpoints,
     liveness: createLivenessService(deps),
     monitor,

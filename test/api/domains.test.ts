@@ -36,7 +36,22 @@ t.test('create, get, update, delete a domain', async (t) => {
 
   const g = await api.get(`/api/v1/domains/${id}`);
   t.equal(g.status, 200);
-  t.same({ ...g.body }, { ...c.body }, 'detail equals what create answered');
+  const { health_reasons: reasons, ...detail } = g.body;
+  t.same(detail, { ...c.body }, 'detail equals what create answered, plus the reasons of its (unknown) grade');
+  t.same(
+    reasons.map((r: { input: string; counted: boolean }) => [r.input, r.counted]),
+    [
+      ['registration', false],
+      ['certificates', false],
+      ['liveness', false],
+      ['security', false],
+    ],
+    'nothing checked yet: every input is left out, and says why',
+  );
+  t.equal(
+    reasons[0].reason,
+    'registration expiry unknown (no registry date and no manual date yet); left out of the score',
+  );
   t.same(g.body.whois, { registrar: null, expiry_date: null, nameservers: [] }, 'detail has whois');
   t.notOk('endpoints' in g.body, 'no endpoints unless asked');
 

@@ -57,6 +57,8 @@ interface CrudOptions {
   /** turns a user's reference (name or id) into the id the path needs */
   resolve?: (t: Transport, ref: string) => Promise<string>;
   showOptions?: OptSpec[];
+  /** The text of `show` (default: one `key  value` line per field). */
+  showText?: (r: Record<string, unknown>, paint: Palette) => string;
   examples?: Partial<Record<'list' | 'add' | 'show' | 'update' | 'remove', string[]>>;
 }
 
@@ -88,7 +90,7 @@ export function crud(o: CrudOptions): CommandSpec[] {
       examples: o.examples?.show,
       action: async ({ t, args, body }) =>
         call(t, 'GET', `${o.path}/${await id(t, args[0]!)}${qs(body as Record<string, string>)}`),
-      text: oneText,
+      text: o.showText ?? oneText,
     },
     {
       name: 'update <id>',

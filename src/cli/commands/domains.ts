@@ -1,4 +1,5 @@
 // `dommon domains list|add|show|update|remove|import`.
+import { keyValues, type Palette } from '../output.js';
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId } from './common.js';
 import { csvRows, importCommand } from './import.js';
@@ -47,6 +48,27 @@ export function parseImport(text: string): ImportLine[] {
   return out;
 }
 
+interface Reason {
+  input: string;
+  status: string;
+  points_lost: number;
+  reason: string;
+}
+
+/** A domain's fields, then the reasons of its grade: one line per input (status, points it cost, why). */
+function domainText(r: Record<string, unknown>, paint: Palette): string {
+  const { health_reasons: reasons, ...rest } = r as Record<string, unknown> & { health_reasons?: Reason[] };
+  const text = keyValues(rest, paint);
+  if (!reasons?.length) return text;
+  const lines = reasons.map(
+    (x) =>
+      `  ${x.input.padEnd(13)}  ${paint.status(x.status.padEnd(7))}  ${(x.points_lost ? `-${x.points_lost}` : '').padEnd(4)}  ${x.reason}`,
+  );
+  const head =
+    rest.health_grade === null ? 'health reasons (no grade: nothing could be checked yet)' : 'health reasons';
+  return `${text}\n${paint.dim(head)}\n${lines.join('\n')}`;
+}
+
 export const domainsNoun: NounSpec = {
   name: 'domains',
   description: 'monitored domains (named by id or by name)',
@@ -70,6 +92,7 @@ export const domainsNoun: NounSpec = {
         { flags: '--portfolio <id>', description: 'portfolio id', field: 'portfolio_id' },
       ],
       resolve: domainId,
+      showText: domainText,
       showOptions: [
         {
           flags: '--include-endpoints',
