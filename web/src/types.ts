@@ -12,6 +12,16 @@ export interface Domain {
   expiry_date: string | null;
   whois: { registrar: string | null; expiry_date: string | null; nameservers: string[] };
   endpoints?: Endpoint[];
+  /** Detail only: each input of the grade, the points it cost, or that it was left out (unknown) and why. */
+  health_reasons?: HealthReason[];
+}
+
+export interface HealthReason {
+  input: string;
+  status: 'ok' | 'warning' | 'bad' | 'unknown';
+  counted: boolean;
+  points_lost: number;
+  reason: string;
 }
 
 export interface DomainStatus {

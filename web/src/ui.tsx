@@ -41,6 +41,8 @@ const TONE: Record<string, string> = {
   error: 'bad',
   failed: 'bad',
   F: 'bad',
+  ok: 'good',
+  bad: 'bad',
 };
 
 export function Badge({ value }: { value: string | null | undefined }) {

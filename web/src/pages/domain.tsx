@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
-import type { Domain, DomainStatus, Portfolio, Security } from '../types.js';
+import type { Domain, DomainStatus, HealthReason, Portfolio, Security } from '../types.js';
 import {
   Badge,
   Check,
@@ -54,6 +54,23 @@ async function load(id: string) {
     all<Portfolio>('/api/v1/portfolios'),
   ]);
   return { domain, status, security, registration, verification, findings: findings.data, portfolios };
+}
+
+/** Why the grade is what it is: each input's state, the points it cost, or that it was left out (unknown) and why. */
+function HealthReasons({ reasons, graded }: { reasons: HealthReason[] | undefined; graded: boolean }) {
+  if (!reasons?.length) return null;
+  return (
+    <div data-testid="health-reasons">
+      {graded ? null : <p class="muted">No grade: nothing could be checked yet.</p>}
+      <ul class="reasons">
+        {reasons.map((r) => (
+          <li key={r.input}>
+            <Badge value={r.status} /> {r.points_lost ? <strong>−{r.points_lost}</strong> : null} {r.reason}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
 }
 
 const recText = (r: Security['recommendations'][number]) =>
@@ -132,8 +149,9 @@ export function DomainPage({ id }: { id: string }) {
               <dl>
                 <dt>Health</dt>
                 <dd>
-                  {d.status.health_score ?? '—'} <Badge value={d.status.health_grade} />{' '}
-                  <Badge value={d.status.overall_status} />
+                  {d.domain.health_score ?? '—'} <Badge value={d.domain.health_grade} />{' '}
+                  <Badge value={d.domain.overall_status} />
+                  <HealthReasons reasons={d.domain.health_reasons} graded={d.domain.health_grade !== null} />
                 </dd>
                 <dt>Registration expires</dt>
                 <dd>
