@@ -25,7 +25,7 @@ export type OverallStatus = 'healthy' | 'warning' | 'critical';
 export type Grade = 'A' | 'B' | 'C' | 'D' | 'F';
 
 /** What a grade reads: the four inputs, or in place of `security` each DNS-security check. */
-export type HealthReasonInput = 'registration' | 'certificates' | 'liveness' | 'security' | SecurityPart['check'];
+type HealthReasonInput = 'registration' | 'certificates' | 'liveness' | 'security' | SecurityPart['check'];
 
 /** One input of a grade: how it stands, whether the score counted it and the points it cost. */
 export interface HealthReason {
