@@ -69,7 +69,7 @@ async function daemonModules() {
     { secureDataDir },
     { createNodeHeartbeat, HEARTBEAT_MS },
     { sharedBootstrapRefresh },
-    { createSealer, liveKeyRing },
+    { createSealer, liveKeyRing, keyFileMissing, guardSealing, dropKeyFile, SealError },
   ] = await Promise.all([
     // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
     // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -124,6 +124,10 @@ async function daemonModules() {
     sharedBootstrapRefresh,
     createSealer,
     liveKeyRing,
+    keyFileMissing,
+    guardSealing,
+    dropKeyFile,
+    SealError,
   };
 }
 
@@ -304,6 +308,10 @@ export async function openLocal(
     secureDataDir,
     createSealer,
     liveKeyRing,
+    keyFileMissing,
+    guardSealing,
+    dropKeyFile,
+    SealError,
   } = await daemonModules();
   // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
   const tightened = secureDataDir(config.dataDir);
@@ -314,7 +322,9 @@ export async function openLocal(
     );
   }
   // Channel secrets are sealed at rest under a key kept outside the database (DIR/secret.key or DOMMON_SECRET_KEY).
-  const sealer = createSealer(liveKeyRing(config.secretKey));
+  const keyIsNew = keyFileMissing(config.secretKey);
+  let sealingRefused: string | null = null;
+  const sealer = guardSealing(createSealer(liveKeyRing(config.secretKey)), () => sealingRefused);
   const db = config.database;
   const store = db
     ? await openPgStore(db.url, {
@@ -324,21 +334,30 @@ export async function openLocal(
         sealer,
       })
     : await openStore(config.dbPath, { sealer });
-  // Configs written before sealing existed are sealed now (they are read either way); configs sealed
-  // under a key this process lacks (a node given another key file) are said at once, not at delivery.
+  // Configs sealed under a key this process lacks (a node given another key file, or none: on PostgreSQL
+  // every node needs the same key) stop the daemon at start, where a person reads it, instead of failing
+  // each delivery; a CLI command goes on but seals nothing under its own key. Otherwise configs written
+  // before sealing existed are sealed now (they are read either way).
   const sealLog = opts.log ?? pino({ level: 'silent' });
+  let foreign: [string, number][] = [];
   try {
-    await store.notifications.sealPlain();
-    const foreign = Object.entries(await store.notifications.sealedKeyIds()).filter(
+    foreign = Object.entries(await store.notifications.sealedKeyIds()).filter(
       ([id]) => id !== 'plain' && !sealer.keyIds.includes(id),
     );
-    if (foreign.length)
-      sealLog.error(
-        { keys: Object.fromEntries(foreign), has: sealer.keyIds },
-        `${foreign.reduce((n, [, c]) => n + c, 0)} notification setting(s) are sealed under a secret key this node does not hold: their deliveries fail until every node has the same key (${config.secretKey.keys ? 'DOMMON_SECRET_KEY' : config.secretKey.file})`,
-      );
+    if (!foreign.length) await store.notifications.sealPlain();
   } catch (err) {
     sealLog.warn({ err: (err as Error).message }, 'sealing the stored channel secrets failed');
+  }
+  if (foreign.length) {
+    const where = config.secretKey.keys ? 'DOMMON_SECRET_KEY' : config.secretKey.file;
+    sealingRefused = `${foreign.reduce((n, [, c]) => n + c, 0)} notification setting(s) are sealed under secret key ${foreign.map(([id]) => id).join(', ')}, which this node does not hold (${where}${keyIsNew ? ' was just created' : ` has ${sealer.keyIds.join(', ')}`}): give every node of this database the same key (copy secret.key from a node that has it, or set DOMMON_SECRET_KEY; docs/security.md)`;
+    // A key made just now opens nothing here and sealed nothing: it goes, so the next start does not take it for the real one.
+    if (keyIsNew) dropKeyFile(config.secretKey);
+    if (opts.serving) {
+      await store.close();
+      throw new SealError(sealingRefused);
+    }
+    sealLog.error({ keys: Object.fromEntries(foreign), has: sealer.keyIds }, sealingRefused);
   }
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });

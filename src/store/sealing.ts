@@ -138,6 +138,34 @@ export function loadKeyRing(cfg: SecretKeyConfig, opts: { create?: boolean } = {
   return readKeyFile(cfg.file);
 }
 
+/** Whether loadKeyRing({ create: true }) would make a new default key file now. */
+export const keyFileMissing = (cfg: SecretKeyConfig): boolean =>
+  !cfg.keys && cfg.defaultFile && !fs.existsSync(cfg.file);
+
+/** Removes a key file this process made and never sealed with (it opens nothing in the database). */
+export const dropKeyFile = (cfg: SecretKeyConfig): void => fs.rmSync(cfg.file, { force: true });
+
+/**
+ * The sealer, refusing to seal while `blocked()` names a reason: a process whose key does not open what
+ * the database holds must not add values under a key no other node has.
+ */
+export function guardSealing(sealer: Sealer, blocked: () => string | null): Sealer {
+  return {
+    get keyId() {
+      return sealer.keyId;
+    },
+    get keyIds() {
+      return sealer.keyIds;
+    },
+    seal(plain) {
+      const reason = blocked();
+      if (reason) throw new SealError(reason);
+      return sealer.seal(plain);
+    },
+    unseal: (sealed) => sealer.unseal(sealed),
+  };
+}
+
 /**
  * loadKeyRing() now, then the same ring until the key file changes (checked at most once a second, or
  * at once for a value under a key id the ring lacks):

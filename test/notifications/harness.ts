@@ -8,6 +8,7 @@ import type { Clock } from '../../src/domain/clock.js';
 import type { NewEvent } from '../../src/domain/types.js';
 import { OFFLINE_ENV, client, tempDir } from '../support/app.js';
 import { createPgDatabase, onPostgres } from '../support/pg.js';
+import { withPgKey } from '../support/cli.js';
 
 // The timeout stays well above loopback latency on a busy 2-core machine: an attempt that times out
 // is retried, which (correctly, at-least-once) sends again and would blur the counts tests assert.
@@ -33,7 +34,7 @@ export interface Member {
 /** With `dataDir` given, close() leaves the directory (a restart test opens it again). */
 export async function startNotifyApp(
   opts: {
-    env?: Record<string, string>;
+    env?: Record<string, string | undefined>;
     clock?: Clock;
     notify?: AppOptions['notify'];
     smtp?: AppOptions['smtp'];
@@ -50,7 +51,12 @@ export async function startNotifyApp(
       : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
-    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...opts.env },
+    withPgKey({
+      DOMMON_LOG_LEVEL: 'error',
+      ...OFFLINE_ENV,
+      ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}),
+      ...opts.env,
+    }),
   );
   const app = await createApp(config, {
     clock: opts.clock,

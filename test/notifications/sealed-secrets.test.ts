@@ -117,39 +117,57 @@ t.test('SQLite: sealed at rest, plain rows sealed at start, wrong key, rotation'
   });
   await s.close();
 
-  await t.test('a wrong key: clear errors, never a 500, the secret sent nowhere', async (t) => {
-    const other = crypto.randomBytes(32).toString('base64');
-    s = await startNotifyApp({ dataDir, env: { DOMMON_SECRET_KEY: other } });
-    t.teardown(() => s.close());
-    m = await s.team('sealed');
-    const list = await m.api.get('/api/v1/notifications/settings');
-    t.equal(list.status, 200, list.text);
-    t.same(list.body.find((r: { notification_type: string }) => r.notification_type === 'webhook').config, {});
-    const masked = await m.api.put('/api/v1/notifications/settings/webhook', {
-      delivery_class: 'instant',
-      config: { webhook_url: hook, secret_key: '********5b4a' },
-    });
-    t.equal(masked.status, 422, masked.text);
-    t.match(masked.body, { code: 'SECRET_REQUIRED', error: /cannot be read.*does not hold/ });
-    const id = await testSend(m, hook);
-    const entry = await until(async () => {
-      const r = await m.api.get(`/api/v1/notifications/log/${id}`);
-      return r.status === 200 && r.body.status === 'failed' ? r.body : null;
-    }, 10_000);
-    t.match(entry.error_message, /cannot be unsealed: sealed under key [0-9a-f]{12}, which this node does not hold/);
-    t.equal(recv.requests.length, 3, 'nothing was sent');
-    const doctor = await runDoctor(loadConfig({ dataDir }, { ...OFFLINE_ENV, DOMMON_SECRET_KEY: other }), {
-      timeoutMs: 500,
-    });
-    t.match(
-      doctor.checks.find((c) => c.name === 'channel secrets'),
-      {
-        status: 'fail',
-        detail: /1 of 1 sealed channel config\(s\) cannot be unsealed: sealed under key/,
-      },
-    );
-    t.equal(doctor.ok, false);
-  });
+  await t.test(
+    'a wrong key: the daemon refuses to start; a key changed under a running one gives clear errors, never a 500, the secret sent nowhere',
+    async (t) => {
+      const other = crypto.randomBytes(32).toString('base64');
+      const keyFile = path.join(dataDir, 'secret.key');
+      const good = fs.readFileSync(keyFile);
+      await t.rejects(
+        startNotifyApp({ dataDir, env: { DOMMON_SECRET_KEY: other } }),
+        /1 notification setting\(s\) are sealed under secret key [0-9a-f]{12}, which this node does not hold \(DOMMON_SECRET_KEY has [0-9a-f]{12}\): give every node of this database the same key/,
+      );
+      // A node that has no key file (another data directory on one PostgreSQL database, say) makes none it would then seal under.
+      fs.rmSync(keyFile);
+      await t.rejects(startNotifyApp({ dataDir }), /which this node does not hold \(\S+secret\.key was just created\)/);
+      t.notOk(fs.existsSync(keyFile), 'the key made at that start is removed again');
+      fs.writeFileSync(keyFile, good, { mode: 0o600 });
+      s = await startNotifyApp({ dataDir });
+      t.teardown(() => s.close());
+      t.teardown(() => fs.writeFileSync(keyFile, good, { mode: 0o600 }));
+      // The key file changes under the running daemon (rotated elsewhere, restored from the wrong backup).
+      fs.writeFileSync(keyFile, `${other}\n`, { mode: 0o600 });
+      await new Promise((r) => setTimeout(r, 1_100));
+      m = await s.team('sealed');
+      const list = await m.api.get('/api/v1/notifications/settings');
+      t.equal(list.status, 200, list.text);
+      t.same(list.body.find((r: { notification_type: string }) => r.notification_type === 'webhook').config, {});
+      const masked = await m.api.put('/api/v1/notifications/settings/webhook', {
+        delivery_class: 'instant',
+        config: { webhook_url: hook, secret_key: '********5b4a' },
+      });
+      t.equal(masked.status, 422, masked.text);
+      t.match(masked.body, { code: 'SECRET_REQUIRED', error: /cannot be read.*does not hold/ });
+      const id = await testSend(m, hook);
+      const entry = await until(async () => {
+        const r = await m.api.get(`/api/v1/notifications/log/${id}`);
+        return r.status === 200 && r.body.status === 'failed' ? r.body : null;
+      }, 10_000);
+      t.match(entry.error_message, /cannot be unsealed: sealed under key [0-9a-f]{12}, which this node does not hold/);
+      t.equal(recv.requests.length, 3, 'nothing was sent');
+      const doctor = await runDoctor(loadConfig({ dataDir }, { ...OFFLINE_ENV, DOMMON_SECRET_KEY: other }), {
+        timeoutMs: 500,
+      });
+      t.match(
+        doctor.checks.find((c) => c.name === 'channel secrets'),
+        {
+          status: 'fail',
+          detail: /1 of 1 sealed channel config\(s\) cannot be unsealed: sealed under key/,
+        },
+      );
+      t.equal(doctor.ok, false);
+    },
+  );
 
   await t.test('dommon secrets rotate-key (the command)', async (t) => {
     await s.close();
@@ -186,4 +204,18 @@ t.test('PostgreSQL: the raw row holds no secret', { skip: pgServerUrl() ? false 
   }
   const row = await s.app.store.notifications.setting(m.user_id, 'matrix', 'instant');
   t.equal(row!.config.access_token, 'syt_pg_secret_5b4a', 'the store opens it');
+  // A second node with a data directory of its own and no key given: it would make a key of its own and
+  // fail every delivery of this config; it refuses to start instead, and keeps no key file.
+  const dir = tempDir('dommon-sealed-node2-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  await t.rejects(
+    startNotifyApp({ dataDir: dir, env: { DOMMON_DATABASE_URL: db.url, DOMMON_SECRET_KEY: undefined } }),
+    /1 notification setting\(s\) are sealed under secret key [0-9a-f]{12}, which this node does not hold \(\S+secret\.key was just created\): give every node of this database the same key/,
+  );
+  t.notOk(fs.existsSync(path.join(dir, 'secret.key')));
+  // With the same key it starts and reads the config.
+  const s2 = await startNotifyApp({ dataDir: dir, env: { DOMMON_DATABASE_URL: db.url, DOMMON_NODE_NAME: 'sealed-2' } });
+  t.teardown(() => s2.close());
+  const row2 = await s2.app.store.notifications.setting(m.user_id, 'matrix', 'instant');
+  t.equal(row2!.config.access_token, 'syt_pg_secret_5b4a', 'the second node opens it');
 });

@@ -8,6 +8,7 @@ import { createApp, type App, type AppOptions } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { checkResponse } from './openapi.js';
 import { createPgDatabase, onPostgres } from './pg.js';
+import { withPgKey } from './cli.js';
 
 export interface TestApp {
   app: App;
@@ -45,7 +46,12 @@ export async function startApp(
   const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app', { migrated: true }) : null;
   const config = loadConfig(
     { dataDir, port: 0, host: '127.0.0.1' },
-    { DOMMON_LOG_LEVEL: 'error', ...OFFLINE_ENV, ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}), ...env },
+    withPgKey({
+      DOMMON_LOG_LEVEL: 'error',
+      ...OFFLINE_ENV,
+      ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}),
+      ...env,
+    }),
   );
   const app = await createApp(config, {
     clock: opts.clock,

@@ -67,9 +67,24 @@ interface CliOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Every process on one PostgreSQL database needs the same secret key (docs/scale-out.md), as every node
+ * of a real cluster does: the tests' processes and apps on PostgreSQL share this one unless a test names
+ * a key (or `DOMMON_SECRET_KEY: undefined`, for the key file of the data directory).
+ */
+export const PG_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+
+/** env with PG_SECRET_KEY added when the process works on PostgreSQL and names no key of its own. */
+export function withPgKey<E extends Record<string, string | undefined>>(env: E, args: readonly string[] = []): E {
+  const pg = Boolean(env.DOMMON_DATABASE_URL) || args.some((a) => a.startsWith('--database-url'));
+  return pg && !('DOMMON_SECRET_KEY' in env) && !('DOMMON_SECRET_KEY_FILE' in env)
+    ? { DOMMON_SECRET_KEY: PG_SECRET_KEY, ...env }
+    : env;
+}
+
 /** `dommon ...args`; env has no DOMMON_* from the parent, NO_COLOR unset unless given. */
 export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
-  const env = cleanEnv(o.env);
+  const env = cleanEnv(withPgKey(o.env ?? {}, args));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -140,7 +155,7 @@ export async function serveDaemon(
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], {
       cwd: ROOT,
-      env: cleanEnv(env),
+      env: cleanEnv(withPgKey(env, args)),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
