@@ -85,8 +85,14 @@ export function weakness(certs: readonly Sent[]): string | null {
 /** Words for OpenSSL's verification error, when they can say more than its code; null otherwise. */
 export function refusalReason(code: string, leaf: Sent, sentIssuers: number, weak: string | null): string | null {
   if (weak && (code === 'UNSPECIFIED' || code.includes('TOO_WEAK') || code.includes('TOO_SMALL'))) return weak;
-  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' && sentIssuers === 0 && !leaf.x.checkIssued(leaf.x))
-    return `incomplete chain: the server does not send its intermediate certificate (the issuer of its certificate, ${leaf.x.issuer ? leaf.x.issuer.split('\n').join(', ') : 'unnamed'}); browsers may still fetch it, API clients and curl fail`;
+  if (code === 'UNABLE_TO_VERIFY_LEAF_SIGNATURE' && sentIssuers === 0 && !leaf.x.checkIssued(leaf.x)) {
+    const issuer = leaf.x.issuer ? leaf.x.issuer.split('\n').join(', ') : 'unnamed';
+    // A certificate that says where its issuer is published (AIA caIssuers, as every public CA's do) lacks
+    // only the intermediate the server should send; without one it is most likely from a private CA.
+    return /CA Issuers/i.test(leaf.x.infoAccess ?? '')
+      ? `incomplete chain: the server does not send its intermediate certificate (the issuer of its certificate, ${issuer}); browsers may still fetch it, API clients and curl fail`
+      : `untrusted issuer: the server sends no intermediate and its certificate's issuer (${issuer}) is not a trusted root: a private CA, or an intermediate the server should send`;
+  }
   if (code === 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY')
     return 'untrusted chain: the last certificate the server sends is not issued by a trusted root (a missing intermediate or a private CA)';
   return weak;

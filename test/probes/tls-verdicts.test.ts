@@ -106,12 +106,25 @@ t.test('certificate verdicts on loopback', async (t) => {
 
   t.test('incomplete chain: the server sends only its leaf', async (t) => {
     const mid = makeIntermediate(ca, 'Missing Intermediate');
-    const leaf = issue({ ca: mid, cn: HOST, toDays: 90 });
+    // As a public CA's certificate: it names where its issuer is published (AIA caIssuers).
+    const leaf = issue({
+      ca: mid,
+      cn: HOST,
+      toDays: 90,
+      extensions: ['authorityInfoAccess=caIssuers;URI:http://127.0.0.1:9/intermediate.der'],
+    });
     const v = verdict(await inspect(leaf));
     t.equal(v.status, 'invalid');
     t.match(
       v.reason,
       /^incomplete chain: the server does not send its intermediate certificate \(.*CN=Missing Intermediate\); browsers may still fetch it, API clients and curl fail$/,
+    );
+    // Without AIA the same chain is as likely a private CA's: said so, not "incomplete".
+    const bare = verdict(await inspect(issue({ ca: mid, cn: HOST, toDays: 90 })));
+    t.equal(bare.status, 'invalid');
+    t.match(
+      bare.reason,
+      /^untrusted issuer: the server sends no intermediate and its certificate's issuer \(.*CN=Missing Intermediate\) is not a trusted root: a private CA, or an intermediate the server should send$/,
     );
   });
 
