@@ -1,5 +1,6 @@
 // Pure DNS-security rules: SPF/DMARC/DKIM/CAA record evaluation, the security score and the
 // one-sentence recommendation of every failed check. The look-ups themselves live in services/security.ts.
+import type { DmarcResult } from './dmarc.js';
 
 /**
  * pass / fail: the look-ups answered (NXDOMAIN and NODATA mean the record is absent, so fail);
@@ -75,17 +76,6 @@ export function evaluateSpf(records: string[], lookups: number): SpfResult {
   return { status: problems.length ? 'fail' : 'pass', records, lookups, all, problems };
 }
 
-interface DmarcResult {
-  status: CheckValue;
-  reason?: string;
-  record: string | null;
-  policy: string | null;
-  subdomain_policy: string | null;
-  pct: number | null;
-  rua: string | null;
-  problems: string[];
-}
-
 function parseTags(record: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const part of record.split(';')) {
@@ -93,30 +83,6 @@ function parseTags(record: string): Record<string, string> {
     if (i > 0) out[part.slice(0, i).trim().toLowerCase()] = part.slice(i + 1).trim();
   }
   return out;
-}
-
-/** Passes with one `v=DMARC1` record whose policy is `quarantine` or `reject`. */
-export function evaluateDmarc(txts: string[]): DmarcResult {
-  const records = txts.filter((t) => /^v=DMARC1\s*(;|$)/i.test(t.trim()));
-  const problems: string[] = [];
-  const record = records[0] ?? null;
-  const tags = record ? parseTags(record) : {};
-  const policy = tags.p?.toLowerCase() ?? null;
-  if (!record) problems.push('no DMARC record');
-  else if (records.length > 1) problems.push(`${records.length} DMARC records (exactly one is allowed)`);
-  if (record && !policy) problems.push('DMARC record has no policy (p=)');
-  if (policy && !['none', 'quarantine', 'reject'].includes(policy)) problems.push(`unknown DMARC policy "${policy}"`);
-  if (policy === 'none') problems.push('DMARC policy is "none" (monitoring only; spoofed mail is still delivered)');
-  const pct = tags.pct !== undefined && /^\d+$/.test(tags.pct) ? Number(tags.pct) : null;
-  return {
-    status: problems.length ? 'fail' : 'pass',
-    record,
-    policy,
-    subdomain_policy: tags.sp?.toLowerCase() ?? null,
-    pct,
-    rua: tags.rua ?? null,
-    problems,
-  };
 }
 
 /** Selectors probed on every domain, plus the ones the user adds (dkim_selectors). */
@@ -394,13 +360,14 @@ export function recommendations(r: RecommendationInputs): string[] {
       );
   }
   if (r.dmarc.status === 'fail') {
-    if (!r.dmarc.record)
+    if (r.dmarc.dmarc_result === 'none' && r.dmarc.errors.length <= 1)
       out.push(`Publish a DMARC record at _dmarc.${d}, for example "v=DMARC1; p=quarantine; rua=mailto:dmarc@${d}".`);
-    else if (r.dmarc.policy === 'none')
+    else if (r.dmarc.dmarc_result === 'valid' && r.dmarc.policy?.from === 'domain')
       out.push(
         `Raise the DMARC policy of ${d} from "p=none" to "p=quarantine" or "p=reject" once your reports show legitimate mail passes.`,
       );
-    else out.push(`Fix the DMARC record at _dmarc.${d}: ${r.dmarc.problems.join('; ')}.`);
+    else
+      out.push(`Fix the DMARC record at _dmarc.${r.dmarc.policy?.record_domain ?? d}: ${r.dmarc.problems.join('; ')}.`);
   }
   if (r.dkim.status === 'fail') {
     out.push(

@@ -3,13 +3,13 @@
 import { mapLimit } from '../domain/concurrency.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { registrableDomain } from '../domain/domain-name.js';
+import { dmarcTempError } from '../domain/dmarc.js';
 import {
   COMMON_DKIM_SELECTORS,
   SECURITY_CHECKS,
   SPF_MAX_LOOKUPS,
   evaluateCaa,
   evaluateDkim,
-  evaluateDmarc,
   evaluateDnssec,
   evaluateSpf,
   isDkimKey,
@@ -29,6 +29,7 @@ import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
+import { lookUpDmarc } from './dmarc.js';
 import { singleFlight, teamDomain } from './refresh.js';
 
 interface SecurityDeps {
@@ -121,9 +122,7 @@ export function createSecurityEvaluator(dns: DnsResolver) {
         return unknownResult({ ...evaluateSpf([], 0), problems: [] }, failed('spf', err));
       }
     })();
-    const dmarcP = dns
-      .txt(`_dmarc.${name}`)
-      .then(evaluateDmarc, (err) => unknownResult({ ...evaluateDmarc([]), problems: [] }, failed('dmarc', err)));
+    const dmarcP = lookUpDmarc(dns, name).catch((err: unknown) => dmarcTempError(failed('dmarc', err)));
     const selectors = [...new Set([...dkimSelectors, ...COMMON_DKIM_SELECTORS])];
     let dkimError: unknown;
     let unreachable = false;

@@ -128,7 +128,10 @@ t.test('a known bad DMARC and an unknown SPF: the reasons say exactly that and a
     why.spf.reason,
     'SPF unknown (lookup failed: include:_spf.sender.test: DNS ESERVFAIL); left out of the score',
   );
-  t.equal(why.dmarc.reason, 'DMARC fail: DMARC policy is "none" (monitoring only; spoofed mail is still delivered)');
+  t.equal(
+    why.dmarc.reason,
+    'DMARC fail: DMARC policy is "none" (monitoring only; spoofed mail is still delivered); fix: raise p to quarantine or reject once the reports show legitimate mail passes',
+  );
   // The list answer carries the same stored score and grade.
   const list = await api.get('/api/v1/domains');
   t.match(list.body.data[0], { health_score: 63, health_grade: 'B' });
