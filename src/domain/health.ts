@@ -182,14 +182,16 @@ function livenessReason(i: HealthInputs, sub: number | null): Omit<HealthReason,
 
 function partReason(p: SecurityPart): Omit<HealthReason, 'points_lost'> {
   const name = SECURITY_NAMES[p.check];
+  const warned = (p.warnings ?? []).map((w) => `; warning: ${w}`).join('');
   if (p.status === 'pass')
     return {
       input: p.check,
       status: 'ok',
       counted: true,
-      reason: p.check === 'transfer_lock' ? 'transfer lock on' : `${name} pass`,
+      reason: p.check === 'transfer_lock' ? 'transfer lock on' : `${name} pass${warned}`,
     };
-  if (p.status === 'fail') return { input: p.check, status: 'bad', counted: true, reason: `${name} fail: ${p.cause}` };
+  if (p.status === 'fail')
+    return { input: p.check, status: 'bad', counted: true, reason: `${name} fail: ${p.cause}${warned}` };
   if (p.counted)
     return {
       input: p.check,

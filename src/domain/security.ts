@@ -225,10 +225,18 @@ export interface SecurityPart {
   cause: string | null;
   /** Counted from an earlier run: when that result was seen. */
   since: string | null;
+  /** DMARC: findings that do not fail the check (each with its fix), shown beside the result. */
+  warnings?: string[];
 }
 
 const obj = (v: unknown): Record<string, unknown> =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+/** Stored `{ reason, fix }` findings as text (the words the check's problems use). */
+const findingTexts = (v: unknown): string[] =>
+  (Array.isArray(v) ? v : [])
+    .map(obj)
+    .filter((f) => typeof f.reason === 'string')
+    .map((f) => (typeof f.fix === 'string' ? `${f.reason as string}; fix: ${f.fix}` : (f.reason as string)));
 const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
 
 /** What is wrong with a failed check, in one phrase, from its stored result. */
@@ -275,6 +283,9 @@ export function securityParts(details: Record<string, unknown>): SecurityPart[] 
               : 'the look-up could not be made'
             : null,
       since: before?.checked_at ?? null,
+      ...(check === 'dmarc' && status !== 'unknown' && findingTexts(r.warnings).length
+        ? { warnings: findingTexts(r.warnings) }
+        : {}),
     });
   }
   const locked = obj(details.transfer_lock).locked;

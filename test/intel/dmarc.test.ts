@@ -24,11 +24,11 @@ interface Row {
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-export const DMARC_ROWS = (
+const DMARC_ROWS = (
   JSON.parse(fs.readFileSync(path.join(here, '../fixtures/dmarc/records.json'), 'utf8')) as { rows: Row[] }
 ).rows;
 
-export function dmarcZone(rows: Row[]): Zone {
+function dmarcZone(rows: Row[]): Zone {
   const zone: Zone = {};
   for (const row of rows) {
     const domain = row.domain ?? `${row.id}.test`;
