@@ -95,7 +95,7 @@ function lookalikes(txts: string[]): DmarcFinding[] {
 }
 
 /** The organisational domain (public suffix list, ICANN part, and registry-run second levels). */
-export function organizationalDomain(name: string): string {
+function organizationalDomain(name: string): string {
   return registrableDomain(name) ?? name;
 }
 
@@ -164,7 +164,7 @@ const oneOf = (tag: string, value: string, allowed: readonly string[], meaning: 
 };
 
 /** Parses one DMARC record (the version tag first) by the RFC 7489 and DMARCbis grammar. */
-export function parseDmarcRecord(record: string): ParsedRecord {
+function parseDmarcRecord(record: string): ParsedRecord {
   const errors: DmarcFinding[] = [];
   const warnings: DmarcFinding[] = [];
   const tags = new Map<string, string>();
@@ -329,7 +329,7 @@ export function reportAuthorizationNames(record: string, recordDomain: string): 
 }
 
 /** What the look-ups answered: TXT at `_dmarc.<domain>`, at the organisational domain (when asked), and report authorisations. */
-export interface DmarcLookups {
+interface DmarcLookups {
   domain: string;
   txts: string[];
   /** Asked when the domain has no DMARC record and is not its own organisational domain. */
@@ -344,7 +344,7 @@ export function dmarcFallback(domain: string, txts: string[]): string | null {
   return dmarcRecords(txts).length === 0 && org !== domain ? org : null;
 }
 
-export const findingText = (f: DmarcFinding) => `${f.reason}; fix: ${f.fix}`;
+const findingText = (f: DmarcFinding) => `${f.reason}; fix: ${f.fix}`;
 
 const NONE_TEXT = 'DMARC policy is "none" (monitoring only; spoofed mail is still delivered)';
 
