@@ -1,6 +1,7 @@
 // Pure DNS-security rules: SPF/DMARC/DKIM/CAA record evaluation, the security score and the
 // one-sentence recommendation of every failed check. The look-ups themselves live in services/security.ts.
 import type { DmarcResult } from './dmarc.js';
+import { SPF_MAX_LOOKUPS, issueText, type SpfResult } from './spf.js';
 
 /**
  * pass / fail: the look-ups answered (NXDOMAIN and NODATA mean the record is absent, so fail);
@@ -14,66 +15,6 @@ export type SecurityCheck = (typeof SECURITY_CHECKS)[number];
 /** A check whose look-up failed: status unknown and why, the rest of the result empty. */
 export function unknownResult<T extends { status: CheckValue }>(empty: T, reason: string): T & { reason: string } {
   return { ...empty, status: 'unknown', reason };
-}
-
-/** The SPF mechanisms and modifiers that cost a DNS look-up (RFC 7208 §4.6.4). */
-const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
-export const SPF_MAX_LOOKUPS = 10;
-
-interface SpfTerm {
-  qualifier: '+' | '-' | '~' | '?';
-  name: string;
-  value: string | null;
-}
-
-export function isSpf(txt: string): boolean {
-  return /^v=spf1(\s|$)/i.test(txt.trim());
-}
-
-export function parseSpf(record: string): SpfTerm[] {
-  return record
-    .trim()
-    .split(/\s+/)
-    .slice(1)
-    .filter(Boolean)
-    .map((t) => {
-      const q = '+-~?'.includes(t[0]!) ? (t[0] as SpfTerm['qualifier']) : '+';
-      const body = '+-~?'.includes(t[0]!) ? t.slice(1) : t;
-      const m = /^([a-z0-9]+)(?:[:=](.*))?$/i.exec(body);
-      const name = (m?.[1] ?? body).toLowerCase();
-      return { qualifier: q, name, value: m?.[2] ?? null };
-    });
-}
-
-/** Look-up costing terms of one record (not counting what its includes contain). */
-export function spfLookupTerms(terms: SpfTerm[]): SpfTerm[] {
-  return terms.filter((t) => LOOKUP_TERMS.has(t.name));
-}
-
-interface SpfResult {
-  status: CheckValue;
-  /** Why the status is unknown. */
-  reason?: string;
-  records: string[];
-  lookups: number;
-  all: string | null;
-  problems: string[];
-}
-
-/** records: the SPF TXT records at the domain; lookups: the recursive count the service made. */
-export function evaluateSpf(records: string[], lookups: number): SpfResult {
-  const problems: string[] = [];
-  if (records.length === 0) problems.push('no SPF record');
-  if (records.length > 1) problems.push(`${records.length} SPF records (exactly one is allowed)`);
-  let all: string | null = null;
-  if (records.length >= 1) {
-    const terms = parseSpf(records[0]!);
-    const a = terms.find((t) => t.name === 'all');
-    all = a ? `${a.qualifier}all` : null;
-    if (a && a.qualifier === '+') problems.push('"+all" lets every server on the internet send mail as this domain');
-  }
-  if (lookups > SPF_MAX_LOOKUPS) problems.push(`${lookups} DNS look-ups (the limit is ${SPF_MAX_LOOKUPS})`);
-  return { status: problems.length ? 'fail' : 'pass', records, lookups, all, problems };
 }
 
 function parseTags(record: string): Record<string, string> {
@@ -361,13 +302,17 @@ export function recommendations(r: RecommendationInputs): string[] {
       out.push(
         `Merge the ${r.spf.records.length} SPF records at ${d} into a single "v=spf1" TXT record; receivers treat several as a permanent error.`,
       );
-    else if (r.spf.all === '+all')
+    else if (r.spf.errors.some((e) => e.reason.includes(`more than ${SPF_MAX_LOOKUPS} (RFC 7208`)))
       out.push(
-        `Replace "+all" in the SPF record of ${d} with "-all" (or "~all") so that servers you do not list cannot send as ${d}.`,
+        `Reduce the SPF record of ${d} to at most ${SPF_MAX_LOOKUPS} DNS look-ups (it needs ${r.spf.lookups}): flatten includes or drop unused ones.`,
+      );
+    else if (r.spf.errors.length)
+      out.push(
+        `Fix the SPF record of ${d} (receivers answer permerror and ignore it): ${r.spf.errors.map(issueText).join('; ')}.`,
       );
     else
       out.push(
-        `Reduce the SPF record of ${d} to at most ${SPF_MAX_LOOKUPS} DNS look-ups (it needs ${r.spf.lookups}): flatten includes or drop unused ones.`,
+        `Replace "+all" in the SPF record of ${d} with "-all" (or "~all") so that servers you do not list cannot send as ${d}.`,
       );
   }
   if (r.dmarc.status === 'fail') {

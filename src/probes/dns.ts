@@ -155,12 +155,23 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
     aaaa: (name) => ask((r) => r.resolve6(name)),
     cname: (name) => ask((r) => r.resolveCname(name)),
     ns: (name) => ask((r) => r.resolveNs(name)),
-    txt: (name) => ask((r) => r.resolveTxt(name).then((rs) => rs.map((chunks) => chunks.join('')))),
+    txt: async (name) => {
+      const r = await ask((r) => r.resolveTxt(name).then((rs) => rs.map((chunks) => chunks.join(''))));
+      if (r.status !== 'error' || r.error !== 'EBADRESP') return r;
+      // c-ares refuses a whole answer that holds a TXT record without strings (an empty TXT, which
+      // RFC 7208 3.3 says SPF must survive): ask again over UDP and read each record, "" for that one.
+      try {
+        const txts = (await raw(name, 'TXT')).map((a) => ((a as packet.TxtAnswer).data as Buffer[]).join(''));
+        return txts.length ? { status: 'ok', records: txts } : { status: 'nodata' };
+      } catch (err) {
+        return { status: 'error', error: (err as { code?: string }).code ?? 'EBADRESP' };
+      }
+    },
     caa: (name) => ask((r) => r.resolveCaa(name).then((rs) => rs.map(caaOf))),
     mx: (name) => ask((r) => r.resolveMx(name)),
   };
 
-  async function raw(name: string, type: 'DS' | 'DNSKEY'): Promise<packet.Answer[]> {
+  async function raw(name: string, type: 'DS' | 'DNSKEY' | 'TXT'): Promise<packet.Answer[]> {
     const { addrs } = await setup();
     let last: Error = new DnsError('no DNS server configured', 'ENOSERVER');
     for (let attempt = 0; attempt < tries; attempt++) {
@@ -222,7 +233,7 @@ function caaOf(rec: dns.CaaRecord): CaaRecord {
 function udpQuery(
   server: ServerAddress,
   name: string,
-  type: 'DS' | 'DNSKEY',
+  type: 'DS' | 'DNSKEY' | 'TXT',
   timeoutMs: number,
   pending: Set<() => void>,
 ): Promise<packet.Packet & { rcode?: string }> {

@@ -7,30 +7,27 @@ import { dmarcTempError } from '../domain/dmarc.js';
 import {
   COMMON_DKIM_SELECTORS,
   SECURITY_CHECKS,
-  SPF_MAX_LOOKUPS,
   evaluateCaa,
   evaluateDkim,
   evaluateDnssec,
-  evaluateSpf,
   isDkimKey,
-  isSpf,
   mergeLastKnown,
-  parseSpf,
   recommendations,
   scoringValues,
   securityScore,
-  spfLookupTerms,
   unknownResult,
   type LastKnown,
   type SecurityCheck,
   type SecurityRecord,
 } from '../domain/security.js';
+import { isSpf, judgeSpf, type SpfWalk } from '../domain/spf.js';
 import type { Domain } from '../domain/types.js';
 import type { DnsResolver } from '../probes/dns.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
 import { lookUpDmarc } from './dmarc.js';
 import { singleFlight, teamDomain } from './refresh.js';
+import { walkSpf } from './spf.js';
 
 interface SecurityDeps {
   store: Store;
@@ -42,6 +39,18 @@ interface SecurityDeps {
 }
 
 const errText = (err: unknown) => (err as Error)?.message ?? String(err);
+
+/** The walk of a name whose SPF look-up could not be made (nothing known). */
+const NO_SPF: SpfWalk = {
+  records: [],
+  failed: null,
+  errors: [],
+  warnings: [],
+  temperror: null,
+  lookups: 0,
+  void_lookups: 0,
+  all: null,
+};
 
 /** Failures that say the resolver is not answering at all (not that one name is broken). */
 const UNREACHABLE = new Set(['ETIMEOUT', 'ECONNREFUSED', 'ECANCELLED']);
@@ -73,28 +82,6 @@ type SecurityRegistration = {
 /** SPF, DMARC, DKIM, CAA and DNSSEC of a name through the resolver; stores nothing (the service stores, `dommon check` prints). */
 export function createSecurityEvaluator(dns: DnsResolver) {
   /**
-   * Total DNS-querying terms of an SPF record, following include/redirect (stops once past the limit).
-   * An include or redirect whose look-up fails throws: the count, and so the verdict, is not known
-   * (a receiver would answer temperror), never a record that costs nothing.
-   */
-  async function spfLookups(record: string, seen: Set<string>, depth: number): Promise<number> {
-    let n = 0;
-    for (const t of spfLookupTerms(parseSpf(record))) {
-      n++;
-      if (n > SPF_MAX_LOOKUPS || depth > SPF_MAX_LOOKUPS) return n;
-      if ((t.name === 'include' || t.name === 'redirect') && t.value && !seen.has(t.value.toLowerCase())) {
-        seen.add(t.value.toLowerCase());
-        const txt = await dns.txt(t.value).catch((err: unknown) => {
-          throw new Error(`${t.name}:${t.value}: ${errText(err)}`);
-        });
-        const inner = txt.filter(isSpf)[0];
-        if (inner) n += await spfLookups(inner, seen, depth + 1);
-      }
-    }
-    return n;
-  }
-
-  /**
    * Runs every check for a name without storing anything (also what a one-shot `dommon check` needs).
    * A failed look-up (SERVFAIL, REFUSED, timeout) makes its check `unknown`, never `fail`; `last`
    * holds the last known results, which stand in for unknown ones in the score.
@@ -116,10 +103,11 @@ export function createSecurityEvaluator(dns: DnsResolver) {
     const spfP = (async () => {
       try {
         const records = (await dns.txt(name)).filter(isSpf);
-        const lookups = records.length === 1 ? await spfLookups(records[0]!, new Set([name]), 0) : 0;
-        return evaluateSpf(records, lookups);
+        const spf = judgeSpf(await walkSpf(name, records, dns.lookup));
+        // A look-up inside the tree failed: unknown (a receiver would answer temperror), never a broken record.
+        return spf.status === 'unknown' ? { ...spf, reason: failed('spf', spf.reason) } : spf;
       } catch (err) {
-        return unknownResult({ ...evaluateSpf([], 0), problems: [] }, failed('spf', err));
+        return unknownResult(judgeSpf({ ...NO_SPF, failed: errText(err) }), failed('spf', err));
       }
     })();
     const dmarcP = lookUpDmarc(dns, name).catch((err: unknown) => dmarcTempError(failed('dmarc', err)));
