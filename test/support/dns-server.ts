@@ -5,12 +5,14 @@ import type { AddressInfo } from 'node:net';
 import packet from 'dns-packet';
 
 export interface ZoneEntry {
-  TXT?: (string | string[])[];
+  /** A record of several strings: an array (raw bytes: Buffers; no string at all: []). */
+  TXT?: (string | (string | Buffer)[])[];
   CAA?: { flags?: number; tag: 'issue' | 'issuewild' | 'iodef'; value: string }[];
   MX?: { preference: number; exchange: string }[];
   NS?: string[];
   CNAME?: string;
   A?: string[];
+  AAAA?: string[];
   DS?: { keyTag: number; algorithm: number; digestType: number; digest: string }[];
   DNSKEY?: { flags: number; algorithm: number; key: string }[];
 }
@@ -29,6 +31,8 @@ interface DnsServer {
   refusing: Set<string>;
   /** Names whose queries get no answer at all (a timeout). */
   silent: Set<string>;
+  /** Names whose queries for a type they have no record of get no answer (a timeout), as the RFC 7208 suite's TIMEOUT. */
+  silentWhenEmpty: Set<string>;
   /** Every answer waits this long (ms): a slow resolver. */
   delayMs: number;
   close(): Promise<void>;
@@ -49,6 +53,8 @@ function answersFor(name: string, type: string, e: ZoneEntry): packet.Answer[] {
       return (e.NS ?? []).map((n) => ({ ...base, type: 'NS', data: n }) as packet.Answer);
     case 'A':
       return (e.A ?? []).map((a) => ({ ...base, type: 'A', data: a }) as packet.Answer);
+    case 'AAAA':
+      return (e.AAAA ?? []).map((a) => ({ ...base, type: 'AAAA', data: a }) as packet.Answer);
     case 'DS':
       return (e.DS ?? []).map(
         (d) => ({ ...base, type: 'DS', data: { ...d, digest: Buffer.from(d.digest, 'hex') } }) as packet.Answer,
@@ -74,6 +80,7 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
     failing,
     refusing: new Set(),
     silent: new Set(),
+    silentWhenEmpty: new Set(),
     delayMs: 0,
     close: async () => undefined,
   };
@@ -120,7 +127,9 @@ export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
         entry.CNAME ? [{ name, type: 'CNAME', ttl: 60, class: 'IN', data: entry.CNAME } as packet.Answer] : [],
       );
     }
-    reply(0, answersFor(name, question.type, entry));
+    const answers = answersFor(name, question.type, entry);
+    if (!answers.length && server.silentWhenEmpty.has(name)) return;
+    reply(0, answers);
   });
 
   await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
