@@ -9,8 +9,7 @@ import {
   type HealthInputs,
 } from '../../src/domain/health.js';
 import { evaluateDmarc } from '../../src/domain/dmarc.js';
-import { evaluateDkim, securityParts, unknownResult } from '../../src/domain/security.js';
-import { judgeSpf } from '../../src/domain/spf.js';
+import { evaluateDkim, evaluateSpf, securityParts, unknownResult } from '../../src/domain/security.js';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const base: HealthInputs = { expiry_date: null, certificates: [], security_score: null, liveness: [] };
@@ -98,19 +97,7 @@ t.test('liveness sub-score', async (t) => {
 
 /** Stored details of a security check (as services/security.ts writes them): DMARC p=none, SPF's look-up timed out. */
 const details = {
-  spf: unknownResult(
-    judgeSpf({
-      records: [],
-      failed: 'queryTxt ETIMEOUT example.com',
-      errors: [],
-      warnings: [],
-      temperror: null,
-      lookups: 0,
-      void_lookups: 0,
-      all: null,
-    }),
-    'lookup failed: queryTxt ETIMEOUT example.com',
-  ),
+  spf: unknownResult({ ...evaluateSpf([], 0), problems: [] }, 'lookup failed: queryTxt ETIMEOUT example.com'),
   dmarc: evaluateDmarc({ domain: 'example.com', txts: ['v=DMARC1; p=none'] }),
   dkim: evaluateDkim(['default', 'selector1'], ['selector1']),
   caa: { status: 'pass', issuers: ['letsencrypt.org'], wildcard_issuers: [], iodef: [] },
@@ -159,7 +146,7 @@ t.test('every grade has its reasons: a known bad DMARC, an unknown SPF, the poin
   t.equal(
     healthLine(h),
     'health 57 (C): registration expires in 20 day(s) (2026-01-21) -18; 1 of 2 certificate(s) expiring soon -18; ' +
-      'DMARC fail: DMARC policy is "none" (monitoring only; spoofed mail is still delivered) -7; unknown, left out: liveness, spf',
+      'DMARC fail: DMARC policy is "none" (monitoring only; spoofed mail is still delivered); fix: raise p to quarantine or reject once the reports show legitimate mail passes -7; unknown, left out: liveness, spf',
   );
 
   // Far expiry, valid certificates: only DMARC costs points (25 * 25 / 85 = 7.35 -> 7).
