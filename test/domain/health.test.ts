@@ -9,7 +9,8 @@ import {
   type HealthInputs,
 } from '../../src/domain/health.js';
 import { evaluateDmarc } from '../../src/domain/dmarc.js';
-import { evaluateDkim, evaluateSpf, securityParts, unknownResult } from '../../src/domain/security.js';
+import { evaluateDkim, securityParts, unknownResult } from '../../src/domain/security.js';
+import { judgeSpf } from '../../src/domain/spf.js';
 
 const now = new Date('2026-01-01T12:00:00Z');
 const base: HealthInputs = { expiry_date: null, certificates: [], security_score: null, liveness: [] };
@@ -97,7 +98,19 @@ t.test('liveness sub-score', async (t) => {
 
 /** Stored details of a security check (as services/security.ts writes them): DMARC p=none, SPF's look-up timed out. */
 const details = {
-  spf: unknownResult({ ...evaluateSpf([], 0), problems: [] }, 'lookup failed: queryTxt ETIMEOUT example.com'),
+  spf: unknownResult(
+    judgeSpf({
+      records: [],
+      failed: 'queryTxt ETIMEOUT example.com',
+      errors: [],
+      warnings: [],
+      temperror: null,
+      lookups: 0,
+      void_lookups: 0,
+      all: null,
+    }),
+    'lookup failed: queryTxt ETIMEOUT example.com',
+  ),
   dmarc: evaluateDmarc({ domain: 'example.com', txts: ['v=DMARC1; p=none'] }),
   dkim: evaluateDkim(['default', 'selector1'], ['selector1']),
   caa: { status: 'pass', issuers: ['letsencrypt.org'], wildcard_issuers: [], iodef: [] },
