@@ -31,7 +31,7 @@ t.test('token and users commands', async (t) => {
   const tok = JSON.parse(json.stdout);
   t.same(
     Object.keys(tok).sort(),
-    ['id', 'team', 'team_id', 'token', 'token_name', 'user', 'user_id', 'read_only'].sort(),
+    ['id', 'team', 'team_id', 'token', 'token_name', 'user', 'user_id', 'read_only', 'operator'].sort(),
   );
   t.match(tok, { team: 'ops', user: 'alice@example.com', token_name: 'ci', read_only: false });
   // --read-only: a token that may only read (docs/security.md)

@@ -72,7 +72,7 @@ interface CliOptions {
  * of a real cluster does: the tests' processes and apps on PostgreSQL share this one unless a test names
  * a key (or `DOMMON_SECRET_KEY: undefined`, for the key file of the data directory).
  */
-export const PG_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
+const PG_SECRET_KEY = Buffer.alloc(32, 7).toString('base64');
 
 /** env with PG_SECRET_KEY added when the process works on PostgreSQL and names no key of its own. */
 export function withPgKey<E extends Record<string, string | undefined>>(env: E, args: readonly string[] = []): E {

@@ -37,15 +37,9 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
       const id = pathId(ctx, 'domainId', 'Domain');
       const q = v.query<{ include_endpoints?: boolean }>('domain-detail', ctx.query);
       const d = await s.domains.get(team(ctx), id);
-      // The grade with its reasons, from the inputs as they are now (so the points add up to the score shown).
-      const h = await s.health.explain(d);
-      const one = {
-        ...domainJson(d),
-        health_score: h.score,
-        health_grade: h.grade,
-        overall_status: h.overall_status ?? 'unknown',
-        health_reasons: h.reasons,
-      };
+      // The stored grade (what lists, /metrics and events show) with its reasons, read from the inputs as
+      // they are now: the points add up to the score once the recompute that follows each input has run.
+      const one = { ...domainJson(d), health_reasons: (await s.health.explain(d)).reasons };
       ctx.body = q.include_endpoints
         ? { ...one, endpoints: (await s.endpoints.forDomain(team(ctx), id)).map(endpointJson) }
         : one;
