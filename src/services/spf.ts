@@ -101,8 +101,8 @@ export async function walkSpf(name: string, records: string[], dns: SpfResolver)
   /** Walks one record; returns the `all` that ends its evaluation (after its redirect), if any. */
   async function visit(domain: string, record: string, chain: string[]): Promise<string | null> {
     const p = parseSpfRecord(record);
+    // A syntax error makes the record a permerror; the valid terms are still walked, to find the rest.
     for (const e of p.errors) push(errors, e.term, domain, e.reason, e.fix);
-    if (p.errors.length) return null;
     const all = p.mechanisms.find((m) => m.name === 'all');
     for (const m of p.mechanisms) {
       if (m.name === 'ptr') push(warnings, m.text, domain, ptrWarning(m.text).reason, ptrWarning(m.text).fix);
