@@ -1,8 +1,7 @@
 // SPF (RFC 7208): the record parser by the ABNF of section 12 and the static judgement of a record
 // tree, pure. The look-ups that walk includes and redirects live in services/spf.ts.
 
-/** Terms that cost a DNS look-up (RFC 7208 §4.6.4): at most 10 through the whole tree. */
-const LOOKUP_TERMS = new Set(['include', 'a', 'mx', 'ptr', 'exists', 'redirect']);
+/** Terms that cost a DNS look-up (include, a, mx, ptr, exists, redirect; RFC 7208 §4.6.4): at most 10 through the whole tree. */
 export const SPF_MAX_LOOKUPS = 10;
 /** Look-ups answering NXDOMAIN or no data (§4.6.4): more than this is a permerror. */
 export const SPF_MAX_VOID_LOOKUPS = 2;
@@ -271,11 +270,6 @@ export function parseSpfRecord(record: string): ParsedSpf {
   return out;
 }
 
-/** Look-up costing terms of one parsed record (what its includes contain not counted). */
-export function lookupTerms(p: ParsedSpf): SpfTerm[] {
-  return p.terms.filter((t) => LOOKUP_TERMS.has(t.name) && (t.kind === 'mechanism' || t.name === 'redirect'));
-}
-
 /**
  * Expands the macros of a domain-spec that are known without a sender (%{d}: the current domain,
  * %{o}: the checked domain, %%, %_, %-); null when it needs the sender's address, helo or local part.
@@ -324,8 +318,6 @@ export interface SpfWalk {
   /** The `all` that ends evaluation of the checked name (after redirects), e.g. "-all"; null when none. */
   all: string | null;
 }
-
-export type SpfResultKind = 'valid' | 'permerror' | 'temperror' | 'none';
 
 /** The finding as one line: the term, what is wrong and how to fix it (the reasons, CLI and dashboard show it). */
 export const issueText = (i: SpfIssue): string => `${i.term}: ${i.reason} (fix: ${i.fix})`;

@@ -18,7 +18,7 @@ import {
 import type { Lookup, MxRecord } from '../probes/dns.js';
 
 /** The questions an SPF walk asks (DnsResolver.lookup answers them). */
-export interface SpfResolver {
+interface SpfResolver {
   txt(name: string): Promise<Lookup<string>>;
   a(name: string): Promise<Lookup<string>>;
   aaaa(name: string): Promise<Lookup<string>>;
