@@ -76,7 +76,7 @@ export interface TlsFailure {
 export type TlsResult = TlsInspection | TlsFailure;
 
 /** The certificate of a chain that expires first, and where it sits. */
-interface EarliestExpiry {
+export interface EarliestExpiry {
   /** 0 for the leaf, then each issuer in the order the chain goes. */
   position: number;
   role: 'leaf' | 'intermediate';

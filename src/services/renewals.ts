@@ -27,6 +27,8 @@ interface RenewalRecord {
   registrar: string | null;
   issuer: string | null;
   source: string;
+  /** Certificates only: which certificate of the chain the server sends expires at expiry_date. */
+  expiring_certificate?: { role: 'leaf' | 'intermediate'; position: number; subject: string } | null;
 }
 
 function renewalStatus(days: number): RenewalStatus {
@@ -64,6 +66,9 @@ export function createRenewalService({ store, clock }: { store: Store; clock: Cl
               registrar: null,
               issuer: c.issuer,
               source: 'certificate',
+              expiring_certificate: c.expiring
+                ? { role: c.expiring.role, position: c.expiring.position, subject: c.expiring.subject }
+                : null,
             };
           }),
         };

@@ -77,6 +77,11 @@ t.test('earliest expiry of the chain, empty subject, CN without SAN: through the
     [[ep.id, midNotAfter.slice(0, 10), 'expiring_soon']],
     'the renewal list has it, at the intermediate date',
   );
+  t.same(
+    renewals[0].expiring_certificate,
+    { role: 'intermediate', position: 1, subject: 'CN=Earliest Intermediate' },
+    'and says which certificate it is',
+  );
 
   const events = (await s.app.store.events.list(teamId)).filter((e) => e.endpoint_id === ep.id);
   t.same(

@@ -3,6 +3,8 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Page, RenewalStatus } from '../../domain/types.js';
+import { earliestExpiry, type ChainCertificate, type EarliestExpiry } from '../../domain/certificate.js';
+import { parseJson } from './util.js';
 
 interface RenewalWindow {
   /** YYYY-MM-DD bounds on the expiry date (inclusive). */
@@ -34,6 +36,8 @@ interface CertificateRenewalRow {
   expiry: string;
   issuer: string | null;
   ssl_status: string;
+  /** The certificate of the stored chain whose notAfter `expiry` is (null before the chain was recorded). */
+  expiring: EarliestExpiry | null;
 }
 
 function conditions(expr: RawBuilder<string>, w: RenewalWindow): RawBuilder<unknown>[] {
@@ -69,14 +73,19 @@ export function renewalsRepo(db: Kysely<DB>) {
       const where = and([sql`e.team_id = ${teamId}`, ...conditions(expiry, w)]);
       const from = sql`endpoint_certificates c join endpoints e on e.id = c.endpoint_id join domains d on d.id = e.domain_id`;
       const total = await sql<{ n: number }>`select count(*) as n from ${from} where ${where}`.execute(db);
-      const rows =
-        await sql<CertificateRenewalRow>`select e.id as endpoint_id, e.name as endpoint_name, e.endpoint_type as endpoint_type,
+      const rows = await sql<
+        Omit<CertificateRenewalRow, 'expiring'> & { chain: string | null }
+      >`select e.id as endpoint_id, e.name as endpoint_name, e.endpoint_type as endpoint_type,
           e.subdomain as subdomain, e.path as path, e.port as port, d.id as domain_id, d.domain as domain, ${expiry} as expiry,
-          c.issuer as issuer, c.ssl_status as ssl_status
+          c.issuer as issuer, c.ssl_status as ssl_status, c.chain as chain
         from ${from} where ${where} order by ${expiry}, d.domain, e.name limit ${page.limit} offset ${page.offset}`.execute(
-          db,
-        );
-      return { items: rows.rows, total: Number(total.rows[0]?.n ?? 0) };
+        db,
+      );
+      const items = rows.rows.map(({ chain, ...r }) => ({
+        ...r,
+        expiring: earliestExpiry(parseJson<ChainCertificate[]>(chain, [])),
+      }));
+      return { items, total: Number(total.rows[0]?.n ?? 0) };
     },
     /** Certificate status of every enabled endpoint, by domain (health sweep). */
     async allCertificates(): Promise<Map<string, string[]>> {
