@@ -181,3 +181,18 @@ t.test('over TLS behind a trusted proxy: Secure, __Host-, and a planted plain co
   t.notMatch(cookieOf(spoofed.headers), /secure/i);
   t.equal((await domains(direct.url, { cookie: d.jar })).status, 200);
 });
+
+t.test('a session acts as the token it came from: an operator token signs in to the node details', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const nodes = async (token: string) => {
+    const a = await signIn(s.url, token);
+    return (await request(s.url, 'GET', '/api/v1/nodes', { headers: { cookie: a.jar }, unchecked: true })).body;
+  };
+  const op = await nodes(await s.token('ops', 'op@example.com', { operator: true }));
+  t.equal(op.detail, 'full');
+  t.ok(Array.isArray(op.data) && op.data.length >= 1, 'the node table');
+  const team = await nodes(await s.token('web', 'web@example.com'));
+  t.equal(team.detail, 'summary');
+  t.equal(team.data, undefined, 'no node details from an ordinary token');
+});

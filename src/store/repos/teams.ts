@@ -3,6 +3,7 @@ import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { ApiToken, Principal, Team, User } from '../../domain/types.js';
 import { fromBool, newId, toBool } from './util.js';
+import { PRINCIPAL_COLUMNS, principalOf } from './principal.js';
 
 export function teamsRepo(db: Kysely<DB>) {
   return {
@@ -114,20 +115,11 @@ export function tokensRepo(db: Kysely<DB>) {
         .selectFrom('api_tokens as t')
         .innerJoin('teams as tm', 'tm.id', 't.team_id')
         .innerJoin('users as u', 'u.id', 't.user_id')
-        .select([
-          't.id as token_id',
-          't.name as token_name',
-          't.team_id',
-          'tm.name as team_name',
-          't.user_id',
-          'u.email as user_email',
-          't.read_only',
-          't.operator',
-        ])
+        .select([...PRINCIPAL_COLUMNS])
         .where('t.token_hash', '=', hash)
         .where('t.revoked_at', 'is', null)
         .executeTakeFirst();
-      return row && token(row);
+      return row && principalOf(row);
     },
     async list(teamId?: string): Promise<(ApiToken & { team: string; user: string })[]> {
       let q = db

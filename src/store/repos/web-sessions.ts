@@ -4,7 +4,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { Principal } from '../../domain/types.js';
-import { toBool } from './util.js';
+import { PRINCIPAL_COLUMNS, principalOf } from './principal.js';
 
 interface SessionRow {
   principal: Principal;
@@ -34,32 +34,13 @@ export function webSessionsRepo(db: Kysely<DB>) {
         .innerJoin('api_tokens as t', 't.id', 's.token_id')
         .innerJoin('teams as tm', 'tm.id', 't.team_id')
         .innerJoin('users as u', 'u.id', 't.user_id')
-        .select([
-          's.created_at',
-          's.last_seen',
-          's.expires_at',
-          't.id as token_id',
-          't.name as token_name',
-          't.team_id',
-          'tm.name as team_name',
-          't.user_id',
-          'u.email as user_email',
-          't.read_only',
-        ])
+        .select(['s.created_at', 's.last_seen', 's.expires_at', ...PRINCIPAL_COLUMNS])
         .where('s.id_hash', '=', idHash)
         .where('t.revoked_at', 'is', null)
         .executeTakeFirst();
       if (!row) return undefined;
       return {
-        principal: {
-          token_id: row.token_id,
-          token_name: row.token_name,
-          team_id: row.team_id,
-          team_name: row.team_name,
-          user_id: row.user_id,
-          user_email: row.user_email,
-          read_only: toBool(row.read_only),
-        },
+        principal: principalOf(row),
         created_at: Number(row.created_at),
         last_seen: Number(row.last_seen),
         expires_at: Number(row.expires_at),

@@ -1,0 +1,35 @@
+// Who a request acts as (a token, or a dashboard session made from one): one column list and one
+// mapping for every query that reads a Principal from api_tokens as t, teams as tm and users as u.
+import type { Principal } from '../../domain/types.js';
+import { toBool } from './util.js';
+
+export const PRINCIPAL_COLUMNS = [
+  't.id as token_id',
+  't.name as token_name',
+  't.team_id',
+  'tm.name as team_name',
+  't.user_id',
+  'u.email as user_email',
+  't.read_only',
+  't.operator',
+] as const;
+
+export const principalOf = (r: {
+  token_id: string;
+  token_name: string;
+  team_id: string;
+  team_name: string;
+  user_id: string;
+  user_email: string;
+  read_only: number;
+  operator: number;
+}): Principal => ({
+  token_id: r.token_id,
+  token_name: r.token_name,
+  team_id: r.team_id,
+  team_name: r.team_name,
+  user_id: r.user_id,
+  user_email: r.user_email,
+  read_only: toBool(r.read_only),
+  operator: toBool(r.operator),
+});
