@@ -3,12 +3,10 @@
 // refresh the security results are unknown with their cause, never failed; the grade leaves them out
 // and says so in `health_reasons` (GET /api/v1/domains/:id, `dommon domains show`), whose points add
 // up to the score.
-import dgram from 'node:dgram';
-import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { client, startApp } from '../support/app.js';
 import { cli, ensureBuilt } from '../support/cli.js';
-import { startDnsServer, type Zone } from '../support/dns-server.js';
+import { closedUdpPort, startDnsServer, type Zone } from '../support/dns-server.js';
 import { rdapDomain, startRdapServer } from '../support/rdap-server.js';
 
 t.setTimeout(120_000);
@@ -21,15 +19,7 @@ const zone: Zone = {
   '_spf.sender.test': { TXT: ['v=spf1 ip4:192.0.2.0/24 -all'] },
 };
 
-async function deadUdpPort(): Promise<number> {
-  const sock = dgram.createSocket('udp4');
-  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
-  const port = (sock.address() as AddressInfo).port;
-  await new Promise<void>((r) => sock.close(() => r()));
-  return port;
-}
-
-async function daemon(t: Tap.Test, dnsServers: string) {
+async function daemon(t: Test, dnsServers: string) {
   const rdap = await startRdapServer({
     'mail.com': rdapDomain('mail.com', {
       registrar: 'Good Registrar',
@@ -59,7 +49,7 @@ for (const mode of ['drops every query', 'answers SERVFAIL', 'nothing listens'] 
     let servers: string;
     let cause: RegExp;
     if (mode === 'nothing listens') {
-      servers = `127.0.0.1:${await deadUdpPort()}`;
+      servers = `127.0.0.1:${await closedUdpPort()}`;
       cause = /ECONNREFUSED|ETIMEOUT|REFUSED/;
     } else {
       const dns = await startDnsServer(zone);

@@ -2,13 +2,11 @@
 // (timeouts), one that answers SERVFAIL, a port where nothing listens, and a resolver that answers
 // for the domain but not for a name its SPF record includes. A look-up that could not be made is
 // unknown with its cause, never a failed policy, is left out of the grade, and the grade says why.
-import dgram from 'node:dgram';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { cli, ensureBuilt } from '../support/cli.js';
-import { startDnsServer, type Zone } from '../support/dns-server.js';
+import { closedUdpPort, startDnsServer, type Zone } from '../support/dns-server.js';
 import { rdapDomain, startRdapServer } from '../support/rdap-server.js';
 import { loadConfig } from '../../src/config/index.js';
 import { createCheckEngine } from '../../src/app.js';
@@ -26,15 +24,7 @@ const zone: Zone = {
   '_spf.sender.test': { TXT: ['v=spf1 ip4:192.0.2.0/24 -all'] },
 };
 
-async function deadUdpPort(): Promise<number> {
-  const sock = dgram.createSocket('udp4');
-  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
-  const port = (sock.address() as AddressInfo).port;
-  await new Promise<void>((r) => sock.close(() => r()));
-  return port;
-}
-
-async function setup(t: Tap.Test, dnsServers: string) {
+async function setup(t: Test, dnsServers: string) {
   const rdap = await startRdapServer({
     'mail.com': rdapDomain('mail.com', {
       registrar: 'Good Registrar',
@@ -71,7 +61,7 @@ for (const mode of ['drops every query', 'answers SERVFAIL', 'nothing listens'] 
       let servers: string;
       let cause: RegExp;
       if (mode === 'nothing listens') {
-        servers = `127.0.0.1:${await deadUdpPort()}`;
+        servers = `127.0.0.1:${await closedUdpPort()}`;
         cause = /ECONNREFUSED|ETIMEOUT|REFUSED/;
       } else {
         const dns = await startDnsServer(zone);

@@ -68,6 +68,15 @@ function answersFor(name: string, type: string, e: ZoneEntry): packet.Answer[] {
   }
 }
 
+/** A UDP port on 127.0.0.1 where nothing listens (bound, then closed): a resolver there is refused at once. */
+export async function closedUdpPort(): Promise<number> {
+  const sock = dgram.createSocket('udp4');
+  await new Promise<void>((r) => sock.bind(0, '127.0.0.1', r));
+  const port = (sock.address() as AddressInfo).port;
+  await new Promise<void>((r) => sock.close(() => r()));
+  return port;
+}
+
 export async function startDnsServer(zone: Zone = {}): Promise<DnsServer> {
   const socket = dgram.createSocket('udp4');
   const queries: { name: string; type: string }[] = [];
