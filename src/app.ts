@@ -41,16 +41,30 @@ import { createAuthThrottle } from './services/auth-throttle.js';
 
 import { VERSION } from './package.js';
 
-/** The modules of the database modes (daemon, local CLI), loaded once on first use. */
+/** What openLocal needs: the store, the services and the exposure scanner's network (daemon and local CLI). */
+async function localModules() {
+  const [{ pino }, { openDatabase }, { createServices }, { createExposureNet, guardedAxfr }] = await Promise.all([
+    import('pino'),
+    import('./services/database.js'),
+    import('./services/index.js'),
+    import('./probes/exposure-net.js'),
+  ]);
+  return { pino, openDatabase, createServices, createExposureNet, guardedAxfr };
+}
+
+/** The API on top (the daemon's server, the CLI's in-process requests). */
+async function apiModules() {
+  const [{ createApi }, { createValidator }] = await Promise.all([
+    import('./api/server.js'),
+    import('./api/validation.js'),
+  ]);
+  return { createApi, createValidator };
+}
+
+/** The daemon's own modules (server, workers, metrics), loaded by createApp only. */
 async function daemonModules() {
   const [
-    { pino },
-    { openStore, openPgStore },
-    { createServices },
-    { createApi },
     { clientErrorHandler },
-    { createValidator },
-    { createExposureNet, guardedAxfr },
     { periodic },
     { deliverOnce },
     { createDeliveryService },
@@ -63,23 +77,12 @@ async function daemonModules() {
     { createRetentionService },
     { guardedAgent, livenessProbe },
     { createProbingWorkers },
-    {
-      default: { inject },
-    },
-    { secureDataDir },
     { createNodeHeartbeat, HEARTBEAT_MS },
     { sharedBootstrapRefresh },
-    { createSealer, liveKeyRing, keyFileMissing, guardSealing, dropKeyFile, SealError },
   ] = await Promise.all([
-    // CommonJS packages (prom-client, light-my-request) are read from `default`: Node's import() also
-    // offers their named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
-    import('pino'),
-    import('./store/index.js'),
-    import('./services/index.js'),
-    import('./api/server.js'),
+    // CommonJS packages (prom-client) are read from `default`: Node's import() also offers their
+    // named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
     import('./api/middleware/errors.js'),
-    import('./api/validation.js'),
-    import('./probes/exposure-net.js'),
     import('./scheduler/periodic.js'),
     import('./channels/index.js'),
     import('./services/delivery.js'),
@@ -90,22 +93,13 @@ async function daemonModules() {
     import('./services/retention.js'),
     import('./probes/index.js'),
     import('./scheduler/probing.js'),
-    import('light-my-request'),
-    import('./store/permissions.js'),
     import('./services/nodes.js'),
     import('./services/bootstrap.js'),
-    import('./store/sealing.js'),
   ]);
   return {
-    pino,
-    openStore,
-    openPgStore,
-    createServices,
-    createApi,
+    ...(await localModules()),
+    ...(await apiModules()),
     clientErrorHandler,
-    createValidator,
-    createExposureNet,
-    guardedAxfr,
     periodic,
     deliverOnce,
     createDeliveryService,
@@ -117,17 +111,9 @@ async function daemonModules() {
     guardedAgent,
     livenessProbe,
     createProbingWorkers,
-    inject,
-    secureDataDir,
     createNodeHeartbeat,
     HEARTBEAT_MS,
     sharedBootstrapRefresh,
-    createSealer,
-    liveKeyRing,
-    keyFileMissing,
-    guardSealing,
-    dropKeyFile,
-    SealError,
   };
 }
 
@@ -280,14 +266,6 @@ async function createLogger(config: Pick<Config, 'logLevel' | 'node'>): Promise<
   );
 }
 
-/** The command line's local door: the services over the configured database, and how to close it (the CLI never holds the store). */
-export async function openLocalServices(
-  config: Readonly<Config>,
-): Promise<{ services: Services; close(): Promise<void> }> {
-  const { store, services } = await openLocal(config);
-  return { services, close: () => store.close() };
-}
-
 /** Store + services without the HTTP server or workers (CLI commands on the local database). */
 export async function openLocal(
   config: Readonly<Config>,
@@ -298,67 +276,8 @@ export async function openLocal(
     serving?: boolean;
   } = {},
 ): Promise<{ store: Store; services: Services; metrics?: Metrics; probes: ProbeDeps }> {
-  const {
-    pino,
-    openStore,
-    openPgStore,
-    createServices,
-    createExposureNet,
-    guardedAxfr,
-    secureDataDir,
-    createSealer,
-    liveKeyRing,
-    keyFileMissing,
-    guardSealing,
-    dropKeyFile,
-    SealError,
-  } = await daemonModules();
-  // Secrets live here: directory 0700, files 0600; an older install's looser modes are fixed, and said.
-  const tightened = secureDataDir(config.dataDir);
-  if (tightened.length) {
-    (opts.log ?? pino({ level: 'silent' })).warn(
-      { dataDir: config.dataDir, files: tightened },
-      `data directory was readable by other users: made ${tightened.length} path(s) private (directory 0700, files 0600)`,
-    );
-  }
-  // Channel secrets are sealed at rest under a key kept outside the database (DIR/secret.key or DOMMON_SECRET_KEY).
-  const keyIsNew = keyFileMissing(config.secretKey);
-  let sealingRefused: string | null = null;
-  const sealer = guardSealing(createSealer(liveKeyRing(config.secretKey)), () => sealingRefused);
-  const db = config.database;
-  const store = db
-    ? await openPgStore(db.url, {
-        poolSize: db.poolSize,
-        statementTimeoutMs: db.statementTimeoutMs,
-        feedName: `dommon changes ${config.node.name}`,
-        sealer,
-      })
-    : await openStore(config.dbPath, { sealer });
-  // Configs sealed under a key this process lacks (a node given another key file, or none: on PostgreSQL
-  // every node needs the same key) stop the daemon at start, where a person reads it, instead of failing
-  // each delivery; a CLI command goes on but seals nothing under its own key. Otherwise configs written
-  // before sealing existed are sealed now (they are read either way).
-  const sealLog = opts.log ?? pino({ level: 'silent' });
-  let foreign: [string, number][] = [];
-  try {
-    foreign = Object.entries(await store.notifications.sealedKeyIds()).filter(
-      ([id]) => id !== 'plain' && !sealer.keyIds.includes(id),
-    );
-    if (!foreign.length) await store.notifications.sealPlain();
-  } catch (err) {
-    sealLog.warn({ err: (err as Error).message }, 'sealing the stored channel secrets failed');
-  }
-  if (foreign.length) {
-    const where = config.secretKey.keys ? 'DOMMON_SECRET_KEY' : config.secretKey.file;
-    sealingRefused = `${foreign.reduce((n, [, c]) => n + c, 0)} notification setting(s) are sealed under secret key ${foreign.map(([id]) => id).join(', ')}, which this node does not hold (${where}${keyIsNew ? ' was just created' : ` has ${sealer.keyIds.join(', ')}`}): give every node of this database the same key (copy secret.key from a node that has it, or set DOMMON_SECRET_KEY; docs/security.md)`;
-    // A key made just now opens nothing here and sealed nothing: it goes, so the next start does not take it for the real one.
-    if (keyIsNew) dropKeyFile(config.secretKey);
-    if (opts.serving) {
-      await store.close();
-      throw new SealError(sealingRefused);
-    }
-    sealLog.error({ keys: Object.fromEntries(foreign), has: sealer.keyIds }, sealingRefused);
-  }
+  const { pino, openDatabase, createServices, createExposureNet, guardedAxfr } = await localModules();
+  const store = await openDatabase(config, { log: opts.log, serving: opts.serving });
   const metrics = opts.metrics?.(store);
   const log = opts.log ?? pino({ level: 'silent' });
   const { io: lookup, probes } = compose(config, clock, {
@@ -409,8 +328,12 @@ interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
-  const { pino, createApi, createValidator, inject } = await daemonModules();
-  const { store, services } = await openLocal(config);
+  const [{ pino }, { createApi, createValidator }, { inject }, { store, services }] = await Promise.all([
+    import('pino'),
+    apiModules(),
+    import('light-my-request').then((m) => m.default),
+    openLocal(config),
+  ]);
   try {
     const team = await services.access.requireTeam(teamName);
     const user = (await services.access.listUsers(team.name))[0];

@@ -1,7 +1,7 @@
-// What every command gets: config from flags + env, and (lazily) the local services.
+// What every command gets: config from flags + env, and (lazily) the local services it calls.
 import type { Command } from 'commander';
 import { loadConfig, type Config } from '../config/index.js';
-import type { Services } from '../services/index.js';
+import type { LocalServices } from '../services/database.js';
 import { printer, type Printer } from './output.js';
 
 export interface GlobalOpts {
@@ -17,8 +17,11 @@ export interface CliContext {
   opts: GlobalOpts;
   config: Readonly<Config>;
   print: Printer;
-  /** Opens the local database once (the services over it); closed by `close()`. */
-  local(): Promise<{ services: Services }>;
+  /**
+   * Opens the local database once with the services a command calls directly (tokens, users, nodes);
+   * closed by `close()`. Nothing else loads: resource commands speak the API (transport.ts).
+   */
+  local(): Promise<{ services: LocalServices }>;
   close(): Promise<void>;
 }
 
@@ -30,14 +33,14 @@ export function cliContext(cmd: Command): CliContext {
     remote: opts.remote,
     token: opts.token,
   });
-  let opened: { services: Services; close(): Promise<void> } | undefined;
+  let opened: { services: LocalServices; close(): Promise<void> } | undefined;
   return {
     opts,
     config,
     print: printer(Boolean(opts.json)),
     async local() {
-      // app.js (koa, kysely, sqlite) loads only for commands that open the database
-      opened ??= await (await import('../app.js')).openLocalServices(config);
+      // The store and these services load only for commands that open the database; not the API or the probes.
+      opened ??= await (await import('../services/database.js')).openLocalServices(config);
       return opened;
     },
     async close() {

@@ -1,14 +1,7 @@
-// `dommon backup`, `restore`, `doctor`, `migrate`: keeping one installation healthy.
+// `dommon backup`, `restore`, `doctor`, `migrate`: keeping one installation healthy. The services they
+// call (the store, the doctor's DNS, RDAP, WHOIS and SMTP clients) load when a command runs, not for --help.
 import type { Command } from 'commander';
-import {
-  backupSqlite,
-  migratePostgres as migratePg,
-  migrateSqlite,
-  OpsError,
-  restoreSqlite,
-  type MigrationState,
-} from '../../services/maintenance.js';
-import { runDoctor } from '../../services/doctor.js';
+import type { MigrationState } from '../../services/maintenance.js';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
 import { postgresNotYet } from '../../config/index.js';
@@ -22,6 +15,7 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, file: string, o: { force?: boolean }) => {
         if (ctx.config.database) return backupPostgres(ctx, file, Boolean(o.force));
+        const { backupSqlite } = await import('../../services/maintenance.js');
         const out = await backupSqlite(ctx.config, file, o.force);
         ctx.print.out(
           out,
@@ -39,6 +33,7 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, file: string) => {
         if (ctx.config.database) throw new UsageError(postgresNotYet('restore'));
+        const { restoreSqlite } = await import('../../services/maintenance.js');
         const out = await restoreSqlite(ctx.config, file);
         ctx.print.out(
           out,
@@ -59,6 +54,7 @@ export function opsCommands(program: Command): void {
         const timeoutMs = Number(o.timeout);
         if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
           throw new UsageError('--timeout must be a positive whole number of milliseconds');
+        const { runDoctor } = await import('../../services/doctor.js');
         const report = await runDoctor(ctx.config, { timeoutMs });
         ctx.print.out(
           report,
@@ -81,19 +77,20 @@ export function opsCommands(program: Command): void {
     .action(
       run(async (ctx, o: { status?: boolean }) => {
         if (ctx.config.database) return migratePostgres(ctx, Boolean(o.status));
+        const { migrateSqlite } = await import('../../services/maintenance.js');
         const { info, vacuumEnabled } = await migrateSqlite(ctx.config, Boolean(o.status));
-        printMigrations(ctx, ctx.config.dbPath, info, { vacuum_enabled: vacuumEnabled });
+        await printMigrations(ctx, ctx.config.dbPath, info, { vacuum_enabled: vacuumEnabled });
       }),
     );
 }
 
 /** `dommon migrate`'s answer on either engine: applied, pending and unknown (newer) migrations; unknown ones fail. */
-function printMigrations(
+async function printMigrations(
   ctx: CliContext,
   database: string,
   info: MigrationState,
   extra: Record<string, unknown>,
-): void {
+): Promise<void> {
   const rows = [
     ...info.applied.map((a) => ({
       name: a.name,
@@ -115,14 +112,17 @@ function printMigrations(
     out,
     () => `${database}: ${out.current ?? 'no schema yet'}\n${table(rows, ['name', 'state', 'applied_at'])}`,
   );
-  if (info.unknown.length)
+  if (info.unknown.length) {
+    const { OpsError } = await import('../../services/maintenance.js');
     throw new OpsError(`the database was migrated by a newer dommon (unknown: ${info.unknown.join(', ')})`, 500);
+  }
 }
 
 /** `dommon migrate` on PostgreSQL (DOMMON_DATABASE_URL): the same sequence and output as on SQLite. */
 async function migratePostgres(ctx: CliContext, statusOnly: boolean): Promise<void> {
+  const { migratePostgres: migratePg } = await import('../../services/maintenance.js');
   const info = await migratePg(ctx.config, statusOnly);
-  printMigrations(ctx, ctx.config.database!.redacted, info, { engine: 'postgres', vacuum_enabled: false });
+  await printMigrations(ctx, ctx.config.database!.redacted, info, { engine: 'postgres', vacuum_enabled: false });
 }
 
 /**
@@ -138,6 +138,7 @@ async function backupPostgres(ctx: CliContext, file: string, force: boolean): Pr
     throw new UsageError(
       `pg_dump is not installed (Debian: apt-get install postgresql-client); run: pg_dump --format=custom --file ${file} "$DOMMON_DATABASE_URL"`,
     );
+  const { OpsError } = await import('../../services/maintenance.js');
   if (fs.existsSync(file) && !force) throw new OpsError(`${file} exists; use --force to overwrite it`, 409);
   const u = new URL(db.url);
   const password = decodeURIComponent(u.password);

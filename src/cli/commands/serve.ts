@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
-import { metricsExposed } from '../../api/routes/metrics.js';
-import { claimDataDir } from '../../services/maintenance.js';
 import type { GlobalOpts } from '../context.js';
 import { tuneHeap } from '../heap.js';
 
@@ -38,6 +36,11 @@ export function serveCommand(program: Command): void {
     .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir, databaseUrl: g.databaseUrl });
+      // The daemon's modules load here, not for every command's --help.
+      const [{ claimDataDir }, { metricsExposed }] = await Promise.all([
+        import('../../services/maintenance.js'),
+        import('../../api/routes/metrics.js'),
+      ]);
       // A writable data directory, served by one daemon at a time (`dommon restore` checks the same lock).
       const release = claimDataDir(config);
       tuneHeap();
