@@ -7,6 +7,75 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
+/**
+ * The layers of src/ and what each may import: the single source of the layer picture
+ * (docs/architecture.md shows it as a table; test/docs/layers.test.ts checks that table and every
+ * import in src/ against this). A key is a folder of src/ or a top-level file (`app` is src/app.ts);
+ * a layer always imports its own files. No cycle: a layer never reaches itself through others.
+ */
+export const LAYERS = {
+  domain: [],
+  platform: [],
+  package: [],
+  config: ['domain'],
+  net: ['domain', 'config'],
+  store: ['domain', 'config', 'platform'],
+  probes: ['domain', 'config', 'net'],
+  channels: ['domain', 'config', 'net'],
+  services: ['domain', 'config', 'platform', 'store', 'probes', 'channels'],
+  scheduler: ['domain', 'store', 'services'],
+  web: ['domain', 'package', 'services'],
+  api: ['domain', 'config', 'package', 'store', 'channels', 'services', 'web'],
+  tui: ['domain'],
+  app: [
+    'domain',
+    'platform',
+    'package',
+    'config',
+    'net',
+    'store',
+    'probes',
+    'channels',
+    'services',
+    'scheduler',
+    'web',
+    'api',
+  ],
+  cli: ['domain', 'config', 'package', 'probes', 'services', 'api', 'tui', 'app'],
+};
+
+const TOP_LEVEL_FILES = new Set(['app', 'package']);
+
+/** One lint rule per layer: a relative import that reaches a layer not in its list is an error. */
+const layerBoundaries = Object.entries(LAYERS).map(([layer, allowed]) => {
+  const denied = Object.keys(LAYERS).filter((l) => l !== layer && !allowed.includes(l));
+  const top = TOP_LEVEL_FILES.has(layer);
+  return {
+    files: top ? [`src/${layer}.ts`] : [`src/${layer}/**`],
+    rules: {
+      // The typescript-eslint twin of no-restricted-imports, so the store boundary below keeps its own options.
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: allowed.length
+            ? [
+                {
+                  regex: `^${top ? '\\./' : '(?:\\.\\./)+'}(?:${denied.join('|')})(?:/|\\.js$)`,
+                  message: `src/${top ? `${layer}.ts` : `${layer}/`} may import only ${allowed.join(', ')} (LAYERS in eslint.config.js; docs/architecture.md).`,
+                },
+              ]
+            : [
+                {
+                  regex: top ? '^\\./' : '^\\.\\./',
+                  message: `src/${top ? `${layer}.ts` : `${layer}/`} imports nothing from the rest of src/ (LAYERS in eslint.config.js).`,
+                },
+              ],
+        },
+      ],
+    },
+  };
+});
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', '.tap/', 'coverage/', 'test/fixtures/'] },
   js.configs.recommended,
@@ -93,6 +162,7 @@ export default tseslint.config(
       ],
     },
   },
+  ...layerBoundaries,
   {
     files: ['src/store/**'],
     rules: {

@@ -30,7 +30,7 @@ import { createResolver, type ProbeDeps } from './probes/index.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
-import { guardedAgent as guardedHttp } from './probes/guarded-agent.js';
+import { guardedAgent as guardedHttp } from './net/guarded-agent.js';
 import { createWhoisReferrals } from './probes/whois-referral.js';
 import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createRegistrationLookup } from './services/registration.js';

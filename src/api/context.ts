@@ -4,7 +4,7 @@ import type { Config } from '../config/index.js';
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Services } from '../services/index.js';
-import type { Validator } from './validation.js';
+import type { Validator } from '../domain/validator.js';
 import type { ReadModel } from '../store/index.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../services/rate-limit.js';

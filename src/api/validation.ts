@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from '../package.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { Invalid } from '../domain/errors.js';
+import type { Validator } from '../domain/validator.js';
 
 const addFormats = formatsPlugin.default;
 
@@ -47,16 +48,6 @@ function describe(errors: ErrorObject[] | null | undefined, where: string): stri
   if (e.keyword === 'enum')
     return `${field || where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
   return `${field || where}: ${e.message ?? 'is invalid'}`;
-}
-
-export interface Validator {
-  /** Validates a JSON body (no coercion; unknown fields are errors) and returns it typed. */
-  body<T>(schemaId: string, value: unknown): T;
-  /** Validates query parameters (strings coerced to the schema's types, defaults applied). */
-  query<T>(schemaId: string, value: Record<string, unknown>): T;
-  /** For bulk items: null when valid, else the message. */
-  check(schemaId: string, value: unknown): string | null;
-  schemas: Record<string, object>;
 }
 
 /**

@@ -1,7 +1,7 @@
 // E-mail through nodemailer over DOMMON_SMTP_URL (secured as DOMMON_SMTP_TLS says): plain text and HTML, subject from the event.
 import { createTransport } from 'nodemailer';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
-import { smtpFailure, smtpTransportOptions } from './smtp.js';
+import { smtpFailure, smtpTransportOptions } from '../net/smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 

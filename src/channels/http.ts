@@ -2,7 +2,7 @@
 // errors transient; every other status permanent.
 import { request, type Dispatcher } from 'undici';
 import type { SendOutcome } from '../domain/notification.js';
-import { defaultGuardedAgent } from '../probes/guarded-agent.js';
+import { defaultGuardedAgent } from '../net/guarded-agent.js';
 import { hostOnly } from './shared.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 

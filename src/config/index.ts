@@ -11,7 +11,7 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 export const NODE_ROLES = ['all', 'api', 'worker'] as const;
 export type NodeRole = (typeof NODE_ROLES)[number];
 
-/** DOMMON_SMTP_TLS: how the SMTP relay's connection is secured (src/channels/smtp.ts applies it). */
+/** DOMMON_SMTP_TLS: how the SMTP relay's connection is secured (src/net/smtp.ts applies it). */
 export const SMTP_TLS_POLICIES = ['require', 'verify-if-offered', 'insecure'] as const;
 export type SmtpTlsPolicy = (typeof SMTP_TLS_POLICIES)[number];
 

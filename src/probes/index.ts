@@ -3,6 +3,6 @@
 export { endpointInspector, livenessProbe, pluginOf } from './registry.js';
 
 export { inspectTls } from './tls.js';
-export { createResolver } from './resolve.js';
-export { guardedAgent } from './guarded-agent.js';
+export { createResolver } from '../net/resolve.js';
+export { guardedAgent } from '../net/guarded-agent.js';
 export type { ProbeDeps, ProbeOutcome } from './types.js';

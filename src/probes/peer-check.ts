@@ -9,7 +9,7 @@ import dnsPacket from 'dns-packet';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config/index.js';
 import type { Dispatcher } from 'undici';
-import { smtpFailure, smtpTransportOptions } from '../channels/smtp.js';
+import { smtpFailure, smtpTransportOptions } from '../net/smtp.js';
 import { rdapGet } from './rdap-http.js';
 
 /** A check's outcome when the peer answered; `warn` when it answered badly. */

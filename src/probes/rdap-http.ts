@@ -3,7 +3,7 @@
 // followed by hand, at most MAX_RDAP_REDIRECTS of them and only to http(s) URLs, each hop a new
 // guarded request; the answer read up to MAX_RDAP_BYTES and the rest cancelled.
 import { request, type Dispatcher } from 'undici';
-import { defaultGuardedAgent } from './guarded-agent.js';
+import { defaultGuardedAgent } from '../net/guarded-agent.js';
 
 /** At most this many bytes of an RDAP answer (or of the bootstrap file) are read. */
 export const MAX_RDAP_BYTES = 1024 * 1024;

@@ -6,7 +6,7 @@ import { registryRegistration } from '../domain/registry-suffixes.js';
 import { rdapLookup, type BootstrapStore } from './rdap.js';
 import { parseWhoisServer, whoisLookup, whoisServerFor } from './whois.js';
 import type { WhoisReferrals } from './whois-referral.js';
-import type { Resolver } from './resolve.js';
+import type { Resolver } from '../net/resolve.js';
 
 /** server: ask it; none: this source has nobody to ask (why); error: finding the server failed (why). */
 type ServerChoice = { server: string } | { none: string } | { error: string };

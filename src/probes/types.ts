@@ -1,5 +1,5 @@
 // What every probe shares: its dependencies (resolver, trusted CAs) and the failure reasons it reports.
-import type { Resolver } from './resolve.js';
+import type { Resolver } from '../net/resolve.js';
 
 /** Why a check failed; the stored error text starts with it (`timeout: ...`). */
 export type ProbeReason = 'timeout' | 'dns' | 'refused' | 'reset' | 'tls' | 'status' | 'cancelled' | 'denied' | 'error';

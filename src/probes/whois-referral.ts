@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import whoiser from 'whoiser';
 import { parseWhoisServer, whoisAddress, whoisFailure } from './whois.js';
-import type { Resolver } from './resolve.js';
+import type { Resolver } from '../net/resolve.js';
 
 const whoisQuery = (
   whoiser as unknown as {

@@ -5,7 +5,7 @@ import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
-import type { Resolver } from './resolve.js';
+import type { Resolver } from '../net/resolve.js';
 const whoisQuery = (
   whoiser as unknown as {
     query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;

@@ -8,10 +8,12 @@ import { createHash } from 'node:crypto';
 import type Koa from 'koa';
 import { PACKAGE_ROOT } from '../package.js';
 import { NotFound, ServiceError, Unauthorized } from '../domain/errors.js';
-import type { ApiDeps } from '../api/context.js';
+import type { Validator } from '../domain/validator.js';
+import type { Services } from '../services/index.js';
+import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
 import type { WebSession } from '../services/sessions.js';
-import { clientOf } from '../api/middleware/auth.js';
+import { clientKey } from '../domain/client-address.js';
 
 class NotJson extends ServiceError {
   constructor() {
@@ -90,7 +92,7 @@ function send(ctx: Koa.Context, a: Asset, cache: string): void {
 }
 
 export function webMiddleware(
-  deps: Pick<ApiDeps, 'services' | 'validator' | 'authThrottle'>,
+  deps: { services: Services; validator: Validator; authThrottle?: AuthThrottle },
   dir = WEB_DIR,
 ): Koa.Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
@@ -139,11 +141,11 @@ export function webMiddleware(
           ctx.body = { signed_in: false };
           return;
         }
-        await throttle?.check(clientOf(ctx));
+        await throttle?.check(clientKey(ctx.ip));
         const s = await sessions.resolve(sid);
         if (!s) {
           clearSessionCookie(ctx);
-          await throttle?.fail(clientOf(ctx));
+          await throttle?.fail(clientKey(ctx.ip));
         }
         ctx.body = s ? answer(s) : { signed_in: false };
         return;
@@ -152,10 +154,10 @@ export function webMiddleware(
         // JSON only: a cross-site form cannot send it without a CORS preflight, which is never granted.
         if (!ctx.is('application/json')) throw new NotJson();
         const { token } = deps.validator.body<{ token: string }>('ui-session', ctx.request.body);
-        await throttle?.check(clientOf(ctx));
+        await throttle?.check(clientKey(ctx.ip));
         const s = await sessions.create(token);
         if (!s) {
-          await throttle?.fail(clientOf(ctx));
+          await throttle?.fail(clientKey(ctx.ip));
           throw new Unauthorized();
         }
         // A session the browser held before (another sign-in) ends here, not when it expires.

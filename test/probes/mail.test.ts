@@ -6,7 +6,7 @@ import t from 'tap';
 import { sslStatus } from '../../src/domain/certificate.js';
 import { outboundPolicy } from '../../src/domain/outbound.js';
 import type { UrlParts } from '../../src/domain/endpoint.js';
-import { createResolver } from '../../src/probes/resolve.js';
+import { createResolver } from '../../src/net/resolve.js';
 import { ENDPOINT_PLUGINS } from '../../src/probes/registry.js';
 import { probeSession } from '../../src/probes/session.js';
 import { smtpConversation, smtpMode } from '../../src/probes/smtp.js';

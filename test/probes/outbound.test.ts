@@ -5,7 +5,7 @@ import t from 'tap';
 import net from 'node:net';
 import { outboundPolicy } from '../../src/domain/outbound.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
-import { createResolver } from '../../src/probes/resolve.js';
+import { createResolver } from '../../src/net/resolve.js';
 import { probeHttp } from '../../src/probes/http.js';
 import { probeTcp } from '../../src/probes/tcp.js';
 import { inspectTls } from '../../src/probes/tls.js';

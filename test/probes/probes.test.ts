@@ -1,5 +1,5 @@
 import t from 'tap';
-import { createResolver } from '../../src/probes/resolve.js';
+import { createResolver } from '../../src/net/resolve.js';
 import { probeHttp } from '../../src/probes/http.js';
 import { pluginOf } from '../../src/probes/registry.js';
 import { probeTcp } from '../../src/probes/tcp.js';

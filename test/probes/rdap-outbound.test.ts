@@ -7,10 +7,10 @@ import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { outboundPolicy } from '../../src/domain/outbound.js';
-import { createResolver } from '../../src/probes/resolve.js';
-import { guardedAgent } from '../../src/probes/guarded-agent.js';
+import { createResolver } from '../../src/net/resolve.js';
+import { guardedAgent } from '../../src/net/guarded-agent.js';
 import { createBootstrapStore, rdapLookup } from '../../src/probes/rdap.js';
 import { MAX_RDAP_BYTES, MAX_RDAP_REDIRECTS } from '../../src/probes/rdap-http.js';
 import { createRegistrationProbes } from '../../src/probes/registration.js';
@@ -21,7 +21,7 @@ import { client, startApp, tempDir } from '../support/app.js';
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** An HTTP server on `host` that counts connections and requests. */
-async function serve(t: Tap.Test, host: string, handler: Handler) {
+async function serve(t: Test, host: string, handler: Handler) {
   const seen = { connections: 0, requests: [] as string[] };
   const server = http.createServer((req, res) => {
     seen.requests.push(req.url ?? '');
@@ -171,7 +171,7 @@ t.test('through the daemon: DOMMON_OUTBOUND_DENY covers DOMMON_RDAP_URL and its 
 });
 
 /** A WHOIS server on `host` that counts connections and answers `text`. */
-async function whoisOn(t: Tap.Test, host: string, text: string) {
+async function whoisOn(t: Test, host: string, text: string) {
   const seen = { connections: 0 };
   const server = net.createServer((socket) => {
     seen.connections++;

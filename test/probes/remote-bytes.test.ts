@@ -9,7 +9,7 @@ import net from 'node:net';
 import { Writable } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { loadConfig } from '../../src/config/index.js';
 import { createApp } from '../../src/app.js';
 import { client, OFFLINE_ENV, tempDir } from '../support/app.js';
@@ -21,7 +21,7 @@ t.setTimeout(120_000);
 const MARKER = 'SECRET-MARKER';
 
 /** A line-protocol peer: `greet` on connect, then `answer(line)` for each line received (null: silence). */
-async function peer(t: Tap.Test, greet: string, answer: (line: string) => string | null = () => null) {
+async function peer(t: Test, greet: string, answer: (line: string) => string | null = () => null) {
   const server = net.createServer((s) => {
     s.on('error', () => undefined);
     s.write(greet);

@@ -3,7 +3,7 @@
 // host is named only by the subjectAltName, the chain's earliest notAfter counts, and refusals say why.
 import crypto from 'node:crypto';
 import t from 'tap';
-import { createResolver } from '../../src/probes/resolve.js';
+import { createResolver } from '../../src/net/resolve.js';
 import { inspectTls } from '../../src/probes/tls.js';
 import { expiryOf, invalidReason, sslStatus, type TlsResult } from '../../src/domain/certificate.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';

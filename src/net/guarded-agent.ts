@@ -1,6 +1,6 @@
-// The HTTP client of every notification request (webhook, Slack, Teams, Pushover): undici's Agent whose
-// connector looks the host up through the guarded resolver and connects to that very address, so
-// DOMMON_OUTBOUND_DENY is checked on what is dialled (no second look-up for DNS rebinding to slip past).
+// The HTTP client of the notification channels (webhooks, provider APIs) and of RDAP: undici's Agent
+// whose connector looks the host up through the guarded resolver and connects to that very address,
+// so DOMMON_OUTBOUND_DENY is checked on what is dialled (no second look-up for DNS rebinding to slip past).
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import { createResolver, type Resolver } from './resolve.js';
 import { outboundPolicy } from '../domain/outbound.js';
