@@ -1,0 +1,82 @@
+// bench/cli: how long one `dommon` command takes from start to exit (what a cron job or a script pays
+// on every call), on a fresh SQLite data directory with a few tokens and domains. The commands run in
+// turn (round robin, so a change of the machine's load touches each alike); `node -e 0` is the floor
+// any command pays. Prints one JSON line per command, then a markdown table and the load average.
+// Usage: npm run build && npm run bench:cli -- [--runs 20] [--bin bin/dommon.js]
+//   --bin: another build of the CLI (e.g. an older checkout's bin/dommon.js) to compare with
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const flag = (name: string) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const runs = Number(flag('--runs') ?? 20);
+const bin = path.resolve(flag('--bin') ?? 'bin/dommon.js');
+if (!fs.existsSync(bin)) throw new Error(`${bin} not found: run npm run build first`);
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-cli-'));
+const env = { PATH: process.env.PATH, HOME: process.env.HOME, DOMMON_DATA_DIR: dir };
+
+function dommon(...argv: string[]): string {
+  const r = spawnSync(process.execPath, [bin, ...argv], { env, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`dommon ${argv.join(' ')}: exit ${r.status}: ${r.stderr}`);
+  return r.stdout;
+}
+
+// A small installation: one team, three tokens, five domains.
+for (const name of ['ci', 'cron', 'ops']) dommon('token', 'create', '--team', 'ops', '--name', name);
+for (const d of ['alpha.test', 'beta.test', 'gamma.test', 'delta.test', 'epsilon.test']) dommon('domains', 'add', d);
+
+const commands: { name: string; argv: string[] }[] = [
+  { name: 'node -e 0 (the floor)', argv: ['-e', '0'] },
+  { name: 'dommon --help', argv: [bin, '--help'] },
+  { name: 'dommon token list', argv: [bin, 'token', 'list'] },
+  { name: 'dommon domains list --json', argv: [bin, 'domains', 'list', '--json'] },
+];
+// Each command once before measuring (the page cache holds the files then, as for a command run every minute).
+for (const c of commands) spawnSync(process.execPath, c.argv, { env, stdio: 'ignore' });
+
+const loadBefore = os.loadavg();
+const times = new Map<string, number[]>(commands.map((c) => [c.name, []]));
+for (let i = 0; i < runs; i++) {
+  for (const c of commands) {
+    const t0 = process.hrtime.bigint();
+    const r = spawnSync(process.execPath, c.argv, { env, stdio: 'ignore' });
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+    if (r.status !== 0) throw new Error(`${c.name}: exit ${r.status}`);
+    times.get(c.name)!.push(ms);
+  }
+}
+const loadAfter = os.loadavg();
+fs.rmSync(dir, { recursive: true, force: true });
+
+const rows = commands.map((c) => {
+  const t = times.get(c.name)!.sort((a, b) => a - b);
+  const at = (q: number) => t[Math.min(t.length - 1, Math.floor(q * t.length))]!;
+  const row = {
+    command: c.name,
+    runs: t.length,
+    median_ms: Math.round(at(0.5)),
+    mean_ms: Math.round(t.reduce((a, b) => a + b, 0) / t.length),
+    min_ms: Math.round(t[0]!),
+    p90_ms: Math.round(at(0.9)),
+  };
+  console.log(JSON.stringify(row));
+  return row;
+});
+const cols = Object.keys(rows[0]!) as (keyof (typeof rows)[number])[];
+console.log(
+  `\n| ${cols.join(' | ')} |\n| --- | ${cols
+    .slice(1)
+    .map(() => '---:')
+    .join(' | ')} |`,
+);
+for (const r of rows) console.log(`| ${cols.map((c) => String(r[c])).join(' | ')} |`);
+const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(', ');
+console.log(
+  `\n${bin}; ${os.cpus().length} cores, Node ${process.version}; load average (1, 5, 15 min) ${load(loadBefore)} before, ${load(loadAfter)} after`,
+);
