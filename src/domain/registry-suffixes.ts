@@ -5,7 +5,7 @@
 // private section (github.io, herokuapp.com, blogspot.com) are deliberately absent: a name under
 // them is not a registration, and the owner's registration is the right one to watch.
 // Sources: CentralNic's second-level list as python-whois (MIT) maps it to whois.centralnic.com;
-// ar.com and co.ca from issue 19; see docs/registration-sources.md.
+// ar.com and co.ca as docs/registration-sources.md lists them.
 
 interface RegistrySuffix {
   operator: string;

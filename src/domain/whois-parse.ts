@@ -171,7 +171,7 @@ const LABELS = new Map<string, { field: WhoisField; rank: number }>();
   LABELS.set('free-date', { field: 'expiry', rank: 10_000 });
 }
 
-/** Registries whose WHOIS answers carry no expiry date at all (item 5 of issue 19). */
+/** Registries whose WHOIS answers carry no expiry date at all. */
 const NO_EXPIRY_TLDS: ReadonlySet<string> = new Set([
   'de',
   'eu',

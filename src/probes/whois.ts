@@ -76,7 +76,7 @@ export const WHOIS_SERVERS: Record<string, string> = {
   hk: 'whois.hkirc.hk',
   za: 'whois.registry.net.za',
   mx: 'whois.mx',
-  // ccTLDs with no RDAP service in IANA's bootstrap (issue 19 item 6).
+  // ccTLDs with no RDAP service in IANA's bootstrap.
   rs: 'whois.rnids.rs',
   bg: 'whois.register.bg',
   by: 'whois.cctld.by',

@@ -27,7 +27,7 @@ export interface PgOptions {
  * How long an idle pooled connection stays open: five minutes, not node-postgres's ten seconds. The
  * schedulers' work comes in bursts (a claim round, a results batch) a second or two apart, so a short
  * timeout closed and reopened connections all the time, and each new one costs the server a process,
- * its catalog caches and every prepared statement planned again (issue 22: PostgreSQL's own CPU per check).
+ * its catalog caches and every prepared statement planned again, all of it PostgreSQL's own CPU per check.
  */
 const IDLE_TIMEOUT_MS = 300_000;
 

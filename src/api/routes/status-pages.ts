@@ -28,7 +28,7 @@ function statusPageJson(p: StatusPage) {
       endpoint_id: e.endpoint_id,
       display_name: e.display_name,
       name: e.display_name ?? e.name,
-      // What the public page shows for it (added in issue 38: the own name is never shown there).
+      // What the public page shows for it: never the endpoint's own name.
       public_name: publicEndpointName(e.display_name, i),
     })),
     created_at: p.created_at,

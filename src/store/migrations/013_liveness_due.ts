@@ -1,4 +1,4 @@
-// The liveness due-queue (several nodes on one PostgreSQL database, issue 22): each liveness
+// The liveness due-queue (several nodes on one PostgreSQL database): each liveness
 // configuration's next due time, and the lease of the node that claimed its next run. Nodes claim due
 // rows with FOR UPDATE SKIP LOCKED (repos/liveness-due.ts), run them and write the result with the
 // next due time in one transaction fenced by `token` (it grows with every claim). A row with no due

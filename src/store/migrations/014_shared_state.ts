@@ -1,4 +1,4 @@
-// State several `dommon serve` nodes on one PostgreSQL database share (issue #22 item 4):
+// State several `dommon serve` nodes on one PostgreSQL database share:
 // - rate_limits: the per-team request counter of each one-minute window. Nodes take slices of the
 //   team's budget from it (one upsert per slice) and spend them locally (services/rate-limit.ts).
 // - exposure_scans.node: the node that runs a scan, so that a node starting up marks failed only its

@@ -1,4 +1,4 @@
-// Vantage points (issue 22 item 10): a liveness configuration may ask to be checked from several
+// Vantage points: a liveness configuration may ask to be checked from several
 // regions (`regions`, a JSON array; null: by any one node, as before) and to count as down only when
 // `confirm_from` of them agree. Additive only, so that a node of the previous version keeps running
 // on this schema during a rolling upgrade (docs/scale-out.md):

@@ -1,6 +1,6 @@
 // The raw liveness results lose their foreign key to liveness_configs (PostgreSQL only): its check
 // ran for every row a check writes (a query per row, and a row lock on the config that writes to
-// the WAL), the largest part of a result's insert (issue 22: PostgreSQL's own CPU per check). What
+// the WAL), the largest part of a result's insert, and of PostgreSQL's own CPU per check. What
 // the key's ON DELETE CASCADE did is done by a statement-level trigger on liveness_configs: a
 // statement that deletes configs (one, or a whole domain's through the endpoints' cascade) deletes
 // their results in one statement. Whether a result may be written is already decided by its lease

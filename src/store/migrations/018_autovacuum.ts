@@ -1,5 +1,5 @@
-// Autovacuum where the tables' own upkeep already does the work (PostgreSQL only; issue 22:
-// PostgreSQL's own CPU per check). The states and the hourly and daily sums are rewritten by every
+// Autovacuum where the tables' own upkeep already does the work (PostgreSQL only), to spend
+// less of PostgreSQL's own CPU per check. The states and the hourly and daily sums are rewritten by every
 // check as HOT updates (fillfactor 50, migration 016) whose dead versions PostgreSQL prunes on the
 // page as it goes; vacuuming them whenever a fifth of their rows had changed (the default: about
 // once a minute with a fleet checked every minute) re-read every page for little. They are vacuumed

@@ -1,4 +1,4 @@
-// The web dashboard's server-side sessions and the failed-authentication counter (issue 38 items 4, 5):
+// The web dashboard's server-side sessions and the failed-authentication counter:
 // - web_sessions: one row per signed-in browser. The cookie holds a random id; only its SHA-256 is
 //   stored, with the token it was made from (a revoked token, or a removed user, ends its sessions),
 //   the last time it was used (idle expiry) and its absolute end. Every node reads the same rows.

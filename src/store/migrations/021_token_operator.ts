@@ -1,4 +1,4 @@
-// Operator tokens (issue 38 item 8): a token the operator marks with `dommon token create --operator`
+// Operator tokens: a token the operator marks with `dommon token create --operator`
 // may read the node details of GET /api/v1/nodes (host names, pids, versions); every other token
 // sees only counts and regions (docs/scale-out.md).
 import type { Kysely } from 'kysely';
