@@ -27,7 +27,7 @@ const rdap = await startRdapServer({
 });
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-intel-'));
 const config = loadConfig({ dataDir }, { DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url });
-const { store, services } = await openLocal(config, undefined, pino({ level: 'silent' }));
+const { store, services } = await openLocal(config, undefined, { log: pino({ level: 'silent' }) });
 const { team_id } = await services.access.createToken({ team: 'bench' });
 await store.transaction(async (tx) => {
   const now = new Date().toISOString();

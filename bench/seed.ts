@@ -60,6 +60,7 @@ export async function seedLiveness(
           expected_status_code: 200,
           interval_seconds: o.interval,
           failure_threshold: 1,
+          confirm_from: 1,
           created_at: now,
           updated_at: now,
         })

@@ -5,8 +5,9 @@ import { spawn, spawnSync } from 'node:child_process';
 const tapBin = new URL('../node_modules/tap/dist/esm/run.mjs', import.meta.url).pathname;
 
 // In CI (.ci/run sets CI) a whole-suite run first runs the static checks; each one that fails counts
-// as a failed test, so the last line still tells. Locally: `npm run lint`, `npm run knip`, `npm run format:check`.
-const checks = ['lint', 'knip', 'format:check'];
+// as a failed test, so the last line still tells. Locally: `npm run lint`, `npm run typecheck:all`,
+// `npm run knip`, `npm run format:check`.
+const checks = ['lint', 'typecheck:all', 'knip', 'format:check'];
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 const failedChecks = [];
 if (ci && process.argv.length <= 2) {

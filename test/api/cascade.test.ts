@@ -4,6 +4,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { client, startApp, type TestApp } from '../support/app.js';
+import { DEFAULT_REGION } from '../../src/domain/liveness.js';
 
 const TABLES = [
   'domains',
@@ -39,7 +40,15 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
     await s.app.store.transaction(async (tx) => {
       for (let i = 0; i < 3; i++) {
         const ts = now - i * 60_000;
-        await tx.livenessData.addResult({ cfg: cfg.seq, ts, ok: i !== 1, ms: 20 + i, status: 200, error: null });
+        await tx.livenessData.addResult({
+          cfg: cfg.seq,
+          ts,
+          ok: i !== 1,
+          ms: 20 + i,
+          status: 200,
+          error: null,
+          region: DEFAULT_REGION,
+        });
       }
       await tx.livenessData.saveState(l.id, {
         status: 'up',

@@ -3,14 +3,14 @@
 // script, no framing), X-Frame-Options DENY, nosniff, no referrer. The page and every file it
 // references load (200, with the same headers), and in chromium, where installed, the UI renders the
 // document with no CSP violation, console error or failed request.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request, startApp } from '../support/app.js';
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/api/openapi/swagger-ui.js';
 import { browser, firstPage, skipBrowser, watch } from '../support/browser.js';
 
 t.setTimeout(120_000);
 
-function headers(t: Tap.Test, h: Headers, where: string) {
+function headers(t: Test, h: Headers, where: string) {
   t.equal(h.get('content-security-policy'), DOCS_CONTENT_SECURITY_POLICY, `${where}: CSP`);
   t.equal(h.get('x-frame-options'), 'DENY', `${where}: no framing`);
   t.equal(h.get('x-content-type-options'), 'nosniff', `${where}: nosniff`);

@@ -245,7 +245,13 @@ t.test('list: filters, pagination bounds, both variants', async (t) => {
   const api = client(s.url, await s.token());
   const d1 = (await api.post('/api/v1/domains', { domain: 'one.com' })).body;
   const d2 = (await api.post('/api/v1/domains', { domain: 'two.com' })).body;
-  const items = [];
+  const items: {
+    domain_id: string;
+    name: string;
+    endpoint_type: 'https' | 'http' | 'port';
+    port: number | undefined;
+    is_enabled: boolean;
+  }[] = [];
   for (let i = 0; i < 110; i++) {
     items.push({
       domain_id: i % 2 ? d2.id : d1.id,

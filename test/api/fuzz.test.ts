@@ -338,7 +338,7 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
         { weight: 1, arbitrary: oddString },
       );
       return fc.oneof(
-        { weight: 2, arbitrary: fc.constant([]) },
+        { weight: 2, arbitrary: fc.constant<[string, string][]>([]) },
         { weight: 4, arbitrary: value.map((v) => [[p.name, v]] as [string, string][]) },
         {
           weight: 1,
@@ -585,7 +585,7 @@ t.test(`fuzz every operation of the OpenAPI document (seed ${seed}, ${runs} runs
     if (result.interrupted) interrupted = true;
     if (result.failed) {
       t.fail(
-        `${o.method} ${o.path}: ${(result.errorInstance as Error | undefined)?.message?.slice(0, 600)}\n${fc.defaultReportMessage(result).slice(0, 1500)}\nreplay: FUZZ_SEED=${seed}`,
+        `${o.method} ${o.path}: ${(result.errorInstance as Error | undefined)?.message?.slice(0, 600)}\n${(fc.defaultReportMessage(result) ?? '').slice(0, 1500)}\nreplay: FUZZ_SEED=${seed}`,
       );
     } else {
       t.pass(`${o.method} ${o.path}: ${result.numRuns} runs`);

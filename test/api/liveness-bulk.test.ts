@@ -147,7 +147,7 @@ t.test(
     t.same(shape(doms.body, 'domains'), {
       ...expected,
       // a bad domain name has its own code; everything else answers alike
-      errors: expected.errors.map((e: any, i) => ({
+      errors: expected.errors.map((e: any, i: number) => ({
         ...e,
         code: i === 0 ? domErrors[0]!.code : e.code.replace('LIVENESS', 'DOMAIN'),
       })),

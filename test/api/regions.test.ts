@@ -3,7 +3,7 @@
 // monitor service (a node records its own region's), k-of-n down events, and results, stats and
 // status that carry the region. A node checks only configs without regions or listing its region.
 // test/pg/regions.test.ts runs two real nodes in two regions on PostgreSQL.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
@@ -12,7 +12,7 @@ import type { CheckOutcome } from '../../src/domain/liveness.js';
 const ok: CheckOutcome = { ok: true, responseTimeMs: 20, statusCode: 200, error: null };
 const refused: CheckOutcome = { ok: false, responseTimeMs: 1, statusCode: null, error: 'connect ECONNREFUSED' };
 
-async function setup(t: Tap.Test, env: Record<string, string> = {}) {
+async function setup(t: Test, env: Record<string, string> = {}) {
   const dns = await startLoopbackDns();
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000', ...env });
   t.teardown(async () => {

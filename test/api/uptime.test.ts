@@ -5,6 +5,7 @@ import t from 'tap';
 import { client } from '../support/app.js';
 import { startLoopbackApp } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
+import { DEFAULT_REGION } from '../../src/domain/liveness.js';
 
 t.setTimeout(90_000);
 
@@ -54,6 +55,7 @@ t.test('uptime 24 h / 7 d / 30 d from the hourly and daily aggregates', async (t
           ms: 30,
           status: i < p.ok ? 200 : 500,
           error: null,
+          region: DEFAULT_REGION,
         });
       }
   });

@@ -199,9 +199,9 @@ t.test('pagerduty: trigger with severity mapping; recovery resolves the same ded
     t.equal(
       (
         channels.pagerduty.render({ ...down, severity } as Outgoing, { config: cfg }).body as {
-          payload: { severity: string };
+          payload?: { severity: string };
         }
-      ).payload.severity,
+      ).payload?.severity,
       want,
       severity,
     );

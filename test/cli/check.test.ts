@@ -125,7 +125,7 @@ t.test('targets, grading rules and the exit code', async (t) => {
   t.match(parseTarget('[::1]:8443'), { kind: 'hostport', host: '::1', tls: true, endpoint: { domain: '[::1]' } });
   t.equal(parseTarget('localhost').domain, null, 'a local name has no registrable domain');
   for (const bad of ['ftp://example.com/', 'exa mple.com', 'host:99999', '', 'smtp://', 'imap://example.com:99999'])
-    t.throws(() => parseTarget(bad), undefined, bad);
+    t.throws(() => parseTarget(bad), bad);
   t.match(parseTarget('smtp://Mail.Example.com:587'), {
     kind: 'url',
     host: 'mail.example.com',
@@ -218,7 +218,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     await Promise.all([dns, rdap, whois, site, expiring, wrongHost, plain].map((p) => p.close()));
     for (const c of [good, soon, localOnly]) fs.rmSync(c.dir, { recursive: true, force: true });
   });
-  const opts = {
+  const opts: Parameters<typeof runChecks>[3] = {
     warnDays: 30,
     critDays: 7,
     minSecurity: 50,

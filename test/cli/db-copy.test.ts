@@ -13,6 +13,7 @@ import { client, startApp, tempDir } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 import { openConnection } from '../../src/store/db.js';
 import { MIGRATIONS } from '../../src/store/migrations/index.js';
+import { DEFAULT_REGION } from '../../src/domain/liveness.js';
 
 t.setTimeout(240_000);
 t.before(ensureBuilt);
@@ -58,15 +59,31 @@ async function seed(t: Test, dataDir: string) {
   const seqs = await store.db.selectFrom('liveness_configs').select(['id', 'seq']).execute();
   const seqOf = (id: string) => seqs.find((x) => x.id === id)!.seq;
   const now = Date.now();
-  const rows: { cfg: number; ts: number; ok: boolean; ms: number; status: number | null; error: string | null }[] = [];
+  const rows: {
+    cfg: number;
+    ts: number;
+    ok: boolean;
+    ms: number;
+    status: number | null;
+    error: string | null;
+    region: string;
+  }[] = [];
   for (const [cfg, step] of [
     [seqOf(l1.id), 180_000],
     [seqOf(l2.id), 300_000],
   ] as const)
     for (let ts = now - 3 * DAY; ts < now; ts += step)
-      rows.push({ cfg, ts, ok: ts % 7 !== 0, ms: 10 + (ts % 90), status: 200, error: null });
+      rows.push({ cfg, ts, ok: ts % 7 !== 0, ms: 10 + (ts % 90), status: 200, error: null, region: DEFAULT_REGION });
   // PostgreSQL takes no NUL character in text (a probe's error text may hold one): the copy drops it.
-  rows.push({ cfg: seqOf(l1.id), ts: now - 1000, ok: false, ms: 12, status: null, error: 'bad\u0000byte' });
+  rows.push({
+    cfg: seqOf(l1.id),
+    ts: now - 1000,
+    ok: false,
+    ms: 12,
+    status: null,
+    error: 'bad\u0000byte',
+    region: DEFAULT_REGION,
+  });
   await store.transaction((tx) => tx.livenessData.addResults(rows));
   const reads = await snapshot(api, [l1.id, l2.id]);
   await s.app.stop();

@@ -216,7 +216,10 @@ t.test(
         .once('error', () => r(false))
         .once('close', (c) => r(c === 0)),
     );
-    if (!hasScript) return t.skip('script (util-linux) is not installed');
+    if (!hasScript) {
+      t.pass('the progress bar on a terminal', { skip: 'script (util-linux) is not installed' });
+      return;
+    }
     const out = path.join(dir, 'out.json');
     const tty = await inTerminal(
       [

@@ -71,6 +71,7 @@ t.test('exposure API rules', async (t) => {
       .insertInto('endpoint_certificates')
       .values({
         endpoint_id: ep.body.id,
+        ssl_status: 'unknown',
         sans: JSON.stringify([`www.${ZONE}`, `cdn.${ZONE}`, `*.${ZONE}`, 'other.example']),
       })
       .execute();

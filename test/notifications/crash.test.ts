@@ -90,6 +90,7 @@ t.test('SIGKILL between claim and delivery: delivered after restart', async (t) 
     team_name: tok.team,
     user_id: tok.user_id,
     user_email: tok.user,
+    read_only: false,
   };
   await local.services.notifications.upsertSetting(principal, 'webhook', {
     delivery_class: 'instant',

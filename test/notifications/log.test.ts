@@ -19,6 +19,7 @@ const row = (teamId: string, r: Row) => ({
   next_attempt_at: r.sent,
   lease_owner: null,
   lease_until: null,
+  lease_token: 0,
   message_preview: r.id,
   error_message: 'HTTP 500: server error at the receiver',
   metadata: null,

@@ -1,7 +1,8 @@
 // PUT /notifications/settings/:type for every registered channel: the example config is accepted,
 // wrong configs are 400 (never 500), instant-only channels refuse digests, secrets come back masked.
 import t from 'tap';
-import { CHANNELS, channels, type ChannelPlugin } from '../../src/channels/index.js';
+import { CHANNELS, channels } from '../../src/channels/index.js';
+import type { ChannelPlugin } from '../../src/channels/types.js';
 import { Ajv } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { channelSchema } from '../../src/channels/artifacts.js';

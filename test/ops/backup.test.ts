@@ -8,13 +8,19 @@ import { systemClock } from '../../src/domain/clock.js';
 import { backupDatabase, inspectDatabase, restoreDatabase } from '../../src/store/maintenance.js';
 import { tempDir } from '../support/app.js';
 import { dommon, serveDaemon } from '../support/spawn-dommon.js';
+import { noExposure } from '../support/no-exposure.js';
 
 // Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
 t.setTimeout(180_000);
 
 async function seed(dir: string): Promise<string> {
   const store = await openStore(path.join(dir, 'dommon.db'));
-  const services = createServices({ store, clock: systemClock, limits: { maxDomains: null, maxEndpoints: null } });
+  const services = createServices({
+    store,
+    clock: systemClock,
+    limits: { maxDomains: null, maxEndpoints: null },
+    exposure: noExposure(),
+  });
   const { token } = await services.access.createToken({ team: 'ops' });
   await store.close();
   return token;

@@ -6,6 +6,7 @@ import { createServices } from '../../src/services/index.js';
 import { createRetentionService, RETENTION_WINDOWS } from '../../src/services/retention.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { tempDir } from '../support/app.js';
+import { noExposure } from '../support/no-exposure.js';
 
 // Child processes and real peers: slower than tap's 30 s per file when the machine is busy.
 t.setTimeout(180_000);
@@ -23,7 +24,12 @@ async function setup(t: { teardown(fn: () => unknown): void }, configs = 4) {
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const services = createServices({ store, clock, limits: { maxDomains: null, maxEndpoints: null } });
+  const services = createServices({
+    store,
+    clock,
+    limits: { maxDomains: null, maxEndpoints: null },
+    exposure: noExposure(),
+  });
   const { team_id: teamId } = await services.access.createToken({ team: 'ops' });
   const domain = await services.domains.create(teamId, { domain: 'example.com' });
   const seqs: number[] = [];
@@ -216,6 +222,7 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
         channel: 'webhook',
         status,
         attempts: 1,
+        lease_token: 0,
         next_attempt_at: created,
         created_at: created,
         request: '{}',

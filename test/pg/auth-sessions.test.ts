@@ -2,7 +2,7 @@
 // client address is shared (failures on either node add up; the node that counts past the limit
 // refuses at once, the other within its 2 s look-up of blocked addresses), and dashboard sessions are
 // the database's (signed in on one node, used on the other, ended on either, revoked on either).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { request, startApp, type TestApp } from '../support/app.js';
 import { manualClock } from '../support/clock.js';
 import { CSRF_HEADER } from '../../src/web/session.js';
@@ -11,7 +11,7 @@ import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
 t.setTimeout(120_000);
 const skip = pgServerUrl() ? false : PG_SKIP;
 
-async function twoNodes(t: Tap.Test, label: string, env: Record<string, string> = {}) {
+async function twoNodes(t: Test, label: string, env: Record<string, string> = {}) {
   const url = (await freshPgDatabase(t, label))!;
   const clock = manualClock('2030-01-01T00:00:00Z');
   const apps: TestApp[] = [];

@@ -3,7 +3,7 @@
 // lease is taken over, a disabled target parks and a change wakes it, the sync repairs missing rows.
 // And the other scheduled work leased per target (check_schedule): two nodes inspect each TLS
 // endpoint once.
-import t from 'tap';
+import t, { type Test } from 'tap';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
@@ -42,7 +42,7 @@ const nodeRow = (store: Store, name: string, role: string, beat: number) =>
  * in the order made, and a client of the api node.
  */
 async function livenessConfigs(
-  t: Tap.Test,
+  t: Test,
   url: string,
   name: string,
   n: number,

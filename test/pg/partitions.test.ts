@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { openPgStore } from '../../src/store/index.js';
 import { createRetentionService } from '../../src/services/retention.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
+import { DEFAULT_REGION } from '../../src/domain/liveness.js';
 
 const DAY = 86_400_000;
 
@@ -63,9 +64,10 @@ t.test(
       .insertInto('liveness_configs')
       .values({ id: 'c', seq: 1, team_id: team.id, endpoint_id: 'e', created_at: 'x', updated_at: 'x' } as never)
       .execute();
-    const rows = [];
+    const rows: { cfg: number; ts: number; ok: boolean; ms: number; status: number; error: null; region: string }[] =
+      [];
     for (let ts = (today - 8) * DAY; ts < (today + 4) * DAY; ts += 3_600_000)
-      rows.push({ cfg: 1, ts, ok: true, ms: 10, status: 200, error: null });
+      rows.push({ cfg: 1, ts, ok: true, ms: 10, status: 200, error: null, region: DEFAULT_REGION });
     await store.transaction((tx) => tx.livenessData.addResults(rows));
     t.equal(await store.livenessData.countResults(1), 12 * 24);
 
@@ -146,6 +148,7 @@ t.test(
         ms: 5,
         status: 200,
         error: null,
+        region: DEFAULT_REGION,
       })),
     );
     await store.transaction((tx) => tx.livenessData.addResults(rows));

@@ -1,7 +1,7 @@
 // State several nodes on one PostgreSQL database share (issue #22 item 4): the per-team rate limit
 // holds across nodes (each claims slices of the team's budget from one counter row per window), and a
 // write made on one node is read on every other within 1 s (the read caches' stamp moves).
-import t from 'tap';
+import t, { type Test } from 'tap';
 import pg from 'pg';
 import { client, startApp, tempDir, type TestApp } from '../support/app.js';
 import fs from 'node:fs';
@@ -15,7 +15,7 @@ t.setTimeout(180_000);
 const skip = pgServerUrl() ? false : PG_SKIP;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-async function nodes(t: Tap.Test, url: string, n: number, env: Record<string, string> = {}): Promise<TestApp[]> {
+async function nodes(t: Test, url: string, n: number, env: Record<string, string> = {}): Promise<TestApp[]> {
   const out: TestApp[] = [];
   for (let i = 1; i <= n; i++) {
     const s = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_NODE_NAME: `n${i}`, ...env });

@@ -208,6 +208,7 @@ t.test('a large set: every config runs within one interval of start (none lost b
           expected_status_code: 200,
           interval_seconds: 2,
           failure_threshold: 1,
+          confirm_from: 1,
           created_at: now,
           updated_at: now,
         })

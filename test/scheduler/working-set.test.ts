@@ -20,7 +20,7 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
   // The fleet, written in bulk (the service path is measured by bench/probes.ts): 100 domains of 500
   // port endpoints, each with a daily config, so no probe is due during the test.
   const now = new Date().toISOString();
-  const domains = [];
+  const domains: Awaited<ReturnType<typeof s.services.domains.create>>[] = [];
   for (let d = 0; d < DOMAINS; d++)
     domains.push(await s.services.domains.create(s.teamId, { domain: `fleet-${d}.example` } as never));
   await s.store.transaction(async (tx) => {
@@ -56,6 +56,7 @@ t.test(`one change among ${N} configs touches one scheduler entry`, async (t) =>
         expected_status_code: 200,
         interval_seconds: 86_400,
         failure_threshold: 1,
+        confirm_from: 1,
         created_at: now,
         updated_at: now,
       }));

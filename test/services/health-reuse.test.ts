@@ -8,6 +8,7 @@ import { openStore } from '../../src/store/index.js';
 import { createServices } from '../../src/services/index.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { tempDir } from '../support/app.js';
+import { noExposure } from '../support/no-exposure.js';
 
 t.test('intelligence recomputes reuse the liveness input for a minute; liveness causes read it', async (t) => {
   const dir = tempDir('dommon-health-reuse-');
@@ -18,7 +19,12 @@ t.test('intelligence recomputes reuse the liveness input for a minute; liveness 
     await store.close();
     fs.rmSync(dir, { recursive: true, force: true });
   });
-  const services = createServices({ store, clock, limits: { maxDomains: null, maxEndpoints: null } });
+  const services = createServices({
+    store,
+    clock,
+    limits: { maxDomains: null, maxEndpoints: null },
+    exposure: noExposure(),
+  });
   const { team_id: teamId } = await services.access.createToken({ team: 'health' });
   const domain = await services.domains.create(teamId, { domain: 'example.com' });
   const configs: string[] = [];

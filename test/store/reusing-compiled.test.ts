@@ -26,9 +26,9 @@ t.test('one build per shape; every call writes its own values and is counted', a
   const run = reusingCompiled((text) => wrote.push(text));
   let builds = 0;
   const insert = (name: string, created: string) =>
-    run(store.db, 'teams.insert', [`id-${name}`, name, created], () => {
+    run(store.db, 'teams.insert', [`id-${name}`, name, created, 'UTC'], () => {
       builds++;
-      return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: created });
+      return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: created, timezone: 'UTC' });
     });
   const before = store.stamp(['teams']);
   await insert('a', NOW);
@@ -57,11 +57,11 @@ t.test('a shape whose compiled parameters differ from the call is rebuilt every 
   const store = await setup(t);
   const run = reusingCompiled(() => undefined);
   let builds = 0;
-  // Claims two parameters, but the built query binds three: never reused.
+  // Claims two parameters, but the built query binds four: never reused.
   const wrong = (name: string) =>
     run(store.db, 'teams.wrong', [`id-${name}`, name], () => {
       builds++;
-      return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: NOW });
+      return store.db.insertInto('teams').values({ id: `id-${name}`, name, created_at: NOW, timezone: 'UTC' });
     });
   await wrong('x');
   await wrong('y');

@@ -4,7 +4,7 @@
 // and both engines have the same tables with the same columns.
 import fs from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { sql, type Kysely } from 'kysely';
 import { openConnection } from '../../src/store/db.js';
 import { openPgConnection, pgMigrationInfo } from '../../src/store/pg.js';
@@ -138,7 +138,7 @@ async function pgSchema(db: Kysely<any>): Promise<Schema> {
   return { tables, indexes };
 }
 
-function compareWithSnapshot(t: Tap.Test, engine: string, schema: Schema) {
+function compareWithSnapshot(t: Test, engine: string, schema: Schema) {
   const file = snapshotFile(engine);
   if (process.env.UPDATE_SCHEMA_SNAPSHOT === '1') fs.writeFileSync(file, `${JSON.stringify(schema, null, 2)}\n`);
   const want = JSON.parse(fs.readFileSync(file, 'utf8')) as Schema;

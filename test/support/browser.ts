@@ -74,3 +74,29 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
 }
+
+/** An element as the page callbacks below read it. */
+interface PageElement {
+  tagName: string;
+  className: string;
+  textContent: string | null;
+  getBoundingClientRect(): { right: number };
+  closest(selector: string): PageElement | null;
+}
+
+/**
+ * What the callbacks given to page.evaluate() read of the page: they run in the browser, and this
+ * TypeScript program (Node's) has no DOM types, so a callback types `globalThis` with this.
+ */
+export interface PageGlobals {
+  document: {
+    cookie: string;
+    body: PageElement;
+    documentElement: { scrollWidth: number };
+    activeElement: PageElement | null;
+    querySelectorAll(selector: string): Iterable<PageElement>;
+  };
+  getComputedStyle(e: PageElement): { backgroundColor: string };
+  /** Set by a test to tell whether the page was reloaded since. */
+  marker?: number;
+}

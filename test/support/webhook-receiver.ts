@@ -17,7 +17,7 @@ export interface Received {
   json: any;
 }
 
-interface WebhookReceiver {
+export interface WebhookReceiver {
   url: string;
   requests: Received[];
   /** Resolves once `count` requests arrived (rejects after `timeoutMs`). */

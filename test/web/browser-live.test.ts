@@ -3,7 +3,7 @@
 // 304), and the Nodes page lists this node as GET /api/v1/nodes does. Skipped where chromium is missing.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
-import { browser, firstPage, shot, signIn, skipBrowser as skip, watch } from '../support/browser.js';
+import { browser, firstPage, shot, signIn, skipBrowser as skip, watch, type PageGlobals } from '../support/browser.js';
 
 t.setTimeout(120_000);
 /** How often the dashboard's views poll (web/src/hooks.ts). */
@@ -31,7 +31,7 @@ t.test('live updates without reload; the Nodes page', { skip }, async (t) => {
   const table = page.getByTestId('domains-table');
   await table.getByRole('link', { name: 'first.example' }).waitFor();
   // Marks this document: a reload would lose it.
-  await page.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
+  await page.evaluate(() => ((globalThis as unknown as PageGlobals).marker = 42));
 
   // Unchanged polls: 304s with no body.
   const unchanged = page.waitForResponse((r) => new URL(r.url()).pathname === '/api/v1/domains' && r.status() === 304, {
@@ -50,7 +50,7 @@ t.test('live updates without reload; the Nodes page', { skip }, async (t) => {
     Date.now() - added < 15_000,
     `shown ${Date.now() - added} ms (and one poll interval of the page clock) after it was added`,
   );
-  t.equal(await page.evaluate(() => (window as unknown as { marker?: number }).marker), 42, 'no reload');
+  t.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker), 42, 'no reload');
   t.equal(await table.locator('tbody tr').count(), 2);
 
   // The Nodes page, as the API answers this team's token: counts and regions, no node details (those

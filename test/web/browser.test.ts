@@ -11,7 +11,7 @@ import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
-import { browser, firstPage, shot as save, skipBrowser as skip, watch } from '../support/browser.js';
+import { browser, firstPage, shot as save, skipBrowser as skip, watch, type PageGlobals } from '../support/browser.js';
 
 t.setTimeout(180_000);
 
@@ -106,7 +106,11 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   const session = cookies.find((c) => c.name === 'dommon_session');
   t.ok(session?.httpOnly, 'the session cookie is HttpOnly');
   t.equal(session?.sameSite, 'Strict');
-  t.equal(await page.evaluate(() => document.cookie), '', 'scripts cannot read the cookie');
+  t.equal(
+    await page.evaluate(() => (globalThis as unknown as PageGlobals).document.cookie),
+    '',
+    'scripts cannot read the cookie',
+  );
   await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
   // example.com's registration expires in 20 days: counted within 30 and 90 days, not 7.
   for (const [n, want] of [
@@ -145,12 +149,15 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await narrow.goto(s.url + '/#/domains');
   await narrow.getByTestId('domains-table').waitFor();
   const wide = await narrow.evaluate(() =>
-    [...document.querySelectorAll('body *')]
+    [...(globalThis as unknown as PageGlobals).document.querySelectorAll('body *')]
       .filter((e) => e.getBoundingClientRect().right > 361 && !e.closest('.scroll'))
       .map((e) => `${e.tagName}.${e.className}`),
   );
   t.same(wide, [], 'nothing but the table (which scrolls in its box) is wider than 360 px');
-  t.ok(await narrow.evaluate(() => document.documentElement.scrollWidth <= 360), 'no sideways scroll at 360 px');
+  t.ok(
+    await narrow.evaluate(() => (globalThis as unknown as PageGlobals).document.documentElement.scrollWidth <= 360),
+    'no sideways scroll at 360 px',
+  );
   await shot(narrow, 'domains-360px');
   await narrow.close();
 
@@ -245,7 +252,10 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByRole('link', { name: 'Overview', exact: true }).click();
   await page.getByRole('heading', { name: 'Endpoints down now' }).waitFor();
   t.equal(
-    await page.evaluate(() => getComputedStyle(document.body).backgroundColor),
+    await page.evaluate(() => {
+      const g = globalThis as unknown as PageGlobals;
+      return g.getComputedStyle(g.document.body).backgroundColor;
+    }),
     'rgb(20, 24, 28)',
     'dark background',
   );
@@ -254,7 +264,9 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
 
   // Keyboard: the nav links are reachable with Tab.
   await page.keyboard.press('Tab');
-  const focused = await page.evaluate(() => document.activeElement?.textContent ?? '');
+  const focused = await page.evaluate(
+    () => (globalThis as unknown as PageGlobals).document.activeElement?.textContent ?? '',
+  );
   t.ok(focused.length > 0, `Tab reaches a control (${focused})`);
 
   // Sign out: back to the form, and the cookie no longer works.
