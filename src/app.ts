@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import type Koa from 'koa';
 import type Router from '@koa/router';
-import type { InjectOptions } from 'light-my-request';
 import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Store } from './store/index.js';
@@ -54,11 +53,12 @@ async function localModules() {
 
 /** The API on top (the daemon's server, the CLI's in-process requests). */
 async function apiModules() {
-  const [{ createApi }, { createValidator }] = await Promise.all([
+  const [{ createApi }, { createValidator }, { inject }] = await Promise.all([
     import('./api/server.js'),
     import('./api/validation.js'),
+    import('./api/inject.js'),
   ]);
-  return { createApi, createValidator };
+  return { createApi, createValidator, inject };
 }
 
 /** The daemon's own modules (server, workers, metrics), loaded by createApp only. */
@@ -328,10 +328,9 @@ interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
-  const [{ pino }, { createApi, createValidator }, { inject }, { store, services }] = await Promise.all([
+  const [{ pino }, { createApi, createValidator, inject }, { store, services }] = await Promise.all([
     import('pino'),
     apiModules(),
-    import('light-my-request').then((m) => m.default),
     openLocal(config),
   ]);
   try {
@@ -359,20 +358,20 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       },
       { principal },
     );
-    // Requests are injected into koa's handler (light-my-request): no socket, no HTTP client to load.
+    // Requests are injected into koa's handler (api/inject.ts): no socket, no HTTP client to load.
     const handler = app.callback();
     return {
       team,
       services,
       async request(method, path, body) {
         const res = await inject((req, res) => void handler(req, res), {
-          method: method as InjectOptions['method'],
+          method,
           url: path,
           ...(body === undefined
             ? {}
             : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
         });
-        return { status: res.statusCode, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
+        return { status: res.status, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
       },
       async close() {
         await store.close();

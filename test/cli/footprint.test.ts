@@ -46,9 +46,9 @@ function loads(args: string[]): {
 
 const among = (loaded: string[], pkgs: string[]) => loaded.filter((p) => pkgs.includes(p));
 
-// The daemon's and the network's packages: the HTTP API, its validator and injector, metrics, logs,
+// The daemon's and the network's packages: the HTTP API and its validator, metrics, logs,
 // mail, HTTP client, DNS wire format, public-suffix list, WHOIS, CSV.
-const API = ['koa', '@koa/router', '@koa/bodyparser', 'ajv', 'ajv-formats', 'light-my-request'];
+const API = ['koa', '@koa/router', '@koa/bodyparser', 'ajv', 'ajv-formats'];
 const WORKERS = ['prom-client', 'nodemailer', 'undici', 'dns-packet', 'whoiser', 'tldts', 'pino'];
 
 t.test('--help loads the command table only', async (t) => {

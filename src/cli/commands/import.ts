@@ -2,7 +2,8 @@
 // resource's bulk route in chunks (a progress bar on a terminal's stderr), and report what was
 // created, skipped (already there, or repeated in the file) and failed, by line.
 import fs from 'node:fs';
-import type { parse as Parse } from 'csv-parse/sync';
+import { createRequire } from 'node:module';
+import type { parse } from 'csv-parse/sync';
 import { call, type Transport } from '../transport.js';
 import { progress, UsageError, type Palette } from '../output.js';
 import type { CommandSpec, OptSpec } from '../spec.js';
@@ -22,20 +23,18 @@ interface CsvRow {
   cols: string[];
 }
 
-/** csv-parse, loaded by the import commands before they read (not for every command's start). */
-let parse: typeof Parse | undefined;
-async function loadCsvParser(): Promise<void> {
-  parse ??= (await import('csv-parse/sync')).parse;
-}
+/** csv-parse, loaded on the first CSV read (the import commands), not at every command's start. */
+let parser: typeof parse | undefined;
+const csvParse = (): typeof parse =>
+  (parser ??= (createRequire(import.meta.url)('csv-parse/sync') as { parse: typeof parse }).parse);
 
 /**
  * CSV rows (csv-parse): `,`, `;` or tab between fields, quotes as RFC 4180, cells trimmed; a BOM,
  * blank rows and lines starting with `#` are skipped. Malformed CSV is a usage error.
  */
 export function csvRows(text: string): CsvRow[] {
-  if (!parse) throw new Error('csvRows: the CSV parser is not loaded (loadCsvParser)');
   try {
-    const records = parse(text, {
+    const records = csvParse()(text, {
       bom: true,
       delimiter: [',', ';', '\t'],
       record_delimiter: ['\r\n', '\n', '\r'],
@@ -159,7 +158,6 @@ export function importCommand(o: {
     options: o.options,
     examples: o.examples,
     async action({ t, args, body }) {
-      await loadCsvParser();
       const r = await importBulk(t, o.bulk, o.parse(readImportFile(args[0]!)), body);
       if (r.failed) process.exitCode = 1;
       return r;
