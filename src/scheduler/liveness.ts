@@ -73,14 +73,29 @@ export async function probeOnce(
   }
 }
 
+/** A fresh config's second run comes this far into the next interval at the earliest (a fraction of it). */
+const FRESH_FROM = 0.6;
+
 /**
- * The next due time (epoch ms, whole) after a run due at `due`: one interval later, or for a fresh
- * config a random point of the next interval (configs created together do not probe together
- * forever); missed beats are skipped rather than bunched.
+ * The next due time (epoch ms, whole) after a run due at `due` that was sent at `sent` and ended at
+ * `now`: one interval later, or for a fresh config a random point of the later part of the next
+ * interval (configs created together do not probe together forever; FRESH_FROM); missed beats are
+ * skipped rather than bunched, and never less than half an interval after the probe went out (a run
+ * started late, as a dead node's taken over, does not catch up on its old phase with a second probe
+ * right after).
  */
-export function nextDue(due: number, intervalMs: number, fresh: boolean, random: () => number, now: number): number {
-  let next = due + (fresh ? Math.max(SLOT_MS, Math.floor((1 - random()) * intervalMs)) : intervalMs);
-  if (next <= now) next += Math.ceil((now - next + 1) / intervalMs) * intervalMs;
+export function nextDue(
+  due: number,
+  intervalMs: number,
+  fresh: boolean,
+  random: () => number,
+  now: number,
+  sent: number = now,
+): number {
+  let next =
+    due + (fresh ? Math.floor(intervalMs * FRESH_FROM + (1 - random()) * intervalMs * (1 - FRESH_FROM)) : intervalMs);
+  const earliest = Math.max(now + 1, sent + Math.ceil(intervalMs / 2));
+  if (next < earliest) next += Math.ceil((earliest - next) / intervalMs) * intervalMs;
   return next;
 }
 
@@ -328,7 +343,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     running--;
     if (entries.get(e.config.id) === e && !stopped) {
       // Next due from the schedule, with the current interval.
-      const next = nextDue(e.due, e.config.interval_seconds * 1000, e.fresh, random, now());
+      const next = nextDue(e.due, e.config.interval_seconds * 1000, e.fresh, random, now(), started);
       e.fresh = false;
       place(e, next);
     }

@@ -1,7 +1,7 @@
 // The liveness scheduler against a real HTTP target and a real store: restart without a burst,
 // no drift, shutdown that cancels in-flight probes and writes only finished results.
 import t from 'tap';
-import { createLivenessScheduler, SLOT_MS } from '../../src/scheduler/liveness.js';
+import { createLivenessScheduler, nextDue, SLOT_MS } from '../../src/scheduler/liveness.js';
 
 /** Runs start in the wheel slot of their due time: never before that slot begins. */
 const notEarly = (r: { due: number; started: number }) => r.started >= Math.floor(r.due / SLOT_MS) * SLOT_MS;
@@ -264,21 +264,56 @@ t.test('configs created together while running start at once, then spread over o
     const after = runsOf(c.id)[0]!.due - Date.parse(c.created_at);
     t.ok(after <= 2000, `first run soon after its creation (${after} ms)`);
   }
-  // The second run at a random point of the next interval (sequence(20): 0, 1/20, ... of it), the third
-  // one interval after the second: the twenty no longer probe together.
+  // The second run at a random point of the later part of the next interval (from 0.6 of it: never within
+  // half an interval of the first; sequence(20): 0, 1/20, ... of the rest), the third one interval after
+  // the second: the twenty no longer probe together.
   // A first run that ends after its drawn point (a loaded machine) keeps the point's phase one
   // interval on (nextDue never schedules into the past).
   const second = configs.map((c) => runsOf(c.id)[1]!.due - runsOf(c.id)[0]!.due);
   t.ok(
-    second.every((g) => g >= SLOT_MS && (g <= 4000 || (g < 8000 && g % 4000 >= SLOT_MS))),
-    `second run within the next interval (or its point one interval on): ${second.join(',')}`,
+    second.every((g) => g >= 2400 && (g <= 4000 || (g < 8000 && g % 4000 >= 2400))),
+    `second run within the later part of the next interval (or its point one interval on): ${second.join(',')}`,
   );
   // The same source also jitters the first runs, and probes may end between admissions, so which
   // twenty of its values the second runs draw depends on timing: still spread over much of the interval.
-  t.ok(Math.max(...second) - Math.min(...second) >= 1500, `spread over the interval: ${second.join(',')}`);
+  t.ok(Math.max(...second) - Math.min(...second) >= 800, `spread over the later part: ${second.join(',')}`);
   t.ok(new Set(second).size >= 8, 'at many different times');
   for (const c of configs) {
     const [, b, c3] = runsOf(c.id);
     t.equal(c3!.due - b!.due, 4000, 'then every interval, on the new phase');
   }
+});
+
+t.test('the next run: never within half an interval of the probe sent before it', async (t) => {
+  const due = 1_000_000;
+  // A new config's second run: in the later part of the next interval, whatever the draw.
+  t.equal(
+    nextDue(due, 5000, true, () => 0.999999, due + 40, due),
+    due + 3000,
+    'the earliest draw: 0.6 interval on',
+  );
+  t.equal(
+    nextDue(due, 5000, true, () => 0, due + 40, due),
+    due + 5000,
+    'the latest draw: one interval on',
+  );
+  t.equal(
+    nextDue(due, 5000, false, () => 0.5, due + 40, due),
+    due + 5000,
+    'a regular run: one interval on',
+  );
+  // A run started 14.9 s late (taken over from a dead node): its phase's next point is 0.1 s after it
+  // was sent; the next run comes one interval later instead.
+  const sent = due + 14_900;
+  t.equal(
+    nextDue(due, 5000, false, () => 0.5, sent + 50, sent),
+    due + 20_000,
+    'not 0.1 s after the late probe',
+  );
+  // Started 12 s late: the phase's next point (15 s) is 3 s after it, over half an interval.
+  t.equal(
+    nextDue(due, 5000, false, () => 0.5, due + 12_050, due + 12_000),
+    due + 15_000,
+    'the phase kept',
+  );
 });
