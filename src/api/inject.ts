@@ -6,7 +6,7 @@ import http from 'node:http';
 import type net from 'node:net';
 import { Duplex } from 'node:stream';
 
-export interface InjectedRequest {
+interface InjectedRequest {
   method: string;
   /** Path and query, e.g. `/api/v1/domains?limit=10`. */
   url: string;
@@ -14,7 +14,7 @@ export interface InjectedRequest {
   payload?: string;
 }
 
-export interface InjectedResponse {
+interface InjectedResponse {
   status: number;
   headers: http.OutgoingHttpHeaders;
   /** The body as text (the API answers JSON). */
