@@ -1,15 +1,23 @@
-// The liveness scheduler of a node that shares its database (PostgreSQL, issue 22): the due times live in the
-// database (the liveness_due table), not in this process. Every claim round (1.5 s on average for the whole
-// cluster: n nodes each n times less often; jittered so that nodes' rounds drift apart) the node claims its
-// share of the runs due soon with FOR UPDATE SKIP LOCKED into a lease, with their configs and endpoints in
-// the same statement, places them on a timing wheel of its own, probes each at its due time and writes the
-// result together with the next due time, fenced by the lease (store/repos/liveness-due.ts). A node keeps the
-// lease of a run it finished for the config's next run (written with that result: one update of the queue per
-// check, no claim) while it holds no more than its fair part of the queue (the queued runs over the live
-// workers); past that it lets runs go, and those are claimed by nodes under their part. A change to a config,
-// its endpoint or domain revokes the lease (a new token): the holder's next result is fenced out, it drops
-// the run, and the next claim reads the target afresh. A dead node's leases run out (the run's due time plus
-// the config's timeout plus LEASE_MARGIN_MS) and the takeover claim hands them to a live node.
+// The liveness scheduler of a node that shares its database (PostgreSQL): the due times live in the
+// liveness_due table, not in this process, and each run is probed once, by one node.
+//
+// - Claim: each round (1.5 s on average for the whole cluster: n nodes each n times less often, jittered
+//   so that their rounds drift apart) takes a share of the runs due soon into a lease (FOR UPDATE SKIP
+//   LOCKED, a new fencing token), with their configs and endpoints, onto this node's own timing wheel.
+// - Send only under a valid lease: right before a run's probe goes out its lease is read (in one statement
+//   for the runs of the next two seconds): still this node's, under the token it was claimed with, and
+//   lasting past the probe's timeout. A run whose lease was revoked or ran out is dropped unsent.
+// - Write fenced: the result and the next due time are written in one transaction, only under the token
+//   (store/repos/liveness-due.ts); a run whose lease moved on writes nothing and is dropped.
+// - Keep: the lease of a finished run is kept for the config's next run (one update per check, no claim)
+//   while this node holds no more than its fair part (the queued runs over the live workers); past that
+//   runs are let go and nodes under their part claim them.
+// - Change: a change to a config, its endpoint or domain revokes the lease (a new token); the holder learns
+//   it at its check before sending, or its write is fenced out. A run that may be out already (due within
+//   3 s) is due again only an interval later (the wake-up in liveness-due.ts), so it is not probed twice.
+// - Crash: a dead node's leases run out (the run's due time plus the config's timeout plus LEASE_MARGIN_MS)
+//   and a takeover claim hands them to a live node: a probe the dead node sent just before it died may be
+//   repeated (at-least-once across a crash), nothing else.
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
@@ -73,6 +81,17 @@ const KEEP_SLACK_MIN = 2;
 /** Held runs whose targets one statement reads again (refreshHeld). */
 const REFRESH_CHUNK = 1000;
 
+/**
+ * No probe goes out for a run whose lease is not this node's at that moment (revoked by a change, run
+ * out): the leases of the runs due within CHECK_AHEAD_MS are read in one statement once one of them is
+ * due within CHECK_LEAD_MS (about one statement a second, not one per probe), and a run starts only
+ * while that reading is under CHECK_FRESH_MS old. A wake-up treats a leased run due within its
+ * WAKE_SENT_MS (store/repos/liveness-due.ts: 3 s, above CHECK_FRESH_MS) as sent already.
+ */
+const CHECK_AHEAD_MS = 2000;
+const CHECK_LEAD_MS = 500;
+const CHECK_FRESH_MS = 2500;
+
 interface Run {
   claim: DueClaim;
   config: LivenessConfig;
@@ -88,6 +107,8 @@ interface Run {
   state?: LivenessState | null;
   /** Finished (its result is in a batch): a state learned later is not its own. */
   done?: boolean;
+  /** When its lease was last read valid (performance.now()): it starts only while that is recent. */
+  checkedAt?: number;
 }
 
 export function createClaimingScheduler(deps: ClaimingDeps) {
@@ -141,6 +162,9 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   const wheel = new Map<number, Run[]>();
   let ready: Run[] = [];
   let readyHead = 0;
+  /** Runs due whose lease is not read valid recently enough: they start once it is (checkLeases). */
+  let waiting: Run[] = [];
+  let checking: Promise<void> | null = null;
   let running = 0;
   let buffer: Recorded[] = [];
   /** The kept run that follows a result in the buffer: it learns the state that result leads to. */
@@ -164,6 +188,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     claimMs: [] as number[],
     /** Results dropped because the lease had been taken over (or the config deleted) before the write. */
     fencedOut: 0,
+    /** Runs not started because their lease was revoked or ran out before the probe was due. */
+    notSent: 0,
   };
 
   // While the database is unreachable every round and flush fails: one line per kind a minute.
@@ -260,22 +286,94 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     tick();
   }
 
+  const checkedRecently = (run: Run, t: number) => run.checkedAt !== undefined && t - run.checkedAt < CHECK_FRESH_MS;
+
   function tick(): void {
     if (stopped) return;
+    const t = performance.now();
     const until = Math.floor(now() / SLOT_MS);
-    for (const slot of [...wheel.keys()]) {
-      if (slot > until) continue;
-      const list = wheel.get(slot)!;
-      wheel.delete(slot);
-      for (const run of list) if (!run.cancelled) ready.push(run);
+    const lead = Math.floor((now() + CHECK_LEAD_MS) / SLOT_MS);
+    const ahead = Math.floor((now() + CHECK_AHEAD_MS) / SLOT_MS);
+    const unchecked: Run[] = [];
+    let urgent = false;
+    if (waiting.length) {
+      const still: Run[] = [];
+      for (const run of waiting) {
+        if (run.cancelled) continue;
+        if (checkedRecently(run, t)) ready.push(run);
+        else still.push(run);
+      }
+      waiting = still;
+      unchecked.push(...still);
+      urgent = still.length > 0;
     }
+    for (const slot of [...wheel.keys()]) {
+      if (slot > ahead) continue;
+      const list = wheel.get(slot)!;
+      if (slot <= until) wheel.delete(slot);
+      for (const run of list) {
+        if (run.cancelled) continue;
+        const fresh = checkedRecently(run, t);
+        if (slot <= until) {
+          if (fresh) ready.push(run);
+          else waiting.push(run);
+        }
+        if (!fresh) {
+          unchecked.push(run);
+          if (slot <= lead) urgent = true;
+        }
+      }
+    }
+    if (urgent && !checking) checkLeases(unchecked);
     drain();
   }
 
+  /**
+   * Reads the leases of runs about to start (one statement): a run whose lease is this node's, under its
+   * token, and lasts past its probe's timeout may start for CHECK_FRESH_MS; one whose lease was revoked
+   * or ran out is dropped (another node runs it); one whose lease is this node's but ends too soon (its
+   * predecessor's batch, which extends it, is not written yet) is read again at the next tick.
+   */
+  function checkLeases(runs: Run[]): void {
+    const t = performance.now();
+    checking = queue
+      .leases(runs.map((r) => ({ configId: r.claim.configId, region: r.claim.region })))
+      .then((leases) => {
+        const byKey = new Map(leases.map((l) => [dueKey(l.configId, l.region), l]));
+        const at = now();
+        for (const run of runs) {
+          const lease = byKey.get(keyOf(run.claim));
+          const ours = lease && lease.owner === owner && lease.token === run.claim.token && lease.leaseUntil !== null;
+          if (!ours || lease.leaseUntil! < at) {
+            stats.notSent++;
+            letGo(keyOf(run.claim), run.claim.token);
+            run.cancelled = true;
+          } else if (lease.leaseUntil! >= Math.max(run.at, at) + run.config.timeout_seconds * 1000) run.checkedAt = t;
+        }
+        // The runs due meanwhile start now, not at the next tick.
+        const still: Run[] = [];
+        for (const run of waiting) {
+          if (run.cancelled) continue;
+          if (checkedRecently(run, t)) ready.push(run);
+          else still.push(run);
+        }
+        waiting = still;
+        drain();
+      })
+      .catch((err) => logFailure('reading liveness leases', err))
+      .finally(() => {
+        checking = null;
+      });
+  }
+
   function drain(): void {
+    const t = performance.now();
     while (running < concurrency && readyHead < ready.length && !stopped) {
       const run = ready[readyHead++]!;
-      if (!run.cancelled) start(run);
+      if (run.cancelled) continue;
+      // Held back past its check (the node was busy): its lease is read again first.
+      if (!checkedRecently(run, t)) waiting.push(run);
+      else start(run);
     }
     if (readyHead > 1024 && readyHead * 2 > ready.length) {
       ready = ready.slice(readyHead);
@@ -295,7 +393,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     running--;
     if (!signal.aborted) {
       const t = now();
-      const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t);
+      const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, started);
       // Keep the lease and run it from here: while this node holds no more than its part of the queue, and
       // whenever it is due again before the next claim round could take it.
       // (Not a run this node claimed again meanwhile under a new token: that one goes on instead.)
@@ -319,6 +417,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
           at: next,
           state: undefined,
           done: false,
+          checkedAt: undefined,
         };
         follows.set(recorded, again);
         held.set(keyOf(run.claim), again);
@@ -488,8 +587,10 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       await queue
         .releaseOwned(owner)
         .catch((err: Error) => log.warn({ err: err.message }, 'handing back leases failed'));
+      await checking;
       held.clear();
       wheel.clear();
+      waiting = [];
       ready = [];
       readyHead = 0;
     },

@@ -1,6 +1,7 @@
 // What changed in the scheduler's working set, said by the service that changed it (after its commit):
 // the liveness scheduler re-reads only that config, endpoint or domain instead of the whole fleet.
-export type WorkingSetChange = { config: string } | { endpoint: string } | { domain: string };
+// `created`: a new config (its due-queue row was inserted, unleased and due, with it: nothing to wake).
+export type WorkingSetChange = { config: string; created?: true } | { endpoint: string } | { domain: string };
 
 export interface ChangeFeed {
   emit(change: WorkingSetChange): void;

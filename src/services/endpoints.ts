@@ -120,7 +120,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     }
     if (!livenessId) return get(teamId, id);
     // A new config in the working set: the scheduler reads it (and its endpoint) now.
-    changes?.emit({ config: livenessId });
+    changes?.emit({ config: livenessId, created: true });
     const [endpoint, liveness] = await Promise.all([get(teamId, id), store.liveness.get(teamId, livenessId)]);
     return { ...endpoint, liveness };
   }

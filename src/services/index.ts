@@ -42,10 +42,15 @@ export function createServices(
     changes: base.changes ?? createChangeFeed(),
   };
   // On PostgreSQL the due-queue learns of every change to the working set: a re-enabled target is due
-  // again, a shorter interval applies now (a wake-up lost to a crash is repaired by the queue's sync).
+  // again, a shorter interval applies now (a wake-up lost to a crash is repaired by the queue's sync). Not a
+  // new config: its row was inserted due and unleased, and a wake-up would revoke the lease of the node
+  // that claimed it meanwhile, whose probe may be out already (a second node would then probe it too).
   if (base.store.engine === 'postgres') {
     const due = base.store.livenessDue;
-    deps.changes.subscribe((change) => void due.wake(change, base.clock.now().getTime()).catch(() => undefined));
+    deps.changes.subscribe((change) => {
+      if ('created' in change) return;
+      void due.wake(change, base.clock.now().getTime()).catch(() => undefined);
+    });
   }
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);

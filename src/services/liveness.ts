@@ -104,7 +104,7 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
       if (err instanceof Duplicate) throw exists();
       throw err;
     }
-    changed(id);
+    changes.emit({ config: id, created: true });
     return get(teamId, id);
   }
 

@@ -1,9 +1,11 @@
-// Several nodes on one PostgreSQL database share the liveness checks (issue 22 item 1 and 7): three
-// real `dommon serve` processes, 300 configurations at 5 s, each endpoint its own path on a loopback
-// HTTP target that records when each path was asked. For 60 s every configuration is checked once per
-// interval (no two checks within half an interval, no gap over two intervals) and the work is spread
-// over the nodes; then one node is killed with SIGKILL and its configurations are checked again within
-// max(30 s, interval) by the other two.
+// Several nodes on one PostgreSQL database share the liveness checks, each exactly once (issue 22 item 1
+// and 7, issue 40 item 2): three real `dommon serve` processes, then 300 configurations at 5 s created
+// while they run, each endpoint its own path on a loopback HTTP target that records when each path was
+// asked and by which node (each node's DNS answers its own loopback address). Counted from the target's
+// side over the whole run (the creation, the steady state, one node killed with SIGKILL, its takeover,
+// the node started again): no two checks of one configuration within half an interval, except a check
+// the dead node sent in its last 2 s (at-least-once across a crash); the work spread over the nodes, no
+// gap over two intervals but the takeover's (within max(30 s, interval)).
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -18,35 +20,59 @@ t.setTimeout(300_000);
 const skip = pgServerUrl() ? false : PG_SKIP;
 const CONFIGS = 300;
 const INTERVAL_S = 5;
-const STEADY_MS = 60_000;
+const STEADY_MS = 30_000;
+const RESTARTED_MS = 25_000;
 
-t.test('three nodes: each check once per interval, a killed node taken over', { skip }, async (t) => {
+t.test('three nodes: each check once per interval, a killed node taken over and restarted', { skip }, async (t) => {
   const url = (await freshPgDatabase(t, 'cluster'))!;
-  const dns = await startLoopbackDns();
-  t.teardown(() => dns.close());
-  // Path /c/<i> -> the times it was asked (epoch ms).
-  const hits = new Map<number, number[]>();
-  const target = http.createServer((req, res) => {
+  // Node k resolves every name to 127.0.0.<k+1>: the target tells the nodes' requests apart.
+  const dnss = await Promise.all([1, 2, 3].map((k) => startLoopbackDns({ address: `127.0.0.${k}` })));
+  t.teardown(() => Promise.all(dnss.map((d) => d.close())));
+  // Path /c/<i> -> when it was asked (epoch ms) and by which node (0, 1, 2).
+  const hits = new Map<number, { at: number; node: number }[]>();
+  const handler: http.RequestListener = (req, res) => {
     const m = /^\/c\/(\d+)$/.exec(req.url ?? '');
     if (m) {
       const i = Number(m[1]);
       const list = hits.get(i) ?? [];
-      list.push(Date.now());
+      list.push({ at: Date.now(), node: Number(req.socket.localAddress?.split('.').at(-1)) - 1 });
       hits.set(i, list);
     }
     res.writeHead(200, { 'content-type': 'text/plain' });
     res.end('ok');
-  });
-  target.keepAliveTimeout = 1;
-  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
-  t.teardown(() => new Promise<void>((r) => target.close(() => r())));
-  const port = (target.address() as AddressInfo).port;
+  };
+  const targets: http.Server[] = [];
+  let port = 0;
+  for (const k of [1, 2, 3]) {
+    const target = http.createServer(handler);
+    target.keepAliveTimeout = 1;
+    await new Promise<void>((r) => target.listen(port, `127.0.0.${k}`, r));
+    port = (target.address() as AddressInfo).port;
+    targets.push(target);
+    t.teardown(() => new Promise<void>((r) => target.close(() => r())));
+  }
 
-  // The configurations, written through an `api` node (it runs no scheduler).
+  const dirs = [tempDir(), tempDir(), tempDir()];
+  t.teardown(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
+  const startNode = (k: number) =>
+    serveDaemon(['--data-dir', dirs[k]!], {
+      DOMMON_DATABASE_URL: url,
+      DOMMON_ROLE: 'worker',
+      DOMMON_NODE_NAME: `n${k + 1}`,
+      DOMMON_DNS_SERVERS: dnss[k]!.server,
+    });
+  const nodes: Daemon[] = [];
+  const stopAll = () =>
+    Promise.all(nodes.filter((d) => d.child.exitCode === null && d.child.signalCode === null).map((d) => d.stop()));
+  t.teardown(stopAll);
+  // The configurations, written through an `api` node (it runs no scheduler) while the workers run.
   const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api', DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(() => api.close());
   const c = client(api.url, await api.token('cluster'));
   const domain = (await c.post('/api/v1/domains', { domain: 'cluster.example' })).body;
+  for (const k of [0, 1, 2]) nodes.push(await startNode(k));
+  await new Promise((r) => setTimeout(r, 2000));
+  const createdFrom = Date.now();
   for (let from = 0; from < CONFIGS; from += 100) {
     const items = Array.from({ length: 100 }, (_, k) => ({
       domain_id: domain.id,
@@ -59,89 +85,91 @@ t.test('three nodes: each check once per interval, a killed node taken over', { 
     const r = await c.post('/api/v1/endpoints/bulk', { endpoints: items });
     t.equal(r.status, 201, `endpoints ${from}-${from + 99} created`);
   }
+  const created = Date.now();
+  t.comment(`300 configurations created in ${created - createdFrom} ms`);
 
-  const dirs = [tempDir(), tempDir(), tempDir()];
-  t.teardown(() => dirs.forEach((d) => fs.rmSync(d, { recursive: true, force: true })));
-  const nodes: Daemon[] = [];
-  for (const [k, dir] of dirs.entries()) {
-    const d = await serveDaemon(['--data-dir', dir], {
-      DOMMON_DATABASE_URL: url,
-      DOMMON_ROLE: 'worker',
-      DOMMON_NODE_NAME: `n${k + 1}`,
-      DOMMON_DNS_SERVERS: dns.server,
-    });
-    nodes.push(d);
-    t.teardown(() => (d.child.exitCode === null && d.child.signalCode === null ? d.stop() : undefined));
-  }
-  // Which node ran each check: the results' rows do not say, so each node's own count of liveness
-  // checks run (its /metrics) is read when the window opens and when it closes.
-  const livenessChecks = async (d: Daemon): Promise<number> => {
-    const text = await (await fetch(`${d.url}/metrics`)).text();
-    const lines = text.split('\n').filter((l) => l.startsWith('dommon_checks_total{') && l.includes('kind="liveness"'));
-    return lines.reduce((sum, l) => sum + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
-  };
-  const checksByNode = () => Promise.all(nodes.map(livenessChecks));
-  // Counted from when the last node is up (the first one started alone for a moment).
-  await new Promise((r) => setTimeout(r, INTERVAL_S * 1000));
+  // The steady state: from two intervals after the creation.
+  await new Promise((r) => setTimeout(r, 2 * INTERVAL_S * 1000));
   const from = Date.now();
-  const before = await checksByNode();
   await new Promise((r) => setTimeout(r, STEADY_MS));
   const to = Date.now();
-  const after = await checksByNode();
-  const perNode = after.map((n, k) => ({ name: `n${k + 1}`, n: n - before[k]! }));
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   t.teardown(() => db.end());
   const listed = (await db.query("select name from nodes where role = 'worker'")).rows.length;
 
-  let tooClose = 0;
+  const within = (a: number, b: number) => (i: number) => (hits.get(i) ?? []).filter((x) => x.at >= a && x.at < b);
   let tooFar = 0;
   let checks = 0;
   let missing = 0;
+  const perNode = [0, 0, 0];
   for (let i = 0; i < CONFIGS; i++) {
-    const times = (hits.get(i) ?? []).filter((x) => x >= from && x < to);
+    const times = within(from, to)(i);
     if (!times.length) missing++;
     checks += times.length;
-    for (let k = 1; k < times.length; k++) {
-      const gap = times[k]! - times[k - 1]!;
-      if (gap < (INTERVAL_S * 1000) / 2) tooClose++;
-      if (gap > 2 * INTERVAL_S * 1000) tooFar++;
-    }
+    for (const x of times) perNode[x.node]!++;
+    for (let k = 1; k < times.length; k++) if (times[k]!.at - times[k - 1]!.at > 2 * INTERVAL_S * 1000) tooFar++;
   }
   const expected = (CONFIGS * (to - from)) / (INTERVAL_S * 1000);
-  t.comment(
-    `${checks} checks in ${to - from} ms (expected ${Math.round(expected)}); per node: ${JSON.stringify(perNode)}`,
-  );
+  t.comment(`${checks} checks in ${to - from} ms (expected ${Math.round(expected)}); per node: ${perNode.join(', ')}`);
   t.equal(missing, 0, 'every configuration was checked');
-  t.equal(tooClose, 0, 'no two checks of one configuration within half an interval');
   t.equal(tooFar, 0, 'no gap over two intervals');
   t.ok(Math.abs(checks - expected) <= CONFIGS, `checks ${checks} within one round of ${Math.round(expected)}`);
   t.equal(listed, 3, 'three nodes listed');
-  const counts = perNode.map((n) => n.n);
-  const total = counts.reduce((a, b) => a + b, 0);
-  for (const [k, n] of counts.entries())
-    t.ok(n > total / 6, `node ${perNode[k]!.name} ran ${n} of ${total} checks (a fair share is a third)`);
+  for (const [k, n] of perNode.entries())
+    t.ok(n > checks / 6, `node n${k + 1} ran ${n} of ${checks} checks (a fair share is a third)`);
 
   // SIGKILL: the dead node's leases run out and the others take its runs.
   const killedAt = Date.now();
   nodes[0]!.child.kill('SIGKILL');
-  await new Promise((r) => setTimeout(r, 35_000));
+  const bound = Math.max(30_000, INTERVAL_S * 1000);
+  await new Promise((r) => setTimeout(r, bound + 2000));
   let worst = 0;
   for (let i = 0; i < CONFIGS; i++) {
-    const times = hits.get(i) ?? [];
+    const times = (hits.get(i) ?? []).map((x) => x.at);
     const before = times.filter((x) => x <= killedAt).at(-1) ?? killedAt;
     const after = times.find((x) => x > killedAt);
     worst = Math.max(worst, (after ?? Date.now()) - before);
   }
-  const bound = Math.max(30_000, INTERVAL_S * 1000);
   t.comment(`after kill -9: the longest gap of a configuration is ${worst} ms`);
   t.ok(worst <= bound, `every configuration checked again within ${bound} ms (worst gap ${worst} ms)`);
-  // And it goes on once per interval on the two nodes left.
-  const lateFrom = killedAt + bound;
-  let lateClose = 0;
+
+  // The killed node starts again (same name): it joins and takes its part back.
+  nodes[0] = await startNode(0);
+  const restarted = Date.now();
+  await new Promise((r) => setTimeout(r, RESTARTED_MS));
+  const end = Date.now();
+  // (No bound on gaps here: this phase includes the restart's build of dist/ when src/ changed, which on
+  // a busy machine has stalled every node for tens of seconds; the steady state above bounds them.)
+  const lateNode = [0, 0, 0];
+  let lost = 0;
   for (let i = 0; i < CONFIGS; i++) {
-    const times = (hits.get(i) ?? []).filter((x) => x >= lateFrom);
-    for (let k = 1; k < times.length; k++) if (times[k]! - times[k - 1]! < (INTERVAL_S * 1000) / 2) lateClose++;
+    const times = within(restarted + INTERVAL_S * 1000, end)(i);
+    if (!times.length) lost++;
+    for (const x of times) lateNode[x.node]!++;
   }
-  t.equal(lateClose, 0, 'after the takeover still no two checks within half an interval');
+  t.comment(`after the restart, from one interval on, per node: ${lateNode.join(', ')}`);
+  t.equal(lost, 0, 'after the restart every configuration is checked (no run lost as leases move)');
+  t.ok(lateNode[0]! > 0, `the restarted node runs checks again (${lateNode[0]})`);
+
+  // Exactly once over the whole run, from the first configuration created to the end.
+  const close: string[] = [];
+  let excused = 0;
+  let all = 0;
+  for (let i = 0; i < CONFIGS; i++) {
+    const times = within(createdFrom, end)(i);
+    all += times.length;
+    for (let k = 1; k < times.length; k++) {
+      const [a, b] = [times[k - 1]!, times[k]!];
+      if (b.at - a.at >= (INTERVAL_S * 1000) / 2) continue;
+      // At-least-once across a crash: a check the dead node had sent in its last 2 s.
+      if (a.node === 0 && a.at <= killedAt && a.at > killedAt - 2000) excused++;
+      else
+        close.push(
+          `c${i}: n${a.node + 1} at +${a.at - createdFrom} ms, n${b.node + 1} at +${b.at - createdFrom} ms (killed at +${killedAt - createdFrom}, restarted at +${restarted - createdFrom})`,
+        );
+    }
+  }
+  t.comment(`${all} checks in all; ${excused} pairs excused (sent by the killed node in its last 2 s)`);
+  t.same(close.slice(0, 20), [], `no two checks of one configuration within half an interval (${close.length} pairs)`);
 });

@@ -108,8 +108,11 @@ interface LoopbackDns {
   close(): Promise<void>;
 }
 
-/** Answers every A query with 127.0.0.1 (TTL `ttl`), AAAA with no data, names in `missing` with NXDOMAIN. */
-export async function startLoopbackDns(opts: { ttl?: number } = {}): Promise<LoopbackDns> {
+/**
+ * Answers every A query with 127.0.0.1 (or `address`, another loopback address; TTL `ttl`), AAAA with no
+ * data, names in `missing` with NXDOMAIN.
+ */
+export async function startLoopbackDns(opts: { ttl?: number; address?: string } = {}): Promise<LoopbackDns> {
   const sock = dgram.createSocket('udp4');
   const dns: LoopbackDns = {
     server: '',
@@ -130,7 +133,7 @@ export async function startLoopbackDns(opts: { ttl?: number } = {}): Promise<Loo
     const nx = dns.missing.has(question.name.toLowerCase());
     const answers =
       !nx && question.type === 'A'
-        ? [{ type: 'A' as const, name: question.name, ttl: opts.ttl ?? 0, data: '127.0.0.1' }]
+        ? [{ type: 'A' as const, name: question.name, ttl: opts.ttl ?? 0, data: opts.address ?? '127.0.0.1' }]
         : [];
     const out = dnsPacket.encode({
       id: q.id,

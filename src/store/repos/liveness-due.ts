@@ -1,4 +1,4 @@
-// The liveness due-queue on PostgreSQL (migration 013; several nodes on one database, issue 22): each
+// The liveness due-queue on PostgreSQL (migration 013; several nodes on one database): each
 // node claims the runs due soon with FOR UPDATE SKIP LOCKED into a lease (owner, expiry) and a new
 // fencing token, runs them, and writes each result with the next due time in the same transaction as
 // the result itself, fenced by the token (a node whose lease was taken over writes nothing). Leases of
@@ -81,6 +81,22 @@ interface ClaimResult {
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
 type DueScope = { config: string } | { endpoint: string } | { domain: string };
+
+/**
+ * A wake-up treats a leased run due before now plus this (ms) as sent already: its holder checks its
+ * lease at most 2.5 s before a probe goes out (scheduler/claiming.ts, CHECK_AHEAD_MS and CHECK_FRESH_MS),
+ * so it may have seen the lease still valid; the run's row is then due one interval after that run.
+ */
+const WAKE_SENT_MS = 3000;
+
+/** A lease as it stands: its token, holder and end (null: not leased). */
+interface LeaseNow {
+  configId: string;
+  region: string;
+  token: number;
+  owner: string | null;
+  leaseUntil: number | null;
+}
 
 export function livenessDueRepo(db: Kysely<DB>) {
   type ClaimRow = TargetRow & {
@@ -308,14 +324,47 @@ export function livenessDueRepo(db: Kysely<DB>) {
           : 'endpoint' in scope
             ? sql`c.endpoint_id = ${scope.endpoint}`
             : sql`c.endpoint_id in (select id from endpoints where domain_id = ${scope.domain})`;
+      // A leased run due within WAKE_SENT_MS (or past) may be out already: the row is due one interval
+      // after it, so whoever claims it next does not probe the target a second time right after.
       for (const table of ['liveness_due', 'liveness_region_due'] as const)
         await sql`update ${sql.table(table)} q
           set due_at = case when q.due_at is null then ${now}::bigint
+                       when q.owner is not null and q.due_at <= ${now + WAKE_SENT_MS}::bigint
+                         then q.due_at + c.interval_seconds * 1000
                        else least(q.due_at, ${now}::bigint + c.interval_seconds * 1000) end,
             owner = null, lease_until = null,
             token = case when q.owner is null then q.token else q.token + 1 end
           from liveness_configs c
           where c.id = q.config_id and ${where}`.execute(db);
+    },
+
+    /**
+     * The leases of the given runs as they stand (both queues; by key, one statement): a holder checks
+     * them just before its probes go out. A run with no row (its config deleted) is not in the answer.
+     */
+    async leases(runs: readonly { configId: string; region: string }[]): Promise<LeaseNow[]> {
+      if (!runs.length) return [];
+      const plain = runs.filter((r) => !r.region).map((r) => r.configId);
+      const regional = runs.filter((r) => r.region);
+      const r = await sql<{
+        config_id: string;
+        region: string;
+        token: string | number;
+        owner: string | null;
+        lease_until: string | number | null;
+      }>`select config_id, ''::text as region, token, owner, lease_until from liveness_due
+          where config_id = any(${plain}::text[])
+        union all
+        select q.config_id, q.region, q.token, q.owner, q.lease_until from liveness_region_due q
+          join unnest(${regional.map((x) => x.configId)}::text[], ${regional.map((x) => x.region)}::text[])
+            as u(id, region) on q.config_id = u.id and q.region = u.region ${PREPARED}`.execute(db);
+      return r.rows.map((x) => ({
+        configId: x.config_id,
+        region: x.region,
+        token: Number(x.token),
+        owner: x.owner,
+        leaseUntil: x.lease_until === null ? null : Number(x.lease_until),
+      }));
     },
 
     /**
