@@ -165,6 +165,8 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   /** Runs due whose lease is not read valid recently enough: they start once it is (checkLeases). */
   let waiting: Run[] = [];
   let checking: Promise<void> | null = null;
+  /** Probes cut short by a stop: they went out, so their runs are handed back due one interval on. */
+  let cut: { run: Run; started: number }[] = [];
   let running = 0;
   let buffer: Recorded[] = [];
   /** The kept run that follows a result in the buffer: it learns the state that result leads to. */
@@ -423,7 +425,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
         held.set(keyOf(run.claim), again);
         place(again);
       } else if (mine) held.delete(keyOf(run.claim));
-    }
+    } else cut.push({ run, started });
     if (running === 0) for (const wake of idle.splice(0)) wake();
     drain();
   }
@@ -584,6 +586,18 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       clearTimeout(cancel);
       aborter.abort();
       await flush();
+      // A probe cut short went out all the same: its row is not due again at once (another node would probe
+      // the target a second time right after) but one interval on, as after a result.
+      const out = cut.splice(0).map(({ run, started }) => ({
+        configId: run.claim.configId,
+        region: run.claim.region,
+        token: run.claim.token,
+        next: nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, now(), started),
+      }));
+      if (out.length)
+        await queue
+          .release(out, LEASE_MARGIN_MS, false)
+          .catch((err: Error) => log.warn({ err: err.message }, 'handing back runs cut short failed'));
       await queue
         .releaseOwned(owner)
         .catch((err: Error) => log.warn({ err: err.message }, 'handing back leases failed'));
@@ -591,6 +605,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
       held.clear();
       wheel.clear();
       waiting = [];
+      cut = [];
       ready = [];
       readyHead = 0;
     },

@@ -2,7 +2,7 @@
 // (cluster.test.ts) cannot single out: a node probes only under a lease it holds at that moment (one
 // taken from it before the run is due sends nothing), a new configuration's row stays with the node
 // that claimed it (its creation revokes nothing), and a change's wake-up does not make a run that may
-// have gone out already due again at once.
+// have gone out already due again at once, nor does a node that stops while a probe is out.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sql } from 'kysely';
@@ -193,5 +193,58 @@ t.test('a wake-up: a leased run due within 3 s comes one interval after it', { s
   t.ok(
     [soon, later].every((id) => rows.get(id)!.owner === null),
     'both leases revoked',
+  );
+});
+
+t.test('a node that stops while a probe is out hands its run back due an interval on', { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'cutshort'))!;
+  const dns = await startLoopbackDns();
+  t.teardown(() => dns.close());
+  // The target answers after 8 s: longer than a stop's 3 s of grace.
+  const hits: number[] = [];
+  const target = http.createServer((req, res) => {
+    if (req.url === '/slow') hits.push(Date.now());
+    setTimeout(() => res.end('ok'), 8000).unref();
+  });
+  target.keepAliveTimeout = 1;
+  await new Promise<void>((r) => target.listen(0, '127.0.0.1', r));
+  t.teardown(() => {
+    target.closeAllConnections();
+    return new Promise<void>((r) => target.close(() => r()));
+  });
+  const port = (target.address() as AddressInfo).port;
+  const api = await startApp({ DOMMON_DATABASE_URL: url, DOMMON_ROLE: 'api' });
+  t.teardown(() => api.close());
+  const c = client(api.url, await api.token('cutshort'));
+  const domain = (await c.post('/api/v1/domains', { domain: 'cutshort.example' })).body;
+  const made = await c.post('/api/v1/endpoints', {
+    domain_id: domain.id,
+    name: 'slow',
+    endpoint_type: 'http',
+    port,
+    path: '/slow',
+    liveness: { interval_seconds: 30, timeout_seconds: 10 },
+  });
+  t.equal(made.status, 201);
+  const configId = made.body.liveness.id as string;
+  const store = await openPgStore(url);
+  t.teardown(() => store.close());
+  const worker = await startApp({
+    DOMMON_DATABASE_URL: url,
+    DOMMON_ROLE: 'worker',
+    DOMMON_NODE_NAME: 'a',
+    DOMMON_DNS_SERVERS: dns.server,
+  });
+  const end = Date.now() + 20_000;
+  while (!hits.length) {
+    if (Date.now() > end) throw new Error('the worker never probed');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  await worker.close();
+  const row = (await store.livenessDue.all()).find((r) => r.configId === configId)!;
+  t.equal(row.owner, null, 'the lease handed back');
+  t.ok(
+    row.due !== null && row.due >= hits[0]! + 15_000,
+    `due at least half an interval after the probe that went out (${row.due === null ? null : row.due - hits[0]!} ms after it)`,
   );
 });
