@@ -15,7 +15,6 @@ const HEAVY = [
   'better-sqlite3',
   'pino',
   'prom-client',
-  'light-my-request',
   'ajv',
   'nodemailer',
 ];

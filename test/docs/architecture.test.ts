@@ -147,17 +147,10 @@ t.test('the channel recipe names what the code declares', async (t) => {
   t.notMatch(recipe, /the kind in `CHANNELS`/, 'no second list of kinds to extend');
 });
 
-/**
- * Files whose liveness scheduling is being replaced (docs/scale-out.md); their headers go with the
- * rewrite. Empty this once they carry no issue number.
- */
-const REWRITE_PENDING = new Set(['src/scheduler/claiming.ts', 'src/store/repos/liveness-due.ts']);
-
 t.test('comments in src/ state rules and reasons, not which issue changed them', async (t) => {
   const found: string[] = [];
   for (const file of sourceFiles(SRC)) {
     const rel = path.relative(ROOT, file);
-    if (REWRITE_PENDING.has(rel)) continue;
     fs.readFileSync(file, 'utf8')
       .split('\n')
       .forEach((line, i) => {
