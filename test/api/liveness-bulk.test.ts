@@ -102,7 +102,7 @@ t.test(
     t.match(r.body.errors[5].error, /colour: unknown field/);
     t.same(
       changes,
-      r.body.data.map((x: any) => ({ config: x.id })),
+      r.body.data.map((x: any) => ({ config: x.id, created: true })),
       'each created config reaches the scheduler',
     );
     t.equal((await api.get('/api/v1/liveness')).body.total, 3, 'only the valid items were created');
@@ -256,7 +256,7 @@ t.test('endpoint create with inline liveness: one transaction, defaults, the cha
     'the answer is the stored configuration',
   );
   t.equal((await api.get(`/api/v1/endpoints/${c.body.id}`)).body.liveness_enabled, true);
-  t.same(changes, [{ config: c.body.liveness.id }], 'the scheduler hears of the new config');
+  t.same(changes, [{ config: c.body.liveness.id, created: true }], 'the scheduler hears of the new config');
 
   const defaults = await api.post('/api/v1/endpoints', {
     domain_id: domain.id,
@@ -339,7 +339,10 @@ t.test('endpoints bulk with inline liveness: per item, both or neither', async (
   t.match(a.liveness, { endpoint_id: a.id, failure_threshold: 2 });
   t.notOk('liveness' in c);
   t.match(d.liveness, { endpoint_id: d.id, is_enabled: false });
-  t.same(changes, [{ config: a.liveness.id }, { config: d.liveness.id }]);
+  t.same(changes, [
+    { config: a.liveness.id, created: true },
+    { config: d.liveness.id, created: true },
+  ]);
   t.same((await api.get('/api/v1/liveness')).body.data.map((x: any) => x.endpoint_id).sort(), [a.id, d.id].sort());
   t.same(
     (await api.get('/api/v1/endpoints')).body.data.map((x: any) => x.name),

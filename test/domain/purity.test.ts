@@ -53,6 +53,10 @@ const NETWORK_ALLOWED: { path: string; why: string }[] = [
   },
   { path: 'api/routes/metrics.ts', why: 'node:net isIPv4/isIPv6 only (the scrape allow-list); no I/O' },
   { path: 'cli/transport.ts', why: "the CLI's HTTP client of a remote daemon (fetch)" },
+  {
+    path: 'api/inject.ts',
+    why: "node:http's IncomingMessage and ServerResponse, fed and read in memory for the CLI's local requests; no socket",
+  },
   { path: 'cli/check/targets.ts', why: 'node:net isIP only (reading targets); no I/O' },
 ];
 
