@@ -289,6 +289,17 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
   }
 
   const checkedRecently = (run: Run, t: number) => run.checkedAt !== undefined && t - run.checkedAt < CHECK_FRESH_MS;
+  /** Moves the waiting runs whose lease was confirmed lately to the ready queue; returns those still waiting. */
+  const startChecked = (t: number): Run[] => {
+    const still: Run[] = [];
+    for (const run of waiting) {
+      if (run.cancelled) continue;
+      if (checkedRecently(run, t)) ready.push(run);
+      else still.push(run);
+    }
+    waiting = still;
+    return still;
+  };
 
   function tick(): void {
     if (stopped) return;
@@ -299,13 +310,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     const unchecked: Run[] = [];
     let urgent = false;
     if (waiting.length) {
-      const still: Run[] = [];
-      for (const run of waiting) {
-        if (run.cancelled) continue;
-        if (checkedRecently(run, t)) ready.push(run);
-        else still.push(run);
-      }
-      waiting = still;
+      const still = startChecked(t);
       unchecked.push(...still);
       urgent = still.length > 0;
     }
@@ -353,13 +358,7 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
           } else if (lease.leaseUntil! >= Math.max(run.at, at) + run.config.timeout_seconds * 1000) run.checkedAt = t;
         }
         // The runs due meanwhile start now, not at the next tick.
-        const still: Run[] = [];
-        for (const run of waiting) {
-          if (run.cancelled) continue;
-          if (checkedRecently(run, t)) ready.push(run);
-          else still.push(run);
-        }
-        waiting = still;
+        startChecked(t);
         drain();
       })
       .catch((err) => logFailure('reading liveness leases', err))
