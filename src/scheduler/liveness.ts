@@ -94,7 +94,9 @@ export function nextDue(
 ): number {
   let next =
     due + (fresh ? Math.floor(intervalMs * FRESH_FROM + (1 - random()) * intervalMs * (1 - FRESH_FROM)) : intervalMs);
-  const earliest = Math.max(now + 1, sent + Math.ceil(intervalMs / 2));
+  // Rounded up to a slot boundary: the wheel starts a run anywhere in its slot, so a due time inside
+  // the slot could send it up to SLOT_MS before half an interval has passed.
+  const earliest = Math.max(now + 1, Math.ceil((sent + Math.ceil(intervalMs / 2)) / SLOT_MS) * SLOT_MS);
   if (next < earliest) next += Math.ceil((earliest - next) / intervalMs) * intervalMs;
   return next;
 }

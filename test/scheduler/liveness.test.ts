@@ -316,4 +316,11 @@ t.test('the next run: never within half an interval of the probe sent before it'
     due + 15_000,
     'the phase kept',
   );
+  // The phase's next point (due + 15 s = 1,015,100) is 2.56 s after the probe, but its slot
+  // (1,015,000-1,015,249) may start it 2.46 s after: the next run comes one interval later.
+  t.equal(
+    nextDue(due + 100, 5000, false, () => 0.5, due + 12_590, due + 12_540),
+    due + 20_100,
+    'not in a slot that may start it within half an interval',
+  );
 });
