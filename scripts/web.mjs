@@ -2,7 +2,9 @@
 // Builds the web dashboard (web/src, Preact + uPlot) with esbuild into dist/web/: assets/ with hashed
 // names (served with a year's cache) and index.html naming them (served no-cache), then prints and
 // records (dist/web/size.json) the first load's gzip size: index.html + the entry's JS and CSS and
-// the chunks it imports at once (the chart's chunk loads with the endpoint page only).
+// the chunks it imports at once (the chart's chunk loads with the endpoint page only). Each file is
+// also written precompressed (<file>.gz and <file>.br, when smaller) for src/web/serve.ts to send by
+// the request's Accept-Encoding: the daemon compresses nothing at run time.
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -51,17 +53,55 @@ const walk = (file) => {
 walk(entryFile);
 const css = [entryOut.cssBundle].filter(Boolean);
 const template = fs.readFileSync(path.join(root, 'web/index.html'), 'utf8');
+// The entry's shared chunks are named in the page too, so the browser fetches them alongside the entry.
+const preload = [...first]
+  .filter((f) => f !== entryFile)
+  .map((f) => `<link rel="modulepreload" href="/ui/assets/${rel(f)}" />`);
 const html = template
   .replace('__MAIN__', rel(entryFile))
-  .replace('<!--STYLES-->', css.map((c) => `<link rel="stylesheet" href="/ui/assets/${rel(c)}" />`).join('\n    '));
+  .replace(
+    '<!--STYLES-->',
+    [...css.map((c) => `<link rel="stylesheet" href="/ui/assets/${rel(c)}" />`), ...preload].join('\n    '),
+  );
 fs.writeFileSync(path.join(outdir, 'index.html'), html);
+
+/** Writes <file>.gz (gzip -9) and <file>.br (brotli at its best quality) where they are smaller. */
+const precompress = (file) => {
+  const body = fs.readFileSync(file);
+  const variants = {
+    gz: zlib.gzipSync(body, { level: 9 }),
+    br: zlib.brotliCompressSync(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.length,
+        [zlib.constants.BROTLI_PARAM_MODE]: file.endsWith('.png') ? 0 : zlib.constants.BROTLI_MODE_TEXT,
+      },
+    }),
+  };
+  for (const [ext, buf] of Object.entries(variants)) {
+    const out = `${file}.${ext}`;
+    if (buf.length < body.length) fs.writeFileSync(out, buf);
+    else fs.rmSync(out, { force: true });
+  }
+};
+for (const f of fs.readdirSync(assets)) precompress(path.join(assets, f));
+precompress(path.join(outdir, 'index.html'));
 
 const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
 const files = [...first, ...css].map((f) => path.join(root, f));
 const firstLoad = gz(Buffer.from(html)) + files.reduce((n, f) => n + gz(fs.readFileSync(f)), 0);
-const all = fs.readdirSync(assets).reduce((n, f) => n + gz(fs.readFileSync(path.join(assets, f))), 0);
-const size = { first_load_gzip_bytes: firstLoad, all_assets_gzip_bytes: all + gz(Buffer.from(html)) };
+const all = fs
+  .readdirSync(assets)
+  .filter((f) => !/\.(gz|br)$/.test(f))
+  .reduce((n, f) => n + gz(fs.readFileSync(path.join(assets, f))), 0);
+const br = (f) => (fs.existsSync(`${f}.br`) ? fs.statSync(`${f}.br`).size : fs.statSync(f).size);
+const firstLoadBr = br(path.join(outdir, 'index.html')) + files.reduce((n, f) => n + br(f), 0);
+const size = {
+  first_load_gzip_bytes: firstLoad,
+  first_load_brotli_bytes: firstLoadBr,
+  all_assets_gzip_bytes: all + gz(Buffer.from(html)),
+};
 fs.writeFileSync(path.join(outdir, 'size.json'), JSON.stringify(size, null, 2) + '\n');
 console.log(
-  `web dashboard: first load ${(firstLoad / 1024).toFixed(1)} KB gzip, all assets ${(size.all_assets_gzip_bytes / 1024).toFixed(1)} KB gzip`,
+  `web dashboard: first load ${(firstLoad / 1024).toFixed(1)} KB gzip, ${(firstLoadBr / 1024).toFixed(1)} KB brotli, all assets ${(size.all_assets_gzip_bytes / 1024).toFixed(1)} KB gzip`,
 );

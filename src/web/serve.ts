@@ -2,6 +2,7 @@
 // hashed files from dist/web/ (built by scripts/web.mjs in `npm run build`), and /ui/session signs in
 // and out (src/web/session.ts). Only these paths are answered here; every other request goes on to
 // the API router untouched. Each answer carries a strict Content-Security-Policy and security headers.
+// Files go out as the build precompressed them (brotli or gzip, by the request's Accept-Encoding).
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
@@ -49,6 +50,8 @@ interface Asset {
   body: Buffer;
   type: string;
   etag: string;
+  /** The build's precompressed copies (<file>.br, <file>.gz), where they came out smaller. */
+  encoded: { br?: Buffer; gzip?: Buffer };
 }
 
 /** The dashboard's security headers; /docs (Swagger UI, same origin) sends them too, with its own CSP. */
@@ -66,11 +69,18 @@ function loadBuild(dir: string): { index?: Asset; assets: Map<string, Asset> } {
   const assets = new Map<string, Asset>();
   const read = (file: string, type: string): Asset => {
     const body = fs.readFileSync(file);
-    return { body, type, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+    const copy = (ext: string) => (fs.existsSync(`${file}.${ext}`) ? fs.readFileSync(`${file}.${ext}`) : undefined);
+    return {
+      body,
+      type,
+      etag: createHash('sha256').update(body).digest('base64url').slice(0, 27),
+      encoded: { br: copy('br'), gzip: copy('gz') },
+    };
   };
   const assetDir = path.join(dir, 'assets');
   if (fs.existsSync(assetDir))
     for (const name of fs.readdirSync(assetDir)) {
+      if (name.endsWith('.gz') || name.endsWith('.br')) continue;
       const type = TYPES[path.extname(name)];
       if (type) assets.set(name, read(path.join(assetDir, name), type));
     }
@@ -81,14 +91,21 @@ function loadBuild(dir: string): { index?: Asset; assets: Map<string, Asset> } {
 
 function send(ctx: Koa.Context, a: Asset, cache: string): void {
   ctx.set('Cache-Control', cache);
-  ctx.etag = a.etag;
+  ctx.vary('Accept-Encoding');
+  // Brotli (the smaller) when the client accepts it, else gzip, else the file as it is. Each is
+  // asked on its own: negotiation over all three would prefer whichever the header names first.
+  const encoding = (['br', 'gzip'] as const).find((e) => a.encoded[e] && ctx.acceptsEncodings(e) === e);
+  // Each representation has its own validator, so a cache never answers one encoding's If-None-Match
+  // with another's bytes.
+  ctx.etag = `"${a.etag}${encoding ? `-${encoding}` : ''}"`;
   ctx.type = a.type;
   ctx.status = 200; // ctx.fresh looks at a 2xx status only
   if (ctx.fresh) {
     ctx.status = 304;
     return;
   }
-  ctx.body = a.body;
+  if (encoding) ctx.set('Content-Encoding', encoding);
+  ctx.body = encoding ? a.encoded[encoding] : a.body;
 }
 
 export function webMiddleware(
