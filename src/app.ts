@@ -36,6 +36,8 @@ import { createRegistrationLookup } from './services/registration.js';
 import { createSecurityEvaluator } from './services/security.js';
 import { createCheckService, type CheckService } from './services/check.js';
 import { sharedRateLimiter } from './services/rate-limit.js';
+import { createLiveHub } from './web/live.js';
+import { SESSION_FACTOR } from './api/middleware/rate-limit.js';
 import { createAuthThrottle } from './services/auth-throttle.js';
 
 import { VERSION } from './package.js';
@@ -473,6 +475,12 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       runAtStart: false,
     },
   );
+  const live = createLiveHub({
+    stamp: () => store.readStamp('home'),
+    fingerprint: (team) => services.home.fingerprint(team),
+    resolve: (sid) => services.sessions.resolve(sid),
+    onError: (err) => log.warn({ err }, 'live feed'),
+  });
   const { app: koa, router } = createApi(
     {
       config,
@@ -486,6 +494,10 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       metrics,
       // Several nodes on PostgreSQL share each team's budget through the database (services/rate-limit.ts).
       rateLimiter: config.database ? sharedRateLimiter({ store, limit: config.rateLimit, clock, log }) : undefined,
+      sessionRateLimiter: config.database
+        ? sharedRateLimiter({ store, limit: config.rateLimit * SESSION_FACTOR, clock, log })
+        : undefined,
+      live,
       // Counted in the database on both engines, so every node on PostgreSQL adds to one count.
       authThrottle: createAuthThrottle({ store, clock, limit: config.authFailureLimit, log }),
     },
@@ -624,6 +636,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       await intelScheduler.stop();
       retentionAbort.abort();
       await retentionWorker.stop();
+      // Open live streams would hold the HTTP server open: they end first.
+      live.close();
       if (server) {
         const s = server;
         await new Promise<void>((resolve) => {

@@ -9,6 +9,7 @@ import type { ReadModel } from '../store/index.js';
 import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
+import type { LiveHub } from '../web/live.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -25,12 +26,18 @@ export interface ApiDeps {
   metrics?: Metrics;
   /** The per-team rate limit; counted in memory (one process) when absent. */
   rateLimiter?: RateLimiter;
+  /** The dashboard sessions' budget (api/middleware/rate-limit.ts SESSION_FACTOR); in memory when absent. */
+  sessionRateLimiter?: RateLimiter;
   /** Failed authentications per client address (the daemon's; the CLI's in-process API has none). */
   authThrottle?: AuthThrottle;
+  /** The dashboard's live feed (GET /ui/live); the daemon's, closed before its HTTP server. */
+  live?: LiveHub;
 }
 
 export interface ApiState {
   principal: Principal;
+  /** Signed in with the dashboard's session cookie (not a token): its reads have their own budget. */
+  viaSession?: boolean;
 }
 
 export type ApiRouter = Router<ApiState>;

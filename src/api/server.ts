@@ -6,7 +6,7 @@ import type { Principal } from '../domain/types.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { bodyMiddleware } from './middleware/body.js';
 import { authMiddleware } from './middleware/auth.js';
-import { rateLimitMiddleware } from './middleware/rate-limit.js';
+import { rateLimitMiddleware, SESSION_FACTOR } from './middleware/rate-limit.js';
 import { localRateLimiter } from '../services/rate-limit.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
@@ -23,6 +23,7 @@ import { metricsRoutes } from './routes/metrics.js';
 import { eventRoutes } from './routes/events.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { nodeRoutes } from './routes/nodes.js';
+import { dashboardRoutes } from './routes/dashboard.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
@@ -55,7 +56,11 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
         ]
       : [
           authMiddleware(deps.services.access, deps.services.sessions, throttle),
-          rateLimitMiddleware(deps.rateLimiter ?? localRateLimiter(deps.config.rateLimit, deps.clock), deps.clock),
+          rateLimitMiddleware(
+            deps.rateLimiter ?? localRateLimiter(deps.config.rateLimit, deps.clock),
+            deps.sessionRateLimiter ?? localRateLimiter(deps.config.rateLimit * SESSION_FACTOR, deps.clock),
+            deps.clock,
+          ),
         ]
   ) as Koa.Middleware[];
 
@@ -75,6 +80,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     statusPageRoutes(router, deps, secure);
     nodeRoutes(router, deps, secure);
     eventRoutes(router, deps, secure);
+    dashboardRoutes(router, deps, secure);
   }
   metricsRoutes(router, deps);
 

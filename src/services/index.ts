@@ -18,6 +18,7 @@ import { createStatusPageService } from './status-pages.js';
 import { createChangeFeed } from './changes.js';
 import { createEventService } from './events.js';
 import { createNodeService } from './nodes.js';
+import { createHomeService } from './home.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -73,6 +74,8 @@ export function createServices(
     liveness: createLivenessService(deps),
     monitor,
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
+    /** The dashboard's home list, an endpoint's incidents, and the fingerprint the live feed compares. */
+    home: createHomeService({ store: deps.store, clock: deps.clock, monitor }),
     notifications: createNotificationService(deps),
     events: createEventService(deps),
     statusPages: createStatusPageService(deps),

@@ -34,6 +34,7 @@ import { livenessDueRepo } from './repos/liveness-due.js';
 import { rateLimitsRepo } from './repos/rate-limits.js';
 import { webSessionsRepo } from './repos/web-sessions.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
+import { dashboardRepo } from './repos/dashboard.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
@@ -79,6 +80,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     rateLimits: rateLimitsRepo(db),
     webSessions: webSessionsRepo(db),
     authFailures: authFailuresRepo(db),
+    /** The dashboard's home and outage reads (read only). */
+    dashboard: dashboardRepo(db),
   };
 }
 

@@ -18,6 +18,20 @@ export const READ_MODELS = {
   portfolios: ['portfolios', 'domains'],
   /** The exposure finding list. */
   findings: ['exposure_findings', 'domains'],
+  /**
+   * What the dashboard's home shows that changes by a write someone makes (not by each check): the
+   * live feed (web/live.ts) looks at the team's home again at once when one of these moves, on any node.
+   */
+  home: [
+    'domains',
+    'domain_registrations',
+    'domain_security',
+    'portfolios',
+    'endpoints',
+    'endpoint_certificates',
+    'liveness_configs',
+    'events',
+  ],
   /** API tokens and what authenticating one reads (users, the revocation epoch). */
   tokens: ['meta', 'api_tokens', 'users'],
 } as const satisfies Record<string, readonly (keyof DB)[]>;

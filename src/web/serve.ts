@@ -15,6 +15,7 @@ import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
 import type { WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
+import type { LiveHub } from './live.js';
 
 class NotJson extends ServiceError {
   constructor() {
@@ -109,7 +110,7 @@ function send(ctx: Koa.Context, a: Asset, cache: string): void {
 }
 
 export function webMiddleware(
-  deps: { services: Services; validator: Validator; authThrottle?: AuthThrottle },
+  deps: { services: Services; validator: Validator; authThrottle?: AuthThrottle; live?: LiveHub },
   dir = WEB_DIR,
 ): Koa.Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
@@ -147,6 +148,24 @@ export function webMiddleware(
       if (!a) throw new NotFound(`File ${p}`);
       // Hashed names: a new build has new names, so a cached file never goes stale.
       return send(ctx, a, 'public, max-age=31536000, immutable');
+    }
+    if (p === '/ui/live' && deps.live) {
+      // The live feed (web/live.ts): the session's cookie only; a read, so no CSRF token.
+      if (ctx.method !== 'GET') {
+        ctx.set('Allow', 'GET');
+        ctx.throw(405, 'method not allowed', { expose: true });
+      }
+      const sid = sessionId(ctx);
+      if (sid === undefined) throw new Unauthorized();
+      await throttle?.check(clientKey(ctx.ip));
+      const s = await deps.services.sessions.resolve(sid);
+      if (!s) {
+        clearSessionCookie(ctx);
+        await throttle?.fail(clientKey(ctx.ip));
+        throw new Unauthorized();
+      }
+      deps.live.attach(ctx, sid, s);
+      return;
     }
     if (p === '/ui/session') {
       ctx.set('Cache-Control', 'no-store');

@@ -100,6 +100,8 @@ t.test('every Public API operation answers its documented success status with a 
   t.same((await api.get(`/api/v1/liveness/${l.body.id}/hourly`)).body, { data: [], hours: 168 });
   t.equal((await api.get(`/api/v1/endpoints/${e.body.id}/certificates`)).body.endpoint_id, e.body.id);
   t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
+  t.ok((await api.get('/api/v1/home?type=endpoint')).body.data.some((r: { id: string }) => r.id === e.body.id));
+  t.same((await api.get(`/api/v1/endpoints/${e.body.id}/incidents`)).body.data, []);
   const lb = await api.post('/api/v1/liveness/bulk', {
     liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }],
   });

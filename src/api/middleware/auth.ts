@@ -71,6 +71,7 @@ export function authMiddleware(
     if (session) checkCsrf(ctx, session.csrf);
     refuseReadOnlyWrite(ctx, principal.read_only);
     ctx.state.principal = principal;
+    if (session) ctx.state.viaSession = true;
     stripCredential(ctx);
     await next();
   };

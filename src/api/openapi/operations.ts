@@ -412,6 +412,28 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 200: 'LivenessStatus' },
   },
 
+  // Dashboard
+  {
+    method: 'get',
+    path: '/api/v1/home',
+    summary: 'Every domain and endpoint of the team in one list (extension)',
+    description:
+      "An extension of the spec, the web dashboard's home: the team's domains (registration days left, health grade, DNS score) and endpoints (liveness state, the failure in words, uptime and average response time of 24 hours, the certificate's days left, the last `checks` checks) as rows grouped by domain or portfolio, filtered by `state`, `type`, `portfolio_id` and `q`, sorted by `sort` and `order`, paged; `summary` counts every row of the team before the filters. One request per page whatever the team's size.",
+    tag: 'Dashboard',
+    query: 'home',
+    responses: { 200: 'Home' },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/endpoints/:endpointId/incidents',
+    summary: "An endpoint's outages with their recovery and notifications (extension)",
+    description:
+      'An extension of the spec: each outage (down event) of the endpoint, newest first, with why it failed (in words and as stored), when it recovered (null while ongoing), how long it lasted, and the notifications the channels made for the outage and its recovery (from the delivery log).',
+    tag: 'Dashboard',
+    query: 'incident-list',
+    responses: { 200: 'IncidentList' },
+  },
+
   // Events
   {
     method: 'get',

@@ -1,0 +1,33 @@
+// The dashboard's aggregate reads (also open to tokens): the home (every domain and endpoint of the
+// team, one request per page) and an endpoint's incidents (outages, recoveries, notifications sent).
+import type Koa from 'koa';
+import type { ApiDeps, ApiRouter } from '../context.js';
+import type { HomeQuery } from '../../services/home.js';
+import { page, pathId, team } from './common.js';
+
+const pagination = (total: number, p: { limit: number; offset: number }, n: number) => ({
+  total,
+  limit: p.limit,
+  offset: p.offset,
+  has_more: p.offset + n < total,
+});
+
+export function dashboardRoutes(
+  router: ApiRouter,
+  { services: s, validator: v }: ApiDeps,
+  secure: Koa.Middleware[],
+): void {
+  router.get('/api/v1/home', ...secure, async (ctx) => {
+    const q = v.query<Omit<HomeQuery, 'limit' | 'offset'> & { limit?: number; offset?: number }>('home', ctx.query);
+    const p = page(q);
+    const r = await s.home.list(team(ctx), { ...q, ...p, portfolio_id: q.portfolio_id?.toLowerCase() });
+    ctx.body = { data: r.items, pagination: pagination(r.total, p, r.items.length), summary: r.summary };
+  });
+  router.get('/api/v1/endpoints/:endpointId/incidents', ...secure, async (ctx) => {
+    const id = pathId(ctx, 'endpointId', 'Endpoint');
+    const q = v.query<{ limit?: number; offset?: number }>('incident-list', ctx.query);
+    const p = { limit: Math.min(q.limit ?? 20, 100), offset: q.offset ?? 0 };
+    const r = await s.home.incidents(team(ctx), id, p);
+    ctx.body = { data: r.items, pagination: pagination(r.total, p, r.items.length) };
+  });
+}
