@@ -7,11 +7,12 @@ import { dommon, ensureBuilt, serve } from '../support/cli.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-// The file spawns Node processes: allow more than tap's 30 s per file on a loaded machine.
+// The file spawns Node processes: allow more than tap's 30 s per file on a loaded machine. This limit and
+// the tests' count from the latest CLI process started or ended (test/support/cli.ts, progressed()).
 t.setTimeout(240_000);
 
 t.test('token and users commands', async (t) => {
-  t.setTimeout(150_000); // each CLI run is a fresh Node process (~1 s on a loaded machine)
+  t.setTimeout(150_000); // from the latest CLI process (each a fresh Node process, 0.5-15 s)
   await ensureBuilt();
   const dir = tempDir('dommon-cli-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -135,7 +136,7 @@ t.test('token and users commands', async (t) => {
 });
 
 t.test('a token revoked with the CLI is refused by a running daemon on the next request', async (t) => {
-  t.setTimeout(150_000); // each CLI run is a fresh Node process (~1 s on a loaded machine)
+  t.setTimeout(150_000); // from the latest CLI process (each a fresh Node process, 0.5-15 s)
   await ensureBuilt();
   const dir = tempDir('dommon-cli-revoke-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));

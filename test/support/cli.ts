@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import tap from 'tap';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/dommon.js');
@@ -52,6 +53,46 @@ export async function ensureBuilt(): Promise<void> {
   }
 }
 
+type Running = {
+  options: { timeout?: number };
+  start?: bigint;
+  setTimeout(n: number): void;
+  activeSubtests?: Set<unknown>;
+};
+
+/** Per running test: its own limit, and the limit progressed() last gave it. */
+const limits = new WeakMap<object, { own: number; given: number }>();
+
+/**
+ * Counts the running tests' time limits from now: the file's own (its runner hears of it) and each
+ * running subtest's, each given its own limit again. Every child process these helpers start calls it
+ * when it starts and when it ends, so a test's limit is how long it may go without a process starting
+ * or ending, not how long all of them may take: on a busy machine a command that takes 0.5 s may take
+ * 5-15 s (a file of 30 commands then needs minutes), and what must still fail is a step that hangs.
+ * tap also fails a test whose whole run outlasted its limit when it ends, so the limit given is the
+ * time run so far plus its own (a subtest's timer is set to its own limit from now).
+ */
+export function progressed(): void {
+  const rearm = (x: Running, root: boolean) => {
+    const timeout = x.options.timeout;
+    if (timeout) {
+      const known = limits.get(x);
+      const own = known && known.given === timeout ? known.own : timeout;
+      // The root's runner times the file from its spawn, a little before this process started.
+      const ran = root ? performance.now() + 2000 : x.start ? Number(process.hrtime.bigint() - x.start) / 1e6 : 0;
+      const given = Math.ceil(ran) + own;
+      limits.set(x, { own, given });
+      if (root) x.setTimeout(given);
+      else {
+        x.setTimeout(own);
+        x.options.timeout = given;
+      }
+    }
+    for (const sub of x.activeSubtests ?? []) rearm(sub as Running, false);
+  };
+  rearm(tap as unknown as Running, true);
+}
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -85,6 +126,7 @@ export function withPgKey<E extends Record<string, string | undefined>>(env: E, 
 /** `dommon ...args`; env has no DOMMON_* from the parent, NO_COLOR unset unless given. */
 export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
   const env = cleanEnv(withPgKey(o.env ?? {}, args));
+  progressed();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: o.cwd ?? ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -95,6 +137,7 @@ export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
     child.once('error', reject);
     child.once('close', (code) => {
       clearTimeout(timer);
+      progressed();
       let json: unknown;
       try {
         json = JSON.parse(stdout);
@@ -152,6 +195,7 @@ export async function serveDaemon(
   timeoutMs = 60_000,
 ): Promise<Daemon> {
   await ensureBuilt();
+  progressed();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], {
       cwd: ROOT,
@@ -166,11 +210,14 @@ export async function serveDaemon(
       reject(new Error(`daemon did not start in ${timeoutMs / 1000} s: ${out} ${err}`));
     }, timeoutMs);
     child.stderr.on('data', (d) => (err += d));
+    let listening = false;
     child.stdout.on('data', (d) => {
       out += d;
-      const m = /listening on (http:\/\/\S+)/.exec(out);
+      const m = listening ? null : /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
+        listening = true;
         clearTimeout(timer);
+        progressed();
         resolve({
           child,
           url: m[1]!,
