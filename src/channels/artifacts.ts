@@ -31,8 +31,19 @@ function layoutLike(raw: string, value: unknown): string {
   return expanded(JSON.parse(raw)) === raw ? expanded(value) : `${prettyJson(value)}\n`;
 }
 
+/**
+ * The channel's config schema as a file: its secret keys are marked `writeOnly` (JSON Schema's word for
+ * a value sent but never read back in full), which the dashboard's forms show as password fields.
+ */
 export function channelSchema(kind: Channel): JsonSchema {
-  return { $id: `channels/${kind}`, ...channels[kind].configSchema };
+  const p = channels[kind];
+  const props = p.configSchema.properties as Record<string, JsonSchema> | undefined;
+  const marked = props
+    ? Object.fromEntries(
+        Object.entries(props).map(([k, v]) => [k, p.secrets.includes(k) ? { ...v, writeOnly: true } : v]),
+      )
+    : undefined;
+  return { $id: `channels/${kind}`, ...p.configSchema, ...(marked ? { properties: marked } : {}) };
 }
 
 /** True for an enum of channel kinds: only strings, at least two of them channel kinds. */

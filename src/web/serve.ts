@@ -16,6 +16,7 @@ import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './se
 import type { WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
 import type { LiveHub } from './live.js';
+import { formSchemasBody } from './form-schemas.js';
 
 class NotJson extends ServiceError {
   constructor() {
@@ -115,6 +116,13 @@ export function webMiddleware(
 ): Koa.Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
   const files = () => (build ??= loadBuild(dir));
+  let schemas: Asset | undefined;
+  const formSchemas = (): Asset => {
+    if (schemas) return schemas;
+    const { body, br, gzip } = formSchemasBody(deps.validator.schemas);
+    const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
+    return (schemas = { body, type: 'application/json; charset=utf-8', etag, encoded: { br, gzip } });
+  };
   const answer = (s: WebSession) => ({
     signed_in: true,
     team: s.principal.team_name,
@@ -166,6 +174,10 @@ export function webMiddleware(
       }
       deps.live.attach(ctx, sid, s);
       return;
+    }
+    if (p === '/ui/schemas' && read) {
+      // Public like /openapi.json: the schemas of the API's requests, nothing of any team's.
+      return send(ctx, formSchemas(), 'no-cache');
     }
     if (p === '/ui/session') {
       ctx.set('Cache-Control', 'no-store');

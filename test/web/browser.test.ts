@@ -167,8 +167,9 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await page.getByText('_dommon-verify.example.com').waitFor();
   await shot(page, 'domain');
   // Edit: notes saved through the form, read back from the API.
-  await page.getByLabel('Notes').fill('renew with the registrar');
-  await page.getByRole('button', { name: 'Save' }).click();
+  const editDomain = page.getByRole('form', { name: 'Edit the domain' });
+  await editDomain.getByLabel('Notes').fill('renew with the registrar');
+  await editDomain.getByRole('button', { name: 'Save' }).click();
   await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
   t.equal((await api.get(`/api/v1/domains/${domain.id}`)).body.notes, 'renew with the registrar');
   t.equal((await api.get(`/api/v1/domains/${domain.id}`)).body.portfolio_id, portfolio.id, 'the portfolio kept');

@@ -11,9 +11,12 @@ import { Renewals } from './pages/renewals.js';
 import { Notifications } from './pages/notifications.js';
 import { StatusPages } from './pages/status-pages.js';
 import { Nodes } from './pages/nodes.js';
+import { Portfolios } from './pages/portfolios.js';
+import { NotFound } from './pages/not-found.js';
 import { CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
+import './setup.css';
 
 function SignIn({ done }: { done: (s: Session) => void }) {
   const [token, setToken] = useState('');
@@ -62,6 +65,7 @@ function SignIn({ done }: { done: (s: Session) => void }) {
 const NAV: [string, string][] = [
   ['overview', 'Overview'],
   ['domains', 'Domains'],
+  ['portfolios', 'Portfolios'],
   ['renewals', 'Renewals'],
   ['notifications', 'Notifications'],
   ['status-pages', 'Status pages'],
@@ -73,11 +77,14 @@ function Page({ route }: { route: string[] }) {
   if (top === 'domains' && id) return <DomainPage id={id} />;
   if (top === 'domains') return <Domains />;
   if (top === 'endpoints' && id) return <EndpointPage id={id} />;
+  if (id) return <NotFound />;
   if (top === 'renewals') return <Renewals />;
   if (top === 'notifications') return <Notifications />;
   if (top === 'status-pages') return <StatusPages />;
   if (top === 'nodes') return <Nodes />;
-  return <Overview />;
+  if (top === 'portfolios') return <Portfolios />;
+  if (top === 'overview') return <Overview />;
+  return <NotFound />;
 }
 
 function App() {
@@ -88,7 +95,12 @@ function App() {
     return onSignedOut(() => setSession(null));
   }, []);
   useEffect(() => {
-    const title = NAV.find(([k]) => k === route[0])?.[1] ?? (route[0] === 'endpoints' ? 'Endpoint' : 'Domain');
+    // A page's own title; an address with no page (or an id where the page takes none) is "Not found".
+    const [top, id] = route;
+    const title =
+      top === 'endpoints' && id
+        ? 'Endpoint'
+        : (NAV.find(([k]) => k === top && (!id || k === 'domains'))?.[1] ?? 'Not found');
     document.title = `${title} · dommon`;
     document.getElementById('main')?.focus();
   }, [route.join('/')]);

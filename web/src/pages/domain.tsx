@@ -4,21 +4,9 @@ import { useState } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, DomainStatus, HealthReason, Portfolio, Security } from '../types.js';
-import {
-  Badge,
-  Check,
-  Choice,
-  Days,
-  Field,
-  Message,
-  PortfolioChoice,
-  Section,
-  Show,
-  fmtTime,
-  removeAfterConfirm,
-  useSubmit,
-} from '../ui.js';
+import { Badge, Days, Field, Message, PortfolioChoice, Section, Show, fmtTime, useSubmit } from '../ui.js';
 import { Write } from '../scope.js';
+import { AddEndpoint, DomainEndpoints } from './endpoint-setup.js';
 
 interface Registration {
   state: string;
@@ -29,6 +17,8 @@ interface Registration {
   nameservers: string[];
   statuses: string[];
   checked_at: string | null;
+  /** The manual expiry date set on the domain (null: the registry's date counts). */
+  expiry_override?: string | null;
 }
 interface Verification {
   verification_token: string;
@@ -77,15 +67,24 @@ const recText = (r: Security['recommendations'][number]) =>
   typeof r === 'string' ? r : (r.message ?? r.title ?? JSON.stringify(r));
 
 /** Portfolio, notes and a manual expiry date (for TLDs no RDAP/WHOIS server answers for). */
-function EditDomain({ domain, portfolios }: { domain: Domain; portfolios: Portfolio[] }) {
+function EditDomain({
+  domain,
+  portfolios,
+  manualExpiry,
+}: {
+  domain: Domain;
+  portfolios: Portfolio[];
+  /** The manual date only (the registry's date is not one to keep by saving the form). */
+  manualExpiry: string | null;
+}) {
   const [portfolio, setPortfolio] = useState(domain.portfolio_id ?? '');
   const [notes, setNotes] = useState(domain.notes ?? '');
-  const [expiry, setExpiry] = useState(domain.expiry_date ?? '');
+  const [expiry, setExpiry] = useState(manualExpiry ?? '');
   const { msg, onSubmit } = useSubmit(async () => {
     await api('PUT', `/api/v1/domains/${domain.id}`, {
       portfolio_id: portfolio || null,
       notes: notes.trim() || null,
-      expiry_date: expiry || null,
+      ...((manualExpiry ?? '') !== expiry ? { expiry_date: expiry || null } : {}),
     });
     return 'Saved.';
   });
@@ -100,45 +99,8 @@ function EditDomain({ domain, portfolios }: { domain: Domain; portfolios: Portfo
   );
 }
 
-const ENDPOINT_TYPES = ['https', 'http', 'smtp', 'imap'];
-
-function AddEndpoint({ domainId }: { domainId: string }) {
-  const [name, setName] = useState('');
-  const [type, setType] = useState('https');
-  const [subdomain, setSubdomain] = useState('');
-  const [path, setPath] = useState('');
-  const [liveness, setLiveness] = useState(true);
-  const { msg, onSubmit } = useSubmit(async () => {
-    await api('POST', '/api/v1/endpoints', {
-      domain_id: domainId,
-      name: name.trim(),
-      endpoint_type: type,
-      ...(subdomain.trim() ? { subdomain: subdomain.trim() } : {}),
-      ...(path.trim() ? { path: path.trim() } : {}),
-      ...(liveness && type !== 'port' ? { liveness: { is_enabled: true } } : {}),
-    });
-    setName('');
-    setSubdomain('');
-    setPath('');
-    return `Added ${name}.`;
-  });
-  return (
-    <form class="inline" onSubmit={onSubmit} aria-label="Add an endpoint">
-      <Field label="Name" required value={name} set={setName} />
-      <Choice label="Type" value={type} set={setType} options={ENDPOINT_TYPES} />
-      <Field label="Subdomain" value={subdomain} set={setSubdomain} placeholder="www" />
-      <Field label="Path" value={path} set={setPath} placeholder="/" />
-      <Check label="Check liveness" checked={liveness} set={setLiveness} />
-      <button type="submit">Add endpoint</button>
-      <Message msg={msg} />
-    </form>
-  );
-}
-
 export function DomainPage({ id }: { id: string }) {
   const s = usePoll(() => load(id), `domain:${id}`);
-  const removeEndpoint = (eid: string, name: string) =>
-    removeAfterConfirm(`Remove the endpoint ${name}?`, `/api/v1/endpoints/${eid}`);
   return (
     <Show s={s}>
       {(d) => (
@@ -243,35 +205,28 @@ export function DomainPage({ id }: { id: string }) {
           </div>
           <Write>
             <Section title="Edit">
-              <EditDomain key={d.domain.id} domain={d.domain} portfolios={d.portfolios} />
+              <EditDomain
+                key={d.domain.id}
+                domain={d.domain}
+                portfolios={d.portfolios}
+                manualExpiry={d.registration?.expiry_override ?? null}
+              />
             </Section>
           </Write>
           <Section title="Endpoints">
-            <ul>
-              {(d.domain.endpoints ?? []).map((e) => (
-                <li key={e.id}>
-                  <a href={`#/endpoints/${e.id}`}>{e.name}</a> <span class="muted">{e.full_url}</span>{' '}
-                  <Write>
-                    <button
-                      type="button"
-                      class="danger small"
-                      onClick={() => void removeEndpoint(e.id, e.name)}
-                      aria-label={`Remove ${e.name}`}
-                    >
-                      Remove
-                    </button>
-                  </Write>
-                </li>
-              ))}
-              {(d.domain.endpoints ?? []).length === 0 && <li class="muted">No endpoints.</li>}
-            </ul>
+            <DomainEndpoints domainId={id} endpoints={d.domain.endpoints ?? []} />
             <Write>
+              <h3>Add an endpoint</h3>
               <AddEndpoint domainId={id} />
             </Write>
           </Section>
           <Section title="Exposure findings">
-            {d.findings.length === 0 ? (
-              <p class="muted">None.</p>
+            {!d.domain.is_verified && d.findings.length === 0 ? (
+              <p class="muted">
+                Exposure scans run on verified domains only: publish the TXT record above and press Check now.
+              </p>
+            ) : d.findings.length === 0 ? (
+              <p class="muted">None found.</p>
             ) : (
               <ul>
                 {d.findings.map((f) => (

@@ -6,6 +6,7 @@ import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { DailyStat, EndpointStatus, Liveness, LivenessResult, RegionView } from '../types.js';
 import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
+import { EndpointSettings } from './endpoint-setup.js';
 import { CanWrite } from '../scope.js';
 
 /** One certificate of a chain the server sent (leaf first). */
@@ -322,6 +323,7 @@ export function EndpointPage({ id }: { id: string }) {
               </Section>
             )}
             <CertificateHistory certs={d.certs} />
+            <EndpointSettings endpointId={id} />
             <Section title="Response time, last 24 hours">
               {pts.length ? (
                 <Chart label="Response time (ms) of each check in the last 24 hours" data={recent} days={1} />
