@@ -5,7 +5,6 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import tap from 'tap';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/dommon.js');
@@ -90,7 +89,10 @@ export function progressed(): void {
     }
     for (const sub of x.activeSubtests ?? []) rearm(sub as Running, false);
   };
-  rearm(tap as unknown as Running, true);
+  // The process's tap root, where tap keeps it; absent (nothing to do) in a process that loaded no tap,
+  // such as a benchmark's peer that imports test/support: importing tap here would make it print TAP.
+  const root = (globalThis as Record<symbol, unknown>)[Symbol.for('TAP private constructor')];
+  if (root) rearm(root as Running, true);
 }
 
 export interface CliResult {
