@@ -48,6 +48,7 @@ export function endpointJson(e: Endpoint) {
     is_enabled: e.is_enabled,
     timeout_seconds: e.timeout_seconds,
     notes: e.notes,
+    ...e.settings,
     full_url: fullUrl(e),
     created_at: e.created_at,
     updated_at: e.updated_at,

@@ -23,18 +23,46 @@ export interface UrlParts {
 
 /** What the pure rules (full_url, ports, certificate eligibility) need to know of an endpoint type. */
 export interface EndpointShape {
-  /** The port probed when the endpoint names none; null: a port is required. */
+  /** The port probed when the endpoint names none; null: a port is required (a `name` type has none). */
   defaultPort: number | null;
   /**
    * How full_url is written: `web` a URL with a path, the default port left out (https://host/path);
-   * `host-port` host:port; `service` scheme://host:port (the port always shown: it decides the mode).
+   * `host-port` host:port; `service` scheme://host:port (the port always shown: it decides the mode);
+   * `name` scheme://host, for a type that checks a name or host and no port (`port` and `path` unused).
    */
-  url: 'web' | 'host-port' | 'service';
+  url: 'web' | 'host-port' | 'service' | 'name';
   /** Which endpoints of the type get TLS inspection: all, only those on one of TLS_PORTS, none. */
   certificate: 'always' | 'tls-ports' | 'never';
   /** Extension beyond the spec's three types (listed as such in the docs). */
   extension?: true;
+  /**
+   * The fields the type adds to its endpoints (`record_type`, `count`, ...), each a JSON Schema
+   * fragment: the request schemas, the OpenAPI document, the CLI's options and docs/endpoint-types.md
+   * are generated from them, and an endpoint of the type stores them in its `settings`.
+   */
+  fields?: Readonly<Record<string, EndpointFieldSchema>>;
 }
+
+/** A value an endpoint-type field holds. */
+export type EndpointFieldValue = string | number | boolean | null;
+
+/** The JSON Schema of one endpoint-type field (a property's schema, as the request schemas carry it). */
+export interface EndpointFieldSchema {
+  type: 'string' | 'integer' | 'boolean' | readonly ['string', 'null'] | readonly ['integer', 'null'];
+  /** What it means; the docs, the OpenAPI document and the CLI's help show it. */
+  description: string;
+  enum?: readonly string[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  /** Taken when a create leaves the field out; a field without a default is required on create. */
+  default?: EndpointFieldValue;
+}
+
+/** An endpoint's own fields, by name (only its type's, every one of them set). */
+export type EndpointSettings = Readonly<Record<string, EndpointFieldValue>>;
 
 /** Ports on which a `port` endpoint speaks TLS from the first byte. */
 export const TLS_PORTS = [443, 8443, 993, 995, 465] as const;
@@ -56,6 +84,7 @@ export function defineEndpointTypes(table: Readonly<Record<EndpointType, Endpoin
           url: s.url,
           certificate: s.certificate,
           ...(s.extension ? { extension: true as const } : {}),
+          ...(s.fields && Object.keys(s.fields).length ? { fields: s.fields } : {}),
         }),
       ]),
     ),
@@ -77,6 +106,50 @@ export function endpointShape(type: EndpointType): EndpointShape {
   return shape;
 }
 
+/** The fields endpoints of the type have (empty for most types). */
+function endpointFields(type: EndpointType): Readonly<Record<string, EndpointFieldSchema>> {
+  return endpointShape(type).fields ?? {};
+}
+
+/** Every field name some endpoint type has, with the types that have it (in the registry's order). */
+function allEndpointFields(): Map<string, EndpointType[]> {
+  const out = new Map<string, EndpointType[]>();
+  for (const [type, shape] of Object.entries(defined()))
+    for (const name of Object.keys(shape.fields ?? {})) out.set(name, [...(out.get(name) ?? []), type as EndpointType]);
+  return out;
+}
+
+/** What a request names of the endpoint-type fields (the rest of its properties are left alone). */
+export function givenFields(input: object): Record<string, EndpointFieldValue> {
+  const out: Record<string, EndpointFieldValue> = {};
+  for (const name of allEndpointFields().keys())
+    if (Object.hasOwn(input, name)) out[name] = (input as Record<string, EndpointFieldValue>)[name]!;
+  return out;
+}
+
+/**
+ * The settings an endpoint of `type` stores: each of the type's fields from `given`, else from
+ * `current` (the endpoint as it is, when its type stays), else the field's default. A field of
+ * another type, or a required field left out, is refused (the message names it).
+ */
+export function settingsFor(
+  type: EndpointType,
+  given: Readonly<Record<string, EndpointFieldValue>>,
+  current?: { endpoint_type: EndpointType; settings: EndpointSettings },
+): { ok: true; settings: EndpointSettings } | { ok: false; error: string } {
+  const fields = endpointFields(type);
+  for (const name of Object.keys(given))
+    if (!Object.hasOwn(fields, name)) return { ok: false, error: `${name}: not a field of endpoint_type "${type}"` };
+  const kept = current?.endpoint_type === type ? current.settings : {};
+  const settings: Record<string, EndpointFieldValue> = {};
+  for (const [name, schema] of Object.entries(fields)) {
+    const value = Object.hasOwn(given, name) ? given[name] : Object.hasOwn(kept, name) ? kept[name] : schema.default;
+    if (value === undefined) return { ok: false, error: `${name}: required for endpoint_type "${type}"` };
+    settings[name] = value;
+  }
+  return { ok: true, settings };
+}
+
 export function hostOf(e: Pick<UrlParts, 'domain' | 'subdomain'>): string {
   return e.subdomain ? `${e.subdomain}.${e.domain}` : e.domain;
 }
@@ -86,6 +159,7 @@ export function fullUrl(e: UrlParts): string {
   const host = hostOf(e);
   const shape = endpointShape(e.endpoint_type);
   if (shape.url === 'host-port') return `${host}:${e.port ?? ''}`;
+  if (shape.url === 'name') return `${e.endpoint_type}://${host}`;
   if (shape.url === 'service') return `${e.endpoint_type}://${host}:${effectivePort(e)}`;
   const port = e.port && e.port !== shape.defaultPort ? `:${e.port}` : '';
   const path = e.path ? (e.path.startsWith('/') ? e.path : `/${e.path}`) : '/';
@@ -99,7 +173,8 @@ export function effectivePort(e: Pick<UrlParts, 'endpoint_type' | 'port'>): numb
 
 /** The endpoint type needs a port of its own (it has no default). */
 export function requiresPort(type: EndpointType): boolean {
-  return endpointShape(type).defaultPort === null;
+  const shape = endpointShape(type);
+  return shape.defaultPort === null && shape.url !== 'name';
 }
 
 export function wantsTls(e: Pick<UrlParts, 'endpoint_type' | 'port'>): boolean {

@@ -1,5 +1,5 @@
 // Domain types as services see them (never rows); the store maps rows to these.
-import type { EndpointType, Health } from './endpoint.js';
+import type { EndpointSettings, EndpointType, Health } from './endpoint.js';
 
 /** The endpoint type names: one per plug-in of src/probes/registry.ts (see EndpointTypeNames). */
 export type { EndpointType } from './endpoint.js';
@@ -98,6 +98,8 @@ export interface Endpoint {
   is_enabled: boolean;
   timeout_seconds: number;
   notes: string | null;
+  /** Its type's own fields (`record_type`, `count`, ...), each set; empty for a type without any. */
+  settings: EndpointSettings;
   created_at: string;
   updated_at: string;
 }

@@ -1,8 +1,8 @@
 // The one shape of an endpoint-type plug-in (after blackbox_exporter's ProbeFn): its name, its pure
-// shape (the data domain/endpoint.ts's rules read), its row of docs/endpoint-types.md, its liveness
-// probe and, when it carries a certificate, its TLS inspection.
+// shape (the data domain/endpoint.ts's rules read, with the fields its endpoints add), its row of
+// docs/endpoint-types.md, its liveness probe and, when it carries a certificate, its TLS inspection.
 import type { TlsResult } from '../domain/certificate.js';
-import type { EndpointShape, UrlParts } from '../domain/endpoint.js';
+import type { EndpointSettings, EndpointShape, UrlParts } from '../domain/endpoint.js';
 import type { EndpointType, LivenessConfig } from '../domain/types.js';
 import type { TlsTarget } from './tls.js';
 import type { ProbeDeps, ProbeOutcome } from './types.js';
@@ -10,9 +10,15 @@ import type { ProbeDeps, ProbeOutcome } from './types.js';
 /** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
 export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
 
+/**
+ * What a probe checks: where, and the type's own fields (a stored endpoint has them all; a
+ * `dommon check` target has none, and the probe takes its fields' defaults).
+ */
+export type ProbeTarget = UrlParts & { settings?: EndpointSettings };
+
 /** Liveness: one check of the endpoint; never throws for a failing target. */
 export type LivenessProbeFn = (
-  endpoint: UrlParts,
+  endpoint: ProbeTarget,
   config: ProbeSettings,
   deps: ProbeDeps,
   signal: AbortSignal,

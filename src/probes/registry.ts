@@ -7,6 +7,7 @@ import type { EndpointType, Endpoint, LivenessConfig } from '../domain/types.js'
 import type { TlsResult } from '../domain/certificate.js';
 import { defineEndpointTypes } from '../domain/endpoint.js';
 import { http, https } from './http.js';
+import { icmp } from './icmp.js';
 import { imap } from './imap.js';
 import type { EndpointPlugin, TlsInspectFn } from './plugin.js';
 import { smtp } from './smtp.js';
@@ -19,6 +20,7 @@ export const ENDPOINT_PLUGINS: { readonly [K in EndpointType]: EndpointPlugin<K>
   port,
   smtp,
   imap,
+  icmp,
 };
 
 /** The type names, in the registry's order (the docs' and the enums' order). */

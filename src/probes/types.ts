@@ -2,7 +2,8 @@
 import type { Resolver } from '../net/resolve.js';
 
 /** Why a check failed; the stored error text starts with it (`timeout: ...`). */
-export type ProbeReason = 'timeout' | 'dns' | 'refused' | 'reset' | 'tls' | 'status' | 'cancelled' | 'denied' | 'error';
+export type ProbeReason =
+  'timeout' | 'dns' | 'refused' | 'reset' | 'tls' | 'status' | 'loss' | 'cancelled' | 'denied' | 'error';
 
 export interface ProbeDeps {
   resolver: Resolver;

@@ -1,6 +1,6 @@
 import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
-import { requiresPort, validSubdomain } from '../domain/endpoint.js';
+import { givenFields, requiresPort, settingsFor, validSubdomain, type EndpointSettings } from '../domain/endpoint.js';
 import type {
   CertificateSummary,
   CreatedEndpoint,
@@ -50,6 +50,20 @@ function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
   return out;
 }
 
+/**
+ * The settings the endpoint stores: its type's fields from the request (flat beside the common
+ * ones, as the API takes them), else kept, else defaulted; a field of another type is refused.
+ */
+function settingsOf(
+  raw: object,
+  type: EndpointType,
+  current?: { endpoint_type: EndpointType; settings: EndpointSettings },
+): EndpointSettings {
+  const r = settingsFor(type, givenFields(raw), current);
+  if (!r.ok) throw new Invalid(r.error);
+  return r.settings;
+}
+
 function requirePort(type: EndpointType, port: number | null | undefined): void {
   if (requiresPort(type) && (port === null || port === undefined))
     throw new Invalid(`port: required for endpoint_type "${type}"`);
@@ -83,6 +97,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
   async function create(teamId: string, raw: EndpointInput): Promise<CreatedEndpoint> {
     const input = clean(raw) as EndpointInput;
     requirePort(input.endpoint_type, input.port);
+    const settings = settingsOf(raw, input.endpoint_type);
     let id = '';
     let livenessId: string | null = null;
     try {
@@ -107,6 +122,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           is_enabled: input.is_enabled !== false,
           timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
           notes: input.notes ?? null,
+          settings,
           created_at: now,
           updated_at: now,
         });
@@ -147,7 +163,9 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         await store.transaction(async (tx) => {
           const cur = await tx.endpoints.get(teamId, id);
           if (!cur) throw new NotFound('Endpoint');
-          requirePort(input.endpoint_type ?? cur.endpoint_type, input.port === undefined ? cur.port : input.port);
+          const type = input.endpoint_type ?? cur.endpoint_type;
+          requirePort(type, input.port === undefined ? cur.port : input.port);
+          const settings = settingsOf(raw, type, cur);
           if (input.name && input.name !== cur.name && (await tx.endpoints.byName(cur.domain_id, input.name))) {
             throw new Conflict(`endpoint "${input.name}" already exists for ${cur.domain}`, 'ENDPOINT_EXISTS');
           }
@@ -160,6 +178,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
             is_enabled: input.is_enabled,
             timeout_seconds: input.timeout_seconds,
             notes: input.notes,
+            settings,
             updated_at: isoNow(clock),
           });
           // Enabled, host or port changed: which liveness and certificate inputs count may have too.

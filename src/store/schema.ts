@@ -1,4 +1,5 @@
 // Row types of every table (Kysely's view of the database). Booleans are 0/1, JSON is text.
+import type { Generated } from 'kysely';
 type Bool = number;
 
 export interface TeamsTable {
@@ -107,6 +108,8 @@ export interface EndpointsTable {
   is_enabled: Bool;
   timeout_seconds: number;
   notes: string | null;
+  /** JSON object: the fields of its endpoint type (EndpointSettings); '{}' for a type without any. */
+  settings: Generated<string>;
   created_at: string;
   updated_at: string;
 }

@@ -14,8 +14,22 @@ import {
 } from '../../src/domain/endpoint.js';
 import { ENDPOINT_PLUGINS, ENDPOINT_TYPES, pluginOf } from '../../src/probes/registry.js';
 import type { EndpointPlugin } from '../../src/probes/plugin.js';
-import { endpointTypeDescription, endpointTypesTable, withEndpointTypesTable } from '../../src/probes/artifacts.js';
-import { endpointTypeEnums, writeEndpointTypeEnums } from '../../src/api/schema-enums.js';
+import {
+  FIELD_MARK,
+  endpointFieldProperties,
+  endpointFieldsTable,
+  endpointTypeDescription,
+  endpointTypesTable,
+  withEndpointFieldsTable,
+  withEndpointTypesTable,
+} from '../../src/probes/artifacts.js';
+import {
+  ENDPOINT_FIELD_SCHEMAS,
+  endpointTypeEnums,
+  writeEndpointFields,
+  writeEndpointTypeEnums,
+} from '../../src/api/schema-enums.js';
+import { createValidator } from '../../src/api/validation.js';
 import { loadSchemas, SCHEMA_DIR } from '../../src/api/validation.js';
 import { buildOpenApi } from '../../src/api/openapi/document.js';
 import { buildProgram } from '../../src/cli/program.js';
@@ -214,7 +228,7 @@ t.test("docs/endpoint-types.md's table is the registry's (npm run build writes i
   for (const p of plugins)
     t.match(
       doc,
-      `| \`${p.name}\`${p.extension ? ' (extension)' : ''} | ${p.defaultPort ?? 'none (`port` required)'} |`,
+      `| \`${p.name}\`${p.extension ? ' (extension)' : ''} | ${p.url === 'name' ? 'none (no port)' : (p.defaultPort ?? 'none (`port` required)')} |`,
       `${p.name} row`,
     );
   t.match(doc, '| `smtp` (extension) | 25 | `smtp://host:port` | the server greets `220` and TLS completes |');
@@ -246,4 +260,94 @@ t.test('a new plug-in flows into every generated artifact with no other edit', a
   t.ok(found.length >= 8);
   for (const f of found) t.same(f.values, types, `OpenAPI ${f.at}`);
   t.same(writeEndpointTypeEnums(dir, types, description), [], 'a second run changes nothing');
+});
+
+/** A made-up type with fields of its own: what a plug-in that declares `fields` looks like. */
+const withFields = {
+  ...madeUp,
+  name: 'fieldful',
+  fields: {
+    mode: { type: 'string', enum: ['fast', 'slow'], default: 'fast', description: 'how it asks' },
+    tries: { type: 'integer', minimum: 1, maximum: 9, description: 'how often it asks' },
+  },
+} as unknown as EndpointPlugin;
+
+t.test("a plug-in's fields flow into the schemas, the OpenAPI document, the CLI and the docs", async (t) => {
+  const next = [...plugins, withFields];
+  const props = endpointFieldProperties(next);
+  t.match(props.mode, {
+    type: 'string',
+    enum: ['fast', 'slow'],
+    default: 'fast',
+    description: 'how it asks (endpoint_type `fieldful` only; docs/endpoint-types.md).',
+    [FIELD_MARK]: ['fieldful'],
+  });
+  t.throws(
+    () =>
+      endpointFieldProperties([
+        ...next,
+        {
+          ...withFields,
+          name: 'other',
+          fields: { mode: { type: 'integer', description: 'x' } },
+        } as unknown as EndpointPlugin,
+      ]),
+    /endpoint field mode: declared with two different schemas/,
+  );
+  t.match(endpointFieldsTable(next), '| `fieldful` | `mode` | `fast` or `slow` | `"fast"` | how it asks |');
+  t.match(endpointFieldsTable(next), '| `fieldful` | `tries` | integer 1-9 | required | how often it asks |');
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-epfields-'));
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  fs.cpSync(SCHEMA_DIR, dir, { recursive: true });
+  writeEndpointTypeEnums(
+    dir,
+    next.map((p) => p.name),
+    endpointTypeDescription(next),
+  );
+  t.same(
+    writeEndpointFields(dir, props, FIELD_MARK),
+    ENDPOINT_FIELD_SCHEMAS.map((s) => s.file),
+    'the endpoint request and answer schemas rewritten',
+  );
+  t.same(writeEndpointFields(dir, props, FIELD_MARK), [], 'a second run changes nothing');
+  const answer = JSON.parse(fs.readFileSync(path.join(dir, 'responses/endpoint.json'), 'utf8'));
+  t.notOk('default' in answer.properties.mode, 'answers carry no default');
+  t.notOk(answer.required.includes('mode'), 'and do not require a field (other types have none)');
+  const keys = Object.keys(answer.properties);
+  const at = keys.indexOf('notes') + 1;
+  t.same(keys.slice(at, at + Object.keys(props).length), Object.keys(props), 'placed after notes');
+
+  // ajv validates the field by its fragment.
+  const v = createValidator(loadSchemas(dir));
+  const base = { domain_id: '0190a0a0-0000-7000-8000-000000000000', name: 'x', endpoint_type: 'fieldful' };
+  t.doesNotThrow(() => v.body('endpoint-create', { ...base, mode: 'slow', tries: 3 }));
+  t.throws(() => v.body('endpoint-create', { ...base, mode: 'medium' }), /^mode: /);
+  t.throws(() => v.body('endpoint-update', { tries: 10 }), /^tries: /);
+
+  const doc = JSON.stringify(buildOpenApi(loadSchemas(dir)));
+  t.match(doc, '"mode":{"type":"string","enum":["fast","slow"],"default":"fast"', 'in the OpenAPI document');
+
+  // A field is removed again when its plug-in no longer has it.
+  t.same(writeEndpointFields(dir, endpointFieldProperties(plugins), FIELD_MARK).length, 4);
+  t.notOk('mode' in JSON.parse(fs.readFileSync(path.join(dir, 'requests/endpoint-create.json'), 'utf8')).properties);
+  t.throws(
+    () => writeEndpointFields(dir, { notes: { type: 'string', [FIELD_MARK]: ['x'] } }, FIELD_MARK),
+    /endpoint field notes: the endpoint schema has it already/,
+  );
+});
+
+t.test("the committed endpoint schemas and docs hold the registry's fields; the CLI offers them", async (t) => {
+  t.same(writeEndpointFields(SCHEMA_DIR, endpointFieldProperties(), FIELD_MARK, true), [], 'schemas up to date');
+  const doc = fs.readFileSync(path.join(PACKAGE_ROOT, 'docs/endpoint-types.md'), 'utf8');
+  t.equal(withEndpointFieldsTable(doc), doc, 'docs/endpoint-types.md fields table up to date');
+  const add = buildProgram()
+    .commands.find((c) => c.name() === 'endpoints')!
+    .commands.find((c) => c.name() === 'add')!;
+  for (const p of plugins)
+    for (const [name, f] of Object.entries(p.fields ?? {})) {
+      const opt = add.options.find((o) => o.long === `--${name.replaceAll('_', '-')}`);
+      t.ok(opt, `endpoints add --${name.replaceAll('_', '-')}`);
+      t.match(opt?.description, f.description);
+    }
 });

@@ -62,8 +62,13 @@ t.test(
       ['https', 'http', 'port', 'smtp', 'imap'].every((x) => types.includes(x)),
       `every type is offered: ${types.join(', ')}`,
     );
+    // A type's own fields (generated from its plug-in) show while that type is chosen, and only then.
+    await addEndpoint.getByLabel('Endpoint type').selectOption('icmp');
+    await addEndpoint.getByLabel(/^Count/).fill('7');
+    t.equal(await addEndpoint.getByLabel(/^Max loss percent/).count(), 1, 'icmp: its fields are shown');
     await addEndpoint.getByLabel(/^Name( \(required\))?$/).fill('web');
     await addEndpoint.getByLabel('Endpoint type').selectOption('https');
+    t.equal(await addEndpoint.getByLabel(/^Count/).count(), 0, 'https: the icmp fields are gone');
     await addEndpoint.getByLabel('Subdomain').fill('www');
     await addEndpoint.getByLabel('Interval seconds').fill('0');
     await addEndpoint.getByLabel('Failure threshold').fill('3');
@@ -87,6 +92,7 @@ t.test(
     await page.getByTestId('endpoints-table').getByRole('link', { name: 'web' }).waitFor();
     const ep = (await api.get('/api/v1/endpoints')).body.data[0];
     t.match(ep, { name: 'web', endpoint_type: 'https', subdomain: 'www', domain_id: domain.id });
+    t.notOk('count' in ep, 'the icmp field typed before was not sent for https');
     const live = (await api.get(`/api/v1/liveness?endpoint_id=${ep.id}`)).body.data[0];
     t.match(live, { is_enabled: true, interval_seconds: 30, failure_threshold: 3 });
 

@@ -5,7 +5,9 @@
 // `writeOnly` property is a secret: a password field that, left empty, sends back the masked value the
 // API gave (which keeps the stored secret). `if`/`then` conditions on sibling values (as in
 // `allOf: [{ if: { properties: { endpoint_type: { const: "dns" } } }, then: { ... } }]`) add their
-// fields when they hold. The API's validation errors ("liveness.interval_seconds: must be >= 1") are
+// fields when they hold, and a property marked `x-endpoint-types` (a field of some endpoint types
+// only, generated from their plug-ins) is there only while the form's `endpoint_type` is one of them.
+// The API's validation errors ("liveness.interval_seconds: must be >= 1") are
 // shown at the field they name.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
@@ -34,6 +36,8 @@ export interface Schema {
   if?: Schema;
   then?: Schema;
   else?: Schema;
+  /** A field of these endpoint types only (the endpoint schemas' generated fields). */
+  'x-endpoint-types'?: string[];
 }
 export type Defs = Record<string, Schema>;
 type Obj = Record<string, unknown>;
@@ -85,7 +89,19 @@ function effective(s: Schema, value: Obj, defs: Defs): { properties: Record<stri
     for (const [k, p] of Object.entries(r.properties ?? {})) properties[k] = { ...(properties[k] ?? {}), ...p };
     required.push(...(r.required ?? []));
   }
+  for (const [k, p] of Object.entries(properties)) {
+    const types = p['x-endpoint-types'];
+    if (types && !types.includes(value.endpoint_type as string)) delete properties[k];
+  }
   return { properties, required };
+}
+
+/** Of a form's value, what its schema takes for it now (a field of another endpoint type left out). */
+export function applicable(schema: Schema, defs: Defs, value: Obj): Obj {
+  const { properties } = effective(resolve(schema, defs), value, defs);
+  const out: Obj = {};
+  for (const [k, v] of Object.entries(value)) if (k in properties) out[k] = v;
+  return out;
 }
 
 const types = (s: Schema) => (Array.isArray(s.type) ? s.type : s.type ? [s.type] : []);

@@ -2,8 +2,9 @@
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId } from './common.js';
 import { ENDPOINT_TYPES, pluginOf } from '../../probes/registry.js';
+import type { EndpointFieldSchema } from '../../domain/endpoint.js';
 
-const fields: OptSpec[] = [
+const common: OptSpec[] = [
   { flags: '--subdomain <s>', description: 'host prefix, e.g. www', field: 'subdomain' },
   { flags: '--path <p>', description: 'URL path', field: 'path' },
   { flags: '--port <n>', description: 'TCP port', field: 'port', kind: 'int' },
@@ -11,6 +12,24 @@ const fields: OptSpec[] = [
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
   { flags: '--notes <text>', description: 'free text', field: 'notes' },
 ];
+/** The types' own fields as options (`record_type`: `--record-type <value>`), from the registry. */
+function typeFieldOptions(): OptSpec[] {
+  const byName = new Map<string, { types: string[]; schema: EndpointFieldSchema }>();
+  for (const x of ENDPOINT_TYPES)
+    for (const [name, schema] of Object.entries(pluginOf(x).fields ?? {}))
+      byName.set(name, { types: [...(byName.get(name)?.types ?? []), x], schema });
+  return [...byName].map(([name, { types, schema }]) => {
+    const base = typeof schema.type === 'string' ? schema.type : schema.type[0];
+    return {
+      flags: `--${name.replaceAll('_', '-')} <value>`,
+      description: `${schema.description} (--type ${types.join(', ')})`,
+      field: name,
+      ...(base === 'integer' ? { kind: 'int' as const } : base === 'boolean' ? { kind: 'bool' as const } : {}),
+      ...(schema.enum ? { choices: schema.enum } : {}),
+    };
+  });
+}
+const fields: OptSpec[] = [...common, ...typeFieldOptions()];
 const extensions = ENDPOINT_TYPES.filter((x) => pluginOf(x).extension);
 const type = (required: boolean): OptSpec => ({
   flags: '--type <type>',

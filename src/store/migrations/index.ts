@@ -17,6 +17,7 @@ import * as m017 from './017_results_cascade.js';
 import * as m018 from './018_autovacuum.js';
 import * as m020 from './020_web_sessions.js';
 import * as m021 from './021_token_operator.js';
+import * as m022 from './022_endpoint_settings.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -35,6 +36,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '018_autovacuum': m018,
   '020_web_sessions': m020,
   '021_token_operator': m021,
+  '022_endpoint_settings': m022,
 };
 
 /**

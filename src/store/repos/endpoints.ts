@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely, type RawBuilder, type Selectable } from 'kysely';
 import type { DB, EndpointsTable } from '../schema.js';
-import type { Health } from '../../domain/endpoint.js';
+import type { EndpointSettings, Health } from '../../domain/endpoint.js';
 import type {
   CertificateSummary,
   Endpoint,
@@ -15,8 +15,8 @@ import { engineOf } from '../migrations/engine.js';
 
 /** An endpoint's own columns, in the domain's types: the store encodes them. */
 type EndpointColumns = Omit<Endpoint, 'id' | 'domain'>;
-/** A new endpoint; the store makes its id unless one is given (tests, copies). */
-type NewEndpoint = EndpointColumns & { id?: string };
+/** A new endpoint; the store makes its id unless one is given (tests, copies), settings default to none. */
+type NewEndpoint = Omit<EndpointColumns, 'settings'> & { id?: string; settings?: EndpointSettings };
 /** The columns an update may change (undefined: unchanged). */
 type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
@@ -70,6 +70,7 @@ export function toEndpoint(r: Row): Endpoint {
     is_enabled: toBool(r.is_enabled),
     timeout_seconds: r.timeout_seconds,
     notes: r.notes,
+    settings: JSON.parse(r.settings) as EndpointSettings,
     created_at: r.created_at,
     updated_at: r.updated_at,
   };
@@ -236,15 +237,21 @@ export function endpointsRepo(db: Kysely<DB>) {
       const id = e.id ?? newId();
       await db
         .insertInto('endpoints')
-        .values({ ...e, id, is_enabled: fromBool(e.is_enabled) })
+        .values({ ...e, id, is_enabled: fromBool(e.is_enabled), settings: JSON.stringify(e.settings ?? {}) })
         .execute();
       return id;
     },
     async update(teamId: string, id: string, patch: EndpointPatch): Promise<void> {
-      const { is_enabled, ...rest } = patch;
+      const { is_enabled, settings, ...rest } = patch;
       await db
         .updateTable('endpoints')
-        .set(defined({ ...rest, is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled) }))
+        .set(
+          defined({
+            ...rest,
+            is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled),
+            settings: settings === undefined ? undefined : JSON.stringify(settings),
+          }),
+        )
         .where('team_id', '=', teamId)
         .where('id', '=', id)
         .execute();

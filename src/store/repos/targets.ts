@@ -53,6 +53,7 @@ const ENDPOINT_COLUMNS = allColumns<EndpointsTable>()([
   'is_enabled',
   'timeout_seconds',
   'notes',
+  'settings',
   'created_at',
   'updated_at',
 ]);

@@ -8,7 +8,16 @@ import { refreshAll, usePoll } from '../hooks.js';
 import type { Endpoint, Liveness } from '../types.js';
 import { Badge, Message, Section, Show, Table } from '../ui.js';
 import { Write } from '../scope.js';
-import { type Defs, type Schema, Fields, initial, resolve, useSchemaSubmit, useSchemas } from '../schema-form.js';
+import {
+  type Defs,
+  type Schema,
+  Fields,
+  applicable,
+  initial,
+  resolve,
+  useSchemaSubmit,
+  useSchemas,
+} from '../schema-form.js';
 import { naturalCompare } from '../sort.js';
 
 type Obj = Record<string, unknown>;
@@ -47,7 +56,8 @@ function AddEndpointForm({ domainId, defs }: { domainId: string; defs: Defs }) {
   const [value, setValue] = useState<Obj>(fresh);
   const [round, setRound] = useState(0);
   const { errors, msg, onSubmit, form, busy } = useSchemaSubmit(async () => {
-    const e = await api<{ name: string }>('POST', '/api/v1/endpoints', { ...value, domain_id: domainId });
+    const body = { ...applicable(schema, defs, value), domain_id: domainId };
+    const e = await api<{ name: string }>('POST', '/api/v1/endpoints', body);
     setValue(fresh());
     setRound((n) => n + 1);
     return `Added ${e.name}.`;
@@ -92,7 +102,7 @@ function SettingsForm({
   const [start, setStart] = useState(() => pick(current, schema, defs));
   const [value, setValue] = useState<Obj>(start);
   const { errors, msg, onSubmit, form, busy } = useSchemaSubmit(async () => {
-    const changed = diff(start, value);
+    const changed = diff(start, applicable(schema, defs, value));
     if (!Object.keys(changed).length) return 'Nothing changed.';
     await api('PUT', path, changed);
     setStart(value);

@@ -1,0 +1,135 @@
+// icmp liveness: echo requests to the endpoint's host, by the system's `ping` (iputils), run with
+// execFile and its summary parsed. The daemon needs no privilege of its own: ping opens an
+// unprivileged ICMP socket where net.ipv4.ping_group_range allows the daemon's group, and otherwise
+// holds the capability for a raw socket itself (Debian installs it with cap_net_raw). The host is
+// resolved by the guarded resolver first, so the outbound policy applies, and ping is given the
+// address only (it resolves nothing itself).
+import { execFile } from 'node:child_process';
+import { hostOf } from '../domain/endpoint.js';
+import type { EndpointPlugin, ProbeTarget } from './plugin.js';
+import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+
+/** Seconds between two echo requests: the shortest iputils lets an unprivileged user ask for. */
+const INTERVAL_S = 0.2;
+
+const FIELDS = {
+  count: {
+    type: 'integer',
+    minimum: 1,
+    maximum: 20,
+    default: 3,
+    description: 'echo requests sent per check, 0.2 s apart',
+  },
+  max_loss_percent: {
+    type: 'integer',
+    minimum: 0,
+    maximum: 100,
+    default: 50,
+    description: 'the check fails when more than this share of the echo requests go unanswered',
+  },
+} as const;
+
+/** What one run of ping saw: requests sent, replies received, the mean round trip (ms) of the replies. */
+interface EchoSummary {
+  transmitted: number;
+  received: number;
+  avgMs: number | null;
+}
+
+/** ping's closing summary (LC_ALL=C): `3 packets transmitted, 2 received, ...` and `rtt min/avg/max/mdev = a/b/c/d ms`. */
+export function parsePingSummary(out: string): EchoSummary | null {
+  const counts = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(out);
+  if (!counts) return null;
+  const rtt = /(?:rtt|round-trip) min\/avg\/max(?:\/m?stddev|\/mdev)? = [\d.]+\/([\d.]+)\//.exec(out);
+  return { transmitted: Number(counts[1]), received: Number(counts[2]), avgMs: rtt ? Number(rtt[1]) : null };
+}
+
+/** Runs ping; resolves with what it printed, whatever its exit status (1: some or all echoes unanswered). */
+function runPing(args: string[], signal: AbortSignal): Promise<{ stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      'ping',
+      args,
+      { signal, env: { ...process.env, LC_ALL: 'C' }, maxBuffer: 256 * 1024, windowsHide: true },
+      (err: Error | null, stdout, stderr) => {
+        // A numeric code is ping's exit status (1: echoes unanswered), not a failure to run it.
+        if (err && (typeof (err as NodeJS.ErrnoException).code !== 'number' || signal.aborted)) reject(err);
+        else resolve({ stdout, stderr });
+      },
+    );
+  });
+}
+
+/** The type's fields of a target (a `dommon check` target has none: the defaults). */
+function settingsOf(e: ProbeTarget): { count: number; maxLoss: number } {
+  const s = e.settings ?? {};
+  return {
+    count: typeof s.count === 'number' ? s.count : FIELDS.count.default,
+    maxLoss: typeof s.max_loss_percent === 'number' ? s.max_loss_percent : FIELDS.max_loss_percent.default,
+  };
+}
+
+export async function probeIcmp(
+  e: ProbeTarget,
+  timeoutMs: number,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const { count, maxLoss } = settingsOf(e);
+  const { signal, timedOut, done } = deadline(parent, timeoutMs);
+  try {
+    const addr = await raceSignal(deps.resolver.resolve(hostOf(e)), signal);
+    // -n: no reverse look-ups; -w: ping's own deadline, inside the probe's (whose timer kills it).
+    const waitS = Math.max(1, Math.floor(timeoutMs / 1000) - 1);
+    const args = [`-${addr.family}`, '-n', '-q', '-c', String(count), '-i', String(INTERVAL_S), '-w', String(waitS)];
+    const { stdout, stderr } = await runPing([...args, addr.address], signal);
+    const summary = parsePingSummary(stdout);
+    if (!summary) {
+      const said = (stderr || stdout).trim().split('\n')[0] ?? '';
+      return failure('error', `ping: ${said.replace(/^ping: /, '') || 'no summary'}`, elapsed());
+    }
+    const lost = summary.transmitted - summary.received;
+    const lossPercent = summary.transmitted ? Math.round((lost / summary.transmitted) * 100) : 100;
+    const rtt = summary.avgMs === null ? elapsed() : Math.round(summary.avgMs);
+    if (summary.received === 0)
+      return failure('timeout', `no echo reply from ${addr.address} (${summary.transmitted} sent)`, elapsed());
+    if (lossPercent > maxLoss)
+      return failure(
+        'loss',
+        `${lost} of ${summary.transmitted} echo requests unanswered (${lossPercent} % lost, at most ${maxLoss} % allowed)`,
+        rtt,
+      );
+    return { ok: true, responseTimeMs: rtt, statusCode: null, error: null, reason: null };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT')
+      return failure('error', 'the system ping program is not installed (Debian: iputils-ping)', elapsed());
+    const { reason, detail } = classify(err, parent, timedOut);
+    return failure(reason, reason === 'timeout' ? `no echo reply within ${timeoutMs / 1000} s` : detail, elapsed());
+  } finally {
+    done();
+  }
+}
+
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    icmp: true;
+  }
+}
+
+/** `icmp`: echo requests (ping); the round trip is the mean of the replies, the loss is bounded by a field. */
+export const icmp: EndpointPlugin<'icmp'> = {
+  name: 'icmp',
+  defaultPort: null,
+  url: 'name',
+  certificate: 'never',
+  extension: true,
+  fields: FIELDS,
+  docs: {
+    liveness:
+      'echo replies come back, no more than `max_loss_percent` of `count` requests lost; the response time is their mean round trip',
+    certificate: 'none',
+  },
+  liveness: (e, c, deps, signal) => probeIcmp(e, c.timeout_seconds * 1000, deps, signal),
+};
