@@ -34,11 +34,17 @@ function duration(s: number): string {
 const barClass = (u: number | null): string =>
   u === null ? 'u-none' : u >= 99.5 ? 'u-full' : u >= 95 ? 'u-high' : 'u-low';
 
-function shell(title: string, body: string): string {
+/**
+ * How often an open status page reloads itself: a meta refresh (the page runs no script). The reload
+ * is a conditional request, a 304 while nothing changed (the answer is kept 10 s anyway).
+ */
+const STATUS_PAGE_REFRESH_SECONDS = 60;
+
+function shell(title: string, body: string, refresh?: number): string {
   return `<!doctype html>
 <html lang="en">
 <head>
-<meta charset="utf-8">
+<meta charset="utf-8">${refresh ? `\n<meta http-equiv="refresh" content="${refresh}">` : ''}
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="color-scheme" content="light dark">
 <meta name="robots" content="noindex">
@@ -122,8 +128,9 @@ ${incidents}
 </section>
 </main>
 <footer>
-<p>Updated ${time(v.generated_at)}. Uptime is the share of successful checks per UTC day. Monitored by dommon.</p>
+<p>Updated ${time(v.generated_at)}; this page reloads itself every minute. Uptime is the share of successful checks per UTC day. Monitored by dommon.</p>
 </footer>`,
+    STATUS_PAGE_REFRESH_SECONDS,
   );
 }
 

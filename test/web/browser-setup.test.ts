@@ -196,3 +196,75 @@ t.test(
     t.equal(problems.length, 1, `no other console error, CSP violation or failed request: ${problems.join('; ')}`);
   },
 );
+
+t.test(
+  'finish: empty states, natural sort, key columns at 390 px, a status page that reloads itself',
+  { skip },
+  async (t) => {
+    const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+    t.teardown(() => s.close());
+    const token = await s.token('finish', 'owner@example.com');
+    const api = client(s.url, token);
+    const ctx = await browser(t);
+    const page = await firstPage(ctx);
+    const problems = watch(page);
+    await signIn(page, s.url, token);
+
+    // Empty views say what to do next.
+    await page.getByText('No endpoints yet: open a domain').waitFor();
+    await page.goto(`${s.url}/#/domains`);
+    t.match(await page.getByTestId('empty').innerText(), /No domains yet\. Add one above/);
+    await page.goto(`${s.url}/#/notifications`);
+    t.match(await page.getByTestId('empty').first().innerText(), /No channel is set up yet.*Add one below/s);
+    await page.goto(`${s.url}/#/status-pages`);
+    await page.getByRole('link', { name: 'add a portfolio' }).waitFor();
+
+    const pf = (await api.post('/api/v1/portfolios', { name: 'Shop' })).body;
+    for (const name of ['example-10.com', 'example-2.com', 'example-1.com'])
+      t.equal((await api.post('/api/v1/domains', { domain: name, portfolio_id: pf.id })).status, 201);
+    await page.goto(`${s.url}/#/domains`);
+    const table = page.getByTestId('domains-table');
+    await table.getByRole('link', { name: 'example-10.com' }).waitFor();
+    t.same(
+      await table.locator('tbody tr th').allInnerTexts(),
+      ['example-1.com', 'example-2.com', 'example-10.com'],
+      'natural order: example-2 before example-10',
+    );
+
+    // 390 px: the key columns (days left, health) stay in view; the minor ones give way.
+    await page.setViewportSize({ width: 390, height: 800 });
+    for (const name of ['Domain', 'Days left', 'Certificate', 'Health']) {
+      const box = await table.getByRole('columnheader', { name }).boundingBox();
+      t.ok(box && box.x >= 0 && box.x + box.width <= 390, `${name} is in view at 390 px`);
+    }
+    for (const name of ['Portfolio', 'Registrar', 'Security'])
+      t.notOk(await table.getByRole('columnheader', { name }).isVisible(), `${name} gives way at 390 px`);
+    await shot(t, page, 'domains-390px');
+    await page.setViewportSize({ width: 1280, height: 900 });
+
+    // The public status page reloads itself (no script: a meta refresh).
+    const ep = (
+      await api.post('/api/v1/endpoints', {
+        domain_id: (await api.get('/api/v1/domains')).body.data[0].id,
+        name: 'shop',
+        endpoint_type: 'https',
+      })
+    ).body;
+    t.equal(
+      (
+        await api.post('/api/v1/status-pages', {
+          portfolio_id: pf.id,
+          slug: 'shop',
+          title: 'Shop',
+          endpoints: [{ endpoint_id: ep.id }],
+        })
+      ).status,
+      201,
+    );
+    const html = await (await fetch(`${s.url}/status/shop`)).text();
+    t.match(html, /<meta http-equiv="refresh" content="60">/);
+    const missing = await (await fetch(`${s.url}/status/no-such-page`)).text();
+    t.notMatch(missing, /http-equiv="refresh"/, 'the 404 does not reload');
+    t.same(problems, [], 'no console error, CSP violation or failed request');
+  },
+);

@@ -4,7 +4,21 @@ import { useState } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, DomainStatus, HealthReason, Portfolio, Security } from '../types.js';
-import { Badge, Days, Field, Message, PortfolioChoice, Section, Show, fmtTime, useSubmit } from '../ui.js';
+import {
+  Badge,
+  Days,
+  Field,
+  Message,
+  PortfolioChoice,
+  Section,
+  Show,
+  fmtTime,
+  removeAfterConfirm,
+  useSubmit,
+} from '../ui.js';
+
+/** A date of the registry ("2001-05-04T00:00:00Z") as the day it names. */
+const fmtDay = (iso: string) => (/^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : iso);
 import { Write } from '../scope.js';
 import { AddEndpoint, DomainEndpoints } from './endpoint-setup.js';
 
@@ -135,7 +149,7 @@ export function DomainPage({ id }: { id: string }) {
                   <dt>Registrar</dt>
                   <dd>{d.registration.registrar ?? '—'}</dd>
                   <dt>Created</dt>
-                  <dd>{d.registration.creation_date ?? '—'}</dd>
+                  <dd>{d.registration.creation_date ? fmtDay(d.registration.creation_date) : '—'}</dd>
                   <dt>Nameservers</dt>
                   <dd>{d.registration.nameservers.join(', ') || '—'}</dd>
                   <dt>Checked</dt>
@@ -211,6 +225,20 @@ export function DomainPage({ id }: { id: string }) {
                 portfolios={d.portfolios}
                 manualExpiry={d.registration?.expiry_override ?? null}
               />
+              <p>
+                <button
+                  type="button"
+                  class="danger small"
+                  onClick={() =>
+                    void removeAfterConfirm(
+                      `Remove ${d.domain.domain} with its endpoints, checks and history?`,
+                      `/api/v1/domains/${id}`,
+                    ).then((gone) => gone && (location.hash = '#/domains'))
+                  }
+                >
+                  Remove domain
+                </button>
+              </p>
             </Section>
           </Write>
           <Section title="Endpoints">

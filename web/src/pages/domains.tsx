@@ -5,7 +5,6 @@ import { all, api, get, pool } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, Portfolio, Renewal, Security } from '../types.js';
 import {
-  ActionsHead,
   Badge,
   Days,
   Field,
@@ -19,6 +18,7 @@ import {
   useSubmit,
 } from '../ui.js';
 import { Write } from '../scope.js';
+import { naturalCompare } from '../sort.js';
 
 interface Row {
   id: string;
@@ -81,16 +81,18 @@ async function load(): Promise<{ rows: Row[]; portfolios: Portfolio[] }> {
   return { rows, portfolios };
 }
 
-const COLUMNS: [keyof Row, string][] = [
+/** Columns; the `minor` ones give way on a narrow screen, so days left and health stay in view. */
+const COLUMNS: [keyof Row, string, minor?: boolean][] = [
   ['name', 'Domain'],
-  ['portfolio', 'Portfolio'],
-  ['registrar', 'Registrar'],
-  ['expiry', 'Expiry'],
+  ['portfolio', 'Portfolio', true],
+  ['registrar', 'Registrar', true],
+  ['expiry', 'Expiry', true],
   ['days', 'Days left'],
   ['cert', 'Certificate'],
-  ['security', 'Security'],
+  ['security', 'Security', true],
   ['health', 'Health'],
 ];
+const minor = 'minor';
 
 function compare(a: Row, b: Row, key: keyof Row): number {
   const x = a[key];
@@ -98,7 +100,7 @@ function compare(a: Row, b: Row, key: keyof Row): number {
   // Empty values last, whichever the direction.
   if (x === null || x === '') return y === null || y === '' ? 0 : 1;
   if (y === null || y === '') return -1;
-  return typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y));
+  return typeof x === 'number' && typeof y === 'number' ? x - y : naturalCompare(String(x), String(y));
 }
 
 function AddDomain({ portfolios }: { portfolios: Portfolio[] }) {
@@ -159,15 +161,23 @@ export function Domains() {
                   ),
               )
               .sort((a, b) => compare(a, b, sort.key) * sort.dir);
+            if (!rows.length)
+              return (
+                <p class="muted" data-testid="empty">
+                  No domains yet. Add one above (its registration, certificates and DNS are checked at once), or import
+                  many with <code>dommon domains import FILE</code>.
+                </p>
+              );
             return (
               <Table
                 testid="domains-table"
                 caption={`${shown.length} of ${rows.length} domains`}
                 head={[
-                  ...COLUMNS.map(([key, label]) => (
+                  ...COLUMNS.map(([key, label, narrow]) => (
                     <th
                       key={key}
                       scope="col"
+                      class={narrow ? minor : undefined}
                       aria-sort={sort.key === key ? (sort.dir === 1 ? 'ascending' : 'descending') : 'none'}
                     >
                       <button
@@ -180,7 +190,9 @@ export function Domains() {
                       </button>
                     </th>
                   )),
-                  <ActionsHead key="actions" />,
+                  <th key="actions" scope="col" class={minor}>
+                    <span class="sr-only">Actions</span>
+                  </th>,
                 ]}
               >
                 {shown.map((r) => (
@@ -188,24 +200,24 @@ export function Domains() {
                     <th scope="row">
                       <a href={`#/domains/${r.id}`}>{r.name}</a>
                     </th>
-                    <td>{r.portfolio}</td>
-                    <td>{r.registrar}</td>
-                    <td>{r.expiry}</td>
+                    <td class={minor}>{r.portfolio}</td>
+                    <td class={minor}>{r.registrar}</td>
+                    <td class={minor}>{r.expiry}</td>
                     <td>
                       <Days days={r.days} />
                     </td>
                     <td>
                       {r.certStatus && <Badge value={r.certStatus} />} {r.cert === null ? '' : `${r.cert} d`}
                     </td>
-                    <td>{r.security ?? '—'}</td>
+                    <td class={minor}>{r.security ?? '—'}</td>
                     <td>
                       {r.health ?? '—'} {r.grade && <Badge value={r.grade} />}
                     </td>
-                    <td>
+                    <td class={minor}>
                       <Write>
                         <button
                           type="button"
-                          class="danger"
+                          class="danger small"
                           onClick={() => void remove(r)}
                           aria-label={`Remove ${r.name}`}
                         >

@@ -115,6 +115,13 @@ export function Overview() {
               {d.down.summary.critical ?? 0} critical of {d.down.summary.total ?? 0} endpoints (
               {d.down.summary.warning ?? 0} warning)
             </p>
+            {d.down.data.length === 0 && (
+              <p class="muted">
+                {(d.down.summary.total ?? 0) === 0
+                  ? 'No endpoints yet: open a domain and add its site, API or mail server.'
+                  : 'None: every endpoint answers.'}
+              </p>
+            )}
             <ul>
               {d.down.data.map((e) => (
                 <li key={e.endpoint_id}>

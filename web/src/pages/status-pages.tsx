@@ -118,8 +118,8 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
   if (data.portfolios.length === 0)
     return (
       <p class="muted">
-        A status page shows endpoints of one portfolio: make a portfolio first (<code>dommon portfolios add NAME</code>)
-        and put domains in it.
+        A status page shows endpoints of one portfolio: <a href="#/portfolios">add a portfolio</a> first, then put
+        domains in it (on each domain's page) and add their endpoints.
       </p>
     );
   return (
@@ -234,7 +234,9 @@ export function StatusPages() {
             <>
               <Section title="Public pages">
                 {d.pages.length === 0 ? (
-                  <p class="muted">No status page yet.</p>
+                  <p class="muted" data-testid="empty">
+                    No status page yet: create one below to show a portfolio's endpoints to the public.
+                  </p>
                 ) : (
                   <Table
                     testid="status-pages-table"
