@@ -34,6 +34,7 @@ t.test('a read-only session shows no add, edit, remove or send control', { skip 
     [`#/endpoints/${ep.id}`, () => page.getByRole('heading', { name: 'web', level: 1 }).waitFor()],
     ['#/notifications', () => page.getByRole('heading', { name: 'Delivery log' }).waitFor()],
     ['#/status-pages', () => page.getByRole('heading', { name: 'Status pages', level: 1 }).waitFor()],
+    ['#/portfolios', () => page.getByRole('heading', { name: 'Portfolios', level: 1 }).waitFor()],
   ];
   for (const [hash, ready] of pages) {
     await page.goto(`${s.url}/${hash}`);

@@ -1,7 +1,8 @@
 // The dashboard's files on the wire, over real HTTP to the real app: each goes out as the build
 // precompressed it (brotli or gzip by Accept-Encoding, with Vary), hashed files cached for a year
 // (immutable) and the page revalidated every time; the bytes a browser receives for a first load and
-// a repeat visit, counted on the socket (headers included), are under the budgets of docs/web.md.
+// a repeat visit, counted on the socket (headers included), are under the budgets of docs/web.md; and
+// the forms' schemas (GET /ui/schemas) as the API has them, compressed and revalidated.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -10,6 +11,7 @@ import zlib from 'node:zlib';
 import t from 'tap';
 import { startApp } from '../support/app.js';
 import { PACKAGE_ROOT } from '../../src/package.js';
+import { loadSchemas } from '../../src/api/validation.js';
 
 t.setTimeout(120_000);
 
@@ -133,6 +135,27 @@ t.test('files go out precompressed by Accept-Encoding, with Vary and one validat
   );
   t.equal((await c.get(`${js}.br`)).status, 404, 'the .br copies are not files of their own');
   t.equal((await c.get(`${js}.gz`)).status, 404, 'nor the .gz ones');
+});
+
+t.test("the forms' schemas: the API's own, compressed and revalidated", async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const c = connection(s.url);
+  t.teardown(c.close);
+  const r = await c.get('/ui/schemas', { 'accept-encoding': BROWSER_ENCODINGS });
+  t.equal(r.status, 200, 'public, like /openapi.json');
+  t.equal(r.headers['content-encoding'], 'br');
+  t.equal(r.headers['cache-control'], 'no-cache');
+  t.equal(r.headers.vary, 'Accept-Encoding');
+  const { schemas } = JSON.parse(decode(r).toString()) as { schemas: Record<string, any> };
+  t.same(schemas['endpoint-create'], loadSchemas()['endpoint-create'], 'the schema the API validates with');
+  t.ok(schemas['liveness-update'], 'what endpoint-create references comes along');
+  t.equal(schemas['channels/webhook'].properties.secret_key.writeOnly, true, "a channel's secret is marked writeOnly");
+  t.notOk(schemas['channels/webhook'].properties.webhook_url.writeOnly);
+  t.notOk(schemas['domain-list'], 'a response schema is not sent');
+  const again = await c.get('/ui/schemas', { 'accept-encoding': BROWSER_ENCODINGS, 'if-none-match': r.headers.etag! });
+  t.equal(again.status, 304, 'revalidated');
+  t.ok(r.raw.length < 8 * 1024, `${r.raw.length} bytes brotli`);
 });
 
 t.test('first load under 60 KB and a repeat visit under 5 KB on the wire', async (t) => {
