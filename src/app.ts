@@ -446,7 +446,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     monitor: services.monitor,
     liveness: services.liveness,
     certificates: services.certificates,
-    probe: livenessProbe(probes),
+    // A push endpoint's check reads its pings through the push service.
+    probe: livenessProbe({ ...probes, heartbeat: (id) => services.push.heartbeat(id) }),
     clock,
     log,
     stamp: (t) => store.stamp(t),

@@ -24,6 +24,7 @@ import { eventRoutes } from './routes/events.js';
 import { statusPageRoutes } from './routes/status-pages.js';
 import { nodeRoutes } from './routes/nodes.js';
 import { dashboardRoutes } from './routes/dashboard.js';
+import { pingMiddleware } from './routes/ping.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
@@ -85,6 +86,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   metricsRoutes(router, deps);
 
   if (deps.metrics) app.use(httpMetricsMiddleware(deps.metrics));
+  // Push endpoints' ping URLs: public, plain text, any body (ahead of the JSON parser and the request log).
+  if (!opts.healthAndMetricsOnly) app.use(pingMiddleware(deps));
   // Outside the error middleware, so the status logged is the one answered.
   app.use(async (ctx, next) => {
     const t0 = performance.now();

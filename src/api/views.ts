@@ -1,6 +1,7 @@
 // HTTP presentation: resources -> JSON views shared by both API surfaces and the CLI's --json output.
 import { fullUrl } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from '../domain/types.js';
+import type { PushCheck, PushPingRecord } from '../domain/push.js';
 
 export function portfolioJson(p: Portfolio) {
   return {
@@ -55,9 +56,34 @@ export function endpointJson(e: Endpoint) {
   };
 }
 
-/** A create's answer: the endpoint, plus `liveness` when the request created its configuration inline. */
-export function createdEndpointJson(e: CreatedEndpoint) {
-  return e.liveness ? { ...endpointJson(e), liveness: livenessJson(e.liveness) } : endpointJson(e);
+/** A push endpoint's ping URL (on `origin`) and key, as the create answer and the pings list show them. */
+function pushJson(origin: string, c: PushCheck) {
+  return { ping_url: `${origin}/ping/${c.ping_key}`, ping_key: c.ping_key };
+}
+
+/** A push endpoint's latest pings, newest first. */
+export function pingsJson(endpointId: string, origin: string, c: PushCheck, pings: readonly PushPingRecord[]) {
+  return {
+    endpoint_id: endpointId,
+    ...pushJson(origin, c),
+    pings: pings.map((p) => ({
+      kind: p.kind,
+      at: new Date(p.at).toISOString(),
+      exit_status: p.exit_status,
+      duration_ms: p.duration_ms,
+      body: p.body,
+      body_bytes: p.body_bytes,
+    })),
+  };
+}
+
+/** A create's answer: the endpoint, its inline liveness configuration, and a push endpoint's ping URL (on `origin`). */
+export function createdEndpointJson(e: CreatedEndpoint, origin = '') {
+  return {
+    ...endpointJson(e),
+    ...(e.liveness && { liveness: livenessJson(e.liveness) }),
+    ...(e.push && pushJson(origin, e.push)),
+  };
 }
 
 export function endpointDetailJson(d: EndpointDetail, healthScore: number | null = null) {

@@ -5,6 +5,13 @@ export interface CheckOutcome {
   responseTimeMs: number;
   statusCode: number | null;
   error: string | null;
+  /** The check asks to run next at this time (epoch ms) instead of one interval on: a push endpoint's deadline. */
+  nextCheckAt?: number;
+}
+
+/** The next due time a check asked for (never before `now`), else the schedule's. */
+export function askedDue(o: CheckOutcome, now: number, scheduled: () => number): number {
+  return o.nextCheckAt === undefined ? scheduled() : Math.max(Math.ceil(o.nextCheckAt), now + 1);
 }
 
 export interface LivenessState {

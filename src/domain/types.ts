@@ -1,5 +1,6 @@
 // Domain types as services see them (never rows); the store maps rows to these.
 import type { EndpointSettings, EndpointType, Health } from './endpoint.js';
+import type { PushCheck } from './push.js';
 
 /** The endpoint type names: one per plug-in of src/probes/registry.ts (see EndpointTypeNames). */
 export type { EndpointType } from './endpoint.js';
@@ -127,7 +128,7 @@ export interface LivenessConfig {
 }
 
 /** A create's answer: the endpoint and, when the request carried one, its inline liveness configuration. */
-export type CreatedEndpoint = Endpoint & { liveness?: LivenessConfig };
+export type CreatedEndpoint = Endpoint & { liveness?: LivenessConfig; push?: PushCheck };
 
 export interface Page {
   limit: number;

@@ -10,6 +10,7 @@ import { http, https } from './http.js';
 import { icmp } from './icmp.js';
 import { imap } from './imap.js';
 import type { EndpointPlugin, TlsInspectFn } from './plugin.js';
+import { push } from './push.js';
 import { smtp } from './smtp.js';
 import { port } from './tcp.js';
 import type { ProbeDeps, ProbeOutcome } from './types.js';
@@ -21,6 +22,7 @@ export const ENDPOINT_PLUGINS: { readonly [K in EndpointType]: EndpointPlugin<K>
   smtp,
   imap,
   icmp,
+  push,
 };
 
 /** The type names, in the registry's order (the docs' and the enums' order). */

@@ -1,14 +1,30 @@
 // What every probe shares: its dependencies (resolver, trusted CAs) and the failure reasons it reports.
+import type { HeartbeatPings } from '../domain/push.js';
 import type { Resolver } from '../net/resolve.js';
 
 /** Why a check failed; the stored error text starts with it (`timeout: ...`). */
 export type ProbeReason =
-  'timeout' | 'dns' | 'refused' | 'reset' | 'tls' | 'status' | 'loss' | 'cancelled' | 'denied' | 'error';
+  | 'timeout'
+  | 'dns'
+  | 'refused'
+  | 'reset'
+  | 'tls'
+  | 'status'
+  | 'loss'
+  | 'cancelled'
+  | 'denied'
+  | 'error'
+  /** A heartbeat that did not come in time (push endpoints). */
+  | 'late'
+  /** A job that reported failure (push endpoints). */
+  | 'failed';
 
 export interface ProbeDeps {
   resolver: Resolver;
   /** Extra trusted CA certificates (PEM); tests pass their own CA here. Default: Node's roots. */
   ca?: string | string[];
+  /** What a push endpoint's check reads: its last pings (the services' reader; none: no push checks). */
+  heartbeat?: (endpointId: string) => Promise<HeartbeatPings | undefined>;
 }
 
 export interface ProbeOutcome {
@@ -17,6 +33,8 @@ export interface ProbeOutcome {
   statusCode: number | null;
   error: string | null;
   reason: ProbeReason | null;
+  /** When to check again (epoch ms) instead of one interval on: a push endpoint's next deadline. */
+  nextCheckAt?: number;
 }
 
 export function failure(

@@ -25,7 +25,7 @@ import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import { STALE_AFTER_MS } from '../services/nodes.js';
 import { LEASE_MARGIN_MS, type MonitorService, type Recorded } from '../services/monitor.js';
 import type { DueClaim, LivenessDueRepo } from '../store/repos/liveness-due.js';
-import { DEFAULT_REGION, dueKey, type LivenessState } from '../domain/liveness.js';
+import { askedDue, DEFAULT_REGION, dueKey, type LivenessState } from '../domain/liveness.js';
 import { nextDue, noteStart, probeOnce, SLOT_MS, type LivenessProbe } from './liveness.js';
 
 interface ClaimingDeps {
@@ -394,7 +394,9 @@ export function createClaimingScheduler(deps: ClaimingDeps) {
     running--;
     if (!signal.aborted) {
       const t = now();
-      const next = nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, started);
+      const next = askedDue(outcome, t, () =>
+        nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, started),
+      );
       // Keep the lease and run it from here: while this node holds no more than its part of the queue, and
       // whenever it is due again before the next claim round could take it.
       // (Not a run this node claimed again meanwhile under a new token: that one goes on instead.)

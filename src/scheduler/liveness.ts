@@ -10,7 +10,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { DEFAULT_REGION, type CheckOutcome } from '../domain/liveness.js';
+import { askedDue, DEFAULT_REGION, type CheckOutcome } from '../domain/liveness.js';
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { MonitorService, Recorded, Target, TargetScope } from '../services/monitor.js';
 import type { WorkingSetChange } from '../services/changes.js';
@@ -345,7 +345,10 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     running--;
     if (entries.get(e.config.id) === e && !stopped) {
       // Next due from the schedule, with the current interval.
-      const next = nextDue(e.due, e.config.interval_seconds * 1000, e.fresh, random, now(), started);
+      const t = now();
+      const next = askedDue(outcome, t, () =>
+        nextDue(e.due, e.config.interval_seconds * 1000, e.fresh, random, t, started),
+      );
       e.fresh = false;
       place(e, next);
     }

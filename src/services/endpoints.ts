@@ -14,6 +14,8 @@ import type {
 import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
 import { insertLiveness, type LivenessSettings } from './liveness.js';
+import { insertPush, pushSettings, PUSH_INTERVAL_SECONDS } from './push.js';
+import type { PushCheck } from '../domain/push.js';
 
 export interface EndpointInput {
   domain_id: string;
@@ -64,6 +66,12 @@ function settingsOf(
   return r.settings;
 }
 
+/** A push endpoint is a heartbeat from its creation on: its type does not change, to or from `push`. */
+function samePushness(from: EndpointType, to: EndpointType | undefined): void {
+  if (to !== undefined && (from === 'push') !== (to === 'push'))
+    throw new Invalid('endpoint_type: a push endpoint stays one, and another endpoint cannot become one');
+}
+
 function requirePort(type: EndpointType, port: number | null | undefined): void {
   if (requiresPort(type) && (port === null || port === undefined))
     throw new Invalid(`port: required for endpoint_type "${type}"`);
@@ -98,8 +106,11 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     const input = clean(raw) as EndpointInput;
     requirePort(input.endpoint_type, input.port);
     const settings = settingsOf(raw, input.endpoint_type);
+    const isPush = input.endpoint_type === 'push';
+    if (isPush) pushSettings(settings);
     let id = '';
     let livenessId: string | null = null;
+    let push: PushCheck | undefined;
     try {
       await store.transaction(async (tx) => {
         const domain = await tx.domains.get(teamId, input.domain_id);
@@ -126,7 +137,10 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           created_at: now,
           updated_at: now,
         });
-        if (input.liveness) livenessId = await insertLiveness(tx, clock, teamId, id, input.liveness);
+        if (isPush) push = await insertPush(tx, clock, teamId, id);
+        // A push endpoint is judged by its liveness configuration (created with it, whether asked or not).
+        const liveness = isPush ? { interval_seconds: PUSH_INTERVAL_SECONDS, ...input.liveness } : input.liveness;
+        if (liveness) livenessId = await insertLiveness(tx, clock, teamId, id, liveness);
         await recomputeHealth?.(tx, domain.id);
       });
     } catch (err) {
@@ -138,7 +152,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
     // A new config in the working set: the scheduler reads it (and its endpoint) now.
     changes?.emit({ config: livenessId, created: true });
     const [endpoint, liveness] = await Promise.all([get(teamId, id), store.liveness.get(teamId, livenessId)]);
-    return { ...endpoint, liveness };
+    return { ...endpoint, liveness, ...(push && { push }) };
   }
 
   /** Endpoint plus what detail views show: certificate state and liveness switch. */
@@ -163,9 +177,11 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         await store.transaction(async (tx) => {
           const cur = await tx.endpoints.get(teamId, id);
           if (!cur) throw new NotFound('Endpoint');
+          samePushness(cur.endpoint_type, input.endpoint_type);
           const type = input.endpoint_type ?? cur.endpoint_type;
           requirePort(type, input.port === undefined ? cur.port : input.port);
           const settings = settingsOf(raw, type, cur);
+          if (type === 'push') pushSettings(settings);
           if (input.name && input.name !== cur.name && (await tx.endpoints.byName(cur.domain_id, input.name))) {
             throw new Conflict(`endpoint "${input.name}" already exists for ${cur.domain}`, 'ENDPOINT_EXISTS');
           }

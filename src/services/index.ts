@@ -7,6 +7,7 @@ import { createEndpointService } from './endpoints.js';
 import { createLivenessService } from './liveness.js';
 import { createPortfolioService } from './portfolios.js';
 import { createMonitorService } from './monitor.js';
+import { createPushService } from './push.js';
 import { createStatusService } from './status.js';
 import { createNotificationService } from './notifications.js';
 import { createExposureService } from './exposure/index.js';
@@ -73,6 +74,7 @@ export function createServices(
     endpoints,
     liveness: createLivenessService(deps),
     monitor,
+    push: createPushService({ store: deps.store, clock: deps.clock, monitor }),
     status: createStatusService({ ...deps, endpoints, monitor, domains }),
     /** The dashboard's home list, an endpoint's incidents, and the fingerprint the live feed compares. */
     home: createHomeService({ store: deps.store, clock: deps.clock, monitor }),

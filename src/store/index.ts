@@ -33,6 +33,7 @@ import { nodesRepo } from './repos/nodes.js';
 import { livenessDueRepo } from './repos/liveness-due.js';
 import { rateLimitsRepo } from './repos/rate-limits.js';
 import { webSessionsRepo } from './repos/web-sessions.js';
+import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
@@ -82,6 +83,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     authFailures: authFailuresRepo(db),
     /** The dashboard's home and outage reads (read only). */
     dashboard: dashboardRepo(db),
+    push: pushRepo(db),
   };
 }
 

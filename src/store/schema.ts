@@ -388,6 +388,31 @@ export interface AuthFailuresTable {
   failures: number;
 }
 
+/** A heartbeat (`push`) endpoint's ping key (store/repos/push.ts); its schedule is in the endpoint's settings. */
+export interface PushChecksTable {
+  endpoint_id: string;
+  team_id: string;
+  ping_key: string;
+  /** Epoch milliseconds. */
+  created_at: number;
+}
+
+/** One ping of a push endpoint. */
+export interface PushPingsTable {
+  id: string;
+  endpoint_id: string;
+  /** start, success, fail or log. */
+  kind: string;
+  /** Epoch milliseconds. */
+  at: number;
+  exit_status: number | null;
+  /** From the run's start ping to this finish (ms), when it had one. */
+  duration_ms: number | null;
+  body: string | null;
+  /** The body's size as sent (only its first PING_BODY_LIMIT bytes are kept). */
+  body_bytes: number;
+}
+
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
@@ -424,4 +449,6 @@ export interface DB {
   rate_limits: RateLimitsTable;
   web_sessions: WebSessionsTable;
   auth_failures: AuthFailuresTable;
+  push_checks: PushChecksTable;
+  push_pings: PushPingsTable;
 }

@@ -99,6 +99,9 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get(`/api/v1/liveness/${l.body.id}/status`)).body.status, 'unknown');
   t.same((await api.get(`/api/v1/liveness/${l.body.id}/hourly`)).body, { data: [], hours: 168 });
   t.equal((await api.get(`/api/v1/endpoints/${e.body.id}/certificates`)).body.endpoint_id, e.body.id);
+  const push = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'cron', endpoint_type: 'push' });
+  t.equal(push.status, 201);
+  t.equal((await api.get(`/api/v1/endpoints/${push.body.id}/pings`)).body.ping_url, push.body.ping_url);
   t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
   t.ok((await api.get('/api/v1/home?type=endpoint')).body.data.some((r: { id: string }) => r.id === e.body.id));
   t.same((await api.get(`/api/v1/endpoints/${e.body.id}/incidents`)).body.data, []);

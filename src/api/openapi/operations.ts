@@ -293,6 +293,17 @@ export const OPERATIONS: OperationDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/endpoints/:endpointId/pings',
+    alias: '/api-endpoints/:endpointId/pings',
+    summary: "A push endpoint's ping URL, schedule and latest pings (extension)",
+    description:
+      "An extension of the spec, for `push` endpoints (docs/push.md): the ping URL (on the origin the request was sent to), the schedule, and the latest pings, newest first: each with its kind (`start`, `success`, `fail`, `log`), exit status, the run's duration from its start ping, and the first 100,000 bytes of its body (`body_bytes` is the full size). 404 for an endpoint of another type.",
+    tag: 'Endpoints',
+    query: 'endpoint-pings',
+    responses: { 200: 'EndpointPings' },
+  },
+  {
+    method: 'get',
     path: '/api/v1/endpoints/:endpointId/certificates',
     alias: '/api-endpoints/:endpointId/certificates',
     summary: 'Current certificate and certificate history (extension)',

@@ -1,6 +1,6 @@
 import type Koa from 'koa';
 import type { ApiDeps, ApiRouter } from '../context.js';
-import { createdEndpointJson, endpointDetailJson, endpointJson } from '../views.js';
+import { pingsJson, createdEndpointJson, endpointDetailJson, endpointJson } from '../views.js';
 import { bulkBody, deleteBody, listBody } from '../shape.js';
 import type { EndpointInput } from '../../services/endpoints.js';
 import type { EndpointType } from '../../domain/types.js';
@@ -24,7 +24,7 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
-      created(ctx, createdEndpointJson(await s.endpoints.create(team(ctx), body)));
+      created(ctx, createdEndpointJson(await s.endpoints.create(team(ctx), body), originOf(ctx)));
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
@@ -33,16 +33,27 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       );
       created(
         ctx,
-        bulkBody('endpoints', r, createdEndpointJson, (e) => ({
-          id: e.id,
-          name: e.name,
-          full_url: endpointJson(e).full_url,
-        })),
+        bulkBody(
+          'endpoints',
+          r,
+          (e) => createdEndpointJson(e, originOf(ctx)),
+          (e) => ({
+            id: e.id,
+            name: e.name,
+            full_url: endpointJson(e).full_url,
+          }),
+        ),
       );
     });
     router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
       ctx.body = endpointDetailJson(d, score);
+    });
+    router.get(`${base}/:endpointId/pings`, ...secure, async (ctx) => {
+      const id = pathId(ctx, 'endpointId', 'Endpoint');
+      const q = v.query<{ limit: number }>('endpoint-pings', ctx.query);
+      const { check, pings } = await s.push.pings(team(ctx), id, q.limit);
+      ctx.body = pingsJson(id, originOf(ctx), check, pings);
     });
     router.get(`${base}/:endpointId/certificates`, ...secure, async (ctx) => {
       ctx.body = await s.certificates.history(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
@@ -60,3 +71,6 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
   }
 }
+
+/** The origin the request was sent to (a push endpoint's ping URL is on it): the Host header, behind --trust-proxy X-Forwarded-Proto. */
+const originOf = (ctx: { protocol: string; host: string }): string => `${ctx.protocol}://${ctx.host}`;

@@ -18,6 +18,7 @@ import * as m018 from './018_autovacuum.js';
 import * as m020 from './020_web_sessions.js';
 import * as m021 from './021_token_operator.js';
 import * as m022 from './022_endpoint_settings.js';
+import * as m023 from './023_push.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -37,6 +38,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '020_web_sessions': m020,
   '021_token_operator': m021,
   '022_endpoint_settings': m022,
+  '023_push': m023,
 };
 
 /**

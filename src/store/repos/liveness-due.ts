@@ -276,6 +276,17 @@ export function livenessDueRepo(db: Kysely<DB>) {
       return { live: new Set([...plain.keys, ...regional.keys]), states: plain.states };
     },
 
+    /**
+     * Revokes the lease on a config's runs (a new token) and leaves their due times as they are: after a
+     * state written outside a run (a push endpoint's ping), the holder's next result, computed from the
+     * state it knew, is fenced out, and whoever claims the run next reads the state afresh.
+     */
+    async revoke(configId: string): Promise<void> {
+      for (const table of ['liveness_due', 'liveness_region_due'] as const)
+        await sql`update ${sql.table(table)} set owner = null, lease_until = null, token = token + 1
+          where config_id = ${configId} and owner is not null`.execute(db);
+    },
+
     /** Hands back this node's leases (a clean stop): another node claims them at once. */
     async releaseOwned(owner: string): Promise<number> {
       const r = await sql`update liveness_due set owner = null, lease_until = null where owner = ${owner}`.execute(db);

@@ -1,0 +1,132 @@
+// Heartbeat (`push`) endpoints: a job's pings (Healthchecks.io's ping URLs), each kept as one insert.
+// When a run starts, ends well or fails is the job's to say; when it is late is found by the liveness
+// scheduler at the deadline the push check asked for (probes/push.ts), never by scanning. A ping that
+// changes the verdict (a failure while not down, a success while not up) is recorded as a check result
+// at once, through the same write as a probe's (state, events, notifications once per transition), and
+// on PostgreSQL the lease of the node holding the config's next run is revoked, so a result it computed
+// from the state before this one is not written.
+import { randomUUID } from 'node:crypto';
+import { isoNow, type Clock } from '../domain/clock.js';
+import { Invalid, NotFound } from '../domain/errors.js';
+import type { CheckOutcome } from '../domain/liveness.js';
+import type { EndpointSettings } from '../domain/endpoint.js';
+import { PING_BODY_LIMIT, pingKindOf, type HeartbeatPings, type PushCheck } from '../domain/push.js';
+import { pushSettingsError } from '../probes/push.js';
+import type { Repos, Store } from '../store/index.js';
+import type { MonitorService } from './monitor.js';
+
+/**
+ * How often a push endpoint's liveness configuration runs when its check asks for no time of its own
+ * (its first run, after a restart): each check asks for its next deadline, so this only bounds how late
+ * a deadline is looked at after a restart.
+ */
+export const PUSH_INTERVAL_SECONDS = 60;
+
+/** Refuses a push endpoint's settings whose cron expression or time zone does not parse. */
+export function pushSettings(settings: EndpointSettings): void {
+  const err = pushSettingsError(settings);
+  if (err) throw new Invalid(err);
+}
+
+/** Inserts a push endpoint's check (a new random ping key) in the caller's transaction. */
+export async function insertPush(tx: Repos, clock: Clock, teamId: string, endpointId: string): Promise<PushCheck> {
+  const check: PushCheck = {
+    endpoint_id: endpointId,
+    team_id: teamId,
+    ping_key: randomUUID(),
+    created_at: clock.now().getTime(),
+  };
+  await tx.push.insert(check);
+  return check;
+}
+
+/** A ping's body: its first bytes (at least the first PING_BODY_LIMIT, if it had as many) and its full size. */
+interface PingBody {
+  data: Buffer;
+  bytes: number;
+}
+
+/** The first PING_BODY_LIMIT bytes of a body as text (a cut UTF-8 sequence at the end dropped), and its full size. */
+function keptBody(body: PingBody | null): { body: string | null; body_bytes: number } {
+  if (!body?.bytes) return { body: null, body_bytes: 0 };
+  const text = body.data
+    .subarray(0, PING_BODY_LIMIT)
+    .toString('utf8')
+    .replace(/\uFFFD+$/, '');
+  return { body: text, body_bytes: body.bytes };
+}
+
+export function createPushService({
+  store,
+  clock,
+  monitor,
+}: {
+  store: Store;
+  clock: Clock;
+  monitor: Pick<MonitorService, 'targetsIn' | 'record'>;
+}) {
+  return {
+    /** What a push endpoint's check reads (ProbeDeps.heartbeat). */
+    async heartbeat(endpointId: string): Promise<HeartbeatPings | undefined> {
+      const h = await store.push.heartbeat(endpointId);
+      return h && { ...h, now: clock.now().getTime() };
+    },
+
+    /** A push endpoint of the team: its ping key and schedule, and its latest pings (newest first). */
+    async pings(teamId: string, endpointId: string, limit: number) {
+      const endpoint = await store.endpoints.get(teamId, endpointId);
+      if (!endpoint) throw new NotFound('Endpoint');
+      const check = await store.push.byEndpoint(endpointId);
+      if (!check) throw new NotFound('Push endpoint');
+      return { endpoint, check, pings: await store.push.pings(endpointId, limit) };
+    },
+
+    /**
+     * One ping: `action` is the URL's part after the key (none, start, fail, log or an exit status).
+     * NotFound for an unknown key (and an unknown action: the URL is no ping URL).
+     */
+    async ping(key: string, action: string | undefined, body: PingBody | null): Promise<void> {
+      const what = pingKindOf(action);
+      if (!what) throw new NotFound('Ping URL');
+      const check = await store.push.byKey(key);
+      if (!check) throw new NotFound('Ping URL');
+      const now = clock.now().getTime();
+      const endpointId = check.endpoint_id;
+      const finish = what.kind === 'success' || what.kind === 'fail';
+      let duration: number | null = null;
+      if (finish) {
+        // A run's duration: from its start ping, when that came after the last finish.
+        const [start, last] = await Promise.all([store.push.lastStart(endpointId), store.push.lastFinish(endpointId)]);
+        if (start && (!last || start.at > last.at) && now >= start.at) duration = now - start.at;
+      }
+      await store.push.addPing(endpointId, {
+        kind: what.kind,
+        at: now,
+        exit_status: what.exit_status,
+        duration_ms: duration,
+        ...keptBody(body),
+      });
+      if (!finish) return;
+      const [target] = await monitor.targetsIn({ endpoint_id: endpointId });
+      if (!target) return; // disabled: kept, not judged
+      const state = (await store.livenessData.states([target.config.id])).get(target.config.id);
+      const ok = what.kind === 'success';
+      if ((state?.status ?? null) === (ok ? 'up' : 'down')) return;
+      const status = what.exit_status === null ? '' : ` (exit status ${what.exit_status})`;
+      const outcome: CheckOutcome = ok
+        ? { ok: true, responseTimeMs: duration ?? 0, statusCode: null, error: null }
+        : {
+            ok: false,
+            responseTimeMs: duration ?? 0,
+            statusCode: null,
+            error: `failed: the job reported a failure at ${isoNow(clock)}${status}`,
+          };
+      await monitor.record([{ ...target, outcome, at: now }]);
+      // Several nodes: the node holding this config's next run knows the state before this one; its
+      // lease is revoked so that run's result is not written (its due time, the deadline, stays).
+      if (store.engine === 'postgres') await store.livenessDue.revoke(target.config.id);
+    },
+  };
+}
+
+export type PushService = ReturnType<typeof createPushService>;

@@ -1,0 +1,164 @@
+// Push (heartbeat) endpoints through the real app: a cron job simulated with pings that come in time,
+// fail, come late or never come, over Healthchecks.io's ping URLs; the state and the down/recovery
+// events follow, once per transition. test/pg/api-push.test.ts runs it again on PostgreSQL.
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { waitFor } from '../support/wait.js';
+
+// Real time: periods and grace times of seconds, waited out.
+t.setTimeout(120_000);
+
+async function ping(url: string, body?: string): Promise<{ status: number; text: string }> {
+  const r = await fetch(url, body === undefined ? {} : { method: 'POST', body });
+  return { status: r.status, text: await r.text() };
+}
+
+t.test('a cron job pinging in time, failing, late and never', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  const created = await api.post('/api/v1/endpoints', {
+    domain_id: domain.id,
+    name: 'backup',
+    endpoint_type: 'push',
+    subdomain: 'db',
+    period_seconds: 2,
+    grace_seconds: 1,
+  });
+  t.equal(created.status, 201);
+  const ep = created.body;
+  t.equal(ep.full_url, 'push://db.example.com');
+  t.match(ep.ping_url, new RegExp(`^${s.url}/ping/[0-9a-f-]{36}$`));
+  t.equal(ep.ping_url, `${s.url}/ping/${ep.ping_key}`);
+  t.same([ep.period_seconds, ep.grace_seconds, ep.schedule, ep.tz], [2, 1, null, null], "the type's fields, flat");
+  t.ok(ep.liveness?.id, 'a push endpoint gets its liveness configuration');
+  const status = async () => (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body;
+  const events = async () =>
+    (await api.get(`/api/v1/events?endpoint_id=${ep.id}&event_type=liveness`)).body.events as {
+      category: string;
+      message: string;
+    }[];
+
+  // Unknown keys and actions answer as Healthchecks.io does.
+  t.same(await ping(`${s.url}/ping/00000000-0000-4000-8000-000000000000`), { status: 404, text: 'not found' });
+  t.same(await ping(`${ep.ping_url}/256`), { status: 404, text: 'not found' });
+  t.same(await ping(`${ep.ping_url}/nope`), { status: 404, text: 'not found' });
+  t.same(await ping(`${s.url}/ping/short`), { status: 404, text: 'not found' });
+
+  // A run: start, then success 300 ms later: up at once, with the run's duration.
+  t.same(await ping(`${ep.ping_url}/start`), { status: 200, text: 'OK' });
+  await new Promise((r) => setTimeout(r, 300));
+  t.same(await ping(ep.ping_url), { status: 200, text: 'OK' });
+  t.equal((await status()).status, 'up');
+  const run = (await api.get(`/api/v1/endpoints/${ep.id}/pings`)).body;
+  t.equal(run.ping_url, ep.ping_url);
+  t.same(
+    run.pings.map((p: { kind: string }) => p.kind),
+    ['success', 'start'],
+  );
+  const took = run.pings[0].duration_ms;
+  t.ok(took >= 300 && took < 5000, `the run took ${took} ms (start to success)`);
+
+  // A failure with its output as the body (POST): down at once, one event naming the failure.
+  t.same(await ping(`${ep.ping_url}/fail`, 'disk full\n'), { status: 200, text: 'OK' });
+  const down = await status();
+  t.equal(down.status, 'down');
+  t.match(down.last_error, /^failed: the job reported a failure/);
+  // A second failure (exit status 3) changes nothing more: still one down event.
+  t.same(await ping(`${ep.ping_url}/3`, 'still full'), { status: 200, text: 'OK' });
+  t.equal((await events()).filter((e) => e.category === 'endpoint_down').length, 1);
+  // The body is the run's log, kept up to 100,000 bytes (its full size counted).
+  t.same(await ping(`${ep.ping_url}/1`, 'x'.repeat(150_000)), { status: 200, text: 'OK' });
+  const [big, three, fail] = (await api.get(`/api/v1/endpoints/${ep.id}/pings?limit=3`)).body.pings;
+  t.same([big.kind, big.exit_status, big.body.length, big.body_bytes], ['fail', 1, 100_000, 150_000]);
+  t.same([three.kind, three.exit_status, three.body], ['fail', 3, 'still full']);
+  t.same([fail.kind, fail.exit_status, fail.body], ['fail', null, 'disk full\n']);
+
+  // Success by exit status 0: up again, one recovery.
+  t.same(await ping(`${ep.ping_url}/0`), { status: 200, text: 'OK' });
+  t.equal((await status()).status, 'up');
+  t.equal((await events()).filter((e) => e.category === 'endpoint_recovered').length, 1);
+
+  // Pinged every second for a while: stays up past several periods.
+  for (let i = 0; i < 4; i++) {
+    await new Promise((r) => setTimeout(r, 1000));
+    t.equal((await ping(ep.ping_url)).status, 200);
+  }
+  t.equal((await status()).status, 'up', 'pings in time keep it up');
+  t.equal((await events()).filter((e) => e.category === 'endpoint_down').length, 1);
+
+  // Then the job stops: down once the period and the grace time have passed since the last ping.
+  const stopped = Date.now();
+  const late = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'down' && b;
+  }, 15_000);
+  const after = Date.now() - stopped;
+  t.ok(after >= 2500, `down ${after} ms after the last ping (period 2 s + grace 1 s)`);
+  t.match(late.last_error, /^late: no ping since .*: one was expected by/);
+  const downs = (await events()).filter((e) => e.category === 'endpoint_down');
+  t.equal(downs.length, 2, 'one more down event');
+  t.match(downs[0]!.message, /backup \(push:\/\/db\.example\.com\) is DOWN/);
+
+  // A log ping changes nothing; a start that never finishes is down after the grace time.
+  t.same(await ping(`${ep.ping_url}/log`, 'hello'), { status: 200, text: 'OK' });
+  t.equal((await status()).status, 'down');
+  t.same(await ping(ep.ping_url), { status: 200, text: 'OK' });
+  t.equal((await status()).status, 'up');
+  t.same(await ping(`${ep.ping_url}/start`), { status: 200, text: 'OK' });
+  const hung = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'down' && b;
+  }, 15_000);
+  t.match(hung.last_error, /^late: the run started at .* did not finish within 1 s/);
+});
+
+t.test('a job that never pings is down one period and grace after its creation', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
+  const t0 = Date.now();
+  const ep = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: domain.id,
+      name: 'nightly',
+      endpoint_type: 'push',
+      period_seconds: 1,
+      grace_seconds: 1,
+    })
+  ).body;
+  const down = await waitFor(async () => {
+    const b = (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body;
+    return b.status === 'down' && b;
+  }, 15_000);
+  t.ok(Date.now() - t0 >= 1900, 'not before period + grace');
+  t.match(down.last_error, /^late: no ping yet: one was expected by/);
+});
+
+t.test('push settings are checked', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.net' })).body;
+  const make = (name: string, extra: Record<string, unknown>) =>
+    api.post('/api/v1/endpoints', { domain_id: domain.id, name, ...extra });
+  const bad = await make('a', { endpoint_type: 'push', schedule: 'not a cron line' });
+  t.equal(bad.status, 400);
+  t.match(bad.body.error, /^schedule: /);
+  t.equal((await make('b', { endpoint_type: 'push', schedule: '0 3 * * *', tz: 'Mars/Olympus' })).status, 400);
+  t.equal((await make('b', { endpoint_type: 'push', tz: 'Europe/Berlin' })).status, 400, 'a zone needs a schedule');
+  const http = await make('h', { endpoint_type: 'http' });
+  t.equal((await api.get(`/api/v1/endpoints/${http.body.id}/pings`)).status, 404, 'no pings for an http endpoint');
+  t.equal((await make('c', { endpoint_type: 'http', period_seconds: 60 })).status, 400);
+  const cron = await make('d', { endpoint_type: 'push', schedule: '0 3 * * *', tz: 'Europe/Berlin' });
+  t.equal(cron.status, 201);
+  t.same([cron.body.schedule, cron.body.tz, cron.body.grace_seconds], ['0 3 * * *', 'Europe/Berlin', 3600]);
+  // The fields change by an update, checked the same way.
+  const moved = await api.put(`/api/v1/endpoints/${cron.body.id}`, { schedule: '15 4 * * 1-5', grace_seconds: 600 });
+  t.same([moved.status, moved.body.schedule, moved.body.grace_seconds], [200, '15 4 * * 1-5', 600]);
+  t.equal((await api.put(`/api/v1/endpoints/${cron.body.id}`, { schedule: '99 * * * *' })).status, 400);
+  // A push endpoint stays one.
+  t.equal((await api.put(`/api/v1/endpoints/${cron.body.id}`, { endpoint_type: 'https' })).status, 400);
+});
