@@ -12,6 +12,7 @@ import { livenessNoun } from './commands/liveness.js';
 import { notificationsNoun } from './commands/notifications.js';
 import { renewalsCommand } from './commands/renewals.js';
 import { checkCommand } from './commands/check.js';
+import { runJobCommand } from './commands/run-job.js';
 import { statusCommand } from './commands/status.js';
 import { opsCommands } from './commands/ops.js';
 import { dbCommands } from './commands/db.js';
@@ -50,6 +51,7 @@ export function buildProgram(): Command {
     registerNoun(program, noun);
   registerCommand(program, renewalsCommand);
   checkCommand(program);
+  runJobCommand(program);
   statusCommand(program);
   opsCommands(program);
   dbCommands(program);
