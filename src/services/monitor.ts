@@ -3,6 +3,7 @@
 import { isoNow, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
+import { explainCheckError } from '../domain/check-error.js';
 import {
   applyOutcome,
   combineRegions,
@@ -441,14 +442,24 @@ export function createMonitorService({
     async status(
       teamId: string,
       id: string,
-    ): Promise<LivenessStatus & { id: string; endpoint_id: string; confirm_from: number; regions: RegionView[] }> {
+    ): Promise<
+      LivenessStatus & {
+        id: string;
+        endpoint_id: string;
+        reason: string | null;
+        confirm_from: number;
+        regions: RegionView[];
+      }
+    > {
       const c = await config(teamId, id);
       const views: ReadonlyMap<string, LivenessState> =
         (c.regions.length ? (await store.livenessData.regionStates([c.id])).get(c.id) : undefined) ?? new Map();
+      const combined = await statusOf(c);
       return {
         id: c.id,
         endpoint_id: c.endpoint_id,
-        ...(await statusOf(c)),
+        ...combined,
+        reason: combined.last_check_successful === false ? explainCheckError(combined.last_error) : null,
         confirm_from: c.confirm_from,
         regions: c.regions.map((region) => {
           const v: LivenessState = views.get(region) ?? INITIAL_STATE;

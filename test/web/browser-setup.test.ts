@@ -210,7 +210,9 @@ t.test(
     const problems = watch(page);
     await signIn(page, s.url, token);
 
-    // Empty views say what to do next.
+    // Empty views say what to do next: the Home (the page after sign-in), then the Overview.
+    await page.getByTestId('home-empty').getByText('Nothing is monitored yet').waitFor();
+    await page.goto(`${s.url}/#/overview`);
     await page.getByText('No endpoints yet: open a domain').waitFor();
     await page.goto(`${s.url}/#/domains`);
     t.match(await page.getByTestId('empty').innerText(), /No domains yet\. Add one above/);

@@ -44,14 +44,19 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
   const known = method === 'GET' ? answers.get(path) : undefined;
   if (known) headers['if-none-match'] = known.etag;
-  const res = await fetch(path, {
-    method,
-    headers,
-    credentials: 'same-origin',
-    // The answers map is the cache: the browser's own would turn 304s back into 200s.
-    cache: 'no-store',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let res: Response;
+  try {
+    res = await fetch(path, {
+      method,
+      headers,
+      credentials: 'same-origin',
+      // The answers map is the cache: the browser's own would turn 304s back into 200s.
+      cache: 'no-store',
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch {
+    throw new ApiError(0, 'The dommon server cannot be reached (network error).', 'NETWORK');
+  }
   if (res.status === 304 && known) {
     await res.text(); // read to its (empty) end: a response left unread counts as an aborted load
     return known.data as T;
@@ -60,6 +65,10 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
   if (!res.ok) {
     if (res.status === 401 && path !== '/ui/session') listeners.forEach((fn) => fn());
+    if (res.status === 429) {
+      const wait = res.headers.get('retry-after');
+      throw new ApiError(429, `Too many requests for now${wait ? `: try again in ${wait} s` : ''}.`, data.code);
+    }
     throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`, data.code);
   }
   if (method === 'GET') {

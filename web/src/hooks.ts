@@ -2,9 +2,10 @@
 // at once after a write anywhere in the page).
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { freshAnswers } from './api.js';
+import { liveOpen } from './live.js';
 
 export function useRoute(): string[] {
-  const read = () => (location.hash.replace(/^#\/?/, '') || 'overview').split('/').map(decodeURIComponent);
+  const read = () => (location.hash.replace(/^#\/?/, '') || 'home').split('/').map(decodeURIComponent);
   const [route, setRoute] = useState(read);
   useEffect(() => {
     const on = () => setRoute(read());
@@ -48,7 +49,8 @@ export function usePoll<T>(load: () => Promise<T>, key: string, every = POLL_MS)
   useEffect(() => {
     setState({ loading: true });
     run();
-    const t = setInterval(() => document.visibilityState === 'visible' && run(), every);
+    // While the live feed is open the server says when to read again (live.ts): no timed reads.
+    const t = setInterval(() => document.visibilityState === 'visible' && !liveOpen() && run(), every);
     addEventListener(REFRESH, run);
     return () => {
       clearInterval(t);

@@ -4,6 +4,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, type Session, currentSession, onSignedOut, signIn, signOut } from './api.js';
 import { useRoute } from './hooks.js';
 import { Overview } from './pages/overview.js';
+import { Home } from './pages/home.js';
+import { startLive, stopLive } from './live.js';
 import { Domains } from './pages/domains.js';
 import { DomainPage } from './pages/domain.js';
 import { EndpointPage } from './pages/endpoint.js';
@@ -63,6 +65,7 @@ function SignIn({ done }: { done: (s: Session) => void }) {
 }
 
 const NAV: [string, string][] = [
+  ['home', 'Home'],
   ['overview', 'Overview'],
   ['domains', 'Domains'],
   ['portfolios', 'Portfolios'],
@@ -84,6 +87,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'nodes') return <Nodes />;
   if (top === 'portfolios') return <Portfolios />;
   if (top === 'overview') return <Overview />;
+  if (top === 'home') return <Home />;
   return <NotFound />;
 }
 
@@ -94,6 +98,12 @@ function App() {
     currentSession().then(setSession, () => setSession(null));
     return onSignedOut(() => setSession(null));
   }, []);
+  // The live feed while signed in (live.ts): views read again when the server says so.
+  useEffect(() => {
+    if (!session) return;
+    startLive();
+    return stopLive;
+  }, [session]);
   useEffect(() => {
     // A page's own title; an address with no page (or an id where the page takes none) is "Not found".
     const [top, id] = route;

@@ -68,24 +68,27 @@ export function Section({ title, children }: { title: string; children: Componen
 }
 
 /** The loading line, the error line, or the children once the data is there. */
+/** A failed read (a 429, the network, ...) and a button to read again. */
+export function LoadError({ error, retry }: { error: string; retry: () => void }) {
+  return (
+    <p class="error" role="alert">
+      {error}{' '}
+      <button type="button" onClick={retry}>
+        Retry
+      </button>
+    </p>
+  );
+}
+
 export function Show<T>({ s, children }: { s: Loaded<T>; children: (data: T) => ComponentChildren }) {
   if (s.data !== undefined)
     return (
       <>
-        {s.error && (
-          <p class="error" role="alert">
-            {s.error}
-          </p>
-        )}
+        {s.error && <LoadError error={s.error} retry={s.reload} />}
         {children(s.data)}
       </>
     );
-  if (s.error)
-    return (
-      <p class="error" role="alert">
-        {s.error}
-      </p>
-    );
+  if (s.error) return <LoadError error={s.error} retry={s.reload} />;
   return <p class="muted">Loading…</p>;
 }
 

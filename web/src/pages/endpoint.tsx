@@ -1,10 +1,11 @@
-// One endpoint: status, uptime 24 h / 7 d / 30 d, the certificate with the chain the server sent and
-// every certificate seen on it (renewals, issuer changes, each with its chain), and response-time charts (the last 24 h of checks, the hourly averages
-// of 7 days and the daily averages of 30 days; uPlot, loaded with this page only).
-import { useContext, useEffect, useRef } from 'preact/hooks';
+// One endpoint: why it is down (the failure in words), status, uptime 24 h / 7 d / 30 d, the
+// certificate with the chain the server sent and every certificate seen on it (renewals, issuer
+// changes, each with its chain), its settings, and endpoint-why.tsx's chart, incidents and history.
+import { useContext } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
-import type { DailyStat, EndpointStatus, Liveness, LivenessResult, RegionView } from '../types.js';
+import type { Endpoint, EndpointStatus, Liveness, RegionView } from '../types.js';
+import { WhyDown } from './endpoint-why.js';
 import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
 import { EndpointSettings } from './endpoint-setup.js';
 import { CanWrite } from '../scope.js';
@@ -53,32 +54,19 @@ interface Certificates {
   }[];
 }
 
-/** One hour of GET /api/v1/liveness/:id/hourly. */
-interface HourlyStat {
-  hour: string;
-  total_tests: number;
-  avg_response_time_ms: number;
-}
-
 async function load(id: string) {
-  const [status, configs, certs] = await Promise.all([
+  const [status, configs, certs, detail] = await Promise.all([
     get<EndpointStatus>(`/api/v1/endpoints/${id}/status`),
     all<Liveness>(`/api/v1/liveness?endpoint_id=${id}`, 1),
     get<Certificates>(`/api/v1/endpoints/${id}/certificates`),
+    get<Endpoint & { domain: string; created_at: string }>(`/api/v1/endpoints/${id}`),
   ]);
   const live = configs[0];
-  const [results, stats, hourly, views] = live
-    ? await Promise.all([
-        all<LivenessResult>(`/api/v1/liveness/${live.id}/results?hours=24`, 500),
-        get<{ data: DailyStat[] }>(`/api/v1/liveness/${live.id}/stats?days=30`),
-        get<{ data: HourlyStat[] }>(`/api/v1/liveness/${live.id}/hourly?hours=168`),
-        // Checked from several regions: each region's own view.
-        live.regions?.length
-          ? get<{ regions: RegionView[] }>(`/api/v1/liveness/${live.id}/status`)
-          : Promise.resolve({ regions: [] }),
-      ])
-    : [[], { data: [] }, { data: [] }, { regions: [] }];
-  return { status, live, results, daily: stats.data, hourly: hourly.data, certs, regions: views.regions };
+  // The combined status: the last failure in words, and with regions each region's own view.
+  const views = live
+    ? await get<{ reason: string | null; regions: RegionView[] }>(`/api/v1/liveness/${live.id}/status`)
+    : { reason: null, regions: [] };
+  return { status, live, certs, detail, reason: views.reason, regions: views.regions };
 }
 
 const yesNo = (v: boolean | null) => (v === null ? '—' : v ? 'yes' : 'no');
@@ -181,58 +169,31 @@ function CertificateHistory({ certs }: { certs: Certificates }) {
   );
 }
 
-type Series = [number[], (number | null)[]];
-
-function Chart({ label, data, days }: { label: string; data: Series; days: number }) {
-  const el = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    let plot: { destroy(): void } | undefined;
-    let gone = false;
-    void import('./chart.js').then(({ drawChart }) => {
-      const now = Date.now() / 1000;
-      if (!gone && el.current)
-        plot = drawChart(el.current, label, data, [now - days * 86_400, now + (days > 1 ? 43_200 : 0)]);
-    });
-    return () => {
-      gone = true;
-      plot?.destroy();
-    };
-  }, [label, data, days]);
-  return <div class="chart" ref={el} role="img" aria-label={label} data-testid="chart" />;
-}
-
 export function EndpointPage({ id }: { id: string }) {
   const s = usePoll(() => load(id), `endpoint:${id}`);
   const canWrite = useContext(CanWrite);
   return (
     <Show s={s}>
       {(d) => {
-        const pts = [...d.results].sort((a, b) => a.test_timestamp.localeCompare(b.test_timestamp));
-        const recent: Series = [
-          pts.map((r) => Date.parse(r.test_timestamp) / 1000),
-          pts.map((r) => (r.is_successful ? r.response_time_ms : null)),
-        ];
-        const daily: Series = [
-          d.daily.map((x) => Date.parse(`${x.date}T12:00:00Z`) / 1000),
-          d.daily.map((x) => (x.total_tests ? x.avg_response_time_ms : null)),
-        ];
-        // Hours without checks are absent from the answer: a gap (null) keeps the line from bridging them.
-        const hourly: Series = [[], []];
-        for (const x of d.hourly) {
-          const at = Date.parse(x.hour) / 1000 + 1800;
-          const prev = hourly[0].at(-1);
-          if (prev !== undefined && at - prev > 3600) {
-            hourly[0].push(prev + 3600);
-            hourly[1].push(null);
-          }
-          hourly[0].push(at);
-          hourly[1].push(x.total_tests ? x.avg_response_time_ms : null);
-        }
         const l = d.status.liveness;
+        // Plain http and other endpoints without TLS carry no certificate: no section for one.
+        const hasTls =
+          d.status.endpoint.endpoint_type !== 'http' &&
+          (d.status.ssl.status !== 'unknown' ||
+            d.certs.current !== null ||
+            d.status.endpoint.endpoint_type === 'https');
         return (
           <>
             <h1>{d.status.endpoint.name}</h1>
-            <p class="muted">{d.status.endpoint.full_url}</p>
+            <p class="muted">
+              {d.status.endpoint.full_url} · on <a href={`#/domains/${d.detail.domain_id}`}>{d.detail.domain}</a> ·
+              added {new Date(d.detail.created_at).toLocaleDateString(undefined, { dateStyle: 'medium' })}
+            </p>
+            {d.reason && l.enabled && (
+              <p class="error down-reason" role="alert" data-testid="down-reason">
+                {l.status === 'down' ? 'Down' : 'Last check failed'}: {d.reason}
+              </p>
+            )}
             <p class="actions" hidden={!canWrite}>
               {d.live && (
                 <button
@@ -278,27 +239,32 @@ export function EndpointPage({ id }: { id: string }) {
                   <dt>Uptime 30 d</dt>
                   <dd>{pct(l.uptime_30d)}</dd>
                   <dt>Average response</dt>
-                  <dd>{l.avg_response_time_ms === null ? '—' : `${l.avg_response_time_ms} ms`}</dd>
+                  <dd>
+                    {/* An average of checks that all failed says nothing about the service. */}
+                    {l.avg_response_time_ms === null || l.uptime_24h === 0 ? '—' : `${l.avg_response_time_ms} ms`}
+                  </dd>
                   <dt>Last check</dt>
                   <dd>{fmtTime(l.last_check)}</dd>
                 </dl>
               </Section>
-              <Section title="Certificate">
-                <dl>
-                  <dt>State</dt>
-                  <dd>
-                    <Badge value={d.status.ssl.status} />
-                  </dd>
-                  <dt>Expires</dt>
-                  <dd>
-                    {d.status.ssl.expiry_date ?? '—'} (<Days days={d.status.ssl.days_until_expiry} /> days)
-                  </dd>
-                  <dt>Issuer</dt>
-                  <dd>{d.status.ssl.issuer ?? '—'}</dd>
-                  <dt>Subject</dt>
-                  <dd>{d.status.subject ?? '—'}</dd>
-                </dl>
-              </Section>
+              {hasTls && (
+                <Section title="Certificate">
+                  <dl>
+                    <dt>State</dt>
+                    <dd>
+                      <Badge value={d.status.ssl.status} />
+                    </dd>
+                    <dt>Expires</dt>
+                    <dd>
+                      {d.status.ssl.expiry_date ?? '—'} (<Days days={d.status.ssl.days_until_expiry} /> days)
+                    </dd>
+                    <dt>Issuer</dt>
+                    <dd>{d.status.ssl.issuer ?? '—'}</dd>
+                    <dt>Subject</dt>
+                    <dd>{d.status.subject ?? '—'}</dd>
+                  </dl>
+                </Section>
+              )}
             </div>
             {d.regions.length > 0 && (
               <Section title="Regions">
@@ -322,29 +288,9 @@ export function EndpointPage({ id }: { id: string }) {
                 </Table>
               </Section>
             )}
-            <CertificateHistory certs={d.certs} />
+            {hasTls && <CertificateHistory certs={d.certs} />}
             <EndpointSettings endpointId={id} />
-            <Section title="Response time, last 24 hours">
-              {pts.length ? (
-                <Chart label="Response time (ms) of each check in the last 24 hours" data={recent} days={1} />
-              ) : (
-                <p class="muted">No checks yet.</p>
-              )}
-            </Section>
-            <Section title="Response time, hourly average (7 days)">
-              {d.hourly.length ? (
-                <Chart label="Hourly average response time (ms), 7 days" data={hourly} days={7} />
-              ) : (
-                <p class="muted">No hours yet.</p>
-              )}
-            </Section>
-            <Section title="Response time, daily average (30 days)">
-              {d.daily.length ? (
-                <Chart label="Daily average response time (ms), 30 days" data={daily} days={30} />
-              ) : (
-                <p class="muted">No days yet.</p>
-              )}
-            </Section>
+            <WhyDown endpoint={id} live={d.live?.id ?? null} />
           </>
         );
       }}

@@ -1,0 +1,139 @@
+// The Home and an endpoint's "why is it down" in a real browser (test/support/browser.ts): an
+// endpoint probed every second by a loopback target goes down (the target stops answering), and the
+// open Home shows it down with its reason without a reload, pushed by the live feed (/ui/live), then
+// up again when the target answers; a domain added through the API appears the same way. Filters
+// and natural sort; the endpoint's page with its reason, incident, check history and ranged chart.
+// Screenshots: home.png, home-down.png, endpoint-why.png. Skipped where chromium is missing.
+import net from 'node:net';
+import t from 'tap';
+import { client, startApp } from '../support/app.js';
+import { startLoopbackDns } from '../support/targets.js';
+import { waitFor } from '../support/wait.js';
+import { browser, firstPage, shot, signIn, skipBrowser as skip, watch, type PageGlobals } from '../support/browser.js';
+
+t.setTimeout(180_000);
+
+/** A loopback HTTP server that answers 200, or (stopped) refuses connections on the same port. */
+async function switchableTarget() {
+  const answer = (sock: net.Socket) => {
+    sock.once('data', () => sock.end('HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok'));
+    sock.on('error', () => undefined);
+  };
+  let server = net.createServer(answer);
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as net.AddressInfo).port;
+  return {
+    port,
+    async stop() {
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+    async start() {
+      server = net.createServer(answer);
+      await new Promise<void>((r) => server.listen(port, '127.0.0.1', r));
+    },
+    close: () => new Promise<void>((r) => server.close(() => r())),
+  };
+}
+
+t.test('the Home shows an endpoint go down with its reason and come back, without a reload', { skip }, async (t) => {
+  const dns = await startLoopbackDns();
+  t.teardown(() => dns.close());
+  const target = await switchableTarget();
+  let targetUp = true;
+  t.teardown(() => (targetUp ? target.close() : undefined));
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const token = await s.token('home', 'home@example.com');
+  const api = client(s.url, token);
+  const shop = (await api.post('/api/v1/portfolios', { name: 'Shop' })).body;
+  const d2 = (await api.post('/api/v1/domains', { domain: 'example-2.com', portfolio_id: shop.id })).body;
+  await api.post('/api/v1/domains', { domain: 'example-10.com' });
+  const ep = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: d2.id,
+      name: 'web',
+      endpoint_type: 'http',
+      port: target.port,
+      liveness: { interval_seconds: 1, timeout_seconds: 1 },
+    })
+  ).body;
+  const status = async () => (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body.status;
+  await waitFor(async () => (await status()) === 'up', 20_000);
+
+  const ctx = await browser(t);
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  await signIn(page, s.url, token);
+  const summary = page.getByTestId('home-summary');
+  await summary.getByText('1 up').waitFor();
+  const names = async () =>
+    Promise.all((await page.getByTestId('home-row').all()).map((r) => r.getAttribute('data-name')));
+  t.same(await names(), ['example-2.com', 'web', 'example-10.com'], 'natural order: example-2 before example-10');
+  const row = page.locator('[data-testid="home-row"][data-name="web"]');
+  await row.getByTestId('beats').waitFor();
+  await page.evaluate(() => ((globalThis as unknown as PageGlobals).marker = 42));
+  await shot(t, page, 'home');
+
+  // The target stops answering: the open page shows it down, with the reason, pushed by the feed.
+  const stopped = Date.now();
+  await target.stop();
+  targetUp = false;
+  await page.locator('[data-testid="home-row"][data-name="web"][data-state="down"]').waitFor({ timeout: 30_000 });
+  t.ok(true, `shown down ${Date.now() - stopped} ms after the target stopped`);
+  t.equal(
+    await row.getByTestId('reason').innerText(),
+    'Connection refused: nothing answers on that port',
+    'the reason, in words',
+  );
+  await summary.getByText('1 down').waitFor();
+  t.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker), 42, 'no reload');
+  await shot(t, page, 'home-down');
+
+  // Filters: only what is down; a text that matches nothing says what to do.
+  await page.getByLabel('State').selectOption('down');
+  await page.waitForFunction(() => {
+    const g = globalThis as unknown as PageGlobals;
+    return [...g.document.querySelectorAll('[data-testid="home-row"]')].length === 1;
+  });
+  t.same(await names(), ['web']);
+  await page.getByLabel('State').selectOption('');
+  await page.getByLabel('Search').fill('nothing-like-this');
+  await page.getByTestId('home-empty').getByRole('button', { name: 'Clear the filters' }).click();
+  await row.waitFor();
+
+  // The endpoint's page: why it is down, the incident, the history, the chart of failures.
+  await row.getByRole('link', { name: 'web' }).click();
+  await page.getByRole('heading', { name: 'web', level: 1 }).waitFor();
+  t.match(await page.getByTestId('down-reason').innerText(), /Connection refused/);
+  await page.getByTestId('incidents').getByText('Down now').waitFor();
+  await page.getByTestId('check-history').getByText('refused: connection refused').first().waitFor();
+  await page.getByRole('button', { name: '1 h' }).click();
+  t.match(await page.getByTestId('range-summary').innerText(), /checks, [1-9]\d* failed/, 'the failures are counted');
+  await page.getByTestId('chart').locator('canvas').waitFor();
+  t.equal(
+    await page.getByRole('link', { name: 'example-2.com' }).getAttribute('href'),
+    `#/domains/${d2.id}`,
+    'back to its domain',
+  );
+  t.equal(
+    await page.getByRole('heading', { name: 'Certificate', exact: true }).count(),
+    0,
+    'no certificate for plain http',
+  );
+  await shot(t, page, 'endpoint-why');
+
+  // It answers again: the Home shows it up without a reload, and a domain added through the API.
+  await page.getByRole('link', { name: 'Home', exact: true }).click();
+  await target.start();
+  targetUp = true;
+  await page.locator('[data-testid="home-row"][data-name="web"][data-state="up"]').waitFor({ timeout: 30_000 });
+  await api.post('/api/v1/domains', { domain: 'added-by-api.com' });
+  await page.locator('[data-testid="home-row"][data-name="added-by-api.com"]').waitFor({ timeout: 15_000 });
+  t.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker), 42, 'still no reload');
+  await page.getByRole('link', { name: 'web' }).click();
+  await page
+    .getByTestId('incidents')
+    .getByText(/Down from .* to /)
+    .waitFor({ timeout: 15_000 });
+  t.same(problems, [], 'no console error, CSP violation or failed request');
+});

@@ -1,0 +1,299 @@
+// The home: every domain and endpoint of the team in one list (GET /api/v1/home, one request per
+// page), grouped by domain or portfolio, with state, why it is down, the last checks as heartbeat
+// bars, uptime, response time and days left; filters, sort and "N up / M down / K expiring" on top.
+// The list reads again when the live feed says something changed (live.ts), a page at a time.
+import { useEffect, useState } from 'preact/hooks';
+import { all, get } from '../api.js';
+import { usePoll } from '../hooks.js';
+import type { Portfolio } from '../types.js';
+import { Badge, Choice, Days, LoadError, Table, fmtTime, pct } from '../ui.js';
+import './home.css';
+
+interface Check {
+  at: string;
+  ok: boolean;
+  response_time_ms: number;
+  status_code: number | null;
+  error: string | null;
+}
+
+interface Row {
+  kind: 'domain' | 'endpoint';
+  id: string;
+  group: string;
+  domain_id: string;
+  domain: string;
+  portfolio: string | null;
+  name: string;
+  url: string | null;
+  type: string;
+  state: 'up' | 'down' | 'paused' | 'unknown';
+  reason: string | null;
+  expiring: boolean;
+  days_left: number | null;
+  certificate_status: string | null;
+  uptime_24h: number | null;
+  avg_response_time_ms: number | null;
+  last_check: string | null;
+  checks: Check[];
+  health_grade: string | null;
+  dns_score: number | null;
+}
+
+interface HomeAnswer {
+  data: Row[];
+  pagination: { total: number; limit: number; offset: number; has_more: boolean };
+  summary: {
+    up: number;
+    down: number;
+    paused: number;
+    unknown: number;
+    expiring: number;
+    domains: number;
+    endpoints: number;
+  };
+}
+
+const PAGE = 100;
+const FILTERS = { state: '', type: '', portfolio_id: '', q: '', group: 'domain', sort: 'name', order: 'asc' };
+type Filters = typeof FILTERS;
+
+function Beats({ checks }: { checks: Check[] }) {
+  if (!checks.length) return <span class="muted">—</span>;
+  const failed = checks.filter((c) => !c.ok).length;
+  return (
+    <span class="beats" role="img" aria-label={`last ${checks.length} checks: ${failed} failed`} data-testid="beats">
+      {checks.map((c) => (
+        <i
+          key={c.at}
+          class={c.ok ? 'ok' : 'fail'}
+          title={`${fmtTime(c.at)}: ${c.ok ? `${c.response_time_ms} ms` : (c.error ?? 'failed')}`}
+        />
+      ))}
+    </span>
+  );
+}
+
+/** A domain's state in words: registered while its registration holds, expired once it ended. */
+const DOMAIN_WORD: Record<Row['state'], string> = {
+  up: 'registered',
+  down: 'expired',
+  paused: 'paused',
+  unknown: 'unknown',
+};
+
+function HomeRow({ r }: { r: Row }) {
+  const href = r.kind === 'domain' ? `#/domains/${r.domain_id}` : `#/endpoints/${r.id}`;
+  return (
+    <tr class={`home-${r.kind}`} data-testid="home-row" data-state={r.state} data-name={r.name}>
+      <td>
+        <Badge value={r.kind === 'domain' ? DOMAIN_WORD[r.state] : r.state} />
+      </td>
+      <td class="home-name">
+        <a href={href}>{r.name}</a> <span class="muted">{r.kind === 'domain' ? 'domain' : r.type}</span>
+        {r.url && <div class="muted url">{r.url}</div>}
+        {r.reason && (
+          <div class={r.state === 'down' ? 'bad reason' : 'warn reason'} data-testid="reason">
+            {r.reason}
+          </div>
+        )}
+      </td>
+      <td>{r.kind === 'endpoint' ? <Beats checks={r.checks} /> : null}</td>
+      <td>{r.kind === 'endpoint' ? pct(r.uptime_24h) : ''}</td>
+      <td>{r.avg_response_time_ms === null ? (r.kind === 'endpoint' ? '—' : '') : `${r.avg_response_time_ms} ms`}</td>
+      <td>
+        {r.kind === 'domain' || r.certificate_status !== null ? (
+          <Days days={r.days_left} />
+        ) : (
+          <span class="muted">no TLS</span>
+        )}
+      </td>
+      <td>
+        {r.kind === 'domain' ? (
+          <>
+            {r.health_grade ?? '—'}
+            {r.dns_score !== null && <span class="muted"> · DNS {r.dns_score}</span>}
+          </>
+        ) : (
+          <span class="muted">{r.last_check ? fmtTime(r.last_check) : 'not checked'}</span>
+        )}
+      </td>
+    </tr>
+  );
+}
+
+export function Home() {
+  const [f, setF] = useState<Filters>(FILTERS);
+  const [text, setText] = useState('');
+  const [offset, setOffset] = useState(0);
+  const [portfolios, setPortfolios] = useState<Portfolio[]>([]);
+  useEffect(() => {
+    all<Portfolio>('/api/v1/portfolios').then(setPortfolios, () => undefined);
+  }, []);
+  // The text filter applies once typing pauses.
+  useEffect(() => {
+    const t = setTimeout(() => setF((x) => (x.q === text.trim() ? x : { ...x, q: text.trim() })), 250);
+    return () => clearTimeout(t);
+  }, [text]);
+  useEffect(() => setOffset(0), [f]);
+  const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
+  for (const [k, v] of Object.entries(f)) if (v) params.set(k, v);
+  const qs = params.toString();
+  const s = usePoll(() => get<HomeAnswer>(`/api/v1/home?${qs}`), `home:${qs}`);
+  const set = (k: keyof Filters) => (v: string) => setF((x) => ({ ...x, [k]: v }));
+  const d = s.data;
+  let lastGroup = '';
+  return (
+    <>
+      <h1>Home</h1>
+      {d && (
+        <p class="home-summary" data-testid="home-summary" aria-live="polite">
+          <strong class="good">{d.summary.up} up</strong> /{' '}
+          <strong class={d.summary.down ? 'bad' : ''}>{d.summary.down} down</strong> /{' '}
+          <strong class={d.summary.expiring ? 'warn' : ''}>{d.summary.expiring} expiring</strong>
+          <span class="muted">
+            {' '}
+            · {d.summary.paused} paused · {d.summary.unknown} not checked yet · {d.summary.domains} domains,{' '}
+            {d.summary.endpoints} endpoints
+          </span>
+        </p>
+      )}
+      <form class="filters home-filters" aria-label="Filter" onSubmit={(e) => e.preventDefault()}>
+        <Choice
+          label="State"
+          name="state"
+          value={f.state}
+          set={set('state')}
+          options={[
+            ['', 'any'],
+            ['down', 'down'],
+            ['up', 'up'],
+            ['expiring', 'expiring'],
+            ['paused', 'paused'],
+            ['unknown', 'not checked'],
+          ]}
+        />
+        <Choice
+          label="Type"
+          name="type"
+          value={f.type}
+          set={set('type')}
+          options={[
+            ['', 'any'],
+            ['domain', 'domains'],
+            ['endpoint', 'endpoints'],
+            'https',
+            'http',
+            'port',
+            'smtp',
+            'imap',
+          ]}
+        />
+        <Choice
+          label="Portfolio"
+          name="portfolio"
+          value={f.portfolio_id}
+          set={set('portfolio_id')}
+          options={[['', 'any'], ...portfolios.map((p) => [p.id, p.name] as const)]}
+        />
+        <label>
+          Search
+          <input
+            type="search"
+            name="q"
+            value={text}
+            placeholder="name, URL, reason…"
+            onInput={(e) => setText(e.currentTarget.value)}
+          />
+        </label>
+        <Choice
+          label="Group by"
+          name="group"
+          value={f.group}
+          set={set('group')}
+          options={[
+            ['domain', 'domain'],
+            ['portfolio', 'portfolio'],
+          ]}
+        />
+        <Choice
+          label="Sort"
+          name="sort"
+          value={`${f.sort}:${f.order}`}
+          set={(v) => {
+            const [sort = 'name', order = 'asc'] = v.split(':');
+            setF((x) => ({ ...x, sort, order }));
+          }}
+          options={[
+            ['name:asc', 'name'],
+            ['state:asc', 'down first'],
+            ['uptime:asc', 'lowest uptime'],
+            ['response:desc', 'slowest'],
+            ['days_left:asc', 'fewest days left'],
+          ]}
+        />
+      </form>
+      {s.error && <LoadError error={s.error} retry={s.reload} />}
+      {!d && !s.error && <p class="muted">Loading…</p>}
+      {d && d.summary.domains === 0 && (
+        <p class="empty" data-testid="home-empty">
+          Nothing is monitored yet. Add a domain on the <a href="#/domains">Domains</a> page (or run{' '}
+          <code>dommon domains add example.com</code>), then open it to add an endpoint with a liveness check.
+        </p>
+      )}
+      {d && d.summary.domains > 0 && d.data.length === 0 && (
+        <p class="empty" data-testid="home-empty">
+          Nothing matches these filters.{' '}
+          <button
+            type="button"
+            onClick={() => {
+              setText('');
+              setF(FILTERS);
+            }}
+          >
+            Clear the filters
+          </button>
+        </p>
+      )}
+      {d && d.data.length > 0 && (
+        <>
+          <Table
+            testid="home"
+            head={['state', 'name', 'last checks', 'uptime 24 h', 'response', 'days left', 'grade / last check']}
+          >
+            {d.data.flatMap((r) => {
+              const out = [];
+              if (r.group !== lastGroup) {
+                lastGroup = r.group;
+                out.push(
+                  <tr key={`g:${r.group}:${r.id}`} class="home-group">
+                    <th colSpan={7} scope="rowgroup">
+                      {r.group}
+                    </th>
+                  </tr>,
+                );
+              }
+              out.push(<HomeRow key={r.id} r={r} />);
+              return out;
+            })}
+          </Table>
+          <p class="pager">
+            <span class="muted">
+              {d.pagination.offset + 1}–{d.pagination.offset + d.data.length} of {d.pagination.total}
+            </span>{' '}
+            {offset > 0 && (
+              <button type="button" onClick={() => setOffset(Math.max(0, offset - PAGE))}>
+                Previous
+              </button>
+            )}{' '}
+            {d.pagination.has_more && (
+              <button type="button" onClick={() => setOffset(offset + PAGE)}>
+                Next
+              </button>
+            )}
+          </p>
+        </>
+      )}
+    </>
+  );
+}
