@@ -10,6 +10,9 @@ const WORDS: Record<string, (detail: string) => string> = {
   tls: (d) => `TLS handshake failed (${d})`,
   status: (d) => `Wrong answer: ${d}`,
   denied: (d) => `Not checked: the outbound policy refuses this address (${d})`,
+  loss: (d) => `Packets lost (${d})`,
+  late: (d) => `No heartbeat in time: ${d}`,
+  failed: (d) => `The job reported a failure: ${d.replace(/^the job reported a failure /, '')}`,
   cancelled: () => 'The check was cancelled (its node stopped)',
   error: (d) => `Check failed: ${d}`,
 };

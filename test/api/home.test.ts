@@ -284,7 +284,7 @@ t.test('GET /ui/live: a change made through the API reaches the stream of its te
   const started = Date.now();
   t.equal((await a.post('/api/v1/domains', { domain: 'live.test' })).status, 201);
   await until('change on team A', () => streamA.events.includes('change'));
-  t.ok(Date.now() - started < 5000, `told within ${Date.now() - started} ms`);
+  t.ok(Date.now() - started < 10_000, `told within ${Date.now() - started} ms`);
   await new Promise((r) => setTimeout(r, 1000));
   t.notOk(streamB.events.includes('change'), "team B's stream heard nothing of team A's change");
 
@@ -320,7 +320,7 @@ t.test('the app stops at once with live streams open, and they end', async (t) =
   await until('ready', () => streams.every((x) => x.events.includes('ready')));
   const t0 = Date.now();
   await s.close();
-  t.ok(Date.now() - t0 < 2000, `stopped in ${Date.now() - t0} ms with ${streams.length} streams open`);
+  t.ok(Date.now() - t0 < 5000, `stopped in ${Date.now() - t0} ms with ${streams.length} streams open`);
   await until('streams ended', () => streams.every((x) => x.ended()), 5000);
 });
 
