@@ -23,7 +23,7 @@ export const LAYERS = {
   probes: ['domain', 'config', 'net'],
   channels: ['domain', 'config', 'net'],
   services: ['domain', 'config', 'platform', 'store', 'probes', 'channels'],
-  scheduler: ['domain', 'store', 'services'],
+  scheduler: ['domain', 'services'],
   web: ['domain', 'package', 'services'],
   api: ['domain', 'config', 'package', 'store', 'channels', 'services', 'web'],
   tui: ['domain'],

@@ -1,6 +1,6 @@
 // bench/cluster: 1, 2 and 3 worker nodes on one PostgreSQL database at a fixed fleet (default 20,000
 // liveness configs at 60 s), each node a real dommon process (bench/probe-daemon.mjs) claiming its
-// checks from the due-queue (src/scheduler/claiming.ts), all probing one loopback HTTP target.
+// checks from the shared due-queue (src/scheduler/liveness.ts), all probing one loopback HTTP target.
 // Per node count: checks per minute achieved against expected, CPU ms per check of each node,
 // PostgreSQL's own CPU ms per check (its processes, from /proc), the claim rounds' p99, lateness p99
 // (the worst node's), runs taken over and results fenced out, and the machine's speed for PostgreSQL

@@ -40,8 +40,9 @@ let allAt = null;
 // Lateness percentiles are computed once, in the last line (on SIGTERM): sorting every run's lateness
 // each second would charge the harness's own work to the daemon's CPU.
 function line(final) {
-  // (The due-queue's size() is what the node holds now, not the fleet: no such figure there.)
-  if (allAt === null && !sched.stats.claimMs && sched.stats.firstRun.size >= sched.size())
+  // (On PostgreSQL size() is what the node holds now, not the fleet: no such figure there. On SQLite
+  // the one process holds its whole queue once its first claim is in.)
+  if (allAt === null && !config.database && sched.size() && sched.stats.firstRun.size >= sched.size())
     allAt = Math.max(...sched.stats.firstRun.values()) - sched.stats.startedAt;
   const mem = process.memoryUsage();
   const out = {
@@ -60,8 +61,8 @@ function line(final) {
       p99: late.length ? late[Math.floor(late.length * 0.99)] : null,
       max: late.at(-1) ?? null,
     });
-    // On PostgreSQL (the due-queue, src/scheduler/claiming.ts): claim rounds' time and runs taken over.
-    if (sched.stats.claimMs) {
+    // On PostgreSQL (the shared due-queue): claim rounds' time and runs taken over.
+    if (config.database && sched.stats.claimMs) {
       const claim = Float64Array.from(sched.stats.claimMs).sort();
       Object.assign(out, {
         claimP99: claim.length ? claim[Math.floor(claim.length * 0.99)] : null,

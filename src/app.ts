@@ -81,6 +81,7 @@ async function daemonModules() {
     { createProbingWorkers },
     { createNodeHeartbeat, HEARTBEAT_MS },
     { sharedBootstrapRefresh },
+    { memoryDueQueue, sharedDueQueue },
   ] = await Promise.all([
     // CommonJS packages (prom-client) are read from `default`: Node's import() also offers their
     // named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -97,6 +98,7 @@ async function daemonModules() {
     import('./scheduler/probing.js'),
     import('./services/nodes.js'),
     import('./services/bootstrap.js'),
+    import('./services/due-queue.js'),
   ]);
   return {
     ...(await localModules()),
@@ -116,6 +118,8 @@ async function daemonModules() {
     createNodeHeartbeat,
     HEARTBEAT_MS,
     sharedBootstrapRefresh,
+    memoryDueQueue,
+    sharedDueQueue,
   };
 }
 
@@ -389,6 +393,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const {
     createIntelScheduler,
     createProbingWorkers,
+    memoryDueQueue,
+    sharedDueQueue,
     livenessProbe,
     createRetentionService,
     periodic,
@@ -430,7 +436,6 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     onError: (err) => log.debug({ err: err.message }, 'singleton lock attempt failed'),
   });
   const intelScheduler = createIntelScheduler({
-    store,
     intel: services.intel,
     clock,
     log,
@@ -444,15 +449,26 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   });
   const probing = createProbingWorkers({
     monitor: services.monitor,
-    liveness: services.liveness,
+    // On PostgreSQL every node (one or several) claims its runs from the shared due-queue; the one
+    // process on a SQLite file keeps its queue in memory.
+    queue:
+      store.engine === 'postgres'
+        ? sharedDueQueue({ store, owner: config.node.name })
+        : memoryDueQueue({
+            monitor: services.monitor,
+            onChange: services.liveness.onChange,
+            clock,
+            // No tables: only commits by other processes (and unknown raw writes) move it; this process's
+            // changes reach the queue one by one through onChange.
+            stamp: () => store.stamp([]),
+            region: config.node.region,
+            owner: config.node.name,
+          }),
     certificates: services.certificates,
     // A push endpoint's check reads its pings through the push service.
     probe: livenessProbe({ ...probes, heartbeat: (id) => services.push.heartbeat(id) }),
     clock,
     log,
-    stamp: (t) => store.stamp(t),
-    // On PostgreSQL every node (one or several) claims its runs from the due-queue.
-    dueQueue: store.engine === 'postgres' ? { repo: store.livenessDue, owner: config.node.name } : undefined,
     region: config.node.region,
   });
   const retention = createRetentionService({

@@ -4,8 +4,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Domain } from '../domain/types.js';
-import type { Store } from '../store/index.js';
-import type { SingletonLocks } from '../store/singletons.js';
+import type { Exclusive } from '../services/deps.js';
 import type { IntelServices } from '../services/intel.js';
 import { periodic, type Worker } from './periodic.js';
 import { eachLimit } from '../domain/concurrency.js';
@@ -13,7 +12,6 @@ import { eachLimit } from '../domain/concurrency.js';
 import { DOMAIN_REFRESH_KINDS, type DomainRefreshKind } from '../domain/types.js';
 
 interface IntelSchedulerDeps {
-  store: Store;
   intel: IntelServices;
   clock: Clock;
   log: Logger;
@@ -29,13 +27,13 @@ interface IntelSchedulerDeps {
   /** The bootstrap refresh to run instead of the store's own (several nodes: services/bootstrap.ts). */
   bootstrapRefresh?: (now: Date) => Promise<unknown>;
   /** Runs the health sweep only where this node holds its singleton lock (store/singletons.ts). */
-  exclusive?: SingletonLocks['run'];
+  exclusive?: Exclusive;
 }
 
 const SYNC_MS = 600_000;
 
 export function createIntelScheduler(deps: IntelSchedulerDeps) {
-  const { store, intel, clock, log } = deps;
+  const { intel, clock, log } = deps;
   const concurrency = deps.concurrency ?? 4;
   const leaseMs = 120_000;
   const startedAt = performance.now();
@@ -48,7 +46,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   } satisfies Record<DomainRefreshKind, (d: Domain) => Promise<string>>;
 
   async function runOne(kind: DomainRefreshKind, targetId: string): Promise<void> {
-    const d = await store.domains.byId(targetId);
+    const d = await intel.schedule.domain(targetId);
     if (!d) return;
     try {
       const outcome = await runners[kind](d);
@@ -71,13 +69,13 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     // sync (a scan of every domain; its cost is in docs/benchmarks.md) only repairs rows written some other way: at
     // start and every 10 minutes.
     if (performance.now() - syncedAt >= SYNC_MS) {
-      for (const kind of DOMAIN_REFRESH_KINDS) await store.schedule.syncDomains(kind, iso);
+      await intel.schedule.sync(DOMAIN_REFRESH_KINDS, iso);
       syncedAt = performance.now();
     }
     // Nothing due (most ticks): one read for every kind, no write.
-    for (const kind of await store.schedule.dueKinds(DOMAIN_REFRESH_KINDS, iso)) {
-      const due = await store.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
-      jobs.push(...due.map((r) => ({ kind, id: r.target_id })));
+    for (const kind of await intel.schedule.dueKinds(DOMAIN_REFRESH_KINDS, iso)) {
+      const due = await intel.schedule.claimDue(kind, iso, 50, new Date(now.getTime() + leaseMs).toISOString());
+      jobs.push(...due.map((id) => ({ kind, id })));
     }
     await eachLimit(
       jobs,

@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import type { DeliveryService } from '../services/delivery.js';
 import { periodic, type Worker } from './periodic.js';
-import type { SingletonLocks } from '../store/singletons.js';
+import type { Exclusive } from '../services/deps.js';
 
 export interface NotifyWorker extends Worker {
   /** One cycle now (tests, and after a test send if a caller wants it sooner). */
@@ -20,7 +20,7 @@ export function notifyWorker({
   log: Logger;
   intervalMs: number;
   /** Builds digests only where this node holds the `digests` lock (store/singletons.ts). */
-  exclusive?: SingletonLocks['run'];
+  exclusive?: Exclusive;
 }): NotifyWorker {
   const cycle = async () => {
     // Bounded batches, so one cycle cannot hold the database for long.

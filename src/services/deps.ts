@@ -1,5 +1,6 @@
 import type { Clock } from '../domain/clock.js';
 import type { Repos, Store } from '../store/index.js';
+import type { SingletonLocks } from '../store/singletons.js';
 import type { ExposureNet } from '../probes/exposure-net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
@@ -25,3 +26,6 @@ export interface ServiceDeps {
  * repositories: pass the transaction that changed an input, so the new health commits with it.
  */
 export type HealthHook = (repos: Repos, domainId: string) => Promise<unknown>;
+
+/** Runs a job only where this node holds its singleton lock (store/singletons.ts); elsewhere its turn is skipped. */
+export type Exclusive = SingletonLocks['run'];

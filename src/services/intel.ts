@@ -105,6 +105,21 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     refreshRegistration: (d: Domain, opts: { fresh?: boolean } = {}) => registration.refresh(d, opts),
     /** DNS-security refresh (likewise). */
     refreshSecurity: (d: Domain, opts: { fresh?: boolean } = {}) => security.refresh(d, opts),
+    /** The refresh schedule (the check_schedule table), as the intel scheduler works it. */
+    schedule: {
+      /** Rows for domains without one (the domain service writes them with the domain: this repairs). */
+      async sync(kinds: readonly DomainRefreshKind[], now: string): Promise<void> {
+        for (const kind of kinds) await store.schedule.syncDomains(kind, now);
+      },
+      /** The kinds with a row due (one read for all). */
+      dueKinds: (kinds: readonly DomainRefreshKind[], now: string) => store.schedule.dueKinds(kinds, now),
+      /** Takes up to `limit` due rows of a kind under a lease until `leaseUntil`: their domains' ids. */
+      async claimDue(kind: DomainRefreshKind, now: string, limit: number, leaseUntil: string): Promise<string[]> {
+        return (await store.schedule.claimDue(kind, now, limit, leaseUntil)).map((r) => r.target_id);
+      },
+      /** A domain by id (none: deleted since it was claimed). */
+      domain: (id: string) => store.domains.byId(id),
+    },
     /** A scheduled refresh that crashed: tried again after a tenth of the interval (at least a minute). */
     async refreshFailed(kind: DomainRefreshKind, domainId: string, message: string): Promise<void> {
       const now = clock.now();

@@ -158,5 +158,3 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
     },
   };
 }
-
-export type LivenessService = ReturnType<typeof createLivenessService>;

@@ -26,6 +26,7 @@ import {
 import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
+import type { Fence } from './due-queue.js';
 
 export interface Recorded {
   config: LivenessConfig;
@@ -34,8 +35,8 @@ export interface Recorded {
   /** Epoch ms when the probe started. */
   at: number;
   /**
-   * A run claimed from the due-queue (PostgreSQL, several nodes): its lease's fencing token and the
-   * next due time, written with the result; a result whose lease was taken over is dropped.
+   * A run claimed from the due-queue (services/due-queue.ts): its lease's fencing token and the next
+   * due time, ended with the result (the fence); a result whose lease was taken over is dropped.
    */
   lease?: { token: number; next: number | null; keep?: boolean; region?: string };
   /**
@@ -48,9 +49,6 @@ export interface Recorded {
   region?: string;
 }
 
-/** How long past a claimed run's due time plus its timeout its lease lasts (ms): the result's write and a spread start fit in it. */
-export const LEASE_MARGIN_MS = 10_000;
-
 /** One entry of the scheduler's working set. */
 export interface Target {
   config: LivenessConfig;
@@ -58,7 +56,7 @@ export interface Target {
 }
 
 /** Which part of the working set to read: one config, one endpoint's, one domain's, or a page by id. */
-export interface TargetScope {
+interface TargetScope {
   id?: string;
   ids?: readonly string[];
   endpoint_id?: string;
@@ -221,15 +219,17 @@ export function createMonitorService({
 
     lastChecks: (configIds: readonly string[]) => store.livenessData.lastChecks(configIds),
 
-    /** Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one transaction. */
     /**
-     * Returns how many were written (the others' configs were deleted, or their leases taken over or
-     * revoked), the dueKeys of leased runs not written (the node holds them no more), and the new
-     * states of the configs checked from anywhere that were written (a lease's holder keeps them: see
-     * Recorded.prev).
+     * Writes a batch of outcomes (raw rows, aggregates, states and down/recovery events) in one
+     * transaction; the leased ones only where `fence` (the due-queue's, in the same transaction)
+     * finds their lease still held. Returns how many were written (the others' configs were deleted,
+     * or their leases taken over or revoked), the dueKeys of leased runs not written (the node holds
+     * them no more), and the new states of the configs checked from anywhere that were written (a
+     * lease's holder keeps them: see Recorded.prev).
      */
     async record(
       batch: Recorded[],
+      fence?: Fence,
     ): Promise<{ written: number; fenced: string[]; states: Map<string, LivenessState> }> {
       if (!batch.length) return { written: 0, fenced: [], states: new Map() };
       const ordered = [...batch].sort((a, b) => a.at - b.at);
@@ -252,8 +252,10 @@ export function createMonitorService({
           if (r.prev === undefined) unknown = true;
           else known.set(r.config.id, r.prev);
         }
+        if (leased.length && !fence) throw new Error('leased results need the due-queue that leased them');
         const released = leased.length
-          ? await tx.livenessDue.release(
+          ? await fence!(
+              tx,
               [
                 ...new Map(
                   leased.map((r) => [
@@ -262,7 +264,6 @@ export function createMonitorService({
                   ]),
                 ).values(),
               ],
-              LEASE_MARGIN_MS,
               unknown,
             )
           : undefined;

@@ -5,7 +5,10 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/index.js';
 import { openLocal } from '../../src/app.js';
 import type { Clock } from '../../src/domain/clock.js';
+import { systemClock } from '../../src/domain/clock.js';
+import { memoryDueQueue, sharedDueQueue } from '../../src/services/due-queue.js';
 import { OFFLINE_ENV, tempDir } from './app.js';
+import { createPgDatabase, pgServerUrl } from './pg.js';
 
 export function mutableClock(start = Date.now()) {
   let t = start;
@@ -60,4 +63,41 @@ export async function monitored(
     out.push(await s.services.liveness.create(s.teamId, { endpoint_id: e.id, ...cfg }));
   }
   return out;
+}
+
+/** The stores the scheduler runs on: SQLite always, PostgreSQL where DOMMON_TEST_DATABASE_URL is set. */
+export const ENGINES: readonly ('sqlite' | 'postgres')[] = pgServerUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
+
+/** openTestStore on a SQLite file or on a fresh migrated PostgreSQL database (dropped by close()). */
+export async function openEngineStore(engine: 'sqlite' | 'postgres', env: Record<string, string> = {}, clock?: Clock) {
+  if (engine === 'sqlite') return openTestStore(env, clock);
+  const db = (await createPgDatabase('sched', { migrated: true }))!;
+  const s = await openTestStore({ ...env, DOMMON_DATABASE_URL: db.url }, clock);
+  return {
+    ...s,
+    async close() {
+      await s.close();
+      await db.drop();
+    },
+  };
+}
+
+/**
+ * The due-queue a daemon on this store uses: in memory on SQLite (following the services' changes),
+ * the shared tables on PostgreSQL (one node, `owner`).
+ */
+export function dueQueueOf(
+  s: TestStore,
+  opts: { clock?: Clock; random?: () => number; owner?: string; stamp?: () => string } = {},
+) {
+  return s.store.engine === 'postgres'
+    ? sharedDueQueue({ store: s.store, owner: opts.owner ?? 'n1' })
+    : memoryDueQueue({
+        monitor: s.services.monitor,
+        onChange: s.services.liveness.onChange,
+        clock: opts.clock ?? systemClock,
+        random: opts.random,
+        stamp: opts.stamp,
+        owner: opts.owner,
+      });
 }

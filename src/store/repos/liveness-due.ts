@@ -2,8 +2,9 @@
 // node claims the runs due soon with FOR UPDATE SKIP LOCKED into a lease (owner, expiry) and a new
 // fencing token, runs them, and writes each result with the next due time in the same transaction as
 // the result itself, fenced by the token (a node whose lease was taken over writes nothing). Leases of
-// a dead node run out; the takeover claim hands them to a live one. One SQLite node keeps its due
-// times in memory (scheduler/liveness.ts) and never calls this.
+// a dead node run out; the takeover claim hands them to a live one. This is the shared
+// implementation of the services' due-queue port (services/due-queue.ts); on SQLite the queue is in
+// the one process's memory and never calls this.
 //
 // Configurations with regions (migration 015) have a row per region in liveness_region_due instead
 // of one in liveness_due: a node claims those of its own region only, so each region checks once.
@@ -15,7 +16,7 @@ import { PREPARED } from '../prepared.js';
 import { enabledEndpointOf, targetColumns, toTarget, type LivenessTarget, type TargetRow } from './targets.js';
 
 /** A run this node claimed: the config, its due time (epoch ms) and the lease's fencing token. */
-export interface DueClaim {
+interface DueClaim {
   configId: string;
   /** The region whose run this is ('' for a configuration checked from anywhere: liveness_due). */
   region: string;
@@ -84,7 +85,7 @@ type DueScope = { config: string } | { endpoint: string } | { domain: string };
 
 /**
  * A wake-up treats a leased run due before now plus this (ms) as sent already: its holder checks its
- * lease at most 2.5 s before a probe goes out (scheduler/claiming.ts, CHECK_AHEAD_MS and CHECK_FRESH_MS),
+ * lease at most 2.5 s before a probe goes out (scheduler/liveness.ts, CHECK_AHEAD_MS and CHECK_FRESH_MS),
  * so it may have seen the lease still valid; the run's row is then due one interval after that run.
  */
 const WAKE_SENT_MS = 3000;
@@ -461,5 +462,3 @@ export function livenessDueRepo(db: Kysely<DB>) {
     },
   };
 }
-
-export type LivenessDueRepo = ReturnType<typeof livenessDueRepo>;

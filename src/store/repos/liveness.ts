@@ -153,7 +153,7 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
         .insertInto('liveness_configs')
         .values({ ...row, seq: Number(n ?? 0) + 1 })
         .execute();
-      // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/claiming.ts).
+      // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/liveness.ts).
       if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at), config.regions);
       return row.id;
     },
