@@ -8,6 +8,10 @@ import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { issue, makeCa } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
 
+// About 22 s alone (fixed waits of the real schedule), past the default 30 s beside two other files on
+// a loaded 2-core machine.
+t.setTimeout(120_000);
+
 t.test('liveness transitions, events, stats and status', async (t) => {
   const dns = await startLoopbackDns();
   const target = await startHttpTarget();
