@@ -18,7 +18,7 @@ import { ServiceError } from '../domain/errors.js';
 import type { WebSession } from '../services/sessions.js';
 
 const STAMP_MS = 250;
-const SWEEP_MS = 5000;
+const SWEEP_MS = 15_000;
 const HEARTBEAT_MS = 15_000;
 const SESSION_CHECK_MS = 30_000;
 const MAX_PER_SESSION = 4;

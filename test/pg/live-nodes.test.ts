@@ -51,7 +51,7 @@ t.test('a change made on one node reaches a live stream open on another', { skip
   await new Promise((r) => setTimeout(r, 600));
   const started = Date.now();
   t.equal((await client(n1.url, token).post('/api/v1/domains', { domain: 'other-node.example' })).status, 201);
-  // The change feed's notification moves n2's stamp at once; its 5 s sweep would find it anyway.
+  // The change feed's notification moves n2's stamp at once; its 15 s sweep would find it anyway.
   await until('change', () => events.includes('change'), 15_000);
   t.ok(true, `the stream on n2 was told ${Date.now() - started} ms after the write on n1`);
 });
