@@ -106,12 +106,15 @@ t.test(
     await channelForm.getByLabel('Webhook url').fill(rx.url);
     t.equal(await channelForm.getByLabel('Secret key').getAttribute('type'), 'password');
     await channelForm.getByLabel('Secret key').fill('webhook-signing-key');
+    // A property of several types (object, array or string): JSON text.
+    await channelForm.getByLabel('Template').fill('{"text": "{{event_type}}"}');
     await channelForm.getByLabel('Delivery class').selectOption('instant');
     await channelForm.getByRole('button', { name: 'Add channel' }).click();
     await page.getByTestId('channels-table').getByText('webhook', { exact: true }).waitFor();
     const settings = (await api.get('/api/v1/notifications/settings')).body;
     t.match(settings, [{ notification_type: 'webhook', delivery_class: 'instant', is_enabled: true }]);
     t.equal(settings[0].config.webhook_url, rx.url);
+    t.same(settings[0].config.template, { text: '{{event_type}}' }, 'the JSON text sent as an object');
     t.match(settings[0].config.secret_key, /^\*{8}/, 'the secret is stored (and shown masked)');
 
     // Editing it keeps the secret when its field is left empty.
@@ -171,9 +174,17 @@ t.test(
     t.equal(await liveForm.getByLabel('Interval seconds').inputValue(), '30');
     t.equal(await liveForm.getByLabel('Failure threshold').inputValue(), '3');
     await liveForm.getByLabel('Expected status code').fill('204');
+    // An array of strings: one a line.
+    await liveForm.getByLabel('Regions').fill('eu-west\nus-east');
+    await liveForm.getByLabel('Confirm from').fill('2');
     await liveForm.getByRole('button', { name: 'Save liveness settings' }).click();
     await liveForm.getByText('Saved.').waitFor();
-    t.equal((await api.get(`/api/v1/liveness/${live.id}`)).body.expected_status_code, 204);
+    t.match((await api.get(`/api/v1/liveness/${live.id}`)).body, {
+      expected_status_code: 204,
+      regions: ['eu-west', 'us-east'],
+      confirm_from: 2,
+      interval_seconds: 30,
+    });
     await shot(t, page, 'endpoint-settings');
 
     // Pause it from the domain's table (ticked rows).

@@ -230,17 +230,20 @@ const aria = (path: string, hint: string | undefined, error: string | undefined)
 function TextArea({
   initial,
   parse,
-  ...rest
+  onChange,
+  ...attrs
 }: { initial: string; parse: (text: string) => unknown; onChange: (v: unknown) => void } & ReturnType<typeof aria>) {
   const [text, setText] = useState(initial);
+  // onChange is the parsed value's handler, not the element's (whose change event would replace the
+  // value with the event when the field loses focus).
   return (
     <textarea
-      {...rest}
+      {...attrs}
       rows={3}
       value={text}
       onInput={(e) => {
         setText(e.currentTarget.value);
-        rest.onChange(parse(e.currentTarget.value));
+        onChange(parse(e.currentTarget.value));
       }}
     />
   );
