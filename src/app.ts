@@ -144,7 +144,11 @@ interface Composed {
 function compose(
   config: Readonly<Config>,
   clock: Clock,
-  opts: { ca?: string | string[]; onBootstrapError?: (err: Error) => void } = {},
+  opts: {
+    ca?: string | string[];
+    nameserverPort?: (address: string) => number;
+    onBootstrapError?: (err: Error) => void;
+  } = {},
 ): Composed {
   const resolver = createResolver(config.dnsServers, { policy: config.outbound });
   // Every RDAP request (the bootstrap, look-ups, each redirect hop) and every WHOIS connection (the
@@ -179,7 +183,9 @@ function compose(
   };
   const probes: ProbeDeps = {
     resolver,
+    dnsServers: config.dnsServers,
     ...(opts.ca ? { ca: opts.ca } : {}),
+    ...(opts.nameserverPort ? { nameserverPort: opts.nameserverPort } : {}),
   };
   return { io, probes };
 }
@@ -229,8 +235,11 @@ export interface AppOptions {
   exposure?: { portFor?: (port: number, address: string) => number; options?: Partial<ExposureOptions> };
   /** Notification worker timing; defaults are the spec's (tests shorten them, nothing else does). */
   notify?: { retryWaitsMs?: readonly number[]; attemptTimeoutMs?: number; intervalMs?: number };
-  /** Probe settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
-  probes?: { ca?: string | string[] };
+  /**
+   * Probe settings beyond the config: extra trusted CA certificates (tests pass their own CA), and the
+   * port a zone's own name servers are asked on (53; tests point it at their loopback server).
+   */
+  probes?: { ca?: string | string[]; nameserverPort?: (address: string) => number };
   /** SMTP settings beyond the config: extra trusted CA certificates (tests pass their own CA). */
   smtp?: { ca?: string | string[] };
 }
@@ -288,6 +297,7 @@ export async function openLocal(
   const log = opts.log ?? pino({ level: 'silent' });
   const { io: lookup, probes } = compose(config, clock, {
     ca: opts.probes?.ca,
+    nameserverPort: opts.probes?.nameserverPort,
     onBootstrapError: (err) =>
       log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'),
   });

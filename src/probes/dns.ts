@@ -79,7 +79,7 @@ interface ServerAddress {
 }
 
 /** `host`, `host:port`, `[v6]:port` or a bare IPv6 address. */
-function parseServer(s: string): ServerAddress {
+export function parseServer(s: string): ServerAddress {
   const v6 = /^\[([^\]]+)\](?::(\d+))?$/.exec(s);
   if (v6) return { host: v6[1]!, port: v6[2] ? Number(v6[2]) : 53 };
   if (net.isIPv6(s)) return { host: s, port: 53 };
@@ -229,13 +229,14 @@ function caaOf(rec: dns.CaaRecord): CaaRecord {
   return { critical: r.critical, tag, value: String(r[tag] ?? '') };
 }
 
-/** One UDP query (RD set, EDNS0 with DO so validating resolvers return DNSSEC records). */
+/** One UDP query (RD set unless `recurse` is false, EDNS0 with DO so validating resolvers return DNSSEC records). */
 function udpQuery(
   server: ServerAddress,
   name: string,
-  type: 'DS' | 'DNSKEY' | 'TXT',
+  type: packet.RecordType,
   timeoutMs: number,
   pending: Set<() => void>,
+  recurse = true,
 ): Promise<packet.Packet & { rcode?: string }> {
   return new Promise((resolve, reject) => {
     const id = randomInt(0, 65536);
@@ -269,7 +270,7 @@ function udpQuery(
     const query = packet.encode({
       type: 'query',
       id,
-      flags: packet.RECURSION_DESIRED,
+      flags: recurse ? packet.RECURSION_DESIRED : 0,
       questions: [{ type, name, class: 'IN' }],
       additionals: [
         {
@@ -287,6 +288,42 @@ function udpQuery(
     // A connected socket surfaces ICMP "port unreachable" as ECONNREFUSED instead of a timeout.
     socket.connect(server.port, server.host, () => socket.send(query));
   });
+}
+
+/** One server's answer to one question: its response code, answer and authority sections. */
+export interface DnsReply {
+  rcode: string;
+  answers: packet.Answer[];
+  authorities: packet.Answer[];
+  /** The answer did not fit in UDP (TC): what came is partial. */
+  truncated: boolean;
+}
+
+/**
+ * Asks one server (`host`, `host:port`, `[v6]:port`; an address, not a name) one question over UDP;
+ * `recurse: false` asks an authoritative server for its own data (a parent zone's delegation).
+ * Rejects with a DnsError (ETIMEOUT, ECANCELLED) or a socket error.
+ */
+export function queryServer(
+  server: string,
+  name: string,
+  type: packet.RecordType,
+  opts: { timeoutMs: number; recurse?: boolean; signal?: AbortSignal },
+): Promise<DnsReply> {
+  const pending = new Set<() => void>();
+  const onAbort = () => {
+    for (const c of [...pending]) c();
+  };
+  if (opts.signal?.aborted) return Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED'));
+  opts.signal?.addEventListener('abort', onAbort, { once: true });
+  return udpQuery(parseServer(server), name, type, opts.timeoutMs, pending, opts.recurse ?? true)
+    .then((res) => ({
+      rcode: res.rcode ?? 'NOERROR',
+      answers: res.answers ?? [],
+      authorities: res.authorities ?? [],
+      truncated: Boolean((res.flags ?? 0) & packet.TRUNCATED_RESPONSE),
+    }))
+    .finally(() => opts.signal?.removeEventListener('abort', onAbort));
 }
 
 function rdata(a: packet.Answer): string {

@@ -6,6 +6,7 @@
 import type { EndpointType, Endpoint, LivenessConfig } from '../domain/types.js';
 import type { TlsResult } from '../domain/certificate.js';
 import { defineEndpointTypes } from '../domain/endpoint.js';
+import { dnsType } from './dns-check.js';
 import { http, https } from './http.js';
 import { icmp } from './icmp.js';
 import { imap } from './imap.js';
@@ -23,6 +24,7 @@ export const ENDPOINT_PLUGINS: { readonly [K in EndpointType]: EndpointPlugin<K>
   imap,
   icmp,
   push,
+  dns: dnsType,
 };
 
 /** The type names, in the registry's order (the docs' and the enums' order). */

@@ -25,6 +25,10 @@ export interface ProbeDeps {
   ca?: string | string[];
   /** What a push endpoint's check reads: its last pings (the services' reader; none: no push checks). */
   heartbeat?: (endpointId: string) => Promise<HeartbeatPings | undefined>;
+  /** The recursive resolvers (DOMMON_DNS_SERVERS, host[:port]); empty or absent: the system's. */
+  dnsServers?: readonly string[];
+  /** The port a zone's own name servers answer on (53); tests map it to their loopback server's. */
+  nameserverPort?: (address: string) => number;
 }
 
 export interface ProbeOutcome {

@@ -1,9 +1,11 @@
 // Endpoint-type fields through the API, on the icmp type (`count`, `max_loss_percent`): defaults on
 // create, values kept on update, dropped when the type changes, answered flat by every read,
-// validated by the request schemas (400 with the error body), refused on another type; and an icmp
-// endpoint checked by the running daemon against 127.0.0.1 (its name through the loopback DNS server).
+// validated by the request schemas (400 with the error body), refused on another type; an icmp
+// endpoint checked by the running daemon against 127.0.0.1 (its name through the loopback DNS server);
+// dns endpoints (a chosen resolver, the zone's own servers) up, down and up as a record changes.
 import t from 'tap';
-import { client } from '../support/app.js';
+import { client, startApp } from '../support/app.js';
+import { startDnsServer } from '../support/dns-server.js';
 import { startLoopbackApp } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
 
@@ -134,4 +136,73 @@ t.test('an icmp endpoint checked by the daemon: 127.0.0.1 answers', async (t) =>
   t.equal(up.last_check_successful, true);
   t.type(up.response_time_ms, 'number');
   t.ok(up.response_time_ms < 1000, `round trip ${up.response_time_ms} ms`);
+});
+
+t.test('a dns endpoint checked by the daemon: up, down when its record goes, up again', async (t) => {
+  const server = await startDnsServer({
+    'example.com': { NS: ['ns1.example.com'], MX: [{ preference: 10, exchange: 'mx.example.com' }] },
+    'ns1.example.com': { A: ['127.0.0.1'] },
+  });
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: server.address, DOMMON_RATE_LIMIT: '1000000' },
+    { probes: { nameserverPort: () => server.port } },
+  );
+  t.teardown(async () => {
+    await s.close();
+    await server.close();
+  });
+  const api = client(s.url, await s.token());
+  const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  const bad = await api.post('/api/v1/endpoints', {
+    domain_id: d.id,
+    name: 'x',
+    endpoint_type: 'dns',
+    record_type: 'SPF',
+  });
+  t.match(bad, {
+    status: 400,
+    body: { error: /^record_type: must be one of A, AAAA, CNAME, MX, NS, TXT, SOA, CAA, DS$/ },
+  });
+  const viaResolver = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: d.id,
+      name: 'mx',
+      endpoint_type: 'dns',
+      record_type: 'MX',
+      resolver: server.address,
+    })
+  ).body;
+  t.match(viaResolver, { full_url: 'dns://example.com', record_type: 'MX', resolver: server.address });
+  const own = (
+    await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'own', endpoint_type: 'dns', record_type: 'MX' })
+  ).body;
+  t.match(own, { record_type: 'MX', resolver: null }, "the zone's own servers by default");
+
+  const status = async (id: string) => (await api.get(`/api/v1/liveness/${id}/status`)).body;
+  const configs = [];
+  for (const ep of [viaResolver, own])
+    configs.push(
+      (
+        await api.post('/api/v1/liveness', {
+          endpoint_id: ep.id,
+          timeout_seconds: 2,
+          interval_seconds: 1,
+          failure_threshold: 1,
+        })
+      ).body.id as string,
+    );
+  for (const id of configs) await waitFor(async () => (await status(id)).status === 'up', 20_000);
+  t.pass('both up');
+
+  server.zone['example.com']!.MX = [];
+  for (const id of configs) {
+    const down = await waitFor(async () => {
+      const b = await status(id);
+      return b.status === 'down' && b;
+    }, 20_000);
+    t.match(down.last_error, /^dns: no MX record for example\.com \(NOERROR, no answer from 127\.0\.0\.1:\d+\)$/);
+  }
+  server.zone['example.com']!.MX = [{ preference: 20, exchange: 'mx2.example.com' }];
+  for (const id of configs) await waitFor(async () => (await status(id)).status === 'up', 20_000);
+  t.pass('up again');
 });

@@ -1,0 +1,165 @@
+// dns liveness: one question (a record type, for the endpoint's host) asked of a chosen server, or
+// of the zone's own name servers (the domain's NS, each resolved and asked without recursion; a DS
+// question goes to the parent zone's servers, where DS records live). Up when the answer is NOERROR
+// and holds records of the type. Every server's address is chosen through the guarded resolver, so
+// the outbound policy applies; the recursive resolvers that find a zone's servers are the
+// configured ones (DOMMON_DNS_SERVERS, else the system's).
+import dns from 'node:dns';
+import net from 'node:net';
+import type packet from 'dns-packet';
+import { hostOf } from '../domain/endpoint.js';
+import { DnsError, parseServer, queryServer, type DnsReply } from './dns.js';
+import type { EndpointPlugin, ProbeTarget } from './plugin.js';
+import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+
+const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'CAA', 'DS'] as const;
+type RecordType = (typeof RECORD_TYPES)[number];
+
+const FIELDS = {
+  record_type: {
+    type: 'string',
+    enum: RECORD_TYPES,
+    default: 'A',
+    description: "the record type asked for, of the endpoint's host",
+  },
+  resolver: {
+    type: ['string', 'null'],
+    maxLength: 300,
+    // host, host:port, [v6] or [v6]:port, or a bare IPv6 address
+    pattern: '^(\\[[0-9A-Fa-f:.]+\\](:[0-9]{1,5})?|[0-9A-Za-z.-]+(:[0-9]{1,5})?|[0-9A-Fa-f]*:[0-9A-Fa-f:.]*)$',
+    default: null,
+    description:
+      "the server asked (an address or name, `:port` when not 53), with recursion; null: the zone's own name servers, without",
+  },
+} as const;
+
+/** The address:port to send to: a name resolved through the guarded resolver, the policy checked either way. */
+async function serverAt(
+  spec: string,
+  fallbackPort: number | null,
+  deps: ProbeDeps,
+  signal: AbortSignal,
+): Promise<string> {
+  const { host, port } = parseServer(spec);
+  const addr = await raceSignal(deps.resolver.resolve(host), signal);
+  const p = fallbackPort ?? port;
+  return net.isIPv6(addr.address) ? `[${addr.address}]:${p}` : `${addr.address}:${p}`;
+}
+
+/** The recursive resolvers: the configured ones, else the system's. */
+const recursive = (deps: ProbeDeps): string[] => (deps.dnsServers?.length ? [...deps.dnsServers] : dns.getServers());
+
+/** The name servers of `zone` (its NS, from the recursive resolvers), each as address:port; [] when it has none. */
+async function zoneServers(zone: string, deps: ProbeDeps, timeoutMs: number, signal: AbortSignal): Promise<string[]> {
+  let reply: DnsReply | null = null;
+  let last: unknown = new DnsError('no DNS server configured', 'ENOSERVER');
+  for (const r of recursive(deps)) {
+    try {
+      reply = await queryServer(r, zone, 'NS', { timeoutMs, signal });
+      break;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      last = err;
+    }
+  }
+  if (!reply) throw last;
+  const names = reply.answers.filter((a) => a.type === 'NS').map((a) => String((a as { data: string }).data));
+  const out: string[] = [];
+  for (const ns of names) {
+    const addr = await raceSignal(deps.resolver.resolve(ns), signal);
+    const port = deps.nameserverPort?.(addr.address) ?? 53;
+    out.push(net.isIPv6(addr.address) ? `[${addr.address}]:${port}` : `${addr.address}:${port}`);
+  }
+  return out;
+}
+
+/** The zone whose servers hold a DS record of `zone`: its parent (`com` for example.com). */
+const parentOf = (zone: string): string => zone.split('.').slice(1).join('.') || '.';
+
+/** The type's fields of a target (a `dommon check` target has none: the defaults). */
+function settingsOf(e: ProbeTarget): { type: RecordType; resolver: string | null } {
+  const s = e.settings ?? {};
+  return {
+    type: (RECORD_TYPES as readonly string[]).includes(s.record_type as string)
+      ? (s.record_type as RecordType)
+      : FIELDS.record_type.default,
+    resolver: typeof s.resolver === 'string' ? s.resolver : null,
+  };
+}
+
+/** One question to the servers in turn (the next only when one does not answer); which one answered. */
+async function askFirst(
+  servers: string[],
+  name: string,
+  type: RecordType,
+  opts: { timeoutMs: number; recurse: boolean; signal: AbortSignal },
+): Promise<{ reply: DnsReply; server: string }> {
+  let last: unknown = new DnsError('no server to ask', 'ENOSERVER');
+  for (const server of servers) {
+    try {
+      return { reply: await queryServer(server, name, type as packet.RecordType, opts), server };
+    } catch (err) {
+      if (opts.signal.aborted) throw err;
+      last = err;
+    }
+  }
+  throw last;
+}
+
+export async function probeDns(
+  e: ProbeTarget,
+  timeoutMs: number,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+): Promise<ProbeOutcome> {
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const { type, resolver } = settingsOf(e);
+  const name = hostOf(e);
+  const { signal, timedOut, done } = deadline(parent, timeoutMs);
+  // One server that does not answer leaves time for the next.
+  const perQuery = Math.max(1000, Math.floor(timeoutMs / 2));
+  try {
+    let servers: string[];
+    if (resolver) servers = [await serverAt(resolver, null, deps, signal)];
+    else {
+      const zone = type === 'DS' ? parentOf(e.domain) : e.domain;
+      servers = await zoneServers(zone, deps, perQuery, signal);
+      if (!servers.length) return failure('dns', `no NS records for ${zone}: no name server to ask`, elapsed());
+    }
+    const { reply, server } = await askFirst(servers, name, type, { timeoutMs: perQuery, recurse: !!resolver, signal });
+    const rt = elapsed();
+    if (reply.rcode !== 'NOERROR') return failure('dns', `${reply.rcode} from ${server} for ${name} ${type}`, rt);
+    if (!reply.answers.some((a) => a.type === type))
+      return failure('dns', `no ${type} record for ${name} (NOERROR, no answer from ${server})`, rt);
+    return { ok: true, responseTimeMs: rt, statusCode: null, error: null, reason: null };
+  } catch (err) {
+    if (err instanceof DnsError && err.code === 'ETIMEOUT' && !parent.aborted)
+      return failure('timeout', err.message.replace(/^DNS timeout/, 'no DNS answer'), elapsed());
+    const { reason, detail } = classify(err, parent, timedOut);
+    return failure(reason, reason === 'timeout' ? `no DNS answer within ${timeoutMs / 1000} s` : detail, elapsed());
+  } finally {
+    done();
+  }
+}
+
+declare module '../domain/endpoint.js' {
+  interface EndpointTypeNames {
+    dns: true;
+  }
+}
+
+/** `dns`: a question of a record type about the endpoint's host, to a chosen server or the zone's own. */
+export const dnsType: EndpointPlugin<'dns'> = {
+  name: 'dns',
+  defaultPort: null,
+  url: 'name',
+  certificate: 'never',
+  extension: true,
+  fields: FIELDS,
+  docs: {
+    liveness: 'the answer to a `record_type` question is `NOERROR` with records of that type',
+    certificate: 'none',
+  },
+  liveness: (e, c, deps, signal) => probeDns(e, c.timeout_seconds * 1000, deps, signal),
+};

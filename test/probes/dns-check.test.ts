@@ -1,0 +1,116 @@
+// The dns probe against a real DNS server on 127.0.0.1 whose records change between questions: asked
+// of a chosen resolver (up, no record of the type, NXDOMAIN, SERVFAIL, no answer, a denied address),
+// and of the zone's own name servers (found by NS, asked without recursion; DS of the parent's).
+import t from 'tap';
+import { createResolver } from '../../src/net/resolve.js';
+import { outboundPolicy } from '../../src/domain/outbound.js';
+import { probeDns } from '../../src/probes/dns-check.js';
+import '../../src/probes/registry.js';
+import { startDnsServer } from '../support/dns-server.js';
+
+t.setTimeout(60_000);
+const never = new AbortController().signal;
+const target = (domain: string, subdomain: string | null, settings: Record<string, string | null>) => ({
+  endpoint_type: 'dns' as const,
+  domain,
+  subdomain,
+  port: null,
+  path: null,
+  settings,
+});
+
+t.test('asked of a chosen resolver, records changing between questions', async (t) => {
+  const server = await startDnsServer({
+    'example.test': { MX: [{ preference: 10, exchange: 'mx.example.test' }], A: ['192.0.2.1'] },
+    'www.example.test': { A: ['192.0.2.2'] },
+  });
+  t.teardown(() => server.close());
+  const deps = { resolver: createResolver([]) };
+  const mx = target('example.test', null, { record_type: 'MX', resolver: server.address });
+  t.match(await probeDns(mx, 3000, deps, never), { ok: true, reason: null, error: null });
+  t.same(server.queries.at(-1), { name: 'example.test', type: 'MX' }, 'the question asked');
+
+  server.zone['example.test']!.MX = [];
+  t.match(await probeDns(mx, 3000, deps, never), {
+    ok: false,
+    reason: 'dns',
+    error: `dns: no MX record for example.test (NOERROR, no answer from ${server.address})`,
+  });
+  server.zone['example.test']!.MX = [{ preference: 20, exchange: 'mx2.example.test' }];
+  t.match(await probeDns(mx, 3000, deps, never), { ok: true }, 'back once the record is');
+
+  t.match(
+    await probeDns(target('example.test', 'www', { record_type: 'A', resolver: server.address }), 3000, deps, never),
+    {
+      ok: true,
+    },
+  );
+  t.match(
+    await probeDns(target('example.test', 'gone', { record_type: 'A', resolver: server.address }), 3000, deps, never),
+    { ok: false, reason: 'dns', error: `dns: NXDOMAIN from ${server.address} for gone.example.test A` },
+  );
+  server.failing.add('www.example.test');
+  t.match(
+    await probeDns(target('example.test', 'www', { record_type: 'A', resolver: server.address }), 3000, deps, never),
+    { ok: false, reason: 'dns', error: `dns: SERVFAIL from ${server.address} for www.example.test A` },
+  );
+  server.silent.add('www.example.test');
+  const started = Date.now();
+  const silent = await probeDns(
+    target('example.test', 'www', { record_type: 'A', resolver: server.address }),
+    2000,
+    deps,
+    never,
+  );
+  t.match(silent, { ok: false, reason: 'timeout' });
+  t.ok(Date.now() - started < 4000, "within the check's time");
+
+  const denied = { resolver: createResolver([], { policy: outboundPolicy('127.0.0.0/8', undefined) }) };
+  t.match(await probeDns(mx, 3000, denied, never), { ok: false, reason: 'denied' }, 'the resolver address is checked');
+  t.equal(server.queries.filter((q) => q.type === 'MX').length, 3, 'a denied server is never asked');
+});
+
+t.test("asked of the zone's own name servers, without recursion", async (t) => {
+  const server = await startDnsServer({
+    'example.test': { NS: ['ns1.example.test'], A: ['192.0.2.1'] },
+    'ns1.example.test': { A: ['127.0.0.1'] },
+    'www.example.test': { AAAA: ['2001:db8::1'], TXT: ['hello'] },
+    test: { NS: ['ns.nic.test'] },
+    'ns.nic.test': { A: ['127.0.0.1'] },
+  });
+  t.teardown(() => server.close());
+  const deps = {
+    resolver: createResolver([server.address]),
+    dnsServers: [server.address],
+    nameserverPort: (address: string) => (address === '127.0.0.1' ? server.port : 53),
+  };
+  t.match(await probeDns(target('example.test', 'www', { record_type: 'AAAA', resolver: null }), 3000, deps, never), {
+    ok: true,
+  });
+  t.same(server.queries.slice(-1), [{ name: 'www.example.test', type: 'AAAA' }]);
+  t.ok(
+    server.queries.some((q) => q.name === 'example.test' && q.type === 'NS'),
+    "the zone's NS was looked up",
+  );
+  t.match(await probeDns(target('example.test', 'www', { record_type: 'CAA', resolver: null }), 3000, deps, never), {
+    ok: false,
+    error: `dns: no CAA record for www.example.test (NOERROR, no answer from 127.0.0.1:${server.port})`,
+  });
+
+  // DS lives in the parent zone: asked of its servers.
+  server.zone['example.test']!.DS = [{ keyTag: 2371, algorithm: 13, digestType: 2, digest: 'ab'.repeat(32) }];
+  t.match(await probeDns(target('example.test', null, { record_type: 'DS', resolver: null }), 3000, deps, never), {
+    ok: true,
+  });
+  t.ok(
+    server.queries.some((q) => q.name === 'test' && q.type === 'NS'),
+    "the parent's NS was looked up",
+  );
+
+  server.zone['example.test']!.NS = [];
+  t.match(await probeDns(target('example.test', 'www', { record_type: 'TXT', resolver: null }), 3000, deps, never), {
+    ok: false,
+    reason: 'dns',
+    error: 'dns: no NS records for example.test: no name server to ask',
+  });
+});
