@@ -4,7 +4,7 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import t from 'tap';
 import { tempDir } from '../support/app.js';
-import { BIN, cleanEnv, cli, cliIn, ensureBuilt } from '../support/cli.js';
+import { BIN, cleanEnv, cli, cliIn, ensureBuilt, nodeCommand } from '../support/cli.js';
 
 t.setTimeout(240_000);
 t.before(ensureBuilt);
@@ -79,7 +79,7 @@ t.test('serve + --remote: the same commands against a running daemon', { timeout
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const tok = await cli(['--data-dir', dir, 'token', 'create', '--team', 'ops']);
   const token = tok.stdout.trim();
-  const child = spawn(process.execPath, [BIN, 'serve', '--data-dir', dir, '--port', '0'], {
+  const child = spawn(...nodeCommand([BIN, 'serve', '--data-dir', dir, '--port', '0']), {
     env: cleanEnv(),
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -10,7 +10,7 @@ import { openLocal } from '../../src/app.js';
 import { openStore } from '../../src/store/index.js';
 import { client, tempDir } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
-import { cleanEnv } from '../support/cli.js';
+import { cleanEnv, nodeCommand } from '../support/cli.js';
 import { until } from './harness.js';
 
 // Building (when src/ changed) and two daemon start-ups take a while on a busy machine.
@@ -41,8 +41,7 @@ function ensureBuilt(): void {
 /** Starts `node bin/dommon.js serve` and resolves with its URL once it prints `listening on`. */
 function serve(dataDir: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(
-    process.execPath,
-    [path.join(ROOT, 'bin/dommon.js'), 'serve', '--data-dir', dataDir, '--port', '0'],
+    ...nodeCommand([path.join(ROOT, 'bin/dommon.js'), 'serve', '--data-dir', dataDir, '--port', '0']),
     {
       env: cleanEnv({ DOMMON_NOTIFY_INTERVAL: '1', DOMMON_LOG_LEVEL: 'error' }),
       stdio: ['ignore', 'pipe', 'inherit'],

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import t from 'tap';
 import { client, request, startApp, tempDir } from '../support/app.js';
-import { BIN, cleanEnv, cli, cliIn, ensureBuilt } from '../support/cli.js';
+import { BIN, cleanEnv, cli, cliIn, ensureBuilt, nodeCommand } from '../support/cli.js';
 import { parseExposition } from '../support/prometheus.js';
 import { HEARTBEAT_MS, PRUNE_AFTER_MS, STALE_AFTER_MS } from '../../src/services/nodes.js';
 
@@ -164,8 +164,7 @@ t.test('dommon serve --role --node-name --region (flags), and dommon nodes --rem
   t.teardown(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   await ensureBuilt();
   const child = spawn(
-    process.execPath,
-    [
+    ...nodeCommand([
       BIN,
       '--data-dir',
       dataDir,
@@ -178,7 +177,7 @@ t.test('dommon serve --role --node-name --region (flags), and dommon nodes --rem
       'flagged',
       '--region',
       'r1',
-    ],
+    ]),
     { env: cleanEnv(), stdio: ['ignore', 'pipe', 'pipe'] },
   );
   const exited = new Promise((r) => child.once('exit', r));
