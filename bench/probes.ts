@@ -4,7 +4,8 @@
 // check (over the run, and in steady state once every config has its rows), and the time from start
 // until every config was checked once.
 // Usage: node --import tsx bench/probes.ts [--duration SECONDS] [--only 100,500]
-//   [--hosts N] [--dist | --root DIR] [--database-url postgres://SERVER]
+//   [--hosts N] [--dist | --root DIR] [--database-url postgres://SERVER] [--conditions]
+//   --conditions: every config judges a 10 KB JSON body by three conditions (docs/http-checks.md)
 //   --database-url: each scenario on a fresh database of that (local) PostgreSQL server, with the
 //   server's own CPU per check beside dommon's and the bytes on disk from PostgreSQL's relation sizes
 //   BENCH_PROFILE=DIR writes a CPU profile of the daemon; BENCH_NODE_ARGS adds node flags (e.g. --perf-basic-prof)
@@ -36,6 +37,9 @@ const useDist = root !== 'src';
 // --hosts N: distinct host names among the configs (default 50); N = the config count makes every
 // check resolve its own name (a DNS query each time its cached answer expires), as in a real fleet.
 const HOSTS = Number(flag('--hosts') ?? 50);
+const CONDITIONS = args.includes('--conditions')
+  ? ['[STATUS] == 200', '[BODY].status == UP', 'len([BODY].data) > 100']
+  : undefined;
 const PG_SERVER = flag('--database-url');
 const SCENARIOS = [
   { n: 100, interval: 20 },
@@ -95,7 +99,7 @@ async function scenario(n: number, interval: number, target: ProbeTarget) {
     ? await benchDatabase(PG_SERVER, `probes_${path.basename(root).replace(/\W/g, '_').toLowerCase()}`)
     : null;
   const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
-  await seedLiveness(config, { n, interval, port: target.port, hosts: HOSTS });
+  await seedLiveness(config, { n, interval, port: target.port, hosts: HOSTS, conditions: CONDITIONS });
   const bytes0 = await livenessBytes(config.dbPath, pgdb);
   const raw0 = await livenessBytes(config.dbPath, pgdb, ['liveness_results']);
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());

@@ -1,12 +1,13 @@
 // Seeds one team with one domain and N http endpoints with a liveness config each (bench/probes,
-// bench/cluster): rows written straight through the store in one transaction, as an import would.
+// bench/cluster): rows written straight through the store in one transaction, as an import would;
+// with `conditions`, every config judges the target's JSON body by them.
 import crypto from 'node:crypto';
 import type { Config } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 
 export async function seedLiveness(
   config: Readonly<Config>,
-  o: { n: number; interval: number; port: number; hosts: number },
+  o: { n: number; interval: number; port: number; hosts: number; conditions?: string[] },
 ): Promise<void> {
   const { store, services } = await openLocal(config);
   const { team_id } = await services.access.createToken({ team: 'bench' });
@@ -40,7 +41,8 @@ export async function seedLiveness(
         name: `e${i}`,
         endpoint_type: 'http',
         subdomain: `h${i % o.hosts}`,
-        path: `/p${i}`,
+        // With conditions the target answers a JSON body on /json... (bench/probe-target.ts).
+        path: o.conditions ? `/json${i}` : `/p${i}`,
         port: o.port,
         is_enabled: true,
         timeout_seconds: 10,
@@ -61,6 +63,7 @@ export async function seedLiveness(
           interval_seconds: o.interval,
           failure_threshold: 1,
           confirm_from: 1,
+          ...(o.conditions && { conditions: JSON.stringify(o.conditions) }),
           created_at: now,
           updated_at: now,
         })

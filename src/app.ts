@@ -475,8 +475,13 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
             owner: config.node.name,
           }),
     certificates: services.certificates,
-    // A push endpoint's check reads its pings through the push service.
-    probe: livenessProbe({ ...probes, heartbeat: (id) => services.push.heartbeat(id) }),
+    // A push endpoint's check reads its pings through the push service; the probe opens a
+    // configuration's sealed credentials with the store's key.
+    probe: livenessProbe({
+      ...probes,
+      heartbeat: (id) => services.push.heartbeat(id),
+      openAuth: store.liveness.openAuth,
+    }),
     clock,
     log,
     region: config.node.region,

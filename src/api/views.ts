@@ -2,6 +2,7 @@
 import { fullUrl } from '../domain/endpoint.js';
 import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from '../domain/types.js';
 import type { PushCheck, PushPingRecord } from '../domain/push.js';
+import { MASKED_SECRET } from '../services/liveness.js';
 
 export function portfolioJson(p: Portfolio) {
   return {
@@ -108,6 +109,17 @@ export function livenessJson(c: LivenessConfig, endpointUrl?: string) {
     failure_threshold: c.failure_threshold,
     regions: c.regions,
     confirm_from: c.confirm_from,
+    method: c.method,
+    headers: c.headers,
+    body: c.body,
+    follow_redirects: c.follow_redirects,
+    conditions: c.conditions,
+    // The secret is never shown: sending the masked value back keeps it.
+    auth: c.auth
+      ? c.auth.type === 'basic'
+        ? { type: c.auth.type, username: c.auth.username ?? '', password: MASKED_SECRET }
+        : { type: c.auth.type, token: MASKED_SECRET }
+      : null,
     created_at: c.created_at,
     updated_at: c.updated_at,
   };

@@ -105,6 +105,22 @@ export interface Endpoint {
   updated_at: string;
 }
 
+/** The methods an HTTP check may send. */
+export const HTTP_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+/** Credentials an HTTP check sends: HTTP basic (`username` and a password) or a bearer token. */
+export interface LivenessAuth {
+  type: 'basic' | 'bearer';
+  /** Basic only. */
+  username: string | null;
+  /**
+   * The password or token and the origin (scheme, host, port) it was given for, sealed like the
+   * channel secrets (store/sealing.ts); opened only by the probe, never shown.
+   */
+  sealed: string;
+}
+
 export interface LivenessConfig {
   id: string;
   team_id: string;
@@ -121,6 +137,14 @@ export interface LivenessConfig {
   regions: string[];
   /** Down only when this many of `regions` see it down (1 without regions). */
   confirm_from: number;
+  /** The request an HTTP check sends (GET, no headers, no body, redirects not followed by default). */
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: string | null;
+  follow_redirects: boolean;
+  /** Gatus-style conditions (domain/conditions.ts); empty: `[STATUS] == expected_status_code`. */
+  conditions: string[];
+  auth: LivenessAuth | null;
   /** Internal integer key of its results and aggregates. */
   seq: number;
   created_at: string;

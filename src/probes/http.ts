@@ -1,12 +1,24 @@
-// http and https liveness: one GET to full_url on a fresh connection (no agent, no keep-alive),
-// redirects not followed, success when the status equals expected_status_code. The request is
-// written on a plain TCP (or TLS) socket and only the status line is read: no http.ClientRequest,
-// parser or stream objects per check. Per check there is one promise, one timer and no listener of
-// its own on the caller's signal; the URL is parsed and the request's bytes made once per endpoint.
+// http and https liveness. A plain check (GET, nothing else asked) is one GET to full_url on a fresh
+// connection (no agent, no keep-alive), redirects not followed, success when the status equals
+// expected_status_code or every condition holds. That request is written on a plain TCP (or TLS)
+// socket and only the status line is read: no http.ClientRequest, parser or stream objects per
+// check. Per check there is one promise, one timer and no listener of its own on the caller's
+// signal; the URL is parsed and the request's bytes made once per endpoint. A check that asks for
+// more (its own method, headers, body or credentials, redirects, conditions on the body, the address
+// or the certificate) goes through http-request.ts.
 import net from 'node:net';
 import tls from 'node:tls';
+import {
+  evaluateConditions,
+  parseConditions,
+  statusCondition,
+  type ConditionContext,
+  type ConditionSet,
+  type Placeholder,
+} from '../domain/conditions.js';
 import { fullUrl, type UrlParts } from '../domain/endpoint.js';
-import type { EndpointPlugin, LivenessProbeFn } from './plugin.js';
+import { exchange, MAX_BODY_BYTES, type Cancel } from './http-request.js';
+import type { EndpointPlugin, LivenessProbeFn, ProbeSettings } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
 
@@ -53,8 +65,18 @@ function prepare(href: string): Prepared | null {
 export function probeHttp(t: HttpTarget, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
   const p = prepare(t.url);
   if (!p) return Promise.resolve(failure('error', `invalid URL ${t.url}`, 0));
-  return check(p, t.timeoutMs, t.expectedStatus, deps, parent);
+  return check(p, t.timeoutMs, byStatus(t.expectedStatus), deps, parent);
 }
+
+/** How an answer's status and time are judged: the outcome of the check. */
+type Judge = (status: number, ms: number) => ProbeOutcome;
+
+const byStatus =
+  (expected: number): Judge =>
+  (status, ms) =>
+    status === expected
+      ? { ok: true, responseTimeMs: ms, statusCode: status, error: null, reason: null }
+      : failure('status', `HTTP ${status}, expected ${expected}`, ms, status);
 
 /** The status line at the head of a response: its code, or null when the bytes are not HTTP. */
 function statusOf(head: Buffer, end: number): number | null {
@@ -66,7 +88,7 @@ function statusOf(head: Buffer, end: number): number | null {
 function check(
   p: Prepared,
   timeoutMs: number,
-  expected: number,
+  judge: Judge,
   deps: ProbeDeps,
   parent: AbortSignal,
 ): Promise<ProbeOutcome> {
@@ -106,12 +128,7 @@ function check(
       const status = statusOf(head, nl < 0 ? head.length : nl);
       if (status === null)
         return fail(Object.assign(new Error('Parse Error: not an HTTP response'), { code: 'HPE_INVALID_CONSTANT' }));
-      const ms = elapsed();
-      settle(
-        status === expected
-          ? { ok: true, responseTimeMs: ms, statusCode: status, error: null, reason: null }
-          : failure('status', `HTTP ${status}, expected ${expected}`, ms, status),
-      );
+      settle(judge(status, elapsed()));
     };
     deps.resolver.resolve(p.host).then((addr) => {
       if (settled) return;
@@ -141,11 +158,215 @@ function check(
 /** The prepared request of an endpoint, made again only when the endpoint object is replaced (an update). */
 const preparedOf = new WeakMap<UrlParts, Prepared | null>();
 
+/** The placeholders an HTTP check supplies. */
+const HTTP_PLACEHOLDERS: readonly Placeholder[] = [
+  'STATUS',
+  'RESPONSE_TIME',
+  'BODY',
+  'CONNECTED',
+  'IP',
+  'CERTIFICATE_EXPIRATION',
+];
+
+/** What a configuration asks of its checks, worked out once per configuration object. */
+interface Plan {
+  conditions: ConditionSet;
+  /** The configuration has conditions of its own (else: `[STATUS] == expected_status_code`). */
+  own: boolean;
+  /** Needs http-request.ts: more than a GET and a status line. */
+  full: boolean;
+  /** A transport failure is judged by the conditions too (they name [CONNECTED]). */
+  judgesConnection: boolean;
+}
+
+const planOf = new WeakMap<ProbeSettings, Plan>();
+
+function plan(c: ProbeSettings): Plan {
+  let p = planOf.get(c);
+  if (p) return p;
+  // Stored conditions were parsed when written; one that no longer parses fails every check plainly.
+  const list = c.conditions?.length ? c.conditions : [statusCondition(c.expected_status_code)];
+  const conditions = parseConditions(list, { placeholders: HTTP_PLACEHOLDERS });
+  const needs = (x: Placeholder) => conditions.uses.has(x);
+  p = {
+    conditions,
+    own: (c.conditions?.length ?? 0) > 0,
+    full:
+      (c.method ?? 'GET') !== 'GET' ||
+      Object.keys(c.headers ?? {}).length > 0 ||
+      (c.body ?? null) !== null ||
+      c.follow_redirects === true ||
+      (c.auth ?? null) !== null ||
+      needs('BODY') ||
+      needs('IP') ||
+      needs('CERTIFICATE_EXPIRATION'),
+    judgesConnection: needs('CONNECTED'),
+  };
+  planOf.set(c, p);
+  return p;
+}
+
+/** The longest error text a failed condition list leaves in a result. */
+const MAX_CONDITION_ERROR = 500;
+
+/** The outcome of an answer (or of no answer: `connected` false) judged by the plan's conditions. */
+function judged(p: Plan, context: ConditionContext, ms: number, status: number | null): ProbeOutcome {
+  const out = evaluateConditions(p.conditions, context);
+  if (out.ok) return { ok: true, responseTimeMs: ms, statusCode: status, error: null, reason: null };
+  // Judged by expected_status_code alone: the error reads as it always has.
+  if (!p.own && status !== null)
+    return failure(
+      'status',
+      `HTTP ${status}, expected ${out.failures[0].condition.slice('[STATUS] == '.length)}`,
+      ms,
+      status,
+    );
+  let text = out.failures.map((f) => f.seen).join('; ');
+  if (text.length > MAX_CONDITION_ERROR) text = `${text.slice(0, MAX_CONDITION_ERROR)}...`;
+  return failure('condition', text, ms, status);
+}
+
+/** A transport failure: a failed check, unless the conditions judge the connection ([CONNECTED] == false). */
+function unanswered(p: Plan, o: ProbeOutcome): ProbeOutcome {
+  if (!p.judgesConnection || o.reason === 'cancelled' || o.reason === 'denied') return o;
+  const verdict = judged(p, { CONNECTED: false, RESPONSE_TIME: o.responseTimeMs }, o.responseTimeMs, null);
+  return verdict.ok ? verdict : o;
+}
+
+/** The Authorization header of a configuration's credentials, opened once per configuration object. */
+const authOf = new WeakMap<object, { header: string; origin: string } | Error>();
+
+function authorization(c: ProbeSettings, deps: ProbeDeps): { header: string; origin: string } | Error | null {
+  const a = c.auth;
+  if (!a) return null;
+  let h = authOf.get(a);
+  if (!h) {
+    try {
+      if (!deps.openAuth) throw new Error('no secret key to open them with');
+      const { secret, origin } = deps.openAuth(a.sealed);
+      const header =
+        a.type === 'basic'
+          ? `Basic ${Buffer.from(`${a.username ?? ''}:${secret}`, 'utf8').toString('base64')}`
+          : `Bearer ${secret}`;
+      h = { header, origin };
+    } catch (err) {
+      h = new Error(`the credentials cannot be opened: ${(err as Error).message}`);
+    }
+    authOf.set(a, h);
+  }
+  return h;
+}
+
+function full(e: UrlParts, c: ProbeSettings, p: Plan, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
+  const url = fullUrl(e);
+  const auth = authorization(c, deps);
+  if (auth instanceof Error) return Promise.resolve(failure('error', `auth: ${auth.message}`, 0));
+  if (auth && auth.origin !== new URL(url).origin)
+    return Promise.resolve(
+      failure(
+        'error',
+        `auth: the credentials were given for ${auth.origin} and the endpoint is now ${new URL(url).origin}; set them again`,
+        0,
+      ),
+    );
+  const timeoutMs = c.timeout_seconds * 1000;
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  const readBody = p.conditions.uses.has('BODY');
+  // As the plain check: one promise, one timer and no listener of its own on the caller's signal.
+  return new Promise<ProbeOutcome>((resolve) => {
+    let settled = false;
+    let timedOut = false;
+    const cancel: Cancel = { reason: null, onCancel: null };
+    const stop = (reason: unknown) => {
+      cancel.reason = reason;
+      cancel.onCancel?.(reason);
+      fail(reason);
+    };
+    const timer = setTimeout(
+      () => {
+        timedOut = true;
+        stop(new DOMException('probe timed out', 'TimeoutError'));
+      },
+      Math.max(1, timeoutMs),
+    );
+    let release = () => {};
+    const settle = (o: ProbeOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      release();
+      resolve(o);
+    };
+    function fail(err: unknown) {
+      const { reason, detail } = classify(err, parent, () => timedOut && !parent.aborted);
+      settle(
+        unanswered(
+          p,
+          failure(reason, reason === 'timeout' ? `no response within ${timeoutMs / 1000} s` : detail, elapsed()),
+        ),
+      );
+    }
+    if (parent.aborted) return fail(parent.reason);
+    release = onAbort(parent, () => stop(parent.reason));
+    exchange(
+      {
+        url,
+        method: c.method ?? 'GET',
+        headers: c.headers ?? {},
+        body: c.body ?? null,
+        followRedirects: c.follow_redirects === true,
+        auth,
+        readBody,
+        cancel,
+      },
+      deps,
+    ).then((a) => {
+      const ms = elapsed();
+      if (a.tooLarge)
+        return settle(
+          failure(
+            'condition',
+            `the body is longer than ${MAX_BODY_BYTES} bytes: conditions read at most that`,
+            ms,
+            a.status,
+          ),
+        );
+      settle(
+        judged(
+          p,
+          {
+            STATUS: a.status,
+            RESPONSE_TIME: ms,
+            CONNECTED: true,
+            IP: a.ip,
+            ...(a.certificateMs !== null && { CERTIFICATE_EXPIRATION: a.certificateMs }),
+            ...(a.body !== null && { BODY: a.body }),
+          },
+          ms,
+          a.status,
+        ),
+      );
+    }, fail);
+  });
+}
+
 const web: LivenessProbeFn = (e, c, deps, signal) => {
-  let p = preparedOf.get(e);
-  if (p === undefined) preparedOf.set(e, (p = prepare(fullUrl(e))));
-  if (!p) return Promise.resolve(failure('error', `invalid URL ${fullUrl(e)}`, 0));
-  return check(p, c.timeout_seconds * 1000, c.expected_status_code, deps, signal);
+  let p: Plan;
+  try {
+    p = plan(c);
+  } catch (err) {
+    return Promise.resolve(failure('error', `conditions: ${(err as Error).message}`, 0));
+  }
+  if (p.full) return full(e, c, p, deps, signal);
+  let prepared = preparedOf.get(e);
+  if (prepared === undefined) preparedOf.set(e, (prepared = prepare(fullUrl(e))));
+  if (!prepared) return Promise.resolve(failure('error', `invalid URL ${fullUrl(e)}`, 0));
+  const judge: Judge = p.own
+    ? (status, ms) => judged(p, { STATUS: status, RESPONSE_TIME: ms, CONNECTED: true }, ms, status)
+    : byStatus(c.expected_status_code);
+  const out = check(prepared, c.timeout_seconds * 1000, judge, deps, signal);
+  return p.judgesConnection ? out.then((o) => (o.ok || o.statusCode !== null ? o : unanswered(p, o))) : out;
 };
 
 declare module '../domain/endpoint.js' {
@@ -155,7 +376,8 @@ declare module '../domain/endpoint.js' {
   }
 }
 
-const GET = '`GET full_url` answers `expected_status_code`';
+const GET =
+  '`GET full_url` (or the configured request) answers `expected_status_code`, or every condition holds ([conditions](conditions.md))';
 
 /** `http`: a GET expecting expected_status_code; no certificate. */
 export const http: EndpointPlugin<'http'> = {
@@ -165,6 +387,8 @@ export const http: EndpointPlugin<'http'> = {
   certificate: 'never',
   docs: { liveness: GET, certificate: 'none' },
   liveness: web,
+  placeholders: HTTP_PLACEHOLDERS,
+  httpRequest: true,
 };
 
 /** `https`: the same GET over TLS; its certificate is inspected (TLS from the first byte). */
@@ -175,5 +399,7 @@ export const https: EndpointPlugin<'https'> = {
   certificate: 'always',
   docs: { liveness: GET, certificate: 'always inspected' },
   liveness: web,
+  placeholders: HTTP_PLACEHOLDERS,
+  httpRequest: true,
   inspect: inspectTls,
 };

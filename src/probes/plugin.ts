@@ -3,12 +3,17 @@
 // docs/endpoint-types.md, its liveness probe and, when it carries a certificate, its TLS inspection.
 import type { TlsResult } from '../domain/certificate.js';
 import type { EndpointSettings, EndpointShape, UrlParts } from '../domain/endpoint.js';
+import type { Placeholder } from '../domain/conditions.js';
 import type { EndpointType, LivenessConfig } from '../domain/types.js';
 import type { TlsTarget } from './tls.js';
 import type { ProbeDeps, ProbeOutcome } from './types.js';
 
-/** What a probe reads: where (a stored endpoint, or a `dommon check` target) and how long / which status. */
-export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'>;
+/**
+ * What a probe reads: where (a stored endpoint, or a `dommon check` target), how long, which status,
+ * and (a stored configuration) the request to send and the conditions to judge the answer by.
+ */
+export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_status_code'> &
+  Partial<Pick<LivenessConfig, 'id' | 'method' | 'headers' | 'body' | 'follow_redirects' | 'conditions' | 'auth'>>;
 
 /**
  * What a probe checks: where, and the type's own fields (a stored endpoint has them all; a
@@ -38,6 +43,13 @@ export interface EndpointPlugin<K extends EndpointType = EndpointType> extends E
     certificate: string;
   };
   liveness: LivenessProbeFn;
+  /**
+   * The condition placeholders its probe supplies (domain/conditions.ts): a configuration's
+   * `conditions` may name these only. Absent: the type takes no conditions.
+   */
+  placeholders?: readonly Placeholder[];
+  /** Its probe sends an HTTP request: `method`, `headers`, `body`, `follow_redirects` and `auth` apply. */
+  httpRequest?: true;
   /** Present when the type carries a certificate (`certificate` is not `never`). */
   inspect?: TlsInspectFn;
 }

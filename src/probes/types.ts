@@ -11,6 +11,7 @@ export type ProbeReason =
   | 'tls'
   | 'status'
   | 'loss'
+  | 'condition'
   | 'cancelled'
   | 'denied'
   | 'error'
@@ -29,6 +30,11 @@ export interface ProbeDeps {
   dnsServers?: readonly string[];
   /** The port a zone's own name servers answer on (53); tests map it to their loopback server's. */
   nameserverPort?: (address: string) => number;
+  /**
+   * Opens a configuration's sealed credentials (LivenessAuth.sealed): the secret and the origin it
+   * was given for; throws when this node holds no key that opens them. Absent: credentials are not sent.
+   */
+  openAuth?: (sealed: string) => { secret: string; origin: string };
 }
 
 export interface ProbeOutcome {

@@ -1,6 +1,17 @@
-import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, Unprocessable } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
-import type { LivenessConfig, LivenessFilter, Page, PageOf } from '../domain/types.js';
+import { ConditionSyntaxError, parseConditions } from '../domain/conditions.js';
+import { fullUrl } from '../domain/endpoint.js';
+import type {
+  Endpoint,
+  HttpMethod,
+  LivenessAuth,
+  LivenessConfig,
+  LivenessFilter,
+  Page,
+  PageOf,
+} from '../domain/types.js';
+import { pluginOf } from '../probes/index.js';
 import type { Repos } from '../store/index.js';
 import type { ServiceDeps } from './deps.js';
 import { createChangeFeed, type WorkingSetChange } from './changes.js';
@@ -17,6 +28,130 @@ export interface LivenessInput {
   regions?: string[];
   /** Down only when this many of the regions agree (default 1). */
   confirm_from?: number;
+  method?: HttpMethod;
+  headers?: Record<string, string>;
+  body?: string | null;
+  follow_redirects?: boolean;
+  conditions?: string[];
+  /** Credentials; a masked secret (`********...`) keeps the stored one while the endpoint's origin is unchanged; null removes them. */
+  auth?: AuthInput | null;
+}
+
+export type AuthInput = { type: 'basic'; username: string; password: string } | { type: 'bearer'; token: string };
+
+/** A secret as reads show it; sent back, it keeps the stored one. */
+export const MASKED_SECRET = '********';
+const isMasked = (v: string) => /^\*{8}/.test(v);
+
+/** Request headers a configuration may not set: the probe writes them itself, or they carry credentials (`auth` seals those). */
+const RESERVED_HEADERS = new Set([
+  'host',
+  'content-length',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+  'upgrade',
+  'te',
+  'trailer',
+  'authorization',
+  'proxy-authorization',
+]);
+
+/** scheme://host[:port] of an endpoint's URL: where its credentials may be sent. */
+const originOf = (e: Endpoint): string => {
+  try {
+    return new URL(fullUrl(e)).origin;
+  } catch {
+    return '';
+  }
+};
+
+type RequestPatch = Partial<
+  Pick<LivenessConfig, 'method' | 'headers' | 'body' | 'follow_redirects' | 'conditions' | 'auth'>
+>;
+
+/**
+ * The request fields of a create or an update, checked against the endpoint's type, with the
+ * credentials sealed (bound to the endpoint's origin) or, for a masked secret, kept from `cur`.
+ */
+function requestPatch(
+  tx: Pick<Repos, 'liveness'>,
+  endpoint: Endpoint,
+  input: LivenessSettings,
+  cur?: LivenessConfig,
+): RequestPatch {
+  const plugin = pluginOf(endpoint.endpoint_type);
+  const patch: RequestPatch = {};
+  const http = ['method', 'headers', 'body', 'follow_redirects', 'auth'] as const;
+  if (!plugin.httpRequest) {
+    const set = http.filter((k) => input[k] !== undefined && input[k] !== null);
+    if (set.length)
+      throw new Invalid(
+        `${set.join(', ')}: only for endpoints that are checked by an HTTP request (${endpoint.endpoint_type} is not)`,
+      );
+  }
+  if (input.method !== undefined) patch.method = input.method;
+  if (input.body !== undefined) patch.body = input.body;
+  if (input.follow_redirects !== undefined) patch.follow_redirects = input.follow_redirects;
+  if (input.headers !== undefined) {
+    for (const name of Object.keys(input.headers))
+      if (RESERVED_HEADERS.has(name.toLowerCase()))
+        throw new Invalid(
+          /authorization/i.test(name)
+            ? `headers.${name}: credentials go in auth, where they are sealed and never shown`
+            : `headers.${name}: set by the probe itself`,
+        );
+    patch.headers = input.headers;
+  }
+  if (input.conditions !== undefined) {
+    if (input.conditions.length && !plugin.placeholders)
+      throw new Invalid(`conditions: ${endpoint.endpoint_type} endpoints take no conditions`);
+    try {
+      parseConditions(input.conditions, { placeholders: plugin.placeholders });
+    } catch (err) {
+      if (!(err instanceof ConditionSyntaxError)) throw err;
+      const field = `conditions[${err.index}]`;
+      throw new Invalid(`${field}: ${err.message} at position ${err.position}`, 'VALIDATION_ERROR', {
+        field,
+        position: err.position,
+      });
+    }
+    patch.conditions = input.conditions;
+  }
+  if (input.auth !== undefined) patch.auth = input.auth && sealAuth(tx, endpoint, input.auth, cur);
+  return patch;
+}
+
+function sealAuth(
+  tx: Pick<Repos, 'liveness'>,
+  endpoint: Endpoint,
+  input: AuthInput,
+  cur: LivenessConfig | undefined,
+): LivenessAuth {
+  const origin = originOf(endpoint);
+  const username = input.type === 'basic' ? input.username : null;
+  const secret = input.type === 'basic' ? input.password : input.token;
+  const field = input.type === 'basic' ? 'auth.password' : 'auth.token';
+  if (!isMasked(secret)) return { type: input.type, username, sealed: tx.liveness.sealAuth({ secret, origin }) };
+  // A masked value keeps the stored secret, but only for the same kind of credentials and the same
+  // origin: a secret never follows the endpoint to a host its owner did not give it for.
+  if (!cur?.auth || cur.auth.type !== input.type)
+    throw new Invalid(`${field}: a masked value can only keep a stored secret; send the real value`);
+  let stored: { secret: string; origin: string };
+  try {
+    stored = tx.liveness.openAuth(cur.auth.sealed);
+  } catch (err) {
+    throw new Unprocessable(
+      `${field}: the stored secret cannot be read (${(err as Error).message}); send the real value`,
+      'SECRET_REQUIRED',
+    );
+  }
+  if (stored.origin !== origin)
+    throw new Unprocessable(
+      `${field}: the secret was given for ${stored.origin} and the endpoint is now ${origin}, so it is not kept; send the real value`,
+      'SECRET_REQUIRED',
+    );
+  return { type: input.type, username, sealed: cur.auth.sealed };
 }
 
 /** A configuration's settings without its endpoint: the update body, and a create's inline `liveness` block. */
@@ -66,8 +201,12 @@ export async function insertLiveness(
   input: LivenessSettings,
 ): Promise<string> {
   if (await tx.liveness.byEndpoint(endpointId)) throw exists();
+  const endpoint = await tx.endpoints.byId(endpointId);
+  if (!endpoint) throw new NotFound('Endpoint');
+  const request = requestPatch(tx, endpoint, input);
   const now = isoNow(clock);
   return tx.liveness.insert({
+    ...request,
     team_id: teamId,
     endpoint_id: endpointId,
     is_enabled: input.is_enabled !== false,
@@ -123,7 +262,10 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
       const cur = await get(teamId, id);
       const regions = input.regions !== undefined || input.confirm_from !== undefined ? vantage(input, cur) : undefined;
       await store.transaction(async (tx) => {
+        const endpoint = await tx.endpoints.byId(cur.endpoint_id);
+        if (!endpoint) throw new NotFound('Endpoint');
         await tx.liveness.update(teamId, id, {
+          ...requestPatch(tx, endpoint, input, cur),
           ...(regions && {
             regions: input.regions !== undefined ? regions.regions : undefined,
             confirm_from: regions.confirm_from,
@@ -136,8 +278,7 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
           updated_at: isoNow(clock),
         });
         // Enabling or disabling adds or drops this probe from the domain's liveness input.
-        const ep = await tx.endpoints.byId(cur.endpoint_id);
-        if (ep) await recomputeHealth?.(tx, ep.domain_id);
+        await recomputeHealth?.(tx, endpoint.domain_id);
       });
       changed(id);
       return get(teamId, id);

@@ -1,4 +1,4 @@
-// `dommon secrets rotate-key`: every stored channel secret sealed again under a new key, in one
+// `dommon secrets rotate-key`: every stored channel secret (and liveness credential) sealed again under a new key, in one
 // transaction, while the old key still opens what is not resealed yet (store/sealing.ts).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -31,8 +31,11 @@ const open = (config: Readonly<Config>, keys: () => readonly Buffer[]): Promise<
 async function resealAll(store: Store, keyId: string): Promise<number> {
   let n = 0;
   for (let round = 0; round < 5; round++) {
-    n = await store.transaction((tx) => tx.notifications.resealAll());
-    const ids = Object.keys(await store.notifications.sealedKeyIds());
+    n = await store.transaction(async (tx) => (await tx.notifications.resealAll()) + (await tx.liveness.resealAll()));
+    const ids = [
+      ...Object.keys(await store.notifications.sealedKeyIds()),
+      ...Object.keys(await store.liveness.sealedKeyIds()),
+    ];
     if (ids.every((id) => id === keyId)) return n;
   }
   throw new SealError('configs kept being written under another key while resealing; run rotate-key again');

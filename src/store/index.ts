@@ -62,7 +62,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     domains: domainsRepo(db, reuse),
     endpoints: endpointsRepo(db),
     // On PostgreSQL a new config gets its due-queue row in the transaction that creates it.
-    liveness: livenessRepo(db, { dueQueue: engine === 'postgres' }),
+    liveness: livenessRepo(db, { dueQueue: engine === 'postgres', sealer }),
     livenessData: livenessDataRepo(db, hot),
     events: eventsRepo(db),
     notifications: notificationsRepo(db, sealer),

@@ -1,5 +1,5 @@
 // Row types of every table (Kysely's view of the database). Booleans are 0/1, JSON is text.
-import type { Generated } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 type Bool = number;
 
 export interface TeamsTable {
@@ -160,6 +160,19 @@ export interface LivenessConfigsTable {
   regions: string | null;
   /** How many of `regions` must see it down before it counts as down. */
   confirm_from: number;
+  /** The HTTP request (migration 024): method (default GET), headers as a JSON object (null: none), body. */
+  method: ColumnType<string, string | undefined, string>;
+  headers: string | null;
+  body: string | null;
+  /** Default 0. */
+  follow_redirects: ColumnType<Bool, Bool | undefined, Bool>;
+  /** JSON array of condition expressions; null: none. */
+  conditions: string | null;
+  /** `basic` or `bearer`; null: no credentials. */
+  auth_type: string | null;
+  auth_username: string | null;
+  /** The secret and its origin, sealed (store/sealing.ts). */
+  auth_secret: string | null;
   created_at: string;
   updated_at: string;
 }

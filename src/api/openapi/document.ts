@@ -128,6 +128,7 @@ const STATUS_TEXT: Record<number, string> = {
   403: 'Not permitted (also: any write sent with a read-only token, code READ_ONLY_TOKEN)',
   404: 'Not found (also any path id that is not a UUID)',
   409: 'Already exists or conflicting state',
+  422: 'Well-formed but refused as it stands (code SECRET_REQUIRED: a masked secret sent back cannot keep the stored one)',
   413: 'Request body over 1 MB (after decompression)',
   415: 'Content-Encoding other than gzip, deflate, br or identity',
   429: "Rate limit exceeded (code RATE_LIMITED, with the X-RateLimit-* headers), or too many failed authentications from the client's address (code TOO_MANY_FAILURES: every request carrying a credential is refused until the minute ends); see Retry-After",
@@ -300,7 +301,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     components[componentName(id)] = toOpenApiSchema(schemas[id]);
   }
   const errorResponses: Json = {};
-  for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 429, 500, 503]) {
+  for (const status of [400, 401, 402, 403, 404, 409, 413, 415, 422, 429, 500, 503]) {
     const schema = 'Error';
     errorResponses[`E${status}`] = {
       description: STATUS_TEXT[status],

@@ -376,6 +376,7 @@ export const OPERATIONS: OperationDoc[] = [
     tag: 'Liveness',
     body: 'liveness-update',
     responses: { 200: 'Liveness' },
+    errors: [422],
   },
   {
     method: 'delete',

@@ -4,6 +4,7 @@ import { table, UsageError, type Palette } from '../output.js';
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId, pageOptions, type ListBody } from './common.js';
 import { csvRows, importCommand, type ImportItem } from './import.js';
+import { HTTP_METHODS } from '../../domain/types.js';
 
 const fields: OptSpec[] = [
   {
@@ -43,6 +44,39 @@ const fields: OptSpec[] = [
     kind: 'int',
   },
   { flags: '--enabled <bool>', description: 'true or false', field: 'is_enabled', kind: 'bool' },
+  {
+    flags: '--method <method>',
+    description: 'HTTP method of the check (http and https endpoints; default GET)',
+    field: 'method',
+    choices: HTTP_METHODS,
+  },
+  {
+    flags: '--headers <json>',
+    description: 'request headers as a JSON object, e.g. \'{"Accept":"application/json"}\' ({} for none)',
+    field: 'headers',
+    kind: 'json',
+  },
+  { flags: '--body <text>', description: 'request body (set Content-Type with --headers)', field: 'body' },
+  {
+    flags: '--follow-redirects <bool>',
+    description: 'follow 3xx answers, each hop checked against the outbound policy (default false)',
+    field: 'follow_redirects',
+    kind: 'bool',
+  },
+  {
+    flags: '--conditions <json>',
+    description:
+      'Gatus-style conditions that must all hold, as a JSON array, e.g. \'["[STATUS] == 200","[BODY].status == UP"]\' ([] for none: the status alone)',
+    field: 'conditions',
+    kind: 'json',
+  },
+  {
+    flags: '--auth <json>',
+    description:
+      'credentials as JSON: {"type":"basic","username":"u","password":"p"} or {"type":"bearer","token":"t"} (sealed, never shown; null removes them)',
+    field: 'auth',
+    kind: 'json',
+  },
 ];
 
 const [list, ...rest] = crud({
@@ -65,9 +99,16 @@ const [list, ...rest] = crud({
   ],
   examples: {
     list: ['dommon liveness list --domain example.com'],
-    add: ['dommon liveness add --endpoint <endpoint-id> --interval 30 --expected-status 204'],
+    add: [
+      'dommon liveness add --endpoint <endpoint-id> --interval 30 --expected-status 204',
+      `dommon liveness add --endpoint <endpoint-id> --conditions '["[STATUS] == 200", "[BODY].status == UP"]'`,
+    ],
     show: ['dommon liveness show <id>'],
-    update: ['dommon liveness update <id> --enabled false'],
+    update: [
+      'dommon liveness update <id> --enabled false',
+      `dommon liveness update <id> --method POST --headers '{"Content-Type":"application/json"}' --body '{}'`,
+      `dommon liveness update <id> --auth "{\\"type\\":\\"bearer\\",\\"token\\":\\"$API_TOKEN\\"}"`,
+    ],
     remove: ['dommon liveness remove <id>'],
   },
 });

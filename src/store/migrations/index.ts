@@ -19,6 +19,7 @@ import * as m020 from './020_web_sessions.js';
 import * as m021 from './021_token_operator.js';
 import * as m022 from './022_endpoint_settings.js';
 import * as m023 from './023_push.js';
+import * as m024 from './024_liveness_requests.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -39,6 +40,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '021_token_operator': m021,
   '022_endpoint_settings': m022,
   '023_push': m023,
+  '024_liveness_requests': m024,
 };
 
 /**

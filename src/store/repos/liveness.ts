@@ -14,6 +14,7 @@ import { PREPARED } from '../prepared.js';
 import { livenessDueRepo } from './liveness-due.js';
 import { LOCK_CLASS } from '../singletons.js';
 import { engineOf } from '../migrations/engine.js';
+import { isSealed, SealError, sealedKeyId, type Sealer } from '../sealing.js';
 
 /** The advisory lock that orders liveness config inserts: dommon's class (singletons.ts), far past its jobs' keys. */
 const SEQ_LOCK = 1000;
@@ -21,7 +22,40 @@ const SEQ_LOCK = 1000;
 /** Stored as a JSON array; no regions (checked by any one node) as null. */
 const encodeRegions = (regions: readonly string[]): string | null => (regions.length ? JSON.stringify(regions) : null);
 
-export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
+type RequestFields = Pick<LivenessConfig, 'method' | 'headers' | 'body' | 'follow_redirects' | 'conditions' | 'auth'>;
+
+/** The request's columns of a config (or of the part of one a patch names). */
+function encodeRequest(c: Partial<RequestFields>) {
+  return {
+    method: c.method,
+    headers: c.headers === undefined ? undefined : Object.keys(c.headers).length ? JSON.stringify(c.headers) : null,
+    body: c.body,
+    follow_redirects: c.follow_redirects === undefined ? undefined : fromBool(c.follow_redirects),
+    conditions: c.conditions === undefined ? undefined : c.conditions.length ? JSON.stringify(c.conditions) : null,
+    ...(c.auth !== undefined && {
+      auth_type: c.auth?.type ?? null,
+      auth_username: c.auth?.username ?? null,
+      auth_secret: c.auth?.sealed ?? null,
+    }),
+  };
+}
+
+/** What a config's sealed credentials hold: the secret and the origin it was given for. */
+interface OpenedAuth {
+  secret: string;
+  origin: string;
+}
+
+/** `sealer` seals the credentials written and opens them for the probe (none: written plain, sealed ones unreadable). */
+export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean; sealer?: Sealer }) {
+  const { sealer } = opts;
+  const sealAuth = (a: OpenedAuth): string => (sealer ? sealer.seal(JSON.stringify(a)) : JSON.stringify(a));
+  /** The secret and its origin; a SealError when no key of this node opens it. */
+  const openAuth = (stored: string): OpenedAuth => {
+    if (!isSealed(stored)) return JSON.parse(stored) as OpenedAuth;
+    if (!sealer) throw new SealError('the credentials are sealed and no secret key was given');
+    return JSON.parse(sealer.unseal(stored)) as OpenedAuth;
+  };
   const base = () =>
     db.selectFrom('liveness_configs as l').innerJoin('endpoints as e', 'e.id', 'l.endpoint_id').selectAll('l');
   const filtered = <Q extends { where: (...a: any[]) => Q }>(q: Q, teamId: string, f: LivenessFilter): Q => {
@@ -32,6 +66,8 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
     return out;
   };
   return {
+    sealAuth,
+    openAuth,
     async get(teamId: string, id: string): Promise<LivenessConfig | undefined> {
       const r = await base().where('l.team_id', '=', teamId).where('l.id', '=', id).executeTakeFirst();
       return r && toConfig(r);
@@ -133,18 +169,25 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       if (scope.limit !== undefined) q = q.orderBy('l.id').limit(scope.limit);
       return (await q.execute()).map(toConfig);
     },
-    /** Inserts with a new id and the next integer `seq` (call inside a transaction); returns the id. */
-    async insert(config: Omit<LivenessConfig, 'id' | 'seq'>): Promise<string> {
+    /** Inserts with a new id and the next integer `seq` (call inside a transaction); returns the id. The request fields default to a plain GET. */
+    async insert(
+      config: Omit<LivenessConfig, 'id' | 'seq' | keyof RequestFields> & Partial<RequestFields>,
+    ): Promise<string> {
       // Several nodes on one PostgreSQL database: two creates must not both read the same max(seq)
       // (the loser's unique violation would read as "already exists"). A transaction-level advisory
       // lock orders them; the next max(seq) reads the other's committed row. SQLite has one writer.
       if (opts.dueQueue) await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, ${SEQ_LOCK})`.execute(db);
+      const { method, headers, body, follow_redirects, conditions, auth, ...plain } = config;
       const row = {
-        ...config,
+        ...plain,
+        ...encodeRequest({ headers: headers ?? {}, conditions: conditions ?? [], auth: auth ?? null }),
+        method: method ?? 'GET',
+        body: body ?? null,
+        follow_redirects: fromBool(follow_redirects ?? false),
         id: newId(),
         is_enabled: fromBool(config.is_enabled),
         regions: encodeRegions(config.regions),
-      };
+      } as const;
       const { n } = await db
         .selectFrom('liveness_configs')
         .select((e) => e.fn.max('seq').as('n'))
@@ -162,12 +205,13 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
       id: string,
       patch: Partial<Omit<LivenessConfig, 'id' | 'seq' | 'team_id' | 'endpoint_id' | 'created_at'>>,
     ): Promise<void> {
-      const { is_enabled, regions, ...rest } = patch;
+      const { is_enabled, regions, method, headers, body, follow_redirects, conditions, auth, ...rest } = patch;
       await db
         .updateTable('liveness_configs')
         .set(
           defined({
             ...rest,
+            ...encodeRequest({ method, headers, body, follow_redirects, conditions, auth }),
             is_enabled: is_enabled === undefined ? undefined : fromBool(is_enabled),
             // null (no regions) is a value here: defined() keeps it.
             regions: regions === undefined ? undefined : encodeRegions(regions),
@@ -182,6 +226,46 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean }) {
     },
     async remove(teamId: string, id: string): Promise<void> {
       await db.deleteFrom('liveness_configs').where('team_id', '=', teamId).where('id', '=', id).execute();
+    },
+    /**
+     * Every credential sealed again under the sealer's first key (in the transaction of `dommon
+     * secrets rotate-key`). One no key opens stops it (SealError): rotation never drops a secret.
+     */
+    async resealAll(): Promise<number> {
+      if (!sealer) throw new SealError('no secret key to seal with');
+      const rows = await db
+        .selectFrom('liveness_configs')
+        .select(['id', 'auth_secret'])
+        .where('auth_secret', 'is not', null)
+        .execute();
+      for (const r of rows) {
+        let opened: OpenedAuth;
+        try {
+          opened = openAuth(r.auth_secret!);
+        } catch (err) {
+          throw new SealError(`liveness configuration ${r.id}: ${(err as Error).message}`);
+        }
+        await db
+          .updateTable('liveness_configs')
+          .set({ auth_secret: sealAuth(opened) })
+          .where('id', '=', r.id)
+          .execute();
+      }
+      return rows.length;
+    },
+    /** How many credentials are stored under each key id (`plain`: not sealed). */
+    async sealedKeyIds(): Promise<Record<string, number>> {
+      const rows = await db
+        .selectFrom('liveness_configs')
+        .select('auth_secret')
+        .where('auth_secret', 'is not', null)
+        .execute();
+      const out: Record<string, number> = {};
+      for (const r of rows) {
+        const id = sealedKeyId(r.auth_secret!) ?? 'plain';
+        out[id] = (out[id] ?? 0) + 1;
+      }
+      return out;
     },
   };
 }

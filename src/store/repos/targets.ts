@@ -4,7 +4,7 @@
 // statement must not return `*`: store/prepared.ts) and checked against the tables at compile time.
 import { sql, type Selectable } from 'kysely';
 import type { EndpointsTable, LivenessConfigsTable } from '../schema.js';
-import type { Endpoint, LivenessConfig } from '../../domain/types.js';
+import type { Endpoint, HttpMethod, LivenessAuth, LivenessConfig } from '../../domain/types.js';
 import { allColumns, prefixedColumns, toBool, unprefixed } from './util.js';
 import { toEndpoint, type EndpointRow } from './endpoints.js';
 
@@ -20,6 +20,15 @@ export function toConfig(r: Selectable<LivenessConfigsTable>): LivenessConfig {
     failure_threshold: r.failure_threshold,
     regions: r.regions ? (JSON.parse(r.regions) as string[]) : [],
     confirm_from: r.confirm_from ?? 1,
+    method: (r.method ?? 'GET') as HttpMethod,
+    headers: r.headers ? (JSON.parse(r.headers) as Record<string, string>) : {},
+    body: r.body ?? null,
+    follow_redirects: toBool(r.follow_redirects ?? 0),
+    conditions: r.conditions ? (JSON.parse(r.conditions) as string[]) : [],
+    auth:
+      r.auth_type && r.auth_secret
+        ? { type: r.auth_type as LivenessAuth['type'], username: r.auth_username ?? null, sealed: r.auth_secret }
+        : null,
     seq: r.seq,
     created_at: r.created_at,
     updated_at: r.updated_at,
@@ -38,6 +47,14 @@ const CONFIG_COLUMNS = allColumns<LivenessConfigsTable>()([
   'failure_threshold',
   'regions',
   'confirm_from',
+  'method',
+  'headers',
+  'body',
+  'follow_redirects',
+  'conditions',
+  'auth_type',
+  'auth_username',
+  'auth_secret',
   'created_at',
   'updated_at',
 ]);
