@@ -54,6 +54,10 @@ const NETWORK_ALLOWED: { path: string; why: string }[] = [
   { path: 'api/routes/metrics.ts', why: 'node:net isIPv4/isIPv6 only (the scrape allow-list); no I/O' },
   { path: 'cli/transport.ts', why: "the CLI's HTTP client of a remote daemon (fetch)" },
   {
+    path: 'cli/commands/run-job.ts',
+    why: "dommon run's pings to a push endpoint's URL on the operator's daemon (fetch)",
+  },
+  {
     path: 'api/inject.ts',
     why: "node:http's IncomingMessage and ServerResponse, fed and read in memory for the CLI's local requests; no socket",
   },
