@@ -11,6 +11,7 @@ import { localRateLimiter } from '../services/rate-limit.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
+import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
 import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
@@ -82,6 +83,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     nodeRoutes(router, deps, secure);
     eventRoutes(router, deps, secure);
     dashboardRoutes(router, deps, secure);
+    maintenanceWindowRoutes(router, deps, secure);
   }
   metricsRoutes(router, deps);
 

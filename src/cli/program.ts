@@ -6,6 +6,7 @@ import { serveCommand } from './commands/serve.js';
 import { tokenCommands, userCommands } from './commands/access.js';
 import { registerCommand, registerNoun } from './spec.js';
 import { portfoliosNoun } from './commands/portfolios.js';
+import { maintenanceNoun } from './commands/maintenance.js';
 import { domainsNoun } from './commands/domains.js';
 import { endpointsNoun } from './commands/endpoints.js';
 import { livenessNoun } from './commands/liveness.js';
@@ -47,7 +48,7 @@ export function buildProgram(): Command {
   serveCommand(program);
   tokenCommands(program);
   userCommands(program);
-  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun])
+  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun, maintenanceNoun])
     registerNoun(program, noun);
   registerCommand(program, renewalsCommand);
   checkCommand(program);

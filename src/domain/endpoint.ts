@@ -226,7 +226,7 @@ export function worstHealth(list: readonly Health[]): Health {
  */
 export function endpointHealth(
   ssl: string | null,
-  liveness: 'up' | 'down' | 'unknown' | null,
+  liveness: 'up' | 'down' | 'unknown' | 'maintenance' | null,
   uptime24h: number | null,
 ): Health {
   if (liveness === 'down' || ssl === 'expired' || ssl === 'invalid' || ssl === 'error') return 'critical';

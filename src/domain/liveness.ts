@@ -39,25 +39,36 @@ export const INITIAL_STATE: LivenessState = {
 
 type LivenessTransition = 'down' | 'recovery' | null;
 
-/** Applies one probe result: down once failures reach the threshold, recovery on the first success after. */
+/**
+ * Applies one probe result: down once failures reach the threshold, recovery on the first success after.
+ * `quiet` (a maintenance window covers it): the transition of the status is still returned, to be
+ * recorded, but the alert flag keeps its value from before the window, so the first result after the
+ * window alerts once when the state then differs from the one last notified (quietly()).
+ */
 export function applyOutcome(
   prev: LivenessState,
   o: CheckOutcome,
   at: string,
   threshold: number,
+  quiet = false,
 ): { next: LivenessState; event: LivenessTransition } {
   const failures = o.ok ? 0 : prev.consecutive_failures + 1;
   const down = failures >= Math.max(1, threshold);
   const { event, alerted } = transition(down, o.ok, prev.alerted_down);
-  return {
-    next: {
-      status: down ? 'down' : o.ok || prev.status !== 'down' ? 'up' : 'down',
-      consecutive_failures: failures,
-      ...lastCheck(o, at),
-      alerted_down: alerted,
-    },
-    event,
+  const next: LivenessState = {
+    status: down ? 'down' : o.ok || prev.status !== 'down' ? 'up' : 'down',
+    consecutive_failures: failures,
+    ...lastCheck(o, at),
+    alerted_down: alerted,
   };
+  return quiet ? quietly(prev, next) : { next, event };
+}
+
+/** A result inside a maintenance window: the alert flag is left as it was; the event is the status's own flip. */
+function quietly(prev: LivenessState, next: LivenessState): { next: LivenessState; event: LivenessTransition } {
+  const flip = next.status !== prev.status && next.status !== null;
+  const event = !flip ? null : next.status === 'down' ? 'down' : prev.status === 'down' ? 'recovery' : null;
+  return { next: { ...next, alerted_down: prev.alerted_down }, event };
 }
 
 /** A state's fields that describe its newest check. */
@@ -97,6 +108,7 @@ export function combineRegions(
   views: ReadonlyMap<string, LivenessState>,
   c: { regions: readonly string[]; confirm_from: number; failure_threshold: number },
   latest: { at: string; outcome: CheckOutcome },
+  quiet = false,
 ): { next: LivenessState; event: LivenessTransition; down: string[] } {
   const threshold = Math.max(1, c.failure_threshold);
   const k = Math.min(Math.max(1, c.confirm_from), Math.max(1, c.regions.length));
@@ -105,16 +117,13 @@ export function combineRegions(
   const down = agreed >= threshold;
   const regionsDown = c.regions.filter((r) => (views.get(r)?.consecutive_failures ?? 0) >= threshold);
   const { event, alerted } = transition(down, !down, prev.alerted_down);
-  return {
-    next: {
-      status: down ? 'down' : 'up',
-      consecutive_failures: agreed,
-      ...lastCheck(latest.outcome, latest.at),
-      alerted_down: alerted,
-    },
-    event,
-    down: regionsDown,
+  const next: LivenessState = {
+    status: down ? 'down' : 'up',
+    consecutive_failures: agreed,
+    ...lastCheck(latest.outcome, latest.at),
+    alerted_down: alerted,
   };
+  return { ...(quiet ? quietly(prev, next) : { next, event }), down: regionsDown };
 }
 
 /** A due-queue run's key (release()'s answer, a node's held runs): the config id, with its region when it has one. */

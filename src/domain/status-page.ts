@@ -10,8 +10,9 @@ export const STATUS_PAGE_DAYS = 90;
 /** Incidents a page lists at most (newest first). */
 export const STATUS_PAGE_INCIDENTS = 50;
 
-export type PublicStatus = 'up' | 'down' | 'unknown';
-type OverallStatus = 'operational' | 'partial_outage' | 'major_outage' | 'unknown';
+/** `maintenance`: a maintenance window covers the endpoint now. */
+export type PublicStatus = 'up' | 'down' | 'unknown' | 'maintenance';
+type OverallStatus = 'operational' | 'partial_outage' | 'major_outage' | 'unknown' | 'maintenance';
 
 export interface UptimeDay {
   date: string;
@@ -88,7 +89,7 @@ export function overallStatus(statuses: readonly PublicStatus[]): OverallStatus 
   const known = statuses.filter((s) => s !== 'unknown');
   if (!known.length) return 'unknown';
   const down = known.filter((s) => s === 'down').length;
-  if (!down) return 'operational';
+  if (!down) return known.includes('maintenance') ? 'maintenance' : 'operational';
   return down === known.length ? 'major_outage' : 'partial_outage';
 }
 

@@ -245,6 +245,8 @@ export interface NewEvent {
   details?: Record<string, unknown>;
   /** Same key, same team: recorded once (e.g. one alert per expiry window). */
   dedupe_key?: string | null;
+  /** The maintenance window covering it: recorded, never notified. */
+  maintenance_window_id?: string | null;
 }
 
 /** What the event list is filtered by. */

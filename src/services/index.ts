@@ -20,6 +20,7 @@ import { createChangeFeed } from './changes.js';
 import { createEventService } from './events.js';
 import { createNodeService } from './nodes.js';
 import { createHomeService } from './home.js';
+import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 
 /**
@@ -56,7 +57,8 @@ export function createServices(
   }
   const endpoints = createEndpointService(deps);
   const domains = createDomainService(deps);
-  const monitor = createMonitorService(deps);
+  const maintenanceWindows = createMaintenanceWindowService(deps);
+  const monitor = createMonitorService({ ...deps, maintenance: maintenanceWindows });
   const intel = createIntelServices({
     store: deps.store,
     clock: deps.clock,
@@ -80,10 +82,11 @@ export function createServices(
     home: createHomeService({ store: deps.store, clock: deps.clock, monitor }),
     notifications: createNotificationService(deps),
     events: createEventService(deps),
-    statusPages: createStatusPageService(deps),
+    statusPages: createStatusPageService({ ...deps, maintenance: maintenanceWindows }),
     exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
     intel,
     nodes: createNodeService(deps),
+    maintenanceWindows,
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({

@@ -12,6 +12,8 @@ import {
   regionalTs,
   dayOf,
   dayString,
+  DAY_MS,
+  HOUR_MS,
   first24hBucket,
   first7dBucket,
   hourOf,
@@ -27,6 +29,7 @@ import type { Endpoint, LivenessConfig } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
 import type { Fence } from './due-queue.js';
+import type { MaintenanceWindowService } from './maintenance-windows.js';
 
 export interface Recorded {
   config: LivenessConfig;
@@ -66,7 +69,8 @@ interface TargetScope {
 }
 
 export interface LivenessStatus {
-  status: 'up' | 'down' | 'unknown';
+  /** `maintenance`: a maintenance window covers the endpoint now (its checks go on, alerts wait). */
+  status: 'up' | 'down' | 'unknown' | 'maintenance';
   consecutive_failures: number;
   uptime_24h: number | null;
   uptime_7d: number | null;
@@ -120,11 +124,14 @@ export function createMonitorService({
   clock,
   metrics,
   recomputeHealth,
+  maintenance,
 }: {
   store: Store;
   clock: Clock;
   metrics?: { check(kind: string, outcome: string, n?: number): void };
   recomputeHealth?: HealthHook;
+  /** Which maintenance window covers an endpoint when (absent: none ever does). */
+  maintenance?: Pick<MaintenanceWindowService, 'covering' | 'coveringEach' | 'spansOf'>;
 }) {
   async function config(teamId: string, id: string): Promise<LivenessConfig> {
     const c = await store.liveness.get(teamId, id);
@@ -162,17 +169,52 @@ export function createMonitorService({
    * `now` (epoch ms): three queries for the lot, however many there are (up to 500 each).
    */
   async function statusesOf(
-    configs: readonly Pick<LivenessConfig, 'id' | 'seq'>[],
+    configs: readonly Pick<LivenessConfig, 'id' | 'seq' | 'endpoint_id'>[],
     now = clock.now().getTime(),
   ): Promise<Map<string, LivenessStatus>> {
     if (!configs.length) return new Map();
     const seqs = configs.map((c) => c.seq);
-    const [states, h24, d7] = await Promise.all([
+    const [states, h24, d7, covered] = await Promise.all([
       store.livenessData.statesIn(configs.map((c) => c.id)),
       store.livenessData.hourlySums(seqs, first24hBucket(now)),
       store.livenessData.dailySums(seqs, first7dBucket(now)),
+      maintenance?.covering(
+        configs.map((c) => c.endpoint_id),
+        now,
+      ),
     ]);
-    return new Map(configs.map((c) => [c.id, toStatus(states.get(c.id) ?? INITIAL_STATE, h24(c.seq), d7(c.seq))]));
+    return new Map(
+      configs.map((c) => {
+        const s = toStatus(states.get(c.id) ?? INITIAL_STATE, h24(c.seq), d7(c.seq));
+        return [c.id, covered?.has(c.endpoint_id) ? { ...s, status: 'maintenance' } : s];
+      }),
+    );
+  }
+
+  /**
+   * Uptimes that leave out the checks made while a maintenance window covered the endpoint: the
+   * aggregates less the raw results inside the windows' spans (raw results are kept
+   * DOMMON_RESULT_RETENTION_DAYS, so older spans cannot be taken out).
+   */
+  async function uptimesOutsideWindows(c: LivenessConfig, now: number) {
+    const from24 = first24hBucket(now) * HOUR_MS;
+    const from7 = first7dBucket(now) * DAY_MS;
+    const spans = maintenance ? await maintenance.spansOf(c.endpoint_id, from7, now + 1) : [];
+    const [h24, d7] = await Promise.all([
+      store.livenessData.hourlySums([c.seq], first24hBucket(now)),
+      store.livenessData.dailySums([c.seq], first7dBucket(now)),
+    ]);
+    const less = async (all: Sums, from: number) => {
+      const inside = spans.filter((s) => s.end > from).map((s) => ({ start: Math.max(s.start, from), end: s.end }));
+      const x = inside.length ? await store.livenessData.rawSumsIn(c.seq, inside) : { total: 0, ok: 0, sum_ms: 0 };
+      return { total: all.total - x.total, ok: all.ok - x.ok, sum_ms: all.sum_ms - x.sum_ms };
+    };
+    const [a, b] = await Promise.all([less(h24(c.seq), from24), less(d7(c.seq), from7)]);
+    return {
+      uptime_24h: uptimePercent(a),
+      uptime_7d: uptimePercent(b),
+      avg_response_time_ms: a.total ? Math.round(a.sum_ms / a.total) : null,
+    };
   }
 
   const statusOf = async (c: LivenessConfig): Promise<LivenessStatus> => (await statusesOf([c])).get(c.id)!;
@@ -233,6 +275,11 @@ export function createMonitorService({
     ): Promise<{ written: number; fenced: string[]; states: Map<string, LivenessState> }> {
       if (!batch.length) return { written: 0, fenced: [], states: new Map() };
       const ordered = [...batch].sort((a, b) => a.at - b.at);
+      // The window covering each result's endpoint when it was checked: its transitions are recorded, not alerted.
+      const windows = maintenance
+        ? await maintenance.coveringEach(ordered.map((r) => ({ endpointId: r.endpoint.id, at: r.at })))
+        : [];
+      const windowOf = new Map(ordered.map((r, i) => [r, windows[i] ?? null]));
       const fenced: string[] = [];
       const after = new Map<string, LivenessState>();
       const written = await store.transaction(async (tx) => {
@@ -317,6 +364,7 @@ export function createMonitorService({
           });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
           const at = new Date(r.at).toISOString();
+          const quiet = windowOf.get(r) ?? null;
           let next: LivenessState;
           let event: 'down' | 'recovery' | null;
           let down: string[] = [];
@@ -326,18 +374,19 @@ export function createMonitorService({
             const view = applyOutcome(v.get(region) ?? INITIAL_STATE, r.outcome, at, r.config.failure_threshold).next;
             v.set(region, view);
             changedViews.set(dueKey(r.config.id, region), { configId: r.config.id, region, state: view });
-            ({ next, event, down } = combineRegions(prev, v, r.config, { at, outcome: r.outcome }));
-          } else ({ next, event } = applyOutcome(prev, r.outcome, at, r.config.failure_threshold));
+            ({ next, event, down } = combineRegions(prev, v, r.config, { at, outcome: r.outcome }, quiet !== null));
+          } else ({ next, event } = applyOutcome(prev, r.outcome, at, r.config.failure_threshold, quiet !== null));
           changed.set(r.config.id, next);
           if (next.status !== prev.status || next.last_check_successful !== prev.last_check_successful)
             flipped.add(r.endpoint.domain_id);
           if (event) {
             const url = fullUrl(r.endpoint);
-            const where = regions.length
-              ? event === 'down'
-                ? ` from ${down.length} of ${regions.length} regions (${down.join(', ')})`
-                : ` (seen from ${region})`
-              : '';
+            const where =
+              (regions.length
+                ? event === 'down'
+                  ? ` from ${down.length} of ${regions.length} regions (${down.join(', ')})`
+                  : ` (seen from ${region})`
+                : '') + (quiet ? ` during maintenance window "${quiet.window.name}" (not notified)` : '');
             await tx.events.add(
               {
                 team_id: r.config.team_id,
@@ -359,7 +408,9 @@ export function createMonitorService({
                   response_time_ms: r.outcome.responseTimeMs,
                   region,
                   ...(regions.length ? { regions_down: down, confirm_from: r.config.confirm_from } : {}),
+                  ...(quiet ? { maintenance_window_id: quiet.window.id } : {}),
                 },
+                maintenance_window_id: quiet?.window.id ?? null,
               },
               now,
             );
@@ -439,10 +490,14 @@ export function createMonitorService({
       return rows.map((r) => ({ hour: new Date(r.bucket * 3_600_000).toISOString(), ...statsOf(r) }));
     },
 
-    /** The combined status, and with regions each region's own view (`unknown`: none of its nodes checked yet). */
+    /**
+     * The combined status, and with regions each region's own view (`unknown`: none of its nodes
+     * checked yet). `excludeMaintenance`: uptimes and average leave out checks made in maintenance windows.
+     */
     async status(
       teamId: string,
       id: string,
+      opts: { excludeMaintenance?: boolean } = {},
     ): Promise<
       LivenessStatus & {
         id: string;
@@ -453,6 +508,7 @@ export function createMonitorService({
       }
     > {
       const c = await config(teamId, id);
+      const uptimes = opts.excludeMaintenance ? await uptimesOutsideWindows(c, clock.now().getTime()) : {};
       const views: ReadonlyMap<string, LivenessState> =
         (c.regions.length ? (await store.livenessData.regionStates([c.id])).get(c.id) : undefined) ?? new Map();
       const combined = await statusOf(c);
@@ -460,6 +516,7 @@ export function createMonitorService({
         id: c.id,
         endpoint_id: c.endpoint_id,
         ...combined,
+        ...uptimes,
         reason: combined.last_check_successful === false ? explainCheckError(combined.last_error) : null,
         confirm_from: c.confirm_from,
         regions: c.regions.map((region) => {

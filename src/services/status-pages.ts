@@ -19,6 +19,7 @@ import {
 import type { Page, PageOf } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { ServiceDeps } from './deps.js';
+import type { MaintenanceWindowService } from './maintenance-windows.js';
 
 /** Slugs whose answers (found or not) are held at once; past it the cache starts over. */
 const MAX_CACHED_SLUGS = 1000;
@@ -60,7 +61,11 @@ export interface PublicStatusPage {
 
 const slugTaken = () => new Conflict('a status page with this slug already exists', 'SLUG_TAKEN');
 
-export function createStatusPageService({ store, clock }: ServiceDeps) {
+export function createStatusPageService({
+  store,
+  clock,
+  maintenance,
+}: ServiceDeps & { maintenance?: Pick<MaintenanceWindowService, 'covering'> }) {
   async function get(teamId: string, id: string): Promise<StatusPage> {
     const p = await store.statusPages.get(teamId, id);
     if (!p) throw new NotFound('Status page');
@@ -119,6 +124,12 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
         STATUS_PAGE_INCIDENTS * 4,
       ),
     ]);
+    const covered = maintenance
+      ? await maintenance.covering(
+          src.endpoints.map((e) => e.endpoint_id),
+          now.getTime(),
+        )
+      : new Map();
     const nameOf = new Map(src.endpoints.map((e) => [e.endpoint_id, e.name]));
     const dailyOf = new Map<number, typeof daily>();
     for (const r of daily) dailyOf.set(r.cfg, [...(dailyOf.get(r.cfg) ?? []), r]);
@@ -127,7 +138,7 @@ export function createStatusPageService({ store, clock }: ServiceDeps) {
       const live = e.enabled && e.config_enabled && (e.status === 'up' || e.status === 'down');
       return {
         name: e.name,
-        status: (live ? e.status : 'unknown') as PublicStatus,
+        status: (live ? (covered.has(e.endpoint_id) ? 'maintenance' : e.status) : 'unknown') as PublicStatus,
         uptime_90d: uptime,
         days,
         certificate:

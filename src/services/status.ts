@@ -72,7 +72,7 @@ export function createStatusService(deps: {
   ): Promise<Summary[]> {
     const rows = await store.endpoints.statusRows(teamId, f, first24hBucket(now), page);
     const live = await monitor.statusesOf(
-      rows.flatMap((r) => (r.liveness ? [r.liveness] : [])),
+      rows.flatMap((r) => (r.liveness ? [{ ...r.liveness, endpoint_id: r.endpoint.id }] : [])),
       now,
     );
     return rows.map((r) =>

@@ -36,6 +36,7 @@ import { webSessionsRepo } from './repos/web-sessions.js';
 import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
+import { maintenanceWindowsRepo } from './repos/maintenance-windows.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
@@ -84,6 +85,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     /** The dashboard's home and outage reads (read only). */
     dashboard: dashboardRepo(db),
     push: pushRepo(db),
+    maintenanceWindows: maintenanceWindowsRepo(db),
   };
 }
 

@@ -34,6 +34,10 @@ export const READ_MODELS = {
   ],
   /** API tokens and what authenticating one reads (users, the revocation epoch). */
   tokens: ['meta', 'api_tokens', 'users'],
+  /** The enabled maintenance windows. */
+  maintenanceWindows: ['maintenance_windows'],
+  /** The endpoints each window covers (through their domains and the domains' portfolios). */
+  maintenanceCoverage: ['maintenance_windows', 'endpoints', 'domains'],
 } as const satisfies Record<string, readonly (keyof DB)[]>;
 
 export type ReadModel = keyof typeof READ_MODELS;

@@ -243,6 +243,8 @@ export interface EventsTable {
   dedupe_key: string | null;
   created_at: string;
   fanned_out_at: string | null;
+  /** The maintenance window that covered the event's endpoint when it was raised (never fanned out). */
+  maintenance_window_id: string | null;
 }
 export interface DeliveriesTable {
   id: string;
@@ -464,4 +466,23 @@ export interface DB {
   auth_failures: AuthFailuresTable;
   push_checks: PushChecksTable;
   push_pings: PushPingsTable;
+  maintenance_windows: MaintenanceWindowsTable;
+}
+
+export interface MaintenanceWindowsTable {
+  id: string;
+  team_id: string;
+  name: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  cron: string | null;
+  duration_minutes: number | null;
+  timezone: string;
+  /** JSON lists of ids. */
+  endpoint_ids: string;
+  domain_ids: string;
+  portfolio_ids: string;
+  is_enabled: number;
+  created_at: string;
+  updated_at: string;
 }

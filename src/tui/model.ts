@@ -1,5 +1,5 @@
 // What the dashboard shows, as plain data and pure functions (rows, filter, sort, sparkline, ages).
-export type Liveness = 'up' | 'down' | 'unknown';
+export type Liveness = 'up' | 'down' | 'unknown' | 'maintenance';
 
 export interface EndpointRow {
   kind: 'endpoint';

@@ -12,6 +12,7 @@ export const STATUS_PAGE_CSS = `:root {
   --down: #c62828;
   --warn: #b26a00;
   --none: #c9ced6;
+  --maint: #1f5fbf;
 }
 @media (prefers-color-scheme: dark) {
   :root {
@@ -49,6 +50,7 @@ header p { margin: 0.25rem 0; color: var(--muted); }
 .summary.partial_outage { border-left: 0.4rem solid var(--warn); }
 .summary.major_outage { border-left: 0.4rem solid var(--down); }
 .summary.unknown { border-left: 0.4rem solid var(--none); }
+.summary.maintenance { border-left: 0.4rem solid var(--maint); }
 h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
 .endpoint {
   background: var(--card);
@@ -71,6 +73,7 @@ h2 { font-size: 1.2rem; margin: 1.5rem 0 0.5rem; }
 .state.up { color: var(--up); }
 .state.down { color: var(--down); }
 .state.unknown { color: var(--muted); }
+.state.maintenance { color: var(--maint); }
 .bars { display: flex; gap: 1px; height: 2rem; }
 .bars span { flex: 1 1 0; min-width: 0; border-radius: 1px; background: var(--none); }
 .bars .u-full { background: var(--up); }

@@ -13,8 +13,9 @@ const STATUS_TEXT: Record<PublicStatusPage['status'], string> = {
   partial_outage: 'Partial outage',
   major_outage: 'Major outage',
   unknown: 'Status not known yet',
+  maintenance: 'Under maintenance',
 };
-const STATE_TEXT = { up: 'Up', down: 'Down', unknown: 'Unknown' } as const;
+const STATE_TEXT = { up: 'Up', down: 'Down', unknown: 'Unknown', maintenance: 'Under maintenance' } as const;
 
 const pct = (n: number | null): string => (n === null ? 'no data' : `${n.toFixed(2)} %`);
 

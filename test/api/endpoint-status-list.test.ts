@@ -249,7 +249,13 @@ t.test('a page costs the same SQL statements at 60 endpoints as at 2,000', async
   const statements = async (api: Api, q: string) => {
     const r = await api.get(`/api-endpoint-status?${q}`);
     t.equal(r.status, 200);
-    return [...last];
+    // Left out: upkeep whose count is timing, not data. The change tracker's `pragma data_version` is
+    // read once per turn of the event loop by whichever cache asks first; the maintenance windows are
+    // read again (one statement, whatever the team's size) after any write that may touch them; the
+    // auth throttle reads and prunes the shared failure counts on its own clock.
+    return last.filter(
+      (q) => q !== 'pragma data_version' && !q.includes('"maintenance_windows"') && !q.includes('"auth_failures"'),
+    );
   };
   for (const q of ['limit=50', 'limit=50&offset=10', 'limit=50&health=warning', 'limit=50&health=healthy&offset=5']) {
     const few = await statements(small, q);

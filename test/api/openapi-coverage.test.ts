@@ -156,6 +156,20 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await anon.get('/status/assets/status-page.css')).status, 200);
   t.equal((await api.delete(`/api/v1/status-pages/${sp.body.id}`)).status, 200);
 
+  // Maintenance windows.
+  const mw = await api.post('/api/v1/maintenance-windows', {
+    name: 'nightly',
+    cron: '0 3 * * *',
+    duration_minutes: 30,
+    timezone: 'Europe/Berlin',
+    endpoint_ids: [e.body.id],
+  });
+  t.equal(mw.status, 201);
+  t.equal((await api.get('/api/v1/maintenance-windows')).body.total, 1);
+  t.equal((await api.get(`/api/v1/maintenance-windows/${mw.body.id}`)).body.name, 'nightly');
+  t.equal((await api.put(`/api/v1/maintenance-windows/${mw.body.id}`, { is_enabled: false })).body.active, false);
+  t.equal((await api.delete(`/api/v1/maintenance-windows/${mw.body.id}`)).status, 200);
+
   t.equal((await api.delete(`/api/v1/liveness/${l.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/endpoints/${e.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/domains/${d.body.id}`)).status, 200);

@@ -16,6 +16,7 @@ const DOMAIN = path.join(SRC, 'domain');
 const DOMAIN_LIBRARIES = new Set([
   'tldts', // public suffix list look-ups
   'ipaddr.js', // IP address and CIDR arithmetic
+  'croner', // cron expressions in a time zone (maintenance windows)
 ]);
 
 /** Modules that open sockets or speak a network protocol. */

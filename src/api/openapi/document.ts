@@ -344,6 +344,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       { name: 'Liveness' },
       { name: 'Status' },
       { name: 'Notifications' },
+      { name: 'Maintenance windows' },
       { name: 'User API', description: 'The `/api-*` paths: the same handlers and answers as their Public API twins.' },
     ],
     paths,

@@ -171,6 +171,49 @@ export const OPERATIONS: OperationDoc[] = [
     errors: [409],
   },
 
+  // Maintenance windows (extension)
+  {
+    method: 'get',
+    path: '/api/v1/maintenance-windows',
+    summary: "List the team's maintenance windows",
+    tag: 'Maintenance windows',
+    query: 'maintenance-window-list',
+    responses: { 200: 'MaintenanceWindowList' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/maintenance-windows',
+    summary: 'Create a maintenance window',
+    description:
+      'One-off (`starts_at`, `ends_at`) or recurring (`cron`, `duration_minutes`, `timezone`), covering `endpoint_ids`, the endpoints of `domain_ids`, or of the domains of `portfolio_ids`. While one covers an endpoint, its checks go on but raise no notification, and its liveness status reads `maintenance`.',
+    tag: 'Maintenance windows',
+    body: 'maintenance-window-create',
+    responses: { 201: 'MaintenanceWindow' },
+    errors: [404],
+  },
+  {
+    method: 'get',
+    path: '/api/v1/maintenance-windows/:windowId',
+    summary: 'Get a maintenance window',
+    tag: 'Maintenance windows',
+    responses: { 200: 'MaintenanceWindow' },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/maintenance-windows/:windowId',
+    summary: 'Update a maintenance window',
+    tag: 'Maintenance windows',
+    body: 'maintenance-window-update',
+    responses: { 200: 'MaintenanceWindow' },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/maintenance-windows/:windowId',
+    summary: 'Delete a maintenance window',
+    tag: 'Maintenance windows',
+    responses: { 200: 'MaintenanceWindowDeleted' },
+  },
+
   // Domains (Public API + User API twins)
   {
     method: 'get',
@@ -421,6 +464,7 @@ export const OPERATIONS: OperationDoc[] = [
     alias: '/api-liveness/:livenessId/status',
     summary: 'Current liveness status',
     tag: 'Liveness',
+    query: 'liveness-status',
     responses: { 200: 'LivenessStatus' },
   },
 

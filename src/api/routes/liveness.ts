@@ -93,7 +93,9 @@ export function livenessDataRoutes(
       ctx.body = { data, hours };
     });
     router.get(`${base}/status`, ...secure, async (ctx) => {
-      ctx.body = await s.monitor.status(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
+      const id = pathId(ctx, 'livenessId', 'Liveness configuration');
+      const q = v.query<{ exclude_maintenance?: boolean }>('liveness-status', ctx.query);
+      ctx.body = await s.monitor.status(team(ctx), id, { excludeMaintenance: q.exclude_maintenance === true });
     });
   }
 }

@@ -20,6 +20,7 @@ import * as m021 from './021_token_operator.js';
 import * as m022 from './022_endpoint_settings.js';
 import * as m023 from './023_push.js';
 import * as m024 from './024_liveness_requests.js';
+import * as m025 from './025_maintenance_windows.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -41,6 +42,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '022_endpoint_settings': m022,
   '023_push': m023,
   '024_liveness_requests': m024,
+  '025_maintenance_windows': m025,
 };
 
 /**

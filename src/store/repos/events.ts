@@ -23,7 +23,9 @@ export function eventsRepo(db: Kysely<DB>) {
           details: JSON.stringify(e.details ?? {}),
           dedupe_key: e.dedupe_key ?? null,
           created_at: now,
-          fanned_out_at: null,
+          // Raised inside a maintenance window: recorded, never fanned out to a channel.
+          fanned_out_at: e.maintenance_window_id ? now : null,
+          maintenance_window_id: e.maintenance_window_id ?? null,
         })
         .onConflict((oc) => oc.doNothing())
         .executeTakeFirst();

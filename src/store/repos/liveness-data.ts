@@ -584,6 +584,32 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     hourly: (cfg: number, fromHour: number) => buckets('liveness_hourly', cfg, fromHour),
     hourlySums: (cfgs: readonly number[], fromHour: number) => sums('liveness_hourly', cfgs, fromHour),
     dailySums: (cfgs: readonly number[], fromDay: number) => sums('liveness_daily', cfgs, fromDay),
+    /**
+     * Sums of a config's raw results whose time lies in one of `spans` ([start, end) epoch ms, sorted,
+     * not overlapping): what an uptime leaving maintenance windows out subtracts from the aggregates.
+     */
+    async rawSumsIn(cfg: number, spans: readonly { start: number; end: number }[]): Promise<Sums> {
+      const out = { total: 0, ok: 0, sum_ms: 0 };
+      for (let i = 0; i < spans.length; i += 100) {
+        const part = spans.slice(i, i + 100);
+        const r = await db
+          .selectFrom('liveness_results')
+          .select((e) => [
+            e.fn.countAll<number>().as('total'),
+            e.fn.sum<number>('ok').as('ok'),
+            e.fn.sum<number>('ms').as('sum_ms'),
+          ])
+          .where('cfg', '=', cfg)
+          .where('ts', '>=', part[0]!.start)
+          .where('ts', '<', part.at(-1)!.end)
+          .where((w) => w.or(part.map((p) => w.and([w('ts', '>=', p.start), w('ts', '<', p.end)]))))
+          .executeTakeFirstOrThrow();
+        out.total += Number(r.total ?? 0);
+        out.ok += Number(r.ok ?? 0);
+        out.sum_ms += Number(r.sum_ms ?? 0);
+      }
+      return out;
+    },
     /** Recent response times, newest last (dashboard sparklines). */
     async recent(cfg: number, n: number): Promise<number[]> {
       const rows = await db

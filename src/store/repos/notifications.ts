@@ -311,6 +311,7 @@ export function notificationsRepo(db: Kysely<DB>, sealer?: Sealer) {
         .where('created_at', '>', since)
         .where('created_at', '<=', until)
         .where('event_type', '!=', 'test')
+        .where('maintenance_window_id', 'is', null)
         .orderBy('created_at')
         .execute();
     },
