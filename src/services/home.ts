@@ -13,7 +13,8 @@ import type { MonitorService } from './monitor.js';
 /** Days left at or under which a registration or certificate counts as expiring. */
 const EXPIRING_DAYS = 30;
 
-export type HomeState = 'up' | 'down' | 'paused' | 'unknown';
+/** `maintenance`: a maintenance window covers the endpoint now. */
+export type HomeState = 'up' | 'down' | 'paused' | 'unknown' | 'maintenance';
 export type HomeSort = 'name' | 'state' | 'uptime' | 'response' | 'days_left';
 
 export interface HomeQuery {
@@ -69,7 +70,7 @@ interface HomeRow {
 }
 
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-const STATE_ORDER: Record<HomeState, number> = { down: 0, unknown: 1, paused: 2, up: 3 };
+const STATE_ORDER: Record<HomeState, number> = { down: 0, unknown: 1, maintenance: 2, paused: 3, up: 4 };
 const NO_PORTFOLIO = 'No portfolio';
 
 function matches(r: HomeRow, q: HomeQuery): boolean {
@@ -102,7 +103,7 @@ export function createHomeService({ store, clock, monitor }: { store: Store; clo
       store.endpoints.statusRows(teamId, {}, first24hBucket(ms)),
     ]);
     const live = await monitor.statusesOf(
-      endpoints.flatMap((r) => (r.liveness ? [r.liveness] : [])),
+      endpoints.flatMap((r) => (r.liveness ? [{ ...r.liveness, endpoint_id: r.endpoint.id }] : [])),
       ms,
     );
     const byDomain = new Map(domains.map((d) => [d.id, d]));
@@ -202,7 +203,7 @@ export function createHomeService({ store, clock, monitor }: { store: Store; clo
      */
     async list(teamId: string, q: HomeQuery) {
       const { out: all, seqs } = await rows(teamId);
-      const summary = { up: 0, down: 0, paused: 0, unknown: 0, expiring: 0, domains: 0, endpoints: 0 };
+      const summary = { up: 0, down: 0, paused: 0, unknown: 0, maintenance: 0, expiring: 0, domains: 0, endpoints: 0 };
       for (const r of all) {
         summary[r.state]++;
         if (r.expiring) summary.expiring++;

@@ -133,7 +133,16 @@ t.test('GET /api/v1/home and /incidents, on one team and not on another', async 
   await b.post('/api/v1/domains', { domain: 'beta.test' });
 
   const home = (await A.api.get('/api/v1/home?limit=100')).body;
-  t.same(home.summary, { up: 1, down: 1, paused: 0, unknown: 4, expiring: 1, domains: 3, endpoints: 3 });
+  t.same(home.summary, {
+    up: 1,
+    down: 1,
+    paused: 0,
+    unknown: 4,
+    maintenance: 0,
+    expiring: 1,
+    domains: 3,
+    endpoints: 3,
+  });
   t.same(
     home.data.map((r: any) => `${r.group}/${r.kind}/${r.name}`),
     [
@@ -208,7 +217,16 @@ t.test('GET /api/v1/home and /incidents, on one team and not on another', async 
     ['beta.test'],
     "another team's rows never appear",
   );
-  t.same(other.summary, { up: 0, down: 0, paused: 0, unknown: 1, expiring: 0, domains: 1, endpoints: 0 });
+  t.same(other.summary, {
+    up: 0,
+    down: 0,
+    paused: 0,
+    unknown: 1,
+    maintenance: 0,
+    expiring: 0,
+    domains: 1,
+    endpoints: 0,
+  });
 
   // Incidents: the outage the third failure opened (threshold 2), still ongoing.
   let inc = (await A.api.get(`/api/v1/endpoints/${A.plain}/incidents`)).body;

@@ -173,6 +173,13 @@ t.test('a window holds back a real alert; state maintenance; one alert at its en
   t.equal((await status()).status, 'maintenance', 'the API says maintenance');
   const ov = (await api.get(`/api/v1/endpoints/${ep.id}/status`)).body;
   t.equal(ov.liveness.status, 'maintenance', 'the endpoint status says so too');
+  const home = (await api.get('/api/v1/home?limit=100')).body;
+  t.equal(
+    home.data.find((r: { kind: string; id: string }) => r.kind === 'endpoint' && r.id === ep.id)?.state,
+    'maintenance',
+    "the dashboard's home says so",
+  );
+  t.equal(home.summary.maintenance, 1);
   const page = (
     await api.post('/api/v1/status-pages', {
       portfolio_id: p.id,

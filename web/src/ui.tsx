@@ -36,6 +36,7 @@ const TONE: Record<string, string> = {
   pending: 'warn',
   stale: 'warn',
   paused: 'warn',
+  maintenance: 'warn',
   critical: 'bad',
   down: 'bad',
   expired: 'bad',
