@@ -97,6 +97,16 @@ export function toOpenApiSchema(schema: unknown): unknown {
           out[k] = true;
         } else out[k] = v;
         break;
+      case 'oneOf':
+      case 'anyOf':
+        // OpenAPI 3.0 has no "null" type: a `{ type: "null" }` branch becomes its idiom for the null
+        // value alone (`nullable` with a one-value enum), so the other branches stay as they are.
+        out[k] = (v as unknown[]).map((b) =>
+          b && typeof b === 'object' && (b as Json).type === 'null' && Object.keys(b).length === 1
+            ? { type: 'object', nullable: true, enum: [null] }
+            : toOpenApiSchema(b),
+        );
+        break;
       case 'properties':
         out[k] = Object.fromEntries(Object.entries(v as Json).map(([p, ps]) => [p, toOpenApiSchema(ps)]));
         break;
