@@ -1,15 +1,17 @@
 // dns liveness: one question (a record type, for the endpoint's host) asked of a chosen server, or
 // of the zone's own name servers (the domain's NS, each resolved and asked without recursion; a DS
-// question goes to the parent zone's servers, where DS records live). Up when the answer is NOERROR
-// and holds records of the type. Every server's address is chosen through the guarded resolver, so
+// question goes to the parent zone's servers, where DS records live). Without conditions, up when
+// the answer is NOERROR and holds records of the type; with conditions (on [DNS_RCODE], [BODY] and
+// [RESPONSE_TIME]), they alone decide. Every server's address is chosen through the guarded resolver, so
 // the outbound policy applies; the recursive resolvers that find a zone's servers are the
 // configured ones (DOMMON_DNS_SERVERS, else the system's).
 import dns from 'node:dns';
 import net from 'node:net';
 import type packet from 'dns-packet';
+import { evaluateConditions, parseConditions, type ConditionSet, type Placeholder } from '../domain/conditions.js';
 import { hostOf } from '../domain/endpoint.js';
 import { DnsError, parseServer, queryServer, type DnsReply } from './dns.js';
-import type { EndpointPlugin, ProbeTarget } from './plugin.js';
+import type { EndpointPlugin, ProbeSettings, ProbeTarget } from './plugin.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'CAA', 'DS'] as const;
@@ -106,12 +108,68 @@ async function askFirst(
   throw last;
 }
 
+/** The placeholders a dns check supplies. */
+const DNS_PLACEHOLDERS: readonly Placeholder[] = ['DNS_RCODE', 'BODY', 'RESPONSE_TIME'];
+
+/** An answer's data as text: an address or a name as is, MX its exchange, TXT its strings joined. */
+function answerText(a: packet.Answer): string {
+  const d = (a as { data?: unknown }).data;
+  if (typeof d === 'string') return d;
+  if (Buffer.isBuffer(d)) return d.toString('utf8');
+  if (Array.isArray(d)) return d.map((x) => (Buffer.isBuffer(x) ? x.toString('utf8') : String(x))).join('');
+  switch (a.type) {
+    case 'MX':
+      return a.data.exchange;
+    case 'SOA':
+      return a.data.mname;
+    case 'CAA':
+      return `${a.data.flags ?? 0} ${a.data.tag} "${a.data.value}"`;
+    case 'DS':
+      return `${a.data.keyTag} ${a.data.algorithm} ${a.data.digestType} ${a.data.digest.toString('hex').toUpperCase()}`;
+    default:
+      return '';
+  }
+}
+
+/**
+ * [BODY] of a dns check, as Gatus reads it: the data of the answer section's last record (after a
+ * CNAME on the way, the record it leads to); empty when there is none.
+ */
+const bodyOf = (answers: readonly packet.Answer[]): string => {
+  const last = answers.at(-1);
+  return last ? answerText(last) : '';
+};
+
+/** The configuration's own conditions, parsed once per configuration object; null when it has none. */
+const conditionsOf = new WeakMap<ProbeSettings, ConditionSet | null>();
+
+function conditionSet(c: ProbeSettings | undefined): ConditionSet | null {
+  if (!c) return null;
+  let set = conditionsOf.get(c);
+  if (set === undefined) {
+    set = c.conditions?.length ? parseConditions(c.conditions, { placeholders: DNS_PLACEHOLDERS }) : null;
+    conditionsOf.set(c, set);
+  }
+  return set;
+}
+
+/** The longest error text a failed condition list leaves in a result. */
+const MAX_CONDITION_ERROR = 500;
+
 export async function probeDns(
   e: ProbeTarget,
   timeoutMs: number,
   deps: ProbeDeps,
   parent: AbortSignal,
+  config?: ProbeSettings,
 ): Promise<ProbeOutcome> {
+  let conditions: ConditionSet | null;
+  try {
+    // Stored conditions were parsed when written; one that no longer parses fails every check plainly.
+    conditions = conditionSet(config);
+  } catch (err) {
+    return failure('error', `conditions: ${(err as Error).message}`, 0);
+  }
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   const { type, resolver } = settingsOf(e);
@@ -129,6 +187,17 @@ export async function probeDns(
     }
     const { reply, server } = await askFirst(servers, name, type, { timeoutMs: perQuery, recurse: !!resolver, signal });
     const rt = elapsed();
+    if (conditions) {
+      const out = evaluateConditions(conditions, {
+        DNS_RCODE: reply.rcode,
+        BODY: bodyOf(reply.answers),
+        RESPONSE_TIME: rt,
+      });
+      if (out.ok) return { ok: true, responseTimeMs: rt, statusCode: null, error: null, reason: null };
+      let text = out.failures.map((f) => f.seen).join('; ');
+      if (text.length > MAX_CONDITION_ERROR) text = `${text.slice(0, MAX_CONDITION_ERROR)}...`;
+      return failure('condition', text, rt);
+    }
     if (reply.rcode !== 'NOERROR') return failure('dns', `${reply.rcode} from ${server} for ${name} ${type}`, rt);
     if (!reply.answers.some((a) => a.type === type))
       return failure('dns', `no ${type} record for ${name} (NOERROR, no answer from ${server})`, rt);
@@ -158,8 +227,10 @@ export const dnsType: EndpointPlugin<'dns'> = {
   extension: true,
   fields: FIELDS,
   docs: {
-    liveness: 'the answer to a `record_type` question is `NOERROR` with records of that type',
+    liveness:
+      'the answer to a `record_type` question is `NOERROR` with records of that type, or every condition on `[DNS_RCODE]`, `[BODY]`, `[RESPONSE_TIME]` holds ([conditions](conditions.md))',
     certificate: 'none',
   },
-  liveness: (e, c, deps, signal) => probeDns(e, c.timeout_seconds * 1000, deps, signal),
+  placeholders: DNS_PLACEHOLDERS,
+  liveness: (e, c, deps, signal) => probeDns(e, c.timeout_seconds * 1000, deps, signal, c),
 };

@@ -124,6 +124,24 @@ t.test('request fields, conditions and credentials: stored, shown masked, refuse
   const noConditions = await api.put(`/api/v1/liveness/${tcpId}`, { conditions: ['[CONNECTED] == true'] });
   t.match(noConditions.body.error, /port endpoints take no conditions/);
 
+  // A dns check takes conditions on its own placeholders only.
+  const dnsEndpoint = (await api.post('/api/v1/endpoints', { domain_id: d.id, name: 'ns', endpoint_type: 'dns' })).body;
+  const dnsConfig = await api.post('/api/v1/liveness', { endpoint_id: dnsEndpoint.id });
+  t.equal(dnsConfig.status, 201);
+  const dnsId = dnsConfig.body.id as string;
+  const dnsStatus = await api.put(`/api/v1/liveness/${dnsId}`, { conditions: ['[STATUS] == 200'] });
+  t.equal(dnsStatus.status, 400);
+  t.match(dnsStatus.body, {
+    code: 'VALIDATION_ERROR',
+    field: 'conditions[0]',
+    error: /\[STATUS\] is not available on this check type/,
+  });
+  const dnsOk = await api.put(`/api/v1/liveness/${dnsId}`, {
+    conditions: ['[DNS_RCODE] == NOERROR', '[BODY] == 192.0.2.1'],
+  });
+  t.equal(dnsOk.status, 200);
+  t.same(dnsOk.body.conditions, ['[DNS_RCODE] == NOERROR', '[BODY] == 192.0.2.1']);
+
   // The inline configuration of an endpoint create takes the same fields.
   const inline = await api.post('/api/v1/endpoints', {
     domain_id: d.id,
@@ -142,7 +160,7 @@ t.test('request fields, conditions and credentials: stored, shown masked, refuse
   });
   t.equal(inlineBad.status, 400);
   t.match(inlineBad.body, { field: 'conditions[0]', error: /missing "\)" closing len\(/ });
-  t.equal((await api.get(`/api/v1/endpoints?domain_id=${d.id}`)).body.data.length, 3, 'nothing half-created');
+  t.equal((await api.get(`/api/v1/endpoints?domain_id=${d.id}`)).body.data.length, 4, 'nothing half-created');
 });
 
 t.test('the daemon sends the request and records the failed condition with its value', async (t) => {

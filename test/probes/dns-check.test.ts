@@ -4,7 +4,7 @@
 import t from 'tap';
 import { createResolver } from '../../src/net/resolve.js';
 import { outboundPolicy } from '../../src/domain/outbound.js';
-import { probeDns } from '../../src/probes/dns-check.js';
+import { dnsType, probeDns } from '../../src/probes/dns-check.js';
 import '../../src/probes/registry.js';
 import { startDnsServer } from '../support/dns-server.js';
 
@@ -113,4 +113,57 @@ t.test("asked of the zone's own name servers, without recursion", async (t) => {
     reason: 'dns',
     error: 'dns: no NS records for example.test: no name server to ask',
   });
+});
+
+t.test('judged by conditions on [DNS_RCODE] and [BODY] when the configuration has some', async (t) => {
+  const server = await startDnsServer({
+    'example.test': { A: ['192.0.2.1'] },
+    'www.example.test': { A: ['192.0.2.7', '192.0.2.8'] },
+    'alias.example.test': { CNAME: 'www.example.test' },
+    'mail.example.test': { MX: [{ preference: 10, exchange: 'mx.example.test' }] },
+  });
+  t.teardown(() => server.close());
+  const deps = { resolver: createResolver([]) };
+  const settings = (conditions: string[]) => ({ timeout_seconds: 3, expected_status_code: 200, conditions });
+  const at = (subdomain: string | null, record_type = 'A') =>
+    target('example.test', subdomain, { record_type, resolver: server.address });
+  const check = (subdomain: string | null, conditions: string[], record_type = 'A') =>
+    dnsType.liveness(at(subdomain, record_type), settings(conditions), deps, never);
+
+  t.match(await check(null, ['[BODY] == 192.0.2.1', '[DNS_RCODE] == NOERROR']), { ok: true, reason: null });
+  server.zone['example.test']!.A = ['192.0.2.9'];
+  t.match(await check(null, ['[BODY] == 192.0.2.1']), {
+    ok: false,
+    reason: 'condition',
+    error: 'condition: [BODY] (192.0.2.9) == 192.0.2.1',
+  });
+
+  // A missing name: NXDOMAIN is what the conditions ask for, so the check passes.
+  t.match(await check('gone', ['[DNS_RCODE] == NXDOMAIN']), { ok: true });
+  t.match(await check('gone', ['[DNS_RCODE] == NOERROR']), {
+    ok: false,
+    error: 'condition: [DNS_RCODE] (NXDOMAIN) == NOERROR',
+  });
+  // The conditions alone decide: NOERROR without a record passes when that is all they ask.
+  t.match(await check(null, ['[DNS_RCODE] == NOERROR'], 'AAAA'), { ok: true });
+  t.match(await check(null, ['[BODY] == 192.0.2.9'], 'AAAA'), {
+    ok: false,
+    error: 'condition: [BODY] () == 192.0.2.9',
+  });
+
+  // Several answers: [BODY] is the last one's data, as Gatus reads it (after a CNAME, its target's record).
+  t.match(await check('www', ['[BODY] == 192.0.2.8']), { ok: true });
+  t.match(await check('alias', ['[BODY] == 192.0.2.8']), { ok: true });
+  t.match(await check('mail', ['[BODY] == mx.example.test'], 'MX'), { ok: true });
+  t.match(await check('www', ['[BODY] == pat(192.0.2.*)', '[RESPONSE_TIME] < 3s']), { ok: true });
+
+  // A server that does not answer fails whatever the conditions.
+  server.silent.add('www.example.test');
+  t.match(
+    await dnsType.liveness(at('www'), { ...settings(['[DNS_RCODE] == NOERROR']), timeout_seconds: 2 }, deps, never),
+    { ok: false, reason: 'timeout' },
+  );
+  // Without conditions the verdict is today's: NOERROR with a record of the type.
+  t.match(await dnsType.liveness(at(null), settings([]), deps, never), { ok: true });
+  t.match(await dnsType.liveness(at('gone'), settings([]), deps, never), { ok: false, reason: 'dns' });
 });
