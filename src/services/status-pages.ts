@@ -4,7 +4,7 @@
 // no more than a flood of real ones). docs/status-pages.md.
 import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
 import { daysUntil, isoNow } from '../domain/clock.js';
-import { dayOf } from '../domain/liveness.js';
+import { dayOf, hourOf, round2 } from '../domain/liveness.js';
 import {
   overallStatus,
   pairIncidents,
@@ -59,6 +59,33 @@ export interface PublicStatusPage {
   }[];
 }
 
+/**
+ * What a badge shows of one endpoint of a public page: its status and certificate as the page shows
+ * them, its uptime over the last 24 hours (hourly sums) and 7 and 30 UTC days (daily sums, today
+ * included), and the response time of its last check (null while its status is not up or down).
+ */
+export interface PublicBadge {
+  name: string;
+  status: PublicStatus;
+  uptime_24h: number | null;
+  uptime_7d: number | null;
+  uptime_30d: number | null;
+  response_time_ms: number | null;
+  certificate_days_left: number | null;
+}
+
+/** Uptime percent of the sums from bucket `from` on (null: no checks). */
+function uptimeSince(rows: readonly { bucket: number; total: number; ok: number }[] | undefined, from: number) {
+  let total = 0;
+  let ok = 0;
+  for (const r of rows ?? [])
+    if (r.bucket >= from) {
+      total += r.total;
+      ok += r.ok;
+    }
+  return total ? round2((ok / total) * 100) : null;
+}
+
 const slugTaken = () => new Conflict('a status page with this slug already exists', 'SLUG_TAKEN');
 
 export function createStatusPageService({
@@ -100,9 +127,30 @@ export function createStatusPageService({
   // Public side: slug -> the answer's promise and when it was read (ms).
   const cache = new Map<string, { at: number; view: Promise<PublicStatusPage | null> }>();
   let reads = 0;
+  // The badges of a read, by endpoint id, kept beside its view (the view itself carries no ids).
+  const badgesOf = new WeakMap<PublicStatusPage, Map<string, PublicBadge>>();
   const forget = (...slugs: string[]) => {
     for (const s of slugs) cache.delete(s);
   };
+
+  /**
+   * The public view of `slug` (null: unknown or disabled), read at most once per
+   * STATUS_PAGE_CACHE_SECONDS; the same object is returned until then (callers may memoize on it).
+   */
+  function publicView(slug: string): Promise<PublicStatusPage | null> {
+    const now = clock.now().getTime();
+    const hit = cache.get(slug);
+    if (hit && now - hit.at < STATUS_PAGE_CACHE_SECONDS * 1000 && now >= hit.at) return hit.view;
+    if (cache.size >= MAX_CACHED_SLUGS) cache.clear();
+    const view = readPublic(slug);
+    const entry = { at: now, view };
+    cache.set(slug, entry);
+    // A failed read is not kept: the next view tries again.
+    view.catch(() => {
+      if (cache.get(slug) === entry) cache.delete(slug);
+    });
+    return view;
+  }
 
   async function readPublic(slug: string): Promise<PublicStatusPage | null> {
     reads++;
@@ -112,10 +160,15 @@ export function createStatusPageService({
     const today = dayOf(now.getTime());
     const monitored = src.endpoints.filter((e) => e.seq !== null);
     const since = new Date((today - STATUS_PAGE_DAYS + 1) * 86_400_000).toISOString();
-    const [daily, transitions] = await Promise.all([
+    const fromHour = hourOf(now.getTime()) - 23;
+    const [daily, hourly, transitions] = await Promise.all([
       store.statusPages.dailyRows(
         monitored.map((e) => e.seq!),
         today - STATUS_PAGE_DAYS + 1,
+      ),
+      store.statusPages.hourlyRows(
+        monitored.map((e) => e.seq!),
+        fromHour,
       ),
       store.statusPages.transitions(
         src.team_id,
@@ -133,6 +186,8 @@ export function createStatusPageService({
     const nameOf = new Map(src.endpoints.map((e) => [e.endpoint_id, e.name]));
     const dailyOf = new Map<number, typeof daily>();
     for (const r of daily) dailyOf.set(r.cfg, [...(dailyOf.get(r.cfg) ?? []), r]);
+    const hourlyOf = new Map<number, typeof hourly>();
+    for (const r of hourly) hourlyOf.set(r.cfg, [...(hourlyOf.get(r.cfg) ?? []), r]);
     const endpoints = src.endpoints.map((e) => {
       const { days, uptime } = uptimeDays(today, e.seq === null ? [] : (dailyOf.get(e.seq) ?? []));
       const live = e.enabled && e.config_enabled && (e.status === 'up' || e.status === 'down');
@@ -159,7 +214,7 @@ export function createStatusPageService({
       resolved_at: i.resolved_at,
       duration_seconds: i.duration_seconds,
     }));
-    return {
+    const view: PublicStatusPage = {
       title: src.title,
       description: src.description,
       status: overallStatus(endpoints.map((e) => e.status)),
@@ -167,6 +222,22 @@ export function createStatusPageService({
       endpoints,
       incidents,
     };
+    const badges = new Map<string, PublicBadge>();
+    src.endpoints.forEach((e, i) => {
+      const shown = endpoints[i]!;
+      const days = e.seq === null ? undefined : dailyOf.get(e.seq);
+      badges.set(e.endpoint_id, {
+        name: shown.name,
+        status: shown.status,
+        uptime_24h: uptimeSince(e.seq === null ? undefined : hourlyOf.get(e.seq), fromHour),
+        uptime_7d: uptimeSince(days, today - 6),
+        uptime_30d: uptimeSince(days, today - 29),
+        response_time_ms: shown.status === 'up' || shown.status === 'down' ? e.response_time_ms : null,
+        certificate_days_left: shown.certificate?.days_left ?? null,
+      });
+    });
+    badgesOf.set(view, badges);
+    return view;
   }
 
   return {
@@ -243,23 +314,15 @@ export function createStatusPageService({
       return p;
     },
 
+    publicView,
+
     /**
-     * The public view of `slug` (null: unknown or disabled), read at most once per
-     * STATUS_PAGE_CACHE_SECONDS; the same object is returned until then (callers may memoize on it).
+     * The badge of `endpointId` on the public page at `slug`, from the same cached read as the page
+     * (null: no such page, or the endpoint is not on it).
      */
-    publicView(slug: string): Promise<PublicStatusPage | null> {
-      const now = clock.now().getTime();
-      const hit = cache.get(slug);
-      if (hit && now - hit.at < STATUS_PAGE_CACHE_SECONDS * 1000 && now >= hit.at) return hit.view;
-      if (cache.size >= MAX_CACHED_SLUGS) cache.clear();
-      const view = readPublic(slug);
-      const entry = { at: now, view };
-      cache.set(slug, entry);
-      // A failed read is not kept: the next view tries again.
-      view.catch(() => {
-        if (cache.get(slug) === entry) cache.delete(slug);
-      });
-      return view;
+    async publicBadge(slug: string, endpointId: string): Promise<PublicBadge | null> {
+      const view = await publicView(slug);
+      return (view && badgesOf.get(view)?.get(endpointId.toLowerCase())) ?? null;
     },
 
     /** Public reads made so far (each is one page's worth of queries): tests and metrics. */

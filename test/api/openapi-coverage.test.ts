@@ -146,7 +146,13 @@ t.test('every Public API operation answers its documented success status with a 
   t.same(entry.body.metadata, { a: 1 });
 
   // Status pages: the owner's API and the public page, its data and its stylesheet.
-  const sp = await api.post('/api/v1/status-pages', { portfolio_id: pf.body.id, slug: 'cover', title: 'Cover' });
+  t.equal((await api.put(`/api/v1/domains/${d.body.id}`, { portfolio_id: pf.body.id })).status, 200);
+  const sp = await api.post('/api/v1/status-pages', {
+    portfolio_id: pf.body.id,
+    slug: 'cover',
+    title: 'Cover',
+    endpoints: [{ endpoint_id: e.body.id }],
+  });
   t.equal(sp.status, 201);
   t.equal((await api.get('/api/v1/status-pages')).body.total, 1);
   t.equal((await api.get(`/api/v1/status-pages/${sp.body.id}`)).body.slug, 'cover');
@@ -154,6 +160,7 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await anon.get('/status/cover')).status, 200);
   t.equal((await anon.get('/status/cover.json')).body.title, 'Covered');
   t.equal((await anon.get('/status/assets/status-page.css')).status, 200);
+  t.match((await anon.get(`/badge/cover/${e.body.id}/status.svg`)).text, /<svg[^>]*>.*unknown/);
   t.equal((await api.delete(`/api/v1/status-pages/${sp.body.id}`)).status, 200);
 
   // Maintenance windows.

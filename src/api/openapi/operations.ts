@@ -16,6 +16,7 @@
 import { CHANNELS } from '../../channels/index.js';
 import { DOCS_ASSETS } from './swagger-ui.js';
 import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
+import { BADGE_KINDS } from '../../web/badge.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -754,6 +755,20 @@ export const OPERATIONS: OperationDoc[] = [
     responses: {
       200: 'PublicStatusPage',
       304: { description: 'Not modified (If-None-Match or If-Modified-Since)' },
+    },
+  },
+  {
+    method: 'get',
+    path: '/badge/:slug/:endpointId/:kind.svg',
+    summary: 'An SVG badge of an endpoint shown on a public status page',
+    description: `Only for an endpoint on an enabled public page; anything else answers the same 404 badge. Cached for ${STATUS_PAGE_CACHE_SECONDS} s (Cache-Control, ETag).`,
+    tag: 'Status pages',
+    auth: false,
+    params: { slug: SLUG_PARAM, kind: { type: 'string', enum: BADGE_KINDS } },
+    responses: {
+      200: { contentType: 'image/svg+xml' },
+      304: { description: 'Not modified (If-None-Match)' },
+      404: { contentType: 'image/svg+xml', description: 'No such page, or the endpoint is not on it' },
     },
   },
   {

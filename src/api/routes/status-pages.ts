@@ -13,6 +13,7 @@ import type { PublicStatusPage, StatusPageInput } from '../../services/status-pa
 import { publicEndpointName, STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
 import { STATUS_PAGE_CSS } from '../../web/status-page-css.js';
 import { STATUS_PAGE_CSS_PATH, statusPageHtml, statusPageNotFoundHtml } from '../../web/status-page.js';
+import { BADGES, badgeSvg } from '../../web/badge.js';
 
 function statusPageJson(p: StatusPage) {
   return {
@@ -65,6 +66,17 @@ interface Rendered {
   json: Variant;
   modified: Date;
 }
+
+/** Badges are images meant for other sites' pages: loadable from any origin, never a document. */
+function badgeHeaders(ctx: Koa.Context): void {
+  ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.set('Referrer-Policy', 'no-referrer');
+  ctx.set('Cross-Origin-Resource-Policy', 'cross-origin');
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const BADGE_NOT_FOUND = badgeSvg('badge', 'not found', 'grey');
 
 const SLUG = /^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$/;
 const NOT_FOUND_HTML = statusPageNotFoundHtml();
@@ -154,6 +166,26 @@ export function statusPageRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.M
     ctx.etag = CSS_TAG;
     ctx.type = 'text/css; charset=utf-8';
     ctx.body = STATUS_PAGE_CSS;
+    if (ctx.fresh) ctx.status = 304;
+  });
+  // A badge answers only for an endpoint on an enabled public page, from the page's cached read.
+  router.get('/badge/:slug/:endpointId/:kind.svg', async (ctx) => {
+    const { slug, endpointId, kind } = ctx.params as Record<string, string>;
+    badgeHeaders(ctx);
+    ctx.set('Cache-Control', cacheControl);
+    ctx.type = 'image/svg+xml; charset=utf-8';
+    const make = Object.hasOwn(BADGES, kind) ? BADGES[kind] : undefined;
+    const b =
+      make && SLUG.test(slug) && UUID.test(endpointId) ? await s.statusPages.publicBadge(slug, endpointId) : null;
+    if (!make || !b) {
+      ctx.status = 404;
+      ctx.body = BADGE_NOT_FOUND;
+      return;
+    }
+    const svg = badgeSvg(...make(b));
+    ctx.status = 200;
+    ctx.etag = etagOf(svg);
+    ctx.body = svg;
     if (ctx.fresh) ctx.status = 304;
   });
   router.get('/status/:slug.json', (ctx) => answer(ctx, ctx.params.slug, true));

@@ -14,6 +14,8 @@ interface PublicSourceEndpoint {
   seq: number | null;
   config_enabled: boolean;
   status: string | null;
+  /** Of the last check (badges only; the page itself does not show it). */
+  response_time_ms: number | null;
   not_after: string | null;
 }
 
@@ -77,6 +79,21 @@ export function statusPagesRepo(db: Kysely<DB>) {
       updated_at: r.updated_at,
     }));
   };
+
+  async function bucketRows(table: 'liveness_daily' | 'liveness_hourly', seqs: readonly number[], from: number) {
+    const out: { cfg: number; bucket: number; total: number; ok: number }[] = [];
+    for (let i = 0; i < seqs.length; i += CHUNK) {
+      const rows = await db
+        .selectFrom(table)
+        .select(['cfg', 'bucket', 'total', 'ok'])
+        .where('cfg', 'in', seqs.slice(i, i + CHUNK))
+        .where('bucket', '>=', from)
+        .execute();
+      out.push(...rows.map((r) => ({ cfg: r.cfg, bucket: Number(r.bucket), total: r.total, ok: r.ok })));
+    }
+    return out;
+  }
+
   return {
     async get(teamId: string, id: string): Promise<StatusPage | undefined> {
       const r = await db
@@ -186,6 +203,7 @@ export function statusPagesRepo(db: Kysely<DB>) {
           'c.seq',
           'c.is_enabled as config_enabled',
           's.status',
+          's.response_time_ms',
           'ec.not_after',
         ])
         .where('sp.status_page_id', '=', p.id)
@@ -208,25 +226,17 @@ export function statusPagesRepo(db: Kysely<DB>) {
           seq: r.seq,
           config_enabled: toBool(r.config_enabled),
           status: r.status,
+          response_time_ms: r.response_time_ms,
           not_after: r.not_after,
         })),
       };
     },
 
     /** Daily liveness sums of `seqs` from day `fromDay` on. */
-    async dailyRows(seqs: readonly number[], fromDay: number) {
-      const out: { cfg: number; bucket: number; total: number; ok: number }[] = [];
-      for (let i = 0; i < seqs.length; i += CHUNK) {
-        const rows = await db
-          .selectFrom('liveness_daily')
-          .select(['cfg', 'bucket', 'total', 'ok'])
-          .where('cfg', 'in', seqs.slice(i, i + CHUNK))
-          .where('bucket', '>=', fromDay)
-          .execute();
-        out.push(...rows.map((r) => ({ cfg: r.cfg, bucket: Number(r.bucket), total: r.total, ok: r.ok })));
-      }
-      return out;
-    },
+    dailyRows: (seqs: readonly number[], fromDay: number) => bucketRows('liveness_daily', seqs, fromDay),
+
+    /** Hourly liveness sums of `seqs` from hour `fromHour` on (the badges' last 24 hours). */
+    hourlyRows: (seqs: readonly number[], fromHour: number) => bucketRows('liveness_hourly', seqs, fromHour),
 
     /** Down and recovery events of the team's `endpointIds` since `since` (ISO), oldest first, at most `limit`. */
     async transitions(teamId: string, endpointIds: readonly string[], since: string, limit: number) {
