@@ -64,20 +64,8 @@ export function serveCommand(program: Command): void {
         if (e.code === 'EADDRNOTAVAIL') throw new Error(`cannot listen on ${config.host}: no such local address`);
         throw err;
       }
-      process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
-      // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
-      if (config.node.role !== 'worker')
-        process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
-      app.log.info(
-        { url, dataDir: config.dataDir, node: config.node.name, role: config.node.role, region: config.node.region },
-        'listening',
-      );
-      if (metricsExposed(config)) {
-        app.log.warn(
-          { host: config.host },
-          `/metrics answers 403: the daemon listens on ${config.host}, not a loopback address; set DOMMON_METRICS_TOKEN to serve it with a bearer token`,
-        );
-      }
+      // The handlers are in place before the line that says the daemon is ready: a signal that comes
+      // right after it must find them (without one the kernel ends the process at once).
       let stopping = false;
       const stop = (signal: string) => {
         if (stopping) return;
@@ -105,5 +93,19 @@ export function serveCommand(program: Command): void {
           'SIGHUP received: nothing to reopen (logs go to stderr; restart to change configuration)',
         ),
       );
+      process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
+      // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
+      if (config.node.role !== 'worker')
+        process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
+      app.log.info(
+        { url, dataDir: config.dataDir, node: config.node.name, role: config.node.role, region: config.node.region },
+        'listening',
+      );
+      if (metricsExposed(config)) {
+        app.log.warn(
+          { host: config.host },
+          `/metrics answers 403: the daemon listens on ${config.host}, not a loopback address; set DOMMON_METRICS_TOKEN to serve it with a bearer token`,
+        );
+      }
     });
 }
