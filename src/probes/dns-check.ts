@@ -10,7 +10,7 @@ import net from 'node:net';
 import type packet from 'dns-packet';
 import { evaluateConditions, parseConditions, type ConditionSet, type Placeholder } from '../domain/conditions.js';
 import { hostOf } from '../domain/endpoint.js';
-import { DnsError, parseServer, queryServer, type DnsReply } from './dns.js';
+import type { DnsReply } from './dns.js';
 import type { EndpointPlugin, ProbeSettings, ProbeTarget } from './plugin.js';
 import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
@@ -35,6 +35,10 @@ const FIELDS = {
   },
 } as const;
 
+// dns.js carries the packet codec: it loads with the first check, so a command that only reads the
+// registry (`dommon --help`, `token list`) does not load it.
+const codec = () => import('./dns.js');
+
 /** The address:port to send to: a name resolved through the guarded resolver, the policy checked either way. */
 async function serverAt(
   spec: string,
@@ -42,6 +46,7 @@ async function serverAt(
   deps: ProbeDeps,
   signal: AbortSignal,
 ): Promise<string> {
+  const { parseServer } = await codec();
   const { host, port } = parseServer(spec);
   const addr = await raceSignal(deps.resolver.resolve(host), signal);
   const p = fallbackPort ?? port;
@@ -53,6 +58,7 @@ const recursive = (deps: ProbeDeps): string[] => (deps.dnsServers?.length ? [...
 
 /** The name servers of `zone` (its NS, from the recursive resolvers), each as address:port; [] when it has none. */
 async function zoneServers(zone: string, deps: ProbeDeps, timeoutMs: number, signal: AbortSignal): Promise<string[]> {
+  const { DnsError, queryServer } = await codec();
   let reply: DnsReply | null = null;
   let last: unknown = new DnsError('no DNS server configured', 'ENOSERVER');
   for (const r of recursive(deps)) {
@@ -96,6 +102,7 @@ async function askFirst(
   type: RecordType,
   opts: { timeoutMs: number; recurse: boolean; signal: AbortSignal },
 ): Promise<{ reply: DnsReply; server: string }> {
+  const { DnsError, queryServer } = await codec();
   let last: unknown = new DnsError('no server to ask', 'ENOSERVER');
   for (const server of servers) {
     try {
@@ -203,6 +210,7 @@ export async function probeDns(
       return failure('dns', `no ${type} record for ${name} (NOERROR, no answer from ${server})`, rt);
     return { ok: true, responseTimeMs: rt, statusCode: null, error: null, reason: null };
   } catch (err) {
+    const { DnsError } = await codec();
     if (err instanceof DnsError && err.code === 'ETIMEOUT' && !parent.aborted)
       return failure('timeout', err.message.replace(/^DNS timeout/, 'no DNS answer'), elapsed());
     const { reason, detail } = classify(err, parent, timedOut);
