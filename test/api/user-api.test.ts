@@ -182,6 +182,13 @@ t.test('User API', async (t) => {
     t.equal(one.body.liveness_enabled, false);
     const up = await api.put(`/api-endpoints/${endpointId}`, { timeout_seconds: 20 });
     t.equal(up.body.timeout_seconds, 20);
+    // A push endpoint's pings read through the User API as through the Public API.
+    const job = await api.post('/api-endpoints', { domain_id: domainId, name: 'nightly', endpoint_type: 'push' });
+    t.equal(job.status, 201);
+    const pings = await api.get(`/api-endpoints/${job.body.id}/pings`);
+    t.equal(pings.status, 200);
+    t.same(pings.body.pings, [], 'no ping yet');
+    t.ok([200, 204].includes((await api.delete(`/api-endpoints/${job.body.id}`)).status), 'removed again');
 
     const withEps = await api.get(`/api-domains/${domainId}?include_endpoints=true`);
     t.same(withEps.body.endpoints.map((e: any) => e.name).sort(), ['api', 'smtp', 'web']);
