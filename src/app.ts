@@ -475,11 +475,16 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
             owner: config.node.name,
           }),
     certificates: services.certificates,
-    // A push endpoint's check reads its pings through the push service; the probe opens a
-    // configuration's sealed credentials with the store's key.
+    // A push endpoint's check reads its pings through the push service; a [DOMAIN_EXPIRATION]
+    // condition the domain's stored expiry date; the probe opens a configuration's sealed
+    // credentials with the store's key.
     probe: livenessProbe({
       ...probes,
       heartbeat: (id) => services.push.heartbeat(id),
+      domainExpiry: async (domainId) => {
+        const at = Date.parse((await store.registrations.expiryDate(domainId)) ?? '');
+        return Number.isNaN(at) ? null : at - clock.now().getTime();
+      },
       openAuth: store.liveness.openAuth,
     }),
     clock,

@@ -18,7 +18,7 @@ import {
 } from '../domain/conditions.js';
 import { fullUrl, type UrlParts } from '../domain/endpoint.js';
 import { exchange, MAX_BODY_BYTES, type Cancel } from './http-request.js';
-import type { EndpointPlugin, LivenessProbeFn, ProbeSettings } from './plugin.js';
+import type { EndpointPlugin, LivenessProbeFn, ProbeSettings, ProbeTarget } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
 
@@ -166,6 +166,7 @@ const HTTP_PLACEHOLDERS: readonly Placeholder[] = [
   'CONNECTED',
   'IP',
   'CERTIFICATE_EXPIRATION',
+  'DOMAIN_EXPIRATION',
 ];
 
 /** What a configuration asks of its checks, worked out once per configuration object. */
@@ -177,6 +178,8 @@ interface Plan {
   full: boolean;
   /** A transport failure is judged by the conditions too (they name [CONNECTED]). */
   judgesConnection: boolean;
+  /** The conditions name [DOMAIN_EXPIRATION]: the domain's stored expiry is read before the request. */
+  domain: boolean;
 }
 
 const planOf = new WeakMap<ProbeSettings, Plan>();
@@ -201,6 +204,7 @@ function plan(c: ProbeSettings): Plan {
       needs('IP') ||
       needs('CERTIFICATE_EXPIRATION'),
     judgesConnection: needs('CONNECTED'),
+    domain: needs('DOMAIN_EXPIRATION'),
   };
   planOf.set(c, p);
   return p;
@@ -227,9 +231,9 @@ function judged(p: Plan, context: ConditionContext, ms: number, status: number |
 }
 
 /** A transport failure: a failed check, unless the conditions judge the connection ([CONNECTED] == false). */
-function unanswered(p: Plan, o: ProbeOutcome): ProbeOutcome {
+function unanswered(p: Plan, o: ProbeOutcome, known: ConditionContext): ProbeOutcome {
   if (!p.judgesConnection || o.reason === 'cancelled' || o.reason === 'denied') return o;
-  const verdict = judged(p, { CONNECTED: false, RESPONSE_TIME: o.responseTimeMs }, o.responseTimeMs, null);
+  const verdict = judged(p, { ...known, CONNECTED: false, RESPONSE_TIME: o.responseTimeMs }, o.responseTimeMs, null);
   return verdict.ok ? verdict : o;
 }
 
@@ -257,7 +261,14 @@ function authorization(c: ProbeSettings, deps: ProbeDeps): { header: string; ori
   return h;
 }
 
-function full(e: UrlParts, c: ProbeSettings, p: Plan, deps: ProbeDeps, parent: AbortSignal): Promise<ProbeOutcome> {
+function full(
+  e: UrlParts,
+  c: ProbeSettings,
+  p: Plan,
+  known: ConditionContext,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+): Promise<ProbeOutcome> {
   const url = fullUrl(e);
   const auth = authorization(c, deps);
   if (auth instanceof Error) return Promise.resolve(failure('error', `auth: ${auth.message}`, 0));
@@ -304,6 +315,7 @@ function full(e: UrlParts, c: ProbeSettings, p: Plan, deps: ProbeDeps, parent: A
         unanswered(
           p,
           failure(reason, reason === 'timeout' ? `no response within ${timeoutMs / 1000} s` : detail, elapsed()),
+          known,
         ),
       );
     }
@@ -336,6 +348,7 @@ function full(e: UrlParts, c: ProbeSettings, p: Plan, deps: ProbeDeps, parent: A
         judged(
           p,
           {
+            ...known,
             STATUS: a.status,
             RESPONSE_TIME: ms,
             CONNECTED: true,
@@ -351,6 +364,19 @@ function full(e: UrlParts, c: ProbeSettings, p: Plan, deps: ProbeDeps, parent: A
   });
 }
 
+/** Nothing known before the request: the context of a check whose conditions name no stored value. */
+const NOTHING: ConditionContext = {};
+
+/**
+ * [DOMAIN_EXPIRATION]: the time left until the endpoint's domain's stored registration expiry (one
+ * read by the domain's key, no registry look-up); unknown (no date stored, or a `dommon check`
+ * target) leaves it out, which reads as 0.
+ */
+async function storedValues(e: ProbeTarget, deps: ProbeDeps): Promise<ConditionContext> {
+  const ms = e.domain_id && deps.domainExpiry ? await deps.domainExpiry(e.domain_id) : null;
+  return ms === null ? NOTHING : { DOMAIN_EXPIRATION: ms };
+}
+
 const web: LivenessProbeFn = (e, c, deps, signal) => {
   let p: Plan;
   try {
@@ -358,16 +384,31 @@ const web: LivenessProbeFn = (e, c, deps, signal) => {
   } catch (err) {
     return Promise.resolve(failure('error', `conditions: ${(err as Error).message}`, 0));
   }
-  if (p.full) return full(e, c, p, deps, signal);
+  if (!p.domain) return request(e, c, p, NOTHING, deps, signal);
+  return storedValues(e, deps).then(
+    (known) => request(e, c, p, known, deps, signal),
+    (err: unknown) => failure('error', `the domain's registration expiry cannot be read: ${(err as Error).message}`, 0),
+  );
+};
+
+function request(
+  e: ProbeTarget,
+  c: ProbeSettings,
+  p: Plan,
+  known: ConditionContext,
+  deps: ProbeDeps,
+  signal: AbortSignal,
+): Promise<ProbeOutcome> {
+  if (p.full) return full(e, c, p, known, deps, signal);
   let prepared = preparedOf.get(e);
   if (prepared === undefined) preparedOf.set(e, (prepared = prepare(fullUrl(e))));
   if (!prepared) return Promise.resolve(failure('error', `invalid URL ${fullUrl(e)}`, 0));
   const judge: Judge = p.own
-    ? (status, ms) => judged(p, { STATUS: status, RESPONSE_TIME: ms, CONNECTED: true }, ms, status)
+    ? (status, ms) => judged(p, { ...known, STATUS: status, RESPONSE_TIME: ms, CONNECTED: true }, ms, status)
     : byStatus(c.expected_status_code);
   const out = check(prepared, c.timeout_seconds * 1000, judge, deps, signal);
-  return p.judgesConnection ? out.then((o) => (o.ok || o.statusCode !== null ? o : unanswered(p, o))) : out;
-};
+  return p.judgesConnection ? out.then((o) => (o.ok || o.statusCode !== null ? o : unanswered(p, o, known))) : out;
+}
 
 declare module '../domain/endpoint.js' {
   interface EndpointTypeNames {

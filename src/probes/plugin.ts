@@ -18,9 +18,10 @@ export type ProbeSettings = Pick<LivenessConfig, 'timeout_seconds' | 'expected_s
 /**
  * What a probe checks: where, and the type's own fields (a stored endpoint has them all; a
  * `dommon check` target has none, and the probe takes its fields' defaults). A stored endpoint has
- * its id too (a push endpoint's check reads its pings by it).
+ * its id too (a push endpoint's check reads its pings by it) and its domain's (`[DOMAIN_EXPIRATION]`
+ * reads the domain's stored registration by it).
  */
-export type ProbeTarget = UrlParts & { settings?: EndpointSettings; id?: string };
+export type ProbeTarget = UrlParts & { settings?: EndpointSettings; id?: string; domain_id?: string };
 
 /** Liveness: one check of the endpoint; never throws for a failing target. */
 export type LivenessProbeFn = (

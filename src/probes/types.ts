@@ -26,6 +26,12 @@ export interface ProbeDeps {
   ca?: string | string[];
   /** What a push endpoint's check reads: its last pings (the services' reader; none: no push checks). */
   heartbeat?: (endpointId: string) => Promise<HeartbeatPings | undefined>;
+  /**
+   * Milliseconds until a domain's registration expires, from the expiry date dommon already stores
+   * for it (its registration checks'): no look-up is made. null when none is known. What a
+   * `[DOMAIN_EXPIRATION]` condition reads; absent (a `dommon check` target): unknown.
+   */
+  domainExpiry?: (domainId: string) => Promise<number | null>;
   /** The recursive resolvers (DOMMON_DNS_SERVERS, host[:port]); empty or absent: the system's. */
   dnsServers?: readonly string[];
   /** The port a zone's own name servers answer on (53); tests map it to their loopback server's. */

@@ -7,6 +7,7 @@ import { client, startApp } from '../support/app.js';
 import { startLoopbackDns } from '../support/targets.js';
 import { startAnswers } from '../support/http-answers.js';
 import { waitFor } from '../support/wait.js';
+import { EMPTY_REGISTRATION } from '../../src/domain/registration.js';
 
 t.setTimeout(120_000);
 
@@ -214,4 +215,57 @@ t.test('the daemon sends the request and records the failed condition with its v
     results.results.some((r: { error: string | null }) => r.error === 'condition: [BODY].status (DEGRADED) == UP'),
     'the result records it',
   );
+});
+
+t.test("[DOMAIN_EXPIRATION]: the daemon's checks read the domain's stored registration expiry", async (t) => {
+  const dns = await startLoopbackDns();
+  const target = await startAnswers();
+  const s = await startApp({ DOMMON_DNS_SERVERS: dns.server, DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(async () => {
+    await s.close();
+    await target.close();
+    await dns.close();
+  });
+  const api = client(s.url, await s.token());
+  const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  // What the registration checks stored (the RDAP/WHOIS peers are closed here): expiry in 60 days.
+  const expiry = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10);
+  await s.app.store.registrations.save({
+    ...EMPTY_REGISTRATION,
+    domain_id: d.id,
+    source: 'rdap',
+    state: 'ok',
+    reason: null,
+    expiry_date: expiry,
+    checked_at: new Date().toISOString(),
+    next_check_at: null,
+  });
+  const ep = (
+    await api.post('/api/v1/endpoints', {
+      domain_id: d.id,
+      name: 'api',
+      endpoint_type: 'http',
+      port: target.port,
+      path: '/json',
+    })
+  ).body;
+  target.answer({ status: 'UP' });
+  const cfg = (
+    await api.post('/api/v1/liveness', {
+      endpoint_id: ep.id,
+      interval_seconds: 1,
+      timeout_seconds: 2,
+      conditions: ['[STATUS] == 200', '[DOMAIN_EXPIRATION] > 720h'],
+    })
+  ).body;
+  const status = async () => (await api.get(`/api/v1/liveness/${cfg.id}/status`)).body;
+  await waitFor(async () => (await status()).status === 'up', 15_000);
+
+  t.equal((await api.put(`/api/v1/liveness/${cfg.id}`, { conditions: ['[DOMAIN_EXPIRATION] > 2000h'] })).status, 200);
+  const down = await waitFor(async () => {
+    const b = await status();
+    return b.status === 'down' && b;
+  }, 15_000);
+  // Midnight UTC of the expiry day, 59 to 60 days (1416h to 1440h) from now.
+  t.match(down.last_error, /^condition: \[DOMAIN_EXPIRATION\] \(14[1-4]\dh(\d+m)?(\d+s)?\) > 2000h$/);
 });

@@ -236,3 +236,59 @@ t.test('https: the certificate is verified, and [CERTIFICATE_EXPIRATION] and [IP
   const untrusted = await probe({ conditions: ['[BODY].status == UP'] });
   t.same([untrusted.ok, untrusted.reason], [false, 'tls'], 'a certificate no trusted CA signed fails the check');
 });
+
+t.test("[DOMAIN_EXPIRATION] reads the domain's stored expiry: one read per check, no look-up", async (t) => {
+  const { web, deps } = await setup(t);
+  web.answer({ status: 'UP' });
+  const H = 3_600_000;
+  const left = new Map<string, number | null>([
+    ['d-far', 900 * H],
+    ['d-soon', 90 * 60_000],
+    ['d-unknown', null],
+  ]);
+  const reads: string[] = [];
+  const withExpiry: ProbeDeps = {
+    ...deps,
+    domainExpiry: async (id) => {
+      reads.push(id);
+      return left.get(id) ?? null;
+    },
+  };
+  const probe = (domain_id: string | undefined, conditions: string[], d: ProbeDeps = withExpiry) =>
+    pluginOf('http').liveness(
+      { endpoint_type: 'http', domain: 'example.test', subdomain: 'api', port: web.port, path: '/json', domain_id },
+      { timeout_seconds: 3, expected_status_code: 200, conditions },
+      d,
+      never,
+    );
+  const far = await probe('d-far', ['[STATUS] == 200', '[DOMAIN_EXPIRATION] > 720h']);
+  t.same([far.ok, far.error], [true, null]);
+  t.same(reads, ['d-far'], 'one read of the stored date');
+
+  const soon = await probe('d-soon', ['[DOMAIN_EXPIRATION] > 720h']);
+  t.same([soon.ok, soon.reason, soon.statusCode], [false, 'condition', 200]);
+  t.equal(soon.error, 'condition: [DOMAIN_EXPIRATION] (1h30m) > 720h', 'the time left, shown as a duration');
+
+  // With the body named too, the full request path carries the stored value.
+  const both = await probe('d-soon', ['[BODY].status == UP', '[DOMAIN_EXPIRATION] > 1h']);
+  t.same([both.ok, both.error], [true, null]);
+
+  // Unknown (no date stored, or no domain: a `dommon check` target) reads as 0, as in Gatus.
+  const unknown = await probe('d-unknown', ['[DOMAIN_EXPIRATION] > 720h']);
+  t.equal(unknown.error, 'condition: [DOMAIN_EXPIRATION] (0s) > 720h');
+  const zero = await probe(undefined, ['[DOMAIN_EXPIRATION] == 0'], deps);
+  t.equal(zero.ok, true);
+
+  // Conditions that do not name it read nothing.
+  reads.length = 0;
+  t.equal((await probe('d-far', ['[STATUS] == 200'])).ok, true);
+  t.same(reads, []);
+
+  // A store that cannot answer fails the check with the reason, not with a made-up value.
+  const broken = await probe('d-far', ['[DOMAIN_EXPIRATION] > 1h'], {
+    ...deps,
+    domainExpiry: () => Promise.reject(new Error('database is locked')),
+  });
+  t.same([broken.ok, broken.reason], [false, 'error']);
+  t.match(broken.error, /registration expiry cannot be read: database is locked/);
+});

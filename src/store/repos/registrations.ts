@@ -43,6 +43,15 @@ export function registrationsRepo(db: Kysely<DB>) {
         next_check_at: r.next_check_at,
       };
     },
+    /** The stored expiry date alone (what a `[DOMAIN_EXPIRATION]` condition reads: one read by the key). */
+    async expiryDate(domainId: string): Promise<string | null> {
+      const r = await db
+        .selectFrom('domain_registrations')
+        .select('expiry_date')
+        .where('domain_id', '=', domainId)
+        .executeTakeFirst();
+      return r?.expiry_date ?? null;
+    },
     async save(reg: Registration): Promise<void> {
       const row = {
         source: reg.source,
