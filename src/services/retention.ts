@@ -5,10 +5,13 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import type { Store } from '../store/index.js';
+import type { PingKind } from '../domain/push.js';
 // The endpoint types' rules: forgetting certificates asks which types carry one (loading the registry defines them).
 import '../probes/registry.js';
 
 const DAY_MS = 86_400_000;
+
+const PING_KINDS: readonly PingKind[] = ['start', 'success', 'fail', 'log'];
 const HOUR_MS = 3_600_000;
 
 /** Defaults of the liveness windows (DOMMON_RESULT_RETENTION_DAYS, DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS). */
@@ -49,6 +52,8 @@ interface RetentionReport {
     tls_schedules: number;
     /** Dashboard sessions past their idle or absolute end (services/sessions.ts). */
     web_sessions: number;
+    /** Heartbeat pings older than the raw results (each endpoint's last start and last finish stay). */
+    push_pings: number;
   };
   /** Stopped early by the daemon's shutdown (the pass runs again at the next start). */
   aborted: boolean;
@@ -127,6 +132,12 @@ export function createRetentionService(deps: RetentionDeps) {
       for (const seq of await r.livenessSeqsWithAggregatesBefore(table, before))
         aggregates += await drain(() => r.deleteAggregates(table, seq, before, batchSize), counter, signal);
     }
+    // Heartbeat pings are a push endpoint's raw results: kept as long, by index range one endpoint,
+    // kind and batch at a time.
+    let pings = 0;
+    for (const kind of PING_KINDS)
+      for (const id of await r.pushEndpointsWithPingsBefore(kind, beforeTs))
+        pings += await drain(() => r.deletePings(id, kind, beforeTs, batchSize), counter, signal);
     const deliveries = await drain(() => r.deleteDeliveries(ago(w.deliveryLogDays), batchSize), counter, signal);
     const events = await drain(
       () => r.deleteEvents(ago(w.eventDays), ago(w.dedupedEventDays), batchSize),
@@ -173,6 +184,7 @@ export function createRetentionService(deps: RetentionDeps) {
         exposure_scans: scans,
         tls_schedules: tlsSchedules,
         web_sessions: sessions,
+        push_pings: pings,
       },
       freed_pages: freeBefore - free,
       aborted: signal?.aborted ?? false,

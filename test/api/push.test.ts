@@ -4,6 +4,8 @@
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { waitFor } from '../support/wait.js';
+import { createRetentionService } from '../../src/services/retention.js';
+import type { PingKind } from '../../src/domain/push.js';
 
 // Real time: periods and grace times of seconds, waited out.
 t.setTimeout(120_000);
@@ -161,4 +163,67 @@ t.test('push settings are checked', async (t) => {
   t.equal((await api.put(`/api/v1/endpoints/${cron.body.id}`, { schedule: '99 * * * *' })).status, 400);
   // A push endpoint stays one.
   t.equal((await api.put(`/api/v1/endpoints/${cron.body.id}`, { endpoint_type: 'https' })).status, 400);
+});
+
+t.test('pings are pruned as results are, in bounded batches; the last start and finish stay', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.net' })).body;
+  const make = async (name: string) =>
+    (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domain.id,
+        name,
+        endpoint_type: 'push',
+        period_seconds: 2_592_000,
+      })
+    ).body.id as string;
+  const [hourly, monthly] = [await make('hourly'), await make('monthly')];
+  const now = Date.now();
+  const DAY = 86_400_000;
+  const add = (id: string, kind: PingKind, daysAgo: number, n = 0) =>
+    s.app.store.push.addPing(id, {
+      kind,
+      at: now - daysAgo * DAY + n,
+      exit_status: null,
+      duration_ms: null,
+      body: kind === 'log' ? 'note' : null,
+      body_bytes: kind === 'log' ? 4 : 0,
+    });
+  // The hourly job: 10 old runs (start + success) and 3 log pings, 2 fails, then recent runs.
+  for (let i = 0; i < 10; i++) {
+    await add(hourly, 'start', 20 - i);
+    await add(hourly, 'success', 20 - i, 1000);
+  }
+  for (let i = 0; i < 3; i++) await add(hourly, 'log', 15 + i);
+  for (let i = 0; i < 2; i++) await add(hourly, 'fail', 12 + i);
+  for (let i = 0; i < 3; i++) {
+    await add(hourly, 'start', 3 - i);
+    await add(hourly, 'success', 3 - i, 1000);
+  }
+  // The monthly job ran 20 days ago, and once before: its last start and finish are older than
+  // the results' window, and its check judges by them.
+  await add(monthly, 'start', 50);
+  await add(monthly, 'success', 50, 1000);
+  await add(monthly, 'start', 20);
+  await add(monthly, 'fail', 20, 1000);
+  const kinds = async (id: string) =>
+    ((await api.get(`/api/v1/endpoints/${id}/pings?limit=100`)).body.pings as { kind: string; at: string }[]).map(
+      (p) => `${p.kind}@${Math.round((now - Date.parse(p.at)) / DAY)}`,
+    );
+
+  const retention = createRetentionService({
+    store: s.app.store,
+    clock: { now: () => new Date(now) },
+    resultRetentionDays: 7,
+    batchSize: 4,
+  });
+  const report = await retention.runOnce();
+  t.equal(report.deleted.push_pings, 10 + 10 + 3 + 2 + 2, 'every old ping but the monthly job last run');
+  t.same(await kinds(hourly), ['success@1', 'start@1', 'success@2', 'start@2', 'success@3', 'start@3']);
+  t.same(await kinds(monthly), ['fail@20', 'start@20'], 'the last start and finish stay, however old');
+  t.ok(report.batches >= 5 + 2, 'the 10 old starts went in batches of at most 4');
+  const again = await retention.runOnce();
+  t.equal(again.deleted.push_pings, 0);
 });

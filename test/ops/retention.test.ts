@@ -308,6 +308,7 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
     exposure_scans: 0,
     tls_schedules: 1,
     web_sessions: 0,
+    push_pings: 0,
   });
   t.same(
     (await db.selectFrom('check_schedule').select('target_id').where('kind', '=', 'tls').execute()).map(

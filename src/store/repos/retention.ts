@@ -3,6 +3,7 @@
 import { engineOf } from '../migrations/engine.js';
 import { sql, type Kysely } from 'kysely';
 import type { DB } from '../schema.js';
+import type { PingKind } from '../../domain/push.js';
 
 /** Delivery states that will never be attempted again. */
 const FINAL_DELIVERY_STATES = ['success', 'failed'] as const;
@@ -78,6 +79,43 @@ export function retentionRepo(db: Kysely<DB>) {
         select bucket from ${sql.table(table)} where cfg = ${cfg} and bucket < ${before} order by bucket limit ${limit})`.execute(
         db,
       );
+      return Number(r.numAffectedRows ?? 0);
+    },
+    /**
+     * Push endpoints holding a ping of `kind` older than `before` (epoch ms): one probe of the
+     * (endpoint_id, kind, at) index per endpoint, as for results.
+     */
+    async pushEndpointsWithPingsBefore(kind: PingKind, before: number): Promise<string[]> {
+      const rows = await db
+        .selectFrom('push_checks as c')
+        .select('c.endpoint_id')
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('push_pings as p')
+              .select('p.id')
+              .whereRef('p.endpoint_id', '=', 'c.endpoint_id')
+              .where('p.kind', '=', kind)
+              .where('p.at', '<', before),
+          ),
+        )
+        .orderBy('c.endpoint_id')
+        .execute();
+      return rows.map((r) => r.endpoint_id);
+    },
+    /**
+     * Up to `limit` pings of one endpoint and kind older than `before`, oldest first (an index range),
+     * except the endpoint's last start and last finish: its check judges by those however old they
+     * are (a monthly job's last run is older than a week's results).
+     */
+    async deletePings(endpointId: string, kind: PingKind, before: number, limit: number): Promise<number> {
+      const newest = (kinds: string[]) =>
+        sql`coalesce((select id from push_pings where endpoint_id = ${endpointId} and kind in (${sql.join(kinds)})
+          order by at desc, id desc limit 1), '')`;
+      const r = await sql`delete from push_pings where id in (
+        select id from push_pings
+        where endpoint_id = ${endpointId} and kind = ${kind} and at < ${before}
+          and id <> ${newest(['start'])} and id <> ${newest(['success', 'fail'])}
+        order by at limit ${limit})`.execute(db);
       return Number(r.numAffectedRows ?? 0);
     },
     /** Finished deliveries (their attempts cascade) created before `before`. */
