@@ -1,7 +1,8 @@
-// Bulk creates (domains, endpoints, liveness): each item commits on its own, and what failed is
-// reported per item (index, input, error, code) instead of failing the whole request.
+// Bulk writes (creates of domains, endpoints, liveness; actions on endpoints): each item commits on
+// its own, and what failed is reported per item (index, input, error, code) instead of failing the
+// whole request.
 import type { BulkResult } from '../domain/types.js';
-import { ServiceError } from '../domain/errors.js';
+import { ServiceError, type ErrorMeaning } from '../domain/errors.js';
 
 /**
  * Items started together: their transactions join one group commit (store/group-commit.ts), each in
@@ -10,7 +11,8 @@ import { ServiceError } from '../domain/errors.js';
  */
 const WINDOW = 64;
 
-type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: string; code?: string };
+export type ItemOutcome<T> =
+  { ok: true; value: T } | { ok: false; error: string; code?: string; meaning: ErrorMeaning };
 
 async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<ItemOutcome<T>> {
   try {
@@ -18,27 +20,34 @@ async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<Ite
   } catch (err) {
     // A service error (invalid input, a conflict, a limit) fails this item; anything else fails the request.
     if (!(err instanceof ServiceError)) throw err;
-    return { ok: false, error: err.message ?? 'failed', code: err.code };
+    return { ok: false, error: err.message ?? 'failed', code: err.code, meaning: err.meaning };
   }
 }
 
 /**
- * Runs `one` per item, each in its own transaction, and reports per item what failed and why, in
- * the items' order. Items of a window run concurrently (their units are serialized by the store in
- * start order, so a later item sees an earlier one's writes: two items for one endpoint still give
- * one create and one conflict); any other failure fails the whole request.
+ * Runs `one` per item, each in its own transaction, and gives each item's outcome in the items'
+ * order. Items of a window run concurrently (their units are serialized by the store in start
+ * order, so a later item sees an earlier one's writes: two items for one endpoint still give one
+ * create and one conflict); a failure that is not a service error fails the whole request.
  */
+export async function eachItem<I, T>(items: readonly I[], one: (item: I) => Promise<T>): Promise<ItemOutcome<T>[]> {
+  const out: ItemOutcome<T>[] = [];
+  for (let start = 0; start < items.length; start += WINDOW) {
+    const settled = await Promise.allSettled(items.slice(start, start + WINDOW).map((item) => attempt(item, one)));
+    for (const s of settled) {
+      if (s.status === 'rejected') throw s.reason;
+      out.push(s.value);
+    }
+  }
+  return out;
+}
+
+/** Runs `one` per item (eachItem) and reports what was created, and per item what failed and why. */
 async function bulk<I, T>(items: I[], one: (item: I) => Promise<T>): Promise<BulkResult<T>> {
   const out: BulkResult<T> = { created: [], failed: [] };
-  for (let start = 0; start < items.length; start += WINDOW) {
-    const window = items.slice(start, start + WINDOW);
-    const settled = await Promise.allSettled(window.map((item) => attempt(item, one)));
-    for (const [k, s] of settled.entries()) {
-      if (s.status === 'rejected') throw s.reason;
-      const r = s.value;
-      if (r.ok) out.created.push(r.value);
-      else out.failed.push({ index: start + k, input: window[k], error: r.error, code: r.code });
-    }
+  for (const [index, r] of (await eachItem(items, one)).entries()) {
+    if (r.ok) out.created.push(r.value);
+    else out.failed.push({ index, input: items[index], error: r.error, code: r.code });
   }
   return out;
 }

@@ -5,6 +5,7 @@ import type { ServiceDeps } from './deps.js';
 import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
 import { createLivenessService } from './liveness.js';
+import { createEndpointActions } from './endpoint-actions.js';
 import { createPortfolioService } from './portfolios.js';
 import { createMonitorService } from './monitor.js';
 import { createPushService } from './push.js';
@@ -56,6 +57,7 @@ export function createServices(
     });
   }
   const endpoints = createEndpointService(deps);
+  const liveness = createLivenessService(deps);
   const domains = createDomainService(deps);
   const maintenanceWindows = createMaintenanceWindowService(deps);
   const monitor = createMonitorService({ ...deps, maintenance: maintenanceWindows });
@@ -74,7 +76,9 @@ export function createServices(
     /** A domain's health with the reasons of its grade, computed from its current inputs when asked. */
     health,
     endpoints,
-    liveness: createLivenessService(deps),
+    liveness,
+    /** Pause, resume or delete many endpoints at once, answered per endpoint. */
+    endpointActions: createEndpointActions({ store: deps.store, endpoints, liveness }),
     monitor,
     push: createPushService({ store: deps.store, clock: deps.clock, monitor }),
     status: createStatusService({ ...deps, endpoints, monitor, domains }),

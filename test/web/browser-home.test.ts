@@ -137,3 +137,83 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
     .waitFor({ timeout: 15_000 });
   t.same(problems, [], 'no console error, CSP violation or failed request');
 });
+
+t.test('ticked Home rows are paused, resumed and removed, one request per action', { skip }, async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  // The endpoints' own checks are not the subject here.
+  await s.app.probing.stop(0);
+  const token = await s.token('bulk', 'bulk@example.com');
+  const api = client(s.url, token);
+  const d1 = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  const d2 = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
+  const add = async (domainId: string, name: string, liveness = true) =>
+    (
+      await api.post('/api/v1/endpoints', {
+        domain_id: domainId,
+        name,
+        endpoint_type: 'https',
+        ...(liveness && { liveness: { interval_seconds: 60 } }),
+      })
+    ).body;
+  const a = await add(d1.id, 'a');
+  const b = await add(d1.id, 'b');
+  const c = await add(d2.id, 'c');
+  const bare = await add(d2.id, 'bare', false);
+  const enabled = async (id: string) =>
+    (await api.get(`/api/v1/liveness?endpoint_id=${id}`)).body.data[0]?.is_enabled as boolean | undefined;
+
+  const ctx = await browser(t);
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  const writes: string[] = [];
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && r.url().includes('/api/v1/')) writes.push(new URL(r.url()).pathname);
+    if (['PUT', 'DELETE'].includes(r.method()) && r.url().includes('/api/v1/')) writes.push(r.method());
+  });
+  await signIn(page, s.url, token);
+  const row = (name: string) => page.locator(`[data-testid="home-row"][data-name="${name}"]`);
+  await row('bare').waitFor();
+  t.equal(await row('example.com').getByRole('checkbox').count(), 0, 'a domain row has no tick');
+
+  // Two endpoints of two domains: paused with one request.
+  await page.getByLabel('Select a', { exact: true }).check();
+  await page.getByLabel('Select c', { exact: true }).check();
+  await page.getByText('2 selected:').waitFor();
+  await page.getByRole('button', { name: 'Pause checks' }).click();
+  await page.getByText('Paused 2 endpoints.').waitFor();
+  await row('a').and(page.locator('[data-state="paused"]')).waitFor();
+  await row('c').and(page.locator('[data-state="paused"]')).waitFor();
+  t.same([await enabled(a.id), await enabled(b.id), await enabled(c.id)], [false, true, false], 'a and c paused');
+  t.same(writes, ['/api/v1/endpoints/bulk-actions'], 'one request for both');
+  await page.getByText('0 selected:').waitFor();
+
+  // Every endpoint of the page: the one without checks is named with the reason, the others resumed.
+  await page.getByLabel('Select every endpoint on this page').check();
+  await page.getByText('4 selected:').waitFor();
+  await shot(t, page, 'home-bulk');
+  await page.getByRole('button', { name: 'Resume checks' }).click();
+  const failure = page.getByRole('alert');
+  await failure.waitFor();
+  t.equal(
+    await failure.innerText(),
+    'Resumed 3 of 4; bare: the endpoint has no liveness checks to pause or resume',
+    'how many were done, and why one was not',
+  );
+  t.same([await enabled(a.id), await enabled(b.id), await enabled(c.id)], [true, true, true], 'all resumed');
+  t.equal(writes.length, 2, 'one request for four');
+
+  // Remove, after a confirmation.
+  page.once('dialog', (dlg) => void dlg.accept());
+  await page.getByLabel('Select b', { exact: true }).check();
+  await page.getByLabel('Select bare', { exact: true }).check();
+  await page.getByRole('button', { name: 'Remove' }).click();
+  await page.getByText('Removed 2 endpoints.').waitFor();
+  await row('b').waitFor({ state: 'detached' });
+  await row('bare').waitFor({ state: 'detached' });
+  t.equal((await api.get(`/api/v1/endpoints/${b.id}`)).status, 404, 'b removed');
+  t.equal((await api.get(`/api/v1/endpoints/${bare.id}`)).status, 404, 'bare removed');
+  t.equal((await api.get(`/api/v1/endpoints/${a.id}`)).status, 200, 'a stays');
+  t.same(writes, Array(3).fill('/api/v1/endpoints/bulk-actions'), 'one request per action, none per row');
+  t.same(problems, [], 'no console error, CSP violation or failed request');
+});

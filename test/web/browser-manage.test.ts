@@ -28,6 +28,10 @@ t.test('a read-only session shows no add, edit, remove or send control', { skip 
   const writeButtons = /^(Add|Remove|Save|Send|Test|Check now|Pause|Resume|Delete|Create)/;
   const visibleWrites = async () =>
     (await page.getByRole('button').allInnerTexts()).filter((x) => writeButtons.test(x.trim()));
+  // The Home (the page after sign-in): no ticks for the bulk actions and none of their buttons.
+  await page.locator('[data-testid="home-row"][data-name="web"]').waitFor();
+  t.same(await visibleWrites(), [], 'no write button on the Home');
+  t.equal(await page.getByRole('checkbox').count(), 0, 'no row to tick on the Home');
   const pages: [string, () => Promise<void>][] = [
     ['#/domains', () => page.getByTestId('domains-table').getByRole('link', { name: 'example.com' }).waitFor()],
     [`#/domains/${d.id}`, () => page.getByText('_dommon-verify.example.com').waitFor()],

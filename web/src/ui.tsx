@@ -4,6 +4,7 @@ import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api } from './api.js';
 import { refreshAll, type Loaded } from './hooks.js';
+import { Write } from './scope.js';
 
 export const isoDay = (d: Date) => d.toISOString().slice(0, 10);
 export const addDays = (n: number) => new Date(Date.now() + n * 86_400_000);
@@ -277,5 +278,70 @@ export function PortfolioChoice({
   }) {
   return (
     <Choice label="Portfolio" {...rest} options={[['', 'none'], ...portfolios.map((p) => [p.id, p.name] as const)]} />
+  );
+}
+
+interface BulkAnswer {
+  succeeded: number;
+  failed: number;
+  results: { endpoint_id: string; status: number; error?: string }[];
+}
+
+const DONE = { pause: 'Paused', resume: 'Resumed', delete: 'Removed' } as const;
+
+/**
+ * Pause checks, resume checks or remove the ticked endpoints, in one request
+ * (POST /api/v1/endpoints/bulk-actions); the line under the buttons says how many were done and why
+ * any failed. `names` gives the endpoints' names for that line; `done` clears the ticks.
+ */
+export function EndpointBulkActions({
+  picked,
+  names,
+  done,
+}: {
+  picked: readonly string[];
+  names: ReadonlyMap<string, string>;
+  done: () => void;
+}) {
+  const [msg, setMsg] = useState<FormMessage>({});
+  const [busy, setBusy] = useState(false);
+  const run = async (action: keyof typeof DONE) => {
+    if (action === 'delete' && !confirm(`Remove ${picked.length} endpoint(s) with their checks and history?`)) return;
+    setBusy(true);
+    try {
+      const r = await api<BulkAnswer>('POST', '/api/v1/endpoints/bulk-actions', { action, endpoint_ids: picked });
+      const why = r.results
+        .filter((x) => x.error)
+        .map((x) => `${names.get(x.endpoint_id) ?? x.endpoint_id}: ${x.error}`);
+      setMsg(
+        r.failed
+          ? { error: `${DONE[action]} ${r.succeeded} of ${picked.length}; ${why.join('; ')}` }
+          : { ok: `${DONE[action]} ${r.succeeded} endpoint${r.succeeded === 1 ? '' : 's'}.` },
+      );
+      done();
+      refreshAll();
+    } catch (err) {
+      setMsg({ error: errorText(err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  const off = busy || !picked.length;
+  return (
+    <Write>
+      <p class="actions" aria-label="With the selected endpoints">
+        <span class="muted">{picked.length} selected:</span>{' '}
+        <button type="button" class="small" disabled={off} onClick={() => void run('pause')}>
+          Pause checks
+        </button>{' '}
+        <button type="button" class="small" disabled={off} onClick={() => void run('resume')}>
+          Resume checks
+        </button>{' '}
+        <button type="button" class="small danger" disabled={off} onClick={() => void run('delete')}>
+          Remove
+        </button>
+      </p>
+      <Message msg={msg} />
+    </Write>
   );
 }

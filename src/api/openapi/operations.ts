@@ -310,6 +310,17 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 201: 'EndpointBulkResult' },
   },
   {
+    method: 'post',
+    path: '/api/v1/endpoints/bulk-actions',
+    alias: '/api-endpoints/bulk-actions',
+    summary: 'Pause, resume or delete many endpoints (extension; each endpoint on its own, answered per endpoint)',
+    description:
+      "An extension of the spec, used by the web dashboard for its ticked rows: `action` (`pause` or `resume` the liveness checks, or `delete` the endpoints) on 1-1000 `endpoint_ids` of the team. Each endpoint commits on its own; `results` gives, in the order sent, the status its single route would have answered (200; 404 `NOT_FOUND` for an unknown or another team's id; 409 `NO_LIVENESS` to pause or resume an endpoint without liveness checks), `errors` the failures in the bulk creates' shape. An endpoint already paused (or running) stays so and counts as done.",
+    tag: 'Endpoints',
+    body: 'endpoint-actions',
+    responses: { 200: 'EndpointActionsResult' },
+  },
+  {
     method: 'get',
     path: '/api/v1/endpoints/:endpointId',
     alias: '/api-endpoints/:endpointId',

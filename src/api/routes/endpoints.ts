@@ -4,6 +4,8 @@ import { pingsJson, createdEndpointJson, endpointDetailJson, endpointJson } from
 import { bulkBody, deleteBody, listBody } from '../shape.js';
 import type { EndpointInput } from '../../services/endpoints.js';
 import type { EndpointType } from '../../domain/types.js';
+import type { EndpointAction, EndpointActionOutcome } from '../../services/endpoint-actions.js';
+import { HTTP_STATUS } from '../errors.js';
 import { readCache } from '../middleware/read-cache.js';
 import { created, page, pathId, team } from './common.js';
 
@@ -45,6 +47,13 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
         ),
       );
     });
+    router.post(`${base}/bulk-actions`, ...secure, async (ctx) => {
+      const body = v.body<{ action: EndpointAction; endpoint_ids: string[] }>('endpoint-actions', ctx.request.body);
+      ctx.body = endpointActionsBody(
+        body.action,
+        await s.endpointActions.run(team(ctx), body.action, body.endpoint_ids),
+      );
+    });
     router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
       const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
       ctx.body = endpointDetailJson(d, score);
@@ -74,3 +83,30 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
 
 /** The origin the request was sent to (a push endpoint's ping URL is on it): the Host header, behind --trust-proxy X-Forwarded-Proto. */
 const originOf = (ctx: { protocol: string; host: string }): string => `${ctx.protocol}://${ctx.host}`;
+
+const DONE: Record<EndpointAction, string> = { pause: 'paused', resume: 'resumed', delete: 'deleted' };
+
+/** A bulk action's answer: per endpoint the status its single route would answer, and the failures as the bulk creates list them. */
+function endpointActionsBody(action: EndpointAction, outcomes: EndpointActionOutcome[]) {
+  const failed = outcomes.flatMap((r, index) =>
+    r.ok ? [] : [{ index, input: r.endpoint_id, error: r.error, ...(r.code && { code: r.code }) }],
+  );
+  const succeeded = outcomes.length - failed.length;
+  return {
+    action,
+    message: `${succeeded} ${DONE[action]}, ${failed.length} failed`,
+    succeeded,
+    failed: failed.length,
+    results: outcomes.map((r) =>
+      r.ok
+        ? { endpoint_id: r.endpoint_id, status: 200 }
+        : {
+            endpoint_id: r.endpoint_id,
+            status: HTTP_STATUS[r.meaning],
+            ...(r.code && { code: r.code }),
+            error: r.error,
+          },
+    ),
+    errors: failed,
+  };
+}

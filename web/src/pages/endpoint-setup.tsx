@@ -3,10 +3,10 @@
 // a new endpoint type or liveness field appears here without web code; and a domain's endpoints as a
 // table whose checked rows pause, resume or remove together.
 import { useState } from 'preact/hooks';
-import { all, api, get, pool } from '../api.js';
-import { refreshAll, usePoll } from '../hooks.js';
+import { all, api, get } from '../api.js';
+import { usePoll } from '../hooks.js';
 import type { Endpoint, Liveness } from '../types.js';
-import { Badge, Message, Section, Show, Table } from '../ui.js';
+import { Badge, EndpointBulkActions, Message, Section, Show, Table } from '../ui.js';
 import { Write } from '../scope.js';
 import {
   type Defs,
@@ -205,7 +205,6 @@ export function EndpointSettings({ endpointId }: { endpointId: string }) {
 export function DomainEndpoints({ domainId, endpoints }: { domainId: string; endpoints: Endpoint[] }) {
   const live = usePoll(() => all<Liveness>(`/api/v1/liveness?domain_id=${domainId}`, 2000), `live:${domainId}`);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const [msg, setMsg] = useState<{ ok?: string; error?: string }>({});
   const byEndpoint = new Map((live.data ?? []).map((l) => [l.endpoint_id, l]));
   const rows = [...endpoints].sort((a, b) => naturalCompare(a.name, b.name));
   const picked = rows.filter((e) => chosen.has(e.id));
@@ -214,33 +213,6 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
     if (on) next.add(id);
     else next.delete(id);
     setChosen(next);
-  };
-  /** Runs `fn` on each ticked endpoint, four at a time, and says how many succeeded and why others failed. */
-  const bulk = async (what: string, fn: (e: Endpoint) => Promise<unknown> | undefined) => {
-    const failed: string[] = [];
-    let done = 0;
-    await pool(picked, 4, async (e) => {
-      try {
-        const r = fn(e);
-        if (r) {
-          await r;
-          done++;
-        }
-      } catch (err) {
-        failed.push(`${e.name}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-    });
-    setMsg(
-      failed.length
-        ? { error: `${what} ${done} of ${picked.length}; ${failed.join('; ')}` }
-        : { ok: `${what} ${done} endpoint${done === 1 ? '' : 's'}.` },
-    );
-    setChosen(new Set());
-    refreshAll();
-  };
-  const setChecks = (on: boolean) => (e: Endpoint) => {
-    const l = byEndpoint.get(e.id);
-    return l && l.is_enabled !== on ? api('PUT', `/api/v1/liveness/${l.id}`, { is_enabled: on }) : undefined;
   };
   if (!rows.length)
     return (
@@ -299,39 +271,11 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
           );
         })}
       </Table>
-      <Write>
-        <p class="actions" aria-label="With the selected endpoints">
-          <span class="muted">{picked.length} selected:</span>{' '}
-          <button
-            type="button"
-            class="small"
-            disabled={!picked.length}
-            onClick={() => void bulk('Paused', setChecks(false))}
-          >
-            Pause checks
-          </button>{' '}
-          <button
-            type="button"
-            class="small"
-            disabled={!picked.length}
-            onClick={() => void bulk('Resumed', setChecks(true))}
-          >
-            Resume checks
-          </button>{' '}
-          <button
-            type="button"
-            class="small danger"
-            disabled={!picked.length}
-            onClick={() =>
-              confirm(`Remove ${picked.length} endpoint(s) with their checks and history?`) &&
-              void bulk('Removed', (e) => api('DELETE', `/api/v1/endpoints/${e.id}`))
-            }
-          >
-            Remove
-          </button>
-        </p>
-        <Message msg={msg} />
-      </Write>
+      <EndpointBulkActions
+        picked={picked.map((e) => e.id)}
+        names={new Map(rows.map((e) => [e.id, e.name]))}
+        done={() => setChosen(new Set())}
+      />
     </>
   );
 }

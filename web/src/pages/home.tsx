@@ -2,11 +2,12 @@
 // page), grouped by domain or portfolio, with state, why it is down, the last checks as heartbeat
 // bars, uptime, response time and days left; filters, sort and "N up / M down / K expiring" on top.
 // The list reads again when the live feed says something changed (live.ts), a page at a time.
-import { useEffect, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { all, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Portfolio } from '../types.js';
-import { Badge, Choice, Days, LoadError, Table, fmtTime, pct } from '../ui.js';
+import { CanWrite } from '../scope.js';
+import { Badge, Choice, Days, EndpointBulkActions, LoadError, Table, fmtTime, pct } from '../ui.js';
 import './home.css';
 
 interface Check {
@@ -82,10 +83,28 @@ const DOMAIN_WORD: Record<Row['state'], string> = {
   unknown: 'unknown',
 };
 
-function HomeRow({ r }: { r: Row }) {
+/** An endpoint row's tick for the bulk actions (none on a domain row, none for a read-only session). */
+interface Tick {
+  checked: boolean;
+  set: (on: boolean) => void;
+}
+
+function HomeRow({ r, tick }: { r: Row; tick: Tick | undefined }) {
   const href = r.kind === 'domain' ? `#/domains/${r.domain_id}` : `#/endpoints/${r.id}`;
   return (
     <tr class={`home-${r.kind}`} data-testid="home-row" data-state={r.state} data-name={r.name}>
+      {tick !== undefined && (
+        <td>
+          {r.kind === 'endpoint' && (
+            <input
+              type="checkbox"
+              aria-label={`Select ${r.name}`}
+              checked={tick.checked}
+              onChange={(e) => tick.set(e.currentTarget.checked)}
+            />
+          )}
+        </td>
+      )}
       <td>
         <Badge value={r.kind === 'domain' ? DOMAIN_WORD[r.state] : r.state} />
       </td>
@@ -104,6 +123,10 @@ function HomeRow({ r }: { r: Row }) {
       <td>
         {r.kind === 'domain' || r.certificate_status !== null ? (
           <Days days={r.days_left} />
+        ) : r.url?.startsWith('https://') ? (
+          <span class="muted" title="no certificate seen yet">
+            —
+          </span>
         ) : (
           <span class="muted">no TLS</span>
         )}
@@ -136,12 +159,32 @@ export function Home() {
     return () => clearTimeout(t);
   }, [text]);
   useEffect(() => setOffset(0), [f]);
+  const canWrite = useContext(CanWrite);
+  // The ticked endpoints of the page shown: another page or other filters start with none ticked.
+  const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
+  useEffect(() => setChosen(new Set()), [f, offset]);
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(f)) if (v) params.set(k, v);
   const qs = params.toString();
   const s = usePoll(() => get<HomeAnswer>(`/api/v1/home?${qs}`), `home:${qs}`);
   const set = (k: keyof Filters) => (v: string) => setF((x) => ({ ...x, [k]: v }));
   const d = s.data;
+  const endpoints = (d?.data ?? []).filter((r) => r.kind === 'endpoint');
+  const picked = endpoints.filter((r) => chosen.has(r.id)).map((r) => r.id);
+  const tick = (id: string): Tick | undefined =>
+    canWrite
+      ? {
+          checked: chosen.has(id),
+          set: (on) =>
+            setChosen((x) => {
+              const next = new Set(x);
+              if (on) next.add(id);
+              else next.delete(id);
+              return next;
+            }),
+        }
+      : undefined;
+  const columns = canWrite ? 8 : 7;
   let lastGroup = '';
   return (
     <>
@@ -257,9 +300,35 @@ export function Home() {
       )}
       {d && d.data.length > 0 && (
         <>
+          <EndpointBulkActions
+            picked={picked}
+            names={new Map(endpoints.map((r) => [r.id, r.name]))}
+            done={() => setChosen(new Set())}
+          />
           <Table
             testid="home"
-            head={['state', 'name', 'last checks', 'uptime 24 h', 'response', 'days left', 'grade / last check']}
+            head={[
+              ...(canWrite
+                ? [
+                    <th key="tick" scope="col">
+                      <input
+                        type="checkbox"
+                        aria-label="Select every endpoint on this page"
+                        disabled={!endpoints.length}
+                        checked={endpoints.length > 0 && picked.length === endpoints.length}
+                        onChange={(e) => setChosen(new Set(e.currentTarget.checked ? endpoints.map((r) => r.id) : []))}
+                      />
+                    </th>,
+                  ]
+                : []),
+              'state',
+              'name',
+              'last checks',
+              'uptime 24 h',
+              'response',
+              'days left',
+              'grade / last check',
+            ]}
           >
             {d.data.flatMap((r) => {
               const out = [];
@@ -267,13 +336,13 @@ export function Home() {
                 lastGroup = r.group;
                 out.push(
                   <tr key={`g:${r.group}:${r.id}`} class="home-group">
-                    <th colSpan={7} scope="rowgroup">
+                    <th colSpan={columns} scope="rowgroup">
                       {r.group}
                     </th>
                   </tr>,
                 );
               }
-              out.push(<HomeRow key={r.id} r={r} />);
+              out.push(<HomeRow key={r.id} r={r} tick={tick(r.id)} />);
               return out;
             })}
           </Table>
