@@ -11,8 +11,7 @@ import { ServiceError, type ErrorMeaning } from '../domain/errors.js';
  */
 const WINDOW = 64;
 
-export type ItemOutcome<T> =
-  { ok: true; value: T } | { ok: false; error: string; code?: string; meaning: ErrorMeaning };
+type ItemOutcome<T> = { ok: true; value: T } | { ok: false; error: string; code?: string; meaning: ErrorMeaning };
 
 async function attempt<I, T>(item: I, one: (item: I) => Promise<T>): Promise<ItemOutcome<T>> {
   try {

@@ -109,6 +109,11 @@ t.test('every Public API operation answers its documented success status with a 
     liveness: [{ endpoint_id: eb.body.data[0].id, is_enabled: false }, { endpoint_id: e.body.id }],
   });
   t.match(lb.body, { created: 1, failed: 1, errors: [{ index: 1, code: 'LIVENESS_EXISTS' }] });
+  const acted = await api.post('/api/v1/endpoints/bulk-actions', {
+    action: 'resume',
+    endpoint_ids: [eb.body.data[0].id],
+  });
+  t.match(acted.body, { action: 'resume', succeeded: 1, failed: 0 });
   const inline = await api.post('/api/v1/endpoints', {
     domain_id: d.body.id,
     name: 'inline',

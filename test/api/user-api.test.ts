@@ -166,6 +166,9 @@ t.test('User API', async (t) => {
       ['http://api.alpha.example/health', 'mail.alpha.example:25'],
     );
     downEndpointId = bulk.body.endpoints[0].id;
+    // The bulk actions' twin (extension): an endpoint without liveness checks cannot be paused.
+    const acted = await api.post('/api-endpoints/bulk-actions', { action: 'pause', endpoint_ids: [downEndpointId] });
+    t.match(acted.body, { action: 'pause', failed: 1, results: [{ endpoint_id: downEndpointId, status: 409 }] });
 
     const list = await api.get(`/api-endpoints?domain_id=${domainId}`);
     t.equal(list.body.pagination.total, 3);
