@@ -185,7 +185,12 @@ function compose(
     resolver,
     dnsServers: config.dnsServers,
     ...(opts.ca ? { ca: opts.ca } : {}),
-    ...(opts.nameserverPort ? { nameserverPort: opts.nameserverPort } : {}),
+    // The test's own port mapping wins; else DOMMON_NAMESERVER_PORT for every name server asked.
+    ...(opts.nameserverPort
+      ? { nameserverPort: opts.nameserverPort }
+      : config.nameserverPort
+        ? { nameserverPort: () => config.nameserverPort! }
+        : {}),
   };
   return { io, probes };
 }
@@ -301,7 +306,12 @@ export async function openLocal(
     onBootstrapError: (err) =>
       log.info({ err: err.message }, 'RDAP bootstrap refresh failed; keeping the last good copy'),
   });
-  const io: IntelIo = { ...lookup, checkInterval: config.checkInterval, log };
+  const io: IntelIo = {
+    ...lookup,
+    checkInterval: config.checkInterval,
+    nsWatchInterval: config.nsWatchInterval,
+    log,
+  };
   // The exposure scanner asks its DNS questions through the same resolver as the intel checks.
   // DOMMON_OUTBOUND_DENY is checked where each address is chosen: the probes' resolver and the scanner's dialler.
   const exposure = {

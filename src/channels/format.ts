@@ -10,6 +10,7 @@ const LABELS: Record<string, string> = {
   exposure: 'Exposure finding',
   exposure_resolved: 'Exposure finding resolved',
   registration: 'Registration change',
+  delegation: 'Nameserver change at the parent zone',
   test: 'Test notification',
 };
 

@@ -52,6 +52,8 @@ export interface Config {
   dataDir: string;
   dbPath: string;
   dnsServers: string[];
+  /** DOMMON_NAMESERVER_PORT: the port authoritative name servers are asked on (null: 53). */
+  nameserverPort: number | null;
   whoisServer: string | null;
   /** DOMMON_WHOIS_SERVERS: TLD (or registry suffix such as uk.com) -> host[:port] of its WHOIS server. */
   whoisServers: Readonly<Record<string, string>>;
@@ -78,6 +80,8 @@ export interface Config {
   maxEndpoints: number | null;
   verifyInterval: number;
   checkInterval: number;
+  /** DOMMON_NS_WATCH_INTERVAL: seconds between two looks at one domain's delegation. */
+  nsWatchInterval: number;
   notifyInterval: number;
   /** Seconds between exposure scans of one verified, enabled domain. */
   exposureInterval: number;
@@ -357,6 +361,9 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       .map((s) => s.trim())
       .filter(Boolean)
       .map((s) => hostPort('DOMMON_DNS_SERVERS', s)),
+    nameserverPort: env.DOMMON_NAMESERVER_PORT
+      ? int('DOMMON_NAMESERVER_PORT', env.DOMMON_NAMESERVER_PORT, 53, 1, 65535)
+      : null,
     whoisServer: whois ? hostPort('DOMMON_WHOIS_SERVER', whois) : null,
     whoisServers: whoisServers(env.DOMMON_WHOIS_SERVERS),
     ianaWhois: env.DOMMON_IANA_WHOIS ? hostPort('DOMMON_IANA_WHOIS', env.DOMMON_IANA_WHOIS) : 'whois.iana.org:43',
@@ -380,6 +387,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     maxEndpoints: optInt('DOMMON_MAX_ENDPOINTS', env.DOMMON_MAX_ENDPOINTS),
     verifyInterval: int('DOMMON_VERIFY_INTERVAL', env.DOMMON_VERIFY_INTERVAL, 300, 1),
     checkInterval: int('DOMMON_CHECK_INTERVAL', env.DOMMON_CHECK_INTERVAL, 21600, 1),
+    nsWatchInterval: int('DOMMON_NS_WATCH_INTERVAL', env.DOMMON_NS_WATCH_INTERVAL, 300, 60),
     notifyInterval: int('DOMMON_NOTIFY_INTERVAL', env.DOMMON_NOTIFY_INTERVAL, 5, 1),
     exposureInterval: int('DOMMON_EXPOSURE_INTERVAL', env.DOMMON_EXPOSURE_INTERVAL, 86400, 60),
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 7, 1),

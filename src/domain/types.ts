@@ -190,8 +190,11 @@ export interface BulkResult<T> {
   failed: BulkFailure[];
 }
 
-/** The check_schedule kinds every domain has a row of (registration and DNS-security refreshes). */
-export const DOMAIN_REFRESH_KINDS = ['registration', 'security'] as const;
+/**
+ * The check_schedule kinds every domain has a row of: registration and DNS-security refreshes, and
+ * the nameserver watch (its delegation at the parent zone's servers).
+ */
+export const DOMAIN_REFRESH_KINDS = ['registration', 'security', 'nameservers'] as const;
 export type DomainRefreshKind = (typeof DOMAIN_REFRESH_KINDS)[number];
 /** Rows of check_schedule that only lease a domain's run to one node (verification, exposure scans). */
 export const DOMAIN_LEASE_KINDS = ['verify', 'exposure'] as const;

@@ -295,14 +295,13 @@ export interface DnsReply {
   rcode: string;
   answers: packet.Answer[];
   authorities: packet.Answer[];
-  /** The answer did not fit in UDP (TC): what came is partial. */
-  truncated: boolean;
 }
 
 /**
- * Asks one server (`host`, `host:port`, `[v6]:port`; an address, not a name) one question over UDP;
- * `recurse: false` asks an authoritative server for its own data (a parent zone's delegation).
- * Rejects with a DnsError (ETIMEOUT, ECANCELLED) or a socket error.
+ * Asks one server (`host`, `host:port`, `[v6]:port`; an address, not a name) one question over UDP,
+ * and again over TCP when the answer comes truncated (TC); `recurse: false` asks an authoritative
+ * server for its own data (a parent zone's delegation). Rejects with a DnsError (ETIMEOUT,
+ * ECANCELLED) or a socket error (ECONNREFUSED from a server without TCP).
  */
 export function queryServer(
   server: string,
@@ -316,14 +315,78 @@ export function queryServer(
   };
   if (opts.signal?.aborted) return Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED'));
   opts.signal?.addEventListener('abort', onAbort, { once: true });
-  return udpQuery(parseServer(server), name, type, opts.timeoutMs, pending, opts.recurse ?? true)
-    .then((res) => ({
-      rcode: res.rcode ?? 'NOERROR',
-      answers: res.answers ?? [],
-      authorities: res.authorities ?? [],
-      truncated: Boolean((res.flags ?? 0) & packet.TRUNCATED_RESPONSE),
-    }))
+  const to = parseServer(server);
+  const recurse = opts.recurse ?? true;
+  const started = performance.now();
+  return udpQuery(to, name, type, opts.timeoutMs, pending, recurse)
+    .then((res) => {
+      // A truncated answer (TC) is asked again over TCP, as RFC 7766 asks of every client; the time
+      // left of the query's own bound applies.
+      if (!((res.flags ?? 0) & packet.TRUNCATED_RESPONSE)) return replyOf(res);
+      const left = Math.max(1, opts.timeoutMs - (performance.now() - started));
+      return tcpQuery(to, name, type, left, pending, recurse).then(replyOf);
+    })
     .finally(() => opts.signal?.removeEventListener('abort', onAbort));
+}
+
+function replyOf(res: packet.Packet & { rcode?: string }): DnsReply {
+  return { rcode: res.rcode ?? 'NOERROR', answers: res.answers ?? [], authorities: res.authorities ?? [] };
+}
+
+/** One query over TCP (a 2-byte length before each message), the same question as udpQuery's. */
+function tcpQuery(
+  server: ServerAddress,
+  name: string,
+  type: packet.RecordType,
+  timeoutMs: number,
+  pending: Set<() => void>,
+  recurse: boolean,
+): Promise<packet.Packet & { rcode?: string }> {
+  return new Promise((resolve, reject) => {
+    const id = randomInt(0, 65536);
+    const socket = net.connect({ host: server.host, port: server.port });
+    const frames = tcpFrames();
+    let finished = false;
+    const cancel = () => done(new DnsError('DNS query cancelled', 'ECANCELLED'));
+    pending.add(cancel);
+    const done = (err: Error | null, res?: packet.Packet) => {
+      if (finished) return;
+      finished = true;
+      pending.delete(cancel);
+      clearTimeout(timer);
+      socket.destroy();
+      if (err) reject(err);
+      else resolve(res as packet.Packet & { rcode?: string });
+    };
+    const timer = setTimeout(
+      () => done(new DnsError(`DNS timeout asking ${server.host}:${server.port} over TCP`, 'ETIMEOUT')),
+      timeoutMs,
+    );
+    socket.on('error', (err) => done(err));
+    socket.on('close', () =>
+      done(new DnsError(`${server.host}:${server.port} closed the TCP connection`, 'ECONNRESET')),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      for (const msg of frames(chunk)) {
+        try {
+          const res = packet.streamDecode(msg) as packet.Packet;
+          if (res.id === id) return done(null, res);
+        } catch (err) {
+          return done(err as Error);
+        }
+      }
+    });
+    socket.on('connect', () =>
+      socket.write(
+        packet.streamEncode({
+          type: 'query',
+          id,
+          flags: recurse ? packet.RECURSION_DESIRED : 0,
+          questions: [{ type, name, class: 'IN' }],
+        }),
+      ),
+    );
+  });
 }
 
 function rdata(a: packet.Answer): string {

@@ -43,6 +43,8 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   const runners = {
     registration: (d: Domain) => intel.refreshRegistration(d).then((r) => r.state),
     security: (d: Domain) => intel.refreshSecurity(d).then((s) => `score ${s.security_score}`),
+    nameservers: (d: Domain) =>
+      intel.refreshNameservers(d).then((s) => (s.error ? `failed: ${s.error}` : `${s.nameservers?.length} NS`)),
   } satisfies Record<DomainRefreshKind, (d: Domain) => Promise<string>>;
 
   async function runOne(kind: DomainRefreshKind, targetId: string): Promise<void> {

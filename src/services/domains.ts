@@ -78,7 +78,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
           created_at: now,
           updated_at: now,
         });
-        // Registration and DNS-security refreshes are due at once.
+        // Registration and DNS-security refreshes and the nameserver watch are due at once.
         await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, d.id, now);
         return d;
       });
@@ -129,10 +129,11 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
             updated_at: isoNow(clock),
           });
           if (renamed) {
-            // Registration and DNS data belong to the old name: drop them and look the new one up now.
+            // Registration, DNS and delegation data belong to the old name: drop them and look the new one up now.
             await tx.registrations.remove(id);
             await tx.security.remove(id);
-            for (const kind of ['registration', 'security']) await tx.schedule.dueAt(kind, id, isoNow(clock));
+            await tx.delegations.remove(id);
+            for (const kind of DOMAIN_REFRESH_KINDS) await tx.schedule.dueAt(kind, id, isoNow(clock));
           }
           // expiry_date (the manual override) or a rename that dropped the registration and DNS data.
           await recomputeHealth?.(tx, id);

@@ -66,6 +66,7 @@ export function createServices(
     clock: deps.clock,
     health,
     io: io ?? unconfiguredIo(pino({ level: 'silent' })),
+    probes,
   });
   const access = createAccessService(deps);
   return {

@@ -15,6 +15,8 @@ import type { HealthService } from './health.js';
 import { createRenewalService } from './renewals.js';
 import { createVerificationService } from './verification.js';
 import { createNameCheck } from './check.js';
+import { createNameserverWatch } from './nameservers.js';
+import type { ProbeDeps } from '../probes/types.js';
 
 /** The outside world the intelligence services talk to; app.ts builds the real one. */
 export interface IntelIo {
@@ -24,6 +26,8 @@ export interface IntelIo {
   bootstrap: BootstrapStore | null;
   /** DOMMON_CHECK_INTERVAL, seconds. */
   checkInterval: number;
+  /** DOMMON_NS_WATCH_INTERVAL, seconds (default 300). */
+  nsWatchInterval?: number;
   log: Logger;
 }
 
@@ -57,9 +61,19 @@ export function unconfiguredIo(log: Logger): IntelIo {
   };
 }
 
-/** health: the domain health service; registration, security and verification recompute through it as they store. */
-export function createIntelServices(deps: { store: Store; clock: Clock; health: HealthService; io: IntelIo }) {
+/**
+ * health: the domain health service; registration, security and verification recompute through it as
+ * they store. probes: what the nameserver watch asks the parent zones' servers through.
+ */
+export function createIntelServices(deps: {
+  store: Store;
+  clock: Clock;
+  health: HealthService;
+  io: IntelIo;
+  probes: ProbeDeps;
+}) {
   const { store, clock, health, io } = deps;
+  const nsWatchInterval = io.nsWatchInterval ?? 300;
   const recomputeHealth = health.recomputeNotLiveness;
   const registration = createRegistrationService({
     store,
@@ -86,6 +100,14 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     recomputeHealth,
     signal: shutdown.signal,
   });
+  const nameservers = createNameserverWatch({
+    store,
+    clock,
+    probes: deps.probes,
+    interval: nsWatchInterval,
+    log: io.log,
+    signal: shutdown.signal,
+  });
 
   return {
     registration,
@@ -93,6 +115,8 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     health,
     renewals,
     verification,
+    /** The nameserver watch: each domain's delegation at its parent zone's servers. */
+    nameservers,
     bootstrap: io.bootstrap,
     /** Shutdown: abandons running look-ups. */
     abort() {
@@ -105,6 +129,8 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
     refreshRegistration: (d: Domain, opts: { fresh?: boolean } = {}) => registration.refresh(d, opts),
     /** DNS-security refresh (likewise). */
     refreshSecurity: (d: Domain, opts: { fresh?: boolean } = {}) => security.refresh(d, opts),
+    /** One look at the domain's delegation (the nameserver watch's round for it). */
+    refreshNameservers: (d: Domain) => nameservers.refresh(d),
     /** The refresh schedule (the check_schedule table), as the intel scheduler works it. */
     schedule: {
       /** Rows for domains without one (the domain service writes them with the domain: this repairs). */
@@ -120,10 +146,14 @@ export function createIntelServices(deps: { store: Store; clock: Clock; health: 
       /** A domain by id (none: deleted since it was claimed). */
       domain: (id: string) => store.domains.byId(id),
     },
-    /** A scheduled refresh that crashed: tried again after a tenth of the interval (at least a minute). */
+    /**
+     * A scheduled refresh that crashed: tried again after a tenth of the interval (at least a minute);
+     * the nameserver watch at its next round.
+     */
     async refreshFailed(kind: DomainRefreshKind, domainId: string, message: string): Promise<void> {
       const now = clock.now();
-      const next = new Date(now.getTime() + Math.max(60, io.checkInterval / 10) * 1000).toISOString();
+      const wait = kind === 'nameservers' ? nsWatchInterval : Math.max(60, io.checkInterval / 10);
+      const next = new Date(now.getTime() + wait * 1000).toISOString();
       await store.schedule.done(kind, domainId, { at: now.toISOString(), next, outcome: `failed: ${message}` });
     },
     /**

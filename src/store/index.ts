@@ -23,6 +23,7 @@ import { notificationsRepo } from './repos/notifications.js';
 import { exposureRepo } from './repos/exposure.js';
 import { registrationsRepo } from './repos/registrations.js';
 import { securityRepo } from './repos/security.js';
+import { delegationsRepo } from './repos/delegations.js';
 import { scheduleRepo } from './repos/schedule.js';
 import { renewalsRepo } from './repos/renewals.js';
 import { metricsRepo } from './repos/metrics.js';
@@ -70,6 +71,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     exposure: exposureRepo(db),
     registrations: registrationsRepo(db),
     security: securityRepo(db),
+    delegations: delegationsRepo(db),
     schedule: scheduleRepo(db, reuse),
     renewals: renewalsRepo(db),
     metrics: metricsRepo(db),

@@ -96,6 +96,17 @@ export interface DomainSecurityTable {
   checked_at: string | null;
   next_check_at: string | null;
 }
+export interface DomainDelegationsTable {
+  domain_id: string;
+  zone: string;
+  parent_zone: string | null;
+  nameservers: string | null;
+  ds: string | null;
+  checked_at: string | null;
+  changed_at: string | null;
+  error: string | null;
+  error_at: string | null;
+}
 export interface EndpointsTable {
   id: string;
   team_id: string;
@@ -438,6 +449,7 @@ export interface DB {
   domain_registrations: DomainRegistrationsTable;
   registration_history: RegistrationHistoryTable;
   domain_security: DomainSecurityTable;
+  domain_delegations: DomainDelegationsTable;
   endpoints: EndpointsTable;
   endpoint_certificates: EndpointCertificatesTable;
   certificate_history: CertificateHistoryTable;

@@ -77,7 +77,7 @@ async function seed(s: TestApp, api: ReturnType<typeof client>, name: string) {
   return { d, eps };
 }
 
-/** The check_schedule kinds (registration, security refreshes) held for one domain. */
+/** The check_schedule kinds (registration, security refreshes, the nameserver watch) held for one domain. */
 function scheduleKinds(s: TestApp, domainId: string): string[] {
   const db = new Database(path.join(s.dataDir, 'dommon.db'), { readonly: true });
   try {
@@ -117,7 +117,7 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   const hourly = counts(s).liveness_hourly;
   t.same(
     scheduleKinds(s, gone.d.id),
-    ['registration', 'security'],
+    ['nameservers', 'registration', 'security'],
     'a new domain is scheduled for its refreshes in its create transaction',
   );
 
@@ -159,7 +159,7 @@ t.test('delete cascades: liveness config -> results; endpoint -> liveness; domai
   t.equal((await api.get(`/api/v1/endpoints/${gone.eps[0]!.e.id}`)).status, 404);
   t.equal((await api.get(`/api/v1/liveness/${l3.id}`)).status, 404);
   t.same(scheduleKinds(s, gone.d.id), [], 'its schedule rows go with it');
-  t.same(scheduleKinds(s, keep.d.id), ['registration', 'security']);
+  t.same(scheduleKinds(s, keep.d.id), ['nameservers', 'registration', 'security']);
   t.equal(
     (await api.get(`/api/v1/domains/${keep.d.id}?include_endpoints=true`)).body.endpoints.length,
     2,

@@ -37,8 +37,10 @@ t.test('create, get, update, delete a domain', async (t) => {
 
   const g = await api.get(`/api/v1/domains/${id}`);
   t.equal(g.status, 200);
-  const { health_reasons: reasons, ...detail } = g.body;
+  const { health_reasons: reasons, delegation, ...detail } = g.body;
   t.same(detail, { ...c.body }, 'detail equals what create answered, plus the reasons of its (unknown) grade');
+  // The nameserver watch's first look (due at once; DNS here is a closed port) may have run already.
+  t.ok(delegation === null || /ECONNREFUSED/.test(delegation.error), 'the delegation: not looked at, or failed');
   const rows = reasons.map((r: { input: string; counted: boolean }) => [r.input, r.counted]);
   t.same(
     rows.slice(0, 3),
@@ -56,9 +58,10 @@ t.test('create, get, update, delete a domain', async (t) => {
     t.ok(['security', 'transfer_lock', ...SECURITY_CHECKS].includes(input), `${input} is a part of DNS security`);
     t.equal(counted, false, `${input} left out`);
   }
-  t.equal(
+  // Likewise the registration look-up (RDAP and WHOIS are a closed port here).
+  t.match(
     reasons[0].reason,
-    'registration expiry unknown (no registry date and no manual date yet); left out of the score',
+    /^registration expiry unknown \((no registry date and no manual date yet|RDAP 127\.0\.0\.1:9: ECONNREFUSED; WHOIS 127\.0\.0\.1:9: ECONNREFUSED)\); left out of the score$/,
   );
   t.same(g.body.whois, { registrar: null, expiry_date: null, nameservers: [] }, 'detail has whois');
   t.notOk('endpoints' in g.body, 'no endpoints unless asked');

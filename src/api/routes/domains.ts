@@ -39,7 +39,11 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
       const d = await s.domains.get(team(ctx), id);
       // The stored grade (what lists, /metrics and events show) with its reasons, read from the inputs as
       // they are now: the points add up to the score once the recompute that follows each input has run.
-      const one = { ...domainJson(d), health_reasons: (await s.health.explain(d)).reasons };
+      const one = {
+        ...domainJson(d),
+        health_reasons: (await s.health.explain(d)).reasons,
+        delegation: await s.intel.nameservers.view(d.id),
+      };
       ctx.body = q.include_endpoints
         ? { ...one, endpoints: (await s.endpoints.forDomain(team(ctx), id)).map(endpointJson) }
         : one;

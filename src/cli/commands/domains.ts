@@ -55,18 +55,55 @@ interface Reason {
   reason: string;
 }
 
-/** A domain's fields, then the reasons of its grade: one line per input (status, points it cost, why). */
+interface Delegation {
+  parent_zone: string | null;
+  nameservers: string[] | null;
+  ds: string[] | null;
+  checked_at: string | null;
+  changed_at: string | null;
+  error: string | null;
+  error_at: string | null;
+}
+
+/** The nameserver watch's lines: the NS and DS sets at the parent, when they last changed, the last failure. */
+function delegationText(d: Delegation | null | undefined, paint: Palette): string[] {
+  if (d === undefined) return [];
+  const head = paint.dim(`delegation${d?.parent_zone ? ` (at the ${d.parent_zone} servers)` : ''}`);
+  if (!d || d.nameservers === null) return [head, `  ${d?.error ? `not seen yet: ${d.error}` : 'not looked at yet'}`];
+  const list = (xs: string[] | null) => (xs?.length ? xs.join(', ') : 'none');
+  const lines = [
+    head,
+    `  NS       ${list(d.nameservers)}`,
+    `  DS       ${list(d.ds)}`,
+    `  checked  ${d.checked_at}`,
+    `  changed  ${d.changed_at ?? 'not since first seen'}`,
+  ];
+  if (d.error) lines.push(`  ${paint.status('error')}    ${d.error} (${d.error_at})`);
+  return lines;
+}
+
+/**
+ * A domain's fields, then the reasons of its grade (one line per input: status, points it cost, why),
+ * then its delegation as the nameserver watch saw it.
+ */
 function domainText(r: Record<string, unknown>, paint: Palette): string {
-  const { health_reasons: reasons, ...rest } = r as Record<string, unknown> & { health_reasons?: Reason[] };
-  const text = keyValues(rest, paint);
-  if (!reasons?.length) return text;
-  const lines = reasons.map(
-    (x) =>
-      `  ${x.input.padEnd(13)}  ${paint.status(x.status.padEnd(7))}  ${(x.points_lost ? `-${x.points_lost}` : '').padEnd(4)}  ${x.reason}`,
-  );
-  const head =
-    rest.health_grade === null ? 'health reasons (no grade: nothing could be checked yet)' : 'health reasons';
-  return `${text}\n${paint.dim(head)}\n${lines.join('\n')}`;
+  const {
+    health_reasons: reasons,
+    delegation,
+    ...rest
+  } = r as Record<string, unknown> & { health_reasons?: Reason[]; delegation?: Delegation | null };
+  const parts = [keyValues(rest, paint)];
+  if (reasons?.length) {
+    const head =
+      rest.health_grade === null ? 'health reasons (no grade: nothing could be checked yet)' : 'health reasons';
+    parts.push(paint.dim(head));
+    for (const x of reasons)
+      parts.push(
+        `  ${x.input.padEnd(13)}  ${paint.status(x.status.padEnd(7))}  ${(x.points_lost ? `-${x.points_lost}` : '').padEnd(4)}  ${x.reason}`,
+      );
+  }
+  parts.push(...delegationText(delegation, paint));
+  return parts.join('\n');
 }
 
 export const domainsNoun: NounSpec = {

@@ -21,6 +21,7 @@ import * as m022 from './022_endpoint_settings.js';
 import * as m023 from './023_push.js';
 import * as m024 from './024_liveness_requests.js';
 import * as m025 from './025_maintenance_windows.js';
+import * as m026 from './026_domain_delegations.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -43,6 +44,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '023_push': m023,
   '024_liveness_requests': m024,
   '025_maintenance_windows': m025,
+  '026_domain_delegations': m026,
 };
 
 /**
