@@ -467,23 +467,26 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       ? sharedBootstrapRefresh({ bootstrap: services.intel.bootstrap, store, locks: singletons, log })
       : undefined,
   });
+  // On PostgreSQL every node (one or several) claims its runs from the shared due-queue; the one
+  // process on a SQLite file keeps its queue in memory.
+  const dueQueue =
+    store.engine === 'postgres'
+      ? sharedDueQueue({ store, owner: config.node.name })
+      : memoryDueQueue({
+          monitor: services.monitor,
+          onChange: services.liveness.onChange,
+          clock,
+          // No tables: only commits by other processes (and unknown raw writes) move it; this process's
+          // changes reach the queue one by one through onChange.
+          stamp: () => store.stamp([]),
+          region: config.node.region,
+          owner: config.node.name,
+        });
+  // A push endpoint's ping revokes the lease on its config's run (its state changed outside a run).
+  services.push.useQueue(dueQueue);
   const probing = createProbingWorkers({
     monitor: services.monitor,
-    // On PostgreSQL every node (one or several) claims its runs from the shared due-queue; the one
-    // process on a SQLite file keeps its queue in memory.
-    queue:
-      store.engine === 'postgres'
-        ? sharedDueQueue({ store, owner: config.node.name })
-        : memoryDueQueue({
-            monitor: services.monitor,
-            onChange: services.liveness.onChange,
-            clock,
-            // No tables: only commits by other processes (and unknown raw writes) move it; this process's
-            // changes reach the queue one by one through onChange.
-            stamp: () => store.stamp([]),
-            region: config.node.region,
-            owner: config.node.name,
-          }),
+    queue: dueQueue,
     certificates: services.certificates,
     // A push endpoint's check reads its pings through the push service; a [DOMAIN_EXPIRATION]
     // condition the domain's stored expiry date; the probe opens a configuration's sealed

@@ -60,9 +60,9 @@ export interface DueQueue {
   readonly owner: string;
   readonly pace: DuePace;
   /**
-   * Whether a lease's holder may write its next result from the state it wrote last (no read): true
-   * where a state written outside a run (a push endpoint's ping) revokes the lease. Otherwise each
-   * results batch reads the states it builds on.
+   * Whether a lease's holder may write its next result from the state it wrote last (no read): a state
+   * written outside a run (a push endpoint's ping) revokes the lease (`revoke`). Otherwise each results
+   * batch reads the states it builds on.
    */
   readonly statesKept: boolean;
   /**
@@ -81,6 +81,12 @@ export interface DueQueue {
   leases(runs: readonly { configId: string; region: string }[]): Promise<LeaseNow[]>;
   /** A change to a config, its endpoint or its domain: leases revoked, parked rows due. */
   wake(scope: Scope, now: number): Promise<void>;
+  /**
+   * A state written outside a run (a push endpoint's ping): the config's lease is revoked (a new token)
+   * and its due time kept, so a result its holder computed from the state before is fenced out (or its
+   * probe not sent) and whoever claims the run next reads the state afresh.
+   */
+  revoke(configId: string): Promise<void>;
   /** Repairs the queue against the working set (at start and every few minutes). */
   sync(now: number): Promise<{ added: number; woken: number }>;
   /** The runs queued (not parked): of configs checked from anywhere, and of the region's. */
@@ -97,7 +103,7 @@ export function sharedDueQueue({ store, owner }: { store: Store; owner: string }
     // A round of the cluster every 1.5 s, claiming 4 s ahead, a results batch every 3 s: each statement
     // a node sends costs PostgreSQL a fixed share besides its rows (docs/benchmarks.md).
     pace: { aheadMs: 4000, claimMs: 1500, flushMs: 3000 },
-    // A ping's state revokes the lease (PushService): the holder's next result is fenced out.
+    // A ping's state revokes the lease (`revoke`): the holder's next result is fenced out.
     statesKept: true,
     start: async () => undefined,
     stop: () => undefined,
@@ -110,6 +116,7 @@ export function sharedDueQueue({ store, owner }: { store: Store; owner: string }
     },
     leases: (runs) => repo.leases(runs),
     wake: (scope, now) => repo.wake(scope, now),
+    revoke: (configId) => repo.revoke(configId),
     sync: (now) => repo.sync(now),
     queued: (region) => repo.queued(region),
     fence: (tx, rows, readStates) => tx.livenessDue.release(rows, LEASE_MARGIN_MS, readStates),
@@ -359,7 +366,7 @@ export function memoryDueQueue(deps: MemoryDeps): DueQueue & {
     // A claim is a look at the heads of two heaps, and a change in this process asks for one at once
     // (start's `due`): a lone process claims every second or so and holds its whole queue.
     pace: { aheadMs: Infinity, claimMs: 1000, flushMs: 1000 },
-    // A ping's state is written without a revoke here: each batch reads the states it builds on.
+    // Each batch reads the states it builds on (the fence reads none).
     statesKept: false,
     stats,
     size: () => rows.size,
@@ -427,6 +434,14 @@ export function memoryDueQueue(deps: MemoryDeps): DueQueue & {
       return out;
     },
     wake: (scope, _now) => enqueue(() => apply(scope)),
+    async revoke(configId) {
+      const row = rows.get(configId);
+      if (!row || row.owner === null) return;
+      // A new token: the holder's run is not sent, or its result is fenced out; due as it was.
+      row.token++;
+      queueDue(row);
+      nudge?.();
+    },
     sync: (_now) =>
       enqueue(async () => {
         const initial = stats.fullLoads === 0;

@@ -289,7 +289,16 @@ export function createMonitorService({
         const ids = [...new Set(ordered.map((r) => r.config.id))];
         // A config may have been deleted while its probe ran; a claimed run writes only while its lease
         // holds (and sets its next due time in the same transaction).
-        const leased = ordered.filter((r) => r.lease);
+        // A run claimed again (a new token: its lease was revoked or ran out) supersedes the earlier
+        // token's results in the same batch: those were computed before the revoke and are not written.
+        const newest = new Map<string, number>();
+        for (const r of ordered)
+          if (r.lease) {
+            const key = dueKey(r.config.id, r.lease.region);
+            newest.set(key, Math.max(newest.get(key) ?? -Infinity, r.lease.token));
+          }
+        const current = (r: Recorded) => newest.get(dueKey(r.config.id, r.lease!.region)) === r.lease!.token;
+        const leased = ordered.filter((r) => r.lease && current(r));
         // The states the leases' holders know (each config's first result in the batch: the later ones
         // follow from it); read in the release only when some holder does not know one.
         const known = new Map<string, LivenessState | null>();
@@ -320,7 +329,8 @@ export function createMonitorService({
             const key = dueKey(r.config.id, r.lease!.region);
             if (!live.has(key)) fenced.push(key);
           }
-        const isLive = (r: Recorded) => live.has(r.lease ? dueKey(r.config.id, r.lease.region) : r.config.id);
+        const isLive = (r: Recorded) =>
+          r.lease ? current(r) && live.has(dueKey(r.config.id, r.lease.region)) : live.has(r.config.id);
         // Configs checked from several regions: their combined state is locked first (two regions'
         // nodes may write one config at once), then every region's view of them is read.
         const liveIds = new Set(ordered.filter(isLive).map((r) => r.config.id));

@@ -2,8 +2,8 @@
 // When a run starts, ends well or fails is the job's to say; when it is late is found by the liveness
 // scheduler at the deadline the push check asked for (probes/push.ts), never by scanning. A ping that
 // changes the verdict (a failure while not down, a success while not up) is recorded as a check result
-// at once, through the same write as a probe's (state, events, notifications once per transition), and
-// on PostgreSQL the lease of the node holding the config's next run is revoked, so a result it computed
+// at once, through the same write as a probe's (state, events, notifications once per transition),
+// after the due-queue revoked the lease on the config's run (on either store), so a result computed
 // from the state before this one is not written.
 import { randomUUID } from 'node:crypto';
 import { isoNow, type Clock } from '../domain/clock.js';
@@ -13,6 +13,7 @@ import type { EndpointSettings } from '../domain/endpoint.js';
 import { PING_BODY_LIMIT, pingKindOf, type HeartbeatPings, type PushCheck } from '../domain/push.js';
 import { pushSettingsError } from '../probes/push.js';
 import type { Repos, Store } from '../store/index.js';
+import type { DueQueue } from './due-queue.js';
 import type { MonitorService } from './monitor.js';
 
 /**
@@ -65,7 +66,14 @@ export function createPushService({
   clock: Clock;
   monitor: Pick<MonitorService, 'targetsIn' | 'record'>;
 }) {
+  /** The liveness due-queue whose leases a ping's state revokes (the daemon's; none in a CLI process). */
+  let queue: Pick<DueQueue, 'revoke'> | undefined;
   return {
+    /** Joins the due-queue the daemon's scheduler runs on (it is made after the services). */
+    useQueue(q: Pick<DueQueue, 'revoke'>): void {
+      queue = q;
+    },
+
     /** What a push endpoint's check reads (ProbeDeps.heartbeat). */
     async heartbeat(endpointId: string): Promise<HeartbeatPings | undefined> {
       const h = await store.push.heartbeat(endpointId);
@@ -121,10 +129,11 @@ export function createPushService({
             statusCode: null,
             error: `failed: the job reported a failure at ${isoNow(clock)}${status}`,
           };
+      // The holder of this config's run (this node or another) knows the state before this one: its
+      // lease is revoked first, so a result it computed from that state (the probe in flight, the
+      // result waiting for its batch) is not written after this one (its due time, the deadline, stays).
+      await queue?.revoke(target.config.id);
       await monitor.record([{ ...target, outcome, at: now }]);
-      // Several nodes: the node holding this config's next run knows the state before this one; its
-      // lease is revoked so that run's result is not written (its due time, the deadline, stays).
-      if (store.engine === 'postgres') await store.livenessDue.revoke(target.config.id);
     },
   };
 }

@@ -116,6 +116,63 @@ t.test('a cron job pinging in time, failing, late and never', async (t) => {
   t.match(hung.last_error, /^late: the run started at .* did not finish within 1 s/);
 });
 
+t.test('a ping while a check of the same config is in flight yields no stale result', async (t) => {
+  // Late, the check runs every second and its result waits for the results batch (1 s on SQLite, 3 s
+  // on PostgreSQL): a success ping mostly comes while one is in flight. The ping revokes that run's
+  // lease, so its "down", computed before the ping, is not written after the recovery (a second down
+  // event). The next deadline is 5 s after the ping: no down before it. Three jobs, three rounds each.
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.edu' })).body;
+  const jobs = [];
+  for (const name of ['a', 'b', 'c'])
+    jobs.push(
+      (
+        await api.post('/api/v1/endpoints', {
+          domain_id: domain.id,
+          name,
+          endpoint_type: 'push',
+          period_seconds: 1,
+          grace_seconds: 4,
+        })
+      ).body as { id: string; ping_url: string; liveness: { id: string } },
+    );
+  const ROUNDS = 3;
+  const pinged = await Promise.all(
+    jobs.map(async (ep, j) => {
+      const at: number[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        await waitFor(
+          async () => (await api.get(`/api/v1/liveness/${ep.liveness.id}/status`)).body.status === 'down',
+          20_000,
+        );
+        // A few checks while late, the last one's result in flight or not (the phases differ per job).
+        await new Promise((r) => setTimeout(r, 1200 + 250 * j));
+        at.push(Date.now());
+        t.equal((await ping(ep.ping_url)).status, 200);
+      }
+      return at;
+    }),
+  );
+  // Past the slowest batch (PostgreSQL's 3 s) after the last ping, inside its 5 s to the deadline.
+  await new Promise((r) => setTimeout(r, 3500));
+  for (const [j, ep] of jobs.entries()) {
+    const events = (await api.get(`/api/v1/events?endpoint_id=${ep.id}&event_type=liveness`)).body.events as {
+      category: string;
+      created_at: string;
+    }[];
+    const recovered = events.filter((e) => e.category === 'endpoint_recovered');
+    t.equal(recovered.length, ROUNDS, 'each ping recovered it once');
+    const stale = events.filter(
+      (e) =>
+        e.category === 'endpoint_down' &&
+        pinged[j]!.some((at) => Date.parse(e.created_at) >= at && Date.parse(e.created_at) < at + 4000),
+    );
+    t.same(stale, [], 'no down event within 4 s after a ping (its deadline is 5 s after it)');
+  }
+});
+
 t.test('a job that never pings is down one period and grace after its creation', async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(() => s.close());
