@@ -102,6 +102,14 @@ t.test('every Public API operation answers its documented success status with a 
   const push = await api.post('/api/v1/endpoints', { domain_id: d.body.id, name: 'cron', endpoint_type: 'push' });
   t.equal(push.status, 201);
   t.equal((await api.get(`/api/v1/endpoints/${push.body.id}/pings`)).body.ping_url, push.body.ping_url);
+  // The ping URLs: public, plain text, each documented answer checked.
+  const pingPath = new URL(push.body.ping_url).pathname;
+  t.equal((await anon.get(`${pingPath}/start`)).text, 'OK');
+  t.equal((await anon.post(`${pingPath}/0`, 'done\n')).text, 'OK');
+  t.equal((await anon.post(pingPath, 'all good')).text, 'OK');
+  t.equal((await anon.get(pingPath)).text, 'OK');
+  t.equal((await anon.get(`${pingPath}/nope`)).status, 404);
+  t.equal((await anon.get('/ping/00000000-0000-4000-8000-000000000000')).text, 'not found');
   t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
   t.ok((await api.get('/api/v1/home?type=endpoint')).body.data.some((r: { id: string }) => r.id === e.body.id));
   t.same((await api.get(`/api/v1/endpoints/${e.body.id}/incidents`)).body.data, []);

@@ -148,6 +148,7 @@ const STATUS_TEXT: Record<number, string> = {
 
 /** Error statuses every operation of this shape can answer (the entry adds the rest). */
 function errorStatuses(op: OperationDoc): number[] {
+  if (op.plain) return [500, 503, ...(op.errors ?? [])].filter((x) => !(x in op.responses));
   // 503: the database is not reachable (PostgreSQL restarting); see docs/storage.md.
   const s = new Set<number>([400, 500, 503, ...(op.errors ?? [])]);
   if (op.auth !== false) {
@@ -227,6 +228,8 @@ function parameters(op: OperationDoc, path: string, schemas: Record<string, obje
 
 /** The request body as documented: for authenticated operations, the schema plus the optional `api_key` field. */
 function requestBody(op: OperationDoc, schemas: Record<string, object>): Json | undefined {
+  if (op.textBody)
+    return { required: false, description: op.textBody, content: { '*/*': { schema: { type: 'string' } } } };
   if (!op.body) return undefined;
   const body = schemas[op.body] as Json | undefined;
   if (!body) throw new Error(`request schema "${op.body}" is not in schemas/`);
@@ -355,6 +358,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       { name: 'Status' },
       { name: 'Notifications' },
       { name: 'Maintenance windows' },
+      { name: 'Push', description: 'The ping URLs of push (heartbeat) endpoints: no token, plain-text answers.' },
       { name: 'User API', description: 'The `/api-*` paths: the same handlers and answers as their Public API twins.' },
     ],
     paths,

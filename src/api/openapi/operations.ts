@@ -49,6 +49,13 @@ export interface OperationDoc {
   responses: Record<number, ResponseDoc>;
   /** Extra error statuses beyond the derived ones. */
   errors?: number[];
+  /**
+   * Served ahead of the JSON API (no body parser, no token): it answers only what `responses` lists,
+   * besides the server's own 500 and 503.
+   */
+  plain?: true;
+  /** A request body of any content type, read as text: what it is for. */
+  textBody?: string;
 }
 
 const CHANNEL = { type: 'string', enum: [...CHANNELS] };
@@ -793,6 +800,51 @@ export const OPERATIONS: OperationDoc[] = [
       304: { description: 'Not modified (If-None-Match)' },
     },
   },
+
+  // Ping URLs of push endpoints (Healthchecks.io's form; docs/push.md)
+  ...(['get', 'post'] as const).flatMap((method): OperationDoc[] =>
+    [
+      { path: '/ping/:key', what: 'the job ran and succeeded' },
+      {
+        path: '/ping/:key/:action',
+        what: '`start`: a run starts; `fail`: it failed; `log`: a message only; an exit status (0: success, 1-255: failure)',
+      },
+    ].map(({ path, what }) => ({
+      method,
+      path,
+      summary: `A heartbeat ping of a push endpoint: ${what}`,
+      description:
+        "No token: the key (a random UUID) is the secret. GET, HEAD and POST answer alike; a POST body (any content type) is the run's log, its first 100,000 bytes kept. Each key takes 60 pings a minute from one client address, and each address may try 30 unknown keys a minute.",
+      tag: 'Push',
+      auth: false,
+      plain: true,
+      ...(method === 'post' ? { textBody: "The run's log (its first 100,000 bytes are kept, the rest counted)" } : {}),
+      params: {
+        key: { type: 'string', format: 'uuid' },
+        ...(path.endsWith(':action')
+          ? {
+              action: {
+                type: 'string',
+                pattern: '^(start|fail|log|[0-9]{1,3})$',
+                description: 'start, fail, log, or an exit status from 0 to 255',
+              },
+            }
+          : {}),
+      },
+      responses: {
+        200: { contentType: 'text/plain', description: '`OK`: the ping is recorded' },
+        404: {
+          contentType: 'text/plain',
+          description: '`not found`: no push endpoint has this key, or the action is unknown',
+        },
+        429: {
+          contentType: 'text/plain',
+          description: '`rate limited`: too many pings of this key, or unknown keys, from this address this minute',
+          headers: { 'Retry-After': 'Seconds until the window ends' },
+        },
+      },
+    })),
+  ),
 
   // User API only
   {
