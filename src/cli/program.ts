@@ -20,6 +20,7 @@ import { dbCommands } from './commands/db.js';
 import { secretsCommands } from './commands/secrets.js';
 import { completionCommand } from './commands/completion.js';
 import { nodesCommand } from './commands/nodes.js';
+import { importFromCommands } from './commands/import-from.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -58,6 +59,7 @@ export function buildProgram(): Command {
   dbCommands(program);
   secretsCommands(program);
   nodesCommand(program);
+  importFromCommands(program);
   completionCommand(program);
   return program;
 }
