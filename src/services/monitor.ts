@@ -540,6 +540,7 @@ export function createMonitorService({
             response_time_ms: v.response_time_ms,
             status_code: v.status_code,
             last_error: v.last_error,
+            reason: v.last_check_successful === false ? explainCheckError(v.last_error) : null,
           };
         }),
       };

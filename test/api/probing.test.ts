@@ -104,6 +104,17 @@ t.test('liveness transitions, events, stats and status', async (t) => {
   const item = results.results[0];
   t.equal(item.test_timestamp, item.timestamp);
   t.type(item.is_successful, 'boolean');
+  // Each failure also in words (the wording of the status's reason); a check that passed has none.
+  const failedOne = (results.results as { is_successful: boolean; error: string; reason: string | null }[]).find(
+    (r) => !r.is_successful,
+  );
+  t.match(failedOne, { error: /^status: /, reason: /^Wrong answer: / }, 'a failed check with its reason');
+  t.ok(
+    (results.results as { is_successful: boolean; reason: string | null }[])
+      .filter((r) => r.is_successful)
+      .every((r) => r.reason === null),
+    'no reason for the checks that passed',
+  );
   const stats = (await api.get(`/api/v1/liveness/${cfg.id}/stats?days=7`)).body;
   const st = await status();
   const raw = (await api.get(`/api/v1/liveness/${cfg.id}/results?limit=100`)).body.results as {

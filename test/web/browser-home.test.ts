@@ -106,7 +106,13 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
   await page.getByRole('heading', { name: 'web', level: 1 }).waitFor();
   t.match(await page.getByTestId('down-reason').innerText(), /Connection refused/);
   await page.getByTestId('incidents').getByText('Down now').waitFor();
-  await page.getByTestId('check-history').getByText('refused: connection refused').first().waitFor();
+  // The history says it in the same words as the reason above (the stored error on hover).
+  const failedCheck = page
+    .getByTestId('check-history')
+    .getByText('Connection refused: nothing answers on that port', { exact: true })
+    .first();
+  await failedCheck.waitFor();
+  t.equal(await failedCheck.getAttribute('title'), 'refused: connection refused', 'the stored error on hover');
   await page.getByRole('button', { name: '1 h' }).click();
   t.match(await page.getByTestId('range-summary').innerText(), /checks, [1-9]\d* failed/, 'the failures are counted');
   await page.getByTestId('chart').locator('canvas').waitFor();

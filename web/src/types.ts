@@ -115,6 +115,8 @@ export interface RegionView {
   last_check: string | null;
   response_time_ms: number | null;
   last_error: string | null;
+  /** The last failure in words (null while the last check passed). */
+  reason: string | null;
 }
 
 export interface LivenessResult {

@@ -4,6 +4,7 @@ import { livenessJson, endpointJson } from '../views.js';
 import { bulkBody, deleteBody, listBody } from '../shape.js';
 import type { LivenessInput } from '../../services/liveness.js';
 import { readCache } from '../middleware/read-cache.js';
+import { explainCheckError } from '../../domain/check-error.js';
 import { created, page, pathId, team } from './common.js';
 
 export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
@@ -77,7 +78,13 @@ export function livenessDataRoutes(
       );
       const p = page(q);
       const r = await s.monitor.results(team(ctx), id, { hours: q.hours ?? 24, region: q.region, ...p });
-      ctx.body = listBody('results', { items: r.items, total: r.total, ...p }, (x) => x, { hours: q.hours ?? 24 });
+      // Each failure also in words (the same wording as the liveness status's `reason` and the home's rows).
+      ctx.body = listBody(
+        'results',
+        { items: r.items, total: r.total, ...p },
+        (x) => ({ ...x, reason: explainCheckError(x.error) }),
+        { hours: q.hours ?? 24 },
+      );
     });
     router.get(`${base}/stats`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'livenessId', 'Liveness configuration');

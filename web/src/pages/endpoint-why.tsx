@@ -11,6 +11,8 @@ interface Result extends LivenessResult {
   status_code: number | null;
   error: string | null;
   region: string;
+  /** The failure in words (null for a check that passed). */
+  reason: string | null;
 }
 
 interface Incident {
@@ -240,7 +242,9 @@ function History({ live }: { live: string }) {
                   <Badge value={r.is_successful ? 'ok' : 'failed'} />
                   {r.status_code !== null && <span class="muted"> HTTP {r.status_code}</span>}
                 </td>
-                <td class={r.error ? 'bad' : 'muted'}>{r.error ?? '—'}</td>
+                <td class={r.error ? 'bad' : 'muted'} title={r.error ?? undefined}>
+                  {r.reason ?? r.error ?? '—'}
+                </td>
               </tr>
             ))}
           </Table>

@@ -282,7 +282,7 @@ export function EndpointPage({ id }: { id: string }) {
                       <td>{r.consecutive_failures}</td>
                       <td>{fmtTime(r.last_check)}</td>
                       <td>{r.response_time_ms === null ? '—' : `${r.response_time_ms} ms`}</td>
-                      <td>{r.last_error ?? '—'}</td>
+                      <td title={r.last_error ?? undefined}>{r.reason ?? r.last_error ?? '—'}</td>
                     </tr>
                   ))}
                 </Table>
