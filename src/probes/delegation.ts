@@ -72,23 +72,28 @@ export async function zoneNameservers(
 
 /**
  * One question, without recursion, to name servers named `names`, each resolved through the guarded
- * resolver when its turn comes: the first that answers (NOERROR or NXDOMAIN) is taken; REFUSED,
- * SERVFAIL, no answer or a name that does not resolve moves on to the next.
+ * resolver when its turn comes: the first that answers NOERROR or NXDOMAIN is taken (`anyAnswer`: the
+ * first that answers at all); REFUSED, SERVFAIL, no answer or a name that does not resolve moves on to
+ * the next.
  */
 export async function askNameservers(
   names: readonly string[],
   qname: string,
   type: packet.RecordType,
   deps: ProbeDeps,
-  opts: { timeoutMs: number; signal: AbortSignal },
+  opts: { timeoutMs: number; signal: AbortSignal; anyAnswer?: boolean },
 ): Promise<{ reply: DnsReply; server: string }> {
   let last: unknown = new DnsError('no name server to ask', 'ENOSERVER');
   for (const ns of names) {
     try {
       const addr = await raceSignal(deps.resolver.resolve(ns), opts.signal);
       const server = nameserverAt(addr.address, deps);
-      const reply = await queryServer(server, qname, type, { ...opts, recurse: false });
-      if (reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') return { reply, server };
+      const reply = await queryServer(server, qname, type, {
+        timeoutMs: opts.timeoutMs,
+        signal: opts.signal,
+        recurse: false,
+      });
+      if (opts.anyAnswer || reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') return { reply, server };
       last = new DnsError(`${reply.rcode} from ${ns} (${server}) for ${qname} ${type}`, reply.rcode);
     } catch (err) {
       if (opts.signal.aborted) throw err;
@@ -96,6 +101,25 @@ export async function askNameservers(
     }
   }
   throw last;
+}
+
+/**
+ * The servers a referral names: an answer without records of `qname` whose authority section holds
+ * NS records of a zone between `zone` (exclusive) and `qname` (inclusive), that is a delegated
+ * sub-zone; null when the answer is no referral (an answer, NXDOMAIN, no data).
+ */
+export function referralOf(reply: DnsReply, qname: string, zone: string): { cut: string; names: string[] } | null {
+  if (reply.rcode !== 'NOERROR' || reply.answers.length) return null;
+  const q = bare(qname);
+  const z = bare(zone);
+  const ns = reply.authorities.filter((a) => {
+    if (a.type !== 'NS') return false;
+    const owner = bare(a.name);
+    return owner !== z && owner.endsWith(`.${z}`) && (q === owner || q.endsWith(`.${owner}`));
+  });
+  if (!ns.length) return null;
+  const cut = bare(ns[0]!.name);
+  return { cut, names: ns.filter((a) => bare(a.name) === cut).map((a) => bare(String((a as { data: string }).data))) };
 }
 
 /** A DS record's data as text: `keyTag algorithm digestType DIGEST`. */

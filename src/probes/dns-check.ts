@@ -1,11 +1,12 @@
 // dns liveness: one question (a record type, for the endpoint's host) asked of a chosen server, or
-// of the zone's own name servers (the domain's NS, each resolved and asked without recursion; a DS
-// question goes to the parent zone's servers, where DS records live). Without conditions, up when
+// of the zone's own name servers (the domain's NS, each resolved and asked without recursion; a name
+// in a delegated sub-zone is followed through the referral to the sub-zone's servers; a DS question
+// goes to the parent zone's servers, where DS records live). A truncated answer is asked again over
+// TCP. Without conditions, up when
 // the answer is NOERROR and holds records of the type; with conditions (on [DNS_RCODE], [BODY] and
 // [RESPONSE_TIME]), they alone decide. Every server's address is chosen through the guarded resolver, so
 // the outbound policy applies; the recursive resolvers that find a zone's servers are the
 // configured ones (DOMMON_DNS_SERVERS, else the system's).
-import dns from 'node:dns';
 import net from 'node:net';
 import type packet from 'dns-packet';
 import { evaluateConditions, parseConditions, type ConditionSet, type Placeholder } from '../domain/conditions.js';
@@ -38,47 +39,43 @@ const FIELDS = {
 // dns.js carries the packet codec: it loads with the first check, so a command that only reads the
 // registry (`dommon --help`, `token list`) does not load it.
 const codec = () => import('./dns.js');
+const delegation = () => import('./delegation.js');
 
 /** The address:port to send to: a name resolved through the guarded resolver, the policy checked either way. */
-async function serverAt(
-  spec: string,
-  fallbackPort: number | null,
-  deps: ProbeDeps,
-  signal: AbortSignal,
-): Promise<string> {
+async function serverAt(spec: string, deps: ProbeDeps, signal: AbortSignal): Promise<string> {
   const { parseServer } = await codec();
   const { host, port } = parseServer(spec);
   const addr = await raceSignal(deps.resolver.resolve(host), signal);
-  const p = fallbackPort ?? port;
-  return net.isIPv6(addr.address) ? `[${addr.address}]:${p}` : `${addr.address}:${p}`;
+  return net.isIPv6(addr.address) ? `[${addr.address}]:${port}` : `${addr.address}:${port}`;
 }
 
-/** The recursive resolvers: the configured ones, else the system's. */
-const recursive = (deps: ProbeDeps): string[] => (deps.dnsServers?.length ? [...deps.dnsServers] : dns.getServers());
+/** How many sub-zone referrals a question to a zone's own servers follows. */
+const MAX_REFERRALS = 4;
 
-/** The name servers of `zone` (its NS, from the recursive resolvers), each as address:port; [] when it has none. */
-async function zoneServers(zone: string, deps: ProbeDeps, timeoutMs: number, signal: AbortSignal): Promise<string[]> {
-  const { DnsError, queryServer } = await codec();
-  let reply: DnsReply | null = null;
-  let last: unknown = new DnsError('no DNS server configured', 'ENOSERVER');
-  for (const r of recursive(deps)) {
-    try {
-      reply = await queryServer(r, zone, 'NS', { timeoutMs, signal });
-      break;
-    } catch (err) {
-      if (signal.aborted) throw err;
-      last = err;
-    }
+/**
+ * The question asked of `zone`'s own name servers (its NS, from the recursive resolvers), without
+ * recursion: a name in a delegated sub-zone gets a referral, followed to the sub-zone's servers.
+ * null: the zone has no NS records.
+ */
+async function askZone(
+  zone: string,
+  name: string,
+  type: RecordType,
+  deps: ProbeDeps,
+  opts: { timeoutMs: number; signal: AbortSignal },
+): Promise<{ reply: DnsReply; server: string } | null> {
+  const { askNameservers, referralOf, zoneNameservers } = await delegation();
+  const names = await zoneNameservers(zone, deps, opts);
+  if (!names.length) return null;
+  let at = zone;
+  let asked = await askNameservers(names, name, type as packet.RecordType, deps, { ...opts, anyAnswer: true });
+  for (let hops = 0; hops < MAX_REFERRALS; hops++) {
+    const referral = referralOf(asked.reply, name, at);
+    if (!referral) break;
+    at = referral.cut;
+    asked = await askNameservers(referral.names, name, type as packet.RecordType, deps, { ...opts, anyAnswer: true });
   }
-  if (!reply) throw last;
-  const names = reply.answers.filter((a) => a.type === 'NS').map((a) => String((a as { data: string }).data));
-  const out: string[] = [];
-  for (const ns of names) {
-    const addr = await raceSignal(deps.resolver.resolve(ns), signal);
-    const port = deps.nameserverPort?.(addr.address) ?? 53;
-    out.push(net.isIPv6(addr.address) ? `[${addr.address}]:${port}` : `${addr.address}:${port}`);
-  }
-  return out;
+  return asked;
 }
 
 /** The zone whose servers hold a DS record of `zone`: its parent (`com` for example.com). */
@@ -93,26 +90,6 @@ function settingsOf(e: ProbeTarget): { type: RecordType; resolver: string | null
       : FIELDS.record_type.default,
     resolver: typeof s.resolver === 'string' ? s.resolver : null,
   };
-}
-
-/** One question to the servers in turn (the next only when one does not answer); which one answered. */
-async function askFirst(
-  servers: string[],
-  name: string,
-  type: RecordType,
-  opts: { timeoutMs: number; recurse: boolean; signal: AbortSignal },
-): Promise<{ reply: DnsReply; server: string }> {
-  const { DnsError, queryServer } = await codec();
-  let last: unknown = new DnsError('no server to ask', 'ENOSERVER');
-  for (const server of servers) {
-    try {
-      return { reply: await queryServer(server, name, type as packet.RecordType, opts), server };
-    } catch (err) {
-      if (opts.signal.aborted) throw err;
-      last = err;
-    }
-  }
-  throw last;
 }
 
 /** The placeholders a dns check supplies. */
@@ -185,14 +162,17 @@ export async function probeDns(
   // One server that does not answer leaves time for the next.
   const perQuery = Math.max(1000, Math.floor(timeoutMs / 2));
   try {
-    let servers: string[];
-    if (resolver) servers = [await serverAt(resolver, null, deps, signal)];
-    else {
+    let asked: { reply: DnsReply; server: string } | null;
+    if (resolver) {
+      const server = await serverAt(resolver, deps, signal);
+      const { queryServer } = await codec();
+      asked = { reply: await queryServer(server, name, type, { timeoutMs: perQuery, recurse: true, signal }), server };
+    } else {
       const zone = type === 'DS' ? parentOf(e.domain) : e.domain;
-      servers = await zoneServers(zone, deps, perQuery, signal);
-      if (!servers.length) return failure('dns', `no NS records for ${zone}: no name server to ask`, elapsed());
+      asked = await askZone(zone, name, type, deps, { timeoutMs: perQuery, signal });
+      if (!asked) return failure('dns', `no NS records for ${zone}: no name server to ask`, elapsed());
     }
-    const { reply, server } = await askFirst(servers, name, type, { timeoutMs: perQuery, recurse: !!resolver, signal });
+    const { reply, server } = asked;
     const rt = elapsed();
     if (conditions) {
       const out = evaluateConditions(conditions, {

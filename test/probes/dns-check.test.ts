@@ -1,12 +1,14 @@
 // The dns probe against a real DNS server on 127.0.0.1 whose records change between questions: asked
 // of a chosen resolver (up, no record of the type, NXDOMAIN, SERVFAIL, no answer, a denied address),
-// and of the zone's own name servers (found by NS, asked without recursion; DS of the parent's).
+// and of the zone's own name servers (found by NS, asked without recursion; DS of the parent's; a
+// delegated sub-zone followed through the referral; a truncated answer asked again over TCP).
 import t from 'tap';
 import { createResolver } from '../../src/net/resolve.js';
 import { outboundPolicy } from '../../src/domain/outbound.js';
 import { dnsType, probeDns } from '../../src/probes/dns-check.js';
 import '../../src/probes/registry.js';
 import { startDnsServer } from '../support/dns-server.js';
+import { startParentDns } from '../support/parent-dns.js';
 
 t.setTimeout(60_000);
 const never = new AbortController().signal;
@@ -166,4 +168,103 @@ t.test('judged by conditions on [DNS_RCODE] and [BODY] when the configuration ha
   // Without conditions the verdict is today's: NOERROR with a record of the type.
   t.match(await dnsType.liveness(at(null), settings([]), deps, never), { ok: true });
   t.match(await dnsType.liveness(at('gone'), settings([]), deps, never), { ok: false, reason: 'dns' });
+});
+
+t.test("a name in a delegated sub-zone: the zone's servers refer, the sub-zone's answer", async (t) => {
+  // The resolver names the zone's server (127.0.0.2) and the sub-zone's (127.0.0.3); both answer on
+  // its port, as DOMMON_NAMESERVER_PORT maps it.
+  const resolver = await startDnsServer({
+    'example.test': { NS: ['ns1.example.test'] },
+    'ns1.example.test': { A: ['127.0.0.2'] },
+    'ns.sub.example.test': { A: ['127.0.0.3'] },
+  });
+  const zone = await startParentDns({
+    host: '127.0.0.2',
+    port: resolver.port,
+    zone: 'example.test',
+    delegations: { 'sub.example.test': { NS: ['ns.sub.example.test'] } },
+    records: { 'www.example.test': ['192.0.2.1'] },
+  });
+  const sub = await startParentDns({
+    host: '127.0.0.3',
+    port: resolver.port,
+    zone: 'sub.example.test',
+    records: { 'www.sub.example.test': ['192.0.2.7'] },
+  });
+  t.teardown(async () => {
+    await sub.close();
+    await zone.close();
+    await resolver.close();
+  });
+  const deps = {
+    resolver: createResolver([resolver.address]),
+    dnsServers: [resolver.address],
+    nameserverPort: () => resolver.port,
+  };
+  const check = (subdomain: string, conditions: string[]) =>
+    dnsType.liveness(
+      target('example.test', subdomain, { record_type: 'A', resolver: null }),
+      { timeout_seconds: 3, expected_status_code: 200, conditions },
+      deps,
+      never,
+    );
+
+  t.match(await check('www', ['[BODY] == 192.0.2.1']), { ok: true }, "the zone's own record");
+  t.same(sub.queries, [], 'no referral: the sub-zone is not asked');
+
+  t.match(await check('www.sub', ['[BODY] == 192.0.2.7', '[DNS_RCODE] == NOERROR']), { ok: true });
+  t.same(
+    zone.queries.slice(-1).map((q) => [q.name, q.type, q.rd]),
+    [['www.sub.example.test', 'A', false]],
+    'the zone answered with a referral',
+  );
+  t.same(
+    sub.queries.map((q) => [q.name, q.type, q.rd]),
+    [['www.sub.example.test', 'A', false]],
+    "the sub-zone's server was asked, without recursion",
+  );
+
+  // Without conditions: a name the sub-zone does not have is NXDOMAIN from the sub-zone's server.
+  t.match(await probeDns(target('example.test', 'gone.sub', { record_type: 'A', resolver: null }), 3000, deps, never), {
+    ok: false,
+    reason: 'dns',
+    error: `dns: NXDOMAIN from 127.0.0.3:${resolver.port} for gone.sub.example.test A`,
+  });
+
+  // The sub-zone's answer does not fit in UDP (TC): asked again over TCP, and judged on that.
+  sub.truncated.add('www.sub.example.test');
+  sub.queries.length = 0;
+  t.match(await check('www.sub', ['[BODY] == 192.0.2.7']), { ok: true });
+  t.same(
+    sub.queries.map((q) => q.tcp),
+    [false, true],
+    'UDP first, then TCP',
+  );
+
+  // A server that truncates and takes no TCP: the check fails, it is not judged on the empty UDP answer.
+  await sub.close();
+  const tcOnly = (await import('node:dgram')).createSocket('udp4');
+  await new Promise<void>((r) => tcOnly.bind(0, '127.0.0.1', () => r()));
+  t.teardown(() => new Promise<void>((r) => tcOnly.close(() => r())));
+  const packet = (await import('dns-packet')).default;
+  tcOnly.on('message', (msg, rinfo) => {
+    const q = packet.decode(msg);
+    const res = packet.encode({
+      type: 'response',
+      id: q.id,
+      flags: packet.TRUNCATED_RESPONSE,
+      questions: q.questions,
+    });
+    tcOnly.send(res, rinfo.port, rinfo.address);
+  });
+  const port = (tcOnly.address() as { port: number }).port;
+  t.match(
+    await probeDns(
+      target('example.test', 'www', { record_type: 'A', resolver: `127.0.0.1:${port}` }),
+      3000,
+      { resolver: createResolver([]) },
+      never,
+    ),
+    { ok: false, reason: 'refused' },
+  );
 });

@@ -1,8 +1,9 @@
-// An authoritative server of a parent zone (a TLD's, say) on a loopback address, over UDP and TCP on
-// one port: for a name in a delegated child zone it answers what a real parent answers, a referral
-// (the child's NS in the authority section, no AA, no answer), and the child's DS records itself
-// (AA). The test changes `delegations` between questions. Names of `truncated` get a UDP answer with
-// TC set and nothing in it, and their whole answer over TCP.
+// An authoritative server of a zone (a TLD's, say) on a loopback address, over UDP and TCP on one
+// port: for a name in a delegated child zone it answers what a real parent answers, a referral (the
+// child's NS in the authority section, no AA, no answer), and the child's DS records itself (AA); the
+// zone's own A records (`records`) it answers with AA. The test changes `delegations` and `records`
+// between questions. Names of `truncated` get a UDP answer with TC set and nothing in it, and their
+// whole answer over TCP.
 import dgram from 'node:dgram';
 import net from 'node:net';
 import packet from 'dns-packet';
@@ -10,8 +11,6 @@ import packet from 'dns-packet';
 interface ChildDelegation {
   NS: string[];
   DS?: { keyTag: number; algorithm: number; digestType: number; digest: string }[];
-  /** Answers (A records) this server also holds for names under the child (a server of both zones). */
-  A?: Record<string, string[]>;
 }
 
 interface ParentDns {
@@ -19,6 +18,8 @@ interface ParentDns {
   port: number;
   zone: string;
   delegations: Record<string, ChildDelegation>;
+  /** The zone's own A records, by name (outside every delegation). */
+  records: Record<string, string[]>;
   /** Names whose UDP answer comes truncated (TC): the records only over TCP. */
   truncated: Set<string>;
   /** Stops answering (every question times out) while true. */
@@ -35,12 +36,14 @@ export async function startParentDns(opts: {
   port?: number;
   zone: string;
   delegations?: Record<string, ChildDelegation>;
+  records?: Record<string, string[]>;
 }): Promise<ParentDns> {
   const state: ParentDns = {
     host: opts.host,
     port: 0,
     zone: bare(opts.zone),
     delegations: opts.delegations ?? {},
+    records: opts.records ?? {},
     truncated: new Set(),
     silent: false,
     queries: [],
@@ -69,15 +72,17 @@ export async function startParentDns(opts: {
     });
     const inZone = name === state.zone || name.endsWith(`.${state.zone}`);
     if (!inZone) return reply(0, 5); // REFUSED: not this server's zone
-    const child = Object.keys(state.delegations).find((c) => name === c || name.endsWith(`.${c}`));
-    if (!child) return reply(packet.AUTHORITATIVE_ANSWER, name === state.zone ? 0 : 3);
-    const d = state.delegations[child]!;
     const base = { ttl: 3600, class: 'IN' as const };
     if (state.truncated.has(name) && !tcp) return reply(packet.AUTHORITATIVE_ANSWER | packet.TRUNCATED_RESPONSE, 0);
-    if (d.A?.[name] && question.type === 'A') {
-      const answers = d.A[name]!.map((a) => ({ ...base, name, type: 'A', data: a }) as packet.Answer);
+    const child = Object.keys(state.delegations).find((c) => name === c || name.endsWith(`.${c}`));
+    if (!child) {
+      const own = state.records[name];
+      if (!own && name !== state.zone) return reply(packet.AUTHORITATIVE_ANSWER, 3); // NXDOMAIN
+      const answers =
+        question.type === 'A' ? (own ?? []).map((a) => ({ ...base, name, type: 'A', data: a }) as packet.Answer) : [];
       return reply(packet.AUTHORITATIVE_ANSWER, 0, { answers });
     }
+    const d = state.delegations[child]!;
     if (question.type === 'DS' && name === child) {
       const answers = (d.DS ?? []).map(
         (x) => ({ ...base, name, type: 'DS', data: { ...x, digest: Buffer.from(x.digest, 'hex') } }) as packet.Answer,
@@ -119,7 +124,10 @@ export async function startParentDns(opts: {
     tcp.once('error', reject);
     tcp.listen(state.port, opts.host, () => resolve());
   });
+  let closed = false;
   state.close = async () => {
+    if (closed) return;
+    closed = true;
     for (const s of sockets) s.destroy();
     await Promise.all([new Promise<void>((r) => udp.close(() => r())), new Promise<void>((r) => tcp.close(() => r()))]);
   };
