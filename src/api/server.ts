@@ -19,6 +19,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
 import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
+import { configRoutes } from './routes/config.js';
 import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { eventRoutes } from './routes/events.js';
@@ -69,6 +70,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   healthRoutes(router, deps);
   if (!opts.healthAndMetricsOnly) {
     openapiRoutes(router, deps);
+    configRoutes(router, deps);
     tokenRoutes(router, secure);
     portfolioRoutes(router, deps, secure);
     domainRoutes(router, deps, secure);

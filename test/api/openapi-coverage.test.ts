@@ -17,6 +17,7 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await anon.get('/health')).status, 200);
   t.equal((await anon.get('/api/v1/openapi.json')).status, 200);
   t.equal((await anon.get('/docs')).status, 200);
+  t.equal((await anon.get('/api/v1/config/schema.json')).status, 200);
   t.equal((await anon.get('/docs/dommon-docs.js')).status, 200);
   t.match((await anon.get('/metrics')).text, /^dommon_/m, 'Prometheus text without DOMMON_METRICS_TOKEN');
   t.equal((await api.get('/api/v1/validate')).status, 200);

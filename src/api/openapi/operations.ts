@@ -81,6 +81,16 @@ export const OPERATIONS: OperationDoc[] = [
   },
   {
     method: 'get',
+    path: '/api/v1/config/schema.json',
+    summary: "The configuration file's JSON Schema (docs/configuration-file.md)",
+    description:
+      'Generated from the same request, channel and endpoint-type schemas as this API; point an editor at it with `# yaml-language-server: $schema=<this URL>`.',
+    tag: 'System',
+    auth: false,
+    responses: { 200: { contentType: 'application/schema+json' } },
+  },
+  {
+    method: 'get',
     path: '/docs',
     summary: 'This document as a readable HTML reference (Swagger UI)',
     tag: 'System',
