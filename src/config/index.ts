@@ -96,6 +96,12 @@ export interface Config {
   publicHosts: string[];
   /** DOMMON_OUTBOUND_DENY / DOMMON_OUTBOUND_ALLOW: addresses no probe, scan, webhook or chat request may reach. */
   outbound: OutboundPolicy;
+  /**
+   * DOMMON_PUBLIC_URL / --public-url: the address people and jobs reach this daemon at (scheme, host
+   * and an optional path, no trailing slash); the URLs it writes about itself (ping URLs) use it. null:
+   * the origin of the request that asked for them.
+   */
+  publicUrl: string | null;
   /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
   remoteUrl: string | null;
   remoteToken: string | null;
@@ -139,6 +145,7 @@ type ConfigFlags = Partial<{
   nodeName: string;
   region: string;
   trustProxy: boolean | string;
+  publicUrl: string;
 }>;
 
 export class ConfigError extends Error {}
@@ -217,6 +224,16 @@ function url(name: string, raw: string | undefined, protocols: string[]): string
   }
   if (!protocols.includes(u.protocol)) throw new ConfigError(`${name} must use ${protocols.join(' or ')}`);
   return raw.replace(/\/+$/, '');
+}
+
+/** An http(s) base URL without credentials, query or fragment; a path is kept (a proxy may serve dommon under one). */
+function publicUrl(name: string, raw: string | undefined): string | null {
+  const base = url(name, raw, ['http:', 'https:']);
+  if (base === null) return null;
+  const u = new URL(base);
+  if (u.username || u.password || u.search || u.hash || base.includes('?') || base.includes('#'))
+    throw new ConfigError(`${name} must be a base URL such as https://dommon.example.com (no user, query or fragment)`);
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 function outbound(env: Env): OutboundPolicy {
@@ -400,6 +417,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       .split(',')
       .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
       .filter(Boolean),
+    publicUrl: publicUrl(
+      flags.publicUrl !== undefined ? '--public-url' : 'DOMMON_PUBLIC_URL',
+      flags.publicUrl ?? env.DOMMON_PUBLIC_URL,
+    ),
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
     database: database(

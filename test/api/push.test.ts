@@ -284,3 +284,19 @@ t.test('pings are pruned as results are, in bounded batches; the last start and 
   const again = await retention.runOnce();
   t.equal(again.deleted.push_pings, 0);
 });
+
+t.test('DOMMON_PUBLIC_URL: ping URLs are written on it, not on the address the request came to', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000', DOMMON_PUBLIC_URL: 'https://dommon.example.com/monitor/' });
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('push'));
+  const domain = (await api.post('/api/v1/domains', { domain: 'example.org' })).body;
+  const ep = (await api.post('/api/v1/endpoints', { domain_id: domain.id, name: 'job', endpoint_type: 'push' })).body;
+  t.equal(ep.ping_url, `https://dommon.example.com/monitor/ping/${ep.ping_key}`);
+  t.equal((await api.get(`/api/v1/endpoints/${ep.id}/pings`)).body.ping_url, ep.ping_url);
+  const bulk = await api.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: domain.id, name: 'job2', endpoint_type: 'push' }],
+  });
+  t.match(bulk.body.data[0].ping_url, /^https:\/\/dommon\.example\.com\/monitor\/ping\/[0-9a-f-]{36}$/);
+  // The key is what finds the endpoint: a ping on the daemon's own address still counts.
+  t.equal((await fetch(`${s.url}/ping/${ep.ping_key}`)).status, 200);
+});

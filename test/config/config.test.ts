@@ -114,6 +114,10 @@ const invalid: [string, string, RegExp][] = [
   ['DOMMON_CHECK_INTERVAL', '1h', /DOMMON_CHECK_INTERVAL/],
   ['DOMMON_NOTIFY_INTERVAL', '0', /DOMMON_NOTIFY_INTERVAL/],
   ['DOMMON_URL', 'localhost:8080', /DOMMON_URL/],
+  ['DOMMON_PUBLIC_URL', 'dommon.example.com', /DOMMON_PUBLIC_URL is not a valid URL/],
+  ['DOMMON_PUBLIC_URL', 'ftp://dommon.example.com', /DOMMON_PUBLIC_URL must use http: or https:/],
+  ['DOMMON_PUBLIC_URL', 'https://dommon.example.com/?x=1', /DOMMON_PUBLIC_URL must be a base URL/],
+  ['DOMMON_PUBLIC_URL', 'https://user:pw@dommon.example.com', /DOMMON_PUBLIC_URL must be a base URL/],
   ['DOMMON_TRUST_PROXY', 'maybe', /DOMMON_TRUST_PROXY must be true or false/],
   ['DOMMON_AUTH_FAILURE_LIMIT', '0', /DOMMON_AUTH_FAILURE_LIMIT/],
   ['DOMMON_SESSION_IDLE_HOURS', '0', /DOMMON_SESSION_IDLE_HOURS/],
@@ -137,6 +141,21 @@ t.test('sessions, the failure throttle and --trust-proxy: defaults, variables, t
   t.same(c.session, { idleMs: 3_600_000, absoluteMs: 2 * 86_400_000 });
   t.equal(loadConfig({ trustProxy: true }, {}).trustProxy, true, '--trust-proxy');
   t.equal(loadConfig({}, { DOMMON_TRUST_PROXY: 'off' }).trustProxy, false);
+});
+
+t.test('--public-url / DOMMON_PUBLIC_URL: a base URL, normalised; unset by default', async (t) => {
+  t.equal(loadConfig({}, {}).publicUrl, null, 'the request origin is the fallback');
+  t.equal(loadConfig({}, { DOMMON_PUBLIC_URL: 'https://Dommon.Example.com/' }).publicUrl, 'https://dommon.example.com');
+  t.equal(
+    loadConfig({}, { DOMMON_PUBLIC_URL: 'https://example.com:8443/dommon/' }).publicUrl,
+    'https://example.com:8443/dommon',
+  );
+  t.equal(
+    loadConfig({ publicUrl: 'http://10.0.0.5:8080' }, { DOMMON_PUBLIC_URL: 'https://other.example' }).publicUrl,
+    'http://10.0.0.5:8080',
+    'the flag wins',
+  );
+  t.match(configError(() => loadConfig({ publicUrl: 'nope' }, {}))?.message, /^--public-url is not a valid URL/);
 });
 
 function configError(fn: () => unknown): Error | undefined {

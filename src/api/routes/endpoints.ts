@@ -11,6 +11,7 @@ import { created, page, pathId, team } from './common.js';
 
 export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middleware[]): void {
   const { services: s, validator: v } = deps;
+  const originOf = (ctx: { protocol: string; host: string }) => baseOf(deps.config.publicUrl, ctx);
   // The same handlers answer the Public API and the User API path.
   for (const base of ['/api/v1/endpoints', '/api-endpoints']) {
     router.get(base, ...secure, readCache(deps.stamp, 'endpoints'), async (ctx) => {
@@ -81,8 +82,12 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
   }
 }
 
-/** The origin the request was sent to (a push endpoint's ping URL is on it): the Host header, behind --trust-proxy X-Forwarded-Proto. */
-const originOf = (ctx: { protocol: string; host: string }): string => `${ctx.protocol}://${ctx.host}`;
+/**
+ * Where a push endpoint's ping URL is: DOMMON_PUBLIC_URL when set, else the origin the request was
+ * sent to (the Host header; behind --trust-proxy, X-Forwarded-Proto).
+ */
+const baseOf = (publicUrl: string | null, ctx: { protocol: string; host: string }): string =>
+  publicUrl ?? `${ctx.protocol}://${ctx.host}`;
 
 const DONE: Record<EndpointAction, string> = { pause: 'paused', resume: 'resumed', delete: 'deleted' };
 

@@ -11,6 +11,7 @@ interface ServeFlags {
   nodeName?: string;
   region?: string;
   trustProxy?: boolean;
+  publicUrl?: string;
 }
 
 export function serveCommand(program: Command): void {
@@ -32,6 +33,10 @@ export function serveCommand(program: Command): void {
     .option(
       '--trust-proxy',
       'behind a reverse proxy: believe its X-Forwarded-Proto and X-Forwarded-For (DOMMON_TRUST_PROXY, default off)',
+    )
+    .option(
+      '--public-url <url>',
+      'the address people and jobs reach the daemon at, e.g. https://dommon.example.com; ping URLs are written on it (DOMMON_PUBLIC_URL, default: the address each request was sent to)',
     )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
@@ -96,7 +101,9 @@ export function serveCommand(program: Command): void {
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
       // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
       if (config.node.role !== 'worker')
-        process.stderr.write(`web dashboard: ${url}/ (sign in with a token from \`dommon token create\`)\n`);
+        process.stderr.write(
+          `web dashboard: ${config.publicUrl ?? url}/ (sign in with a token from \`dommon token create\`)\n`,
+        );
       app.log.info(
         { url, dataDir: config.dataDir, node: config.node.name, role: config.node.role, region: config.node.region },
         'listening',
