@@ -13,7 +13,7 @@ import { evaluateConditions, parseConditions, type ConditionSet, type Placeholde
 import { hostOf } from '../domain/endpoint.js';
 import type { DnsReply } from './dns.js';
 import type { EndpointPlugin, ProbeSettings, ProbeTarget } from './plugin.js';
-import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'CAA', 'DS'] as const;
 type RecordType = (typeof RECORD_TYPES)[number];
@@ -180,7 +180,7 @@ export async function probeDns(
         BODY: bodyOf(reply.answers),
         RESPONSE_TIME: rt,
       });
-      if (out.ok) return { ok: true, responseTimeMs: rt, statusCode: null, error: null, reason: null };
+      if (out.ok) return passed(rt);
       let text = out.failures.map((f) => f.seen).join('; ');
       if (text.length > MAX_CONDITION_ERROR) text = `${text.slice(0, MAX_CONDITION_ERROR)}...`;
       return failure('condition', text, rt);
@@ -188,13 +188,9 @@ export async function probeDns(
     if (reply.rcode !== 'NOERROR') return failure('dns', `${reply.rcode} from ${server} for ${name} ${type}`, rt);
     if (!reply.answers.some((a) => a.type === type))
       return failure('dns', `no ${type} record for ${name} (NOERROR, no answer from ${server})`, rt);
-    return { ok: true, responseTimeMs: rt, statusCode: null, error: null, reason: null };
+    return passed(rt);
   } catch (err) {
-    const { DnsError } = await codec();
-    if (err instanceof DnsError && err.code === 'ETIMEOUT' && !parent.aborted)
-      return failure('timeout', err.message.replace(/^DNS timeout/, 'no DNS answer'), elapsed());
-    const { reason, detail } = classify(err, parent, timedOut);
-    return failure(reason, reason === 'timeout' ? `no DNS answer within ${timeoutMs / 1000} s` : detail, elapsed());
+    return failedWith(err, parent, timedOut, { timeoutMs, noAnswer: 'no DNS answer', elapsedMs: elapsed() });
   } finally {
     done();
   }

@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { hostOf } from '../domain/endpoint.js';
 import type { EndpointPlugin, ProbeTarget } from './plugin.js';
-import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 /** Seconds between two echo requests: the shortest iputils lets an unprivileged user ask for. */
 const INTERVAL_S = 0.2;
@@ -101,12 +101,11 @@ export async function probeIcmp(
         `${lost} of ${summary.transmitted} echo requests unanswered (${lossPercent} % lost, at most ${maxLoss} % allowed)`,
         rtt,
       );
-    return { ok: true, responseTimeMs: rtt, statusCode: null, error: null, reason: null };
+    return passed(rtt);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return failure('error', 'the system ping program is not installed (Debian: iputils-ping)', elapsed());
-    const { reason, detail } = classify(err, parent, timedOut);
-    return failure(reason, reason === 'timeout' ? `no echo reply within ${timeoutMs / 1000} s` : detail, elapsed());
+    return failedWith(err, parent, timedOut, { timeoutMs, noAnswer: 'no echo reply', elapsedMs: elapsed() });
   } finally {
     done();
   }

@@ -3,7 +3,7 @@ import net from 'node:net';
 import { effectivePort, hostOf, TLS_PORTS } from '../domain/endpoint.js';
 import type { EndpointPlugin } from './plugin.js';
 import { inspectTls } from './tls.js';
-import { classify, deadline, failure, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 interface TcpTarget {
   host: string;
@@ -26,10 +26,13 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
       });
       socket.once('error', reject);
     });
-    return { ok: true, responseTimeMs: elapsed(), statusCode: null, error: null, reason: null };
+    return passed(elapsed());
   } catch (err) {
-    const { reason, detail } = classify(err, parent, timedOut);
-    return failure(reason, reason === 'timeout' ? `no connection within ${t.timeoutMs / 1000} s` : detail, elapsed());
+    return failedWith(err, parent, timedOut, {
+      timeoutMs: t.timeoutMs,
+      noAnswer: 'no connection',
+      elapsedMs: elapsed(),
+    });
   } finally {
     done();
   }

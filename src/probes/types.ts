@@ -99,6 +99,30 @@ export function classify(
   return { reason: 'error', detail: code ? `${code} ${e.message}` : String(e?.message ?? err) };
 }
 
+/**
+ * The outcome of a probe that threw, classified alike for every probe: the reason by classify(); a
+ * timeout in the probe's own words (`no echo reply within 5 s`, `no DNS answer within 5 s`); a
+ * per-question timeout that came before the probe's own deadline (ETIMEOUT: a DNS server that did
+ * not answer) a timeout naming whom it waited for; refusals and unreachable hosts as classify() says.
+ */
+export function failedWith(
+  err: unknown,
+  parent: AbortSignal,
+  timedOut: () => boolean,
+  t: { timeoutMs: number; noAnswer: string; elapsedMs: number },
+): ProbeOutcome {
+  const e = err as { code?: unknown; message?: unknown };
+  if (e?.code === 'ETIMEOUT' && !parent.aborted && typeof e.message === 'string')
+    return failure('timeout', e.message.replace(/^DNS timeout/, t.noAnswer), t.elapsedMs);
+  const { reason, detail } = classify(err, parent, timedOut);
+  return failure(reason, reason === 'timeout' ? `${t.noAnswer} within ${t.timeoutMs / 1000} s` : detail, t.elapsedMs);
+}
+
+/** A probe that passed, in `responseTimeMs`. */
+export function passed(responseTimeMs: number, statusCode: number | null = null): ProbeOutcome {
+  return { ok: true, responseTimeMs, statusCode, error: null, reason: null };
+}
+
 // One listener per caller's signal (the scheduler's shutdown signal is shared by every probe in
 // flight): a probe joins its set and leaves it, instead of adding and removing an event listener.
 const waiting = new WeakMap<AbortSignal, Set<() => void>>();
