@@ -2,13 +2,12 @@
 // Runs the whole tap suite and ends with the line CI reads: `N passed, N failed`.
 import { spawn } from 'node:child_process';
 
-const tapBin = new URL('../node_modules/tap/dist/esm/run.mjs', import.meta.url).pathname;
+const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
 // In CI (.ci/run sets CI) a whole-suite run first runs the static checks; each one that fails counts
 // as a failed test, so the last line still tells. Locally: `npm run lint`, `npm run typecheck:all`,
-// `npm run knip`, `npm run format:check`. Each is one process that leaves the other core idle (~55 s
-// one after another on 2 cores), so they run at once in two rounds: `tap build` (it rewrites tap's types)
-// beside format:check, then the three that read those types. Each one's output is printed whole.
+// `npm run knip`, `npm run format:check`. Each is one process, so the four run at once (one after
+// another they left a core idle). Each one's output is printed whole.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 const checking = ci && process.argv.length <= 2;
 const failedChecks = [];
@@ -33,25 +32,16 @@ const check = async (name) => {
 };
 
 const staticStarted = Date.now();
-// A fresh install holds tap's default plugin set (with the slow ts-node TypeScript loader); the set in
-// package.json ("!@tapjs/typescript", tsx instead) takes effect only after `tap build` (~10 s).
-const [[buildCode, buildOutput]] = await Promise.all([
-  run(process.execPath, [tapBin, 'build']),
-  checking ? check('format:check') : null,
-]);
-if (buildCode !== 0) {
-  process.stderr.write(buildOutput);
-  process.exit(buildCode);
-}
 if (checking) {
-  await Promise.all(['lint', 'typecheck:all', 'knip'].map(check));
-  process.stdout.write(`# static checks and tap build: ${((Date.now() - staticStarted) / 1000).toFixed(0)} s\n`);
+  await Promise.all(['format:check', 'lint', 'typecheck:all', 'knip'].map(check));
+  process.stdout.write(`# static checks: ${((Date.now() - staticStarted) / 1000).toFixed(0)} s\n`);
 }
 
-// Many files wait on child processes, PostgreSQL, loopback peers and timers rather than the CPU: three at
-// once keep 2 cores busier than two did (docs/testing.md, keeping the suite fast).
-const args = ['--reporter=tap', '--jobs=3', ...process.argv.slice(2)];
-const child = spawn(process.execPath, [tapBin, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+// The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs). Many wait on
+// child processes, PostgreSQL, loopback peers and timers rather than the CPU: three at once keep 2 cores
+// busier than two did (docs/testing.md, keeping the suite fast). Arguments: test files or folders.
+const args = ['--jobs=3', ...process.argv.slice(2)];
+const child = spawn(process.execPath, [filesRunner, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;
 let tail = '';

@@ -1,0 +1,148 @@
+#!/usr/bin/env node
+// Runs test files under one tap root, N at once, printing TAP (`ok N - test/x.test.ts # time=...ms` per
+// file and the `# { total, pass, fail }` summary); `scripts/test.mjs` runs it for `npm test`.
+//
+// Why not `tap` itself: its runner starts every file with its process-info and mock loaders
+// (`--import` of `@tapjs/processinfo` and `@tapjs/mock`; no option turns them off). The process-info
+// hook reads every module a file loads and exists for coverage, which is off here, and no test mocks a
+// module. And every file under tsx transforms and resolves its few hundred modules one by one as it
+// loads them. Here esbuild compiles all the files at once first (one bundle per file under
+// .tap/build/, the project's own modules shared in chunks, packages left to node_modules, source maps
+// so stack traces name the .ts lines), and each runs as `node --enable-source-maps file.js` through
+// tap's own `t.spawn` (the same TAP, time limits, `# timeout=` comments and buffered output as its
+// runner). An app-starting file then costs about a third less CPU (docs/testing.md).
+// `npx tap test/x.test.ts` for one file is unchanged.
+//
+// Usage: node scripts/tap-files.mjs [--jobs=N] [file or folder ...]  (default: every test file)
+import { build } from 'esbuild';
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import t from 'tap';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const TEST_FILE = /\.test\.tsx?$/;
+
+/**
+ * Files that spend most of their time waiting (intervals, leases, daemons, a browser) start first, so
+ * that they run beside the many short files instead of ending the run alone. Any other file (new ones
+ * included) runs after them in path order; a name here that no longer exists is ignored.
+ */
+const SLOW_FIRST = [
+  'test/pg/cluster.test.ts',
+  'test/scheduler/liveness.test.ts',
+  'test/pg/due-queue.test.ts',
+  'test/pg/outbox.test.ts',
+  'test/pg/regions.test.ts',
+];
+
+/** Every test file under `dir` (relative to the project), sorted. */
+function testFiles(dir) {
+  return fs
+    .readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && TEST_FILE.test(e.name))
+    .map((e) =>
+      path
+        .relative(ROOT, path.join(e.parentPath ?? e.path, e.name))
+        .split(path.sep)
+        .join('/'),
+    )
+    .sort();
+}
+
+let jobs = 3;
+const named = [];
+for (const arg of process.argv.slice(2)) {
+  const j = /^--jobs=(\d+)$/.exec(arg);
+  if (j) jobs = Number(j[1]);
+  else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
+  else named.push(arg);
+}
+
+let files = [];
+for (const name of named.length ? named : ['test']) {
+  const rel = path.relative(ROOT, path.resolve(name)).split(path.sep).join('/');
+  const st = fs.statSync(path.join(ROOT, rel), { throwIfNoEntry: false });
+  if (!st) throw new Error(`no such test file or folder: ${name}`);
+  files.push(...(st.isDirectory() ? testFiles(rel) : [rel]));
+}
+files = [...new Set(files)];
+const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
+files.sort((a, b) => rank(a) - rank(b));
+
+/**
+ * Compiles `files` into `outdir` (`test/x.test.ts` -> `outdir/test/x.test.js`). A bundled module's
+ * `import.meta.url` would name the bundle; the tests and the app find fixtures, migrations, `bin/` and
+ * `dist/` from it, so each project file's own `import.meta.url` and `import.meta.dirname` are written
+ * into it as they were (the text is replaced, in strings too: no file spells them in a string).
+ */
+async function compile(outdir) {
+  await build({
+    absWorkingDir: ROOT,
+    entryPoints: files,
+    outdir,
+    outbase: ROOT,
+    bundle: true,
+    splitting: true,
+    chunkNames: 'chunks/[name]-[hash]',
+    packages: 'external',
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    jsx: 'automatic',
+    sourcemap: 'linked',
+    sourcesContent: false,
+    logLevel: 'warning',
+    plugins: [
+      {
+        name: 'import-meta',
+        setup(b) {
+          b.onLoad({ filter: /\.[cm]?[jt]sx?$/ }, async ({ path: file }) => {
+            let contents = await fs.promises.readFile(file, 'utf8');
+            if (contents.includes('import.meta.'))
+              contents = contents
+                .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(file).href))
+                .replaceAll('import.meta.dirname', JSON.stringify(path.dirname(file)));
+            const ext = path.extname(file);
+            const loader = ext === '.tsx' ? 'tsx' : ext === '.jsx' ? 'jsx' : ext.endsWith('ts') ? 'ts' : 'js';
+            return { contents, loader };
+          });
+        },
+      },
+    ],
+  });
+}
+
+// One folder per run (two runs in one checkout must not share one), removed at the end; folders of
+// runs that no longer exist are removed first.
+const buildRoot = path.join(ROOT, '.tap/build');
+for (const e of fs.existsSync(buildRoot) ? fs.readdirSync(buildRoot, { withFileTypes: true }) : []) {
+  const pid = Number(/^run-(\d+)$/.exec(e.name)?.[1]);
+  if (!pid) continue;
+  try {
+    process.kill(pid, 0);
+  } catch {
+    fs.rmSync(path.join(buildRoot, e.name), { recursive: true, force: true });
+  }
+}
+const outdir = path.join(buildRoot, `run-${process.pid}`);
+process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => process.exit(1));
+const compileStarted = performance.now();
+await compile(outdir);
+t.comment(`compiled ${files.length} files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
+
+// The runner itself has no time limit; each file has tap's default 30 s, counted again from every
+// `# timeout=` its own t.setTimeout() prints (test/support/cli.ts's progressed()).
+t.setTimeout(0);
+t.jobs = Math.max(1, Math.min(jobs, files.length));
+t.plan(files.length);
+for (const file of files) {
+  // `t.spawn` puts tap's process-info loader into the child's NODE_OPTIONS whatever `env` says;
+  // `env -u NODE_OPTIONS` drops it between that and node (the child keeps the same pid).
+  t.spawn(
+    'env',
+    ['-u', 'NODE_OPTIONS', process.execPath, '--enable-source-maps', path.join(outdir, file.replace(/\.tsx?$/, '.js'))],
+    { name: file, externalID: file, cwd: ROOT, buffered: t.jobs > 1, timeout: 30_000, at: null, stack: '' },
+  );
+}
