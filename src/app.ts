@@ -614,6 +614,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     identity: node,
     counters: {
       workClaimed: () => probing.liveness.size(),
+      workRegional: () => probing.liveness.regional(),
       checksTotal: () => metrics.checksTotal(),
       singletons: () => (runsWorkers ? singletons.held() : []),
     },

@@ -287,6 +287,8 @@ export interface NodeRecord {
   started_at: string;
   last_heartbeat: string;
   work_claimed: number;
+  /** Of work_claimed: the regional runs (of its region's runs of configurations checked from several). */
+  work_regional?: number;
   checks_total: number;
   checks_per_minute: number;
   /** The jobs this node runs alone (retention, digests, ...). */

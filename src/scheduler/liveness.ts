@@ -135,9 +135,6 @@ const TAKEOVER_MS = 5000;
  */
 const ROUND_MAX_MS = 6000;
 
-/** How often a node counts the queued runs (its fair part is them over the live workers). */
-const QUEUED_MS = 30_000;
-
 /**
  * How far past its fair part a node still keeps leases (a fraction of the part, and at least a few runs):
  * a node just over it neither lets runs go nor claims more than the urgent ones, so small differences
@@ -198,9 +195,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   /** Live worker nodes, as the last claim round counted them (the nodes table's heartbeats), and of this region. */
   let workers = 1;
   let regionWorkers = 1;
-  /** The queued runs as last counted (see QUEUED_MS), and when (performance.now()). */
+  /** The queued runs as the last claim round counted them (the queue's ClaimResult.queued). */
   let queued: { plain: number; regional: number } | null = null;
-  let countedAt = -Infinity;
   /** This node's fair part of the queue: the queued runs over the live workers (null: not counted yet). */
   const fair = () =>
     queued && Math.ceil(queued.plain / Math.max(1, workers) + queued.regional / Math.max(1, regionWorkers));
@@ -215,8 +211,11 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
    */
   let shortest = Infinity;
   const intervals = new Map<number, number>();
+  /** Of the held runs, the regional ones (of this region's runs of configs checked from several). */
+  let regionalHeld = 0;
   function count(run: Run | undefined, by: 1 | -1): void {
     if (!run) return;
+    if (run.claim.region) regionalHeld += by;
     const ms = run.config.interval_seconds * 1000;
     const n = (intervals.get(ms) ?? 0) + by;
     if (n > 0) intervals.set(ms, n);
@@ -313,10 +312,6 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     const period = roundMs();
     const takeover = t0 - lookedForTakeover >= TAKEOVER_MS;
     if (takeover) lookedForTakeover = t0;
-    if (t0 - countedAt >= QUEUED_MS) {
-      queued = await queue.queued(region);
-      countedAt = t0;
-    }
     // Runs due soon and leases that ran out: of configs checked from anywhere, and this region's runs
     // of configs checked from several.
     const part = fair();
@@ -332,14 +327,16 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       share: {
         urgent: t + Math.ceil(nextRoundAt > t0 ? nextRoundAt - t0 : period * 1.5) + 2 * SLOT_MS,
         // (Not in a first round: the live workers are not counted yet, and the part is all of it.)
-        ...(part === null || !stats.rounds ? {} : { cap: Math.max(0, part - held.size) }),
+        ...(part === null || !stats.rounds ? {} : { fair: true }),
       },
       liveSince: new Date(t - STALE_AFTER_MS).toISOString(),
       takeover,
+      held: { plain: held.size - regionalHeld, regional: regionalHeld },
     });
     const claims = claimed.runs;
     workers = claimed.workers;
     regionWorkers = claimed.regionWorkers;
+    queued = claimed.queued;
     stats.rounds++;
     stats.claimMs.push(performance.now() - t0);
     if (stats.claimMs.length > 2000) stats.claimMs.splice(0, 1000);
@@ -668,6 +665,8 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     stats,
     /** Runs this node holds a lease on now (the node list's "work claimed"). */
     size: () => held.size,
+    /** Of them, the regional runs (its heartbeat's count, which the other nodes' claims add up). */
+    regional: () => regionalHeld,
     /** When a configuration this node holds runs next (epoch ms), for tests and tooling. */
     dueOf: (configId: string, inRegion = ''): number | undefined => held.get(dueKey(configId, inRegion))?.at,
     async start(): Promise<void> {
@@ -723,6 +722,7 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       await checking;
       held.clear();
       intervals.clear();
+      regionalHeld = 0;
       shortest = Infinity;
       wheel.clear();
       waiting = [];

@@ -89,8 +89,6 @@ export interface DueQueue {
   revoke(configId: string): Promise<void>;
   /** Repairs the queue against the working set (at start and every few minutes). */
   sync(now: number): Promise<{ added: number; woken: number }>;
-  /** The runs queued (not parked): of configs checked from anywhere, and of the region's. */
-  queued(region: string): Promise<{ plain: number; regional: number }>;
   /** See Fence: MonitorService.record calls it in the results' transaction. */
   fence: Fence;
 }
@@ -118,7 +116,6 @@ export function sharedDueQueue({ store, owner }: { store: Store; owner: string }
     wake: (scope, now) => repo.wake(scope, now),
     revoke: (configId) => repo.revoke(configId),
     sync: (now) => repo.sync(now),
-    queued: (region) => repo.queued(region),
     fence: (tx, rows, readStates) => tx.livenessDue.release(rows, LEASE_MARGIN_MS, readStates),
   };
 }
@@ -410,7 +407,13 @@ export function memoryDueQueue(deps: MemoryDeps): DueQueue & {
         if (rows.get(row.configId) === row && row.owner === null && row.due === value)
           runs.push(take(row, w.now, false));
       }
-      return { runs, workers: 1, regionWorkers: 1 };
+      // The one process holds the whole queue: its size is the rows (parked ones are removed).
+      return {
+        runs,
+        workers: 1,
+        regionWorkers: 1,
+        queued: { plain: rows.size - regionalRows, regional: regionalRows },
+      };
     },
     async release(list) {
       for (const r of list) end(r);
@@ -448,9 +451,6 @@ export function memoryDueQueue(deps: MemoryDeps): DueQueue & {
         const added = await load(initial);
         return { added: initial ? 0 : added, woken: 0 };
       }),
-    async queued() {
-      return { plain: rows.size - regionalRows, regional: regionalRows };
-    },
     async fence(tx, list) {
       // A config deleted meanwhile may still have its row (its change is applied after the commit).
       const existing = await tx.livenessData.existing([...new Set(list.map((r) => r.configId))]);

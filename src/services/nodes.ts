@@ -32,6 +32,8 @@ export interface NodeIdentity {
 interface NodeCounters {
   /** Work this node holds now (liveness configurations it schedules). */
   workClaimed(): number;
+  /** Of it, the regional runs (other nodes' claims add the counts up into the queue's size). */
+  workRegional?(): number;
   /** Checks this node finished since it started (every kind). */
   checksTotal(): number;
   /** The singleton jobs whose lock this node holds. */
@@ -203,6 +205,7 @@ export function createNodeHeartbeat(deps: {
         started_at: me.startedAt,
         last_heartbeat: now.toISOString(),
         work_claimed: deps.counters.workClaimed(),
+        work_regional: deps.counters.workRegional?.() ?? 0,
         checks_total: total,
         checks_per_minute: perMinute(performance.now(), total),
         singletons: [...deps.counters.singletons()],

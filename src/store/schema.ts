@@ -366,6 +366,8 @@ export interface NodesTable {
   started_at: string;
   last_heartbeat: string;
   work_claimed: number;
+  /** Of work_claimed: the regional runs (of the node's region). */
+  work_regional: Generated<number>;
   checks_total: number;
   checks_per_minute: number;
   singletons: string;

@@ -126,8 +126,8 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   );
   t.same(
     await a.livenessDue.claim('node-c', { now, horizon: far, limit: 500, marginMs: MARGIN, liveSince: live(now) }),
-    { runs: [], workers: 1, regionWorkers: 1 },
-    'none left (no node rows: one worker counted, the claimer)',
+    { runs: [], workers: 1, regionWorkers: 1, queued: { plain: 0, regional: 0 } },
+    'none left (no node rows: one worker counted, the claimer, holding nothing it says)',
   );
 
   // The claim is a prepared statement: parsed once on a connection, run again by name.
@@ -248,6 +248,54 @@ t.test('claims, fenced releases, takeover, parking and repair', { skip }, async 
   t.equal(again.runs.length, 400, 'every row claimed again');
   t.equal(await a.livenessDue.releaseOwned('node-a'), 400, 'a clean stop hands back its leases');
   t.equal((await a.livenessDue.all()).filter((r) => r.owner !== null).length, 0, 'none leased');
+});
+
+t.test("the queue's size comes from the nodes' heartbeats and the claim's own read", { skip }, async (t) => {
+  const url = (await freshPgDatabase(t, 'dueqsize'))!;
+  const made = await livenessConfigs(t, url, 'size.example', 30, { interval_seconds: 60 });
+  const store = await openPgStore(url);
+  t.teardown(() => store.close());
+  const now = Date.now();
+  const beat = (name: string, role: string, region: string, at: number, work: number, regional: number) =>
+    store.nodes.heartbeat({
+      name,
+      role,
+      region,
+      version: 'test',
+      host: 'h',
+      pid: 1,
+      started_at: new Date(at - 120_000).toISOString(),
+      last_heartbeat: new Date(at).toISOString(),
+      work_claimed: work,
+      work_regional: regional,
+      checks_total: 0,
+      checks_per_minute: 0,
+      singletons: [],
+    });
+  await beat('n1', 'all', 'default', now, 120, 20);
+  await beat('n2', 'worker', 'eu', now, 50, 10);
+  await beat('old', 'all', 'default', now - 60_000, 400, 0); // stale: not counted
+  await beat('front', 'api', 'default', now, 999, 0); // an api node holds nothing
+  await beat('me', 'all', 'default', now - 8000, 1000, 100); // its own row is older than `held`
+  // A share that takes nothing (nothing urgent, no room): the 30 unleased rows due are only read.
+  const r = await store.livenessDue.claim('me', {
+    now,
+    horizon: now + 4000,
+    limit: 1000,
+    marginMs: MARGIN,
+    liveSince: live(now),
+    share: { urgent: 0, cap: 0 },
+    held: { plain: 5, regional: 2 },
+  });
+  t.equal(r.runs.length, 0, 'nothing taken');
+  t.same([r.workers, r.regionWorkers], [3, 2], 'three live workers (n1, n2, me), two of them in the default region');
+  t.same(
+    r.queued,
+    // plain: n1's 100 and n2's 40 as they said, this node's 5 now, the 30 unleased rows due;
+    // regional: n1's 20 (of this region; n2's are the eu region's) and this node's 2.
+    { plain: 100 + 40 + 5 + made.ids.length, regional: 20 + 2 },
+    'the live workers held (each own count newest), plus the unleased runs due by the horizon',
+  );
 });
 
 t.test('two nodes inspect each TLS endpoint once (leased per target)', { skip }, async (t) => {

@@ -22,6 +22,7 @@ import * as m023 from './023_push.js';
 import * as m024 from './024_liveness_requests.js';
 import * as m025 from './025_maintenance_windows.js';
 import * as m026 from './026_domain_delegations.js';
+import * as m027 from './027_nodes_work_regional.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -45,6 +46,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '024_liveness_requests': m024,
   '025_maintenance_windows': m025,
   '026_domain_delegations': m026,
+  '027_nodes_work_regional': m027,
 };
 
 /**

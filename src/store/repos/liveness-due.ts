@@ -59,9 +59,16 @@ interface ClaimWindow {
    * 1/n (n: the live worker nodes; of this region for regional runs) and at least every run due by
    * `urgent` (those this node's next round may be too late for). With `cap` the round takes, past the
    * urgent ones, up to `cap` runs instead of 1/n (what the node lacks of its fair part of the queue: 0
-   * takes only what is urgent). Without a share a round takes every run due by the horizon.
+   * takes only what is urgent). `fair` caps it at what the node lacks of its fair part as this
+   * statement counts it (`queued` over the live workers, less `held`). Without a share a round takes
+   * every run due by the horizon.
    */
-  share?: { urgent: number; cap?: number };
+  share?: { urgent: number; cap?: number; fair?: boolean };
+  /**
+   * The runs this node holds now, plain and regional (its own heartbeat's counts are older): with the
+   * other live nodes' counts from their heartbeats they make the claim's `queued`.
+   */
+  held?: { plain: number; regional: number };
   /**
    * Look for leases that ran out (default). False skips that scan this round (LIMIT 0: the index is
    * not read): its head holds the entries of every version released since the last vacuum, so it
@@ -78,6 +85,12 @@ interface ClaimResult {
   runs: ClaimedRun[];
   workers: number;
   regionWorkers: number;
+  /**
+   * The runs queued as the live nodes hold them (their heartbeats' counts, this node's `held`) plus the
+   * unleased runs due by the horizon this claim read (of this region for `regional`): what each
+   * node's fair part divides, counted from what grows with the nodes' parts, never the whole queue.
+   */
+  queued: { plain: number; regional: number };
 }
 
 /** What a change of the working set touches: one config, an endpoint's, a domain's. */
@@ -139,10 +152,18 @@ export function livenessDueRepo(db: Kysely<DB>) {
     // share).
     const share = o.share;
     // Past the urgent runs: 1/n of the candidates, or (a cap) as many as the caller lacks of its part.
+    // The fair part: the queue's size as counted below (the live nodes' held runs, this node's, the
+    // unleased candidates) over the live workers; what this node lacks of it.
+    const hp = Math.max(0, Math.floor(o.held?.plain ?? 0));
+    const hr = Math.max(0, Math.floor(o.held?.regional ?? 0));
+    const lacks = sql`greatest(0, ceil((w.hp + ${hp}::int + (select a from pf))::numeric / w.n
+      + (w.hr + ${hr}::int + (select a from pr))::numeric / w.rn) - ${hp + hr}::int)`;
     const beyond = (nodes: 'n' | 'rn') =>
-      share?.cap === undefined
-        ? sql`ceil(x.a::numeric / w.${sql.raw(nodes)})`
-        : sql`least(x.a, ${Math.max(0, Math.floor(share.cap))}::bigint)`;
+      share?.fair
+        ? sql`least(x.a, ${lacks})`
+        : share?.cap === undefined
+          ? sql`ceil(x.a::numeric / w.${sql.raw(nodes)})`
+          : sql`least(x.a, ${Math.max(0, Math.floor(share.cap))}::bigint)`;
     const take = (cand: 'cf' | 'cr', counts: 'pf' | 'pr', nodes: 'n' | 'rn') =>
       sql`(select config_id from ${sql.table(cand)} order by due_at limit
              (select greatest(x.u, ${beyond(nodes)}) from ${sql.table(counts)} x, w))`;
@@ -168,8 +189,24 @@ export function livenessDueRepo(db: Kysely<DB>) {
     const takeoverLimit = o.takeover === false ? 0 : o.limit;
     // The live worker nodes (a heartbeat since `liveSince`; of this region: rn), counted in every round:
     // the share divides by them and the caller paces its rounds by them.
-    const r = await sql<ClaimRow & { workers: number; region_workers: number }>`with
-      w as (select greatest(1, count(*))::int as n, greatest(1, count(*) filter (where region = ${region}))::int as rn
+    // Their heartbeats' counts of the runs they hold (this node's from `held`, newer), and the unleased
+    // runs due by the horizon that the share read (pf, pr): the queue's size, with no count of it.
+    const unleased = share
+      ? sql`(select a from pf)::int as unleased_plain, (select a from pr)::int as unleased_regional`
+      : sql`0 as unleased_plain, 0 as unleased_regional`;
+    const r = await sql<
+      ClaimRow & {
+        workers: number;
+        region_workers: number;
+        held_plain: number;
+        held_regional: number;
+        unleased_plain: number;
+        unleased_regional: number;
+      }
+    >`with
+      w as (select greatest(1, count(*))::int as n, greatest(1, count(*) filter (where region = ${region}))::int as rn,
+              coalesce(sum(work_claimed - work_regional) filter (where name <> ${owner}), 0)::int as hp,
+              coalesce(sum(work_regional) filter (where name <> ${owner} and region = ${region}), 0)::int as hr
             from nodes where role <> 'api' and last_heartbeat >= ${o.liveSince}),
       ${head}
       sl as (select config_id from liveness_due where owner is not null and lease_until < ${o.now}::bigint
@@ -186,16 +223,22 @@ export function livenessDueRepo(db: Kysely<DB>) {
                and q.config_id = any(array(select config_id from rf union all select config_id from rl))
              returning q.config_id, q.region, q.config_id = any(array(select config_id from rl)) as taken,
                q.due_at, q.fresh, q.token)
-      select w.n as workers, w.rn as region_workers, q.*, ${targetColumns('l', 'e')}
+      select w.n as workers, w.rn as region_workers, w.hp as held_plain, w.hr as held_regional, ${unleased},
+        q.*, ${targetColumns('l', 'e')}
       from w left join (select * from us union all select * from ur) q on true
         left join lateral (select * from liveness_configs x where x.id = q.config_id and x.is_enabled = 1 offset 0) l
           on true
         left join ${enabledEndpointOf('l', 'e')} on true ${PREPARED}`.execute(db);
     // One row at least (w's): without runs its config_id is null.
+    const first = r.rows[0];
     return {
       runs: r.rows.filter((row) => row.config_id !== null).map((row) => toClaim(row)),
-      workers: r.rows[0]?.workers ?? 1,
-      regionWorkers: r.rows[0]?.region_workers ?? 1,
+      workers: first?.workers ?? 1,
+      regionWorkers: first?.region_workers ?? 1,
+      queued: {
+        plain: (first?.held_plain ?? 0) + (o.held?.plain ?? 0) + (first?.unleased_plain ?? 0),
+        regional: (first?.held_regional ?? 0) + (o.held?.regional ?? 0) + (first?.unleased_regional ?? 0),
+      },
     };
   }
 
@@ -377,18 +420,6 @@ export function livenessDueRepo(db: Kysely<DB>) {
         owner: x.owner,
         leaseUntil: x.lease_until === null ? null : Number(x.lease_until),
       }));
-    },
-
-    /**
-     * How many runs the queue holds (rows not parked): of configs checked from anywhere, and of
-     * `region`'s runs. A node's fair part is these over the live workers (of the region).
-     */
-    async queued(region: string = DEFAULT_REGION): Promise<{ plain: number; regional: number }> {
-      const r = await sql<{ plain: number; regional: number }>`select
-          (select count(*) from liveness_due where due_at is not null)::int as plain,
-          (select count(*) from liveness_region_due where region = ${region} and due_at is not null)::int as regional
-        ${PREPARED}`.execute(db);
-      return r.rows[0] ?? { plain: 0, regional: 0 };
     },
 
     /**
