@@ -53,14 +53,13 @@ async function localModules() {
   return { pino, openDatabase, createServices, createExposureNet, guardedAxfr };
 }
 
-/** The API on top (the daemon's server, the CLI's in-process requests). */
+/** The daemon's HTTP API. */
 async function apiModules() {
-  const [{ createApi }, { createValidator }, { inject }] = await Promise.all([
+  const [{ createApi }, { createValidator }] = await Promise.all([
     import('./api/server.js'),
     import('./api/validation.js'),
-    import('./api/inject.js'),
   ]);
-  return { createApi, createValidator, inject };
+  return { createApi, createValidator };
 }
 
 /** The daemon's own modules (server, workers, metrics), loaded by createApp only. */
@@ -346,7 +345,7 @@ export async function openLocal(
 
 interface LocalApi {
   team: { id: string; name: string };
-  /** One API request served in-process, through the same koa app as the daemon's. */
+  /** One API request served in-process by the same route modules as the daemon's (api/local.ts). */
   request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
   services: Services;
   close(): Promise<void>;
@@ -354,9 +353,10 @@ interface LocalApi {
 
 /** The Public API on the local database for one team, as the CLI uses it: same routes, same JSON. */
 export async function openLocalApi(config: Readonly<Config>, teamName?: string): Promise<LocalApi> {
-  const [{ pino }, { createApi, createValidator, inject }, { store, services }] = await Promise.all([
+  const [{ pino }, { createLocalApi }, { createValidator }, { store, services }] = await Promise.all([
     import('pino'),
-    apiModules(),
+    import('./api/local.js'),
+    import('./api/validation.js'),
     openLocal(config),
   ]);
   try {
@@ -371,7 +371,8 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       user_email: user?.email ?? 'admin@localhost',
       read_only: false,
     };
-    const { app } = createApi(
+    // Requests are served in-process by the route modules (api/local.ts): no koa, socket or HTTP client to load.
+    const api = createLocalApi(
       {
         config,
         services,
@@ -382,23 +383,12 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
         databaseUp: () => store.ping(),
         stamp: (m) => store.readStamp(m),
       },
-      { principal },
+      principal,
     );
-    // Requests are injected into koa's handler (api/inject.ts): no socket, no HTTP client to load.
-    const handler = app.callback();
     return {
       team,
       services,
-      async request(method, path, body) {
-        const res = await inject((req, res) => void handler(req, res), {
-          method,
-          url: path,
-          ...(body === undefined
-            ? {}
-            : { headers: { 'content-type': 'application/json' }, payload: JSON.stringify(body) }),
-        });
-        return { status: res.status, body: res.payload ? (JSON.parse(res.payload) as unknown) : undefined };
-      },
+      request: (method, path, body) => api.request(method, path, body),
       async close() {
         await store.close();
       },

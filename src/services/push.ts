@@ -11,7 +11,7 @@ import { Invalid, NotFound } from '../domain/errors.js';
 import type { CheckOutcome } from '../domain/liveness.js';
 import type { EndpointSettings } from '../domain/endpoint.js';
 import { PING_BODY_LIMIT, pingKindOf, type HeartbeatPings, type PushCheck } from '../domain/push.js';
-import { pushSettingsError } from '../probes/push.js';
+import { pushSettingsError } from '../probes/heartbeat.js';
 import type { Repos, Store } from '../store/index.js';
 import type { DueQueue } from './due-queue.js';
 import type { MonitorService } from './monitor.js';

@@ -17,11 +17,12 @@
 //   hand, a node killed between its commit and its notification) are picked up within MAX_AGE_MS:
 //   every cache starts over at least that often.
 import crypto from 'node:crypto';
-import pg from 'pg';
+import type pg from 'pg';
 import { sql, type Kysely } from 'kysely';
 import type { ChangeTracker } from './change-tracker.js';
 import type { DB } from './schema.js';
 import { READ_MODELS } from './read-models.js';
+import { pgDriver } from './pg-driver.js';
 
 const CHANGES_CHANNEL = 'dommon_changes';
 const FLUSH_MS = 20;
@@ -131,7 +132,8 @@ export function pgChangeFeed(opts: FeedOptions): PgChangeFeed {
 
   function connect(): Promise<void> {
     connecting ??= (async () => {
-      const c = new pg.Client({
+      const driver = await pgDriver();
+      const c = new driver.Client({
         connectionString: opts.url,
         application_name: opts.applicationName.slice(0, 63),
         keepAlive: true,

@@ -1,6 +1,6 @@
 // Opens a PostgreSQL database (DOMMON_DATABASE_URL) through Kysely's PostgresDialect over node-postgres,
 // and applies pending migrations: the same numbered sequence as SQLite (migrations/engine.ts).
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, sql, type Migration } from 'kysely';
 import type { DB } from './schema.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -9,6 +9,7 @@ import { ChangeTracker } from './change-tracker.js';
 import { redactUrl } from '../config/index.js';
 import { mappingStoreErrors } from './unique.js';
 import { preparingStatements } from './prepared.js';
+import { pgDriver } from './pg-driver.js';
 
 export interface PgOptions {
   poolSize?: number;
@@ -48,22 +49,23 @@ export interface PgConnection {
 // numbers, not strings; epoch ms and ids stay far below 2^53.
 const INT8 = 20;
 const NUMERIC = 1700;
-const types = {
+const typesOf = (driver: typeof pg) => ({
   getTypeParser(oid: number, format?: 'text' | 'binary') {
     if (oid === INT8 || oid === NUMERIC) return (v: string) => (v === null ? null : Number(v));
-    return pg.types.getTypeParser(oid, format as 'text') as (v: string) => unknown;
+    return driver.types.getTypeParser(oid, format as 'text') as (v: string) => unknown;
   },
-};
+});
 
 export async function openPgConnection(url: string, opts: PgOptions = {}): Promise<PgConnection> {
-  const pool = new pg.Pool({
+  const driver = await pgDriver();
+  const pool = new driver.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
     statement_timeout: opts.statementTimeoutMs ?? 30_000,
     connectionTimeoutMillis: opts.connectTimeoutMs ?? 0,
     idleTimeoutMillis: opts.idleTimeoutMs ?? IDLE_TIMEOUT_MS,
     application_name: 'dommon',
-    types,
+    types: typesOf(driver),
   });
   // An idle client that loses its server (a restart) reports here; the pool drops it and the next query reconnects.
   pool.on('error', () => undefined);

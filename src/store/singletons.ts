@@ -6,7 +6,8 @@
 // few seconds) takes it. Transaction-level locks would need each run inside one transaction, and a
 // retention pass runs for minutes in small batches. On SQLite (one process per file) every lock is
 // held.
-import pg from 'pg';
+import type pg from 'pg';
+import { pgDriver } from './pg-driver.js';
 
 export const SINGLETONS = ['retention', 'digests', 'sweep', 'rdap-bootstrap'] as const;
 export type Singleton = (typeof SINGLETONS)[number];
@@ -79,7 +80,8 @@ export function pgAdvisoryLocks(opts: PgLockOptions): SingletonLocks {
   }
 
   async function connect(): Promise<pg.Client> {
-    const c = new pg.Client({
+    const driver = await pgDriver();
+    const c = new driver.Client({
       connectionString: opts.url,
       application_name: opts.applicationName.slice(0, 63),
       keepAlive: true,

@@ -1,7 +1,8 @@
 // What a command loads decides how long it takes to start and end (cron jobs and scripts pay it on
 // every call): --help loads the command table only; `dommon token list` opens the store and the one
-// service it calls; a resource command on the local database builds the API it injects into, but
-// none of the daemon's workers. A resolve hook reports every package and src/ folder resolved while
+// service it calls; a resource command on the local database builds the services and serves its request
+// through the API's route modules (api/local.ts), without koa or any of the daemon's workers; node-postgres
+// loads only for a PostgreSQL database. A resolve hook reports every package and src/ folder resolved while
 // the command runs from source (the bundle loads the same modules, as chunks).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -81,21 +82,29 @@ t.test('token create and token list open the store and the access service only',
       r.packages.includes('kysely') && r.packages.includes('better-sqlite3'),
       `the store loads (${r.packages.join(', ')})`,
     );
-    t.same(among(r.packages, [...API, ...WORKERS]), [], 'no API, worker or network package');
+    t.same(
+      among(r.packages, [...API, ...WORKERS, 'pg', 'croner']),
+      [],
+      'no API, worker, network or PostgreSQL package',
+    );
     // (src/probes/registry.ts loads with the command table: the endpoint types are --type's choices)
     t.same(among(r.folders, ['api', 'channels', 'scheduler', 'net', 'web']), [], `src/: ${r.folders.join(', ')}`);
   }
 });
 
-t.test('a resource command on the local database builds the API but none of the workers', async (t) => {
+t.test('a resource command on the local database serves its request without koa or the workers', async (t) => {
   const dir = tempDir();
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   t.equal(loads(['--data-dir', dir, 'token', 'create', '--team', 'ops']).status, 0);
   const r = loads(['--data-dir', dir, '--json', 'domains', 'list']);
   t.equal(r.status, 0, r.stderr);
   t.match(JSON.parse(r.stdout), { data: [], total: 0 });
-  t.ok(r.packages.includes('koa'), `the API loads (${r.packages.join(', ')})`);
-  t.ok(r.folders.includes('api'), `src/: ${r.folders.join(', ')}`);
-  t.same(among(r.packages, ['prom-client']), [], 'no metrics package');
+  t.ok(r.folders.includes('api'), `the API's routes load (src/: ${r.folders.join(', ')})`);
+  t.ok(r.packages.includes('ajv'), `the request schemas load (${r.packages.join(', ')})`);
+  t.same(
+    among(r.packages, ['koa', '@koa/router', '@koa/bodyparser', 'prom-client', 'pg']),
+    [],
+    'no koa, body parser, metrics or PostgreSQL package',
+  );
   t.same(among(r.folders, ['scheduler']), [], 'no scheduler');
 });

@@ -58,10 +58,6 @@ const NETWORK_ALLOWED: { path: string; why: string }[] = [
     path: 'cli/commands/run-job.ts',
     why: "dommon run's pings to a push endpoint's URL on the operator's daemon (fetch)",
   },
-  {
-    path: 'api/inject.ts',
-    why: "node:http's IncomingMessage and ServerResponse, fed and read in memory for the CLI's local requests; no socket",
-  },
   { path: 'cli/check/targets.ts', why: 'node:net isIP only (reading targets); no I/O' },
 ];
 

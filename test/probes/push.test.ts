@@ -1,7 +1,7 @@
-// The push check's verdict (probes/push.ts) by table: periods, cron schedules in a time zone, grace
+// The push check's verdict (probes/heartbeat.ts) by table: periods, cron schedules in a time zone, grace
 // times, runs that start and do not finish, failures; and the next time it asks to be looked at.
 import t from 'tap';
-import { judgeHeartbeat, nextCronTime, scheduleError } from '../../src/probes/push.js';
+import { judgeHeartbeat, nextCronTime, scheduleError } from '../../src/probes/heartbeat.js';
 import type { Heartbeat, PushPing } from '../../src/domain/push.js';
 
 const T0 = Date.parse('2026-03-28T12:00:00Z');

@@ -5,10 +5,9 @@
 // DRAIN_MS) before the answer, so that a client still writing reads it instead of a reset connection (EPIPE).
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
-import { Invalid, ServiceError } from '../../domain/errors.js';
+import { ServiceError } from '../../domain/errors.js';
+import { checkJsonDepth } from '../json-limits.js';
 
-/** Deepest nesting of arrays and objects a JSON body may have (the body itself is level 1). */
-const MAX_JSON_DEPTH = 64;
 /** Request body limit, after decompression. */
 const BODY_LIMIT = '1mb';
 /** Content-Encoding values a body may carry (case-insensitive); an absent header means identity. */
@@ -31,23 +30,6 @@ class BadEncoding extends ServiceError {
   constructor(encoding: string) {
     super('invalid', `request body is not valid ${encoding} data`, 'INVALID_CONTENT_ENCODING');
   }
-}
-
-/** The depth of a parsed JSON value (0 for a scalar), without recursion, stopping once past `cap`. */
-function jsonDepth(value: unknown, cap = Infinity): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > max) {
-      max = d;
-      if (max > cap) return max;
-    }
-    for (const x of Array.isArray(v) ? v : Object.values(v))
-      if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
-  }
-  return max;
 }
 
 /**
@@ -103,9 +85,7 @@ export function bodyMiddleware(): Koa.Middleware {
       if (header) ctx.req.headers['content-encoding'] = header;
       await parse(ctx, async () => {
         parsed = true;
-        if (jsonDepth(ctx.request.body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) {
-          throw new Invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
-        }
+        checkJsonDepth(ctx.request.body);
         await next();
       });
     } catch (err) {
