@@ -83,8 +83,12 @@ t.test("Gatus's config.yaml: groups as portfolios, URLs split, dns and icmp, wha
     [
       'config.yaml:19: group "internal" not carried over for monitoring: its domain example.org is in portfolio "core" already (a domain is in one portfolio)',
       'config.yaml:26: group "internal" not carried over for nas: its domain example.org is in portfolio "core" already (a domain is in one portfolio)',
-      `config.yaml:53: endpoint "check-domain-expiration": condition "[DOMAIN_EXPIRATION] > 720h" not carried over: dommon tracks every domain's registration expiry itself (docs/registration.md)`,
     ],
+  );
+  t.same(
+    endpoint(r.file, 'example.org/check-domain-expiration').liveness.conditions,
+    ['[DOMAIN_EXPIRATION] > 720h'],
+    "dommon's http checks read the domain's registration expiry",
   );
   t.same(r.secrets, []);
 });

@@ -83,6 +83,30 @@ export function importFromCommands(program: Command): void {
       await emit(res, file, o, ctx.print.json, 'gatus');
     }),
   );
+
+  const kuma = imp
+    .command('uptime-kuma <file>')
+    .description(
+      'an Uptime Kuma kuma.db (1.23 or 2.x; read from a copy, never written) or JSON backup as a dommon file on stdout (or -o); what could not be carried over is listed on stderr',
+    );
+  addOptions(kuma, [
+    output,
+    {
+      flags: '--push-domain <domain>',
+      description: 'the domain push monitors (no host in Kuma) go under (default: the first domain of the file)',
+    },
+  ]);
+  withExamples(kuma, [
+    'dommon import uptime-kuma /app/data/kuma.db -o dommon.yaml',
+    'dommon import uptime-kuma Uptime_Kuma_Backup.json --push-domain example.com > dommon.yaml',
+  ]);
+  kuma.action(
+    run(async (ctx, file: string, o: { output?: string; pushDomain?: string }) => {
+      const { importUptimeKuma } = await import('../../services/import/uptime-kuma.js');
+      const res = importUptimeKuma(file, { pushDomain: o.pushDomain });
+      await emit(res, file, o, ctx.print.json, 'uptime-kuma');
+    }),
+  );
 }
 
 function readSource(file: string): string {

@@ -129,7 +129,7 @@ export class FileBuilder {
    * Adds an endpoint under its domain (made on first use, in `portfolio` when given); answers the
    * reference `<domain>/<endpoint>` other sections use. A name taken in the domain gets `-2`, `-3`...
    */
-  endpoint(at: string, domain: string, ep: FileEndpoint, portfolio?: string): string {
+  endpoint(at: string, domain: string, ep: FileEndpoint, portfolio?: string, from = 'group'): string {
     let d = this.domains.get(domain);
     if (!d) {
       d = { name: domain, ...(portfolio ? { portfolio: this.portfolio(portfolio) } : {}), endpoints: [] };
@@ -139,7 +139,7 @@ export class FileBuilder {
       else
         this.note(
           at,
-          `group "${portfolio}" not carried over for ${ep.name}: its domain ${domain} is in portfolio "${d.portfolio}" already (a domain is in one portfolio)`,
+          `${from} "${portfolio}" not carried over for ${ep.name}: its domain ${domain} is in portfolio "${d.portfolio}" already (a domain is in one portfolio)`,
         );
     }
     let name = ep.name.replace(/\//g, '-').trim() || 'endpoint';

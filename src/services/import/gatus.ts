@@ -3,21 +3,14 @@
 // is not carried over is named with its line.
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { parseConditions, PLACEHOLDERS, type Placeholder } from '../../domain/conditions.js';
+import type { EndpointType } from '../../domain/endpoint.js';
 import { Invalid } from '../../domain/errors.js';
+import { pluginOf } from '../../probes/index.js';
 import { envName, FileBuilder, goDurationSeconds, splitHost, type FileEndpoint, type ImportResult } from './file.js';
 
 type Json = Record<string, unknown>;
 type Path = (string | number)[];
 
-const HTTP_PLACEHOLDERS: Placeholder[] = [
-  'STATUS',
-  'RESPONSE_TIME',
-  'BODY',
-  'CONNECTED',
-  'IP',
-  'CERTIFICATE_EXPIRATION',
-];
-const DNS_PLACEHOLDERS: Placeholder[] = ['DNS_RCODE', 'BODY', 'RESPONSE_TIME'];
 const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'];
 const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'MX', 'NS', 'TXT', 'SOA', 'CAA', 'DS'];
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
@@ -394,7 +387,8 @@ function endpointTarget(
 /** The conditions dommon can judge for the type; the others reported. */
 function conditionsFor(src: Source, b: FileBuilder, type: string, list: unknown, path: Path, label: string): string[] {
   if (!Array.isArray(list)) return [];
-  const allowed = type === 'http' || type === 'https' ? HTTP_PLACEHOLDERS : type === 'dns' ? DNS_PLACEHOLDERS : [];
+  // The placeholders the type's probe supplies (src/probes): none for a connection check.
+  const allowed: readonly Placeholder[] = pluginOf(type as EndpointType).placeholders ?? [];
   const out: string[] = [];
   list.forEach((raw, i) => {
     const c = str(raw);
@@ -402,13 +396,6 @@ function conditionsFor(src: Source, b: FileBuilder, type: string, list: unknown,
     const at = src.at([...path, i]);
     // A connection check is what a port, icmp or smtp check is: the condition says no more.
     if (!allowed.length && /^\[CONNECTED\] == true$/.test(c.trim())) return;
-    if (/\[DOMAIN_EXPIRATION\]/.test(c)) {
-      b.note(
-        at,
-        `${label}: condition "${c}" not carried over: dommon tracks every domain's registration expiry itself (docs/registration.md)`,
-      );
-      return;
-    }
     if (!allowed.length) {
       b.note(at, `${label}: condition "${c}" not carried over: ${type} checks take no conditions`);
       return;
