@@ -1,24 +1,13 @@
 // Status pages (docs/status-pages.md): the team's public pages with a link to each, and a form to
-// create or edit one (title, slug, description, portfolio, the endpoints it shows under their
-// display names, certificates shown or not, enabled) and delete it, all through /api/v1/status-pages.
+// create or edit one (its own fields made from the status-page-create schema; the portfolio and the
+// endpoints it shows under their display names) and delete it, all through /api/v1/status-pages.
 import { useState } from 'preact/hooks';
 import { all, api } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, Endpoint, Portfolio, StatusPage } from '../types.js';
-import {
-  ActionsHead,
-  Badge,
-  Check,
-  Choice,
-  Field,
-  Message,
-  Section,
-  Show,
-  Table,
-  removeAfterConfirm,
-  useSubmit,
-} from '../ui.js';
+import { ActionsHead, Badge, Check, Choice, Field, Message, Section, Show, Table, removeAfterConfirm } from '../ui.js';
 import { Write } from '../scope.js';
+import { type Defs, Fields, useSchemaSubmit, useSchemas } from '../schema-form.js';
 
 interface Data {
   pages: StatusPage[];
@@ -46,35 +35,15 @@ async function load(): Promise<Data> {
   return { pages, portfolios, endpoints: map };
 }
 
-interface Form {
-  title: string;
-  slug: string;
-  description: string;
-  portfolio: string;
-  show_certificates: boolean;
-  enabled: boolean;
-  /** Chosen endpoints in page order: id -> display name ('' for the public default, "Service N"). */
-  chosen: [string, string][];
-}
+/** The page's own fields, as the form holds them (made from status-page-create). */
+type Values = Record<string, unknown>;
 
-const blank = (portfolio: string): Form => ({
-  title: '',
-  slug: '',
-  description: '',
-  portfolio,
-  show_certificates: true,
-  enabled: true,
-  chosen: [],
-});
-
-const fromPage = (p: StatusPage): Form => ({
+const fromPage = (p: StatusPage): Values => ({
   title: p.title,
   slug: p.slug,
-  description: p.description ?? '',
-  portfolio: p.portfolio_id,
+  description: p.description,
   show_certificates: p.show_certificates,
   enabled: p.enabled,
-  chosen: p.endpoints.map((e) => [e.endpoint_id, e.display_name ?? '']),
 });
 
 /** A slug suggested from the title: lowercase letters, digits and hyphens. */
@@ -85,24 +54,40 @@ const slugOf = (title: string) =>
     .replace(/^-+|-+$/g, '')
     .slice(0, 64);
 
-function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; done: () => void }) {
-  const [f, setF] = useState<Form>(() => (editing ? fromPage(editing) : blank(data.portfolios[0]?.id ?? '')));
+/** An error the API named a field for that this form draws itself (the portfolio, the endpoints). */
+const errorFor = (errors: Record<string, string>, path: string) =>
+  errors[path] ?? Object.entries(errors).find(([k]) => k.startsWith(`${path}.`))?.[1];
+
+/**
+ * Create or edit a status page: its own fields come from the schema (status-page-create), the
+ * portfolio is a choice of the team's, and the endpoints are picked from the portfolio's, each with
+ * its public display name, in the order ticked.
+ */
+function PageForm({ data, defs, editing, done }: { data: Data; defs: Defs; editing?: StatusPage; done: () => void }) {
+  const [values, setValues] = useState<Values>(() => (editing ? fromPage(editing) : {}));
+  const [portfolio, setPortfolio] = useState(editing?.portfolio_id ?? data.portfolios[0]?.id ?? '');
+  /** Chosen endpoints in page order: id -> display name ('' for the public default, "Service N"). */
+  const [picked, setPicked] = useState<[string, string][]>(
+    editing ? editing.endpoints.map((e) => [e.endpoint_id, e.display_name ?? '']) : [],
+  );
   const [slugTouched, setSlugTouched] = useState(!!editing);
-  const candidates = data.endpoints.get(f.portfolio) ?? [];
-  const chosen = new Map(f.chosen);
-  const toggle = (id: string, on: boolean) =>
-    setF({ ...f, chosen: on ? [...f.chosen, [id, '']] : f.chosen.filter(([x]) => x !== id) });
-  const rename = (id: string, name: string) =>
-    setF({ ...f, chosen: f.chosen.map(([x, n]) => (x === id ? [x, name] : [x, n])) });
-  const { msg, busy, onSubmit } = useSubmit(async () => {
+  const candidates = data.endpoints.get(portfolio) ?? [];
+  const chosen = new Map(picked);
+  const toggle = (id: string, on: boolean) => setPicked(on ? [...picked, [id, '']] : picked.filter(([x]) => x !== id));
+  const rename = (id: string, name: string) => setPicked(picked.map(([x, n]) => (x === id ? [x, name] : [x, n])));
+  const onValues = (next: Values) => {
+    if (next.slug !== values.slug) setSlugTouched(true);
+    else if (!slugTouched && next.title !== values.title) {
+      const slug = slugOf(String(next.title ?? ''));
+      next = slug ? { ...next, slug } : Object.fromEntries(Object.entries(next).filter(([k]) => k !== 'slug'));
+    }
+    setValues(next);
+  };
+  const { errors, msg, busy, onSubmit, form } = useSchemaSubmit(async () => {
     const body = {
-      title: f.title.trim(),
-      slug: f.slug.trim(),
-      description: f.description.trim() || null,
-      portfolio_id: f.portfolio,
-      show_certificates: f.show_certificates,
-      enabled: f.enabled,
-      endpoints: f.chosen.map(([endpoint_id, name]) => ({ endpoint_id, display_name: name.trim() || null })),
+      ...values,
+      portfolio_id: portfolio,
+      endpoints: picked.map(([endpoint_id, name]) => ({ endpoint_id, display_name: name.trim() || null })),
     };
     const p = editing
       ? await api<StatusPage>('PUT', `/api/v1/status-pages/${editing.id}`, body)
@@ -111,7 +96,8 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
       done();
       return `Saved ${p.title}.`;
     }
-    setF(blank(f.portfolio));
+    setValues({});
+    setPicked([]);
     setSlugTouched(false);
     return `Created ${p.title} at /status/${p.slug}.`;
   });
@@ -122,66 +108,47 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
         domains in it (on each domain's page) and add their endpoints.
       </p>
     );
+  const portfolioError = errorFor(errors, 'portfolio_id');
+  const endpointsError = errorFor(errors, 'endpoints');
   return (
     <form
-      class="stack"
+      ref={form}
+      class="stack schema"
+      noValidate
       onSubmit={onSubmit}
       aria-label={editing ? `Edit the status page ${editing.title}` : 'Create a status page'}
     >
-      <div class="inline">
-        <Field
-          label="Title"
-          name="title"
-          required
-          maxLength={200}
-          value={f.title}
-          set={(title) => setF({ ...f, title, slug: slugTouched ? f.slug : slugOf(title) })}
-        />
-        <Field
-          label="Slug"
-          name="slug"
-          required
-          pattern="[a-z0-9][a-z0-9\-]*[a-z0-9]"
-          minLength={3}
-          maxLength={64}
-          value={f.slug}
-          placeholder="acme"
-          set={(slug) => {
-            setSlugTouched(true);
-            setF({ ...f, slug });
-          }}
-        />
+      <Fields
+        key={msg.ok}
+        schema={defs['status-page-create']!}
+        defs={defs}
+        value={values}
+        onChange={onValues}
+        errors={errors}
+        omit={['portfolio_id', 'endpoints']}
+      />
+      <div class={`field${portfolioError ? ' invalid' : ''}`} data-field="portfolio_id">
         <Choice
           label="Portfolio"
-          name="portfolio"
-          value={f.portfolio}
-          set={(portfolio) => setF({ ...f, portfolio, chosen: [] })}
+          name="portfolio_id"
+          value={portfolio}
+          set={(id) => {
+            setPortfolio(id);
+            setPicked([]);
+          }}
           options={data.portfolios.map((p) => [p.id, p.name] as const)}
         />
+        {portfolioError && (
+          <small class="field-error" role="alert">
+            {portfolioError}
+          </small>
+        )}
       </div>
-      <label>
-        Description
-        <textarea
-          name="description"
-          rows={2}
-          maxLength={2000}
-          value={f.description}
-          onInput={(e) => setF({ ...f, description: e.currentTarget.value })}
-        />
-      </label>
-      <div class="inline">
-        <Check
-          label="Show certificates"
-          checked={f.show_certificates}
-          set={(show_certificates) => setF({ ...f, show_certificates })}
-        />
-        <Check label="Enabled (public)" checked={f.enabled} set={(enabled) => setF({ ...f, enabled })} />
-      </div>
-      <fieldset>
+      <fieldset class={`field nested${endpointsError ? ' invalid' : ''}`} data-field="endpoints">
         <legend>Endpoints shown (in this order)</legend>
         {candidates.length === 0 && <p class="muted">No endpoint in this portfolio's domains.</p>}
         {[
-          ...f.chosen.map(([id]) => candidates.find((c) => c.id === id)).filter((c) => c !== undefined),
+          ...picked.map(([id]) => candidates.find((c) => c.id === id)).filter((c) => c !== undefined),
           ...candidates.filter((c) => !chosen.has(c.id)),
         ].map((c) => (
           <div key={c.id} class="inline">
@@ -191,12 +158,17 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
                 label={`Display name of ${c.name}`}
                 value={chosen.get(c.id) ?? ''}
                 maxLength={200}
-                placeholder={`Service ${f.chosen.findIndex(([x]) => x === c.id) + 1} (the public default)`}
+                placeholder={`Service ${picked.findIndex(([x]) => x === c.id) + 1} (the public default)`}
                 set={(name) => rename(c.id, name)}
               />
             )}
           </div>
         ))}
+        {endpointsError && (
+          <small class="field-error" role="alert">
+            {endpointsError}
+          </small>
+        )}
       </fieldset>
       <div class="inline">
         <button type="submit" disabled={busy}>
@@ -215,6 +187,7 @@ function PageForm({ data, editing, done }: { data: Data; editing?: StatusPage; d
 
 export function StatusPages() {
   const s = usePoll(load, 'status-pages');
+  const defs = useSchemas();
   const [editing, setEditing] = useState<string | null>(null);
   const remove = async (p: StatusPage) => {
     const gone = await removeAfterConfirm(
@@ -282,13 +255,15 @@ export function StatusPages() {
                 )}
               </Section>
               <Write>
-                {current ? (
+                {!defs ? (
+                  <p class="muted">Loading the form…</p>
+                ) : current ? (
                   <Section title={`Edit ${current.title}`}>
-                    <PageForm key={current.id} data={d} editing={current} done={() => setEditing(null)} />
+                    <PageForm key={current.id} data={d} defs={defs} editing={current} done={() => setEditing(null)} />
                   </Section>
                 ) : (
                   <Section title="New status page">
-                    <PageForm key="new" data={d} done={() => undefined} />
+                    <PageForm key="new" data={d} defs={defs} done={() => undefined} />
                   </Section>
                 )}
               </Write>
