@@ -1,5 +1,4 @@
 // E-mail through nodemailer over DOMMON_SMTP_URL (secured as DOMMON_SMTP_TLS says): plain text and HTML, subject from the event.
-import { createTransport } from 'nodemailer';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
 import { smtpFailure, smtpTransportOptions } from '../net/smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
@@ -65,7 +64,10 @@ async function sendEmail(msg: EmailMessage, ctx: SendContext): Promise<SendOutco
       error: 'email channel: SMTP is not configured (set DOMMON_SMTP_URL to smtp://user:pass@host:port)',
     };
   if (!msg.to.length) return { ok: false, status: null, transient: false, error: 'email channel: no recipients' };
-  const transport = createTransport(
+  // nodemailer loads with the first e-mail sent, not with the channel registry (which every command
+  // that reads notification settings loads).
+  const { default: nodemailer } = await import('nodemailer');
+  const transport = nodemailer.createTransport(
     smtpTransportOptions(ctx.smtpUrl, ctx.smtpTls, { timeoutMs: ctx.timeoutMs, ca: ctx.smtpCa }),
   );
   const onAbort = () => transport.close();

@@ -102,9 +102,9 @@ t.test('a resource command on the local database serves its request without koa 
   t.ok(r.folders.includes('api'), `the API's routes load (src/: ${r.folders.join(', ')})`);
   t.ok(r.packages.includes('ajv'), `the request schemas load (${r.packages.join(', ')})`);
   t.same(
-    among(r.packages, ['koa', '@koa/router', '@koa/bodyparser', 'prom-client', 'pg']),
+    among(r.packages, ['koa', '@koa/router', '@koa/bodyparser', 'prom-client', 'pg', 'nodemailer']),
     [],
-    'no koa, body parser, metrics or PostgreSQL package',
+    'no koa, body parser, metrics, PostgreSQL or mail package',
   );
   t.same(among(r.folders, ['scheduler']), [], 'no scheduler');
 });
