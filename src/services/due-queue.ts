@@ -363,8 +363,9 @@ export function memoryDueQueue(deps: MemoryDeps): DueQueue & {
     // A claim is a look at the heads of two heaps, and a change in this process asks for one at once
     // (start's `due`): a lone process claims every second or so and holds its whole queue.
     pace: { aheadMs: Infinity, claimMs: 1000, flushMs: 1000 },
-    // Each batch reads the states it builds on (the fence reads none).
-    statesKept: false,
+    // A ping's state revokes the lease (`revoke`), a change re-reads the target under a new token: a kept
+    // run's holder knows the state its last result led to, and its next batch need not read it.
+    statesKept: true,
     stats,
     size: () => rows.size,
     settled: async () => {
