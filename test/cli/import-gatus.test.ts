@@ -9,7 +9,8 @@ import { parse } from 'yaml';
 import { importGatus } from '../../src/services/import/gatus.js';
 import { tempDir } from '../support/app.js';
 import { cli, ensureBuilt, ROOT } from '../support/cli.js';
-import { fileProblems } from '../support/import-file.js';
+import { applyErrors, fileProblems } from '../support/import-file.js';
+import { fileText } from '../../src/services/import/index.js';
 
 t.setTimeout(180_000);
 
@@ -30,6 +31,11 @@ t.test('every fixture gives a file the API schemas accept, each note with its li
   for (const name of FIXTURES) {
     const r = run(name);
     t.same(fileProblems(r.file), [], `${name}: valid`);
+    t.same(
+      applyErrors(fileText(r, { tool: 'gatus', source: name, json: false })),
+      [],
+      `${name}: the file format's reader takes it`,
+    );
     const lines = fs.readFileSync(path.join(DIR, name), 'utf8').split('\n').length;
     for (const n of r.notes) {
       const m = /^(.+):(\d+)$/.exec(n.at);
@@ -264,7 +270,8 @@ t.test('the built command: stdout, -o, --json, a file that is no YAML', async (t
   const out = await cli(['import', 'gatus', fixture]);
   t.equal(out.code, 0, 'exit 0');
   t.same(parse(out.stdout), run('features.yaml').file, 'stdout is the file');
-  t.match(out.stdout, /^# Made by `dommon import gatus .*features.yaml`/);
+  t.match(out.stdout, /^# yaml-language-server: \$schema=\S+\n# Made by `dommon import gatus .*features.yaml`/);
+  t.same(applyErrors(out.stdout), [], 'what the command writes, the file reader takes');
   t.match(out.stdout, /# {3}TELEGRAM_BOT_TOKEN: alerting.telegram.token\n/);
   t.match(
     out.stderr,

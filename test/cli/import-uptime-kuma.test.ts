@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { importUptimeKuma } from '../../src/services/import/uptime-kuma.js';
 import { tempDir } from '../support/app.js';
 import { cli, ensureBuilt, ROOT } from '../support/cli.js';
-import { fileProblems } from '../support/import-file.js';
+import { applyErrors, fileProblems } from '../support/import-file.js';
 
 t.setTimeout(180_000);
 
@@ -264,6 +264,7 @@ t.test('a JSON backup: monitors, their tags and notifications', async (t) => {
   );
   const r = importUptimeKuma(file);
   t.same(fileProblems(r.file), []);
+  t.same(applyErrors(JSON.stringify(r.file), 'dommon.json'), [], 'JSON is the same format');
   t.same(r.file.portfolios, [{ name: 'shop' }]);
   t.same(r.file.domains, [
     {
@@ -299,6 +300,7 @@ t.test('the built command', async (t) => {
   const out = await cli(['import', 'uptime-kuma', file]);
   t.equal(out.code, 0, 'exit 0');
   t.same(parse(out.stdout), importUptimeKuma(file).file);
+  t.same(applyErrors(out.stdout), [], "the file format's reader takes what the command writes");
   t.match(
     out.stderr,
     /: monitor 11 "Maintenance page must be down \(upside down\)": not carried over: upside-down mode/,

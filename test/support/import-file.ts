@@ -1,7 +1,9 @@
-// Checks an imported dommon file the way `dommon apply` will take it: every object against the API's
+// Checks an imported dommon file the way `dommon apply` will take it: `applyErrors` reads its text
+// with the configuration file's own reader and schema; `fileProblems` checks every object against the API's
 // own request schema (an endpoint against endpoint-create, its liveness against liveness-create, a
 // channel against its channel's config schema with secrets as `${NAME}` references, windows and
 // status pages against theirs), and every reference between objects resolves to an object of the file.
+import { formatError, parseConfigFile, referencedNames } from '../../src/api/config-file.js';
 import { createValidator, loadSchemas } from '../../src/api/validation.js';
 
 type Json = Record<string, any>;
@@ -103,4 +105,13 @@ export function fileProblems(file: Json): string[] {
         problems.push(`status page ${p.slug}: endpoint ${e.endpoint} is not in the file`);
   }
   return problems;
+}
+
+/**
+ * The errors `dommon apply` reads a file's text with (the file's JSON Schema, names once each), every
+ * `${NAME}` it references set to a value such as the user would export.
+ */
+export function applyErrors(text: string, file = 'dommon.yaml'): string[] {
+  const env = Object.fromEntries(referencedNames(text).map((n) => [n, 'Example-Value-1']));
+  return parseConfigFile(text, file, env, loadSchemas()).errors.map((e) => formatError(file, e));
 }
