@@ -7,7 +7,8 @@
 // defaults (200 once a body is set, 404 while none is), and the error middleware's answers. The web
 // dashboard, /docs, the OpenAPI and configuration-file schemas, /metrics, /health and the ping URLs
 // are not served: they are for browsers, editors, scrapers and jobs, never for a command. A route
-// module added to api/server.ts for the Public API is added here too.
+// module added to api/server.ts for the Public API is added here too (test/api/local.test.ts fails
+// on any route of the daemon's API a command would find missing).
 import querystring from 'node:querystring';
 import type Koa from 'koa';
 import compose from 'koa-compose';

@@ -137,4 +137,26 @@ t.test('the in-process API answers as the daemon over HTTP', async (t) => {
   t.equal(removed.status, 200);
   await same('GET', `/api/v1/domains/${id}`);
   await same('DELETE', `/api/v1/domains/${id}`);
+
+  // Every route of the daemon's API that a token may call is served in-process too (a route module
+  // added to api/server.ts and not to api/local.ts would answer ROUTE_NOT_FOUND to the command line).
+  // Documents for browsers and editors, /metrics, /health and the ping URLs are the daemon's alone.
+  const notForCommands =
+    /^\/(docs|health|metrics|status\/|badge\/|ping\/|ui\/|api\/v1\/openapi\.json|api\/v1\/config\/schema\.json)/;
+  const served = app.router.stack.flatMap((layer) =>
+    typeof layer.path === 'string'
+      ? layer.methods.filter((m) => m !== 'HEAD').map((m) => ({ method: m, path: layer.path as string }))
+      : [],
+  );
+  const apiRoutes = served.filter((r) => /^\/api/.test(r.path) && !notForCommands.test(r.path));
+  t.ok(apiRoutes.length > 50, `${apiRoutes.length} routes of the API`);
+  const missing: string[] = [];
+  for (const r of apiRoutes) {
+    // Any id: an unknown resource is a 404 NOT_FOUND, a missing body a 400, never ROUTE_NOT_FOUND or a 405.
+    const path = r.path.replace(/:[A-Za-z]+/g, '0190f3c4-0000-7000-8000-00000000dead');
+    const res = await local.request(r.method, path, r.method === 'GET' || r.method === 'DELETE' ? undefined : {});
+    const code = (res.body as { code?: string } | undefined)?.code;
+    if (code === 'ROUTE_NOT_FOUND' || res.status === 405) missing.push(`${r.method} ${r.path}`);
+  }
+  t.same(missing, [], 'every API route is served in-process');
 });
