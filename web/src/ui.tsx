@@ -15,6 +15,17 @@ export function fmtTime(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+/**
+ * A date (an ISO date or date-time, such as a registry's "2031-05-04T00:00:00Z") as the day it names,
+ * in the reader's words ("4 May 2031"), not as raw ISO text; '—' for none.
+ */
+export function fmtDay(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  if (!/^\d{4}-\d{2}-\d{2}/.test(iso)) return iso;
+  const d = new Date(`${iso.slice(0, 10)}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? iso : d.toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' });
+}
+
 export function pct(v: number | null | undefined): string {
   return v === null || v === undefined ? '—' : `${(Math.round(v * 100) / 100).toFixed(2)} %`;
 }

@@ -12,13 +12,12 @@ import {
   PortfolioChoice,
   Section,
   Show,
+  fmtDay,
   fmtTime,
   removeAfterConfirm,
   useSubmit,
 } from '../ui.js';
 
-/** A date of the registry ("2001-05-04T00:00:00Z") as the day it names. */
-const fmtDay = (iso: string) => (/^\d{4}-\d{2}-\d{2}/.test(iso) ? iso.slice(0, 10) : iso);
 import { Write } from '../scope.js';
 import { AddEndpoint, DomainEndpoints } from './endpoint-setup.js';
 
@@ -131,11 +130,12 @@ export function DomainPage({ id }: { id: string }) {
                 </dd>
                 <dt>Registration expires</dt>
                 <dd>
-                  {d.status.whois.expiry_date ?? '—'} (<Days days={d.status.whois.days_until_expiry} /> days)
+                  {fmtDay(d.status.whois.expiry_date)} (<Days days={d.status.whois.days_until_expiry} /> days)
                 </dd>
                 <dt>Certificate</dt>
                 <dd>
-                  <Badge value={d.status.ssl.status} /> {d.status.ssl.expiry_date ?? ''}
+                  <Badge value={d.status.ssl.status} />{' '}
+                  {d.status.ssl.expiry_date ? fmtDay(d.status.ssl.expiry_date) : ''}
                 </dd>
               </dl>
             </Section>
@@ -149,7 +149,7 @@ export function DomainPage({ id }: { id: string }) {
                   <dt>Registrar</dt>
                   <dd>{d.registration.registrar ?? '—'}</dd>
                   <dt>Created</dt>
-                  <dd>{d.registration.creation_date ? fmtDay(d.registration.creation_date) : '—'}</dd>
+                  <dd>{fmtDay(d.registration.creation_date)}</dd>
                   <dt>Nameservers</dt>
                   <dd>{d.registration.nameservers.join(', ') || '—'}</dd>
                   <dt>Checked</dt>

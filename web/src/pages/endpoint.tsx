@@ -6,7 +6,7 @@ import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Endpoint, EndpointStatus, Liveness, RegionView } from '../types.js';
 import { WhyDown } from './endpoint-why.js';
-import { Badge, Days, Section, Show, Table, fmtTime, pct, removeAfterConfirm } from '../ui.js';
+import { Badge, Days, Section, Show, Table, fmtDay, fmtTime, pct, removeAfterConfirm } from '../ui.js';
 import { EndpointSettings } from './endpoint-setup.js';
 import { CanWrite } from '../scope.js';
 
@@ -70,7 +70,6 @@ async function load(id: string) {
 }
 
 const yesNo = (v: boolean | null) => (v === null ? '—' : v ? 'yes' : 'no');
-const day = (iso: string | null) => (iso ? iso.slice(0, 10) : '—');
 const CHANGE: Record<string, string> = {
   first: 'first seen',
   renewed: 'renewed',
@@ -98,7 +97,7 @@ function Chain({ chain }: { chain: ChainCert[] }) {
           <td>{c.subject}</td>
           <td>{c.issuer}</td>
           <td>
-            {day(c.not_before)} to {day(c.not_after)}
+            {fmtDay(c.not_before)} to {fmtDay(c.not_after)}
           </td>
           <td>{keyOf(c)}</td>
           <td class="mono">
@@ -122,7 +121,7 @@ function CertificateHistory({ certs }: { certs: Certificates }) {
           <dd>{c.sans.length ? c.sans.join(', ') : '—'}</dd>
           <dt>Valid</dt>
           <dd>
-            {day(c.not_before)} to {day(c.not_after)}
+            {fmtDay(c.not_before)} to {fmtDay(c.not_after)}
           </dd>
           <dt>Trusted chain</dt>
           <dd>{yesNo(c.trusted)}</dd>
@@ -159,7 +158,7 @@ function CertificateHistory({ certs }: { certs: Certificates }) {
               <td>{h.issuer ?? '—'}</td>
               <td>{h.chain.length ? h.chain.map((x) => cn(x.subject)).join(' → ') : '—'}</td>
               <td>{h.chain[0] ? keyOf(h.chain[0]) : '—'}</td>
-              <td>{day(h.not_after)}</td>
+              <td>{fmtDay(h.not_after)}</td>
               <td>{fmtTime(h.last_seen)}</td>
             </tr>
           ))}
@@ -256,7 +255,7 @@ export function EndpointPage({ id }: { id: string }) {
                     </dd>
                     <dt>Expires</dt>
                     <dd>
-                      {d.status.ssl.expiry_date ?? '—'} (<Days days={d.status.ssl.days_until_expiry} /> days)
+                      {fmtDay(d.status.ssl.expiry_date)} (<Days days={d.status.ssl.days_until_expiry} /> days)
                     </dd>
                     <dt>Issuer</dt>
                     <dd>{d.status.ssl.issuer ?? '—'}</dd>
