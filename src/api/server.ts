@@ -19,7 +19,7 @@ import { notificationRoutes } from './routes/notifications.js';
 import { userApiRoutes } from './routes/user-api.js';
 import { exposureRoutes } from './routes/exposure.js';
 import { openapiRoutes } from './routes/openapi.js';
-import { configRoutes } from './routes/config.js';
+import { configApplyRoutes, configRoutes } from './routes/config.js';
 import { intelRoutes } from './routes/intel.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { eventRoutes } from './routes/events.js';
@@ -86,6 +86,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     eventRoutes(router, deps, secure);
     dashboardRoutes(router, deps, secure);
     maintenanceWindowRoutes(router, deps, secure);
+    configApplyRoutes(router, deps, secure);
   }
   metricsRoutes(router, deps);
 

@@ -21,6 +21,7 @@ import { secretsCommands } from './commands/secrets.js';
 import { completionCommand } from './commands/completion.js';
 import { nodesCommand } from './commands/nodes.js';
 import { importFromCommands } from './commands/import-from.js';
+import { applyCommand } from './commands/config.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -60,6 +61,7 @@ export function buildProgram(): Command {
   secretsCommands(program);
   nodesCommand(program);
   importFromCommands(program);
+  registerCommand(program, applyCommand);
   completionCommand(program);
   return program;
 }

@@ -25,7 +25,7 @@ interface ConfigLiveness {
   [field: string]: unknown;
 }
 
-interface ConfigEndpoint {
+export interface ConfigEndpoint {
   name: string;
   type: string;
   liveness?: ConfigLiveness;

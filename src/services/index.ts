@@ -23,6 +23,8 @@ import { createNodeService } from './nodes.js';
 import { createHomeService } from './home.js';
 import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
+import { createConfigService } from './config.js';
+import { pluginOf } from '../channels/index.js';
 
 /**
  * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
@@ -92,6 +94,8 @@ export function createServices(
     intel,
     nodes: createNodeService(deps),
     maintenanceWindows,
+    /** Configuration as code: a checked file's plan, applied in one transaction (docs/configuration-file.md). */
+    config: createConfigService(deps, (channel) => [...(pluginOf(channel)?.secrets ?? [])]),
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({

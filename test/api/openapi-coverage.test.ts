@@ -23,6 +23,10 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get('/api/v1/validate')).status, 200);
   t.equal((await api.post('/api/v1/auth')).status, 200);
   t.equal((await api.get('/api/v1/nodes')).body.live, 1, 'the node list holds this node');
+  const plan = await api.post('/api/v1/config/apply?dry_run=true', {
+    file: 'version: 1\nportfolios: [{ name: Planned }]\n',
+  });
+  t.equal(plan.body.summary.portfolio.create, 1, 'a configuration file planned');
 
   const pf = await api.post('/api/v1/portfolios', { name: 'Main', description: 'all of them' });
   t.equal(pf.status, 201);

@@ -358,6 +358,10 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       { name: 'Status' },
       { name: 'Notifications' },
       { name: 'Maintenance windows' },
+      {
+        name: 'Configuration',
+        description: 'Configuration as code: a whole setup in one file (docs/configuration-file.md).',
+      },
       { name: 'Push', description: 'The ping URLs of push (heartbeat) endpoints: no token, plain-text answers.' },
       { name: 'User API', description: 'The `/api-*` paths: the same handlers and answers as their Public API twins.' },
     ],

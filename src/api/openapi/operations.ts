@@ -338,6 +338,17 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 200: 'EndpointActionsResult' },
   },
   {
+    method: 'post',
+    path: '/api/v1/config/apply',
+    summary: "Make the team's setup match a configuration file (extension; docs/configuration-file.md)",
+    description:
+      "`file` is the file's text (YAML or JSON), `env` the values of the `${NAME}` variables it names. The answer is the plan: per kind the objects created, updated and deleted, and each change. It is applied in one transaction through the same checks as the single routes; `dry_run=true` checks and plans only (nothing is written), `prune=true` also deletes what the file does not list. An invalid file is a 400 `INVALID_CONFIG` whose `errors` lists every error as `file:line:col: rule`; nothing is applied. Applying the same file again answers an empty plan and writes nothing.",
+    tag: 'Configuration',
+    query: 'config-apply-options',
+    body: 'config-apply',
+    responses: { 200: 'ConfigPlan' },
+  },
+  {
     method: 'get',
     path: '/api/v1/endpoints/:endpointId',
     alias: '/api-endpoints/:endpointId',

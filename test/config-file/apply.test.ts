@@ -1,0 +1,149 @@
+// POST /api/v1/config/apply (what `dommon apply` sends, locally and with --remote): the plan of a file
+// against the team's stored setup, applied in one transaction through the services; a second apply of
+// the same file changes nothing; a change is one update with its fields; without prune nothing is
+// deleted, with it what the file leaves out is; an invalid file, or one the services refuse, applies
+// nothing and lists every error at its line and column. test/pg/config-apply.test.ts runs it on PostgreSQL.
+import t from 'tap';
+import { request, startApp } from '../support/app.js';
+
+const FILE = (interval: number, extra = '') => `# yaml-language-server: $schema=../schemas/config/dommon.schema.json
+version: 1
+portfolios:
+  - name: Production
+    description: customer-facing
+channels:
+  - type: webhook
+    webhook_url: https://hooks.example.test/dommon
+    secret_key: \${WEBHOOK_SECRET}
+domains:
+  - name: example.com
+    portfolio: Production
+    dkim_selectors: [s1]
+    manual_expiry: 2027-01-01
+    endpoints:
+      - name: api
+        type: https
+        subdomain: api
+        path: /health
+        liveness:
+          interval_seconds: ${interval}
+          failure_threshold: 3
+          conditions: ["[STATUS] == 200"]
+      - name: backup
+        type: push
+        period_seconds: 3600
+${extra}status_pages:
+  - slug: example-public
+    title: Example status
+    portfolio: Production
+    endpoints:
+      - endpoint: example.com/api
+        display_name: API
+maintenance_windows:
+  - name: Sunday patching
+    cron: "0 3 * * 0"
+    duration_minutes: 60
+    timezone: Europe/Berlin
+    endpoints: [example.com/api]
+`;
+const ENV = { WEBHOOK_SECRET: 'hook-secret' };
+
+t.test('apply: plan, one transaction, idempotent, updates, prune, errors', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const token = await s.token('ops');
+  const apply = (file: string, q = '', env: Record<string, string> = ENV) =>
+    request(s.url, 'POST', `/api/v1/config/apply${q}`, { token, body: { file, filename: 'dommon.yaml', env } });
+  const names = (steps: { kind: string; action: string; name: string }[]) =>
+    steps.map((x) => `${x.action} ${x.kind} ${x.name}`);
+
+  const dry = await apply(FILE(60), '?dry_run=true');
+  t.equal(dry.status, 200);
+  t.same(names(dry.body.steps), [
+    'create portfolio Production',
+    'create channel webhook instant',
+    'create domain example.com',
+    'create endpoint example.com/api',
+    'create liveness example.com/api',
+    'create endpoint example.com/backup',
+    'create status_page example-public',
+    'create maintenance_window Sunday patching',
+  ]);
+  t.equal(dry.body.applied, false);
+  t.equal(
+    (await request(s.url, 'GET', '/api/v1/domains', { token })).body.domains.length,
+    0,
+    'a dry run writes nothing',
+  );
+
+  const first = await apply(FILE(60));
+  t.equal(first.status, 200);
+  t.equal(first.body.applied, true);
+  t.same(first.body.summary.endpoint, { create: 2, update: 0, delete: 0 });
+  const domains = (await request(s.url, 'GET', '/api/v1/domains', { token })).body.domains;
+  t.equal(domains.length, 1);
+  t.equal(domains[0].expiry_date, '2027-01-01');
+  const eps = (await request(s.url, 'GET', '/api/v1/endpoints', { token })).body.endpoints;
+  t.same(eps.map((e: { name: string }) => e.name).sort(), ['api', 'backup']);
+  const live = (await request(s.url, 'GET', '/api/v1/liveness', { token })).body.configs;
+  t.match(live, [{ interval_seconds: 60, failure_threshold: 3, conditions: ['[STATUS] == 200'] }]);
+  const settings = (await request(s.url, 'GET', '/api/v1/notifications/settings', { token })).body;
+  const hook = (settings.settings ?? settings).find(
+    (r: { notification_type: string }) => r.notification_type === 'webhook',
+  );
+  t.match(hook.config.secret_key, /^\*{8}cret$/, 'the secret came from the variable');
+  const pages = (await request(s.url, 'GET', '/api/v1/status-pages', { token })).body;
+  t.equal(JSON.stringify(pages).includes('example-public'), true);
+
+  const again = await apply(FILE(60));
+  t.equal(again.status, 200);
+  t.same(again.body.steps, [], 'the same file again: no changes');
+  t.equal(again.body.applied, false);
+
+  const changed = await apply(FILE(30));
+  t.same(changed.body.steps, [
+    {
+      kind: 'liveness',
+      action: 'update',
+      name: 'example.com/api',
+      changes: [{ field: 'interval_seconds', from: 60, to: 30 }],
+    },
+  ]);
+  t.same((await apply(FILE(30))).body.steps, [], 'and then no changes');
+
+  // Without prune nothing absent from the file is deleted; with it, it is.
+  const less = FILE(30).replace('      - name: backup\n        type: push\n        period_seconds: 3600\n', '');
+  t.same((await apply(less)).body.steps, []);
+  const pruned = await apply(less, '?prune=true');
+  t.same(names(pruned.body.steps), ['delete endpoint example.com/backup']);
+  t.equal((await request(s.url, 'GET', '/api/v1/endpoints', { token })).body.endpoints.length, 1);
+
+  // The services' own checks, every one, each at its object; nothing of the file applied.
+  const bad = FILE(
+    30,
+    `  - name: second.example
+    portfolio: Nowhere
+    endpoints:
+      - name: web
+        type: https
+        liveness: { conditions: ["[STATUS] === 200"] }
+`,
+  )
+    .replace('Sunday patching', 'Other window')
+    .replace('cron: "0 3 * * 0"', 'cron: "not a cron"');
+  const refused = await apply(bad);
+  t.equal(refused.status, 400);
+  t.equal(refused.body.code, 'INVALID_CONFIG');
+  t.equal(refused.body.errors.length, 3, refused.body.errors.join('\n'));
+  t.match(refused.body.errors[0], /^dommon\.yaml:28:16: no portfolio named "Nowhere"$/);
+  t.match(
+    refused.body.errors[1],
+    /^dommon\.yaml:30:9: endpoint second\.example\/web: conditions\[0\]: operator "==" needs/,
+  );
+  t.match(refused.body.errors[2], /^dommon\.yaml:41:5: maintenance window Other window: cron: /);
+  t.equal((await request(s.url, 'GET', '/api/v1/domains', { token })).body.domains.length, 1, 'nothing applied');
+
+  const unset = await apply(FILE(30), '', {});
+  t.equal(unset.status, 400);
+  t.same(unset.body.errors, ['dommon.yaml:9:17: channels.0.secret_key: the variable WEBHOOK_SECRET is not set']);
+});
