@@ -31,6 +31,7 @@ import { nodeRoutes } from './routes/nodes.js';
 import { eventRoutes } from './routes/events.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { userApiRoutes } from './routes/user-api.js';
+import { configApplyRoutes } from './routes/config.js';
 
 type Middleware = Koa.Middleware<ApiState>;
 
@@ -186,6 +187,7 @@ export function createLocalApi(
   dashboardRoutes(router, deps, fixed);
   userApiRoutes(router, deps, fixed);
   maintenanceWindowRoutes(router, deps, fixed);
+  configApplyRoutes(router, deps, fixed);
   const errors = errorMiddleware(deps.log, deps.clock) as Middleware;
 
   return {
