@@ -464,10 +464,17 @@ function descendants(c: Ctx, id: number): number[] {
 }
 
 /** Kuma notification providers dommon has, and how their settings map. */
-const PROVIDERS: Record<
-  string,
-  { type: string; fields: Record<string, { to: string; secret?: boolean }>; otherwise?: string }
-> = {
+interface Provider {
+  type: string;
+  fields: Record<string, { to: string; secret?: boolean }>;
+  otherwise?: string;
+  /** A setting that is carried another way, or is the default: not reported. */
+  ignores?(key: string, value: unknown): boolean;
+  /** Last touches to the channel; false when it cannot be carried over (the reason noted). */
+  finish?(out: Json, cfg: Json, note: (what: string) => void): boolean;
+}
+const RECIPIENT_KEYS = ['smtpTo', 'smtpCC', 'smtpBCC'];
+const PROVIDERS: Record<string, Provider> = {
   webhook: {
     type: 'webhook',
     fields: { webhookURL: { to: 'webhook_url' } },
@@ -477,6 +484,10 @@ const PROVIDERS: Record<
     type: 'slack',
     fields: { slackwebhookURL: { to: 'webhook_url' } },
     otherwise: "the incoming webhook's own channel, name and icon are used",
+    finish(out) {
+      if (s(out.webhook_url) && !/^https?:\/\//.test(s(out.webhook_url))) out.webhook_url = undefined;
+      return true;
+    },
   },
   discord: {
     type: 'discord',
@@ -494,11 +505,26 @@ const PROVIDERS: Record<
       ntfytopic: { to: 'topic' },
       ntfyaccesstoken: { to: 'token', secret: true },
     },
+    ignores: (k, v) => k === 'ntfyAuthenticationMethod' && ['accessToken', 'none', ''].includes(s(v)),
   },
   smtp: {
     type: 'email',
     fields: {},
     otherwise: 'dommon sends mail through the relay DOMMON_SMTP_URL names (smtp://user:password@host:port)',
+    ignores: (k) => RECIPIENT_KEYS.includes(k),
+    finish(out, cfg, note) {
+      const to = RECIPIENT_KEYS.flatMap((k) => s(cfg[k]).split(','))
+        .map((x) => x.trim())
+        .filter(Boolean);
+      if (!to.length) {
+        note('not carried over: no recipient');
+        return false;
+      }
+      out.recipients = [...new Set(to)].slice(0, 50);
+      if (s(cfg.smtpCC) || s(cfg.smtpBCC))
+        note('CC and BCC recipients carried over as recipients: dommon sends to each one');
+      return true;
+    },
   },
   teams: { type: 'teams', fields: { webhookUrl: { to: 'webhook_url' } } },
   GoogleChat: { type: 'googlechat', fields: { googleChatWebhookURL: { to: 'webhook_url' } } },
@@ -557,28 +583,12 @@ function importNotifications(c: Ctx): void {
         } else if (s(v)) out[f.to] = s(v).trim();
         continue;
       }
-      if (map.type === 'email' && ['smtpTo', 'smtpCC', 'smtpBCC'].includes(k)) continue;
-      if (map.type === 'ntfy' && k === 'ntfyAuthenticationMethod' && ['accessToken', 'none', ''].includes(s(v)))
-        continue;
+      if (map.ignores?.(k, v)) continue;
       // An empty or false setting is Kuma's default: nothing is lost.
       if (v === false || v === '' || v === null || v === undefined) continue;
       skipped.push(k);
     }
-    if (map.type === 'email') {
-      const to = ['smtpTo', 'smtpCC', 'smtpBCC']
-        .flatMap((k) => s(cfg[k]).split(','))
-        .map((x) => x.trim())
-        .filter(Boolean);
-      if (!to.length) {
-        b.note(at, 'not carried over: no recipient');
-        continue;
-      }
-      out.recipients = [...new Set(to)].slice(0, 50);
-      if (s(cfg.smtpCC) || s(cfg.smtpBCC))
-        b.note(at, 'CC and BCC recipients carried over as recipients: dommon sends to each one');
-    }
-    if (map.type === 'slack' && s(out.webhook_url) && !/^https?:\/\//.test(s(out.webhook_url)))
-      out.webhook_url = undefined;
+    if (map.finish && !map.finish(out, cfg, (what) => b.note(at, what))) continue;
     if (skipped.length)
       b.note(
         at,
