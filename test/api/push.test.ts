@@ -47,6 +47,16 @@ t.test('a cron job pinging in time, failing, late and never', async (t) => {
   t.same(await ping(`${ep.ping_url}/256`), { status: 404, text: 'not found' });
   t.same(await ping(`${ep.ping_url}/nope`), { status: 404, text: 'not found' });
   t.same(await ping(`${s.url}/ping/short`), { status: 404, text: 'not found' });
+  // A path below /ping/ that is no ping URL (an over-long action, more segments) is the same plain 404,
+  // whatever its body: never the JSON API's body parser or error body.
+  for (const path of [`${ep.ping_url}/${'x'.repeat(40)}`, `${ep.ping_url}/start/more`]) {
+    const r = await fetch(path, { method: 'POST', body: '{"a":', headers: { 'content-type': 'application/json' } });
+    t.same(
+      [r.status, r.headers.get('content-type'), await r.text()],
+      [404, 'text/plain; charset=utf-8', 'not found'],
+      path,
+    );
+  }
 
   // A run: start, then success 300 ms later: up at once, with the run's duration.
   t.same(await ping(`${ep.ping_url}/start`), { status: 200, text: 'OK' });

@@ -13,6 +13,8 @@ import { PING_BODY_LIMIT } from '../../domain/push.js';
 import type { PushService } from '../../services/push.js';
 
 const PING_PATH = /^\/ping\/([^/]{1,100})(?:\/([^/]{1,20}))?\/?$/;
+/** A path with a segment under /ping/: the ping URLs' own space. */
+const PING_SPACE = /^\/ping\/[^/]/;
 const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 /** Past this many bytes a ping's body is not read on: the connection is closed after the answer. */
 const DRAIN_LIMIT = 10 * PING_BODY_LIMIT;
@@ -69,13 +71,21 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
   const misses = windowCounter(deps.clock);
   return async (ctx, next) => {
     const m = PING_PATH.exec(ctx.path);
-    if (!m) {
+    // Every path below /ping/ is a ping URL's: one that is not well formed is a plain 404 here, never
+    // the JSON API's answers (its body parser, its error body).
+    if (!m && !PING_SPACE.test(ctx.path)) {
       await next();
       return;
     }
     if (!['GET', 'HEAD', 'POST'].includes(ctx.method)) {
       ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD, POST');
+      return;
+    }
+    if (!m) {
+      ctx.type = 'text/plain';
+      ctx.status = 404;
+      ctx.body = 'not found';
       return;
     }
     const key = m[1]!.toLowerCase();
