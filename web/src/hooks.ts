@@ -35,15 +35,35 @@ export interface Loaded<T> {
 export function usePoll<T>(load: () => Promise<T>, key: string, every = POLL_MS): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
   const seq = useRef(0);
+  const inFlight = useRef(false);
+  const forced = useRef(false);
   const run = useCallback(() => {
     const mine = ++seq.current;
+    // A run this one cuts short may already have taken the fresh answers (api.ts then answers this
+    // one's reads as 304s from its store, and the answer count does not move): this run's data is
+    // drawn whatever the count says, or the view would keep what it showed before the change.
+    if (inFlight.current) forced.current = true;
+    inFlight.current = true;
     const before = freshAnswers();
+    const settle = () => {
+      inFlight.current = false;
+      const force = forced.current;
+      forced.current = false;
+      return force;
+    };
     load().then(
-      (data) =>
-        mine === seq.current &&
-        setState((s) => (s.data !== undefined && !s.error && freshAnswers() === before ? s : { data, loading: false })),
-      (e: unknown) =>
-        mine === seq.current && setState((s) => ({ ...s, error: String((e as Error).message ?? e), loading: false })),
+      (data) => {
+        if (mine !== seq.current) return;
+        const force = settle();
+        setState((s) =>
+          !force && s.data !== undefined && !s.error && freshAnswers() === before ? s : { data, loading: false },
+        );
+      },
+      (e: unknown) => {
+        if (mine !== seq.current) return;
+        settle();
+        setState((s) => ({ ...s, error: String((e as Error).message ?? e), loading: false }));
+      },
     );
   }, [key]);
   useEffect(() => {
