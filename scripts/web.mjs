@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist/web');
 const assets = path.join(outdir, 'assets');
-// Only the bundle's own files: dist/web/ also holds the compiled server side of src/web/ (tsc's output).
+// Only the bundle's own files: dist/web/ also holds the compiled server side of src/web/ (scripts/compile.mjs's output).
 fs.rmSync(assets, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,

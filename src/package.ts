@@ -1,5 +1,5 @@
 // The package's own files (package.json, schemas/) found from wherever this module runs: src/ under
-// tsx, dist/ after tsc, or dist/bundle/chunks/ in the bundled CLI.
+// tsx, dist/ after `npm run build`, or dist/bundle/chunks/ in the bundled CLI.
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -18,7 +18,7 @@ t.setTimeout(240_000);
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** `npm run build` when dist/ is missing or older than any source file. */
+/** Compiles src/ to dist/ (scripts/compile.mjs, the build's first step) when dist/ is missing or older than any source file. */
 function ensureBuilt(): void {
   const built = path.join(ROOT, 'dist/app.js');
   const stamp = fs.existsSync(built) ? fs.statSync(built).mtimeMs : 0;
@@ -30,11 +30,7 @@ function ensureBuilt(): void {
         .map((e) => (e.isDirectory() ? newest(path.join(dir, e.name)) : fs.statSync(path.join(dir, e.name)).mtimeMs)),
     );
   if (newest(path.join(ROOT, 'src')) <= stamp) return;
-  const r = spawnSync(
-    process.execPath,
-    [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')],
-    { stdio: 'inherit' },
-  );
+  const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/compile.mjs')], { stdio: 'inherit' });
   if (r.status !== 0) throw new Error('build failed');
 }
 

@@ -48,11 +48,7 @@ export async function ensureBuilt(): Promise<void> {
   }
   try {
     if (!stale()) return;
-    const r = spawnSync(
-      process.execPath,
-      [path.join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', path.join(ROOT, 'tsconfig.json')],
-      { encoding: 'utf8' },
-    );
+    const r = spawnSync(process.execPath, [path.join(ROOT, 'scripts/compile.mjs')], { encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`build failed:\n${r.stdout}${r.stderr}`);
     // bin/dommon.js runs the esbuild bundle of dist's sources (a fresh file on every run)
     const b = spawnSync(process.execPath, [path.join(ROOT, 'scripts/bundle.mjs')], { encoding: 'utf8' });

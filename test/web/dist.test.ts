@@ -1,5 +1,5 @@
 // The built package holds the dashboard's bundle and the compiled server side of src/web/ in one
-// directory (dist/web/): building the bundle must not remove what tsc wrote there (it once did, and
+// directory (dist/web/): building the bundle must not remove what scripts/compile.mjs wrote there (it once did, and
 // `dommon serve` from dist/ could not start).
 import fs from 'node:fs';
 import path from 'node:path';
