@@ -370,6 +370,8 @@ export async function openLocalApi(config: Readonly<Config>, teamName?: string):
       user_id: user?.id ?? '',
       user_email: user?.email ?? 'admin@localhost',
       read_only: false,
+      // The command line on the server itself answers to whoever may run it: everything is allowed.
+      role: 'owner' as const,
     };
     // Requests are served in-process by the route modules (api/local.ts): no koa, socket or HTTP client to load.
     const api = createLocalApi(

@@ -1,6 +1,7 @@
 // Domain types as services see them (never rows); the store maps rows to these.
 import type { EndpointSettings, EndpointType, Health } from './endpoint.js';
 import type { PushCheck } from './push.js';
+import type { Role } from './roles.js';
 
 /** The endpoint type names: one per plug-in of src/probes/registry.ts (see EndpointTypeNames). */
 export type { EndpointType } from './endpoint.js';
@@ -16,6 +17,8 @@ export interface User {
   team_id: string;
   email: string;
   created_at: string;
+  /** The member's role in the team (docs/accounts.md). */
+  role: Role;
 }
 
 export interface ApiToken {
@@ -31,6 +34,10 @@ export interface ApiToken {
   read_only: boolean;
   /** An operator token (`token create --operator`): it may read node details (GET /api/v1/nodes). */
   operator: boolean;
+  /** The token's own role (null: its member's role, whatever that is at the time). */
+  role: Role | null;
+  /** When the token stops being accepted (null: never). */
+  expires_at: string | null;
 }
 
 /** What an authenticated request knows about its caller. */
@@ -45,6 +52,10 @@ export interface Principal {
   read_only: boolean;
   /** An operator token: node details are shown (absent: not one). */
   operator?: boolean;
+  /** What the caller may do in the team: min(member role, token role), viewer for a read-only token. */
+  role: Role;
+  /** When the credential's token stops being accepted (absent or null: never). */
+  expires_at?: string | null;
 }
 
 export interface Portfolio {

@@ -4,6 +4,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Conflict, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
+import { isRole, ROLES, type Role } from '../domain/roles.js';
 import type { ServiceDeps } from './deps.js';
 
 const TOKEN_PREFIX = 'dmn_';
@@ -11,6 +12,17 @@ const EPOCH_KEY = 'tokens_epoch';
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
+
+/** A role named on the command line or in a request, or Invalid naming the three. */
+export function parseRole(v: string): Role {
+  const r = v.trim().toLowerCase();
+  if (!isRole(r)) throw new Invalid(`"${v}" is not a role: one of ${[...ROLES].reverse().join(', ')}`, 'INVALID_ROLE');
+  return r;
+}
+
+/** True when a token that ends at `expiresAt` (null: never) is no longer accepted at `now`. */
+const tokenExpired = (expiresAt: string | null | undefined, now: Date): boolean =>
+  !!expiresAt && Date.parse(expiresAt) <= now.getTime();
 
 interface CreatedToken {
   token: string;
@@ -24,6 +36,10 @@ interface CreatedToken {
   read_only: boolean;
   /** An operator token: it may read node details (docs/scale-out.md). */
   operator: boolean;
+  /** The token's own role (null: its member's role). */
+  role: Role | null;
+  /** When the token stops being accepted (null: never). */
+  expires_at: string | null;
 }
 
 export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
@@ -79,6 +95,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       name?: string;
       readOnly?: boolean;
       operator?: boolean;
+      role?: Role | null;
+      expiresAt?: string | null;
     }): Promise<CreatedToken> {
       if (opts.user !== undefined && !EMAIL.test(opts.user))
         throw new Invalid(`"${opts.user}" is not an e-mail address`);
@@ -102,6 +120,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           created_at: now,
           read_only: opts.readOnly === true,
           operator: opts.operator === true,
+          role: opts.role ?? null,
+          expires_at: opts.expiresAt ?? null,
         });
         return {
           token,
@@ -113,6 +133,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           token_name: name,
           read_only: opts.readOnly === true,
           operator: opts.operator === true,
+          role: opts.role ?? null,
+          expires_at: opts.expiresAt ?? null,
         };
       });
     },
@@ -137,12 +159,22 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       return store.users.list((await requireTeam(teamName)).id);
     },
 
-    async addUser(teamName: string | undefined, email: string): Promise<User> {
+    async addUser(teamName: string | undefined, email: string, role: Role = 'owner'): Promise<User> {
       if (!EMAIL.test(email)) throw new Invalid(`"${email}" is not an e-mail address`);
       const team = teamName ? await ensureTeam(teamName) : await requireTeam();
       if (await store.users.byEmail(team.id, email.toLowerCase()))
         throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
-      return store.users.create(team.id, email.toLowerCase(), isoNow(clock));
+      return store.users.create(team.id, email.toLowerCase(), isoNow(clock), role);
+    },
+
+    /** Changes a member's role; every node's token cache is dropped so the new role applies at once. */
+    async setRole(teamName: string | undefined, email: string, role: Role): Promise<User> {
+      const team = await requireTeam(teamName);
+      const user = await store.users.byEmail(team.id, email.toLowerCase());
+      if (!user) throw new NotFound(`User ${email}`);
+      await store.users.setRole(user.id, role);
+      await bumpEpoch();
+      return { ...user, role };
     },
 
     async removeUser(teamName: string | undefined, email: string): Promise<{ user: User; revoked_tokens: number }> {
@@ -150,6 +182,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
       const revoked = await store.transaction(async (tx) => {
+        // Sessions made from the member's tokens end with them (the look-up joins the member too).
+        await tx.webSessions.removeForTokens(await tx.tokens.liveIdsForUser(user.id));
         const n = await tx.tokens.revokeForUser(user.id, isoNow(clock));
         await tx.users.remove(user.id);
         return n;
@@ -175,6 +209,8 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
         if (cache.size > 10_000) cache.clear();
         cache.set(hash, p);
       }
+      // An expired token is refused like a revoked one (the cache keeps it: its expiry is checked each time).
+      if (p && tokenExpired(p.expires_at, clock.now())) return null;
       if (p) touched.add(p.token_id);
       return p;
     },

@@ -80,7 +80,8 @@ export function createSessionService(deps: {
       const row = await store.webSessions.byHash(h);
       if (!row) return null;
       const now = clock.now().getTime();
-      if (now >= row.expires_at || now - row.last_seen >= idleMs) {
+      const tokenEnd = row.principal.expires_at ? Date.parse(row.principal.expires_at) : Infinity;
+      if (now >= row.expires_at || now - row.last_seen >= idleMs || now >= tokenEnd) {
         await store.webSessions.remove(h);
         return null;
       }

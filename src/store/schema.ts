@@ -13,6 +13,8 @@ export interface UsersTable {
   team_id: string;
   email: string;
   created_at: string;
+  /** owner | editor | viewer (migration 028; docs/accounts.md). */
+  role: ColumnType<string, string | undefined, string>;
 }
 export interface ApiTokensTable {
   id: string;
@@ -28,6 +30,10 @@ export interface ApiTokensTable {
   read_only: Bool;
   /** 1: an operator token, which may read node details (GET /api/v1/nodes; migration 021). */
   operator: Bool;
+  /** A role of the token's own, no higher than its member's (null: the member's role; migration 028). */
+  role: string | null;
+  /** When the token stops being accepted (null: never; migration 028). */
+  expires_at: string | null;
 }
 export interface MetaTable {
   key: string;

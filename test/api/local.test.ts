@@ -34,6 +34,7 @@ t.test('the in-process API answers as the daemon over HTTP', async (t) => {
     user_id: who.user_id!,
     user_email: who.user!,
     read_only: false,
+    role: 'owner',
   };
   const { app } = ta;
   const local = createLocalApi(

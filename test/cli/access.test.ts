@@ -32,9 +32,28 @@ t.test('token and users commands', async (t) => {
   const tok = JSON.parse(json.stdout);
   t.same(
     Object.keys(tok).sort(),
-    ['id', 'team', 'team_id', 'token', 'token_name', 'user', 'user_id', 'read_only', 'operator'].sort(),
+    [
+      'id',
+      'team',
+      'team_id',
+      'token',
+      'token_name',
+      'user',
+      'user_id',
+      'read_only',
+      'operator',
+      'role',
+      'expires_at',
+    ].sort(),
   );
-  t.match(tok, { team: 'ops', user: 'alice@example.com', token_name: 'ci', read_only: false });
+  t.match(tok, {
+    team: 'ops',
+    user: 'alice@example.com',
+    token_name: 'ci',
+    read_only: false,
+    role: null,
+    expires_at: null,
+  });
   // --read-only: a token that may only read (docs/security.md)
   const roRun = await run('--json', 'token', 'create', '--team', 'ops', '--name', 'viewer', '--read-only');
   t.equal(roRun.code, 0, roRun.stderr);
@@ -99,9 +118,22 @@ t.test('token and users commands', async (t) => {
   const dupe = await run('--team', 'ops', 'users', 'add', 'bob@example.com');
   t.equal(dupe.code, 4, 'existing user: conflict');
   t.equal(dupe.stderr.trim().split('\n').length, 1);
+  t.equal(addJson.role, 'owner', 'a member added without --role is an owner (as every member was before roles)');
+  const [editorRun, badRole] = await Promise.all([
+    run('--json', '--team', 'ops', 'users', 'add', 'dave@example.com', '--role', 'Editor'),
+    run('--team', 'ops', 'users', 'add', 'erin@example.com', '--role', 'admin'),
+  ]);
+  t.match(JSON.parse(editorRun.stdout), { email: 'dave@example.com', role: 'editor' });
+  t.equal(badRole.code, 2, 'an unknown role: usage');
+  t.match(badRole.stderr, /"admin" is not a role: one of owner, editor, viewer/);
+  const setRole = await run('--team', 'ops', 'users', 'set-role', 'dave@example.com', 'viewer');
+  t.equal(setRole.code, 0, setRole.stderr);
+  t.match(setRole.stdout, /dave@example\.com is now viewer/);
+  t.equal((await run('--team', 'ops', 'users', 'set-role', 'nobody@example.com', 'viewer')).code, 3, 'unknown user');
   const usersText = await run('--team', 'ops', 'users', 'list');
-  t.match(usersText.stdout, /EMAIL/);
-  t.match(usersText.stdout, /bob@example\.com/);
+  t.match(usersText.stdout, /EMAIL\s+ROLE/);
+  t.match(usersText.stdout, /bob@example\.com\s+owner/);
+  t.match(usersText.stdout, /dave@example\.com\s+viewer/);
 
   // a second team makes --team required where it would be ambiguous
   t.equal((await run('token', 'create', '--team', 'dev')).code, 0);

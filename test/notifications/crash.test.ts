@@ -86,6 +86,7 @@ t.test('SIGKILL between claim and delivery: delivered after restart', async (t) 
     user_id: tok.user_id,
     user_email: tok.user,
     read_only: false,
+    role: 'owner' as const,
   };
   await local.services.notifications.upsertSetting(principal, 'webhook', {
     delivery_class: 'instant',

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
+import { parseRole } from '../../services/access.js';
 
 export function tokenCommands(program: Command): void {
   const token = program.command('token').description('API tokens (shown once, stored only as hashes)');
@@ -69,17 +70,28 @@ export function userCommands(program: Command): void {
       run(async (ctx) => {
         const { services } = await ctx.local();
         const rows = await services.access.listUsers(ctx.opts.team);
-        ctx.print.out(rows, () => table(rows, ['id', 'email', 'created_at']));
+        ctx.print.out(rows, () => table(rows, ['id', 'email', 'role', 'created_at']));
       }),
     );
   users
     .command('add <email>')
     .description('add a user to the team (--team creates the team if needed)')
+    .option('--role <role>', 'owner, editor or viewer (docs/accounts.md)', 'owner')
     .action(
-      run(async (ctx, email: string) => {
+      run(async (ctx, email: string, o: { role: string }) => {
         const { services } = await ctx.local();
-        const u = await services.access.addUser(ctx.opts.team, email);
-        ctx.print.out(u, () => `added ${u.email} (${u.id})`);
+        const u = await services.access.addUser(ctx.opts.team, email, parseRole(o.role));
+        ctx.print.out(u, () => `added ${u.email} (${u.id}) as ${u.role}`);
+      }),
+    );
+  users
+    .command('set-role <email> <role>')
+    .description("change a user's role in the team: owner, editor or viewer (applies at once to the user's tokens)")
+    .action(
+      run(async (ctx, email: string, role: string) => {
+        const { services } = await ctx.local();
+        const u = await services.access.setRole(ctx.opts.team, email, parseRole(role));
+        ctx.print.out(u, () => `${u.email} is now ${u.role}`);
       }),
     );
   users

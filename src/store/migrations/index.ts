@@ -23,6 +23,7 @@ import * as m024 from './024_liveness_requests.js';
 import * as m025 from './025_maintenance_windows.js';
 import * as m026 from './026_domain_delegations.js';
 import * as m027 from './027_nodes_work_regional.js';
+import * as m028 from './028_roles.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -47,6 +48,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '025_maintenance_windows': m025,
   '026_domain_delegations': m026,
   '027_nodes_work_regional': m027,
+  '028_roles': m028,
 };
 
 /**

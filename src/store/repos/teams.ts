@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../schema.js';
 import type { ApiToken, Principal, Team, User } from '../../domain/types.js';
+import { isRole, type Role } from '../../domain/roles.js';
 import { fromBool, newId, toBool } from './util.js';
 import { PRINCIPAL_COLUMNS, principalOf } from './principal.js';
 
@@ -33,32 +34,43 @@ export function teamsRepo(db: Kysely<DB>) {
 }
 
 export function usersRepo(db: Kysely<DB>) {
-  const cols = ['id', 'team_id', 'email', 'created_at'] as const;
+  const cols = ['id', 'team_id', 'email', 'created_at', 'role'] as const;
+  const user = (r: { id: string; team_id: string; email: string; created_at: string; role: string }): User => ({
+    ...r,
+    role: isRole(r.role) ? r.role : 'viewer',
+  });
   return {
     async byEmail(teamId: string, email: string): Promise<User | undefined> {
-      return db
+      const r = await db
         .selectFrom('users')
         .select(cols)
         .where('team_id', '=', teamId)
         .where('email', '=', email)
         .executeTakeFirst();
+      return r && user(r);
     },
     async byId(id: string): Promise<User | undefined> {
-      return db.selectFrom('users').select(cols).where('id', '=', id).executeTakeFirst();
+      const r = await db.selectFrom('users').select(cols).where('id', '=', id).executeTakeFirst();
+      return r && user(r);
     },
     async list(teamId: string): Promise<User[]> {
-      return db
+      const rows = await db
         .selectFrom('users')
         .select(cols)
         .where('team_id', '=', teamId)
         .orderBy('created_at')
         .orderBy('email')
         .execute();
+      return rows.map(user);
     },
-    async create(teamId: string, email: string, now: string): Promise<User> {
-      const user = { id: newId(), team_id: teamId, email, created_at: now };
-      await db.insertInto('users').values(user).execute();
-      return user;
+    /** A new member; an owner unless a role is given (what every member was before roles). */
+    async create(teamId: string, email: string, now: string, role: Role = 'owner'): Promise<User> {
+      const u = { id: newId(), team_id: teamId, email, created_at: now, role };
+      await db.insertInto('users').values(u).execute();
+      return u;
+    },
+    async setRole(id: string, role: Role): Promise<void> {
+      await db.updateTable('users').set({ role }).where('id', '=', id).execute();
     },
     async remove(id: string): Promise<void> {
       await db.deleteFrom('users').where('id', '=', id).execute();
@@ -78,13 +90,16 @@ export function tokensRepo(db: Kysely<DB>) {
     'revoked_at',
     'read_only',
     'operator',
+    'role',
+    'expires_at',
   ] as const;
-  const token = <T extends { read_only: number; operator: number }>(
+  const token = <T extends { read_only: number; operator: number; role: string | null }>(
     r: T,
-  ): Omit<T, 'read_only' | 'operator'> & { read_only: boolean; operator: boolean } => ({
+  ): Omit<T, 'read_only' | 'operator' | 'role'> & { read_only: boolean; operator: boolean; role: Role | null } => ({
     ...r,
     read_only: toBool(r.read_only),
     operator: toBool(r.operator),
+    role: r.role === null ? null : isRole(r.role) ? r.role : 'viewer',
   });
   return {
     /**
@@ -110,6 +125,7 @@ export function tokensRepo(db: Kysely<DB>) {
         .execute();
       return { id, name };
     },
+    /** The live token's caller; an expired one is returned too (with its expires_at): the caller decides. */
     async principalByHash(hash: string): Promise<Principal | undefined> {
       const row = await db
         .selectFrom('api_tokens as t')
@@ -143,6 +159,16 @@ export function tokensRepo(db: Kysely<DB>) {
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
       return Number(r.numUpdatedRows);
+    },
+    /** Ids of a member's live tokens (their sessions end with them). */
+    async liveIdsForUser(userId: string): Promise<string[]> {
+      const rows = await db
+        .selectFrom('api_tokens')
+        .select('id')
+        .where('user_id', '=', userId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      return rows.map((r) => r.id);
     },
     async revokeForUser(userId: string, now: string): Promise<number> {
       const r = await db
