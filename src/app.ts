@@ -520,6 +520,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
   const live = createLiveHub({
     stamp: () => store.readStamp('home'),
     fingerprint: (team) => services.home.fingerprint(team),
+    digests: (team) => services.home.digests(team),
     resolve: (sid) => services.sessions.resolve(sid),
     onError: (err) => log.warn({ err }, 'live feed'),
   });

@@ -2,6 +2,9 @@
 // endpoint's incidents (each outage with its recovery, how long it lasted and the notifications sent
 // for it). The home reads every domain and endpoint of the team in a fixed number of queries, then
 // filters, sorts and pages in memory; only the page's configurations have their last checks read.
+// `digests` is the live feed's view of the same rows: one short hash per row, so the feed can tell
+// a page which rows changed and the page reads only those.
+import { createHash } from 'node:crypto';
 import { daysUntil, type Clock } from '../domain/clock.js';
 import { NotFound } from '../domain/errors.js';
 import { fullUrl } from '../domain/endpoint.js';
@@ -28,6 +31,8 @@ export interface HomeQuery {
   sort: HomeSort;
   order: 'asc' | 'desc';
   checks: number;
+  /** Only these rows (the live feed's changed ids on the page shown); paging does not apply then. */
+  ids?: string[];
 }
 
 interface HomeCheck {
@@ -210,7 +215,8 @@ export function createHomeService({ store, clock, monitor }: { store: Store; clo
         if (r.kind === 'domain') summary.domains++;
         else summary.endpoints++;
       }
-      const picked = all.filter((r) => matches(r, q));
+      const only = q.ids ? new Set(q.ids) : undefined;
+      const picked = all.filter((r) => (!only || only.has(r.id)) && matches(r, q));
       if (q.group === 'portfolio') for (const r of picked) r.group = r.portfolio ?? NO_PORTFOLIO;
       const key = KEYS[q.sort];
       const dir = q.order === 'desc' ? -1 : 1;
@@ -234,7 +240,7 @@ export function createHomeService({ store, clock, monitor }: { store: Store; clo
         }
         return (key ? 1 : dir) * collator.compare(a.name, b.name) || (a.id < b.id ? -1 : 1);
       });
-      const page = picked.slice(q.offset, q.offset + q.limit);
+      const page = only ? picked : picked.slice(q.offset, q.offset + q.limit);
       const wanted = page.flatMap((r) => (r.kind === 'endpoint' && seqs.has(r.id) ? [seqs.get(r.id)!] : []));
       const recent = await store.dashboard.recentChecks(wanted, q.checks);
       for (const r of page) {
@@ -312,6 +318,17 @@ export function createHomeService({ store, clock, monitor }: { store: Store; clo
           };
         }),
       };
+    },
+
+    /**
+     * Each row of the team's home (domains and endpoints, by id) with a short hash of what it shows:
+     * two calls' hashes differ for exactly the rows whose state, reason, figures or last check moved.
+     */
+    async digests(teamId: string): Promise<Map<string, string>> {
+      const { out } = await rows(teamId);
+      return new Map(
+        out.map((r) => [r.id, createHash('sha256').update(JSON.stringify(r)).digest('base64url').slice(0, 16)]),
+      );
     },
 
     /** Changes whenever something the team's home shows may have changed. */

@@ -10,6 +10,10 @@
 // - Bounded: at most MAX_PER_SESSION streams per session (another is refused 429), a comment every
 //   HEARTBEAT_MS keeps proxies from closing an idle stream, and a session that ended (signed out,
 //   token revoked, expired) has its streams closed at the next session check.
+// - What `change` says: `{"ids": [...], "all": false}` names the home rows (domain and endpoint ids)
+//   whose shown data moved, found by comparing each row's digest (services/home.ts) with the last
+//   look's, so the home reads only those rows; `"all": true` (rows added or removed, more than
+//   MAX_IDS changed, or no earlier digests to compare) tells every view to read again.
 // - close() ends every stream (the daemon's shutdown), so the HTTP server can close at once.
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -22,6 +26,8 @@ const SWEEP_MS = 15_000;
 const HEARTBEAT_MS = 15_000;
 const SESSION_CHECK_MS = 30_000;
 const MAX_PER_SESSION = 4;
+/** Changed rows named in one event at most (about 40 KB); past it the event says `all`. */
+const MAX_IDS = 1000;
 
 class TooManyStreams extends ServiceError {
   constructor() {
@@ -54,6 +60,8 @@ export function createLiveHub(deps: {
   stamp(): string;
   /** The team's home fingerprint (services/home.ts). */
   fingerprint(teamId: string): Promise<string>;
+  /** Each home row's digest by id (services/home.ts); without it every change says `all`. */
+  digests?(teamId: string): Promise<Map<string, string>>;
   /** The session again (null: it ended). */
   resolve(sid: string): Promise<WebSession | null>;
   onError?(err: unknown): void;
@@ -61,6 +69,7 @@ export function createLiveHub(deps: {
   const clients = new Set<Client>();
   const perSession = new Map<string, number>();
   const lastPrint = new Map<string, string>();
+  const lastDigests = new Map<string, Map<string, string>>();
   let timer: NodeJS.Timeout | undefined;
   let lastStamp = '';
   let lastSweep = 0;
@@ -76,13 +85,32 @@ export function createLiveHub(deps: {
   async function look(): Promise<void> {
     const teams = new Set([...clients].map((c) => c.team));
     for (const team of [...lastPrint.keys()]) if (!teams.has(team)) lastPrint.delete(team);
+    for (const team of [...lastDigests.keys()]) if (!teams.has(team)) lastDigests.delete(team);
     for (const team of teams) {
       const print = await deps.fingerprint(team);
       const before = lastPrint.get(team);
       lastPrint.set(team, print);
-      if (before !== undefined && before !== print)
-        for (const c of clients) if (c.team === team) send(c, `event: change\ndata: {}\n\n`);
+      if (before === undefined || before === print) continue;
+      const data = JSON.stringify(await changedRows(team));
+      for (const c of clients) if (c.team === team) send(c, `event: change\ndata: ${data}\n\n`);
     }
+  }
+
+  /** The rows of the team's home that changed since the last look (`all`: read everything). */
+  async function changedRows(team: string): Promise<{ ids: string[]; all: boolean }> {
+    if (!deps.digests) return { ids: [], all: true };
+    const before = lastDigests.get(team);
+    const now = await deps.digests(team);
+    lastDigests.set(team, now);
+    if (!before) return { ids: [], all: true };
+    const ids: string[] = [];
+    let all = before.size !== now.size;
+    for (const [id, digest] of now) {
+      const was = before.get(id);
+      if (was === undefined) all = true;
+      else if (was !== digest) ids.push(id);
+    }
+    return all || ids.length > MAX_IDS ? { ids: [], all: true } : { ids, all: false };
   }
 
   async function checkSessions(): Promise<void> {
@@ -171,10 +199,12 @@ export function createLiveHub(deps: {
       res.writeHead(200, { ...ctx.response.headers, 'content-type': 'text/event-stream; charset=utf-8' });
       // retry: how long the browser waits before it reconnects a dropped stream.
       res.write(`retry: 3000\nevent: ready\ndata: {}\n\n`);
-      // The team's current fingerprint, so the first change after this is told.
-      void deps.fingerprint(c.team).then(
-        (p) => {
-          if (!lastPrint.has(c.team)) lastPrint.set(c.team, p);
+      // The team's current fingerprint and rows, so the first change after this is told, by row.
+      const team = c.team;
+      void Promise.all([deps.fingerprint(team), lastDigests.has(team) ? undefined : deps.digests?.(team)]).then(
+        ([p, digests]) => {
+          if (!lastPrint.has(team)) lastPrint.set(team, p);
+          if (digests && !lastDigests.has(team)) lastDigests.set(team, digests);
         },
         (err: unknown) => deps.onError?.(err),
       );

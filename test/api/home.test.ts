@@ -2,8 +2,8 @@
 // team in one list: states, the failure in words, heartbeat checks, days left, filters, natural sort,
 // groups, paging, another team's rows never seen), GET /api/v1/endpoints/:id/incidents (an outage,
 // its recovery, how long it lasted and the notifications made for it), the live feed GET /ui/live
-// (a real HTTP client reading the stream sees a change made through the API, another team's stream
-// does not; bounded per session; the app stops at once with a stream open), and the dashboard
+// (a real HTTP client reading the stream sees a change made through the API, named by row when the
+// rows were already there, another team's stream does not; bounded per session; the app stops at once with a stream open), and the dashboard
 // session's own rate-limit budget. test/pg/api-home.test.ts runs it on PostgreSQL.
 import t from 'tap';
 import { client, startApp, type TestApp } from '../support/app.js';
@@ -28,6 +28,8 @@ async function openStream(url: string, cookie: string) {
   const ac = new AbortController();
   const res = await fetch(`${url}/ui/live`, { headers: { cookie }, signal: ac.signal });
   const events: string[] = [];
+  /** Each event's data, in the same order. */
+  const data: string[] = [];
   let ended = false;
   let buf = '';
   const status = res.status;
@@ -44,7 +46,10 @@ async function openStream(url: string, cookie: string) {
                 const block = buf.slice(0, i);
                 buf = buf.slice(i + 2);
                 const ev = /^event: (\w+)$/m.exec(block)?.[1];
-                if (ev) events.push(ev);
+                if (ev) {
+                  events.push(ev);
+                  data.push(/^data: (.*)$/m.exec(block)?.[1] ?? '');
+                }
               }
             }
           } catch {
@@ -59,6 +64,7 @@ async function openStream(url: string, cookie: string) {
     status,
     type,
     events,
+    data,
     ended: () => ended,
     reading,
     close() {
@@ -196,6 +202,15 @@ t.test('GET /api/v1/home and /incidents, on one team and not on another', async 
   t.same(await names('q=EXAMPLE-1'), ['example-10.test', 'api']);
   t.same(await names('q=refused'), ['plain'], 'the reason is searched too');
   t.same(await names(`portfolio_id=${A.pf}`), ['example-10.test', 'api']);
+  // Named rows only (what the page reads when the live feed names the rows that changed): the
+  // filters still apply, paging does not, the summary is every row's.
+  t.same(await names(`ids=${A.web},${A.plain},${A.alpha}&limit=1&offset=2`), ['alpha.test', 'plain', 'web']);
+  t.same(await names(`ids=${A.web},${A.plain}&state=down`), ['plain'], 'a row that left the filters is not sent');
+  const none = (await A.api.get('/api/v1/home?ids=')).body;
+  t.same(none.data, [], 'no row named: none sent');
+  t.equal(none.summary.down, 1, 'but the summary');
+  t.equal((await A.api.get(`/api/v1/home?ids=${A.web},nope`)).status, 400, 'ids must be ids');
+  t.equal((await A.api.get(`/api/v1/home?ids=${Array(201).fill(A.web).join(',')}`)).status, 400, 'at most 200');
   t.same(
     await names('group=portfolio'),
     ['example-10.test', 'api', 'alpha.test', 'example-2.test', 'plain', 'web'],
@@ -305,6 +320,37 @@ t.test('GET /ui/live: a change made through the API reaches the stream of its te
   t.ok(Date.now() - started < 10_000, `told within ${Date.now() - started} ms`);
   await new Promise((r) => setTimeout(r, 1000));
   t.notOk(streamB.events.includes('change'), "team B's stream heard nothing of team A's change");
+  const changes = () => streamA.data.filter((_, i) => streamA.events[i] === 'change').map((d) => JSON.parse(d));
+  t.same(changes()[0], { ids: [], all: true }, 'a row added: every view reads again');
+
+  // A change to rows already shown names them: the page reads only those.
+  const domainId = (await a.get('/api/v1/domains')).body.data[0].id as string;
+  const ep = (
+    await a.post('/api/v1/endpoints', {
+      domain_id: domainId,
+      name: 'www',
+      endpoint_type: 'https',
+      liveness: { interval_seconds: 60 },
+    })
+  ).body;
+  await until('the endpoint added', () => changes().length >= 2);
+  await new Promise((r) => setTimeout(r, 600));
+  const seen = changes().length;
+  t.equal((await a.put(`/api/v1/liveness/${ep.liveness.id}`, { is_enabled: false })).status, 200);
+  await until('the pause told', () =>
+    changes()
+      .slice(seen)
+      .some((c) => c.ids?.includes(ep.id)),
+  );
+  const told = changes()
+    .slice(seen)
+    .find((c) => c.ids?.includes(ep.id));
+  t.equal(told.all, false, 'named rows, not everything');
+  t.same(
+    told.ids.filter((id: string) => id !== ep.id && id !== domainId),
+    [],
+    `only the paused endpoint's row (and its domain's, as its first look-ups settle): ${JSON.stringify(told.ids)}`,
+  );
 
   // At most 4 streams per session.
   const more = [await openStream(s.url, cookieA), await openStream(s.url, cookieA), await openStream(s.url, cookieA)];

@@ -1,6 +1,7 @@
 // The dashboard's live feed across nodes on one PostgreSQL database: a browser's stream is open on
 // one node, a domain is added through the API of another, and the stream is told within seconds (the
-// write's notification on the change feed moves the first node's stamp of the tables the home shows).
+// write's notification on the change feed moves the first node's stamp of the tables the home shows),
+// and a change to a row already shown is named by its id.
 import t from 'tap';
 import { client, startApp, type TestApp } from '../support/app.js';
 import { freshPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
@@ -31,11 +32,15 @@ t.test('a change made on one node reaches a live stream open on another', { skip
   const res = await fetch(`${n2.url}/ui/live`, { headers: { cookie }, signal: ac.signal });
   t.equal(res.status, 200);
   const events: string[] = [];
+  const changes: { ids: string[]; all: boolean }[] = [];
   void (async () => {
     const dec = new TextDecoder();
     try {
       for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>)
-        for (const m of dec.decode(chunk, { stream: true }).matchAll(/^event: (\w+)$/gm)) events.push(m[1]!);
+        for (const m of dec.decode(chunk, { stream: true }).matchAll(/^event: (\w+)\ndata: (.*)$/gm)) {
+          events.push(m[1]!);
+          if (m[1] === 'change') changes.push(JSON.parse(m[2]!));
+        }
     } catch {
       // aborted at the end
     }
@@ -54,4 +59,22 @@ t.test('a change made on one node reaches a live stream open on another', { skip
   // The change feed's notification moves n2's stamp at once; its 15 s sweep would find it anyway.
   await until('change', () => events.includes('change'), 15_000);
   t.ok(true, `the stream on n2 was told ${Date.now() - started} ms after the write on n1`);
+
+  // A row already shown, changed on n1: n2's stream names it, so the page reads only that row.
+  const api1 = client(n1.url, token);
+  const domainId = (await api1.get('/api/v1/domains')).body.data[0].id as string;
+  const ep = (
+    await api1.post('/api/v1/endpoints', {
+      domain_id: domainId,
+      name: 'www',
+      endpoint_type: 'https',
+      liveness: { interval_seconds: 60 },
+    })
+  ).body;
+  await until('the endpoint told', () => changes.length >= 2, 15_000);
+  await new Promise((r) => setTimeout(r, 600));
+  const seen = changes.length;
+  t.equal((await api1.put(`/api/v1/liveness/${ep.liveness.id}`, { is_enabled: false })).status, 200);
+  await until('the pause named', () => changes.slice(seen).some((c) => c.ids.includes(ep.id)), 15_000);
+  t.notOk(changes.slice(seen).find((c) => c.ids.includes(ep.id))!.all, 'named rows, not everything');
 });

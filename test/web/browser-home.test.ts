@@ -73,6 +73,12 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
   await row.getByTestId('beats').waitFor();
   await page.evaluate(() => ((globalThis as unknown as PageGlobals).marker = 42));
   await shot(t, page, 'home');
+  // From here the page reads only the rows the live feed names as changed, never its whole list.
+  const homeReads: URL[] = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname === '/api/v1/home') homeReads.push(u);
+  });
 
   // The target stops answering: the open page shows it down, with the reason, pushed by the feed.
   const stopped = Date.now();
@@ -87,6 +93,18 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
   );
   await summary.getByText('1 down').waitFor();
   t.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker), 42, 'no reload');
+  t.ok(homeReads.length > 0, 'the Home read the change');
+  // (The domain's own row may change too, as its first DNS look-ups settle.)
+  const asked = homeReads.map((u) => u.searchParams.get('ids'));
+  t.same(
+    asked.filter((ids) => ids === null || ids.split(',').some((id) => ![ep.id, d2.id].includes(id))),
+    [],
+    `each read since named the changed rows, no whole list (${homeReads.map((u) => u.search).join(' ')})`,
+  );
+  t.ok(
+    asked.some((ids) => ids?.split(',').includes(ep.id)),
+    'the endpoint that went down was read',
+  );
   await shot(t, page, 'home-down');
 
   // Filters: only what is down; a text that matches nothing says what to do.

@@ -1,8 +1,8 @@
 // The live feed (GET /ui/live, server-sent events): while it is open the server tells the page when
-// something the team's pages show changed, and every view reads again at once; views do not poll
-// then. Closed or refused (a fifth tab of one session, a proxy that drops streams), the views poll
+// something the team's pages show changed, and every view reads again at once (the Home reads only
+// the rows the event names, see hooks.ts `onLive`); views do not poll then. Closed or refused (a fifth tab of one session, a proxy that drops streams), the views poll
 // as before; the browser reconnects a dropped stream by itself, and a reconnect reads everything again.
-import { refreshAll } from './hooks.js';
+import { liveChange, refreshAll } from './hooks.js';
 
 let source: EventSource | null = null;
 let open = false;
@@ -20,7 +20,16 @@ export function startLive(): void {
     // (Re)connected: whatever changed while the stream was down is read now.
     if (!was) refreshAll();
   });
-  s.addEventListener('change', () => refreshAll());
+  s.addEventListener('change', (e) => {
+    let ids: string[] | null = null;
+    try {
+      const d = JSON.parse((e as MessageEvent<string>).data) as { ids?: unknown; all?: unknown };
+      if (d.all === false && Array.isArray(d.ids)) ids = d.ids.filter((x): x is string => typeof x === 'string');
+    } catch {
+      // Not the shape expected: everything is read again.
+    }
+    liveChange(ids);
+  });
   s.addEventListener('error', () => {
     open = false;
   });

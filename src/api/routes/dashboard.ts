@@ -18,9 +18,13 @@ export function dashboardRoutes(
   secure: Koa.Middleware[],
 ): void {
   router.get('/api/v1/home', ...secure, async (ctx) => {
-    const q = v.query<Omit<HomeQuery, 'limit' | 'offset'> & { limit?: number; offset?: number }>('home', ctx.query);
+    const q = v.query<Omit<HomeQuery, 'limit' | 'offset' | 'ids'> & { limit?: number; offset?: number; ids?: string }>(
+      'home',
+      ctx.query,
+    );
     const p = page(q);
-    const r = await s.home.list(team(ctx), { ...q, ...p, portfolio_id: q.portfolio_id?.toLowerCase() });
+    const ids = q.ids === undefined ? undefined : q.ids.toLowerCase().split(',').filter(Boolean);
+    const r = await s.home.list(team(ctx), { ...q, ...p, ids, portfolio_id: q.portfolio_id?.toLowerCase() });
     ctx.body = { data: r.items, pagination: pagination(r.total, p, r.items.length), summary: r.summary };
   });
   router.get('/api/v1/endpoints/:endpointId/incidents', ...secure, async (ctx) => {

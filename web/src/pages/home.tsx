@@ -1,10 +1,13 @@
 // The home: every domain and endpoint of the team in one list (GET /api/v1/home, one request per
 // page), grouped by domain or portfolio, with state, why it is down, the last checks as heartbeat
 // bars, uptime, response time and days left; filters, sort and "N up / M down / K expiring" on top.
-// The list reads again when the live feed says something changed (live.ts), a page at a time.
+// When the live feed names the rows that changed (live.ts), the page reads only those of them it
+// shows, in one request, and puts them in place; it reads its whole page again only when it cannot
+// tell where a changed row belongs (rows added or removed, a filter or an order by anything but the
+// name that a change may move a row across).
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { all, get } from '../api.js';
-import { usePoll } from '../hooks.js';
+import { usePoll, type OnLive } from '../hooks.js';
 import type { Portfolio } from '../types.js';
 import { CanWrite } from '../scope.js';
 import { Badge, Choice, Days, EndpointBulkActions, LoadError, Table, fmtTime, pct } from '../ui.js';
@@ -56,6 +59,8 @@ interface HomeAnswer {
 }
 
 const PAGE = 100;
+/** Rows one live read asks for at most (the API's `ids` limit). */
+const MAX_IDS = 200;
 const FILTERS = { state: '', type: '', portfolio_id: '', q: '', group: 'domain', sort: 'name', order: 'asc' };
 type Filters = typeof FILTERS;
 
@@ -166,7 +171,28 @@ export function Home() {
   const params = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
   for (const [k, v] of Object.entries(f)) if (v) params.set(k, v);
   const qs = params.toString();
-  const s = usePoll(() => get<HomeAnswer>(`/api/v1/home?${qs}`), `home:${qs}`);
+  const onLive: OnLive<HomeAnswer> = async (ids, shown) => {
+    if (!ids.length) return (now) => now;
+    const onPage = new Set(shown.data.map((r) => r.id));
+    const mine = ids.filter((id) => onPage.has(id));
+    const filtered = Boolean(f.state || f.type || f.portfolio_id || f.q);
+    // A row off this page may now match the filters, or belong on it in another order.
+    if ((filtered || f.sort !== 'name') && mine.length < ids.length) return null;
+    if (f.sort !== 'name' && mine.length) return null;
+    if (mine.length > MAX_IDS) return null;
+    const only = new URLSearchParams(params);
+    only.delete('limit');
+    only.delete('offset');
+    only.set('ids', mine.join(','));
+    // Read even when none of the changed rows is shown: the summary counts them.
+    const a = await get<HomeAnswer>(`/api/v1/home?${only.toString()}`);
+    const got = new Map(a.data.map((r) => [r.id, r]));
+    // A row that left the filters or its group: the page is read again.
+    if (got.size !== mine.length || shown.data.some((r) => got.has(r.id) && got.get(r.id)!.group !== r.group))
+      return null;
+    return (now) => ({ ...now, summary: a.summary, data: now.data.map((r) => got.get(r.id) ?? r) });
+  };
+  const s = usePoll(() => get<HomeAnswer>(`/api/v1/home?${qs}`), `home:${qs}`, undefined, onLive);
   const set = (k: keyof Filters) => (v: string) => setF((x) => ({ ...x, [k]: v }));
   const d = s.data;
   const endpoints = (d?.data ?? []).filter((r) => r.kind === 'endpoint');
