@@ -4,6 +4,8 @@
 // no change here. scripts/config-schema.mjs writes it to schemas/config/dommon.schema.json (npm run
 // build); the daemon serves it at GET /api/v1/config/schema.json.
 
+import { pluginOf } from '../channels/index.js';
+
 type Json = Record<string, unknown>;
 
 /** `$id` of the file's schema (and its place under schemas/). */
@@ -11,11 +13,16 @@ export const CONFIG_SCHEMA_ID = 'config/dommon.schema';
 
 /** `${NAME}`: a reference to an environment variable, resolved when the file is applied. */
 export const ENV_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
+// `writeOnly` marks every field `dommon export` never writes a value of (it writes a `${NAME}` reference):
+// the secrets (only a reference is accepted) and the channels' credentials (a value is accepted too).
 const SECRET_REF = {
   type: 'string',
   pattern: '^\\$\\{[A-Za-z_][A-Za-z0-9_]*\\}$',
+  writeOnly: true,
   description: 'Secret: only a `${NAME}` reference to an environment variable, resolved when the file is applied.',
 };
+const CREDENTIAL_NOTE =
+  'A credential (whoever holds it can post): `dommon export` writes a `${NAME}` reference, never the value.';
 
 const clone = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
@@ -115,10 +122,13 @@ function channelSchema(schemas: Record<string, object>, kinds: readonly string[]
   const branches = kinds.map((kind) => {
     const cs = pick(schemas, `channels/${kind}`);
     const own = props(cs);
+    const credentials = pluginOf(kind)?.credentials ?? [];
     for (const [k, v] of Object.entries(own)) {
       if (k in rows || k === 'type') throw new Error(`channel ${kind}: config field ${k} is also a settings field`);
       if (v.writeOnly)
         own[k] = { ...SECRET_REF, description: `${String(v.description ?? '')} ${SECRET_REF.description}`.trim() };
+      else if (credentials.includes(k))
+        own[k] = { ...v, writeOnly: true, description: `${String(v.description ?? '')} ${CREDENTIAL_NOTE}`.trim() };
     }
     return {
       if: { properties: { type: { const: kind } }, required: ['type'] },

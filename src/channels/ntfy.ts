@@ -89,6 +89,7 @@ export const ntfy: ChannelPlugin<NtfyRequest> = {
     'Priority 5 for critical, 4 high, 3 medium, 2 low and info; tags carry an emoji (warning, rotating_light, white_check_mark on recovery), `dommon` and the event type. Non-ASCII titles are sent RFC 2047-encoded.',
   secrets: ['token'],
   destinations: ['server_url'],
+  credentials: ['topic'],
   recipient: (config) => (typeof config.topic === 'string' ? config.topic : null),
   // On a public server the topic is as good as a password: the team-wide log shows its last 4 characters.
   showRecipient: (r) => String(mask(r)),

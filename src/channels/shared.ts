@@ -47,6 +47,7 @@ export const secret = (pattern: string, description: string): JsonSchema => ({
 
 /** Recipient rules of a channel whose config is one incoming-webhook URL (Slack, Teams, Discord, ...). */
 export const webhookUrlRecipient = {
+  credentials: ['webhook_url'],
   recipient: (config: Record<string, unknown>) => (typeof config.webhook_url === 'string' ? config.webhook_url : null),
   showRecipient: hostOnly,
   test: {
@@ -54,7 +55,7 @@ export const webhookUrlRecipient = {
     valid: isHttpUrl,
     config: (recipient: string) => ({ webhook_url: recipient }),
   },
-} satisfies Pick<ChannelPlugin<unknown>, 'recipient' | 'showRecipient' | 'test'>;
+} satisfies Pick<ChannelPlugin<unknown>, 'credentials' | 'recipient' | 'showRecipient' | 'test'>;
 
 /** Test sends that reuse the caller's stored credentials with another destination field. */
 export function withOwn(field: string, needs: string, kind: string) {

@@ -49,6 +49,12 @@ export interface ChannelPlugin<R> {
    * Every `format: uri` property must be listed (test/channels/registry.test.ts).
    */
   destinations: readonly string[];
+  /**
+   * Config keys that are credentials though the API shows them to their owner in full (an incoming-webhook
+   * URL: whoever holds it can post). The configuration file's schema marks them `writeOnly` with the
+   * secrets, and `dommon export` writes both as `${NAME}` references, never the value.
+   */
+  credentials?: readonly string[];
   /** Cannot send digests: a digest settings row is a 400. */
   instantOnly?: boolean;
   /** Checks beyond the schema on the stored config (e.g. a template parses): a message, or null. */

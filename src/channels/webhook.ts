@@ -123,6 +123,7 @@ export const webhook: ChannelPlugin<HttpRequest> = {
     "The body is the spec's webhook payload (or the row's `template`); with a `secret_key` the `X-Signature` header is `sha256=` and the HMAC-SHA256 of the raw body, hex.",
   secrets: ['secret_key'],
   destinations: ['webhook_url'],
+  credentials: ['webhook_url'],
   instantOnly: true,
   check(config) {
     if (config.template === undefined) return null;

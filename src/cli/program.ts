@@ -21,7 +21,7 @@ import { secretsCommands } from './commands/secrets.js';
 import { completionCommand } from './commands/completion.js';
 import { nodesCommand } from './commands/nodes.js';
 import { importFromCommands } from './commands/import-from.js';
-import { applyCommand } from './commands/config.js';
+import { applyCommand, exportCommand } from './commands/config.js';
 
 export function buildProgram(): Command {
   const program = new Command('dommon')
@@ -62,6 +62,7 @@ export function buildProgram(): Command {
   nodesCommand(program);
   importFromCommands(program);
   registerCommand(program, applyCommand);
+  exportCommand(program);
   completionCommand(program);
   return program;
 }

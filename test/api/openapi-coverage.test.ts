@@ -33,6 +33,11 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get('/api/v1/portfolios?name=ma')).body.data[0].name, 'Main');
   t.equal((await api.get(`/api/v1/portfolios/${pf.body.id}`)).body.description, 'all of them');
   t.equal((await api.put(`/api/v1/portfolios/${pf.body.id}`, { description: null })).body.description, null);
+  t.match(
+    (await api.get('/api/v1/config/export')).body.file,
+    /\nportfolios:\n {2}- name: Main\n/,
+    'the setup exported',
+  );
 
   const d = await api.post('/api/v1/domains', {
     domain: 'cover.example',

@@ -2,10 +2,14 @@
 // (docs/configuration-file.md) through POST /api/v1/config/apply, on the local data directory or a
 // daemon (--remote). The file is read here and sent whole with the values of the variables it names;
 // every error of an invalid file is printed as `file:line:col: rule` (exit 2), nothing applied.
+// `dommon export [-o FILE]`: the team's setup as such a file (GET /api/v1/config/export), on standard
+// output or in FILE; the variables its secrets' references read are listed on stderr.
 import fs from 'node:fs';
-import { ApiError, qs } from '../transport.js';
+import type { Command } from 'commander';
+import { ApiError, call, openTransport, qs } from '../transport.js';
 import type { Palette } from '../output.js';
-import type { CommandSpec } from '../spec.js';
+import { addOptions, withExamples, type CommandSpec } from '../spec.js';
+import { run } from '../run.js';
 
 interface Plan {
   applied: boolean;
@@ -77,3 +81,42 @@ export const applyCommand: CommandSpec = {
   },
   text: planText,
 };
+
+interface Exported {
+  format: 'yaml' | 'json';
+  file: string;
+  secrets: { name: string; what: string }[];
+}
+
+export function exportCommand(program: Command): void {
+  const cmd = program
+    .command('export')
+    .description(
+      "the team's setup as a configuration file for `dommon apply -f` (YAML; JSON with --json or a FILE ending in .json); secrets as ${NAME} references, listed on stderr",
+    );
+  addOptions(cmd, [{ flags: '-o, --output <file>', description: 'write the file here instead of standard output' }]);
+  withExamples(cmd, [
+    'dommon export -o dommon.yaml',
+    'dommon export --remote https://dommon.example.com --token $DOMMON_TOKEN > dommon.yaml',
+    'dommon export --json > dommon.json',
+  ]);
+  cmd.action(
+    run(async (ctx, o: { output?: string }) => {
+      const json = o.output ? /\.json$/i.test(o.output) : ctx.print.json;
+      const t = await openTransport(ctx);
+      let res: Exported;
+      try {
+        res = await call<Exported>(t, 'GET', `/api/v1/config/export${qs({ format: json ? 'json' : 'yaml' })}`);
+      } finally {
+        await t.close();
+      }
+      if (res.secrets.length)
+        process.stderr.write(
+          `secrets: the file reads ${res.secrets.length === 1 ? 'this variable' : 'these variables'} when applied: ${res.secrets.map((x) => `${x.name} (${x.what})`).join('; ')}\n`,
+        );
+      if (!o.output) return void process.stdout.write(res.file);
+      fs.writeFileSync(o.output, res.file, { mode: 0o644 });
+      process.stderr.write(`wrote ${o.output}\n`);
+    }),
+  );
+}
