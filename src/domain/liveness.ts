@@ -1,10 +1,38 @@
 // Pure liveness rules: state transitions (down after N failures, recovery), stats health, result ids.
 
+/**
+ * What an icmp check's echo requests saw (ping's summary): requests sent and replies received, the
+ * share lost (whole percent), and the round trips of the replies in milliseconds (null when none
+ * came back; `rtt_mdev_ms` also when the ping program prints no spread, as BusyBox's does not).
+ */
+export interface IcmpStats {
+  packets_sent: number;
+  packets_received: number;
+  loss_percent: number;
+  rtt_min_ms: number | null;
+  rtt_avg_ms: number | null;
+  rtt_max_ms: number | null;
+  rtt_mdev_ms: number | null;
+}
+
+/** An icmp result's numbers in one line: `2/3 replies, 33.33 % lost, min/avg/max 0.025/0.041/0.062 ms`. */
+export function echoSummary(s: IcmpStats): string {
+  const counts = `${s.packets_received}/${s.packets_sent} replies, ${s.loss_percent} % lost`;
+  return s.rtt_avg_ms === null ? counts : `${counts}, min/avg/max ${s.rtt_min_ms}/${s.rtt_avg_ms}/${s.rtt_max_ms} ms`;
+}
+
+/** The numbers a check type records beside a result's status and time, one key per type that has some. */
+export interface ResultDetail {
+  icmp?: IcmpStats;
+}
+
 export interface CheckOutcome {
   ok: boolean;
   responseTimeMs: number;
   statusCode: number | null;
   error: string | null;
+  /** Numbers of the check's own type, kept with the result (an icmp check's loss and round trips). */
+  detail?: ResultDetail;
   /** The check asks to run next at this time (epoch ms) instead of one interval on: a push endpoint's deadline. */
   nextCheckAt?: number;
 }

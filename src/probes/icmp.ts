@@ -6,6 +6,7 @@
 // address only (it resolves nothing itself).
 import { execFile } from 'node:child_process';
 import { hostOf } from '../domain/endpoint.js';
+import { round2, type IcmpStats } from '../domain/liveness.js';
 import type { EndpointPlugin, ProbeTarget } from './plugin.js';
 import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
@@ -29,19 +30,31 @@ const FIELDS = {
   },
 } as const;
 
-/** What one run of ping saw: requests sent, replies received, the mean round trip (ms) of the replies. */
-interface EchoSummary {
-  transmitted: number;
-  received: number;
-  avgMs: number | null;
-}
-
-/** ping's closing summary (LC_ALL=C): `3 packets transmitted, 2 received, ...` and `rtt min/avg/max/mdev = a/b/c/d ms`. */
-export function parsePingSummary(out: string): EchoSummary | null {
+/**
+ * ping's closing summary (LC_ALL=C) as numbers: the counts line (`3 packets transmitted, 2 received`,
+ * iputils; `3 packets transmitted, 2 packets received`, BusyBox and BSD) and the round trips line
+ * (`rtt min/avg/max/mdev = a/b/c/d ms`, iputils; `round-trip min/avg/max = a/b/c ms`, BusyBox;
+ * `round-trip min/avg/max/stddev = ...`, BSD and macOS). The loss is worked out from the counts (ping
+ * prints it with a precision of its own). null when there is no counts line.
+ */
+export function parsePingSummary(out: string): IcmpStats | null {
   const counts = /(\d+) packets transmitted, (\d+) (?:packets )?received/.exec(out);
   if (!counts) return null;
-  const rtt = /(?:rtt|round-trip) min\/avg\/max(?:\/m?stddev|\/mdev)? = [\d.]+\/([\d.]+)\//.exec(out);
-  return { transmitted: Number(counts[1]), received: Number(counts[2]), avgMs: rtt ? Number(rtt[1]) : null };
+  const sent = Number(counts[1]);
+  const received = Number(counts[2]);
+  const rtt = /(?:rtt|round-trip) min\/avg\/max(\/m?stddev|\/mdev)? = ([\d.]+)\/([\d.]+)\/([\d.]+)(?:\/([\d.]+))?/.exec(
+    out,
+  );
+  const ms = (i: number) => (rtt?.[i] === undefined ? null : Number(rtt[i]));
+  return {
+    packets_sent: sent,
+    packets_received: received,
+    loss_percent: sent ? round2(((sent - received) / sent) * 100) : 100,
+    rtt_min_ms: ms(2),
+    rtt_avg_ms: ms(3),
+    rtt_max_ms: ms(4),
+    rtt_mdev_ms: rtt?.[1] ? ms(5) : null,
+  };
 }
 
 /** Runs ping; resolves with what it printed, whatever its exit status (1: some or all echoes unanswered). */
@@ -90,18 +103,22 @@ export async function probeIcmp(
       const said = (stderr || stdout).trim().split('\n')[0] ?? '';
       return failure('error', `ping: ${said.replace(/^ping: /, '') || 'no summary'}`, elapsed());
     }
-    const lost = summary.transmitted - summary.received;
-    const lossPercent = summary.transmitted ? Math.round((lost / summary.transmitted) * 100) : 100;
-    const rtt = summary.avgMs === null ? elapsed() : Math.round(summary.avgMs);
-    if (summary.received === 0)
-      return failure('timeout', `no echo reply from ${addr.address} (${summary.transmitted} sent)`, elapsed());
-    if (lossPercent > maxLoss)
-      return failure(
-        'loss',
-        `${lost} of ${summary.transmitted} echo requests unanswered (${lossPercent} % lost, at most ${maxLoss} % allowed)`,
-        rtt,
-      );
-    return passed(rtt);
+    const detail = { icmp: summary };
+    const { packets_sent: sent, packets_received: received, loss_percent: loss } = summary;
+    const rtt = summary.rtt_avg_ms === null ? elapsed() : Math.round(summary.rtt_avg_ms);
+    if (received === 0)
+      return { ...failure('timeout', `no echo reply from ${addr.address} (${sent} sent)`, elapsed()), detail };
+    // More than the share allowed, compared exactly (1 of 3 lost is more than 33 %).
+    if ((sent - received) * 100 > maxLoss * sent)
+      return {
+        ...failure(
+          'loss',
+          `${sent - received} of ${sent} echo requests unanswered (${loss} % lost, at most ${maxLoss} % allowed)`,
+          rtt,
+        ),
+        detail,
+      };
+    return { ...passed(rtt), detail };
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT')
       return failure('error', 'the system ping program is not installed (Debian: iputils-ping)', elapsed());

@@ -1,4 +1,5 @@
 // What every probe shares: its dependencies (resolver, trusted CAs) and the failure reasons it reports.
+import type { ResultDetail } from '../domain/liveness.js';
 import type { HeartbeatPings } from '../domain/push.js';
 import type { Resolver } from '../net/resolve.js';
 
@@ -51,6 +52,8 @@ export interface ProbeOutcome {
   reason: ProbeReason | null;
   /** When to check again (epoch ms) instead of one interval on: a push endpoint's next deadline. */
   nextCheckAt?: number;
+  /** Numbers of the probe type's own, stored with the result (an icmp check's loss and round trips). */
+  detail?: ResultDetail;
 }
 
 export function failure(

@@ -370,6 +370,7 @@ export function createMonitorService({
             status: r.outcome.statusCode,
             error: r.outcome.error,
             region,
+            detail: r.outcome.detail ?? null,
             regional: regions.length > 0,
           });
           const prev: LivenessState = changed.get(r.config.id) ?? states.get(r.config.id) ?? INITIAL_STATE;
@@ -461,6 +462,8 @@ export function createMonitorService({
             status_code: r.status,
             error: r.error,
             region: r.region,
+            // The check type's own numbers, under its name (`icmp`), on the results that have them.
+            ...r.detail,
           };
         }),
       };

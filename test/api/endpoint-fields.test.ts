@@ -1,15 +1,18 @@
 // Endpoint-type fields through the API, on the icmp type (`count`, `max_loss_percent`): defaults on
 // create, values kept on update, dropped when the type changes, answered flat by every read,
 // validated by the request schemas (400 with the error body), refused on another type; an icmp
-// endpoint checked by the running daemon against 127.0.0.1 (its name through the loopback DNS server);
+// endpoint checked by the running daemon against 127.0.0.1 (its name through the loopback DNS server),
+// its results with the echo numbers (API and CLI);
 // dns endpoints (a chosen resolver, the zone's own servers) up, down and up as a record changes.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
+import { cli, ensureBuilt } from '../support/cli.js';
 import { startDnsServer } from '../support/dns-server.js';
 import { startLoopbackApp } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
 
 t.setTimeout(120_000);
+t.before(ensureBuilt);
 
 t.test('fields of a type: create, read, update, type change, 400s', async (t) => {
   const { s } = await startLoopbackApp(t);
@@ -136,6 +139,17 @@ t.test('an icmp endpoint checked by the daemon: 127.0.0.1 answers', async (t) =>
   t.equal(up.last_check_successful, true);
   t.type(up.response_time_ms, 'number');
   t.ok(up.response_time_ms < 1000, `round trip ${up.response_time_ms} ms`);
+  // Each result with the echo requests' numbers, valid against its response schema (the client checks).
+  const results = (await api.get(`/api/v1/liveness/${cfg.id}/results`)).body;
+  const last = results.data.find((r: any) => r.is_successful);
+  t.match(last.icmp, { packets_sent: 2, packets_received: 2, loss_percent: 0, rtt_avg_ms: Number });
+  t.equal(last.response_time_ms, Math.round(last.icmp.rtt_avg_ms), 'the response time is the mean round trip');
+  t.ok(last.icmp.rtt_min_ms <= last.icmp.rtt_max_ms, 'min <= max');
+  // The CLI's table: the echo numbers in a column of their own.
+  const text = await cli(['--remote', s.url, '--token', await s.token(), 'liveness', 'results', cfg.id]);
+  t.equal(text.code, 0, text.stderr);
+  t.match(text.stdout, /\bECHO\b/);
+  t.match(text.stdout, /2\/2 replies, 0 % lost, min\/avg\/max [\d.]+\/[\d.]+\/[\d.]+ ms/);
 });
 
 t.test('a dns endpoint checked by the daemon: up, down when its record goes, up again', async (t) => {

@@ -20,26 +20,104 @@ const target = (domain: string, settings?: Record<string, number>) => ({
   ...(settings ? { settings } : {}),
 });
 
+const none = { rtt_min_ms: null, rtt_avg_ms: null, rtt_max_ms: null, rtt_mdev_ms: null };
+
 t.test("ping's summary, as iputils prints it", async (t) => {
   t.same(
     parsePingSummary(
       '--- 127.0.0.1 ping statistics ---\n3 packets transmitted, 3 received, 0% packet loss, time 404ms\nrtt min/avg/max/mdev = 0.025/0.041/0.062/0.015 ms\n',
     ),
-    { transmitted: 3, received: 3, avgMs: 0.041 },
+    {
+      packets_sent: 3,
+      packets_received: 3,
+      loss_percent: 0,
+      rtt_min_ms: 0.025,
+      rtt_avg_ms: 0.041,
+      rtt_max_ms: 0.062,
+      rtt_mdev_ms: 0.015,
+    },
   );
   t.same(
     parsePingSummary(
       '--- 10.0.0.9 ping statistics ---\n4 packets transmitted, 1 received, 75% packet loss, time 3050ms\nrtt min/avg/max/mdev = 12.5/12.5/12.5/0.000 ms\n',
     ),
-    { transmitted: 4, received: 1, avgMs: 12.5 },
+    {
+      packets_sent: 4,
+      packets_received: 1,
+      loss_percent: 75,
+      rtt_min_ms: 12.5,
+      rtt_avg_ms: 12.5,
+      rtt_max_ms: 12.5,
+      rtt_mdev_ms: 0,
+    },
+  );
+  t.same(
+    parsePingSummary(
+      '--- 10.0.0.9 ping statistics ---\n3 packets transmitted, 2 received, 33.3333% packet loss, time 2003ms\nrtt min/avg/max/mdev = 1.101/2.202/3.303/1.101 ms\n',
+    ),
+    {
+      packets_sent: 3,
+      packets_received: 2,
+      loss_percent: 33.33,
+      rtt_min_ms: 1.101,
+      rtt_avg_ms: 2.202,
+      rtt_max_ms: 3.303,
+      rtt_mdev_ms: 1.101,
+    },
+    'the loss from the counts, to two decimals',
   );
   t.same(
     parsePingSummary(
       '--- 10.0.0.9 ping statistics ---\n2 packets transmitted, 0 received, 100% packet loss, time 1020ms\n',
     ),
-    { transmitted: 2, received: 0, avgMs: null },
+    { packets_sent: 2, packets_received: 0, loss_percent: 100, ...none },
+  );
+  t.same(
+    parsePingSummary(
+      '--- 10.0.0.9 ping statistics ---\n2 packets transmitted, 0 received, +2 errors, 100% packet loss, time 1001ms\n',
+    ),
+    { packets_sent: 2, packets_received: 0, loss_percent: 100, ...none },
+    'ICMP errors (host unreachable) beside the counts',
   );
   t.equal(parsePingSummary('ping: socket: Operation not permitted\n'), null);
+});
+
+t.test("ping's summary, as BusyBox and BSD print it", async (t) => {
+  t.same(
+    parsePingSummary(
+      'PING 127.0.0.1 (127.0.0.1): 56 data bytes\n\n--- 127.0.0.1 ping statistics ---\n3 packets transmitted, 3 packets received, 0% packet loss\nround-trip min/avg/max = 0.053/0.064/0.079 ms\n',
+    ),
+    {
+      packets_sent: 3,
+      packets_received: 3,
+      loss_percent: 0,
+      rtt_min_ms: 0.053,
+      rtt_avg_ms: 0.064,
+      rtt_max_ms: 0.079,
+      rtt_mdev_ms: null,
+    },
+    'BusyBox: no spread',
+  );
+  t.same(
+    parsePingSummary('--- 10.0.0.9 ping statistics ---\n4 packets transmitted, 0 packets received, 100% packet loss\n'),
+    { packets_sent: 4, packets_received: 0, loss_percent: 100, ...none },
+    'BusyBox: no reply',
+  );
+  t.same(
+    parsePingSummary(
+      '--- 127.0.0.1 ping statistics ---\n2 packets transmitted, 2 packets received, 0.0% packet loss\nround-trip min/avg/max/stddev = 0.046/0.073/0.100/0.027 ms\n',
+    ),
+    {
+      packets_sent: 2,
+      packets_received: 2,
+      loss_percent: 0,
+      rtt_min_ms: 0.046,
+      rtt_avg_ms: 0.073,
+      rtt_max_ms: 0.1,
+      rtt_mdev_ms: 0.027,
+    },
+    'macOS and FreeBSD: stddev',
+  );
 });
 
 t.test('echo replies from 127.0.0.1, by address and by name', async (t) => {
@@ -50,6 +128,12 @@ t.test('echo replies from 127.0.0.1, by address and by name', async (t) => {
   const r = await probeIcmp(target('127.0.0.1', { count: 2, max_loss_percent: 0 }), 5000, deps, never);
   t.match(r, { ok: true, reason: null, error: null, statusCode: null });
   t.ok(r.responseTimeMs >= 0 && r.responseTimeMs < 1000, `the mean round trip: ${r.responseTimeMs} ms`);
+  const icmp = r.detail!.icmp!;
+  t.match(icmp, { packets_sent: 2, packets_received: 2, loss_percent: 0 }, 'the counts, as numbers');
+  for (const k of ['rtt_min_ms', 'rtt_avg_ms', 'rtt_max_ms', 'rtt_mdev_ms'] as const)
+    t.ok(typeof icmp[k] === 'number' && icmp[k] >= 0 && icmp[k] < 1000, `${k}: ${icmp[k]}`);
+  t.ok(icmp.rtt_min_ms! <= icmp.rtt_avg_ms! && icmp.rtt_avg_ms! <= icmp.rtt_max_ms!, 'min <= avg <= max');
+  t.equal(r.responseTimeMs, Math.round(icmp.rtt_avg_ms!), 'the response time is the mean round trip');
   t.ok(Date.now() - started >= 150, 'two echo requests, 0.2 s apart');
 
   const before = dns.queries;

@@ -5,6 +5,7 @@ import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId, pageOptions, type ListBody } from './common.js';
 import { csvRows, importCommand, type ImportItem } from './import.js';
 import { HTTP_METHODS } from '../../domain/types.js';
+import { echoSummary, type IcmpStats } from '../../domain/liveness.js';
 
 const fields: OptSpec[] = [
   {
@@ -183,8 +184,23 @@ export function parseLivenessImport(text: string): ImportItem[] {
   });
 }
 
-const resultsText = (r: ListBody & { pagination: { total: number }; hours: number }, paint: Palette) =>
-  `${table(r.data, ['test_timestamp:TIME', 'is_successful:OK', 'response_time_ms:MS', 'status_code:STATUS', 'error'], paint)}\n${paint.dim(`${r.pagination.total} result(s) in the last ${r.hours} h`)}`;
+/** The results as a table; those of an icmp endpoint with their echo counts, loss and round trips in a column of their own. */
+function resultsText(r: ListBody & { pagination: { total: number }; hours: number }, paint: Palette): string {
+  const rows = r.data.map((x) => {
+    const icmp = (x as { icmp?: IcmpStats }).icmp;
+    return icmp ? { ...x, echo: echoSummary(icmp) } : x;
+  });
+  const echo = rows.some((x) => 'echo' in x) ? ['echo:ECHO'] : [];
+  const columns = [
+    'test_timestamp:TIME',
+    'is_successful:OK',
+    'response_time_ms:MS',
+    'status_code:STATUS',
+    ...echo,
+    'error',
+  ];
+  return `${table(rows, columns, paint)}\n${paint.dim(`${r.pagination.total} result(s) in the last ${r.hours} h`)}`;
+}
 
 interface LivenessStats {
   stats: Record<string, unknown>[];

@@ -24,6 +24,7 @@ import * as m025 from './025_maintenance_windows.js';
 import * as m026 from './026_domain_delegations.js';
 import * as m027 from './027_nodes_work_regional.js';
 import * as m028 from './028_roles.js';
+import * as m029 from './029_result_detail.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -49,6 +50,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '026_domain_delegations': m026,
   '027_nodes_work_regional': m027,
   '028_roles': m028,
+  '029_result_detail': m029,
 };
 
 /**

@@ -10,8 +10,16 @@ import type {
   LivenessRegionStateTable,
   LivenessStateTable,
 } from '../schema.js';
-import { DAY_MS, DEFAULT_REGION, HOUR_MS, dayOf, hourOf, type LivenessState } from '../../domain/liveness.js';
-import { fromBool, toBool } from './util.js';
+import {
+  DAY_MS,
+  DEFAULT_REGION,
+  HOUR_MS,
+  dayOf,
+  hourOf,
+  type LivenessState,
+  type ResultDetail,
+} from '../../domain/liveness.js';
+import { fromBool, parseJson, toBool } from './util.js';
 import { PREPARED } from '../prepared.js';
 
 interface ResultRow {
@@ -23,6 +31,8 @@ interface ResultRow {
   error: string | null;
   /** The checking node's region. */
   region: string;
+  /** The check type's own numbers (an icmp check's loss and round trips); null or absent: none. */
+  detail?: ResultDetail | null;
 }
 
 /** A result as it is written: with its region, and whether its config has regions (per-region sums). */
@@ -33,6 +43,8 @@ interface ResultWrite extends ResultRow {
 /** Regions as stored in results: `default` (most results, every one before migration 015) as null. */
 const encodeRegion = (region: string): string | null => (region === DEFAULT_REGION ? null : region);
 const decodeRegion = (stored: string | null): string => stored ?? DEFAULT_REGION;
+/** A result's detail as stored: JSON, or null (most results carry none). */
+const encodeDetail = (d: ResultDetail | null | undefined): string | null => (d ? JSON.stringify(d) : null);
 
 export type StateRow = Selectable<LivenessStateTable>;
 
@@ -147,7 +159,7 @@ export function livenessStatements(
     // Writes through the change tracker: each run marks the table its SQL writes.
     insertResult: changes.prepareWrite(
       sqlite,
-      'insert into liveness_results (cfg, ts, ok, ms, status, error, region) values (?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
+      'insert into liveness_results (cfg, ts, ok, ms, status, error, region, detail) values (?, ?, ?, ?, ?, ?, ?, ?) on conflict do nothing',
     ),
     addHourly: changes.prepareWrite(sqlite, bucketUpsert('liveness_hourly')),
     addDaily: changes.prepareWrite(sqlite, bucketUpsert('liveness_daily')),
@@ -181,7 +193,16 @@ export function livenessStatements(
     async write({ rows, regionDaily, states }) {
       const { insertResult, addHourly, addDaily, addRegionDaily, saveState } = get();
       for (const r of rows)
-        insertResult.run(r.cfg, r.ts, fromBool(r.ok), r.ms, r.status, r.error, encodeRegion(r.region));
+        insertResult.run(
+          r.cfg,
+          r.ts,
+          fromBool(r.ok),
+          r.ms,
+          r.status,
+          r.error,
+          encodeRegion(r.region),
+          encodeDetail(r.detail),
+        );
       // Pre-aggregated per (cfg, bucket): a batch usually holds one run per config, sometimes more.
       for (const b of bucketSums(rows, hourOf)) addHourly.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
       for (const b of bucketSums(rows, dayOf)) addDaily.run(b.cfg, b.bucket, b.total, b.ok, b.sum_ms);
@@ -211,8 +232,9 @@ export function livenessStatementsVia(db: Kysely<DB>): LivenessHotPath {
     sql`select * from unnest(${rows.map((r) => r.cfg)}::integer[], ${rows.map((r) => r.ts)}::bigint[],
         ${rows.map((r) => fromBool(r.ok))}::integer[], ${rows.map((r) => r.ms)}::integer[],
         ${rows.map((r) => r.status)}::integer[], ${rows.map((r) => r.error)}::text[],
-        ${rows.map((r) => encodeRegion(r.region))}::text[]) as x(cfg, ts, ok, ms, status, error, region)`;
-  const resultsPart = sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region)
+        ${rows.map((r) => encodeRegion(r.region))}::text[], ${rows.map((r) => encodeDetail(r.detail))}::text[])
+        as x(cfg, ts, ok, ms, status, error, region, detail)`;
+  const resultsPart = sql`insert into liveness_results (cfg, ts, ok, ms, status, error, region, detail)
       select * from raw on conflict do nothing`;
   /** A table's sums per (cfg, bucket) of the raw rows: the bucket is the UTC hour or day (domain/liveness.ts hourOf, dayOf). */
   const bucketsPart = (table: 'liveness_hourly' | 'liveness_daily', ms: number) =>
@@ -497,7 +519,12 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
         .executeTakeFirstOrThrow();
       const rows = await base().selectAll().orderBy('ts', 'desc').limit(limit).offset(offset).execute();
       return {
-        items: rows.map((r) => ({ ...r, ok: toBool(r.ok), region: decodeRegion(r.region) })),
+        items: rows.map((r) => ({
+          ...r,
+          ok: toBool(r.ok),
+          region: decodeRegion(r.region),
+          detail: r.detail === null ? null : parseJson<ResultDetail | null>(r.detail, null),
+        })),
         total: Number(n),
       };
     },

@@ -13,6 +13,21 @@ interface Result extends LivenessResult {
   region: string;
   /** The failure in words (null for a check that passed). */
   reason: string | null;
+  /** icmp endpoints: what the echo requests saw. */
+  icmp?: {
+    packets_sent: number;
+    packets_received: number;
+    loss_percent: number;
+    rtt_min_ms: number | null;
+    rtt_avg_ms: number | null;
+    rtt_max_ms: number | null;
+  };
+}
+
+/** An icmp result's echo counts, loss and round trips, as the CLI writes them. */
+function echo(s: NonNullable<Result['icmp']>): string {
+  const counts = `${s.packets_received}/${s.packets_sent} replies, ${s.loss_percent} % lost`;
+  return s.rtt_avg_ms === null ? counts : `${counts}, min/avg/max ${s.rtt_min_ms}/${s.rtt_avg_ms}/${s.rtt_max_ms} ms`;
 }
 
 interface Incident {
@@ -241,6 +256,12 @@ function History({ live }: { live: string }) {
                 <td>
                   <Badge value={r.is_successful ? 'ok' : 'failed'} />
                   {r.status_code !== null && <span class="muted"> HTTP {r.status_code}</span>}
+                  {r.icmp && (
+                    <span class="muted" data-testid="echo">
+                      {' '}
+                      {echo(r.icmp)}
+                    </span>
+                  )}
                 </td>
                 <td class={r.error ? 'bad' : 'muted'} title={r.error ?? undefined}>
                   {r.reason ?? r.error ?? '—'}
