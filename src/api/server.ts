@@ -30,6 +30,7 @@ import { pingMiddleware } from './routes/ping.js';
 import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
+import { roleMiddleware } from './roles.js';
 
 /** The CLI's in-process API authenticates nobody by token, so it counts no failures. */
 const NO_THROTTLE: AuthThrottle = { check: async () => undefined, fail: async () => undefined };
@@ -64,6 +65,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
             deps.sessionRateLimiter ?? localRateLimiter(deps.config.rateLimit * SESSION_FACTOR, deps.clock),
             deps.clock,
           ),
+          // What the caller's role allows is declared per operation (openapi/operations.ts `role`).
+          roleMiddleware(),
         ]
   ) as Koa.Middleware[];
 

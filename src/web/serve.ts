@@ -130,6 +130,8 @@ export function webMiddleware(
     token_name: s.principal.token_name,
     // The dashboard hides every write control for a read-only token (the API refuses them anyway).
     read_only: s.principal.read_only,
+    // Which controls the dashboard shows (docs/accounts.md); the API enforces the same.
+    role: s.principal.role,
     csrf_token: s.csrf,
   });
   const throttle = deps.authThrottle;

@@ -161,6 +161,7 @@ t.test('sign-in: the token goes in an HttpOnly SameSite=Strict cookie and is nev
     user: 'web@example.com',
     token_name: ok.body.token_name,
     read_only: false,
+    role: 'owner',
     csrf_token: ok.body.csrf_token,
   });
   t.match(ok.body.csrf_token, /^[A-Za-z0-9_-]{43}$/, 'a CSRF token for the session');

@@ -9,6 +9,8 @@ export interface Session {
   token_name: string;
   /** A read-only token: the page shows no write control. */
   read_only: boolean;
+  /** The session's role in the team (docs/accounts.md): viewer for a read-only token. */
+  role: 'owner' | 'editor' | 'viewer';
   csrf_token: string;
 }
 

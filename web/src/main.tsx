@@ -15,7 +15,7 @@ import { StatusPages } from './pages/status-pages.js';
 import { Nodes } from './pages/nodes.js';
 import { Portfolios } from './pages/portfolios.js';
 import { NotFound } from './pages/not-found.js';
-import { CanWrite } from './scope.js';
+import { CanOwn, CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
 import './setup.css';
@@ -131,17 +131,22 @@ function App() {
           ))}
         </nav>
         <span class="who muted">
-          {session.team} · {session.token_name}
-          {session.read_only && ' '}
-          {session.read_only && <span class="badge none">read-only</span>}
+          {session.team} · {session.token_name}{' '}
+          {session.read_only ? (
+            <span class="badge none">read-only</span>
+          ) : (
+            <span class="badge none">{session.role}</span>
+          )}
         </span>
         <button type="button" onClick={() => void signOut().then(() => setSession(null))}>
           Sign out
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        <CanWrite.Provider value={!session.read_only}>
-          <Page route={route} />
+        <CanWrite.Provider value={session.role !== 'viewer'}>
+          <CanOwn.Provider value={session.role === 'owner'}>
+            <Page route={route} />
+          </CanOwn.Provider>
         </CanWrite.Provider>
       </main>
     </>

@@ -1,6 +1,6 @@
 // Builds the OpenAPI 3.0.3 document from the JSON Schemas in schemas/ and the operation table.
 // Served at GET /api/v1/openapi.json and written to schemas/openapi.json by `npm run build`.
-import { OPERATIONS, type OperationDoc, type ResponseDoc } from './operations.js';
+import { OPERATIONS, requiredRole, type OperationDoc, type ResponseDoc } from './operations.js';
 
 const OPENAPI_VERSION = '3.0.3';
 /** The interface document's own version (the spec fixes it; independent of the package version). */
@@ -135,7 +135,7 @@ const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request parameters, body or JSON (also: a number out of its range, JSON nested deeper than 64 levels, a body that is not valid for its Content-Encoding)',
   401: 'Missing or invalid API token',
   402: 'Plan limit reached',
-  403: 'Not permitted (also: any write sent with a read-only token, code READ_ONLY_TOKEN)',
+  403: "Not permitted (also: any write sent with a read-only token, code READ_ONLY_TOKEN; a caller whose role in the team is below the operation's x-required-role, code FORBIDDEN_ROLE)",
   404: 'Not found (also any path id that is not a UUID)',
   409: 'Already exists or conflicting state',
   422: 'Well-formed but refused as it stands (code SECRET_REQUIRED: a masked secret sent back cannot keep the stored one)',
@@ -154,8 +154,10 @@ function errorStatuses(op: OperationDoc): number[] {
   if (op.auth !== false) {
     s.add(401);
     s.add(429);
-    // A read-only token's writes are refused (docs/security.md); POST /api/v1/auth only checks the token.
+    // A read-only token's writes are refused (docs/security.md), as is any call above the caller's role
+    // (docs/accounts.md); POST /api/v1/auth only checks the token.
     if (op.method !== 'get' && op.path !== '/api/v1/auth') s.add(403);
+    if (requiredRole(op) !== 'viewer') s.add(403);
   }
   if (/:[A-Za-z]/.test(op.path)) s.add(404);
   // Any request with a body, whatever its method, goes through the JSON body parser (1 MB limit,
@@ -286,7 +288,11 @@ function buildOperation(op: OperationDoc, path: string, isAlias: boolean, schema
   if (body) o.requestBody = body;
   o.responses = responses;
   o.security = op.auth === false ? [] : [{ bearerAuth: [] }, { apiKeyQuery: [] }];
-  if (op.auth !== false) o['x-api-key-body'] = true;
+  if (op.auth !== false) {
+    o['x-api-key-body'] = true;
+    // The role in the team the caller needs (docs/accounts.md).
+    o['x-required-role'] = requiredRole(op);
+  }
   return o;
 }
 

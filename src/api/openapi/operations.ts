@@ -17,6 +17,7 @@ import { CHANNELS } from '../../channels/index.js';
 import { DOCS_ASSETS } from './swagger-ui.js';
 import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
 import { BADGE_KINDS } from '../../web/badge.js';
+import type { Role } from '../../domain/roles.js';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'delete' | 'patch';
 
@@ -40,6 +41,11 @@ export interface OperationDoc {
   tag: string;
   /** Default true: Bearer header, `api_key` query parameter or `api_key` body field. */
   auth?: boolean;
+  /**
+   * The role a caller needs in the team (docs/accounts.md); enforced from this table (src/api/roles.ts).
+   * Default: `viewer` for a GET, `owner` for any other method (a new write is the owner's until declared).
+   */
+  role?: Role;
   /** Schema `$id` of the query parameters. */
   query?: string;
   /** Schema `$id` of the JSON request body. */
@@ -57,6 +63,10 @@ export interface OperationDoc {
   /** A request body of any content type, read as text: what it is for. */
   textBody?: string;
 }
+
+/** The role an operation needs: its declared one, else viewer for a read and owner for a write. */
+export const requiredRole = (op: Pick<OperationDoc, 'method' | 'role'>): Role =>
+  op.role ?? (op.method === 'get' ? 'viewer' : 'owner');
 
 const CHANNEL = { type: 'string', enum: [...CHANNELS] };
 const SLUG_PARAM = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$' };
@@ -143,6 +153,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/auth',
+    role: 'viewer',
     summary: 'Authenticate a token (team, user, token)',
     tag: 'Auth',
     responses: { 200: 'TokenAuth' },
@@ -160,6 +171,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/portfolios',
+    role: 'editor',
     summary: 'Create a portfolio',
     tag: 'Portfolios',
     body: 'portfolio-create',
@@ -175,6 +187,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/portfolios/:portfolioId',
+    role: 'editor',
     summary: 'Update a portfolio',
     tag: 'Portfolios',
     body: 'portfolio-update',
@@ -183,6 +196,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/portfolios/:portfolioId',
+    role: 'editor',
     summary: 'Delete a portfolio (409 while domains are assigned)',
     tag: 'Portfolios',
     responses: { 200: 'PortfolioDeleted' },
@@ -201,6 +215,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/maintenance-windows',
+    role: 'editor',
     summary: 'Create a maintenance window',
     description:
       'One-off (`starts_at`, `ends_at`) or recurring (`cron`, `duration_minutes`, `timezone`), covering `endpoint_ids`, the endpoints of `domain_ids`, or of the domains of `portfolio_ids`. While one covers an endpoint, its checks go on but raise no notification, and its liveness status reads `maintenance`.',
@@ -219,6 +234,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/maintenance-windows/:windowId',
+    role: 'editor',
     summary: 'Update a maintenance window',
     tag: 'Maintenance windows',
     body: 'maintenance-window-update',
@@ -227,6 +243,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/maintenance-windows/:windowId',
+    role: 'editor',
     summary: 'Delete a maintenance window',
     tag: 'Maintenance windows',
     responses: { 200: 'MaintenanceWindowDeleted' },
@@ -245,6 +262,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains',
+    role: 'editor',
     alias: '/api-domains',
     summary: 'Add a domain',
     tag: 'Domains',
@@ -255,6 +273,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/bulk',
+    role: 'editor',
     alias: '/api-domains/bulk',
     summary: 'Add many domains (each item commits on its own)',
     tag: 'Domains',
@@ -273,6 +292,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/domains/:domainId',
+    role: 'editor',
     alias: '/api-domains/:domainId',
     summary: 'Update a domain',
     tag: 'Domains',
@@ -283,6 +303,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/domains/:domainId',
+    role: 'editor',
     alias: '/api-domains/:domainId',
     summary: 'Delete a domain (cascades)',
     tag: 'Domains',
@@ -310,6 +331,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/endpoints',
+    role: 'editor',
     alias: '/api-endpoints',
     summary: 'Add an endpoint (with `liveness`, its liveness configuration too: an extension)',
     tag: 'Endpoints',
@@ -320,6 +342,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/endpoints/bulk',
+    role: 'editor',
     alias: '/api-endpoints/bulk',
     summary: 'Add many endpoints (each item commits on its own, with its inline `liveness` configuration if any)',
     tag: 'Endpoints',
@@ -329,6 +352,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/endpoints/bulk-actions',
+    role: 'editor',
     alias: '/api-endpoints/bulk-actions',
     summary: 'Pause, resume or delete many endpoints (extension; each endpoint on its own, answered per endpoint)',
     description:
@@ -369,6 +393,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/endpoints/:endpointId',
+    role: 'editor',
     alias: '/api-endpoints/:endpointId',
     summary: 'Update an endpoint',
     tag: 'Endpoints',
@@ -379,6 +404,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/endpoints/:endpointId',
+    role: 'editor',
     alias: '/api-endpoints/:endpointId',
     summary: 'Delete an endpoint',
     tag: 'Endpoints',
@@ -435,6 +461,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/liveness',
+    role: 'editor',
     alias: '/api-liveness',
     summary: 'Configure liveness for an endpoint',
     tag: 'Liveness',
@@ -445,6 +472,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/liveness/bulk',
+    role: 'editor',
     alias: '/api-liveness/bulk',
     summary: 'Configure liveness for many endpoints (extension; each item commits on its own)',
     description:
@@ -464,6 +492,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/liveness/:livenessId',
+    role: 'editor',
     alias: '/api-liveness/:livenessId',
     summary: 'Update a liveness configuration',
     tag: 'Liveness',
@@ -474,6 +503,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/liveness/:livenessId',
+    role: 'editor',
     alias: '/api-liveness/:livenessId',
     summary: 'Delete a liveness configuration and its history',
     tag: 'Liveness',
@@ -564,6 +594,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/:domainId/security',
+    role: 'editor',
     alias: '/api-domains/:domainId/security',
     summary: 'Run the DNS security checks now',
     tag: 'Domains',
@@ -580,6 +611,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/:domainId/registration',
+    role: 'editor',
     alias: '/api-domains/:domainId/registration',
     summary: 'Look the registration up now',
     tag: 'Domains',
@@ -596,6 +628,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/:domainId/verification',
+    role: 'editor',
     alias: '/api-domains/:domainId/verification',
     summary: 'Check the verification TXT record now',
     tag: 'Domains',
@@ -604,6 +637,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/domains/:domainId/exposure',
+    role: 'editor',
     alias: '/api-domains/:domainId/exposure',
     summary: 'Switch exposure scanning (403 unless the domain is verified)',
     tag: 'Domains',
@@ -625,6 +659,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/:domainId/exposure/scans',
+    role: 'editor',
     summary: 'Start an exposure scan now (runs in the background)',
     tag: 'Exposure',
     responses: { 202: 'ExposureScan' },
@@ -679,6 +714,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/domains/:domainId/exposure/subdomains',
+    role: 'editor',
     summary: "Add a name to the domain's inventory",
     tag: 'Exposure',
     body: 'exposure-subdomain',
@@ -688,6 +724,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/domains/:domainId/exposure/subdomains/:subdomainId',
+    role: 'editor',
     summary: 'Remove an added name',
     tag: 'Exposure',
     responses: { 200: 'ExposureSubdomainDeleted' },
@@ -746,6 +783,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'post',
     path: '/api/v1/status-pages',
+    role: 'editor',
     summary: 'Create a public status page of a portfolio (409 when the slug is taken)',
     description:
       'Only the listed endpoints are shown, each an endpoint of a domain in the portfolio, under its display name (default: its name). A listed endpoint of another team answers 404.',
@@ -764,6 +802,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'put',
     path: '/api/v1/status-pages/:statusPageId',
+    role: 'editor',
     summary: 'Update a status page (fields given only; `endpoints` replaces the list)',
     tag: 'Status pages',
     body: 'status-page-update',
@@ -773,6 +812,7 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'delete',
     path: '/api/v1/status-pages/:statusPageId',
+    role: 'editor',
     summary: 'Delete a status page',
     tag: 'Status pages',
     responses: { 200: 'StatusPageDeleted' },

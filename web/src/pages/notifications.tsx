@@ -275,7 +275,7 @@ export function Notifications() {
                         .join('; ') || '—'}
                     </td>
                     <td>
-                      <Write>
+                      <Write owner>
                         <button type="button" class="small" onClick={() => setEditing(x.id)}>
                           Edit
                         </button>{' '}
@@ -300,7 +300,7 @@ export function Notifications() {
                 ))}
               </Table>
             )}
-            <Write>
+            <Write owner>
               {defs && editing && d.settings.some((x) => x.id === editing) && (
                 <>
                   <h3>Edit</h3>
@@ -332,7 +332,7 @@ export function Notifications() {
           </Section>
         )}
       </Show>
-      <Write>
+      <Write owner>
         <Section title="Test send">
           {defs ? <TestSend defs={defs} channel={channel} setChannel={setChannel} /> : <p class="muted">Loading…</p>}
         </Section>
