@@ -24,17 +24,38 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_FILE = /\.test\.tsx?$/;
 
 /**
- * Files that spend most of their time waiting (intervals, leases, daemons, a browser) start first, so
- * that they run beside the many short files instead of ending the run alone. Any other file (new ones
- * included) runs after them in path order; a name here that no longer exists is ignored.
+ * The longest files start first, so that the run does not end with one long file alone (longest first
+ * packs the lanes best). The order comes from the wall times the last runs in this checkout recorded
+ * (`.tap/times.json`, written at the end of every run), a file not recorded there (a new one) first of
+ * all. Without that file (a clean clone, CI) the files named here start first, in this order (the
+ * slowest of a whole run, most of them waiting on intervals, leases, daemons or a browser), then the rest
+ * in path order; a name here that no longer exists is ignored.
  */
 const SLOW_FIRST = [
   'test/pg/cluster.test.ts',
-  'test/scheduler/liveness.test.ts',
+  'test/pg/api-push.test.ts',
   'test/pg/due-queue.test.ts',
+  'test/api/push.test.ts',
   'test/pg/outbox.test.ts',
   'test/pg/regions.test.ts',
+  'test/cli/postgres.test.ts',
+  'test/pg/api-probing.test.ts',
+  'test/scheduler/liveness.test.ts',
+  'test/cli/check-dns-unknown.test.ts',
+  'test/pg/singletons.test.ts',
+  'test/cli/local.test.ts',
+  'test/web/browser.test.ts',
+  'test/cli/liveness-import.test.ts',
+  'test/pg/shared-state.test.ts',
+  'test/cli/commands.test.ts',
+  'test/pg/exactly-once.test.ts',
+  'test/pg/api-events-data.test.ts',
+  'test/api/endpoint-status-list.test.ts',
+  'test/cli/db-copy.test.ts',
 ];
+
+/** Per file, its latest run's `{ wallMs, cpuMs, childCpuMs }` (scripts/tap-cpu.mjs records them). */
+const TIMES = path.join(ROOT, '.tap/times.json');
 
 /** Every test file under `dir` (relative to the project), sorted. */
 function testFiles(dir) {
@@ -67,8 +88,20 @@ for (const name of named.length ? named : ['test']) {
   files.push(...(st.isDirectory() ? testFiles(rel) : [rel]));
 }
 files = [...new Set(files)];
-const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
-files.sort((a, b) => rank(a) - rank(b));
+/** @type {Record<string, { wallMs: number, cpuMs: number, childCpuMs: number }>} */
+let times = {};
+try {
+  times = JSON.parse(fs.readFileSync(TIMES, 'utf8'));
+} catch {
+  // no run recorded yet
+}
+if (Object.keys(times).length) {
+  const wall = (f) => times[f]?.wallMs ?? Infinity;
+  files.sort((a, b) => wall(b) - wall(a) || a.localeCompare(b));
+} else {
+  const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
+  files.sort((a, b) => rank(a) - rank(b));
+}
 
 /**
  * Compiles `files` into `outdir` (`test/x.test.ts` -> `outdir/test/x.test.js`). A bundled module's
@@ -126,7 +159,19 @@ for (const e of fs.existsSync(buildRoot) ? fs.readdirSync(buildRoot, { withFileT
   }
 }
 const outdir = path.join(buildRoot, `run-${process.pid}`);
-process.on('exit', () => fs.rmSync(outdir, { recursive: true, force: true }));
+const runTimes = path.join(outdir, 'times.jsonl');
+process.on('exit', () => {
+  // this run's figures replace the files' earlier ones; the other files' stay
+  const lines = fs.existsSync(runTimes) ? fs.readFileSync(runTimes, 'utf8').split('\n').filter(Boolean) : [];
+  if (lines.length) {
+    for (const line of lines) {
+      const { file, ...figures } = JSON.parse(line);
+      times[file] = figures;
+    }
+    fs.writeFileSync(TIMES, `${JSON.stringify(times, null, 1)}\n`);
+  }
+  fs.rmSync(outdir, { recursive: true, force: true });
+});
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => process.exit(1));
 const compileStarted = performance.now();
 await compile(outdir);
@@ -137,12 +182,29 @@ t.comment(`compiled ${files.length} files in ${((performance.now() - compileStar
 t.setTimeout(0);
 t.jobs = Math.max(1, Math.min(jobs, files.length));
 t.plan(files.length);
+const cpuRecorder = pathToFileURL(path.join(ROOT, 'scripts/tap-cpu.mjs')).href;
 for (const file of files) {
   // `t.spawn` puts tap's process-info loader into the child's NODE_OPTIONS whatever `env` says;
   // `env -u NODE_OPTIONS` drops it between that and node (the child keeps the same pid).
   t.spawn(
     'env',
-    ['-u', 'NODE_OPTIONS', process.execPath, '--enable-source-maps', path.join(outdir, file.replace(/\.tsx?$/, '.js'))],
-    { name: file, externalID: file, cwd: ROOT, buffered: t.jobs > 1, timeout: 30_000, at: null, stack: '' },
+    [
+      '-u',
+      'NODE_OPTIONS',
+      process.execPath,
+      '--enable-source-maps',
+      `--import=${cpuRecorder}`,
+      path.join(outdir, file.replace(/\.tsx?$/, '.js')),
+    ],
+    {
+      name: file,
+      externalID: file,
+      cwd: ROOT,
+      env: { ...process.env, DOMMON_TAP_FILE: file, DOMMON_TAP_TIMES: runTimes },
+      buffered: t.jobs > 1,
+      timeout: 30_000,
+      at: null,
+      stack: '',
+    },
   );
 }

@@ -1,22 +1,38 @@
 #!/usr/bin/env node
 // Runs the whole tap suite and ends with the line CI reads: `N passed, N failed`.
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
 
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
-// In CI (.ci/run sets CI) a whole-suite run first runs the static checks; each one that fails counts
-// as a failed test, so the last line still tells. Locally: `npm run lint`, `npm run typecheck:all`,
-// `npm run knip`, `npm run format:check`. Each is one process, so the four run at once (one after
-// another they left a core idle). Each one's output is printed whole.
+// In CI (.ci/run sets CI) a whole-suite run also runs the static checks, at once and beside the test
+// files (each is one process, and the test files leave the cores idle part of the time while they wait
+// on timers, peers and PostgreSQL); each one that fails counts as a failed test, so the last line still
+// tells. They run at a slightly lower priority (nice 5: a third of a test file's share of a busy core),
+// so that they mostly take the CPU the test files leave idle and the files that assert timing bounds
+// keep most of what they ask for; not lower, or on a machine busy with other jobs they starve (at nice
+// 10-19 they got a few percent of it there). Each one's output is printed whole
+// after the test files' TAP. Locally: `npm run lint`, `npm run typecheck:all`, `npm run knip`,
+// `npm run format:check`.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 const checking = ci && process.argv.length <= 2;
 const failedChecks = [];
 
-/** Runs a command to its end, its stdout and stderr kept together; resolves to [exit code, output, ms]. */
-function run(command, args) {
+/**
+ * Runs a command to its end at the given niceness (its children inherit it: npm starts the check's own
+ * process after ~0.2 s of loading), its stdout and stderr kept together; resolves to [exit code, output, ms].
+ */
+function run(command, args, niceness = 0) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    if (niceness && child.pid)
+      try {
+        os.setPriority(child.pid, niceness);
+      } catch {
+        // not allowed here: it runs at the normal priority
+      }
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
@@ -25,16 +41,42 @@ function run(command, args) {
   });
 }
 
+/** Runs one check; resolves to its output and status line, printed after the tests' TAP. */
 const check = async (name) => {
-  const [code, output, ms] = await run('npm', ['run', '--silent', name]);
+  const [code, output, ms] = await run('npm', ['run', '--silent', name], 5);
   if (code !== 0) failedChecks.push(name);
-  process.stdout.write(`${output}# check ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${(ms / 1000).toFixed(0)} s)\n`);
+  return `${output}# check ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${(ms / 1000).toFixed(0)} s)\n`;
 };
 
-const staticStarted = Date.now();
-if (checking) {
-  await Promise.all(['format:check', 'lint', 'typecheck:all', 'knip'].map(check));
-  process.stdout.write(`# static checks: ${((Date.now() - staticStarted) / 1000).toFixed(0)} s\n`);
+const started = Date.now();
+const checks = checking
+  ? Promise.all(['typecheck:all', 'lint', 'knip', 'format:check'].map(check)).then((outputs) => [
+      ...outputs,
+      `# static checks: ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
+    ])
+  : Promise.resolve([]);
+
+/** CPU (user + sys, s) of this process and the processes it waited for, all their descendants included (Linux). */
+function cpuSeconds() {
+  try {
+    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
+    const f = stat
+      .slice(stat.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
+    return (f[11] + f[12] + f[13] + f[14]) / 100;
+  } catch {
+    return null;
+  }
+}
+
+/** Per file, `{ wallMs, cpuMs, childCpuMs }` of its latest run (scripts/tap-files.mjs writes it). */
+function recordedTimes() {
+  try {
+    return JSON.parse(fs.readFileSync(new URL('../.tap/times.json', import.meta.url), 'utf8'));
+  } catch {
+    return {};
+  }
 }
 
 // The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs). Many wait on
@@ -60,7 +102,9 @@ child.stdout.on('data', (chunk) => {
   }
 });
 
-child.on('close', (code) => {
+child.on('close', async (code) => {
+  const checkOutputs = await checks;
+  for (const output of checkOutputs) process.stdout.write(output);
   if (tail) {
     const m = /^# (\{.*\})\s*$/.exec(tail);
     if (m && m[1].includes('total')) summary = m[1];
@@ -71,16 +115,25 @@ child.on('close', (code) => {
   if (code !== 0 && failed === 0) failed = 1; // a crashed file or runner error still fails the run
   failed += failedChecks.length;
   if (failedChecks.length) process.stdout.write(`\n# failed checks: ${failedChecks.join(', ')}\n`);
-  // The slowest files, to keep an eye on the suite's time (docs/testing.md).
+  // The slowest files, to keep an eye on the suite's time (docs/testing.md): wall time and CPU (user +
+  // sys of the file's process and of the commands and daemons it started).
   if (fileTimes.length > 30) {
+    const recorded = recordedTimes();
+    const cpu = (file) => recorded[file]?.cpuMs ?? 0;
     const sum = fileTimes.reduce((s, [ms]) => s + ms, 0) / 1000;
+    const cpuSum = fileTimes.reduce((s, [, file]) => s + cpu(file), 0) / 1000;
     process.stdout.write(
-      `\n# slowest files (s; the ${fileTimes.length} files' own times add up to ${sum.toFixed(0)} s):\n`,
+      `\n# slowest files (wall s, CPU s; the ${fileTimes.length} files' own times add up to ${sum.toFixed(0)} s, their CPU to ${cpuSum.toFixed(0)} s):\n`,
     );
     for (const [ms, file] of fileTimes.sort((a, b) => b[0] - a[0]).slice(0, 30))
-      process.stdout.write(`#   ${(ms / 1000).toFixed(1).padStart(6)}  ${file}\n`);
+      process.stdout.write(
+        `#   ${(ms / 1000).toFixed(1).padStart(6)} ${(cpu(file) / 1000).toFixed(1).padStart(6)}  ${file}\n`,
+      );
   }
-  process.stdout.write(`# npm test: ${((Date.now() - staticStarted) / 1000).toFixed(0)} s\n`);
+  const cpuAll = cpuSeconds();
+  process.stdout.write(
+    `# npm test: ${((Date.now() - started) / 1000).toFixed(0)} s${cpuAll === null ? '' : `, ${cpuAll.toFixed(0)} s of CPU`}\n`,
+  );
   const skipped = num('skip') + num('todo');
   process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exit(failedChecks.length ? 1 : (code ?? 1));
