@@ -176,6 +176,13 @@ function shapeDocument(raw: Json, schema: Json): { doc: ConfigDocument; secrets:
     if (Array.isArray(value)) return value.map((v, i) => shape(v, s?.items as Json | undefined, [...path, i]));
     if (!value || typeof value !== 'object' || !s) return value;
     const v = value as Json;
+    // A map (request headers): its keys are the user's, kept as stored in their sorted order.
+    if (!s.properties && !s.allOf && !s.oneOf)
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, v[k]]),
+      );
     const out: Json = {};
     for (const [k, ps] of Object.entries(propertiesFor(s, v))) {
       const x = v[k];
