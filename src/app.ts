@@ -503,6 +503,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     resultRetentionDays: config.resultRetentionDays,
     hourlyRetentionDays: config.hourlyRetentionDays,
     dailyRetentionDays: config.dailyRetentionDays,
+    auditRetentionDays: config.auditRetentionDays,
     sessionIdleMs: config.session.idleMs,
   });
   // The one owner of pruning (raw results, aggregates, delivery log, events, history, vacuum):

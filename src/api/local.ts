@@ -9,6 +9,7 @@
 // are not served: they are for browsers, editors, scrapers and jobs, never for a command. A route
 // module added to api/server.ts for the Public API is added here too (test/api/local.test.ts fails
 // on any route of the daemon's API a command would find missing).
+import { randomUUID } from 'node:crypto';
 import querystring from 'node:querystring';
 import type Koa from 'koa';
 import compose from 'koa-compose';
@@ -32,6 +33,7 @@ import { eventRoutes } from './routes/events.js';
 import { dashboardRoutes } from './routes/dashboard.js';
 import { userApiRoutes } from './routes/user-api.js';
 import { configApplyRoutes } from './routes/config.js';
+import { auditRoutes } from './routes/audit.js';
 
 type Middleware = Koa.Middleware<ApiState>;
 
@@ -188,6 +190,7 @@ export function createLocalApi(
   userApiRoutes(router, deps, fixed);
   maintenanceWindowRoutes(router, deps, fixed);
   configApplyRoutes(router, deps, fixed);
+  auditRoutes(router, deps, fixed);
   const errors = errorMiddleware(deps.log, deps.clock) as Middleware;
 
   return {
@@ -221,9 +224,22 @@ export function createLocalApi(
         if (allowed.size) throw methodNotAllowed([...allowed]);
         await next();
       };
-      await compose([errors, parse, route])(
-        ctx as unknown as Koa.ParameterizedContext<ApiState>,
-        async () => undefined,
+      // The command's changes are the local user's, made at the server's shell (the audit trail).
+      await deps.services.audit.run(
+        {
+          user_id: principal.user_id,
+          user_email: principal.user_email,
+          via: 'cli-local',
+          via_id: null,
+          via_name: null,
+          request_id: randomUUID(),
+        },
+        async () => {
+          await compose([errors, parse, route])(
+            ctx as unknown as Koa.ParameterizedContext<ApiState>,
+            async () => undefined,
+          );
+        },
       );
       return ctx.answer();
     },

@@ -31,6 +31,7 @@ import { httpMetricsMiddleware } from './middleware/metrics.js';
 import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
 import { roleMiddleware } from './roles.js';
+import { auditRoutes } from './routes/audit.js';
 
 /** The CLI's in-process API authenticates nobody by token, so it counts no failures. */
 const NO_THROTTLE: AuthThrottle = { check: async () => undefined, fail: async () => undefined };
@@ -59,7 +60,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
           },
         ]
       : [
-          authMiddleware(deps.services.access, deps.services.sessions, throttle),
+          authMiddleware(deps.services.access, deps.services.sessions, throttle, deps.services.audit),
           rateLimitMiddleware(
             deps.rateLimiter ?? localRateLimiter(deps.config.rateLimit, deps.clock),
             deps.sessionRateLimiter ?? localRateLimiter(deps.config.rateLimit * SESSION_FACTOR, deps.clock),
@@ -90,6 +91,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     dashboardRoutes(router, deps, secure);
     maintenanceWindowRoutes(router, deps, secure);
     configApplyRoutes(router, deps, secure);
+    auditRoutes(router, deps, secure);
   }
   metricsRoutes(router, deps);
 

@@ -90,6 +90,8 @@ export interface Config {
   hourlyRetentionDays: number;
   /** DOMMON_DAILY_RETENTION_DAYS: days of daily liveness aggregates kept. */
   dailyRetentionDays: number;
+  /** DOMMON_AUDIT_RETENTION_DAYS: days of audit trail kept (docs/audit.md). */
+  auditRetentionDays: number;
   logLevel: LogLevel;
   metricsToken: string | null;
   /** Host names (DOMMON_PUBLIC_HOSTS) a browser may use to reach the daemon's unauthenticated /metrics. */
@@ -410,6 +412,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     resultRetentionDays: int('DOMMON_RESULT_RETENTION_DAYS', env.DOMMON_RESULT_RETENTION_DAYS, 7, 1),
     hourlyRetentionDays: int('DOMMON_HOURLY_RETENTION_DAYS', env.DOMMON_HOURLY_RETENTION_DAYS, 90, 2),
     dailyRetentionDays: int('DOMMON_DAILY_RETENTION_DAYS', env.DOMMON_DAILY_RETENTION_DAYS, 400, 31),
+    auditRetentionDays: int('DOMMON_AUDIT_RETENTION_DAYS', env.DOMMON_AUDIT_RETENTION_DAYS, 365, 1),
     logLevel: logLevel as LogLevel,
     metricsToken: env.DOMMON_METRICS_TOKEN || null,
     outbound: outbound(env),

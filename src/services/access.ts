@@ -42,7 +42,7 @@ interface CreatedToken {
   expires_at: string | null;
 }
 
-export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
+export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
   const cache = new Map<string, Principal | null>();
   const touched = new Set<string>();
   let epoch: string | undefined;
@@ -123,6 +123,20 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
           role: opts.role ?? null,
           expires_at: opts.expiresAt ?? null,
         });
+        await audit?.record(tx, team.id, {
+          action: 'create',
+          kind: 'token',
+          id,
+          name,
+          after: {
+            id,
+            name,
+            user_id: user.id,
+            user: user.email,
+            read_only: opts.readOnly === true,
+            operator: opts.operator === true,
+          },
+        });
         return {
           token,
           id,
@@ -148,9 +162,12 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       const tok = await store.tokens.byId(id);
       if (!tok) throw new NotFound('Token');
       if (tok.revoked_at) throw new Conflict('token is already revoked', 'TOKEN_REVOKED');
-      await store.tokens.revoke(id, isoNow(clock));
-      // Its dashboard sessions end with it (the session look-up also refuses a revoked token's).
-      await store.webSessions.removeForTokens([id]);
+      await store.transaction(async (tx) => {
+        await tx.tokens.revoke(id, isoNow(clock));
+        // Its dashboard sessions end with it (the session look-up also refuses a revoked token's).
+        await tx.webSessions.removeForTokens([id]);
+        await audit?.record(tx, tok.team_id, { action: 'revoke', kind: 'token', id, name: tok.name, before: tok });
+      });
       await bumpEpoch();
       return { ...tok, revoked_at: isoNow(clock) };
     },
@@ -164,7 +181,17 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       const team = teamName ? await ensureTeam(teamName) : await requireTeam();
       if (await store.users.byEmail(team.id, email.toLowerCase()))
         throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
-      return store.users.create(team.id, email.toLowerCase(), isoNow(clock), role);
+      return store.transaction(async (tx) => {
+        const user = await tx.users.create(team.id, email.toLowerCase(), isoNow(clock), role);
+        await audit?.record(tx, team.id, {
+          action: 'create',
+          kind: 'user',
+          id: user.id,
+          name: user.email,
+          after: user,
+        });
+        return user;
+      });
     },
 
     /** Changes a member's role; every node's token cache is dropped so the new role applies at once. */
@@ -172,7 +199,17 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
       const team = await requireTeam(teamName);
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
-      await store.users.setRole(user.id, role);
+      await store.transaction(async (tx) => {
+        await tx.users.setRole(user.id, role);
+        await audit?.record(tx, team.id, {
+          action: 'update',
+          kind: 'user',
+          id: user.id,
+          name: user.email,
+          before: user,
+          after: { ...user, role },
+        });
+      });
       await bumpEpoch();
       return { ...user, role };
     },
@@ -186,6 +223,13 @@ export function createAccessService({ store, clock }: Pick<ServiceDeps, 'store' 
         await tx.webSessions.removeForTokens(await tx.tokens.liveIdsForUser(user.id));
         const n = await tx.tokens.revokeForUser(user.id, isoNow(clock));
         await tx.users.remove(user.id);
+        await audit?.record(tx, team.id, {
+          action: 'delete',
+          kind: 'user',
+          id: user.id,
+          name: user.email,
+          before: { ...user, revoked_tokens: n },
+        });
         return n;
       });
       await bumpEpoch();

@@ -3,6 +3,7 @@
 // runs it in ONE transaction through the same services the API uses (same validation and limits),
 // built over that transaction, so the file applies whole or not at all. A field the file leaves out
 // keeps its stored value; without `prune` nothing absent from the file is deleted.
+import { randomUUID } from 'node:crypto';
 import { Duplicate, Invalid, ServiceError } from '../domain/errors.js';
 import type { ConfigChannel, ConfigDocument, ConfigDomain, ConfigEndpoint, ConfigPath } from '../domain/config-file.js';
 import type { Endpoint, LivenessConfig, Page, PageOf, Principal } from '../domain/types.js';
@@ -50,6 +51,8 @@ export interface ConfigPlan {
   applied: boolean;
   dry_run: boolean;
   prune: boolean;
+  /** The apply's id when it wrote something (the audit entries of its changes carry it). */
+  apply_id?: string;
   summary: Record<ConfigKind, { create: number; update: number; delete: number }>;
   steps: PlanStep[];
 }
@@ -546,19 +549,45 @@ export function createConfigService(
       }
     }
 
+    const applyId = randomUUID();
     const result = (applied: boolean): ConfigPlan => {
       const summary = Object.fromEntries(
         KINDS.map((k) => [k, { create: 0, update: 0, delete: 0 }]),
       ) as ConfigPlan['summary'];
       for (const st of steps) summary[st.kind][st.action]++;
-      return { applied: applied && steps.length > 0, dry_run: opts.dryRun, prune: opts.prune, summary, steps };
+      const wrote = applied && steps.length > 0;
+      return {
+        applied: wrote,
+        dry_run: opts.dryRun,
+        prune: opts.prune,
+        ...(wrote && { apply_id: applyId }),
+        summary,
+        steps,
+      };
     };
 
     try {
-      await deps.store.transaction(async (tx) => {
-        await body(scopedServices(deps, tx, feed));
-        if (opts.dryRun) throw new DryRun();
-      });
+      // Each object changed is one audit entry, made through the apply (its id) by the caller.
+      const apply = () =>
+        deps.store.transaction(async (tx) => {
+          await body(scopedServices(deps, tx, feed));
+          if (opts.dryRun) throw new DryRun();
+        });
+      // `serve --config` has no request: the principal it applies as is the actor.
+      const by = deps.audit?.actor();
+      await (deps.audit
+        ? deps.audit.run(
+            {
+              user_id: by?.user_id ?? p.user_id,
+              user_email: by?.user_email ?? p.user_email,
+              via: 'config-apply',
+              via_id: applyId,
+              via_name: by?.via_name ?? null,
+              request_id: by?.request_id ?? null,
+            },
+            apply,
+          )
+        : apply());
     } catch (err) {
       if (err instanceof DryRun) return result(false);
       throw err;

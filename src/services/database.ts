@@ -10,6 +10,17 @@ import { secureDataDir } from '../store/permissions.js';
 import { createSealer, dropKeyFile, guardSealing, keyFileMissing, liveKeyRing, SealError } from '../store/sealing.js';
 import { createAccessService } from './access.js';
 import { createNodeService } from './nodes.js';
+import { createAuditService } from './audit.js';
+import { userInfo } from 'node:os';
+
+/** The OS account running the command (null where it has none, as in some containers). */
+function localAccount(): string | null {
+  try {
+    return userInfo().username;
+  } catch {
+    return null;
+  }
+}
 
 type Log = Pick<Logger, 'warn' | 'error'>;
 const silent: Log = { warn: () => undefined, error: () => undefined };
@@ -82,7 +93,20 @@ export async function openLocalServices(
   config: Readonly<Config>,
 ): Promise<{ services: LocalServices; close(): Promise<void> }> {
   const store = await openDatabase(config);
-  const deps = { store, clock: systemClock };
+  // Changes made here are the operator's at the server's shell: no person of the team, the OS account named.
+  const audit = createAuditService({
+    store,
+    clock: systemClock,
+    fallback: {
+      user_id: null,
+      user_email: null,
+      via: 'cli-local',
+      via_id: null,
+      via_name: localAccount(),
+      request_id: null,
+    },
+  });
+  const deps = { store, clock: systemClock, audit };
   return {
     services: { access: createAccessService(deps), nodes: createNodeService(deps) },
     close: () => store.close(),

@@ -5,6 +5,7 @@ import type { ExposureNet } from '../probes/exposure-net.js';
 import type { ExposureDns, ExposureOptions } from './exposure/types.js';
 import type { Metrics } from './metrics.js';
 import type { ChangeFeed } from './changes.js';
+import type { AuditService } from './audit.js';
 
 /** What every service receives (plain-argument dependency injection; app.ts builds it). */
 export interface ServiceDeps {
@@ -19,6 +20,8 @@ export interface ServiceDeps {
   recomputeHealth?: HealthHook;
   /** Working-set changes for the liveness scheduler (services/changes.ts); createServices makes one. */
   changes?: ChangeFeed;
+  /** The audit trail (services/audit.ts): every write path records its change with it; createServices makes one. */
+  audit?: AuditService;
 }
 
 /**

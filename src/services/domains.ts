@@ -36,7 +36,7 @@ async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | n
   if (portfolioId && !(await tx.portfolios.get(teamId, portfolioId))) throw new NotFound('Portfolio');
 }
 
-export function createDomainService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
+export function createDomainService({ store, clock, limits, recomputeHealth, changes, audit }: ServiceDeps) {
   const totals = new Map<string, { stamp: string; total: number }>();
   async function get(teamId: string, id: string): Promise<Domain> {
     const d = await store.domains.get(teamId, id);
@@ -80,6 +80,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         });
         // Registration and DNS-security refreshes and the nameserver watch are due at once.
         await tx.schedule.addTarget(DOMAIN_REFRESH_KINDS, d.id, now);
+        await audit?.record(tx, teamId, { action: 'create', kind: 'domain', id: d.id, name: d.domain, after: d });
         return d;
       });
     } catch (err) {
@@ -137,6 +138,15 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
           }
           // expiry_date (the manual override) or a rename that dropped the registration and DNS data.
           await recomputeHealth?.(tx, id);
+          const after = (await tx.domains.get(teamId, id))!;
+          await audit?.record(tx, teamId, {
+            action: 'update',
+            kind: 'domain',
+            id,
+            name: after.domain,
+            before: cur,
+            after,
+          });
         });
       } catch (err) {
         if (err instanceof Duplicate) throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
@@ -154,6 +164,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         if (!d) throw new NotFound('Domain');
         await tx.domains.remove(teamId, id);
         await tx.schedule.removeTarget([...DOMAIN_REFRESH_KINDS, ...DOMAIN_LEASE_KINDS], id);
+        await audit?.record(tx, teamId, { action: 'delete', kind: 'domain', id, name: d.domain, before: d });
         return d;
       });
       changes?.emit({ domain: id });

@@ -95,7 +95,8 @@ export function toDetail(
   };
 }
 
-export function createEndpointService({ store, clock, limits, recomputeHealth, changes }: ServiceDeps) {
+export function createEndpointService({ store, clock, limits, recomputeHealth, changes, audit }: ServiceDeps) {
+  const label = (e: Endpoint) => `${e.domain}/${e.name}`;
   async function get(teamId: string, id: string): Promise<Endpoint> {
     const e = await store.endpoints.get(teamId, id);
     if (!e) throw new NotFound('Endpoint');
@@ -142,6 +143,14 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         const liveness = isPush ? { interval_seconds: PUSH_INTERVAL_SECONDS, ...input.liveness } : input.liveness;
         if (liveness) livenessId = await insertLiveness(tx, clock, teamId, id, liveness);
         await recomputeHealth?.(tx, domain.id);
+        const after = (await tx.endpoints.get(teamId, id))!;
+        const live = livenessId ? await tx.liveness.get(teamId, livenessId) : undefined;
+        await audit?.record(
+          tx,
+          teamId,
+          { action: 'create', kind: 'endpoint', id, name: label(after), after },
+          ...(live ? [{ action: 'create', kind: 'liveness', id: live.id, name: label(after), after: live }] : []),
+        );
       });
     } catch (err) {
       if (err instanceof Duplicate)
@@ -199,6 +208,15 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
           });
           // Enabled, host or port changed: which liveness and certificate inputs count may have too.
           await recomputeHealth?.(tx, cur.domain_id);
+          const after = (await tx.endpoints.get(teamId, id))!;
+          await audit?.record(tx, teamId, {
+            action: 'update',
+            kind: 'endpoint',
+            id,
+            name: label(after),
+            before: cur,
+            after,
+          });
         });
       } catch (err) {
         if (err instanceof Duplicate)
@@ -217,6 +235,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         if (!e) throw new NotFound('Endpoint');
         await tx.endpoints.remove(teamId, id);
         await recomputeHealth?.(tx, e.domain_id);
+        await audit?.record(tx, teamId, { action: 'delete', kind: 'endpoint', id, name: label(e), before: e });
         return e;
       });
       changes?.emit({ endpoint: id });

@@ -24,7 +24,8 @@ import { createHomeService } from './home.js';
 import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 import { createConfigService } from './config.js';
-import { pluginOf } from '../channels/index.js';
+import { channels, pluginOf } from '../channels/index.js';
+import { createAuditService } from './audit.js';
 
 /**
  * io: DNS/RDAP/WHOIS access for the domain-intelligence services; `probes` (resolver, trusted CAs)
@@ -46,6 +47,13 @@ export function createServices(
     ...base,
     recomputeHealth: base.recomputeHealth ?? health.recompute,
     changes: base.changes ?? createChangeFeed(),
+    audit:
+      base.audit ??
+      createAuditService({
+        store: base.store,
+        clock: base.clock,
+        secrets: Object.values(channels).flatMap((p) => [...p.secrets]),
+      }),
   };
   // On PostgreSQL the due-queue learns of every change to the working set: a re-enabled target is due
   // again, a shorter interval applies now (a wake-up lost to a crash is repaired by the queue's sync). Not a
@@ -69,9 +77,12 @@ export function createServices(
     health,
     io: io ?? unconfiguredIo(pino({ level: 'silent' })),
     probes,
+    audit: deps.audit,
   });
   const access = createAccessService(deps);
   return {
+    /** Who changed what (docs/audit.md): the doors set the actor, the services record each change. */
+    audit: deps.audit,
     access,
     sessions: createSessionService({ store: deps.store, clock: deps.clock, access, ...base.sessions }),
     portfolios: createPortfolioService(deps),
@@ -90,7 +101,7 @@ export function createServices(
     notifications: createNotificationService(deps),
     events: createEventService(deps),
     statusPages: createStatusPageService({ ...deps, maintenance: maintenanceWindows }),
-    exposure: createExposureService({ store: deps.store, clock: deps.clock, ...deps.exposure }),
+    exposure: createExposureService({ store: deps.store, clock: deps.clock, audit: deps.audit, ...deps.exposure }),
     intel,
     nodes: createNodeService(deps),
     maintenanceWindows,

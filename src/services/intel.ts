@@ -9,6 +9,7 @@ import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
 import type { BootstrapStore } from '../probes/rdap.js';
 import type { Store } from '../store/index.js';
+import type { AuditService } from './audit.js';
 import { createRegistrationService } from './registration.js';
 import { createSecurityService } from './security.js';
 import type { HealthService } from './health.js';
@@ -71,6 +72,7 @@ export function createIntelServices(deps: {
   health: HealthService;
   io: IntelIo;
   probes: ProbeDeps;
+  audit?: AuditService;
 }) {
   const { store, clock, health, io } = deps;
   const nsWatchInterval = io.nsWatchInterval ?? 300;
@@ -98,6 +100,7 @@ export function createIntelServices(deps: {
     clock,
     txt: (name) => io.dns.txt(name),
     recomputeHealth,
+    audit: deps.audit,
     signal: shutdown.signal,
   });
   const nameservers = createNameserverWatch({
@@ -108,6 +111,15 @@ export function createIntelServices(deps: {
     log: io.log,
     signal: shutdown.signal,
   });
+
+  const refreshed = (d: Domain, what: string) =>
+    deps.audit?.note(d.team_id, {
+      action: 'refresh',
+      kind: 'domain',
+      id: d.id,
+      name: d.domain,
+      after: { refreshed: what },
+    });
 
   return {
     registration,
@@ -126,9 +138,18 @@ export function createIntelServices(deps: {
       io.bootstrap?.stop();
     },
     /** Registration refresh (it stores the health it feeds in the same transaction). */
-    refreshRegistration: (d: Domain, opts: { fresh?: boolean } = {}) => registration.refresh(d, opts),
+    refreshRegistration: async (d: Domain, opts: { fresh?: boolean } = {}) => {
+      const r = await registration.refresh(d, opts);
+      // `fresh`: a person asked for it now (the scheduler's refreshes are not theirs).
+      if (opts.fresh) await refreshed(d, 'registration');
+      return r;
+    },
     /** DNS-security refresh (likewise). */
-    refreshSecurity: (d: Domain, opts: { fresh?: boolean } = {}) => security.refresh(d, opts),
+    refreshSecurity: async (d: Domain, opts: { fresh?: boolean } = {}) => {
+      const r = await security.refresh(d, opts);
+      if (opts.fresh) await refreshed(d, 'security');
+      return r;
+    },
     /** One look at the domain's delegation (the nameserver watch's round for it). */
     refreshNameservers: (d: Domain) => nameservers.refresh(d),
     /** The refresh schedule (the check_schedule table), as the intel scheduler works it. */

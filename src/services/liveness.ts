@@ -220,7 +220,13 @@ export async function insertLiveness(
   });
 }
 
-export function createLivenessService({ store, clock, recomputeHealth, changes = createChangeFeed() }: ServiceDeps) {
+export function createLivenessService({
+  store,
+  clock,
+  recomputeHealth,
+  changes = createChangeFeed(),
+  audit,
+}: ServiceDeps) {
   const changed = (id: string) => changes.emit({ config: id });
 
   async function get(teamId: string, id: string): Promise<LivenessConfig> {
@@ -237,6 +243,14 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
         if (!ep) throw new NotFound('Endpoint');
         const inserted = await insertLiveness(tx, clock, teamId, ep.id, input);
         await recomputeHealth?.(tx, ep.domain_id);
+        const after = await tx.liveness.get(teamId, inserted);
+        await audit?.record(tx, teamId, {
+          action: 'create',
+          kind: 'liveness',
+          id: inserted,
+          name: `${ep.domain}/${ep.name}`,
+          after,
+        });
         return inserted;
       });
     } catch (err) {
@@ -279,6 +293,22 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
         });
         // Enabling or disabling adds or drops this probe from the domain's liveness input.
         await recomputeHealth?.(tx, endpoint.domain_id);
+        const after = await tx.liveness.get(teamId, id);
+        // Switching the check on or off is what the dashboard's pause and resume do.
+        const action =
+          input.is_enabled !== undefined && input.is_enabled !== cur.is_enabled
+            ? input.is_enabled
+              ? 'resume'
+              : 'pause'
+            : 'update';
+        await audit?.record(tx, teamId, {
+          action,
+          kind: 'liveness',
+          id,
+          name: `${endpoint.domain}/${endpoint.name}`,
+          before: cur,
+          after,
+        });
       });
       changed(id);
       return get(teamId, id);
@@ -292,6 +322,13 @@ export function createLivenessService({ store, clock, recomputeHealth, changes =
         await tx.liveness.remove(teamId, id);
         const ep = await tx.endpoints.byId(cur.endpoint_id);
         if (ep) await recomputeHealth?.(tx, ep.domain_id);
+        await audit?.record(tx, teamId, {
+          action: 'delete',
+          kind: 'liveness',
+          id,
+          name: ep ? `${ep.domain}/${ep.name}` : null,
+          before: cur,
+        });
         return cur;
       });
       changed(id);

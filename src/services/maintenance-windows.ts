@@ -44,7 +44,11 @@ const lower = (ids: string[] | undefined) =>
 const iso = (v: string | null | undefined): string | null | undefined =>
   v === undefined || v === null ? v : new Date(Date.parse(v)).toISOString();
 
-export function createMaintenanceWindowService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
+export function createMaintenanceWindowService({
+  store,
+  clock,
+  audit,
+}: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
   async function get(teamId: string, id: string): Promise<MaintenanceWindow> {
     const w = await store.maintenanceWindows.get(teamId, id);
     if (!w) throw new NotFound('Maintenance window');
@@ -160,7 +164,12 @@ export function createMaintenanceWindowService({ store, clock }: Pick<ServiceDep
       };
       check(w);
       await checkTargets(teamId, w);
-      return get(teamId, await store.maintenanceWindows.insert(w));
+      return store.transaction(async (tx) => {
+        const id = await tx.maintenanceWindows.insert(w);
+        const after = (await tx.maintenanceWindows.get(teamId, id))!;
+        await audit?.record(tx, teamId, { action: 'create', kind: 'maintenance_window', id, name: w.name, after });
+        return after;
+      });
     },
 
     async update(teamId: string, id: string, input: Partial<MaintenanceWindowInput>): Promise<MaintenanceWindow> {
@@ -181,13 +190,27 @@ export function createMaintenanceWindowService({ store, clock }: Pick<ServiceDep
       for (const [k, v] of Object.entries(patch)) if (v !== undefined) Object.assign(after, { [k]: v });
       check(after);
       await checkTargets(teamId, after);
-      await store.maintenanceWindows.update(teamId, id, { ...patch, updated_at: isoNow(clock) });
-      return get(teamId, id);
+      return store.transaction(async (tx) => {
+        await tx.maintenanceWindows.update(teamId, id, { ...patch, updated_at: isoNow(clock) });
+        const now = (await tx.maintenanceWindows.get(teamId, id))!;
+        await audit?.record(tx, teamId, {
+          action: 'update',
+          kind: 'maintenance_window',
+          id,
+          name: now.name,
+          before,
+          after: now,
+        });
+        return now;
+      });
     },
 
     async remove(teamId: string, id: string): Promise<MaintenanceWindow> {
       const w = await get(teamId, id);
-      await store.maintenanceWindows.remove(teamId, id);
+      await store.transaction(async (tx) => {
+        await tx.maintenanceWindows.remove(teamId, id);
+        await audit?.record(tx, teamId, { action: 'delete', kind: 'maintenance_window', id, name: w.name, before: w });
+      });
       return w;
     },
 

@@ -8,6 +8,7 @@ import type { Delivery, NotificationSetting } from '../domain/notification.js';
 import { CHANNELS, channels, pluginOf, type Channel } from '../channels/index.js';
 import type { ChannelPlugin } from '../channels/types.js';
 import { mask, MASKED } from '../channels/shared.js';
+import type { AuditService } from './audit.js';
 
 export { type Channel };
 
@@ -119,7 +120,15 @@ function logEntryJson(d: Delivery) {
   };
 }
 
-export function createNotificationService({ store, clock }: { store: Store; clock: Clock }) {
+export function createNotificationService({
+  store,
+  clock,
+  audit,
+}: {
+  store: Store;
+  clock: Clock;
+  audit?: AuditService;
+}) {
   return {
     async listSettings(p: Principal) {
       return (await store.notifications.settingsForUser(p.user_id)).map(settingJson);
@@ -151,21 +160,33 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
         );
       }
       const digest = input.delivery_class === 'digest';
-      await store.notifications.upsertSetting(
-        {
-          team_id: p.team_id,
-          user_id: p.user_id,
-          notification_type: channel,
-          delivery_class: input.delivery_class,
-          is_enabled: input.is_enabled ?? cur?.is_enabled ?? true,
-          frequency_days: digest ? (input.frequency_days ?? cur?.frequency_days ?? 7) : null,
-          notification_time: digest ? (input.notification_time ?? cur?.notification_time ?? '09:00:00') : null,
-          config,
-          min_severity: input.min_severity ?? cur?.min_severity ?? 'medium',
-        },
-        isoNow(clock),
-      );
-      return settingJson((await store.notifications.setting(p.user_id, channel, input.delivery_class))!);
+      const before = cur && settingJson(cur);
+      return store.transaction(async (tx) => {
+        await tx.notifications.upsertSetting(
+          {
+            team_id: p.team_id,
+            user_id: p.user_id,
+            notification_type: channel,
+            delivery_class: input.delivery_class,
+            is_enabled: input.is_enabled ?? cur?.is_enabled ?? true,
+            frequency_days: digest ? (input.frequency_days ?? cur?.frequency_days ?? 7) : null,
+            notification_time: digest ? (input.notification_time ?? cur?.notification_time ?? '09:00:00') : null,
+            config,
+            min_severity: input.min_severity ?? cur?.min_severity ?? 'medium',
+          },
+          isoNow(clock),
+        );
+        const after = settingJson((await tx.notifications.setting(p.user_id, channel, input.delivery_class))!);
+        await audit?.record(tx, p.team_id, {
+          action: cur ? 'update' : 'create',
+          kind: 'channel',
+          id: after.id,
+          name: `${channel} ${input.delivery_class} (${after.user})`,
+          before,
+          after,
+        });
+        return after;
+      });
     },
 
     /** Queues a test message to `recipient`; the worker delivers it and logs it under the same id. */
@@ -206,6 +227,17 @@ export function createNotificationService({ store, clock }: { store: Store; cloc
           created_at: now,
           message_preview: `Test notification from dommon${input.subject ? `: ${input.subject}` : ''}`,
         }))!;
+        await audit?.record(tx, p.team_id, {
+          action: 'test',
+          kind: 'channel',
+          id,
+          name: input.channel,
+          after: {
+            channel: input.channel,
+            recipient: maskRecipient(input.channel, input.recipient),
+            subject: input.subject ?? null,
+          },
+        });
       });
       return { id, channel: input.channel, recipient: input.recipient, status: 'queued' as const, created_at: now };
     },

@@ -8,7 +8,7 @@ export interface PortfolioInput {
   description?: string | null;
 }
 
-export function createPortfolioService({ store, clock }: ServiceDeps) {
+export function createPortfolioService({ store, clock, audit }: ServiceDeps) {
   async function get(teamId: string, id: string): Promise<Portfolio> {
     const p = await store.portfolios.get(teamId, id);
     if (!p) throw new NotFound('Portfolio');
@@ -20,23 +20,32 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
       store.portfolios.list(teamId, f, page),
     async create(teamId: string, input: PortfolioInput): Promise<Portfolio> {
       const now = isoNow(clock);
-      const id = await store.portfolios.insert({
-        team_id: teamId,
-        name: input.name.trim(),
-        description: input.description ?? null,
-        created_at: now,
-        updated_at: now,
+      return store.transaction(async (tx) => {
+        const id = await tx.portfolios.insert({
+          team_id: teamId,
+          name: input.name.trim(),
+          description: input.description ?? null,
+          created_at: now,
+          updated_at: now,
+        });
+        const p = (await tx.portfolios.get(teamId, id))!;
+        await audit?.record(tx, teamId, { action: 'create', kind: 'portfolio', id, name: p.name, after: p });
+        return p;
       });
-      return get(teamId, id);
     },
     async update(teamId: string, id: string, input: Partial<PortfolioInput>): Promise<Portfolio> {
-      await get(teamId, id);
-      await store.portfolios.update(teamId, id, {
-        name: input.name?.trim(),
-        description: input.description,
-        updated_at: isoNow(clock),
+      return store.transaction(async (tx) => {
+        const before = await tx.portfolios.get(teamId, id);
+        if (!before) throw new NotFound('Portfolio');
+        await tx.portfolios.update(teamId, id, {
+          name: input.name?.trim(),
+          description: input.description,
+          updated_at: isoNow(clock),
+        });
+        const after = (await tx.portfolios.get(teamId, id))!;
+        await audit?.record(tx, teamId, { action: 'update', kind: 'portfolio', id, name: after.name, before, after });
+        return after;
       });
-      return get(teamId, id);
     },
     async remove(teamId: string, id: string): Promise<Portfolio> {
       return store.transaction(async (tx) => {
@@ -46,6 +55,7 @@ export function createPortfolioService({ store, clock }: ServiceDeps) {
         if (n > 0)
           throw new Conflict(`portfolio still holds ${n} domain(s); move or delete them first`, 'PORTFOLIO_NOT_EMPTY');
         await tx.portfolios.remove(teamId, id);
+        await audit?.record(tx, teamId, { action: 'delete', kind: 'portfolio', id, name: p.name, before: p });
         return p;
       });
     },

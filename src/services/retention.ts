@@ -17,6 +17,9 @@ const HOUR_MS = 3_600_000;
 /** Defaults of the liveness windows (DOMMON_RESULT_RETENTION_DAYS, DOMMON_HOURLY_RETENTION_DAYS, DOMMON_DAILY_RETENTION_DAYS). */
 const LIVENESS_RETENTION_DAYS = { results: 7, hourly: 90, daily: 400 } as const;
 
+/** Default of DOMMON_AUDIT_RETENTION_DAYS: a year of who changed what. */
+const AUDIT_RETENTION_DAYS = 365;
+
 /** Days of result partitions made ahead on PostgreSQL (retention runs daily; a missed day or two is covered). */
 const PARTITION_DAYS_AHEAD = 3;
 
@@ -54,6 +57,8 @@ interface RetentionReport {
     web_sessions: number;
     /** Heartbeat pings older than the raw results (each endpoint's last start and last finish stay). */
     push_pings: number;
+    /** Audit trail entries older than DOMMON_AUDIT_RETENTION_DAYS. */
+    audit_log: number;
   };
   /** Stopped early by the daemon's shutdown (the pass runs again at the next start). */
   aborted: boolean;
@@ -70,6 +75,8 @@ interface RetentionDeps {
   dailyRetentionDays?: number;
   /** A dashboard session unused this long has ended (DOMMON_SESSION_IDLE_HOURS; default 12 h). */
   sessionIdleMs?: number;
+  /** Days of audit trail kept (DOMMON_AUDIT_RETENTION_DAYS; default 365). */
+  auditRetentionDays?: number;
   log?: Logger;
   /** Rows per delete statement. */
   batchSize?: number;
@@ -155,6 +162,11 @@ export function createRetentionService(deps: RetentionDeps) {
       signal,
     );
     const scans = await drain(() => r.deleteExposureScans(ago(w.exposureScanDays), batchSize), counter, signal);
+    const audit = await drain(
+      () => store.audit.prune(ago(deps.auditRetentionDays ?? AUDIT_RETENTION_DAYS), batchSize),
+      counter,
+      signal,
+    );
     const tlsSchedules = await store.certificates.forgetIneligible();
     const sessions = await store.webSessions.prune(ms, ms - (deps.sessionIdleMs ?? 12 * HOUR_MS));
 
@@ -185,6 +197,7 @@ export function createRetentionService(deps: RetentionDeps) {
         tls_schedules: tlsSchedules,
         web_sessions: sessions,
         push_pings: pings,
+        audit_log: audit,
       },
       freed_pages: freeBefore - free,
       aborted: signal?.aborted ?? false,

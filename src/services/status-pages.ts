@@ -92,6 +92,7 @@ export function createStatusPageService({
   store,
   clock,
   maintenance,
+  audit,
 }: ServiceDeps & { maintenance?: Pick<MaintenanceWindowService, 'covering'> }) {
   async function get(teamId: string, id: string): Promise<StatusPage> {
     const p = await store.statusPages.get(teamId, id);
@@ -263,6 +264,8 @@ export function createStatusPageService({
             updated_at: now,
           });
           await tx.statusPages.setEndpoints(id, rows);
+          const after = await tx.statusPages.get(teamId, id);
+          await audit?.record(tx, teamId, { action: 'create', kind: 'status_page', id, name: input.slug, after });
         });
       } catch (err) {
         if (err instanceof Duplicate) throw slugTaken();
@@ -294,6 +297,15 @@ export function createStatusPageService({
             updated_at: isoNow(clock),
           });
           if (rows) await tx.statusPages.setEndpoints(id, rows);
+          const after = await tx.statusPages.get(teamId, id);
+          await audit?.record(tx, teamId, {
+            action: 'update',
+            kind: 'status_page',
+            id,
+            name: after?.slug,
+            before,
+            after,
+          });
         });
       } catch (err) {
         if (err instanceof Duplicate) throw slugTaken();
@@ -308,6 +320,7 @@ export function createStatusPageService({
         const cur = await tx.statusPages.get(teamId, id);
         if (!cur) throw new NotFound('Status page');
         await tx.statusPages.remove(teamId, id);
+        await audit?.record(tx, teamId, { action: 'delete', kind: 'status_page', id, name: cur.slug, before: cur });
         return cur;
       });
       forget(p.slug);

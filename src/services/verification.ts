@@ -5,6 +5,7 @@ import { isoNow, type Clock } from '../domain/clock.js';
 import type { Domain } from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
+import type { AuditService } from './audit.js';
 import { teamDomain } from './refresh.js';
 import { eachLimit } from '../domain/concurrency.js';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -45,12 +46,14 @@ export function createVerificationService({
   txt,
   recomputeHealth,
   signal,
+  audit,
 }: {
   store: Store;
   clock: Clock;
   txt: TxtLookup;
   recomputeHealth?: HealthHook;
   signal?: AbortSignal;
+  audit?: AuditService;
 }) {
   const domain = (teamId: string, id: string) => teamDomain(store, teamId, id);
 
@@ -73,7 +76,16 @@ export function createVerificationService({
       return verificationView(await domain(teamId, id));
     },
     async checkNow(teamId: string, id: string) {
-      const found = await check(await domain(teamId, id));
+      const d = await domain(teamId, id);
+      const found = await check(d);
+      // The request is the person's; the flip (if any) is the look-up's result, as the worker's would be.
+      await audit?.note(teamId, {
+        action: 'verify',
+        kind: 'domain',
+        id,
+        name: d.domain,
+        after: { record_found: found },
+      });
       return { ...verificationView(await domain(teamId, id)), record_found: found, checked_at: isoNow(clock) };
     },
     /** One worker cycle: every unverified domain of every team, a few look-ups at a time (CYCLE_RATE a second at most), until shutdown. */
@@ -120,11 +132,19 @@ export function createVerificationService({
           'exposure scanning needs a verified domain: publish the verification TXT record first',
           'DOMAIN_NOT_VERIFIED',
         );
-      await store.domains.update(teamId, id, {
-        exposure_monitoring_enabled: enabled,
-        updated_at: isoNow(clock),
+      const after = await store.transaction(async (tx) => {
+        await tx.domains.update(teamId, id, { exposure_monitoring_enabled: enabled, updated_at: isoNow(clock) });
+        const now = (await tx.domains.get(teamId, id))!;
+        await audit?.record(tx, teamId, {
+          action: 'update',
+          kind: 'domain',
+          id,
+          name: d.domain,
+          before: d,
+          after: now,
+        });
+        return now;
       });
-      const after = await domain(teamId, id);
       return {
         id: after.id,
         domain: after.domain,

@@ -38,6 +38,7 @@ import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
 import { maintenanceWindowsRepo } from './repos/maintenance-windows.js';
+import { auditRepo } from './repos/audit.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
@@ -88,6 +89,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     dashboard: dashboardRepo(db),
     push: pushRepo(db),
     maintenanceWindows: maintenanceWindowsRepo(db),
+    /** The audit trail (services/audit.ts). */
+    audit: auditRepo(db),
   };
 }
 

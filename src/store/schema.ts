@@ -489,6 +489,7 @@ export interface DB {
   push_checks: PushChecksTable;
   push_pings: PushPingsTable;
   maintenance_windows: MaintenanceWindowsTable;
+  audit_log: AuditLogTable;
 }
 
 export interface MaintenanceWindowsTable {
@@ -507,4 +508,23 @@ export interface MaintenanceWindowsTable {
   is_enabled: number;
   created_at: string;
   updated_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  team_id: string;
+  at: string;
+  actor_user_id: string | null;
+  actor_email: string | null;
+  via: string;
+  via_id: string | null;
+  via_name: string | null;
+  action: string;
+  object_kind: string;
+  object_id: string;
+  object_name: string | null;
+  /** JSON text (secrets masked), null when there is no such side (a create's before, a delete's after). */
+  before: string | null;
+  after: string | null;
+  request_id: string | null;
 }

@@ -204,6 +204,8 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.delete(`/api/v1/endpoints/${e.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/domains/${d.body.id}`)).status, 200);
   t.equal((await api.delete(`/api/v1/portfolios/${pf.body.id}`)).status, 200);
+  // The audit trail of everything above (test/api/audit.test.ts checks it in detail).
+  t.ok((await api.get('/api/v1/audit?object_kind=portfolio')).body.data.length >= 2);
 
   // Every success status of every primary (non-alias) path was answered and checked.
   // Tags whose success answers need outside peers are exercised (and checked the same way, through

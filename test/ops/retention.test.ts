@@ -264,6 +264,23 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
       .values({ id, endpoint_id: endpointId, fingerprint256: id, first_seen: ago(days + 90), last_seen: ago(days) })
       .execute();
   }
+  // Audit entries: one past the window given (kept 200 days here), one inside it.
+  for (const [id, days] of [
+    ['a-old', 201],
+    ['a-new', 199],
+  ] as const)
+    await db
+      .insertInto('audit_log')
+      .values({
+        id,
+        team_id: ctx.teamId,
+        at: ago(days),
+        via: 'token',
+        action: 'update',
+        object_kind: 'domain',
+        object_id: domainId,
+      })
+      .execute();
   // TLS schedule rows of an endpoint that is gone, and of one still served (kept).
   for (const target of ['gone-endpoint', endpointId])
     await db
@@ -274,9 +291,15 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
     store: ctx.store,
     clock: ctx.clock,
     resultRetentionDays: 30,
+    auditRetentionDays: 200,
     batchSize: 2,
   });
   const report = await retention.runOnce();
+  t.same(
+    (await db.selectFrom('audit_log').select('id').execute()).map((r) => r.id),
+    ['a-new'],
+    'audit entries past DOMMON_AUDIT_RETENTION_DAYS go',
+  );
   const ids = async (table: 'events' | 'deliveries' | 'registration_history' | 'certificate_history') =>
     (await db.selectFrom(table).select('id').orderBy('id').execute()).map((r) => r.id);
   t.same(
@@ -309,6 +332,7 @@ t.test('delivery logs, fanned-out events, history: each window, and pending work
     tls_schedules: 1,
     web_sessions: 0,
     push_pings: 0,
+    audit_log: 1,
   });
   t.same(
     (await db.selectFrom('check_schedule').select('target_id').where('kind', '=', 'tls').execute()).map(

@@ -2,6 +2,7 @@
 // and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header. Every
 // bad credential counts as a failure of the client's address (services/auth-throttle.ts), and an
 // address past the limit is answered 429 before its credential is even looked at.
+import { createHash, randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { checkCsrf, clearSessionCookie, sessionId } from '../../web/session.js';
 import { Forbidden, Unauthorized } from '../../domain/errors.js';
@@ -9,6 +10,7 @@ import type { AccessService } from '../../services/access.js';
 import type { SessionService } from '../../services/sessions.js';
 import { clientKey } from '../../domain/client-address.js';
 import type { AuthThrottle } from '../../services/auth-throttle.js';
+import type { AuditService } from '../../services/audit.js';
 import type { ApiState } from '../context.js';
 
 /** The address failures are counted under: the peer's, or with --trust-proxy the proxy's X-Forwarded-For. */
@@ -50,6 +52,7 @@ export function authMiddleware(
   access: AccessService,
   sessions: SessionService,
   throttle: AuthThrottle,
+  audit: AuditService,
 ): Koa.Middleware<ApiState> {
   return async (ctx, next) => {
     const token = tokenFrom(ctx);
@@ -73,6 +76,20 @@ export function authMiddleware(
     ctx.state.principal = principal;
     if (session) ctx.state.viaSession = true;
     stripCredential(ctx);
-    await next();
+    // Who makes the request's changes (the audit trail): the token, or the session by a reference
+    // that is not its cookie (a prefix of the SHA-256 the sessions table keys by).
+    const requestId = randomUUID();
+    ctx.set('X-Request-Id', requestId);
+    await audit.run(
+      {
+        user_id: principal.user_id,
+        user_email: principal.user_email,
+        via: session ? 'session' : 'token',
+        via_id: session ? createHash('sha256').update(sid!).digest('hex').slice(0, 16) : principal.token_id,
+        via_name: principal.token_name,
+        request_id: requestId,
+      },
+      next,
+    );
   };
 }

@@ -368,6 +368,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
         name: 'Configuration',
         description: 'Configuration as code: a whole setup in one file (docs/configuration-file.md).',
       },
+      { name: 'Audit', description: 'Who changed what, through which door, when (docs/audit.md).' },
       { name: 'Push', description: 'The ping URLs of push (heartbeat) endpoints: no token, plain-text answers.' },
       { name: 'User API', description: 'The `/api-*` paths: the same handlers and answers as their Public API twins.' },
     ],

@@ -582,6 +582,25 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 200: 'EventList' },
   },
 
+  // Audit trail
+  {
+    method: 'get',
+    path: '/api/v1/audit',
+    summary: "The team's audit trail: who changed what, newest first (extension)",
+    description:
+      'An extension of the spec (docs/audit.md): one entry per change a person or a token made (create, update, delete, pause, resume, revoke, ...), with the actor, the door (token, session, local command line, configuration apply), the object before and after (secrets masked) and the request id. Filtered by `since`, `until`, `actor`, `object_kind`, `object_id` and `action`; paged by `cursor` (`next_cursor` of the previous page). `format=jsonl` or `Accept: application/x-ndjson` streams every matching entry as JSON lines. Read-only tokens are refused (403). Entries are pruned after DOMMON_AUDIT_RETENTION_DAYS.',
+    tag: 'Audit',
+    query: 'audit-list',
+    responses: {
+      200: {
+        schema: 'AuditList',
+        contentType: ['application/json', 'application/x-ndjson'],
+        description: 'A page (JSON), or with `format=jsonl` every matching entry, one AuditEntry a line',
+      },
+    },
+    errors: [403],
+  },
+
   // Domain intelligence
   {
     method: 'get',

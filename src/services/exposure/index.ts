@@ -19,6 +19,7 @@ import {
 } from '../../domain/exposure.js';
 import { hostOf } from '../../domain/endpoint.js';
 import { normalizeDomainName } from '../../domain/domain-name.js';
+import type { AuditService } from '../audit.js';
 import type { Store } from '../../store/index.js';
 import type { ExposureNet, PortState } from '../../probes/exposure-net.js';
 import { buildInventory } from './inventory.js';
@@ -43,6 +44,8 @@ const DEFAULT_EXPOSURE_OPTIONS: ExposureOptions = {
 interface ExposureDeps {
   store: Store;
   clock: Clock;
+  /** The audit trail: scans started and inventory names added or removed by a person. */
+  audit?: AuditService;
   dns: ExposureDns;
   net: ExposureNet;
   options?: Partial<ExposureOptions>;
@@ -83,21 +86,32 @@ export function createExposureService(deps: ExposureDeps) {
   }
 
   async function createScan(d: Domain, trigger: ScanTrigger): Promise<ExposureScan> {
-    const id = await store.exposure.insertScan({
-      team_id: d.team_id,
-      domain_id: d.id,
-      status: 'running',
-      trigger,
-      started_at: isoNow(clock),
-      finished_at: null,
-      findings_count: 0,
-      error: null,
-      hosts: [],
-      wildcard: false,
-      checks: {},
-      node: deps.node?.name ?? null,
+    return store.transaction(async (tx) => {
+      const id = await tx.exposure.insertScan({
+        team_id: d.team_id,
+        domain_id: d.id,
+        status: 'running',
+        trigger,
+        started_at: isoNow(clock),
+        finished_at: null,
+        findings_count: 0,
+        error: null,
+        hosts: [],
+        wildcard: false,
+        checks: {},
+        node: deps.node?.name ?? null,
+      });
+      const scan = (await tx.exposure.getScan(d.team_id, id))!;
+      if (trigger === 'manual')
+        await deps.audit?.record(tx, d.team_id, {
+          action: 'scan',
+          kind: 'domain',
+          id: d.id,
+          name: d.domain,
+          after: { scan_id: id, trigger },
+        });
+      return scan;
     });
-    return (await store.exposure.getScan(d.team_id, id))!;
   }
 
   /** Writes what a scan saw: inserts, re-opens and refreshes findings; resolves what was not seen. */
@@ -397,11 +411,21 @@ export function createExposureService(deps: ExposureDeps) {
       if (!check.ok || check.name !== full || full.includes('*'))
         throw new Invalid(`name: "${raw}" is not a host name under ${d.domain}`);
       try {
-        return await store.exposure.addSubdomain({
-          team_id: teamId,
-          domain_id: d.id,
-          name: full,
-          created_at: isoNow(clock),
+        return await store.transaction(async (tx) => {
+          const sub = await tx.exposure.addSubdomain({
+            team_id: teamId,
+            domain_id: d.id,
+            name: full,
+            created_at: isoNow(clock),
+          });
+          await deps.audit?.record(tx, teamId, {
+            action: 'create',
+            kind: 'subdomain',
+            id: sub.id,
+            name: full,
+            after: sub,
+          });
+          return sub;
         });
       } catch (err) {
         if (err instanceof Duplicate)
@@ -411,7 +435,11 @@ export function createExposureService(deps: ExposureDeps) {
     },
     async removeSubdomain(teamId: string, domainId: string, id: string): Promise<void> {
       await domainOf(teamId, domainId);
-      if (!(await store.exposure.removeSubdomain(teamId, domainId, id))) throw new NotFound('Subdomain');
+      await store.transaction(async (tx) => {
+        const before = (await tx.exposure.subdomains(teamId, domainId)).find((x) => x.id === id);
+        if (!before || !(await tx.exposure.removeSubdomain(teamId, domainId, id))) throw new NotFound('Subdomain');
+        await deps.audit?.record(tx, teamId, { action: 'delete', kind: 'subdomain', id, name: before.name, before });
+      });
     },
   };
 }

@@ -25,6 +25,7 @@ import * as m026 from './026_domain_delegations.js';
 import * as m027 from './027_nodes_work_regional.js';
 import * as m028 from './028_roles.js';
 import * as m029 from './029_result_detail.js';
+import * as m030 from './030_audit_log.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -51,6 +52,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '027_nodes_work_regional': m027,
   '028_roles': m028,
   '029_result_detail': m029,
+  '030_audit_log': m030,
 };
 
 /**
