@@ -135,6 +135,8 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
             user: user.email,
             read_only: opts.readOnly === true,
             operator: opts.operator === true,
+            role: opts.role ?? null,
+            expires_at: opts.expiresAt ?? null,
           },
         });
         return {

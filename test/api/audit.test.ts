@@ -232,11 +232,13 @@ t.test('every write route records its change, in its transaction, with secrets m
     );
   }
 
-  // Owners read it (until roles exist: a token that may write); another team sees none of it.
-  const reader = client(s.url, (await s.app.services.access.createToken({ team: 'audited', readOnly: true })).token);
-  const denied = await reader.get('/api/v1/audit');
-  t.equal(denied.status, 403);
-  t.equal(denied.body.code, 'AUDIT_FORBIDDEN');
+  // Owners read it: an editor's token and a read-only token (a viewer's) are refused; another team sees none of it.
+  for (const opts of [{ readOnly: true }, { role: 'editor' as const }]) {
+    const reader = client(s.url, (await s.app.services.access.createToken({ team: 'audited', ...opts })).token);
+    const denied = await reader.get('/api/v1/audit');
+    t.equal(denied.status, 403);
+    t.equal(denied.body.code, 'AUDIT_FORBIDDEN');
+  }
   const other = client(s.url, await s.token('other-team'));
   t.same((await other.get('/api/v1/audit')).body, { data: [], next_cursor: null });
 });

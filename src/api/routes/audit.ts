@@ -3,16 +3,17 @@
 import { Readable } from 'node:stream';
 import type Koa from 'koa';
 import { Forbidden } from '../../domain/errors.js';
+import { roleAllows } from '../../domain/roles.js';
 import type { AuditEntry, AuditFilter } from '../../domain/audit.js';
 import type { ApiDeps, ApiRouter, ApiState } from '../context.js';
 import { team } from './common.js';
 
 const MAX_LIMIT = 500;
 
-/** Owners read the trail; until roles exist, any token that may write (a read-only one is refused). */
+/** Owners read the trail (a read-only token is a viewer's, whoever made it). */
 function mayRead(ctx: Koa.ParameterizedContext<ApiState>): void {
-  if (ctx.state.principal.read_only)
-    throw new Forbidden('the audit trail is read with a token that may write, not a read-only one', 'AUDIT_FORBIDDEN');
+  if (!roleAllows(ctx.state.principal.role, 'owner'))
+    throw new Forbidden("the audit trail is the team owners' to read", 'AUDIT_FORBIDDEN');
 }
 
 async function* lines(entries: AsyncIterable<AuditEntry>): AsyncGenerator<string> {
