@@ -237,7 +237,7 @@ t.test('every write route records its change, in its transaction, with secrets m
     const reader = client(s.url, (await s.app.services.access.createToken({ team: 'audited', ...opts })).token);
     const denied = await reader.get('/api/v1/audit');
     t.equal(denied.status, 403);
-    t.equal(denied.body.code, 'AUDIT_FORBIDDEN');
+    t.equal(denied.body.code, 'FORBIDDEN_ROLE');
   }
   const other = client(s.url, await s.token('other-team'));
   t.same((await other.get('/api/v1/audit')).body, { data: [], next_cursor: null });

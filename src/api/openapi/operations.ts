@@ -590,6 +590,7 @@ export const OPERATIONS: OperationDoc[] = [
     description:
       'An extension of the spec (docs/audit.md): one entry per change a person or a token made (create, update, delete, pause, resume, revoke, ...), with the actor, the door (token, session, local command line, configuration apply), the object before and after (secrets masked) and the request id. Filtered by `since`, `until`, `actor`, `object_kind`, `object_id` and `action`; paged by `cursor` (`next_cursor` of the previous page). `format=jsonl` or `Accept: application/x-ndjson` streams every matching entry as JSON lines. Owners only: an editor, a viewer or a read-only token is refused (403). Entries are pruned after DOMMON_AUDIT_RETENTION_DAYS.',
     tag: 'Audit',
+    role: 'owner',
     query: 'audit-list',
     responses: {
       200: {
@@ -598,7 +599,6 @@ export const OPERATIONS: OperationDoc[] = [
         description: 'A page (JSON), or with `format=jsonl` every matching entry, one AuditEntry a line',
       },
     },
-    errors: [403],
   },
 
   // Domain intelligence
