@@ -32,6 +32,8 @@ import { webMiddleware } from '../web/serve.js';
 import { etagMiddleware } from './middleware/etag.js';
 import { roleMiddleware } from './roles.js';
 import { auditRoutes } from './routes/audit.js';
+import compress from 'koa-compress';
+import zlib from 'node:zlib';
 
 /** The CLI's in-process API authenticates nobody by token, so it counts no failures. */
 const NO_THROTTLE: AuthThrottle = { check: async () => undefined, fail: async () => undefined };
@@ -113,6 +115,17 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   });
   app.use(errorMiddleware(deps.log, deps.clock));
   app.use(bodyMiddleware());
+  // JSON answers of 1 KB or more compressed for a client that asks (the dashboard's browser: a page of
+  // the Home is ~250 KB of JSON, ~25 KB gzip); outside the ETag, which hashes the JSON text. Not for
+  // the CLI's in-process API. The web's own files go out precompressed (web/serve.ts).
+  if (!fixed)
+    app.use(
+      compress({
+        threshold: 1024,
+        filter: (type) => /json/i.test(type),
+        br: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 4 } },
+      }),
+    );
   // ETag and 304 on the JSON reads the dashboard polls (not the CLI's in-process API, which never revalidates).
   if (!fixed) app.use(etagMiddleware());
   // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser, nor for a worker node.

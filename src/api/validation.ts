@@ -35,19 +35,52 @@ export function loadSchemas(dir = SCHEMA_DIR): Record<string, object> {
   return out;
 }
 
-function describe(errors: ErrorObject[] | null | undefined, where: string): string {
-  const e = errors?.[0];
-  if (!e) return `invalid ${where}`;
+/** At most this many field errors in one 400's `errors` list. */
+const MAX_FIELD_ERRORS = 20;
+
+/** One failed check in words: the field it names (dotted path, "" for the whole) and the message. */
+function explain(e: ErrorObject, where: string): { field: string; message: string } {
   const field = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : '';
-  if (e.keyword === 'additionalProperties') {
-    const extra = (e.params as { additionalProperty: string }).additionalProperty;
-    return `${field ? `${field}.` : ''}${extra}: unknown field`;
-  }
+  const under = (name: string) => (field ? `${field}.${name}` : name);
+  if (e.keyword === 'additionalProperties')
+    return { field: under((e.params as { additionalProperty: string }).additionalProperty), message: 'unknown field' };
   if (e.keyword === 'required')
-    return `${field ? `${field}.` : ''}${(e.params as { missingProperty: string }).missingProperty}: is required`;
+    return { field: under((e.params as { missingProperty: string }).missingProperty), message: 'is required' };
   if (e.keyword === 'enum')
-    return `${field || where}: must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`;
-  return `${field || where}: ${e.message ?? 'is invalid'}`;
+    return {
+      field: field || where,
+      message: `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.join(', ')}`,
+    };
+  return { field: field || where, message: e.message ?? 'is invalid' };
+}
+
+/** Keywords that only sum up their parts' errors: left out of the list when the parts are in it. */
+const SUMMING = new Set(['if', 'anyOf', 'oneOf', 'allOf', 'not']);
+
+/**
+ * The 400 for failed checks: the message names the first (as it always has), `errors` lists every
+ * one by field (at most MAX_FIELD_ERRORS, one per field and message), so a form can show each at its
+ * field.
+ */
+function invalid(errors: ErrorObject[] | null | undefined, where: string): Invalid {
+  const all = errors ?? [];
+  const first = all[0];
+  if (!first) return new Invalid(`invalid ${where}`, 'VALIDATION_ERROR', { errors: [] });
+  const head = explain(first, where);
+  const parts = all.filter((e) => !SUMMING.has(e.keyword));
+  const list: { field: string; message: string }[] = [];
+  const seen = new Set<string>();
+  for (const e of parts.length ? parts : all) {
+    const x = explain(e, where);
+    const key = `${x.field}\n${x.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (list.length < MAX_FIELD_ERRORS) list.push(x);
+  }
+  return new Invalid(`${head.field}: ${head.message}`, 'VALIDATION_ERROR', {
+    errors: list,
+    ...(seen.size > list.length && { errors_omitted: seen.size - list.length }),
+  });
 }
 
 /**
@@ -64,14 +97,14 @@ export function createValidator(
   // strictNumbers: Infinity and NaN are not numbers (JSON.parse reads 1e400 as Infinity, and a query's
   // "Infinity" or "1e400" coerces to it); without it ajv lets Infinity pass as an integer.
   const strict = new Ajv({
-    allErrors: false,
+    allErrors: true,
     strict: false,
     strictNumbers: true,
     validateSchema,
     meta: validateSchema,
   });
   const coercing = new Ajv({
-    allErrors: false,
+    allErrors: true,
     strict: false,
     strictNumbers: true,
     coerceTypes: true,
@@ -99,7 +132,7 @@ export function createValidator(
     schemas,
     body<T>(id: string, value: unknown): T {
       const fn = get(strict, id, `b:${id}`);
-      if (!fn(value)) throw new Invalid(describe(fn.errors, 'body'));
+      if (!fn(value)) throw invalid(fn.errors, 'body');
       return value as T;
     },
     query<T>(id: string, value: Record<string, unknown>): T {
@@ -114,7 +147,7 @@ export function createValidator(
         copy[k] = props[k]?.type === 'boolean' && (last === '1' || last === '0') ? last === '1' : last;
       }
       const fn = get(coercing, id, `q:${id}`);
-      if (!fn(copy)) throw new Invalid(describe(fn.errors, 'query'));
+      if (!fn(copy)) throw invalid(fn.errors, 'query');
       // ajv checks finiteness before coercing, not after: "1e400" and "Infinity" coerce to Infinity,
       // and its minimum/maximum checks skip non-finite numbers. Refuse them here.
       for (const [k, x] of Object.entries(copy)) {
@@ -129,7 +162,7 @@ export function createValidator(
     },
     check(id: string, value: unknown): string | null {
       const fn = get(strict, id, `b:${id}`);
-      return fn(value) ? null : describe(fn.errors, 'item');
+      return fn(value) ? null : invalid(fn.errors, 'item').message;
     },
   };
 }

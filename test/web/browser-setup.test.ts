@@ -43,6 +43,17 @@ t.test(
     // A domain in it, from the Domains page.
     await page.goto(`${s.url}/#/domains`);
     const addDomain = page.getByRole('form', { name: 'Add a domain' });
+    // A refused name: the API's message under the field, not under the form.
+    await addDomain.getByLabel('Domain name').fill('not a domain');
+    await addDomain.getByRole('button', { name: 'Add domain' }).click();
+    const domainError = addDomain.locator('label:has(input[name="domain"]) .field-error');
+    await domainError.waitFor();
+    t.equal(await addDomain.getByLabel('Domain name').getAttribute('aria-invalid'), 'true');
+    t.notMatch(
+      await addDomain.locator('p[role="alert"]').innerText(),
+      await domainError.innerText(),
+      'the form says which field to fix, not the message again',
+    );
     await addDomain.getByLabel('Domain name').fill('example.com');
     await addDomain.getByLabel('Portfolio').selectOption({ label: 'Production' });
     await addDomain.getByRole('button', { name: 'Add domain' }).click();
@@ -71,12 +82,15 @@ t.test(
     t.equal(await addEndpoint.getByLabel(/^Count/).count(), 0, 'https: the icmp fields are gone');
     await addEndpoint.getByLabel('Subdomain').fill('www');
     await addEndpoint.getByLabel('Interval seconds').fill('0');
-    await addEndpoint.getByLabel('Failure threshold').fill('3');
+    await addEndpoint.getByLabel('Failure threshold').fill('0');
     await addEndpoint.getByRole('button', { name: 'Add endpoint' }).click();
-    // The API's answer, at the field it names.
+    // The API's answer names every failed check: each at the field it names.
     const intervalError = addEndpoint.locator('[data-field="liveness.interval_seconds"] .field-error');
     await intervalError.waitFor();
     t.match(await intervalError.innerText(), /must be >= 1/);
+    const thresholdError = addEndpoint.locator('[data-field="liveness.failure_threshold"] .field-error');
+    t.match(await thresholdError.innerText(), /must be >= 1/, 'the second error too, at its field');
+    await addEndpoint.getByText('2 fields need a fix').waitFor();
     t.equal(await addEndpoint.getByLabel('Interval seconds').getAttribute('aria-invalid'), 'true');
     t.equal(
       await page.evaluate(() => (globalThis as any).document.activeElement?.name),
@@ -86,6 +100,7 @@ t.test(
     await shot(t, page, 'endpoint-form-error');
     t.equal((await api.get('/api/v1/endpoints')).body.data.length, 0, 'nothing written');
     await addEndpoint.getByLabel('Interval seconds').fill('30');
+    await addEndpoint.getByLabel('Failure threshold').fill('3');
     await addEndpoint.getByRole('button', { name: 'Add endpoint' }).click();
     await addEndpoint.getByText('Added web.').waitFor();
     t.equal(await intervalError.count(), 0, 'the error is gone');
@@ -202,9 +217,9 @@ t.test(
     t.equal(await page.title(), 'Not found · dommon');
     t.equal(await page.getByRole('heading', { name: 'Endpoints down now' }).count(), 0);
 
-    // The one 400 of the bad interval is logged by the browser as a failed resource: expected.
-    t.match(problems, [/status of 400/]);
-    t.equal(problems.length, 1, `no other console error, CSP violation or failed request: ${problems.join('; ')}`);
+    // The two 400s (the bad domain name, the bad interval) are logged by the browser as failed resources: expected.
+    t.match(problems, [/status of 400/, /status of 400/]);
+    t.equal(problems.length, 2, `no other console error, CSP violation or failed request: ${problems.join('; ')}`);
   },
 );
 

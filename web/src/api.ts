@@ -14,14 +14,35 @@ export interface Session {
   csrf_token: string;
 }
 
+/** A failed check of a request, by field (the dotted path the API names). */
+interface FieldError {
+  field: string;
+  message: string;
+}
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
     message: string,
     readonly code?: string,
+    /** A 400's `errors`: every failed check by field. */
+    readonly fields: readonly FieldError[] = [],
   ) {
     super(message);
   }
+}
+
+/**
+ * `{ field: message }` of an error: the API's `errors` list (every failed check), else a message
+ * that starts with a field path ("liveness.interval_seconds: must be >= 1", a service's own check).
+ */
+export function fieldErrors(err: unknown): Record<string, string> {
+  if (!(err instanceof ApiError)) return {};
+  const out: Record<string, string> = {};
+  for (const f of err.fields) out[f.field] ??= f.message;
+  if (Object.keys(out).length) return out;
+  const m = /^([A-Za-z0-9_.-]+): (.+)$/.exec(err.message);
+  return m ? { [m[1]!]: m[2]! } : {};
 }
 
 let csrf = '';
@@ -64,14 +85,20 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
     return known.data as T;
   }
   if (res.status === 204) return undefined as T;
-  const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string };
+  const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string; errors?: unknown };
   if (!res.ok) {
     if (res.status === 401 && path !== '/ui/session') listeners.forEach((fn) => fn());
     if (res.status === 429) {
       const wait = res.headers.get('retry-after');
       throw new ApiError(429, `Too many requests for now${wait ? `: try again in ${wait} s` : ''}.`, data.code);
     }
-    throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`, data.code);
+    const fields = Array.isArray(data.errors)
+      ? data.errors.filter(
+          (e): e is FieldError =>
+            typeof (e as FieldError | null)?.field === 'string' && typeof (e as FieldError).message === 'string',
+        )
+      : [];
+    throw new ApiError(res.status, data.error ?? `HTTP ${res.status}`, data.code, fields);
   }
   if (method === 'GET') {
     fresh++;

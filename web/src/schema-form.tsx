@@ -11,7 +11,7 @@
 // shown at the field they name.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, get } from './api.js';
+import { fieldErrors, get } from './api.js';
 import { refreshAll } from './hooks.js';
 
 export interface Schema {
@@ -133,12 +133,6 @@ const labelOf = (key: string, s: Schema) => s.title ?? key.charAt(0).toUpperCase
 
 /** A masked secret as the API shows it (`********` and the last 4 characters). */
 const isMasked = (v: unknown): v is string => typeof v === 'string' && v.startsWith('********');
-
-/** `{ path: message }` from an API error whose message starts with a field path. */
-function fieldErrors(err: unknown): FieldErrors {
-  const m = err instanceof ApiError ? /^([A-Za-z0-9_.-]+): (.+)$/.exec(err.message) : null;
-  return m ? { [m[1]!]: m[2]! } : {};
-}
 
 /** The error for a field: its own, or one of a part of it (an array item: "regions.0"). */
 const errorAt = (errors: FieldErrors, path: string) =>
@@ -552,8 +546,17 @@ export function useSchemaSubmit(write: () => Promise<string | undefined>) {
         refreshAll();
       },
       (err: unknown) => {
-        setErrors(fieldErrors(err));
-        setMsg({ error: err instanceof Error ? err.message : String(err) });
+        const fields = fieldErrors(err);
+        setErrors(fields);
+        // Each error shows under its field; the form's own line only says how many to fix.
+        const n = Object.keys(fields).length;
+        setMsg({
+          error: n
+            ? `${n === 1 ? 'One field needs' : `${n} fields need`} a fix: see the message under it${n === 1 ? '' : ' each'}.`
+            : err instanceof Error
+              ? err.message
+              : String(err),
+        });
         setBusy(false);
       },
     );

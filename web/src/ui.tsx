@@ -2,7 +2,7 @@
 // and a form's submit with its status line.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
-import { api } from './api.js';
+import { api, fieldErrors } from './api.js';
 import { refreshAll, type Loaded } from './hooks.js';
 import { Write } from './scope.js';
 
@@ -155,26 +155,57 @@ interface FormMessage {
 const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
 
 /**
- * A form's submit: runs the write, shows what it returns as the form's status line (or the error as
- * its alert), and has every view reload. `busy` while it runs.
+ * A form's submit: runs the write, shows what it returns as the form's status line, and has every
+ * view reload. A refused write's errors at the fields the form shows (`fields`, the API's names)
+ * go under those fields (`errors`, for Field and Choice); the form's alert has the rest, or says how
+ * many fields to fix. `busy` while it runs.
  */
-export function useSubmit(write: () => Promise<string | undefined>) {
+export function useSubmit(write: () => Promise<string | undefined>, fields: readonly string[] = []) {
   const [msg, setMsg] = useState<FormMessage>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
+    const form = e.currentTarget instanceof HTMLFormElement ? e.currentTarget : null;
     setBusy(true);
     try {
       setMsg({ ok: await write() });
+      setErrors({});
       refreshAll();
     } catch (err) {
-      setMsg({ error: errorText(err) });
+      const all = Object.entries(fieldErrors(err));
+      const shown = Object.fromEntries(all.filter(([f]) => fields.includes(f)));
+      const rest = all.filter(([f]) => !fields.includes(f));
+      const n = Object.keys(shown).length;
+      setErrors(shown);
+      setMsg({
+        error:
+          !n || rest.length
+            ? rest.length
+              ? rest.map(([f, m]) => `${f}: ${m}`).join('; ')
+              : errorText(err)
+            : `${n === 1 ? 'One field needs' : `${n} fields need`} a fix: see the message under it${n === 1 ? '' : ' each'}.`,
+      });
+      // The first field in error takes the focus, once drawn.
+      if (n) setTimeout(() => form?.querySelector<HTMLElement>('[aria-invalid="true"]')?.focus());
     } finally {
       setBusy(false);
     }
   };
-  return { msg, busy, onSubmit: (e: Event) => void submit(e) };
+  return { msg, errors, busy, onSubmit: (e: Event) => void submit(e) };
 }
+
+/** A field's error under it (the API's message for that field). */
+function FieldError({ id, error }: { id: string; error: string | undefined }) {
+  return error ? (
+    <small class="field-error" id={id} role="alert">
+      {error}
+    </small>
+  ) : null;
+}
+
+let fieldIds = 0;
+const useFieldId = () => useState(() => `f${++fieldIds}`)[0];
 
 /** The form's alert (an error) or status line (what was done). */
 export function Message({ msg }: { msg: FormMessage }) {
@@ -220,13 +251,23 @@ export function Field({
   value,
   set,
   type,
+  error,
   ...rest
-}: { label: ComponentChildren; value: string; set: (v: string) => void } & InputProps) {
+}: { label: ComponentChildren; value: string; set: (v: string) => void; error?: string } & InputProps) {
+  const id = useFieldId();
   return (
-    <label>
+    <label class={error ? 'invalid' : undefined}>
       {label}
       {/* preact types `type` per value; the ones used here all take these attributes */}
-      <input {...rest} type={(type ?? 'text') as 'text'} value={value} onInput={(e) => set(e.currentTarget.value)} />
+      <input
+        {...rest}
+        type={(type ?? 'text') as 'text'}
+        value={value}
+        onInput={(e) => set(e.currentTarget.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? id : undefined}
+      />
+      <FieldError id={id} error={error} />
     </label>
   );
 }
@@ -256,17 +297,26 @@ export function Choice({
   set,
   options,
   name,
+  error,
 }: {
   label: ComponentChildren;
   value: string;
   set: (v: string) => void;
   options: readonly (string | readonly [string, string])[];
   name?: string;
+  error?: string;
 }) {
+  const id = useFieldId();
   return (
-    <label>
+    <label class={error ? 'invalid' : undefined}>
       {label}
-      <select name={name} value={value} onChange={(e) => set(e.currentTarget.value)}>
+      <select
+        name={name}
+        value={value}
+        onChange={(e) => set(e.currentTarget.value)}
+        aria-invalid={error ? 'true' : undefined}
+        aria-describedby={error ? id : undefined}
+      >
         {options.map((o) => {
           const [v, text] = typeof o === 'string' ? [o, o] : o;
           return (
@@ -276,6 +326,7 @@ export function Choice({
           );
         })}
       </select>
+      <FieldError id={id} error={error} />
     </label>
   );
 }

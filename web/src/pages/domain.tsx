@@ -93,19 +93,19 @@ function EditDomain({
   const [portfolio, setPortfolio] = useState(domain.portfolio_id ?? '');
   const [notes, setNotes] = useState(domain.notes ?? '');
   const [expiry, setExpiry] = useState(manualExpiry ?? '');
-  const { msg, onSubmit } = useSubmit(async () => {
+  const { msg, errors, onSubmit } = useSubmit(async () => {
     await api('PUT', `/api/v1/domains/${domain.id}`, {
       portfolio_id: portfolio || null,
       notes: notes.trim() || null,
       ...((manualExpiry ?? '') !== expiry ? { expiry_date: expiry || null } : {}),
     });
     return 'Saved.';
-  });
+  }, ['portfolio_id', 'notes', 'expiry_date']);
   return (
     <form class="inline" onSubmit={onSubmit} aria-label="Edit the domain">
-      <PortfolioChoice value={portfolio} set={setPortfolio} portfolios={portfolios} />
-      <Field label="Notes" value={notes} set={setNotes} />
-      <Field label="Manual expiry" type="date" value={expiry} set={setExpiry} />
+      <PortfolioChoice value={portfolio} set={setPortfolio} portfolios={portfolios} error={errors.portfolio_id} />
+      <Field label="Notes" value={notes} set={setNotes} error={errors.notes} />
+      <Field label="Manual expiry" type="date" value={expiry} set={setExpiry} error={errors.expiry_date} />
       <button type="submit">Save</button>
       <Message msg={msg} />
     </form>

@@ -106,18 +106,32 @@ function compare(a: Row, b: Row, key: keyof Row): number {
 function AddDomain({ portfolios }: { portfolios: Portfolio[] }) {
   const [name, setName] = useState('');
   const [portfolio, setPortfolio] = useState('');
-  const { msg, busy, onSubmit } = useSubmit(async () => {
+  const { msg, errors, busy, onSubmit } = useSubmit(async () => {
     const d = await api<Domain>('POST', '/api/v1/domains', {
       domain: name.trim(),
       ...(portfolio ? { portfolio_id: portfolio } : {}),
     });
     setName('');
     return `Added ${d.domain}.`;
-  });
+  }, ['domain', 'portfolio_id']);
   return (
     <form class="inline" onSubmit={onSubmit} aria-label="Add a domain">
-      <Field label="Domain name" name="domain" value={name} set={setName} required placeholder="example.com" />
-      <PortfolioChoice name="portfolio" value={portfolio} set={setPortfolio} portfolios={portfolios} />
+      <Field
+        label="Domain name"
+        name="domain"
+        value={name}
+        set={setName}
+        required
+        placeholder="example.com"
+        error={errors.domain}
+      />
+      <PortfolioChoice
+        name="portfolio"
+        value={portfolio}
+        set={setPortfolio}
+        portfolios={portfolios}
+        error={errors.portfolio_id}
+      />
       <button type="submit" disabled={busy}>
         Add domain
       </button>
