@@ -210,6 +210,9 @@ t.test('ticked Home rows are paused, resumed and removed, one request per action
   await row('c').and(page.locator('[data-state="paused"]')).waitFor();
   t.same([await enabled(a.id), await enabled(b.id), await enabled(c.id)], [false, true, false], 'a and c paused');
   t.same(writes, ['/api/v1/endpoints/bulk-actions'], 'one request for both');
+  // Nothing up or down, two paused: the summary leads with that, not with "0 up / 0 down".
+  await page.getByTestId('summary-paused').getByText('2 paused').waitFor();
+  t.notMatch(await page.getByTestId('home-summary').innerText(), /0 up/, 'no "0 up" when all that runs is paused');
   await page.getByText('0 selected:').waitFor();
 
   // Every endpoint of the page: the one without checks is named with the reason, the others resumed.

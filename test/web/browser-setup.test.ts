@@ -214,6 +214,7 @@ t.test(
     // An unknown address: a 404 view, not the overview.
     await page.goto(`${s.url}/#/nonexistent`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
+    await shot(t, page, 'not-found');
     t.equal(await page.title(), 'Not found · dommon');
     t.equal(await page.getByRole('heading', { name: 'Endpoints down now' }).count(), 0);
 

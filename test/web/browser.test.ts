@@ -126,6 +126,24 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
   await events.getByText(/web .* is DOWN after/).waitFor();
   await events.getByText(/web .* has RECOVERED/).waitFor();
   t.match(await events.locator('li').first().innerText(), /renewed|RECOVERED/, 'newest first');
+  // Finish: no table wider than its card (a clipped header), URLs breakable at / and . (not mid-word),
+  // cards as tall as their content.
+  t.same(
+    await page.evaluate(() =>
+      [...(globalThis as any).document.querySelectorAll('.card .scroll')]
+        .filter((x: any) => x.scrollWidth > x.clientWidth + 1)
+        .map((x: any) => x.textContent),
+    ),
+    [],
+    'no table clipped in its card',
+  );
+  t.ok((await events.locator('a wbr').count()) > 0, 'URLs in the events break at / and .');
+  const heights = await page.evaluate(() =>
+    [...(globalThis as any).document.querySelectorAll('.grid > .card')].map(
+      (c: any) => c.getBoundingClientRect().height,
+    ),
+  );
+  t.ok(Math.min(...heights) < Math.max(...heights), `cards as tall as their content (${heights.join(', ')})`);
   await shot(page, 'overview');
 
   // Add a domain through the form; it shows in the table.

@@ -1,6 +1,6 @@
 // Shared bits of the pages: status badges, dates, loading and error lines, data tables, form fields
 // and a form's submit with its status line.
-import type { ComponentChildren } from 'preact';
+import { Fragment, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, fieldErrors } from './api.js';
 import { refreshAll, type Loaded } from './hooks.js';
@@ -193,6 +193,24 @@ export function useSubmit(write: () => Promise<string | undefined>, fields: read
     }
   };
   return { msg, errors, busy, onSubmit: (e: Event) => void submit(e) };
+}
+
+/**
+ * Text with URLs or host names in it, breakable after `/`, `.`, `?`, `&` and `=` (a `<wbr>` there)
+ * rather than mid-word: `https://www.example.com:44287/ping` wraps as `https://www.` `example.com:44287/`.
+ */
+export function Breakable({ text }: { text: string }) {
+  const parts = text.split(/(?<=[/.?&=])(?=\S)/);
+  return (
+    <>
+      {parts.map((p, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {p}
+        </Fragment>
+      ))}
+    </>
+  );
 }
 
 /** A field's error under it (the API's message for that field). */

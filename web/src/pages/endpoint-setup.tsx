@@ -6,7 +6,7 @@ import { useState } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Endpoint, Liveness } from '../types.js';
-import { Badge, EndpointBulkActions, Message, Section, Show, Table } from '../ui.js';
+import { Badge, Breakable, EndpointBulkActions, Message, Section, Show, Table } from '../ui.js';
 import { Write } from '../scope.js';
 import {
   type Defs,
@@ -256,7 +256,9 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
                 <a href={`#/endpoints/${e.id}`}>{e.name}</a>
               </td>
               <td>{e.endpoint_type}</td>
-              <td class="url">{e.full_url}</td>
+              <td class="url">
+                <Breakable text={e.full_url} />
+              </td>
               <td>
                 {l ? (
                   <>

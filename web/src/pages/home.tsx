@@ -10,7 +10,7 @@ import { all, get } from '../api.js';
 import { usePoll, type OnLive } from '../hooks.js';
 import type { Portfolio } from '../types.js';
 import { CanWrite } from '../scope.js';
-import { Badge, Choice, Days, EndpointBulkActions, LoadError, Table, fmtTime, pct } from '../ui.js';
+import { Badge, Breakable, Choice, Days, EndpointBulkActions, LoadError, Table, fmtTime, pct } from '../ui.js';
 import './home.css';
 
 interface Check {
@@ -115,7 +115,11 @@ function HomeRow({ r, tick }: { r: Row; tick: Tick | undefined }) {
       </td>
       <td class="home-name">
         <a href={href}>{r.name}</a> <span class="muted">{r.kind === 'domain' ? 'domain' : r.type}</span>
-        {r.url && <div class="muted url">{r.url}</div>}
+        {r.url && (
+          <div class="muted url">
+            <Breakable text={r.url} />
+          </div>
+        )}
         {r.reason && (
           <div class={r.state === 'down' ? 'bad reason' : 'warn reason'} data-testid="reason">
             {r.reason}
@@ -217,13 +221,20 @@ export function Home() {
       <h1>Home</h1>
       {d && (
         <p class="home-summary" data-testid="home-summary" aria-live="polite">
-          <strong class="good">{d.summary.up} up</strong> /{' '}
-          <strong class={d.summary.down ? 'bad' : ''}>{d.summary.down} down</strong> /{' '}
-          <strong class={d.summary.expiring ? 'warn' : ''}>{d.summary.expiring} expiring</strong>
+          {/* Nothing up or down but something paused: "N paused" leads, not "0 up / 0 down". */}
+          {d.summary.up + d.summary.down === 0 && d.summary.paused > 0 ? (
+            <strong data-testid="summary-paused">{d.summary.paused} paused</strong>
+          ) : (
+            <>
+              <strong class="good">{d.summary.up} up</strong> /{' '}
+              <strong class={d.summary.down ? 'bad' : ''}>{d.summary.down} down</strong>
+            </>
+          )}{' '}
+          / <strong class={d.summary.expiring ? 'warn' : ''}>{d.summary.expiring} expiring</strong>
           <span class="muted">
             {' '}
-            · {d.summary.paused} paused · {d.summary.unknown} not checked yet · {d.summary.domains} domains,{' '}
-            {d.summary.endpoints} endpoints
+            {d.summary.up + d.summary.down > 0 && `· ${d.summary.paused} paused `}· {d.summary.unknown} not checked yet
+            · {d.summary.domains} domains, {d.summary.endpoints} endpoints
           </span>
         </p>
       )}

@@ -3,7 +3,7 @@
 import { all, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, EndpointStatus, LogEntry, Renewal } from '../types.js';
-import { Badge, Section, Show, addDays, fmtTime, isoDay } from '../ui.js';
+import { Badge, Breakable, Section, Show, addDays, fmtTime, isoDay } from '../ui.js';
 
 /** One item of GET /api/v1/events. */
 interface EventItem {
@@ -89,7 +89,9 @@ export function Overview() {
                   <tr>
                     <th scope="col">within</th>
                     <th scope="col">domains</th>
-                    <th scope="col">certificates</th>
+                    <th scope="col">
+                      <abbr title="certificates">certs</abbr>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
@@ -125,7 +127,10 @@ export function Overview() {
             <ul>
               {d.down.data.map((e) => (
                 <li key={e.endpoint_id}>
-                  <a href={`#/endpoints/${e.endpoint_id}`}>{e.endpoint.full_url}</a> <Badge value={e.liveness.status} />
+                  <a href={`#/endpoints/${e.endpoint_id}`}>
+                    <Breakable text={e.endpoint.full_url} />
+                  </a>{' '}
+                  <Badge value={e.liveness.status} />
                 </li>
               ))}
             </ul>
@@ -139,11 +144,15 @@ export function Overview() {
                   <li key={e.id}>
                     <span class={`badge ${SEVERITY_TONE[e.severity] ?? 'none'}`}>{e.severity}</span>{' '}
                     {e.endpoint_id ? (
-                      <a href={`#/endpoints/${e.endpoint_id}`}>{e.message}</a>
+                      <a href={`#/endpoints/${e.endpoint_id}`}>
+                        <Breakable text={e.message} />
+                      </a>
                     ) : e.domain_id ? (
-                      <a href={`#/domains/${e.domain_id}`}>{e.message}</a>
+                      <a href={`#/domains/${e.domain_id}`}>
+                        <Breakable text={e.message} />
+                      </a>
                     ) : (
-                      e.message
+                      <Breakable text={e.message} />
                     )}{' '}
                     <span class="muted">{fmtTime(e.created_at)}</span>
                   </li>
