@@ -16,7 +16,8 @@ const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 // after the test files' TAP. Locally: `npm run lint`, `npm run typecheck:all`, `npm run knip`,
 // `npm run format:check`.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
-const checking = ci && process.argv.length <= 2;
+// A whole-suite run is one without test files or folders named; `npm test -- --jobs=4` is one too.
+const checking = ci && process.argv.slice(2).every((arg) => arg.startsWith('-'));
 const failedChecks = [];
 
 /**
