@@ -7,6 +7,7 @@ import { tokenCommands, userCommands } from './commands/access.js';
 import { registerCommand, registerNoun } from './spec.js';
 import { portfoliosNoun } from './commands/portfolios.js';
 import { maintenanceNoun } from './commands/maintenance.js';
+import { auditNoun } from './commands/audit.js';
 import { domainsNoun } from './commands/domains.js';
 import { endpointsNoun } from './commands/endpoints.js';
 import { livenessNoun } from './commands/liveness.js';
@@ -50,7 +51,15 @@ export function buildProgram(): Command {
   serveCommand(program);
   tokenCommands(program);
   userCommands(program);
-  for (const noun of [portfoliosNoun, domainsNoun, endpointsNoun, livenessNoun, notificationsNoun, maintenanceNoun])
+  for (const noun of [
+    portfoliosNoun,
+    domainsNoun,
+    endpointsNoun,
+    livenessNoun,
+    notificationsNoun,
+    maintenanceNoun,
+    auditNoun,
+  ])
     registerNoun(program, noun);
   registerCommand(program, renewalsCommand);
   checkCommand(program);

@@ -40,6 +40,8 @@ export interface CommandSpec {
   }): Promise<unknown>;
   /** Human output; JSON is printed as the action returned it. */
   text?(res: unknown, paint: Palette): string;
+  /** The action writes its own output (an export's lines): nothing more is printed. */
+  quiet?: boolean;
 }
 
 export interface NounSpec {
@@ -126,7 +128,7 @@ export function registerCommand(parent: Command, c: CommandSpec): Command {
       const t = await openTransport(ctx);
       try {
         const res = await c.action({ t, args, body, opts, ctx });
-        ctx.print.out(res, c.text ? () => c.text!(res, ctx.print.paint) : undefined);
+        if (!c.quiet) ctx.print.out(res, c.text ? () => c.text!(res, ctx.print.paint) : undefined);
       } finally {
         await t.close();
       }
