@@ -91,11 +91,13 @@ export interface Covered {
   portfolio_id: string | null;
 }
 
+/** Whether `w` names the domain or its portfolio: it covers the domain as a whole (its delegation). */
+export const coversDomain = (w: MaintenanceWindow, d: Omit<Covered, 'endpoint_id'>): boolean =>
+  w.domain_ids.includes(d.domain_id) || (d.portfolio_id !== null && w.portfolio_ids.includes(d.portfolio_id));
+
 /** Whether `w` names the endpoint, its domain, or its domain's portfolio. */
 export const covers = (w: MaintenanceWindow, t: Covered): boolean =>
-  w.endpoint_ids.includes(t.endpoint_id) ||
-  w.domain_ids.includes(t.domain_id) ||
-  (t.portfolio_id !== null && w.portfolio_ids.includes(t.portfolio_id));
+  w.endpoint_ids.includes(t.endpoint_id) || coversDomain(w, t);
 
 /** Most occurrences of one window spansIn() lists (a window every minute for a week is 10,080). */
 const MAX_SPANS = 20_000;

@@ -78,6 +78,7 @@ export function createServices(
     io: io ?? unconfiguredIo(pino({ level: 'silent' })),
     probes,
     audit: deps.audit,
+    maintenance: maintenanceWindows,
   });
   const access = createAccessService(deps);
   return {

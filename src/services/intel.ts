@@ -16,6 +16,7 @@ import type { HealthService } from './health.js';
 import { createRenewalService } from './renewals.js';
 import { createVerificationService } from './verification.js';
 import { createNameCheck } from './check.js';
+import type { MaintenanceWindowService } from './maintenance-windows.js';
 import { createNameserverWatch } from './nameservers.js';
 import type { ProbeDeps } from '../probes/types.js';
 
@@ -73,6 +74,8 @@ export function createIntelServices(deps: {
   io: IntelIo;
   probes: ProbeDeps;
   audit?: AuditService;
+  /** Maintenance windows: a delegation change in one is recorded, not notified. */
+  maintenance?: Pick<MaintenanceWindowService, 'coveringDomain'>;
 }) {
   const { store, clock, health, io } = deps;
   const nsWatchInterval = io.nsWatchInterval ?? 300;
@@ -110,6 +113,7 @@ export function createIntelServices(deps: {
     interval: nsWatchInterval,
     log: io.log,
     signal: shutdown.signal,
+    maintenance: deps.maintenance,
   });
 
   const refreshed = (d: Domain, what: string) =>

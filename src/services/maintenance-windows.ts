@@ -8,6 +8,7 @@ import { Invalid, NotFound } from '../domain/errors.js';
 import {
   activeSpan,
   covers,
+  coversDomain,
   cronError,
   mergeSpans,
   nextSpan,
@@ -107,16 +108,20 @@ export function createMaintenanceWindowService({
     return { stamp, byEndpoint };
   }
 
+  /** The enabled windows, read again only when a window changed. */
+  async function enabled(): Promise<MaintenanceWindow[]> {
+    const wStamp = store.readStamp('maintenanceWindows');
+    if (windows?.stamp === wStamp) return windows.list;
+    const list = await store.maintenanceWindows.enabled();
+    // Kept only while nothing moved during the read (a write meanwhile makes the next call read again).
+    if (store.readStamp('maintenanceWindows') === wStamp) windows = { stamp: wStamp, list };
+    coverage = null;
+    return list;
+  }
+
   /** The coverage for the store's current stamps (concurrent misses share one read). */
   async function current(): Promise<Coverage> {
-    const wStamp = store.readStamp('maintenanceWindows');
-    let list = windows?.stamp === wStamp ? windows.list : null;
-    if (!list) {
-      list = await store.maintenanceWindows.enabled();
-      // Kept only while nothing moved during the read (a write meanwhile makes the next call read again).
-      if (store.readStamp('maintenanceWindows') === wStamp) windows = { stamp: wStamp, list };
-      coverage = null;
-    }
+    const list = await enabled();
     if (!list.length) return NONE;
     const stamp = store.readStamp('maintenanceCoverage');
     if (coverage?.stamp === stamp) return coverage;
@@ -241,6 +246,24 @@ export function createMaintenanceWindowService({
     ): Promise<({ window: MaintenanceWindow; span: Span } | null)[]> {
       const c = await current();
       return items.map((i) => (c.byEndpoint.size ? windowIn(c, i.endpointId, i.at) : null));
+    },
+
+    /**
+     * The window covering a domain itself at `at` (epoch ms): one that names the domain or its
+     * portfolio (a window naming only some of its endpoints does not); the one ending last when
+     * several do. What holds back the alerts about the domain as a whole (its delegation).
+     */
+    async coveringDomain(
+      d: { id: string; team_id: string; portfolio_id: string | null },
+      at = clock.now().getTime(),
+    ): Promise<{ window: MaintenanceWindow; span: Span } | null> {
+      const hits = (await enabled()).flatMap((window) => {
+        if (window.team_id !== d.team_id || !coversDomain(window, { domain_id: d.id, portfolio_id: d.portfolio_id }))
+          return [];
+        const span = activeSpan(window, at);
+        return span ? [{ window, span }] : [];
+      });
+      return hits.sort(byNewest)[0] ?? null;
     },
 
     /** The spans of [from, to) during which some window covered the endpoint (sorted, merged). */

@@ -1,7 +1,9 @@
 // The nameserver watch: every DOMMON_NS_WATCH_INTERVAL seconds each domain's delegation (NS names and
 // DS records) is read from its parent zone's servers and compared with the last one seen. A change is
 // a high-severity `delegation` event in the outbox, in the transaction that stores the new sets; the
-// first look is the baseline; a failed look-up changes nothing but the recorded error.
+// first look is the baseline; a failed look-up changes nothing but the recorded error. While a
+// maintenance window covers the domain (names it or its portfolio) a change is recorded as always but
+// not notified, as a liveness transition in a window is not.
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
 import { delegationChange, delegationMessage, type DelegationState } from '../domain/delegation.js';
@@ -10,6 +12,7 @@ import type { Domain } from '../domain/types.js';
 import type { Delegation } from '../probes/delegation.js';
 import type { ProbeDeps } from '../probes/types.js';
 import type { Store } from '../store/index.js';
+import type { MaintenanceWindowService } from './maintenance-windows.js';
 import { singleFlight } from './refresh.js';
 
 /** Each question's bound (a parent server that does not answer leaves time for the next). */
@@ -25,6 +28,8 @@ interface NameserverWatchDeps {
   interval: number;
   log: Logger;
   signal: AbortSignal;
+  /** Which maintenance window covers a domain when (absent: none ever does). */
+  maintenance?: Pick<MaintenanceWindowService, 'coveringDomain'>;
 }
 
 /** The delegation part of a domain's detail answer (null: not looked at yet). */
@@ -63,6 +68,8 @@ export function createNameserverWatch(deps: NameserverWatchDeps) {
     const now = clock.now();
     const at = now.toISOString();
     const next = new Date(now.getTime() + deps.interval * 1000).toISOString();
+    // Read before the transaction, as the liveness path reads it: the windows are held in memory.
+    const quiet = seen && deps.maintenance ? await deps.maintenance.coveringDomain(d, now.getTime()) : null;
     return store.transaction(async (tx) => {
       const cur = await tx.domains.get(d.team_id, d.id);
       const prev = await tx.delegations.get(d.id);
@@ -90,8 +97,18 @@ export function createNameserverWatch(deps: NameserverWatchDeps) {
               severity: 'high',
               category: 'delegation_change',
               domain_id: d.id,
-              message: delegationMessage(cur.domain, seen.parent, change),
-              details: { zone, parent_zone: seen.parent, server: seen.server, ...change },
+              message:
+                delegationMessage(cur.domain, seen.parent, change) +
+                (quiet ? `, during maintenance window "${quiet.window.name}" (not notified)` : ''),
+              details: {
+                zone,
+                parent_zone: seen.parent,
+                server: seen.server,
+                ...change,
+                ...(quiet ? { maintenance_window_id: quiet.window.id } : {}),
+              },
+              // Recorded, not notified (the outbox skips events of a window).
+              maintenance_window_id: quiet?.window.id ?? null,
             },
             at,
           );

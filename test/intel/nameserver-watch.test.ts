@@ -4,6 +4,7 @@
 // baseline; each change of the NS or DS set reaches a real webhook receiver once, high severity, with
 // before and after; a round without change and a failed look-up alert nobody (the failure is shown);
 // the domain's detail answer and `dommon domains show` show the sets and when they last changed.
+// A maintenance window over the domain (here its portfolio) records a change without notifying it.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { cli, ensureBuilt } from '../support/cli.js';
@@ -152,4 +153,82 @@ t.test('a changed delegation alerts once per change; no alert for the baseline o
   t.equal(shown.code, 0, shown.stderr);
   t.match(shown.stdout, /delegation \(at the test servers\)\n {2}NS +ns1\.attacker\.example\n {2}DS +2371 13 2 AB/);
   t.match(shown.stdout, new RegExp(`changed +${withDs.changed_at}`));
+});
+
+t.test("a maintenance window over the domain's portfolio: the change is recorded, not notified", async (t) => {
+  const resolver = await startDnsServer({
+    test: { NS: ['ns1.nic.test'] },
+    'ns1.nic.test': { A: ['127.0.0.2'] },
+  });
+  const parent = await startParentDns({
+    host: '127.0.0.2',
+    port: resolver.port,
+    zone: 'test',
+    delegations: { 'quiet.test': { NS: ['ns1.example.net'] } },
+  });
+  const rx = await startWebhookReceiver();
+  const clock = runningClock();
+  const s = await startApp(
+    { DOMMON_DNS_SERVERS: resolver.address, DOMMON_NAMESERVER_PORT: String(resolver.port) },
+    { clock, notify: { intervalMs: 200 } },
+  );
+  t.teardown(async () => {
+    await s.close();
+    await rx.close();
+    await parent.close();
+    await resolver.close();
+  });
+  const api = client(s.url, await s.token('watch'));
+  await api.put('/api/v1/notifications/settings/webhook', {
+    delivery_class: 'instant',
+    config: { webhook_url: rx.url },
+  });
+  const p = (await api.post('/api/v1/portfolios', { name: 'clients' })).body;
+  const d = (await api.post('/api/v1/domains', { domain: 'quiet.test', portfolio_id: p.id })).body;
+  const delegation = async () => (await api.get(`/api/v1/domains/${d.id}`)).body.delegation;
+  const nsLooks = () => parent.queries.filter((q) => q.name === 'quiet.test' && q.type === 'NS').length;
+  const first = await waitFor(async () => (await delegation())?.checked_at && delegation(), 15_000);
+  const now = clock.now().getTime();
+  const w = await api.post('/api/v1/maintenance-windows', {
+    name: 'registrar move',
+    starts_at: new Date(now - 60_000).toISOString(),
+    ends_at: new Date(now + 20 * 60_000).toISOString(),
+    portfolio_ids: [p.id],
+  });
+  t.equal(w.status, 201);
+  const nextRound = async (check: (x: any) => boolean, by = ROUND_MS + 1000) => {
+    const before = nsLooks();
+    clock.advance(by);
+    await waitFor(async () => nsLooks() > before && check(await delegation()), 15_000);
+    return delegation();
+  };
+
+  // In the window: the change is stored and recorded as an event, and nobody is notified.
+  parent.delegations['quiet.test']!.NS = ['ns1.moved.example'];
+  const moved = await nextRound((x) => x.changed_at !== null);
+  t.same(moved.nameservers, ['ns1.moved.example']);
+  t.not(moved.checked_at, first.checked_at);
+  const events = (await api.get(`/api/v1/events?event_type=delegation&domain_id=${d.id}`)).body;
+  t.equal(events.total, 1);
+  t.match(events.data[0], {
+    severity: 'high',
+    message:
+      /NS ns1\.example\.net -> ns1\.moved\.example, during maintenance window "registrar move" \(not notified\)$/,
+    details: { maintenance_window_id: w.body.id, nameservers: { after: ['ns1.moved.example'] } },
+  });
+  await sleep(1500);
+  t.equal(rx.requests.length, 0, 'no alert while the window covers the domain');
+
+  // After the window: the next change alerts as always.
+  parent.delegations['quiet.test']!.NS = ['ns1.attacker.example'];
+  await nextRound((x) => x.nameservers?.[0] === 'ns1.attacker.example', 25 * 60_000);
+  const [alert] = await rx.waitFor(1, 15_000);
+  t.match(alert!.json, {
+    event_type: 'delegation',
+    severity: 'high',
+    message: 'quiet.test: delegation changed at the test servers: NS ns1.moved.example -> ns1.attacker.example',
+  });
+  t.notOk('maintenance_window_id' in alert!.json.details);
+  await sleep(1000);
+  t.equal(rx.requests.length, 1, 'only the change after the window');
 });
