@@ -10,6 +10,11 @@ import { checkJsonDepth } from '../json-limits.js';
 
 /** Request body limit, after decompression. */
 const BODY_LIMIT = '1mb';
+/**
+ * The routes that take a whole file and their limit: a configuration file of tens of thousands of
+ * endpoints is several MB (docs/configuration-file.md, bench/config.ts).
+ */
+const LARGE_BODIES: Record<string, string> = { 'POST /api/v1/config/apply': '32mb' };
 /** Content-Encoding values a body may carry (case-insensitive); an absent header means identity. */
 const CONTENT_ENCODINGS = ['identity', 'gzip', 'deflate', 'br'] as const;
 /** A refused body is read and dropped up to this many bytes, for at most DRAIN_MS; past either the connection is closed. */
@@ -65,14 +70,18 @@ function drain(req: Koa.Request['req']): Promise<boolean> {
 }
 
 export function bodyMiddleware(): Koa.Middleware {
-  const parse = bodyParser({
-    enableTypes: ['json'],
-    jsonLimit: BODY_LIMIT,
-    // Any body is read as JSON whatever its Content-Type (curl -d sends form encoding).
-    detectJSON: () => true,
-    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'],
-  });
+  const parser = (jsonLimit: string) =>
+    bodyParser({
+      enableTypes: ['json'],
+      jsonLimit,
+      // Any body is read as JSON whatever its Content-Type (curl -d sends form encoding).
+      detectJSON: () => true,
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE', 'GET'],
+    });
+  const normal = parser(BODY_LIMIT);
+  const large = new Map(Object.entries(LARGE_BODIES).map(([route, limit]) => [route, parser(limit)]));
   return async (ctx, next) => {
+    const parse = large.get(`${ctx.method} ${ctx.path}`) ?? normal;
     // Without a body (no Content-Length or 0, no Transfer-Encoding) there is nothing to decode.
     const { 'content-length': length, 'transfer-encoding': chunked } = ctx.req.headers;
     const hasBody = chunked !== undefined || (length !== undefined && length !== '0');
