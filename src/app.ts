@@ -14,7 +14,7 @@ import type { Config } from './config/index.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import type { Store } from './store/index.js';
 import type { Services } from './services/index.js';
-import type { ApiState } from './api/context.js';
+import type { ApiDeps, ApiState } from './api/context.js';
 import type { ExposureOptions } from './services/exposure/types.js';
 import type { Checkpointer } from './store/checkpointer.js';
 import type { DeliveryService } from './services/delivery.js';
@@ -252,6 +252,8 @@ export interface App {
   config: Readonly<Config>;
   store: Store;
   services: Services;
+  /** The request schemas (also what `serve --config` checks its file with). */
+  validator: ApiDeps['validator'];
   koa: Koa;
   router: Router<ApiState>;
   log: Logger;
@@ -525,6 +527,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     resolve: (sid) => services.sessions.resolve(sid),
     onError: (err) => log.warn({ err }, 'live feed'),
   });
+  const validator = createValidator();
   const { app: koa, router } = createApi(
     {
       config,
@@ -532,7 +535,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       clock,
       log,
       version: VERSION,
-      validator: createValidator(),
+      validator,
       databaseUp: () => store.ping(),
       stamp: (m) => store.readStamp(m),
       metrics,
@@ -623,6 +626,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     config,
     store,
     services,
+    validator,
     koa,
     router,
     log,

@@ -12,7 +12,7 @@ export async function applyConfigText(
   text: string,
   filename: string,
   env: Readonly<Record<string, string | undefined>>,
-  opts: { dryRun: boolean; prune: boolean },
+  opts: { dryRun: boolean; prune: boolean; source?: string },
 ): Promise<{ plan: ConfigPlan } | { errors: string[] }> {
   const parsed = parseConfigFile(text, filename, env, deps.validator.schemas);
   if (!parsed.doc) return { errors: parsed.errors.map((e) => formatError(filename, e)) };

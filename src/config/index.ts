@@ -104,6 +104,11 @@ export interface Config {
    * the origin of the request that asked for them.
    */
   publicUrl: string | null;
+  /**
+   * DOMMON_CONFIG / --config (`serve`): a configuration file (docs/configuration-file.md#gitops) the
+   * daemon applies at start, on SIGHUP and when it changes; an absolute path. null: none.
+   */
+  configFile: string | null;
   /** CLI only: a running daemon to talk to instead of the local database (--remote / DOMMON_URL). */
   remoteUrl: string | null;
   remoteToken: string | null;
@@ -148,6 +153,7 @@ type ConfigFlags = Partial<{
   region: string;
   trustProxy: boolean | string;
   publicUrl: string;
+  config: string;
 }>;
 
 export class ConfigError extends Error {}
@@ -424,6 +430,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       flags.publicUrl !== undefined ? '--public-url' : 'DOMMON_PUBLIC_URL',
       flags.publicUrl ?? env.DOMMON_PUBLIC_URL,
     ),
+    configFile: (flags.config ?? env.DOMMON_CONFIG) ? path.resolve((flags.config ?? env.DOMMON_CONFIG)!) : null,
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
     database: database(

@@ -155,6 +155,37 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       });
     },
 
+    /**
+     * Who a configuration file given to `serve --config` applies as: the team named (made if missing),
+     * else the only team, else a new team `default`; its first user (made as admin@localhost if none).
+     */
+    async configPrincipal(teamName?: string): Promise<Principal> {
+      return store.transaction(async (tx) => {
+        const now = isoNow(clock);
+        let team: Team | undefined;
+        if (teamName) team = (await tx.teams.byName(teamName.trim())) ?? (await tx.teams.create(teamName.trim(), now));
+        else {
+          const all = await tx.teams.list();
+          if (all.length > 1)
+            throw new Invalid(
+              `several teams exist (${all.map((t) => t.name).join(', ')}): choose the configuration file's with --team`,
+              'TEAM_REQUIRED',
+            );
+          team = all[0] ?? (await tx.teams.create('default', now));
+        }
+        const user = (await tx.users.list(team.id))[0] ?? (await tx.users.create(team.id, 'admin@localhost', now));
+        return {
+          token_id: 'config',
+          token_name: 'configuration file',
+          team_id: team.id,
+          team_name: team.name,
+          user_id: user.id,
+          user_email: user.email,
+          read_only: false,
+        };
+      });
+    },
+
     async listTokens(teamName?: string): Promise<(ApiToken & { team: string; user: string })[]> {
       const team = teamName ? await requireTeam(teamName) : undefined;
       return store.tokens.list(team?.id);

@@ -116,9 +116,10 @@ function scopedServices(
   deps: ServiceDeps,
   tx: Parameters<Parameters<Store['transaction']>[0]>[0],
   changes: ChangeFeed,
+  asConfigFile: boolean,
 ) {
   const store = { ...deps.store, ...tx, transaction: <T>(fn: (t: typeof tx) => Promise<T>) => fn(tx) } as Store;
-  const d: ServiceDeps = { ...deps, store, changes };
+  const d: ServiceDeps = { ...deps, store, changes, asConfigFile };
   const maintenanceWindows = createMaintenanceWindowService(d);
   return {
     /** The transaction's repositories (a read outside it would wait for SQLite's one connection). */
@@ -215,7 +216,7 @@ export function createConfigService(
   async function run(
     p: Principal,
     doc: ConfigDocument,
-    opts: { dryRun: boolean; prune: boolean },
+    opts: { dryRun: boolean; prune: boolean; source?: string },
   ): Promise<ConfigPlan> {
     const steps: PlanStep[] = [];
     const problems: { path: ConfigPath; message: string }[] = [];
@@ -236,7 +237,16 @@ export function createConfigService(
       }
     }
 
+    // Under `serve --config` the file's prune deletes only what it manages: objects made by hand stay.
+    let ours = new Set<string>();
+    const mine = (kind: ConfigKind, id: string) => !opts.source || ours.has(`${kind}:${id}`);
+
     async function body(s: Scoped) {
+      await s.store.configManaged.lockApply();
+      if (opts.source) {
+        const marks = await s.store.configManaged.ofTeam(team);
+        ours = new Set(marks.filter((m) => m.source === opts.source).map((m) => `${m.kind}:${m.object_id}`));
+      }
       // What is stored.
       const portfolios = await all((pg) => s.portfolios.list(team, {}, pg));
       const domains = await all((pg) => s.domains.list(team, {}, pg));
@@ -452,37 +462,70 @@ export function createConfigService(
         const keep = <T>(items: T[] | undefined, key: (x: T) => string) => new Set((items ?? []).map(key));
         const pageSlugs = keep(doc.status_pages, (x) => x.slug);
         for (const x of pages)
-          if (!pageSlugs.has(x.slug)) {
+          if (!pageSlugs.has(x.slug) && mine('status_page', x.id)) {
             steps.push({ kind: 'status_page', action: 'delete', name: x.slug });
             await attempt([], `status page ${x.slug}`, () => s.statusPages.remove(team, x.id));
           }
         const windowNames = keep(doc.maintenance_windows, (x) => x.name);
         for (const x of windows)
-          if (!windowNames.has(x.name)) {
+          if (!windowNames.has(x.name) && mine('maintenance_window', x.id)) {
             steps.push({ kind: 'maintenance_window', action: 'delete', name: x.name });
             await attempt([], `maintenance window ${x.name}`, () => s.maintenanceWindows.remove(team, x.id));
           }
         const domainNames = keep(doc.domains, (x) => domainKey(x.name));
         for (const x of endpoints) {
           const key = `${domainKey(x.domain)}/${x.name}`;
-          if (domainNames.has(domainKey(x.domain)) && !fileEndpoints.has(key)) {
+          if (domainNames.has(domainKey(x.domain)) && !fileEndpoints.has(key) && mine('endpoint', x.id)) {
             steps.push({ kind: 'endpoint', action: 'delete', name: key });
             await attempt([], `endpoint ${key}`, () => s.endpoints.remove(team, x.id));
           }
         }
         for (const x of domains)
-          if (!domainNames.has(domainKey(x.domain))) {
+          if (!domainNames.has(domainKey(x.domain)) && mine('domain', x.id)) {
             steps.push({ kind: 'domain', action: 'delete', name: x.domain });
             await attempt([], `domain ${x.domain}`, () => s.domains.remove(team, x.id));
           }
         const portfolioNames = keep(doc.portfolios, (x) => x.name);
         for (const x of portfolios)
-          if (!portfolioNames.has(x.name)) {
+          if (!portfolioNames.has(x.name) && mine('portfolio', x.id)) {
             steps.push({ kind: 'portfolio', action: 'delete', name: x.name });
             await attempt([], `portfolio ${x.name}`, () => s.portfolios.remove(team, x.id));
           }
       }
       if (problems.length) throw new ConfigRejected(problems);
+      if (opts.source) await mark(s, opts.source);
+    }
+
+    /** Marks every object the file names as managed by it (and unmarks what it no longer names). */
+    async function mark(s: Scoped, source: string) {
+      const want: { kind: ConfigKind; object_id: string }[] = [];
+      const add = (kind: ConfigKind, id: string | undefined) => id && want.push({ kind, object_id: id });
+      const portfolios = new Map((await all((pg) => s.portfolios.list(team, {}, pg))).map((x) => [x.name, x.id]));
+      const domains = new Map(
+        (await all((pg) => s.domains.list(team, {}, pg))).map((x) => [domainKey(x.domain), x.id]),
+      );
+      const endpoints = await all((pg) => s.endpoints.list(team, {}, pg));
+      const endpointIds = new Map(endpoints.map((x) => [`${domainKey(x.domain)}/${x.name}`, x.id]));
+      const liveness = new Map((await all((pg) => s.liveness.list(team, {}, pg))).map((c) => [c.endpoint_id, c.id]));
+      const pages = new Map((await all((pg) => s.statusPages.list(team, {}, pg))).map((x) => [x.slug, x.id]));
+      const windows = new Map((await all((pg) => s.maintenanceWindows.list(team, pg))).map((x) => [x.name, x.id]));
+      const settings = await s.store.notifications.settingsForUser(p.user_id);
+      for (const f of doc.portfolios ?? []) add('portfolio', portfolios.get(f.name));
+      for (const c of doc.channels ?? []) {
+        const cls = c.delivery_class ?? 'instant';
+        add('channel', settings.find((x) => x.notification_type === c.type && x.delivery_class === cls)?.id);
+      }
+      for (const f of doc.domains ?? []) {
+        add('domain', domains.get(domainKey(f.name)));
+        for (const e of f.endpoints ?? []) {
+          const id = endpointIds.get(`${domainKey(f.name)}/${e.name}`);
+          add('endpoint', id);
+          if (e.liveness && id) add('liveness', liveness.get(id));
+        }
+      }
+      for (const f of doc.status_pages ?? []) add('status_page', pages.get(f.slug));
+      for (const f of doc.maintenance_windows ?? []) add('maintenance_window', windows.get(f.name));
+      await s.store.configManaged.sync(team, source, doc.editable === true, want);
     }
 
     async function applyEndpoints(
@@ -542,7 +585,7 @@ export function createConfigService(
               s.liveness.update(team, live.id, e.liveness as LivenessSettings),
             );
           }
-        } else if (!e.liveness && live && opts.prune && cur.endpoint_type !== 'push') {
+        } else if (!e.liveness && live && opts.prune && cur.endpoint_type !== 'push' && mine('liveness', live.id)) {
           steps.push({ kind: 'liveness', action: 'delete', name: label });
           await attempt([...epath], `liveness of ${label}`, () => s.liveness.remove(team, live.id));
         }
@@ -570,7 +613,8 @@ export function createConfigService(
       // Each object changed is one audit entry, made through the apply (its id) by the caller.
       const apply = () =>
         deps.store.transaction(async (tx) => {
-          await body(scopedServices(deps, tx, feed));
+          // Under `serve --config` the file's own writes pass the managed-object check; another apply meets it.
+          await body(scopedServices(deps, tx, feed, opts.source !== undefined));
           if (opts.dryRun) throw new DryRun();
         });
       // `serve --config` has no request: the principal it applies as is the actor.
@@ -598,7 +642,7 @@ export function createConfigService(
 
   return {
     /** The plan and, unless `dryRun`, its application in one transaction; ConfigRejected lists every refusal. */
-    apply: (p: Principal, doc: ConfigDocument, opts: { dryRun?: boolean; prune?: boolean } = {}) =>
-      run(p, doc, { dryRun: opts.dryRun ?? false, prune: opts.prune ?? false }),
+    apply: (p: Principal, doc: ConfigDocument, opts: { dryRun?: boolean; prune?: boolean; source?: string } = {}) =>
+      run(p, doc, { dryRun: opts.dryRun ?? false, prune: opts.prune ?? false, source: opts.source }),
   };
 }

@@ -22,6 +22,8 @@ export interface ServiceDeps {
   changes?: ChangeFeed;
   /** The audit trail (services/audit.ts): every write path records its change with it; createServices makes one. */
   audit?: AuditService;
+  /** The configuration file's own writes (services/config.ts): the managed-object check (managed.ts) is skipped. */
+  asConfigFile?: boolean;
 }
 
 /**

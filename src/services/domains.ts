@@ -1,3 +1,4 @@
+import { managedGuard } from './managed.js';
 import { randomBytesPooled } from '../platform/random.js';
 import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
@@ -36,7 +37,16 @@ async function checkPortfolio(tx: Repos, teamId: string, portfolioId: string | n
   if (portfolioId && !(await tx.portfolios.get(teamId, portfolioId))) throw new NotFound('Portfolio');
 }
 
-export function createDomainService({ store, clock, limits, recomputeHealth, changes, audit }: ServiceDeps) {
+export function createDomainService({
+  store,
+  clock,
+  limits,
+  recomputeHealth,
+  changes,
+  audit,
+  asConfigFile,
+}: ServiceDeps) {
+  const guard = managedGuard(asConfigFile);
   const totals = new Map<string, { stamp: string; total: number }>();
   async function get(teamId: string, id: string): Promise<Domain> {
     const d = await store.domains.get(teamId, id);
@@ -114,6 +124,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
         await store.transaction(async (tx) => {
           const cur = await tx.domains.get(teamId, id);
           if (!cur) throw new NotFound('Domain');
+          await guard(tx, 'domain', id);
           if (name && name !== cur.domain && (await tx.domains.byName(teamId, name))) {
             throw new Conflict(`domain ${name} already exists in this team`, 'DOMAIN_EXISTS');
           }
@@ -162,6 +173,7 @@ export function createDomainService({ store, clock, limits, recomputeHealth, cha
       const removed = await store.transaction(async (tx) => {
         const d = await tx.domains.get(teamId, id);
         if (!d) throw new NotFound('Domain');
+        await guard(tx, 'domain', id);
         await tx.domains.remove(teamId, id);
         await tx.schedule.removeTarget([...DOMAIN_REFRESH_KINDS, ...DOMAIN_LEASE_KINDS], id);
         await audit?.record(tx, teamId, { action: 'delete', kind: 'domain', id, name: d.domain, before: d });

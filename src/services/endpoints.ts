@@ -1,3 +1,4 @@
+import { managedGuard } from './managed.js';
 import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { givenFields, requiresPort, settingsFor, validSubdomain, type EndpointSettings } from '../domain/endpoint.js';
@@ -95,8 +96,17 @@ export function toDetail(
   };
 }
 
-export function createEndpointService({ store, clock, limits, recomputeHealth, changes, audit }: ServiceDeps) {
+export function createEndpointService({
+  store,
+  clock,
+  limits,
+  recomputeHealth,
+  changes,
+  audit,
+  asConfigFile,
+}: ServiceDeps) {
   const label = (e: Endpoint) => `${e.domain}/${e.name}`;
+  const guard = managedGuard(asConfigFile);
   async function get(teamId: string, id: string): Promise<Endpoint> {
     const e = await store.endpoints.get(teamId, id);
     if (!e) throw new NotFound('Endpoint');
@@ -186,6 +196,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
         await store.transaction(async (tx) => {
           const cur = await tx.endpoints.get(teamId, id);
           if (!cur) throw new NotFound('Endpoint');
+          await guard(tx, 'endpoint', id);
           samePushness(cur.endpoint_type, input.endpoint_type);
           const type = input.endpoint_type ?? cur.endpoint_type;
           requirePort(type, input.port === undefined ? cur.port : input.port);
@@ -233,6 +244,7 @@ export function createEndpointService({ store, clock, limits, recomputeHealth, c
       const removed = await store.transaction(async (tx) => {
         const e = await tx.endpoints.get(teamId, id);
         if (!e) throw new NotFound('Endpoint');
+        await guard(tx, 'endpoint', id);
         await tx.endpoints.remove(teamId, id);
         await recomputeHealth?.(tx, e.domain_id);
         await audit?.record(tx, teamId, { action: 'delete', kind: 'endpoint', id, name: label(e), before: e });

@@ -1,3 +1,4 @@
+import { managedGuard } from './managed.js';
 import { Conflict, Duplicate, Invalid, NotFound, Unprocessable } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import { ConditionSyntaxError, parseConditions } from '../domain/conditions.js';
@@ -226,7 +227,9 @@ export function createLivenessService({
   recomputeHealth,
   changes = createChangeFeed(),
   audit,
+  asConfigFile,
 }: ServiceDeps) {
+  const guard = managedGuard(asConfigFile);
   const changed = (id: string) => changes.emit({ config: id });
 
   async function get(teamId: string, id: string): Promise<LivenessConfig> {
@@ -275,7 +278,10 @@ export function createLivenessService({
     async update(teamId: string, id: string, input: LivenessSettings): Promise<LivenessConfig> {
       const cur = await get(teamId, id);
       const regions = input.regions !== undefined || input.confirm_from !== undefined ? vantage(input, cur) : undefined;
+      // Pausing and resuming (`is_enabled` alone) is operation, not configuration: allowed on a managed check.
+      const pauseOnly = Object.entries(input).every(([k, v]) => k === 'is_enabled' || v === undefined);
       await store.transaction(async (tx) => {
+        if (!pauseOnly) await guard(tx, 'liveness', id);
         const endpoint = await tx.endpoints.byId(cur.endpoint_id);
         if (!endpoint) throw new NotFound('Endpoint');
         await tx.liveness.update(teamId, id, {
@@ -319,6 +325,7 @@ export function createLivenessService({
       const c = await store.transaction(async (tx) => {
         const cur = await tx.liveness.get(teamId, id);
         if (!cur) throw new NotFound('Liveness configuration');
+        await guard(tx, 'liveness', id);
         await tx.liveness.remove(teamId, id);
         const ep = await tx.endpoints.byId(cur.endpoint_id);
         if (ep) await recomputeHealth?.(tx, ep.domain_id);

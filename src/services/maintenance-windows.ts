@@ -3,6 +3,7 @@
 // enabled window is held in memory with the endpoints it covers, read again only when the store's
 // stamp of windows, endpoints and domains moves (on PostgreSQL the change feed moves it for writes on
 // any node). docs/maintenance-windows.md.
+import { managedGuard } from './managed.js';
 import { isoNow } from '../domain/clock.js';
 import { Invalid, NotFound } from '../domain/errors.js';
 import {
@@ -49,7 +50,9 @@ export function createMaintenanceWindowService({
   store,
   clock,
   audit,
-}: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
+  asConfigFile,
+}: Pick<ServiceDeps, 'store' | 'clock' | 'audit' | 'asConfigFile'>) {
+  const guard = managedGuard(asConfigFile);
   async function get(teamId: string, id: string): Promise<MaintenanceWindow> {
     const w = await store.maintenanceWindows.get(teamId, id);
     if (!w) throw new NotFound('Maintenance window');
@@ -179,6 +182,7 @@ export function createMaintenanceWindowService({
 
     async update(teamId: string, id: string, input: Partial<MaintenanceWindowInput>): Promise<MaintenanceWindow> {
       const before = await get(teamId, id);
+      await guard(store, 'maintenance_window', id);
       const patch = {
         name: input.name?.trim(),
         starts_at: iso(input.starts_at),
@@ -212,6 +216,7 @@ export function createMaintenanceWindowService({
 
     async remove(teamId: string, id: string): Promise<MaintenanceWindow> {
       const w = await get(teamId, id);
+      await guard(store, 'maintenance_window', id);
       await store.transaction(async (tx) => {
         await tx.maintenanceWindows.remove(teamId, id);
         await audit?.record(tx, teamId, { action: 'delete', kind: 'maintenance_window', id, name: w.name, before: w });

@@ -1,4 +1,5 @@
 // Notification settings (per user), test sends and the delivery log. Secrets are masked on the way out.
+import { managedGuard } from './managed.js';
 import { Invalid, NotFound, QuotaExceeded, Unprocessable } from '../domain/errors.js';
 import { isoNow, type Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
@@ -124,11 +125,14 @@ export function createNotificationService({
   store,
   clock,
   audit,
+  asConfigFile,
 }: {
   store: Store;
   clock: Clock;
   audit?: AuditService;
+  asConfigFile?: boolean;
 }) {
+  const guard = managedGuard(asConfigFile);
   return {
     async listSettings(p: Principal) {
       return (await store.notifications.settingsForUser(p.user_id)).map(settingJson);
@@ -146,6 +150,7 @@ export function createNotificationService({
         );
       }
       const cur = await store.notifications.setting(p.user_id, channel, input.delivery_class);
+      if (cur) await guard(store, 'channel', cur.id);
       const config = { ...(input.config ?? cur?.config ?? {}) };
       keepMaskedSecrets(plugin, config, cur);
       const problem = plugin.check?.(config);

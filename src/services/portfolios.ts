@@ -1,3 +1,4 @@
+import { managedGuard } from './managed.js';
 import { Conflict, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { Page, PageOf, Portfolio, PortfolioFilter } from '../domain/types.js';
@@ -8,7 +9,8 @@ export interface PortfolioInput {
   description?: string | null;
 }
 
-export function createPortfolioService({ store, clock, audit }: ServiceDeps) {
+export function createPortfolioService({ store, clock, audit, asConfigFile }: ServiceDeps) {
+  const guard = managedGuard(asConfigFile);
   async function get(teamId: string, id: string): Promise<Portfolio> {
     const p = await store.portfolios.get(teamId, id);
     if (!p) throw new NotFound('Portfolio');
@@ -37,6 +39,7 @@ export function createPortfolioService({ store, clock, audit }: ServiceDeps) {
       return store.transaction(async (tx) => {
         const before = await tx.portfolios.get(teamId, id);
         if (!before) throw new NotFound('Portfolio');
+        await guard(tx, 'portfolio', id);
         await tx.portfolios.update(teamId, id, {
           name: input.name?.trim(),
           description: input.description,
@@ -51,6 +54,7 @@ export function createPortfolioService({ store, clock, audit }: ServiceDeps) {
       return store.transaction(async (tx) => {
         const p = await tx.portfolios.get(teamId, id);
         if (!p) throw new NotFound('Portfolio');
+        await guard(tx, 'portfolio', id);
         const n = await tx.domains.countInPortfolio(teamId, id);
         if (n > 0)
           throw new Conflict(`portfolio still holds ${n} domain(s); move or delete them first`, 'PORTFOLIO_NOT_EMPTY');

@@ -2,6 +2,7 @@
 // the public view of a slug, read at most once per STATUS_PAGE_CACHE_SECONDS per slug in this process
 // (concurrent misses share one read; unknown slugs are cached alike, so a flood of made-up slugs costs
 // no more than a flood of real ones). docs/status-pages.md.
+import { managedGuard } from './managed.js';
 import { Conflict, Duplicate, Invalid, NotFound } from '../domain/errors.js';
 import { daysUntil, isoNow } from '../domain/clock.js';
 import { dayOf, hourOf, round2 } from '../domain/liveness.js';
@@ -93,7 +94,9 @@ export function createStatusPageService({
   clock,
   maintenance,
   audit,
+  asConfigFile,
 }: ServiceDeps & { maintenance?: Pick<MaintenanceWindowService, 'covering'> }) {
+  const guard = managedGuard(asConfigFile);
   async function get(teamId: string, id: string): Promise<StatusPage> {
     const p = await store.statusPages.get(teamId, id);
     if (!p) throw new NotFound('Status page');
@@ -281,6 +284,7 @@ export function createStatusPageService({
         await store.transaction(async (tx) => {
           before = await tx.statusPages.get(teamId, id);
           if (!before) throw new NotFound('Status page');
+          await guard(tx, 'status_page', id);
           const portfolio = input.portfolio_id?.toLowerCase() ?? before.portfolio_id;
           // A new portfolio or a new list: the list (given or kept) is checked against the portfolio.
           const rows =
@@ -319,6 +323,7 @@ export function createStatusPageService({
       const p = await store.transaction(async (tx) => {
         const cur = await tx.statusPages.get(teamId, id);
         if (!cur) throw new NotFound('Status page');
+        await guard(tx, 'status_page', id);
         await tx.statusPages.remove(teamId, id);
         await audit?.record(tx, teamId, { action: 'delete', kind: 'status_page', id, name: cur.slug, before: cur });
         return cur;

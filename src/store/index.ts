@@ -39,6 +39,7 @@ import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
 import { maintenanceWindowsRepo } from './repos/maintenance-windows.js';
 import { auditRepo } from './repos/audit.js';
+import { configManagedRepo } from './repos/config-managed.js';
 import { reusingCompiled, type ReusingCompiled } from './repos/util.js';
 import { localLocks, pgAdvisoryLocks, type SingletonLocks } from './singletons.js';
 import { READ_MODELS, type ReadModel } from './read-models.js';
@@ -91,6 +92,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     maintenanceWindows: maintenanceWindowsRepo(db),
     /** The audit trail (services/audit.ts). */
     audit: auditRepo(db),
+    /** Objects a configuration file manages (`serve --config`). */
+    configManaged: configManagedRepo(db, engine),
   };
 }
 

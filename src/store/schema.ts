@@ -202,7 +202,7 @@ export interface LivenessResultsTable {
   error: string | null;
   /** The checking node's region; null: `default` (and every result written before migration 015). */
   region: string | null;
-  /** JSON: the check type's own numbers (domain/liveness.ts ResultDetail); null: none (migration 029). */
+  /** JSON: the check type's own numbers (domain/liveness.ts ResultDetail); null: none (migration 030). */
   detail: string | null;
 }
 /** Per-region daily sums of configurations with regions (migration 015). */
@@ -490,6 +490,17 @@ export interface DB {
   push_pings: PushPingsTable;
   maintenance_windows: MaintenanceWindowsTable;
   audit_log: AuditLogTable;
+  config_managed: ConfigManagedTable;
+}
+
+/** An object a configuration file manages (migration 031). */
+export interface ConfigManagedTable {
+  kind: string;
+  object_id: string;
+  team_id: string;
+  /** `config:<file>`. */
+  source: string;
+  editable: number;
 }
 
 export interface MaintenanceWindowsTable {

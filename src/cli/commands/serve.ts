@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import type { GlobalOpts } from '../context.js';
 import { tuneHeap } from '../heap.js';
+import { UsageError } from '../output.js';
+import type { ConfigSync } from '../../api/config-sync.js';
 
 interface ServeFlags {
   host?: string;
@@ -12,6 +14,7 @@ interface ServeFlags {
   region?: string;
   trustProxy?: boolean;
   publicUrl?: string;
+  config?: string;
 }
 
 export function serveCommand(program: Command): void {
@@ -38,6 +41,10 @@ export function serveCommand(program: Command): void {
       '--public-url <url>',
       'the address people and jobs reach the daemon at, e.g. https://dommon.example.com; ping URLs are written on it (DOMMON_PUBLIC_URL, default: the address each request was sent to)',
     )
+    .option(
+      '--config <file>',
+      'a configuration file to apply at start, on SIGHUP and whenever it changes; what it holds is read-only elsewhere (DOMMON_CONFIG)',
+    )
     .action(async (flags: ServeFlags, cmd: Command) => {
       const g = cmd.optsWithGlobals<GlobalOpts>();
       const config = loadConfig({ ...flags, dataDir: g.dataDir, databaseUrl: g.databaseUrl });
@@ -56,6 +63,28 @@ export function serveCommand(program: Command): void {
       } catch (err) {
         release();
         throw new Error(`cannot open the database ${config.dbPath}: ${(err as Error).message}`);
+      }
+      // The configuration file is applied before the schedulers start; an invalid one stops the start
+      // (exit 2, every error on stderr), as a bad configuration does: nothing runs on a setup not asked for.
+      let sync: ConfigSync | null = null;
+      if (config.configFile) {
+        const { createConfigSync } = await import('../../api/config-sync.js');
+        try {
+          const principal = await app.services.access.configPrincipal(g.team);
+          sync = createConfigSync(
+            { services: app.services, validator: app.validator, log: app.log },
+            { file: config.configFile, principal, env: process.env },
+          );
+          const first = await sync.apply('start', true);
+          if (!first.ok) {
+            for (const e of first.errors) process.stderr.write(`${e}\n`);
+            throw new UsageError(`${config.configFile}: ${first.errors.length} error(s); not started`);
+          }
+        } catch (err) {
+          await app.stop().catch(() => undefined);
+          release();
+          throw err;
+        }
       }
       let url: string;
       try {
@@ -76,28 +105,39 @@ export function serveCommand(program: Command): void {
         if (stopping) return;
         stopping = true;
         app.log.info({ signal }, 'shutting down');
-        app.stop().then(
-          () => {
-            release();
-            process.exit(0);
-          },
-          (err) => {
-            app.log.error({ err }, 'shutdown failed');
-            release();
-            process.exit(1);
-          },
-        );
+        Promise.resolve(sync?.stop())
+          .then(() => app.stop())
+          .then(
+            () => {
+              release();
+              process.exit(0);
+            },
+            (err) => {
+              app.log.error({ err }, 'shutdown failed');
+              release();
+              process.exit(1);
+            },
+          );
       };
       process.on('SIGINT', () => stop('SIGINT'));
       process.on('SIGTERM', () => stop('SIGTERM'));
-      // Logs go to stderr (journald), the database needs no reopening and config changes need a
-      // restart: SIGHUP (e.g. from logrotate or a closing terminal) must not kill the daemon.
-      process.on('SIGHUP', () =>
+      // Logs go to stderr (journald) and the database needs no reopening: SIGHUP (e.g. from logrotate or
+      // a closing terminal) must not kill the daemon. With --config it applies the file again.
+      process.on('SIGHUP', () => {
+        if (sync) {
+          app.log.info(
+            { signal: 'SIGHUP', file: config.configFile },
+            'SIGHUP received: applying the configuration file',
+          );
+          void sync.apply('SIGHUP', true).catch((err) => app.log.error({ err }, 'configuration file apply failed'));
+          return;
+        }
         app.log.info(
           { signal: 'SIGHUP' },
           'SIGHUP received: nothing to reopen (logs go to stderr; restart to change configuration)',
-        ),
-      );
+        );
+      });
+      sync?.watch();
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
       // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
       if (config.node.role !== 'worker')

@@ -26,6 +26,7 @@ import * as m027 from './027_nodes_work_regional.js';
 import * as m028 from './028_roles.js';
 import * as m029 from './029_result_detail.js';
 import * as m030 from './030_audit_log.js';
+import * as m031 from './031_config_managed.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -53,6 +54,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '028_roles': m028,
   '029_result_detail': m029,
   '030_audit_log': m030,
+  '031_config_managed': m031,
 };
 
 /**
