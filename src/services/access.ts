@@ -182,6 +182,8 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
           user_id: user.id,
           user_email: user.email,
           read_only: false,
+          // The file is the team's setup, as its owner would write it.
+          role: 'owner',
         };
       });
     },
