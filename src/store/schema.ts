@@ -202,7 +202,7 @@ export interface LivenessResultsTable {
   error: string | null;
   /** The checking node's region; null: `default` (and every result written before migration 015). */
   region: string | null;
-  /** JSON: the check type's own numbers (domain/liveness.ts ResultDetail); null: none (migration 030). */
+  /** JSON: the check type's own numbers (domain/liveness.ts ResultDetail); null: none (migration 029). */
   detail: string | null;
 }
 /** Per-region daily sums of configurations with regions (migration 015). */
