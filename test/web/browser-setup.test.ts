@@ -241,6 +241,8 @@ t.test(
     await page.getByTestId('home-empty').getByText('Nothing is monitored yet').waitFor();
     await page.goto(`${s.url}/#/overview`);
     await page.getByText('No endpoints yet: open a domain').waitFor();
+    await page.getByTestId('events-empty').getByRole('link', { name: 'add a domain' }).waitFor();
+    await page.getByTestId('notifications-empty').getByRole('link', { name: 'Notifications' }).waitFor();
     await page.goto(`${s.url}/#/domains`);
     t.match(await page.getByTestId('empty').innerText(), /No domains yet\. Add one above/);
     await page.goto(`${s.url}/#/notifications`);
@@ -269,6 +271,17 @@ t.test(
     for (const name of ['Portfolio', 'Registrar', 'Security'])
       t.notOk(await table.getByRole('columnheader', { name }).isVisible(), `${name} gives way at 390 px`);
     await shot(t, page, 'domains-390px');
+    // The Home at 390 px: state, name, uptime and days left stay in view; the bars and figures give way.
+    await page.goto(`${s.url}/#/home`);
+    const home = page.getByTestId('home');
+    await home.getByRole('link', { name: 'example-10.com' }).waitFor();
+    for (const name of ['state', 'name', 'uptime 24 h', 'days left']) {
+      const box = await home.getByRole('columnheader', { name, exact: true }).boundingBox();
+      t.ok(box && box.x >= 0 && box.x + box.width <= 390, `Home: ${name} is in view at 390 px`);
+    }
+    for (const name of ['last checks', 'response', 'grade / last check'])
+      t.notOk(await home.getByRole('columnheader', { name }).isVisible(), `Home: ${name} gives way at 390 px`);
+    await shot(t, page, 'home-390px');
     await page.setViewportSize({ width: 1280, height: 900 });
 
     // The public status page reloads itself (no script: a meta refresh).

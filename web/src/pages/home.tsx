@@ -126,9 +126,11 @@ function HomeRow({ r, tick }: { r: Row; tick: Tick | undefined }) {
           </div>
         )}
       </td>
-      <td>{r.kind === 'endpoint' ? <Beats checks={r.checks} /> : null}</td>
+      <td class="minor">{r.kind === 'endpoint' ? <Beats checks={r.checks} /> : null}</td>
       <td>{r.kind === 'endpoint' ? pct(r.uptime_24h) : ''}</td>
-      <td>{r.avg_response_time_ms === null ? (r.kind === 'endpoint' ? '—' : '') : `${r.avg_response_time_ms} ms`}</td>
+      <td class="minor">
+        {r.avg_response_time_ms === null ? (r.kind === 'endpoint' ? '—' : '') : `${r.avg_response_time_ms} ms`}
+      </td>
       <td>
         {r.kind === 'domain' || r.certificate_status !== null ? (
           <Days days={r.days_left} />
@@ -140,7 +142,7 @@ function HomeRow({ r, tick }: { r: Row; tick: Tick | undefined }) {
           <span class="muted">no TLS</span>
         )}
       </td>
-      <td>
+      <td class="minor">
         {r.kind === 'domain' ? (
           <>
             {r.health_grade ?? '—'}
@@ -360,11 +362,17 @@ export function Home() {
                 : []),
               'state',
               'name',
-              'last checks',
+              <th key="beats" scope="col" class="minor">
+                last checks
+              </th>,
               'uptime 24 h',
-              'response',
+              <th key="response" scope="col" class="minor">
+                response
+              </th>,
               'days left',
-              'grade / last check',
+              <th key="grade" scope="col" class="minor">
+                grade / last check
+              </th>,
             ]}
           >
             {d.data.flatMap((r) => {

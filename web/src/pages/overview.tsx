@@ -137,7 +137,10 @@ export function Overview() {
           </Section>
           <Section title="Latest events">
             {d.events.length === 0 ? (
-              <p class="muted">No events yet: outages, recoveries, certificate and expiry alerts show here.</p>
+              <p class="muted" data-testid="events-empty">
+                No events yet: outages, recoveries, certificate and expiry alerts show here once a domain or an endpoint
+                is watched (<a href="#/domains">add a domain</a>, then its endpoints).
+              </p>
             ) : (
               <ul data-testid="events">
                 {d.events.map((e) => (
@@ -162,7 +165,9 @@ export function Overview() {
           </Section>
           <Section title="Latest notifications">
             {d.log.length === 0 ? (
-              <p class="muted">Nothing sent yet.</p>
+              <p class="muted" data-testid="notifications-empty">
+                Nothing sent yet: set up a channel on <a href="#/notifications">Notifications</a> and send it a test.
+              </p>
             ) : (
               <ul>
                 {d.log.map((l) => (

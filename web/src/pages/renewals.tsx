@@ -24,7 +24,12 @@ export function Renewals() {
           months.set(m, [...(months.get(m) ?? []), r]);
         }
         if (months.size === 0)
-          return <p class="muted">Nothing expires in the next 12 months (or no expiry dates are known yet).</p>;
+          return (
+            <p class="muted">
+              Nothing expires in the next 12 months, or no expiry date is known yet: <a href="#/domains">add domains</a>{' '}
+              (their registration) and https endpoints (their certificates).
+            </p>
+          );
         return (
           <div class="grid">
             {[...months.entries()].map(([m, rs]) => (

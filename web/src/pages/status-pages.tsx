@@ -146,7 +146,12 @@ function PageForm({ data, defs, editing, done }: { data: Data; defs: Defs; editi
       </div>
       <fieldset class={`field nested${endpointsError ? ' invalid' : ''}`} data-field="endpoints">
         <legend>Endpoints shown (in this order)</legend>
-        {candidates.length === 0 && <p class="muted">No endpoint in this portfolio's domains.</p>}
+        {candidates.length === 0 && (
+          <p class="muted">
+            No endpoint in this portfolio's domains: pick another portfolio, or open one of its domains on{' '}
+            <a href="#/domains">Domains</a> and add an endpoint.
+          </p>
+        )}
         {[
           ...picked.map(([id]) => candidates.find((c) => c.id === id)).filter((c) => c !== undefined),
           ...candidates.filter((c) => !chosen.has(c.id)),
