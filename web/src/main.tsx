@@ -14,6 +14,7 @@ import { Notifications } from './pages/notifications.js';
 import { StatusPages } from './pages/status-pages.js';
 import { Nodes } from './pages/nodes.js';
 import { Portfolios } from './pages/portfolios.js';
+import { Audit } from './pages/audit.js';
 import { NotFound } from './pages/not-found.js';
 import { CanOwn, CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
@@ -73,7 +74,11 @@ const NAV: [string, string][] = [
   ['notifications', 'Notifications'],
   ['status-pages', 'Status pages'],
   ['nodes', 'Nodes'],
+  ['audit', 'Audit'],
 ];
+
+/** Pages only an owner's session may read (the API refuses the rest): not offered to others. */
+const OWNERS_ONLY = new Set(['audit']);
 
 function Page({ route }: { route: string[] }) {
   const [top, id] = route;
@@ -86,6 +91,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'status-pages') return <StatusPages />;
   if (top === 'nodes') return <Nodes />;
   if (top === 'portfolios') return <Portfolios />;
+  if (top === 'audit') return <Audit />;
   if (top === 'overview') return <Overview />;
   if (top === 'home') return <Home />;
   return <NotFound />;
@@ -124,7 +130,7 @@ function App() {
       <header>
         <strong class="brand">dommon</strong>
         <nav aria-label="Pages">
-          {NAV.map(([k, label]) => (
+          {NAV.filter(([k]) => session.role === 'owner' || !OWNERS_ONLY.has(k)).map(([k, label]) => (
             <a key={k} href={`#/${k}`} aria-current={route[0] === k ? 'page' : undefined}>
               {label}
             </a>
