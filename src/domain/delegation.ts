@@ -19,6 +19,9 @@ export interface DelegationState {
   error_at: string | null;
 }
 
+/** A domain's delegation as its detail answer shows it (`delegation`; null before the first look). */
+export type DelegationView = Omit<DelegationState, 'domain_id'>;
+
 /** What changed between two looks: each set that differs, before and after. */
 interface DelegationChange {
   nameservers?: { before: string[]; after: string[] };

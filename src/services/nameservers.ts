@@ -6,7 +6,12 @@
 // not notified, as a liveness transition in a window is not.
 import type { Logger } from 'pino';
 import type { Clock } from '../domain/clock.js';
-import { delegationChange, delegationMessage, type DelegationState } from '../domain/delegation.js';
+import {
+  delegationChange,
+  delegationMessage,
+  type DelegationState,
+  type DelegationView,
+} from '../domain/delegation.js';
 import { registrableDomain } from '../domain/domain-name.js';
 import type { Domain } from '../domain/types.js';
 import type { Delegation } from '../probes/delegation.js';
@@ -30,18 +35,6 @@ interface NameserverWatchDeps {
   signal: AbortSignal;
   /** Which maintenance window covers a domain when (absent: none ever does). */
   maintenance?: Pick<MaintenanceWindowService, 'coveringDomain'>;
-}
-
-/** The delegation part of a domain's detail answer (null: not looked at yet). */
-interface DelegationView {
-  zone: string;
-  parent_zone: string | null;
-  nameservers: string[] | null;
-  ds: string[] | null;
-  checked_at: string | null;
-  changed_at: string | null;
-  error: string | null;
-  error_at: string | null;
 }
 
 export function createNameserverWatch(deps: NameserverWatchDeps) {

@@ -1,4 +1,5 @@
 // `dommon domains list|add|show|update|remove|import`.
+import type { DelegationView } from '../../domain/delegation.js';
 import { keyValues, type Palette } from '../output.js';
 import type { NounSpec, OptSpec } from '../spec.js';
 import { crud, domainId } from './common.js';
@@ -55,18 +56,8 @@ interface Reason {
   reason: string;
 }
 
-interface Delegation {
-  parent_zone: string | null;
-  nameservers: string[] | null;
-  ds: string[] | null;
-  checked_at: string | null;
-  changed_at: string | null;
-  error: string | null;
-  error_at: string | null;
-}
-
 /** The nameserver watch's lines: the NS and DS sets at the parent, when they last changed, the last failure. */
-function delegationText(d: Delegation | null | undefined, paint: Palette): string[] {
+function delegationText(d: DelegationView | null | undefined, paint: Palette): string[] {
   if (d === undefined) return [];
   const head = paint.dim(`delegation${d?.parent_zone ? ` (at the ${d.parent_zone} servers)` : ''}`);
   if (!d || d.nameservers === null) return [head, `  ${d?.error ? `not seen yet: ${d.error}` : 'not looked at yet'}`];
@@ -91,7 +82,7 @@ function domainText(r: Record<string, unknown>, paint: Palette): string {
     health_reasons: reasons,
     delegation,
     ...rest
-  } = r as Record<string, unknown> & { health_reasons?: Reason[]; delegation?: Delegation | null };
+  } = r as Record<string, unknown> & { health_reasons?: Reason[]; delegation?: DelegationView | null };
   const parts = [keyValues(rest, paint)];
   if (reasons?.length) {
     const head =
