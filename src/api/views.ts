@@ -1,6 +1,14 @@
 // HTTP presentation: resources -> JSON views shared by both API surfaces and the CLI's --json output.
 import { fullUrl } from '../domain/endpoint.js';
-import type { CreatedEndpoint, Domain, Endpoint, EndpointDetail, LivenessConfig, Portfolio } from '../domain/types.js';
+import {
+  livenessSettings,
+  type CreatedEndpoint,
+  type Domain,
+  type Endpoint,
+  type EndpointDetail,
+  type LivenessConfig,
+  type Portfolio,
+} from '../domain/types.js';
 import type { PushCheck, PushPingRecord } from '../domain/push.js';
 import { MASKED_SECRET } from '../services/liveness.js';
 
@@ -102,18 +110,7 @@ export function livenessJson(c: LivenessConfig, endpointUrl?: string) {
     id: c.id,
     endpoint_id: c.endpoint_id,
     ...(endpointUrl !== undefined ? { endpoint_url: endpointUrl } : {}),
-    is_enabled: c.is_enabled,
-    timeout_seconds: c.timeout_seconds,
-    expected_status_code: c.expected_status_code,
-    interval_seconds: c.interval_seconds,
-    failure_threshold: c.failure_threshold,
-    regions: c.regions,
-    confirm_from: c.confirm_from,
-    method: c.method,
-    headers: c.headers,
-    body: c.body,
-    follow_redirects: c.follow_redirects,
-    conditions: c.conditions,
+    ...livenessSettings(c),
     // The secret is never shown: sending the masked value back keeps it.
     auth: c.auth
       ? c.auth.type === 'basic'

@@ -162,6 +162,33 @@ export interface LivenessConfig {
   updated_at: string;
 }
 
+/**
+ * A liveness configuration's own settings: what the API answers for it and a configuration file
+ * writes for it, in this order (credentials aside: each shows them its own way, never the secret).
+ */
+export const LIVENESS_SETTINGS = [
+  'is_enabled',
+  'timeout_seconds',
+  'expected_status_code',
+  'interval_seconds',
+  'failure_threshold',
+  'regions',
+  'confirm_from',
+  'method',
+  'headers',
+  'body',
+  'follow_redirects',
+  'conditions',
+] as const satisfies readonly (keyof LivenessConfig)[];
+
+/** The LIVENESS_SETTINGS of a configuration. */
+export function livenessSettings(c: LivenessConfig): Pick<LivenessConfig, (typeof LIVENESS_SETTINGS)[number]> {
+  return Object.fromEntries(LIVENESS_SETTINGS.map((k) => [k, c[k]])) as Pick<
+    LivenessConfig,
+    (typeof LIVENESS_SETTINGS)[number]
+  >;
+}
+
 /** A create's answer: the endpoint and, when the request carried one, its inline liveness configuration. */
 export type CreatedEndpoint = Endpoint & { liveness?: LivenessConfig; push?: PushCheck };
 

@@ -6,7 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import { Duplicate, Invalid, ServiceError } from '../domain/errors.js';
 import type { ConfigChannel, ConfigDocument, ConfigDomain, ConfigEndpoint, ConfigPath } from '../domain/config-file.js';
-import type { Endpoint, LivenessConfig, Page, PageOf, Principal } from '../domain/types.js';
+import {
+  livenessSettings,
+  type Endpoint,
+  type LivenessConfig,
+  type Page,
+  type PageOf,
+  type Principal,
+} from '../domain/types.js';
 import type { Store } from '../store/index.js';
 import type { ServiceDeps } from './deps.js';
 import type { ChangeFeed, WorkingSetChange } from './changes.js';
@@ -162,18 +169,7 @@ function endpointFields(ep: Endpoint): Record<string, unknown> {
 /** A stored liveness configuration in the file's terms; credentials as their type (and user name). */
 function livenessFields(c: LivenessConfig): Record<string, unknown> {
   return {
-    is_enabled: c.is_enabled,
-    timeout_seconds: c.timeout_seconds,
-    expected_status_code: c.expected_status_code,
-    interval_seconds: c.interval_seconds,
-    failure_threshold: c.failure_threshold,
-    regions: c.regions,
-    confirm_from: c.confirm_from,
-    method: c.method,
-    headers: c.headers,
-    body: c.body,
-    follow_redirects: c.follow_redirects,
-    conditions: c.conditions,
+    ...livenessSettings(c),
     auth: c.auth ? { type: c.auth.type, ...(c.auth.username !== null ? { username: c.auth.username } : {}) } : null,
   };
 }
