@@ -20,6 +20,7 @@ import { BODY_LIMIT_BYTES, checkJsonDepth } from './json-limits.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
+import { accountTokenRoutes } from './routes/tokens.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -175,6 +176,7 @@ export function createLocalApi(
   const { router, routes } = routeTable();
   const fixed: Middleware[] = [];
   tokenRoutes(router, fixed);
+  accountTokenRoutes(router, deps, fixed);
   portfolioRoutes(router, deps, fixed);
   domainRoutes(router, deps, fixed);
   endpointRoutes(router, deps, fixed);

@@ -11,6 +11,7 @@ import { localRateLimiter } from '../services/rate-limit.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
+import { accountTokenRoutes } from './routes/tokens.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -78,6 +79,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     openapiRoutes(router, deps);
     configRoutes(router, deps);
     tokenRoutes(router, secure);
+    accountTokenRoutes(router, deps, secure);
     portfolioRoutes(router, deps, secure);
     domainRoutes(router, deps, secure);
     endpointRoutes(router, deps, secure);

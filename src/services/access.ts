@@ -1,10 +1,10 @@
 // Teams, users and API tokens: the token is shown once, only its SHA-256 hash is stored, and
 // lookups are cached in memory (cleared when any process revokes a token, via the meta epoch).
 import { createHash, randomBytes } from 'node:crypto';
-import { Conflict, Invalid, NotFound } from '../domain/errors.js';
+import { Conflict, Forbidden, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
-import { isRole, ROLES, type Role } from '../domain/roles.js';
+import { isRole, roleAllows, ROLES, type Role } from '../domain/roles.js';
 import type { ServiceDeps } from './deps.js';
 
 const TOKEN_PREFIX = 'dmn_';
@@ -40,6 +40,17 @@ interface CreatedToken {
   role: Role | null;
   /** When the token stops being accepted (null: never). */
   expires_at: string | null;
+}
+
+/** What a person asks for a token of their own (account settings; docs/accounts.md). */
+export interface OwnTokenInput {
+  name?: string;
+  /** Only reads: the spec's read-only flag (the token is a viewer). */
+  read_only?: boolean;
+  /** A role no higher than the caller's (absent: the member's role, whatever it is at the time). */
+  role?: Role;
+  /** When the token stops being accepted: in the future (absent: never). */
+  expires_at?: string;
 }
 
 export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
@@ -205,6 +216,70 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       });
       await bumpEpoch();
       return { ...tok, revoked_at: isoNow(clock) };
+    },
+
+    /** The caller's own live tokens in the team (account settings). */
+    ownTokens: (p: Principal) => store.tokens.liveForTeam(p.team_id, p.user_id),
+
+    /** Every live token of the caller's team (an owner's view). */
+    teamTokens: (p: Principal) => store.tokens.liveForTeam(p.team_id),
+
+    /** A new token of the caller's own, scoped to no more than the caller may do; shown once. */
+    async createOwnToken(p: Principal, input: OwnTokenInput): Promise<ApiToken & { user: string; token: string }> {
+      if (input.role && !roleAllows(p.role, input.role))
+        throw new Forbidden(
+          `a token's role cannot be higher than your own: you are ${p.role}, not ${input.role}`,
+          'FORBIDDEN_ROLE',
+        );
+      const now = clock.now();
+      if (input.expires_at !== undefined && !(Date.parse(input.expires_at) > now.getTime()))
+        throw new Invalid('expires_at must be in the future', 'INVALID_EXPIRY');
+      return store.transaction(async (tx) => {
+        const user = await tx.users.byId(p.user_id);
+        if (!user || user.team_id !== p.team_id) throw new NotFound('User');
+        const secret = randomBytes(32).toString('base64url');
+        const token = `${TOKEN_PREFIX}${secret}`;
+        const row = {
+          team_id: p.team_id,
+          user_id: user.id,
+          prefix: token.slice(0, 10),
+          created_at: now.toISOString(),
+          read_only: input.read_only === true,
+          operator: false,
+          role: input.role ?? null,
+          expires_at: input.expires_at ? new Date(input.expires_at).toISOString() : null,
+        };
+        const { id, name } = await tx.tokens.create({
+          ...row,
+          name: input.name?.trim() || null,
+          token_hash: hashToken(token),
+        });
+        await audit?.record(tx, p.team_id, {
+          action: 'create',
+          kind: 'token',
+          id,
+          name,
+          after: { id, name, ...row, user: user.email },
+        });
+        return { ...row, id, name, last_used_at: null, revoked_at: null, user: user.email, token };
+      });
+    },
+
+    /**
+     * Revokes a token of the caller's team: with `own`, only one of the caller's own (another's is
+     * not found, as another team's is). Its sessions end and every node's cache drops it.
+     */
+    async revokeTeamToken(p: Principal, id: string, own: boolean): Promise<ApiToken & { user: string }> {
+      const tok = (await store.tokens.liveForTeam(p.team_id, own ? p.user_id : undefined)).find((x) => x.id === id);
+      if (!tok) throw new NotFound('Token');
+      const now = isoNow(clock);
+      await store.transaction(async (tx) => {
+        await tx.tokens.revoke(id, now);
+        await tx.webSessions.removeForTokens([id]);
+        await audit?.record(tx, p.team_id, { action: 'revoke', kind: 'token', id, name: tok.name, before: tok });
+      });
+      await bumpEpoch();
+      return { ...tok, revoked_at: now };
     },
 
     async listUsers(teamName?: string): Promise<User[]> {

@@ -207,6 +207,15 @@ t.test('every Public API operation answers its documented success status with a 
   // The audit trail of everything above (test/api/audit.test.ts checks it in detail).
   t.ok((await api.get('/api/v1/audit?object_kind=portfolio')).body.data.length >= 2);
 
+  // Tokens in account settings
+  const tk = await api.post('/api/v1/account/tokens', { name: 'coverage', role: 'editor' });
+  t.equal(tk.status, 201);
+  t.equal((await api.get('/api/v1/account/tokens')).status, 200);
+  t.equal((await api.get('/api/v1/tokens')).status, 200);
+  t.equal((await api.delete(`/api/v1/account/tokens/${tk.body.id}`)).status, 200);
+  const tk2 = await api.post('/api/v1/account/tokens', { read_only: true });
+  t.equal((await api.delete(`/api/v1/tokens/${tk2.body.id}`)).status, 200);
+
   // Every success status of every primary (non-alias) path was answered and checked.
   // Tags whose success answers need outside peers are exercised (and checked the same way, through
   // startApp's client) by their own suites: Exposure in test/exposure/.

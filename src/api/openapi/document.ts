@@ -357,6 +357,7 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
     tags: [
       { name: 'System' },
       { name: 'Auth' },
+      { name: 'Tokens', description: "API tokens in account settings: your own, and an owner's view of the team's." },
       { name: 'Portfolios' },
       { name: 'Domains' },
       { name: 'Endpoints' },

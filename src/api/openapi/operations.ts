@@ -159,6 +159,50 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 200: 'TokenAuth' },
   },
 
+  // Tokens (account settings; docs/accounts.md)
+  {
+    method: 'get',
+    path: '/api/v1/account/tokens',
+    summary: "The caller's own API tokens in the team (not revoked), with when each was last used",
+    tag: 'Tokens',
+    responses: { 200: 'ApiTokenList' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/account/tokens',
+    role: 'viewer',
+    summary: 'Create a token of your own: a name, read-only or a role no higher than yours, an expiry',
+    description:
+      "The secret is in this answer only. A role above the caller's is refused (403 FORBIDDEN_ROLE); an expiry not in the future is a 400 (INVALID_EXPIRY).",
+    tag: 'Tokens',
+    body: 'token-create',
+    responses: { 201: 'ApiTokenCreated' },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/account/tokens/:tokenId',
+    role: 'viewer',
+    summary: 'Revoke a token of your own (its dashboard sessions end with it)',
+    tag: 'Tokens',
+    responses: { 200: 'ApiTokenRevoked' },
+  },
+  {
+    method: 'get',
+    path: '/api/v1/tokens',
+    role: 'owner',
+    summary: "Every API token of the team (not revoked), whoever's it is",
+    tag: 'Tokens',
+    responses: { 200: 'ApiTokenList' },
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/tokens/:tokenId',
+    role: 'owner',
+    summary: 'Revoke any token of the team (its dashboard sessions end with it)',
+    tag: 'Tokens',
+    responses: { 200: 'ApiTokenRevoked' },
+  },
+
   // Portfolios
   {
     method: 'get',

@@ -147,6 +147,18 @@ export function tokensRepo(db: Kysely<DB>) {
       if (teamId) q = q.where('t.team_id', '=', teamId);
       return (await q.orderBy('t.created_at').execute()).map(token);
     },
+    /** A team's tokens not revoked (one member's with `userId`), oldest first, with their member's e-mail. */
+    async liveForTeam(teamId: string, userId?: string): Promise<(ApiToken & { user: string })[]> {
+      let q = db
+        .selectFrom('api_tokens as t')
+        .innerJoin('users as u', 'u.id', 't.user_id')
+        .select(cols.map((c) => `t.${c}` as const))
+        .select('u.email as user')
+        .where('t.team_id', '=', teamId)
+        .where('t.revoked_at', 'is', null);
+      if (userId) q = q.where('t.user_id', '=', userId);
+      return (await q.orderBy('t.created_at').orderBy('t.id').execute()).map(token);
+    },
     async byId(id: string): Promise<ApiToken | undefined> {
       const r = await db.selectFrom('api_tokens').select(cols).where('id', '=', id).executeTakeFirst();
       return r && token(r);
