@@ -116,6 +116,11 @@ t.test('every write route records its change, in its transaction, with secrets m
   await api.delete(`/api/v1/domains/${bulkDomain.id}`);
   const spare = (await api.post('/api/v1/portfolios', { name: 'Spare' })).body;
   await api.delete(`/api/v1/portfolios/${spare.id}`);
+  // Tokens in account settings: one's own made and revoked, and one revoked by the owner's path.
+  const own = (await api.post('/api/v1/account/tokens', { name: 'mine', role: 'editor' })).body;
+  await api.delete(`/api/v1/account/tokens/${own.id}`);
+  const another = (await api.post('/api/v1/account/tokens', { read_only: true })).body;
+  await api.delete(`/api/v1/tokens/${another.id}`);
 
   // A refused change (a taken name) leaves no entry: the row is written with the change or not at all.
   const refused = await raw.post('/api/v1/domains', { domain: 'audit.test' });
