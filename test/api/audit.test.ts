@@ -3,10 +3,12 @@
 // here), with the actor, the token, the object's before and after and its secrets masked; a refused
 // change leaves none; a configuration apply is one entry per object it changed, under its apply id;
 // reading is refused to read-only tokens and scoped to the team; cursor paging and the JSON lines export.
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 import { startExposureDns } from '../support/exposure-dns.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
+import { CSRF_HEADER } from '../../src/web/session.js';
 
 t.setTimeout(180_000);
 
@@ -246,4 +248,28 @@ t.test('every write route records its change, in its transaction, with secrets m
   }
   const other = client(s.url, await s.token('other-team'));
   t.same((await other.get('/api/v1/audit')).body, { data: [], next_cursor: null });
+});
+
+t.test('a dashboard session is the door of its changes, named by a reference that is not its cookie', async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const token = await s.token('web', 'web@example.com');
+  const signIn = await request(s.url, 'POST', '/ui/session', { body: { token }, unchecked: true });
+  t.equal(signIn.status, 201);
+  const jar = signIn.headers.getSetCookie()[0]!.split(';')[0]!;
+  const sid = jar.slice(jar.indexOf('=') + 1);
+  const made = await request(s.url, 'POST', '/api/v1/portfolios', {
+    body: { name: 'from the dashboard' },
+    headers: { cookie: jar, [CSRF_HEADER]: signIn.body.csrf_token },
+  });
+  t.equal(made.status, 201);
+  const [entry] = (await client(s.url, token).get('/api/v1/audit')).body.data;
+  t.match(entry, {
+    action: 'create',
+    object: { kind: 'portfolio', name: 'from the dashboard' },
+    actor: { email: 'web@example.com' },
+    via: { kind: 'session', id: createHash('sha256').update(sid).digest('hex').slice(0, 16) },
+    request_id: made.headers.get('x-request-id'),
+  });
+  t.notMatch(JSON.stringify(entry), sid, 'never the cookie itself');
 });
