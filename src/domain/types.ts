@@ -40,6 +40,23 @@ export interface ApiToken {
   expires_at: string | null;
 }
 
+/** A person who signs in with an e-mail and a password (docs/accounts.md). */
+export interface Account {
+  id: string;
+  /** Case-folded; one account per address. */
+  email: string;
+  created_at: string;
+  /** A disabled account signs nobody in, and its sessions stop at once. */
+  disabled: boolean;
+}
+
+/** One team an account belongs to (its users row there). */
+export interface Membership {
+  user_id: string;
+  team_id: string;
+  team_name: string;
+}
+
 /** What an authenticated request knows about its caller. */
 export interface Principal {
   token_id: string;
@@ -56,6 +73,8 @@ export interface Principal {
   role: Role;
   /** When the credential's token stops being accepted (absent or null: never). */
   expires_at?: string | null;
+  /** A session made by a password sign-in: the person's account (absent for a token and its sessions). */
+  account_id?: string;
 }
 
 export interface Portfolio {

@@ -1,6 +1,7 @@
 // Builds every service from the same dependencies; api and cli receive this object.
 import { createAccessService } from './access.js';
 import { createSessionService } from './sessions.js';
+import { createAccountService } from './accounts.js';
 import type { ServiceDeps } from './deps.js';
 import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
@@ -86,6 +87,8 @@ export function createServices(
     audit: deps.audit,
     access,
     sessions: createSessionService({ store: deps.store, clock: deps.clock, access, ...base.sessions }),
+    /** People's accounts: e-mail and password sign-in, their teams. */
+    accounts: createAccountService(deps),
     portfolios: createPortfolioService(deps),
     domains,
     /** A domain's health with the reasons of its grade, computed from its current inputs when asked. */

@@ -1,5 +1,6 @@
-// The web dashboard's server-side sessions (docs/web.md). Signing in with an API token makes a
-// session: a random id (32 bytes, base64url) that only the browser's cookie holds; the database keeps
+// The web dashboard's server-side sessions (docs/web.md). Signing in with an API token, or with an
+// account's e-mail and password (services/accounts.ts; the session then acts in one of the account's
+// teams, and may switch to another), makes a session: a random id (32 bytes, base64url) that only the browser's cookie holds; the database keeps
 // its SHA-256, the token it came from, when it was last used and when it ends. A session ends at
 // sign-out, when idle for `idleMs`, `absoluteMs` after sign-in, and at once when its token is revoked
 // or its user removed (the look-up joins the token, so every node sees it). The CSRF token a page
@@ -28,7 +29,7 @@ export interface WebSession {
 }
 
 export function createSessionService(deps: {
-  store: Pick<Store, 'webSessions' | 'meta'>;
+  store: Pick<Store, 'webSessions' | 'meta' | 'accounts'>;
   clock: Clock;
   access: Pick<AccessService, 'authenticate'>;
   idleMs?: number;
@@ -57,20 +58,45 @@ export function createSessionService(deps: {
       .digest('base64url');
   }
 
+  async function start(
+    of: { token_id: string } | { user_id: string },
+  ): Promise<{ id: string; principal: Principal; csrf: string } | null> {
+    const id = randomBytes(32).toString('base64url');
+    const now = clock.now().getTime();
+    await store.webSessions.create({ id_hash: hashId(id), now, expires_at: now + absoluteMs, ...of });
+    const row = await store.webSessions.byHash(hashId(id));
+    return row ? { id, principal: row.principal, csrf: await csrfFor(id) } : null;
+  }
+
   return {
     /** Signs in with an API token: a new session, or null when the token is not valid. */
     async create(token: string): Promise<(WebSession & { id: string }) | null> {
       const principal = await access.authenticate(token);
       if (!principal) return null;
-      const id = randomBytes(32).toString('base64url');
-      const now = clock.now().getTime();
-      await store.webSessions.create({
-        id_hash: hashId(id),
-        token_id: principal.token_id,
-        now,
-        expires_at: now + absoluteMs,
-      });
-      return { id, principal, csrf: await csrfFor(id) };
+      return start({ token_id: principal.token_id });
+    },
+
+    /** Signs in as a member (a password sign-in the caller has checked): a new session in that member's team. */
+    createForMember(userId: string): Promise<(WebSession & { id: string }) | null> {
+      return start({ user_id: userId });
+    },
+
+    /**
+     * Moves a password sign-in's session to another team of the same account; the session (and its
+     * CSRF token) stays. Null when the session is not a password sign-in's or the account has no
+     * membership in that team.
+     */
+    async switchTeam(id: string, teamName: string): Promise<WebSession | null> {
+      if (!SESSION_ID.test(id)) return null;
+      const h = hashId(id);
+      const row = await store.webSessions.byHash(h);
+      const account = row?.principal.account_id;
+      if (!account) return null;
+      const to = (await store.accounts.memberships(account)).find((m) => m.team_name === teamName);
+      if (!to) return null;
+      await store.webSessions.switchMembership(h, to.user_id);
+      const now = await store.webSessions.byHash(h);
+      return now ? { principal: now.principal, csrf: await csrfFor(id) } : null;
     },
 
     /** The live session of a cookie's id, or null (unknown, ended, expired, or its token revoked). */

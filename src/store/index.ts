@@ -34,6 +34,7 @@ import { nodesRepo } from './repos/nodes.js';
 import { livenessDueRepo } from './repos/liveness-due.js';
 import { rateLimitsRepo } from './repos/rate-limits.js';
 import { webSessionsRepo } from './repos/web-sessions.js';
+import { accountsRepo } from './repos/accounts.js';
 import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
@@ -85,6 +86,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     livenessDue: livenessDueRepo(db),
     rateLimits: rateLimitsRepo(db),
     webSessions: webSessionsRepo(db),
+    accounts: accountsRepo(db),
     authFailures: authFailuresRepo(db),
     /** The dashboard's home and outage reads (read only). */
     dashboard: dashboardRepo(db),

@@ -15,6 +15,17 @@ export interface UsersTable {
   created_at: string;
   /** owner | editor | viewer (migration 028; docs/accounts.md). */
   role: ColumnType<string, string | undefined, string>;
+  /** The person's account (null: a member without password sign-in; migration 032). */
+  account_id: ColumnType<string | null, string | null | undefined, string | null>;
+}
+export interface AccountsTable {
+  id: string;
+  /** Case-folded, unique. */
+  email: string;
+  /** $scrypt$ln=..,r=..,p=..$salt$hash (services/passwords.ts); null until the person sets one. */
+  password_hash: string | null;
+  created_at: string;
+  disabled: ColumnType<Bool, Bool | undefined, Bool>;
 }
 export interface ApiTokensTable {
   id: string;
@@ -407,7 +418,10 @@ export interface RateLimitsTable {
 /** A signed-in browser of the web dashboard (src/services/sessions.ts); the cookie's id is stored hashed. */
 export interface WebSessionsTable {
   id_hash: string;
-  token_id: string;
+  /** A session made from an API token (else null). */
+  token_id: string | null;
+  /** A session made by a password sign-in: the membership (team) it acts in (else null; migration 032). */
+  user_id: ColumnType<string | null, string | null | undefined, string | null>;
   /** Epoch milliseconds. */
   created_at: number;
   /** Epoch milliseconds of the last use (written at most once a minute). */
@@ -452,6 +466,7 @@ export interface PushPingsTable {
 export interface DB {
   teams: TeamsTable;
   users: UsersTable;
+  accounts: AccountsTable;
   api_tokens: ApiTokensTable;
   meta: MetaTable;
   portfolios: PortfoliosTable;

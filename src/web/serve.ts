@@ -15,6 +15,7 @@ import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
 import type { WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
+import { foldEmail } from '../services/accounts.js';
 import type { LiveHub } from './live.js';
 import { formSchemasBody } from './form-schemas.js';
 
@@ -123,7 +124,7 @@ export function webMiddleware(
     const etag = createHash('sha256').update(body).digest('base64url').slice(0, 27);
     return (schemas = { body, type: 'application/json; charset=utf-8', etag, encoded: { br, gzip } });
   };
-  const answer = (s: WebSession) => ({
+  const answer = async (s: WebSession) => ({
     signed_in: true,
     team: s.principal.team_name,
     user: s.principal.user_email,
@@ -133,6 +134,11 @@ export function webMiddleware(
     // Which controls the dashboard shows (docs/accounts.md); the API enforces the same.
     role: s.principal.role,
     csrf_token: s.csrf,
+    // A password sign-in: the account's teams, which the header menu switches between.
+    ...(s.principal.account_id !== undefined && {
+      account: true,
+      teams: (await deps.services.accounts.memberships(s.principal.account_id)).map((m) => m.team_name),
+    }),
   });
   const throttle = deps.authThrottle;
   return async (ctx, next) => {
@@ -197,25 +203,43 @@ export function webMiddleware(
           clearSessionCookie(ctx);
           await throttle?.fail(clientKey(ctx.ip));
         }
-        ctx.body = s ? answer(s) : { signed_in: false };
+        ctx.body = s ? await answer(s) : { signed_in: false };
         return;
       }
       if (ctx.method === 'POST') {
         // JSON only: a cross-site form cannot send it without a CORS preflight, which is never granted.
         if (!ctx.is('application/json')) throw new NotJson();
-        const { token } = deps.validator.body<{ token: string }>('ui-session', ctx.request.body);
-        await throttle?.check(clientKey(ctx.ip));
-        const s = await sessions.create(token);
-        if (!s) {
-          await throttle?.fail(clientKey(ctx.ip));
-          throw new Unauthorized();
+        const body = deps.validator.body<{ token: string } | { email: string; password: string; team?: string }>(
+          'ui-session',
+          ctx.request.body,
+        );
+        const client = clientKey(ctx.ip);
+        await throttle?.check(client);
+        let s: Awaited<ReturnType<typeof sessions.create>>;
+        if ('token' in body) {
+          s = await sessions.create(body.token);
+          if (!s) {
+            await throttle?.fail(client);
+            throw new Unauthorized();
+          }
+        } else {
+          // Guesses are counted per address and per account (its e-mail, known or not, so the answer tells nothing).
+          const account = `account:${foldEmail(body.email)}`;
+          await throttle?.check(account);
+          const who = await deps.services.accounts.signIn(body.email, body.password, body.team);
+          s = who && (await sessions.createForMember(who.membership.user_id));
+          if (!s) {
+            const counted = await Promise.allSettled([throttle?.fail(client), throttle?.fail(account)]);
+            for (const c of counted) if (c.status === 'rejected') throw c.reason;
+            throw new Unauthorized('Wrong e-mail or password');
+          }
         }
         // A session the browser held before (another sign-in) ends here, not when it expires.
         const before = sessionId(ctx);
         if (before !== undefined) await sessions.end(before);
         setSessionCookie(ctx, s.id);
         ctx.status = 201;
-        ctx.body = answer(s);
+        ctx.body = await answer(s);
         return;
       }
       if (ctx.method === 'DELETE') {
@@ -232,6 +256,31 @@ export function webMiddleware(
       }
       ctx.set('Allow', 'GET, POST, DELETE');
       ctx.throw(405, 'method not allowed', { expose: true });
+    }
+    if (p === '/ui/session/team') {
+      // A password sign-in's session moves to another of the account's teams (the header menu).
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.method !== 'POST') {
+        ctx.set('Allow', 'POST');
+        ctx.throw(405, 'method not allowed', { expose: true });
+      }
+      if (!ctx.is('application/json')) throw new NotJson();
+      const sid = sessionId(ctx);
+      if (sid === undefined) throw new Unauthorized();
+      await throttle?.check(clientKey(ctx.ip));
+      const s = await deps.services.sessions.resolve(sid);
+      if (!s) {
+        clearSessionCookie(ctx);
+        await throttle?.fail(clientKey(ctx.ip));
+        throw new Unauthorized();
+      }
+      checkCsrf(ctx, s.csrf);
+      const { team } = deps.validator.body<{ team: string }>('ui-session-team', ctx.request.body);
+      // Another team's name, or a token's session, is no team this session may act in.
+      const moved = await deps.services.sessions.switchTeam(sid, team);
+      if (!moved) throw new NotFound(`Team "${team}"`);
+      ctx.body = await answer(moved);
+      return;
     }
     await next();
   };

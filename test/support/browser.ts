@@ -71,9 +71,15 @@ export function watch(page: Page): string[] {
   return problems;
 }
 
-/** Signs in with the form at `url`/ and waits for the Home and its counts. */
+/** Switches the sign-in form from e-mail and password to an API token. */
+export async function useToken(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Use an API token instead' }).click();
+}
+
+/** Signs in with a token in the form at `url`/ and waits for the Home and its counts. */
 export async function signIn(page: Page, url: string, token: string): Promise<void> {
   await page.goto(url + '/');
+  await useToken(page);
   await page.getByLabel('API token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByTestId('home-summary').waitFor();

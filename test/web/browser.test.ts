@@ -11,7 +11,15 @@ import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
 import { issue, makeCa, makeIntermediate } from '../support/certs.js';
 import { waitFor } from '../support/wait.js';
-import { browser, firstPage, shot as save, skipBrowser as skip, watch, type PageGlobals } from '../support/browser.js';
+import {
+  browser,
+  firstPage,
+  shot as save,
+  skipBrowser as skip,
+  useToken,
+  watch,
+  type PageGlobals,
+} from '../support/browser.js';
 
 t.setTimeout(180_000);
 
@@ -90,8 +98,9 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
 
   // Sign in.
   await page.goto(s.url + '/');
-  await page.getByLabel('API token').waitFor();
+  await page.getByLabel('E-mail').waitFor();
   await shot(page, 'sign-in');
+  await useToken(page);
   await page.getByLabel('API token').fill('dmn_wrong');
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('alert').filter({ hasText: 'not valid' }).waitFor();
@@ -297,7 +306,7 @@ t.test('sign in, add a domain, see it, open an endpoint with its chart, every pa
 
   // Sign out: back to the form, and the cookie no longer works.
   await page.getByRole('button', { name: 'Sign out' }).click();
-  await page.getByLabel('API token').waitFor();
+  await page.getByLabel('E-mail').waitFor();
   t.notOk(
     (await ctx.cookies()).some((c) => c.name === 'dommon_session' && c.value),
     'the cookie is gone',

@@ -12,6 +12,9 @@ export interface Session {
   /** The session's role in the team (docs/accounts.md): viewer for a read-only token. */
   role: 'owner' | 'editor' | 'viewer';
   csrf_token: string;
+  /** A password sign-in (docs/accounts.md): the account's teams, which the header menu switches between. */
+  account?: true;
+  teams?: string[];
 }
 
 /** A failed check of a request, by field (the dotted path the API names). */
@@ -120,9 +123,18 @@ export async function currentSession(): Promise<Session | null> {
   return s;
 }
 
-export async function signIn(token: string): Promise<Session> {
-  const s = await api<Session>('POST', '/ui/session', { token });
+/** Signs in with an API token, or with an account's e-mail and password. */
+export async function signIn(credential: { token: string } | { email: string; password: string }): Promise<Session> {
+  const s = await api<Session>('POST', '/ui/session', credential);
   csrf = s.csrf_token;
+  answers.clear();
+  return s;
+}
+
+/** Moves a password sign-in's session to another of the account's teams; every cached answer was the old team's. */
+export async function switchTeam(team: string): Promise<Session> {
+  const s = await api<Session>('POST', '/ui/session/team', { team });
+  answers.clear();
   return s;
 }
 

@@ -1,7 +1,7 @@
 // The dommon web dashboard (docs/web.md): sign-in, then the pages, routed by the URL's hash.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Session, currentSession, onSignedOut, signIn, signOut } from './api.js';
+import { ApiError, type Session, currentSession, onSignedOut, signIn, signOut, switchTeam } from './api.js';
 import { useRoute } from './hooks.js';
 import { Overview } from './pages/overview.js';
 import { Home } from './pages/home.js';
@@ -22,46 +22,130 @@ import './style.css';
 import './setup.css';
 
 function SignIn({ done }: { done: (s: Session) => void }) {
+  const [withToken, setWithToken] = useState(false);
   const [token, setToken] = useState('');
+  const [email, setEmail] = useState('');
+  const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
-      done(await signIn(token.trim()));
+      done(await signIn(withToken ? { token: token.trim() } : { email: email.trim(), password }));
     } catch (err) {
       setError(
-        err instanceof ApiError && err.status === 401 ? 'That token is not valid (or was revoked).' : String(err),
+        err instanceof ApiError && err.status === 401
+          ? withToken
+            ? 'That token is not valid (or was revoked).'
+            : 'Wrong e-mail or password.'
+          : err instanceof ApiError && err.status === 429
+            ? 'Too many failed sign-ins: wait a minute and try again.'
+            : String(err),
       );
     }
   };
+  const other = (
+    <button
+      type="button"
+      class="link"
+      onClick={() => {
+        setWithToken(!withToken);
+        setError('');
+      }}
+    >
+      {withToken ? 'Use e-mail and password instead' : 'Use an API token instead'}
+    </button>
+  );
   return (
     <main class="signin">
       <h1>dommon</h1>
       <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
-        <label>
-          API token
-          <input
-            type="password"
-            name="token"
-            autoComplete="current-password"
-            required
-            value={token}
-            placeholder="dmn_…"
-            onInput={(e) => setToken(e.currentTarget.value)}
-          />
-        </label>
-        <p class="muted">
-          Make one with <code>dommon token create --team NAME</code>. It is kept in an HttpOnly cookie for this browser
-          session.
-        </p>
+        {withToken ? (
+          <>
+            <label>
+              API token
+              <input
+                type="password"
+                name="token"
+                autoComplete="current-password"
+                required
+                value={token}
+                placeholder="dmn_…"
+                onInput={(e) => setToken(e.currentTarget.value)}
+              />
+            </label>
+            <p class="muted">
+              Make one with <code>dommon token create --team NAME</code>. It is kept in an HttpOnly cookie for this
+              browser session.
+            </p>
+          </>
+        ) : (
+          <>
+            <label>
+              E-mail
+              <input
+                type="email"
+                name="email"
+                autoComplete="username"
+                required
+                value={email}
+                onInput={(e) => setEmail(e.currentTarget.value)}
+              />
+            </label>
+            <label>
+              Password
+              <input
+                type="password"
+                name="password"
+                autoComplete="current-password"
+                required
+                value={password}
+                onInput={(e) => setPassword(e.currentTarget.value)}
+              />
+            </label>
+          </>
+        )}
         <button type="submit">Sign in</button>
         {error && (
           <p class="error" role="alert">
             {error}
           </p>
         )}
+        {other}
       </form>
     </main>
+  );
+}
+
+/** The header's team menu of a person in several teams: the session moves, and every view reads anew. */
+function TeamMenu({ session, done }: { session: Session; done: (s: Session) => void }) {
+  const [error, setError] = useState('');
+  if (!session.teams || session.teams.length < 2) return <>{session.team}</>;
+  return (
+    <>
+      <select
+        aria-label="Team"
+        value={session.team}
+        onChange={(e) => {
+          const team = e.currentTarget.value;
+          switchTeam(team).then(
+            (s) => (setError(''), done(s)),
+            (err: unknown) => setError(String(err)),
+          );
+        }}
+      >
+        {session.teams.map((t) => (
+          <option key={t} value={t}>
+            {t}
+          </option>
+        ))}
+      </select>
+      {error && (
+        <span class="error" role="alert">
+          {' '}
+          {error}
+        </span>
+      )}
+    </>
   );
 }
 
@@ -137,7 +221,7 @@ function App() {
           ))}
         </nav>
         <span class="who muted">
-          {session.team} · {session.token_name}{' '}
+          <TeamMenu session={session} done={setSession} /> · {session.account ? session.user : session.token_name}{' '}
           {session.read_only ? (
             <span class="badge none">read-only</span>
           ) : (
@@ -151,7 +235,8 @@ function App() {
       <main id="main" tabIndex={-1}>
         <CanWrite.Provider value={session.role !== 'viewer'}>
           <CanOwn.Provider value={session.role === 'owner'}>
-            <Page route={route} />
+            {/* A new team: every page is made anew, so nothing of the old team's stays on screen. */}
+            <Page key={session.team} route={route} />
           </CanOwn.Provider>
         </CanWrite.Provider>
       </main>

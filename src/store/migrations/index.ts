@@ -27,6 +27,7 @@ import * as m028 from './028_roles.js';
 import * as m029 from './029_result_detail.js';
 import * as m030 from './030_audit_log.js';
 import * as m031 from './031_config_managed.js';
+import * as m032 from './032_accounts.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -55,6 +56,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '029_result_detail': m029,
   '030_audit_log': m030,
   '031_config_managed': m031,
+  '032_accounts': m032,
 };
 
 /**

@@ -1,0 +1,246 @@
+// Password sign-in to the dashboard (docs/accounts.md): an account's e-mail (any case) and password
+// make the same server-side session a token does (cookie, CSRF token bound to it); every failure
+// answers the same 401 and costs the same scrypt hash (an unknown e-mail too); guesses are counted
+// per address and per account; a disabled account or a removed membership ends its sessions at
+// once; a person in several teams switches the session between them; the token sign-in stays.
+import t from 'tap';
+import { request, startApp, type TestApp } from '../support/app.js';
+import { CSRF_HEADER } from '../../src/web/session.js';
+import { manualClock } from '../support/clock.js';
+import { hashPassword } from '../../src/services/passwords.js';
+
+// Every sign-in hashes with scrypt at N=2^17 (about a quarter second of one core, several seconds on a
+// busy machine): the accounts get their hash made once here, and the tests sign in no more than needed.
+t.setTimeout(360_000);
+
+const PASSWORD = 'correct horse battery';
+const HASH = await hashPassword(PASSWORD);
+
+/** An account of `email` with PASSWORD, a member of each of `teams` (an owner unless `role` says). */
+async function person(
+  s: TestApp,
+  email: string,
+  teams: string[],
+  password: string | null = PASSWORD,
+  role: 'owner' | 'editor' | 'viewer' = 'owner',
+) {
+  const a = await s.app.services.accounts.ensure(email);
+  if (password !== null)
+    await s.app.store.accounts.setPassword(a.id, password === PASSWORD ? HASH : await hashPassword(password));
+  for (const team of teams) {
+    const u = await s.app.services.access.addUser(team, email, role);
+    await s.app.services.accounts.link(u.id, a.id);
+  }
+  return a;
+}
+
+const signIn = (s: TestApp, body: Record<string, string>, headers: Record<string, string> = {}) =>
+  request(s.url, 'POST', '/ui/session', { body, headers, unchecked: true });
+
+function jarOf(h: Headers): string {
+  const c = h.getSetCookie().find((x) => x.startsWith('dommon_session='));
+  if (!c) throw new Error('no session cookie set');
+  return c.split(';')[0]!;
+}
+
+t.test('an e-mail and password make a session like a token does', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  await person(s, 'Ann@Example.com', ['alpha']);
+  const r = await signIn(s, { email: '  ANN@example.COM ', password: PASSWORD });
+  t.equal(r.status, 201, 'the e-mail is matched in any case');
+  t.match(r.body, {
+    signed_in: true,
+    team: 'alpha',
+    user: 'ann@example.com',
+    read_only: false,
+    role: 'owner',
+    account: true,
+    teams: ['alpha'],
+  });
+  const jar = jarOf(r.headers);
+  t.match(jar, /^dommon_session=[A-Za-z0-9_-]{43}$/);
+  const auth = { cookie: jar, [CSRF_HEADER]: r.body.csrf_token as string };
+  const made = await request(s.url, 'POST', '/api/v1/domains', { body: { domain: 'ann.example' }, headers: auth });
+  t.equal(made.status, 201, 'a write with the session and its CSRF token');
+  const noCsrf = await request(s.url, 'POST', '/api/v1/domains', {
+    body: { domain: 'x.example' },
+    headers: { cookie: jar },
+    unchecked: true,
+  });
+  t.equal(noCsrf.status, 403, 'without the CSRF token: refused');
+  const list = await request(s.url, 'GET', '/api/v1/domains', { headers: { cookie: jar } });
+  t.same(
+    list.body.data.map((d: { domain: string }) => d.domain),
+    ['ann.example'],
+  );
+  const again = await request(s.url, 'GET', '/ui/session', { headers: { cookie: jar } });
+  t.equal(again.body.csrf_token, r.body.csrf_token);
+  t.equal(again.body.user, 'ann@example.com');
+  const rows = await s.app.store.db.selectFrom('accounts').select(['email', 'password_hash']).execute();
+  t.equal(rows.length, 1);
+  t.equal(rows[0]!.email, 'ann@example.com', 'stored case-folded');
+  t.match(rows[0]!.password_hash, /^\$scrypt\$ln=17,r=8,p=1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+  t.notMatch(rows[0]!.password_hash, PASSWORD);
+
+  const out = await request(s.url, 'DELETE', '/ui/session', { headers: auth, unchecked: true });
+  t.equal(out.status, 204);
+  t.equal((await request(s.url, 'GET', '/api/v1/domains', { headers: { cookie: jar }, unchecked: true })).status, 401);
+
+  // A viewer's password session may read and nothing more: the member's role is the session's.
+  await person(s, 'vic@example.com', ['alpha'], PASSWORD, 'viewer');
+  const v = await signIn(s, { email: 'vic@example.com', password: PASSWORD });
+  t.equal(v.body.role, 'viewer');
+  const vAuth = { cookie: jarOf(v.headers), [CSRF_HEADER]: v.body.csrf_token as string };
+  t.equal((await request(s.url, 'GET', '/api/v1/domains', { headers: vAuth })).status, 200);
+  const refused = await request(s.url, 'POST', '/api/v1/domains', {
+    body: { domain: 'vic.example' },
+    headers: vAuth,
+    unchecked: true,
+  });
+  t.equal(refused.status, 403);
+  t.equal(refused.body.code, 'FORBIDDEN_ROLE');
+
+  // The token sign-in is unchanged beside it.
+  const token = await s.token('alpha', 'ann@example.com');
+  const byToken = await signIn(s, { token });
+  t.equal(byToken.status, 201);
+  t.equal(byToken.body.account, undefined, 'a token session is no account session');
+  t.equal(byToken.body.teams, undefined);
+});
+
+t.test('every failure is the same 401 and costs the same hash', async (t) => {
+  const s = await startApp({ DOMMON_AUTH_FAILURE_LIMIT: '100' });
+  t.teardown(() => s.close());
+  await person(s, 'bob@example.com', ['beta']);
+  await person(s, 'nopass@example.com', ['beta'], null);
+  const off = await person(s, 'off@example.com', ['beta']);
+  await s.app.store.accounts.setDisabled(off.id, true);
+  await person(s, 'lonely@example.com', []);
+  const cases: [string, Record<string, string>][] = [
+    ['a wrong password', { email: 'bob@example.com', password: 'not the password' }],
+    ['an unknown e-mail', { email: 'nobody@example.com', password: PASSWORD }],
+    ['an account without a password', { email: 'nopass@example.com', password: PASSWORD }],
+    ['a disabled account', { email: 'off@example.com', password: PASSWORD }],
+    ['an account in no team', { email: 'lonely@example.com', password: PASSWORD }],
+    ['a team the account is not in', { email: 'bob@example.com', password: PASSWORD, team: 'alpha' }],
+  ];
+  for (const [what, body] of cases) {
+    const r = await signIn(s, body);
+    t.equal(r.status, 401, what);
+    t.match(r.body, { error: 'Wrong e-mail or password', code: 'UNAUTHORIZED', path: '/ui/session' }, what);
+    t.same(r.headers.getSetCookie(), [], `${what}: no cookie`);
+  }
+  // Timing: the unknown e-mail is hashed like a known one (scrypt at N=2^17 is far above the noise).
+  const fastest = async (body: Record<string, string>) => {
+    const ms: number[] = [];
+    for (let i = 0; i < 2; i++) {
+      const t0 = performance.now();
+      await signIn(s, body);
+      ms.push(performance.now() - t0);
+    }
+    return Math.min(...ms);
+  };
+  const known = await fastest({ email: 'bob@example.com', password: 'wrong password' });
+  const unknown = await fastest({ email: 'nobody@example.com', password: 'wrong password' });
+  t.ok(
+    unknown > known / 2,
+    `an unknown e-mail takes about as long (${unknown.toFixed(0)} ms, known ${known.toFixed(0)} ms)`,
+  );
+  t.equal((await signIn(s, { email: 'bob@example.com', password: PASSWORD })).status, 201, 'the right one');
+});
+
+t.test('guesses are counted per address and per account', async (t) => {
+  // A clock that stands still: the counts' one-minute window never rolls over under a slow machine.
+  const clock = manualClock('2030-01-01T00:00:10Z');
+  const s = await startApp({ DOMMON_AUTH_FAILURE_LIMIT: '3', DOMMON_TRUST_PROXY: 'true' }, { clock });
+  t.teardown(() => s.close());
+  await person(s, 'carol@example.com', ['gamma']);
+  await person(s, 'dave@example.com', ['gamma']);
+  const from = (ip: string) => ({ 'x-forwarded-for': ip });
+  // One account guessed from four addresses: the fourth failure is past the account's limit.
+  const statuses: number[] = [];
+  for (const ip of ['10.0.0.1', '10.0.0.2', '10.0.0.3', '10.0.0.4'])
+    statuses.push((await signIn(s, { email: 'carol@example.com', password: 'guess guess' }, from(ip))).status);
+  t.same(statuses, [401, 401, 401, 429]);
+  const right = await signIn(s, { email: 'CAROL@example.com', password: PASSWORD }, from('10.0.0.9'));
+  t.equal(right.status, 429, 'the right password from a new address: the account waits out the minute');
+  t.equal(right.body.code, 'TOO_MANY_FAILURES');
+  t.equal(
+    (await signIn(s, { email: 'dave@example.com', password: PASSWORD }, from('10.0.0.9'))).status,
+    201,
+    'another account from that address signs in',
+  );
+  // One address guessing four accounts (unknown ones too): the address is stopped.
+  const byAddress: number[] = [];
+  for (const e of ['e1@example.com', 'e2@example.com', 'dave@example.com', 'e3@example.com'])
+    byAddress.push((await signIn(s, { email: e, password: 'guess guess' }, from('10.0.1.1'))).status);
+  t.same(byAddress, [401, 401, 401, 429]);
+  t.equal((await signIn(s, { email: 'dave@example.com', password: PASSWORD }, from('10.0.1.1'))).status, 429);
+  clock.advance(60_000);
+  t.equal(
+    (await signIn(s, { email: 'carol@example.com', password: PASSWORD }, from('10.0.1.1'))).status,
+    201,
+    'the next minute: both counts start again',
+  );
+});
+
+t.test('a disabled account or a removed membership ends its sessions at once', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const erin = await person(s, 'erin@example.com', ['delta']);
+  await person(s, 'fay@example.com', ['delta']);
+  const e = jarOf((await signIn(s, { email: 'erin@example.com', password: PASSWORD })).headers);
+  const f = jarOf((await signIn(s, { email: 'fay@example.com', password: PASSWORD })).headers);
+  const read = (jar: string) =>
+    request(s.url, 'GET', '/api/v1/domains', { headers: { cookie: jar }, unchecked: true }).then((r) => r.status);
+  t.equal(await read(e), 200);
+  t.equal(await read(f), 200);
+  await s.app.store.accounts.setDisabled(erin.id, true);
+  t.equal(await read(e), 401, 'the disabled account: its session is refused');
+  t.equal((await signIn(s, { email: 'erin@example.com', password: PASSWORD })).status, 401, 'and it cannot sign in');
+  await s.app.services.access.removeUser('delta', 'fay@example.com');
+  t.equal(await read(f), 401, 'the removed member: its session ended');
+  const left = await s.app.store.db.selectFrom('web_sessions').select('user_id').execute();
+  t.equal(left.length, 1, "the removed member's session row went with the membership");
+});
+
+t.test('a person in several teams switches the session between them', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  await person(s, 'gus@example.com', ['one', 'two']);
+  await person(s, 'hal@example.com', ['three']);
+  const hal = await s.token('three', 'hal@example.com');
+  await request(s.url, 'POST', '/api/v1/domains', { token: hal, body: { domain: 'three.example' } });
+  const r = await signIn(s, { email: 'gus@example.com', password: PASSWORD, team: 'two' });
+  t.equal(r.status, 201);
+  t.match(r.body, { team: 'two', teams: ['one', 'two'] });
+  const jar = jarOf(r.headers);
+  const auth = { cookie: jar, [CSRF_HEADER]: r.body.csrf_token as string };
+  await request(s.url, 'POST', '/api/v1/domains', { headers: auth, body: { domain: 'two.example' } });
+  const names = async () =>
+    (await request(s.url, 'GET', '/api/v1/domains', { headers: { cookie: jar } })).body.data.map(
+      (d: { domain: string }) => d.domain,
+    );
+  t.same(await names(), ['two.example']);
+
+  const sw = (team: string, headers: Record<string, string> = auth) =>
+    request(s.url, 'POST', '/ui/session/team', { headers, body: { team }, unchecked: true });
+  t.equal((await sw('one', { cookie: jar })).status, 403, 'without the CSRF token: refused');
+  const moved = await sw('one');
+  t.equal(moved.status, 200);
+  t.match(moved.body, { team: 'one', teams: ['one', 'two'], csrf_token: r.body.csrf_token });
+  t.same(await names(), [], "now acting in team one: team two's domain is not seen");
+  const other = await sw('three');
+  t.equal(other.status, 404, 'a team the person is not in: 404');
+  t.equal(other.body.code, 'NOT_FOUND');
+  t.equal((await request(s.url, 'GET', '/ui/session', { headers: { cookie: jar } })).body.team, 'one');
+  const bad = await sw('');
+  t.equal(bad.status, 400);
+
+  const tokenJar = jarOf((await signIn(s, { token: hal })).headers);
+  const tokSession = await request(s.url, 'GET', '/ui/session', { headers: { cookie: tokenJar } });
+  const tok = await sw('one', { cookie: tokenJar, [CSRF_HEADER]: tokSession.body.csrf_token as string });
+  t.equal(tok.status, 404, "a token's session stays in its token's team");
+  t.equal((await sw('one', {})).status, 401, 'signed out: 401');
+});
