@@ -6,6 +6,8 @@ import { isoNow } from '../domain/clock.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
 import { isRole, roleAllows, ROLES, type Role } from '../domain/roles.js';
 import type { ServiceDeps } from './deps.js';
+import { foldEmail } from './accounts.js';
+import { checkPassword, hashPassword } from './passwords.js';
 
 const TOKEN_PREFIX = 'dmn_';
 const EPOCH_KEY = 'tokens_epoch';
@@ -322,6 +324,38 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       });
       await bumpEpoch();
       return { ...user, role };
+    },
+
+    /**
+     * Gives a member a dashboard password: the person's account (made when there is none) is linked to
+     * the membership and its password set (docs/accounts.md). The password itself is never recorded.
+     */
+    async setPassword(
+      teamName: string | undefined,
+      email: string,
+      password: string,
+    ): Promise<{ user_id: string; account_id: string; email: string; team: string }> {
+      const team = await requireTeam(teamName);
+      const user = await store.users.byEmail(team.id, email.toLowerCase());
+      if (!user) throw new NotFound(`User ${email}`);
+      checkPassword(password);
+      const hash = await hashPassword(password);
+      const accountId = await store.transaction(async (tx) => {
+        const found = await tx.accounts.byEmail(foldEmail(user.email));
+        const id = found ? found.id : (await tx.accounts.create(foldEmail(user.email), isoNow(clock))).id;
+        await tx.accounts.setPassword(id, hash);
+        await tx.accounts.link(user.id, id);
+        await audit?.record(tx, team.id, {
+          action: 'update',
+          kind: 'user',
+          id: user.id,
+          name: user.email,
+          before: { ...user, password: found?.password_hash ? 'set' : 'none' },
+          after: { ...user, password: 'set' },
+        });
+        return id;
+      });
+      return { user_id: user.id, account_id: accountId, email: user.email, team: team.name };
     },
 
     async removeUser(teamName: string | undefined, email: string): Promise<{ user: User; revoked_tokens: number }> {

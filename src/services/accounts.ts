@@ -7,17 +7,12 @@ import { Invalid } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { Account, Membership } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
-import { PASSWORD_MAX, PASSWORD_MIN, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { checkPassword, hashPassword, needsRehash, verifyPassword } from './passwords.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** The form every e-mail is stored and compared in. */
 export const foldEmail = (email: string): string => email.trim().toLowerCase();
-
-function checkPassword(password: string): void {
-  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX)
-    throw new Invalid(`a password must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, 'PASSWORD_INVALID');
-}
 
 /**
  * What an unknown e-mail's password is checked against: the hash of a random password nobody kept,

@@ -4,6 +4,7 @@
 // `$scrypt$ln=17,r=8,p=1$<salt>$<key>` (base64url), so raising them later is a change of PARAMS: an
 // old hash still verifies with its own, and is replaced at the person's next sign-in.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Invalid } from '../domain/errors.js';
 
 interface Params {
   /** log2 of N, the cost. */
@@ -17,8 +18,14 @@ const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]{16,64})\$([A-Za-z0-9_-]{16,128})$/;
 /** Passwords longer than this are refused before hashing (a long one costs no more, but bounds the body). */
-export const PASSWORD_MAX = 1024;
-export const PASSWORD_MIN = 10;
+const PASSWORD_MAX = 1024;
+const PASSWORD_MIN = 10;
+
+/** Refuses a password outside PASSWORD_MIN..PASSWORD_MAX characters (400 PASSWORD_INVALID). */
+export function checkPassword(password: string): void {
+  if (password.length < PASSWORD_MIN || password.length > PASSWORD_MAX)
+    throw new Invalid(`a password must be ${PASSWORD_MIN}-${PASSWORD_MAX} characters`, 'PASSWORD_INVALID');
+}
 
 function derive(password: string, salt: Buffer, p: Params, length: number): Promise<Buffer> {
   const N = 2 ** p.ln;

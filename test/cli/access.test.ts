@@ -1,4 +1,4 @@
-// `dommon token create|list|revoke` and `dommon users list|add|remove` through the built CLI, in text
+// `dommon token create|list|revoke` and `dommon users list|add|remove|set-role|set-password` through the built CLI, in text
 // and --json, with the contract's exit codes; a CLI revoke is seen by a running daemon at once.
 import fs from 'node:fs';
 import t from 'tap';
@@ -173,10 +173,36 @@ t.test('a token revoked with the CLI is refused by a running daemon on the next 
   const dir = tempDir('dommon-cli-revoke-');
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const created = JSON.parse((await dommon(['--data-dir', dir, '--json', 'token', 'create', '--team', 'ops'])).stdout);
+  // users set-password: the member signs in to the dashboard with e-mail and password (piped in)
+  const pw = await dommon(
+    ['--data-dir', dir, '--json', 'users', 'set-password', 'Admin@Localhost'],
+    {},
+    'correct horse battery\nignored second line\n',
+  );
+  t.equal(pw.code, 0, pw.stderr);
+  t.match(JSON.parse(pw.stdout), { email: 'admin@localhost', team: 'ops', user_id: created.user_id });
+  const short = await dommon(['--data-dir', dir, 'users', 'set-password', 'admin@localhost'], {}, 'short\n');
+  t.equal(short.code, 2, 'a password under 10 characters: invalid input');
+  t.match(short.stderr, /10-1024 characters/);
+  t.equal(
+    (await dommon(['--data-dir', dir, 'users', 'set-password', 'nobody@example.com'], {}, 'long enough pw\n')).code,
+    3,
+    'not a member: not found',
+  );
   const d = await serve(dir, { DOMMON_LOG_LEVEL: 'debug' });
   t.teardown(() => d.child.kill('SIGKILL'));
   const auth = { authorization: `Bearer ${created.token}` };
   t.equal((await fetch(`${d.url}/api/v1/validate`, { headers: auth })).status, 200);
+  const signIn = (password: string) =>
+    fetch(`${d.url}/ui/session`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: d.url },
+      body: JSON.stringify({ email: 'admin@localhost', password }),
+    });
+  const ok = await signIn('correct horse battery');
+  t.equal(ok.status, 201, 'the password set on the command line signs in');
+  t.match(await ok.json(), { signed_in: true, team: 'ops', user: 'admin@localhost', role: 'owner' });
+  t.equal((await signIn('ignored second line')).status, 401, 'only the first line is the password');
   t.equal((await fetch(`${d.url}/api/v1/domains?api_key=${created.token}`)).status, 200);
   t.equal(
     (

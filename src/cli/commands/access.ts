@@ -95,6 +95,23 @@ export function userCommands(program: Command): void {
       }),
     );
   users
+    .command('set-password <email>')
+    .description(
+      'give a user a dashboard password, read from standard input (its first line); the user signs in with e-mail and password',
+    )
+    .action(
+      run(async (ctx, email: string) => {
+        if (process.stdin.isTTY)
+          throw new UsageError(
+            "pipe the password in, so it is neither echoed nor kept in the shell's history: printf '%s\\n' \"$PW\" | dommon users set-password EMAIL",
+          );
+        const password = await firstLine(process.stdin);
+        const { services } = await ctx.local();
+        const r = await services.access.setPassword(ctx.opts.team, email, password);
+        ctx.print.out(r, () => `password set for ${r.email} in team ${r.team}`);
+      }),
+    );
+  users
     .command('remove <email>')
     .description("remove a user and revoke the user's tokens")
     .action(
@@ -104,4 +121,14 @@ export function userCommands(program: Command): void {
         ctx.print.out(r, () => `removed ${r.user.email}; revoked ${r.revoked_tokens} token(s)`);
       }),
     );
+}
+
+/** The first line of a stream (a password piped in, or typed at a terminal and ended with Enter). */
+async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
+  let text = '';
+  for await (const chunk of input) {
+    text += String(chunk);
+    if (text.includes('\n')) break;
+  }
+  return text.split(/\r?\n/)[0] ?? '';
 }
