@@ -100,7 +100,8 @@ async function seed(s: TestApp) {
     .values({
       endpoint_id: web,
       ssl_status: 'expiring_soon',
-      not_after: new Date(now + 10 * DAY + 3_600_000).toISOString(),
+      // noon UTC ten days from today: 10 days left whatever the hour the test runs at (days count by UTC date)
+      not_after: new Date(Math.floor(now / DAY) * DAY + 10 * DAY + DAY / 2).toISOString(),
       issuer: 'CN=Test CA',
       subject: 'CN=web',
       checked_at: new Date(now).toISOString(),
