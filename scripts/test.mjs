@@ -90,6 +90,39 @@ let summary = null;
 let tail = '';
 /** [ms, file] of every test file, from tap's top-level `ok N - test/x.test.ts # time=...ms` lines. */
 const fileTimes = [];
+/**
+ * Every failed assertion, as its path (file > subtest > ... > assertion) and the first lines of its
+ * diagnostic, repeated after the whole run: CI keeps only the end of the output, and a failure in the
+ * middle of 20,000 lines of TAP is otherwise lost.
+ */
+const failures = [];
+/** The names of the open subtests, by depth (four spaces each). */
+const subtests = [];
+/** The failure whose YAML diagnostic is being read, and how many of its lines are kept. */
+let diagnostic = null;
+/** Takes one line of the runner's TAP into `failures`. */
+function noteFailure(line) {
+  const depth = Math.floor((/^ */.exec(line)?.[0].length ?? 0) / 4);
+  const body = line.trim();
+  if (diagnostic) {
+    if (body === '...' || depth < diagnostic.depth) diagnostic = null;
+    else if (body !== '---' && diagnostic.lines.length < 150) diagnostic.lines.push(body.slice(0, 200));
+    if (diagnostic) return;
+  }
+  const subtest = /^# Subtest: (.*)$/.exec(body);
+  if (subtest) {
+    subtests.length = depth;
+    subtests[depth] = subtest[1];
+    return;
+  }
+  const notOk = /^not ok \d+ - (.*?)(?: # time=[\d.]+ms)?$/.exec(body);
+  if (!notOk || /# (?:TODO|SKIP)/i.test(body)) return;
+  const path = [...subtests.slice(0, depth), notOk[1]].join(' > ');
+  // A failed subtest repeats as `not ok` at each level above it: keep the deepest one only.
+  if (failures.some((f) => f.path.startsWith(`${path} > `))) return;
+  diagnostic = { path, depth, lines: [] };
+  failures.push(diagnostic);
+}
 child.stdout.on('data', (chunk) => {
   process.stdout.write(chunk);
   const text = tail + chunk.toString();
@@ -100,6 +133,7 @@ child.stdout.on('data', (chunk) => {
     if (m && m[1].includes('total')) summary = m[1];
     const f = /^(?:not )?ok \d+ - (\S+) .*# time=([\d.]+)ms/.exec(line);
     if (f) fileTimes.push([Number(f[2]), f[1]]);
+    noteFailure(line);
   }
 });
 
@@ -130,6 +164,23 @@ child.on('close', async (code) => {
       process.stdout.write(
         `#   ${(ms / 1000).toFixed(1).padStart(6)} ${(cpu(file) / 1000).toFixed(1).padStart(6)}  ${file}\n`,
       );
+  }
+  if (failures.length) {
+    process.stdout.write(`\n# failed (${failures.length}):\n`);
+    for (const f of failures.slice(0, 40)) {
+      process.stdout.write(`# - ${f.path}\n`);
+      // What was seen and wanted, a timeout or signal, and where: the diagnostic's telling lines.
+      const file = f.lines.find((l) => l.startsWith('fileName:'));
+      const lineNo = f.lines.find((l) => l.startsWith('lineNumber:'));
+      const told = f.lines.filter((l) =>
+        /^(found|wanted|doesNotMatch|pattern|message|timeout|signal|expired|code):/.test(l),
+      );
+      const diff = f.lines.slice(f.lines.indexOf('diff: |') + 1);
+      if (f.lines.includes('diff: |'))
+        told.push(...diff.filter((l) => /^[-+](?![-+]{2} )/.test(l) && !/^-+\^$/.test(l)).slice(0, 6));
+      if (file) told.push(`at ${file.slice(10)}${lineNo ? `:${lineNo.slice(12)}` : ''}`);
+      for (const l of told.slice(0, 10)) process.stdout.write(`#     ${l}\n`);
+    }
   }
   const cpuAll = cpuSeconds();
   process.stdout.write(
