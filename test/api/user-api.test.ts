@@ -4,6 +4,7 @@
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 import { responsesSeen } from '../support/openapi.js';
+import { readAlike } from '../support/wait.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
 import { toOpenApiPath } from '../../src/api/openapi/document.js';
 
@@ -125,17 +126,11 @@ t.test('User API', async (t) => {
     t.equal(one.status, 200);
     t.equal(one.body.domain, 'alpha.example');
     t.equal(one.body.endpoints, undefined, 'no endpoints without include_endpoints');
-    // The new domain's first background look-ups (registration, nameserver watch) may land between two
-    // reads: compare once the Public API's answer held still around the User API's.
-    let pair: [unknown, unknown] = [one.body, (await api.get(`/api/v1/domains/${domainId}`)).body];
-    for (let i = 0; i < 50; i++) {
-      const before = (await api.get(`/api/v1/domains/${domainId}`)).body;
-      const mine = (await api.get(`/api-domains/${domainId}`)).body;
-      const after = (await api.get(`/api/v1/domains/${domainId}`)).body;
-      pair = [mine, after];
-      if (JSON.stringify(before) === JSON.stringify(after)) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // The new domain's first background look-ups may land between two reads (readAlike).
+    const pair = await readAlike(
+      async () => (await api.get(`/api-domains/${domainId}`)).body,
+      async () => (await api.get(`/api/v1/domains/${domainId}`)).body,
+    );
     t.same(pair[0], pair[1], 'same answer as the Public API');
 
     const up = await api.put(`/api-domains/${domainId}`, { notes: 'updated' });
