@@ -22,12 +22,14 @@ export const PLACEHOLDERS = [
   'CERTIFICATE_EXPIRATION',
   'DOMAIN_EXPIRATION',
   'DNS_RCODE',
+  // dommon's own (Gatus has no such placeholder): an icmp check's share of unanswered echo requests.
+  'PACKET_LOSS',
 ] as const;
 export type Placeholder = (typeof PLACEHOLDERS)[number];
 
 /**
  * The values a probe saw, one per placeholder. Numbers are integers: RESPONSE_TIME and the two
- * expirations in milliseconds. A placeholder left out reads as Gatus's zero value (0, '', false).
+ * expirations in milliseconds, PACKET_LOSS in percent. A placeholder left out reads as Gatus's zero value (0, '', false).
  * BODY is the answer's text (at most the probe's read bound); JSON paths parse it, once per evaluation.
  */
 export type ConditionContext = Partial<Record<Placeholder, string | number | boolean>>;

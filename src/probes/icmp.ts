@@ -3,11 +3,20 @@
 // unprivileged ICMP socket where net.ipv4.ping_group_range allows the daemon's group, and otherwise
 // holds the capability for a raw socket itself (Debian installs it with cap_net_raw). The host is
 // resolved by the guarded resolver first, so the outbound policy applies, and ping is given the
-// address only (it resolves nothing itself).
+// address only (it resolves nothing itself). Without conditions, up when replies come back within
+// the loss allowed; with conditions (Gatus's `[CONNECTED]`, `[RESPONSE_TIME]`, `[IP]`, and dommon's
+// `[PACKET_LOSS]`), they alone decide, as they do in Gatus.
 import { execFile } from 'node:child_process';
+import {
+  evaluateConditions,
+  parseConditions,
+  type ConditionContext,
+  type ConditionSet,
+  type Placeholder,
+} from '../domain/conditions.js';
 import { hostOf } from '../domain/endpoint.js';
 import { round2, type IcmpStats } from '../domain/liveness.js';
-import type { EndpointPlugin, ProbeTarget } from './plugin.js';
+import type { EndpointPlugin, ProbeSettings, ProbeTarget } from './plugin.js';
 import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 /** Seconds between two echo requests: the shortest iputils lets an unprivileged user ask for. */
@@ -82,11 +91,109 @@ function settingsOf(e: ProbeTarget): { count: number; maxLoss: number } {
   };
 }
 
+/** The placeholders an icmp check supplies. */
+const ICMP_PLACEHOLDERS: readonly Placeholder[] = [
+  'CONNECTED',
+  'RESPONSE_TIME',
+  'IP',
+  'PACKET_LOSS',
+  'DOMAIN_EXPIRATION',
+];
+
+/** The configuration's own conditions, parsed once per configuration object; null when it has none. */
+const conditionsOf = new WeakMap<ProbeSettings, ConditionSet | null>();
+
+function conditionSet(c: ProbeSettings | undefined): ConditionSet | null {
+  if (!c) return null;
+  let set = conditionsOf.get(c);
+  if (set === undefined) {
+    set = c.conditions?.length ? parseConditions(c.conditions, { placeholders: ICMP_PLACEHOLDERS }) : null;
+    conditionsOf.set(c, set);
+  }
+  return set;
+}
+
+/** The longest error text a failed condition list leaves in a result. */
+const MAX_CONDITION_ERROR = 500;
+
+/** The conditions' verdict on what a check saw; a failure keeps the echo numbers when there are some. */
+function judged(set: ConditionSet, context: ConditionContext, ms: number, otherwise: ProbeOutcome): ProbeOutcome {
+  const out = evaluateConditions(set, context);
+  if (out.ok) return { ...passed(ms), ...(otherwise.detail && { detail: otherwise.detail }) };
+  let text = out.failures.map((f) => f.seen).join('; ');
+  if (text.length > MAX_CONDITION_ERROR) text = `${text.slice(0, MAX_CONDITION_ERROR)}...`;
+  return { ...failure('condition', text, ms), ...(otherwise.detail && { detail: otherwise.detail }) };
+}
+
+/**
+ * [DOMAIN_EXPIRATION]: the time left until the endpoint's domain's stored registration expiry (one
+ * read by the domain's key); unknown leaves it out, which reads as 0.
+ */
+async function storedValues(e: ProbeTarget, set: ConditionSet, deps: ProbeDeps): Promise<ConditionContext> {
+  if (!set.uses.has('DOMAIN_EXPIRATION') || !e.domain_id || !deps.domainExpiry) return {};
+  const ms = await deps.domainExpiry(e.domain_id);
+  return ms === null ? {} : { DOMAIN_EXPIRATION: ms };
+}
+
 export async function probeIcmp(
   e: ProbeTarget,
   timeoutMs: number,
   deps: ProbeDeps,
   parent: AbortSignal,
+  config?: ProbeSettings,
+): Promise<ProbeOutcome> {
+  let conditions: ConditionSet | null;
+  try {
+    // Stored conditions were parsed when written; one that no longer parses fails every check plainly.
+    conditions = conditionSet(config);
+  } catch (err) {
+    return failure('error', `conditions: ${(err as Error).message}`, 0);
+  }
+  if (!conditions) return echo(e, timeoutMs, deps, parent);
+  let known: ConditionContext;
+  try {
+    known = await storedValues(e, conditions, deps);
+  } catch (err) {
+    return failure('error', `the domain's registration expiry cannot be read: ${(err as Error).message}`, 0);
+  }
+  const set = conditions;
+  let ip: string | undefined;
+  const o = await echo(e, timeoutMs, deps, parent, (address) => (ip = address));
+  const icmp = o.detail?.icmp;
+  if (icmp) {
+    // Gatus's [CONNECTED]: some echo came back. The loss is rounded up, so that any loss shows.
+    return judged(
+      set,
+      {
+        ...known,
+        CONNECTED: icmp.packets_received > 0,
+        RESPONSE_TIME: o.responseTimeMs,
+        IP: ip ?? '',
+        PACKET_LOSS: Math.ceil(icmp.loss_percent),
+      },
+      o.responseTimeMs,
+      o,
+    );
+  }
+  // No summary (the name did not resolve, ping could not run or was stopped): a failed check, unless
+  // the conditions judge the connection ([CONNECTED] == false); never for a denied or cancelled one.
+  if (!set.uses.has('CONNECTED') || o.reason === 'cancelled' || o.reason === 'denied') return o;
+  const verdict = judged(
+    set,
+    { ...known, CONNECTED: false, RESPONSE_TIME: o.responseTimeMs, ...(ip && { IP: ip }), PACKET_LOSS: 100 },
+    o.responseTimeMs,
+    o,
+  );
+  return verdict.ok ? verdict : o;
+}
+
+/** Echo requests to the endpoint's host, judged by the loss allowed; `onAddress` learns the address pinged. */
+async function echo(
+  e: ProbeTarget,
+  timeoutMs: number,
+  deps: ProbeDeps,
+  parent: AbortSignal,
+  onAddress?: (address: string) => void,
 ): Promise<ProbeOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -94,6 +201,7 @@ export async function probeIcmp(
   const { signal, timedOut, done } = deadline(parent, timeoutMs);
   try {
     const addr = await raceSignal(deps.resolver.resolve(hostOf(e)), signal);
+    onAddress?.(addr.address);
     // -n: no reverse look-ups; -w: ping's own deadline, inside the probe's (whose timer kills it).
     const waitS = Math.max(1, Math.floor(timeoutMs / 1000) - 1);
     const args = [`-${addr.family}`, '-n', '-q', '-c', String(count), '-i', String(INTERVAL_S), '-w', String(waitS)];
@@ -144,8 +252,9 @@ export const icmp: EndpointPlugin<'icmp'> = {
   fields: FIELDS,
   docs: {
     liveness:
-      'echo replies come back, no more than `max_loss_percent` of `count` requests lost; the response time is their mean round trip',
+      'echo replies come back, no more than `max_loss_percent` of `count` requests lost, or every condition on `[CONNECTED]`, `[RESPONSE_TIME]`, `[IP]`, `[PACKET_LOSS]`, `[DOMAIN_EXPIRATION]` holds ([conditions](conditions.md)); the response time is their mean round trip',
     certificate: 'none',
   },
-  liveness: (e, c, deps, signal) => probeIcmp(e, c.timeout_seconds * 1000, deps, signal),
+  placeholders: ICMP_PLACEHOLDERS,
+  liveness: (e, c, deps, signal) => probeIcmp(e, c.timeout_seconds * 1000, deps, signal, c),
 };

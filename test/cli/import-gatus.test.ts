@@ -81,8 +81,8 @@ t.test("Gatus's config.yaml: groups as portfolios, URLs split, dns and icmp, wha
   });
   t.same(
     endpoint(r.file, 'example.org/icmp-ping'),
-    { name: 'icmp-ping', type: 'icmp', liveness: { interval_seconds: 60 } },
-    '[CONNECTED] == true is what an icmp check is',
+    { name: 'icmp-ping', type: 'icmp', liveness: { interval_seconds: 60, conditions: ['[CONNECTED] == true'] } },
+    'icmp checks take conditions, carried over as written',
   );
   t.same(
     r.notes.map((n) => `${n.at}: ${n.message}`),
@@ -168,7 +168,7 @@ t.test('alerting providers become channels; secrets become ${NAME} references, n
     port: 587,
     liveness: { interval_seconds: 600 },
   });
-  t.same(endpoint(r.file, 'example.net/ping').liveness, { is_enabled: false });
+  t.same(endpoint(r.file, 'example.net/ping').liveness, { is_enabled: false, conditions: ['[CONNECTED] == true'] });
   t.same(
     endpoint(r.file, 'example.com/nightly-backup'),
     {

@@ -177,3 +177,37 @@ t.test('no ping program, and a cancelled check', async (t) => {
   t.match(await p, { ok: false, reason: 'cancelled' });
   t.ok(Date.now() - started < 3000, 'ping is stopped with the check');
 });
+
+t.test('conditions alone decide: [CONNECTED], [RESPONSE_TIME], [IP], [PACKET_LOSS]', async (t) => {
+  const dns = await startLoopbackDns();
+  t.teardown(() => dns.close());
+  const deps = { resolver: createResolver([dns.server]) };
+  const cfg = (...conditions: string[]) => ({ timeout_seconds: 5, expected_status_code: 200, conditions });
+  const run = (host: string, c: ReturnType<typeof cfg>, d: typeof deps = deps) =>
+    probeIcmp(target(host, { count: 2, max_loss_percent: 0 }), 5000, d, never, c);
+
+  const up = await run('pinged.example.test', cfg('[CONNECTED] == true', '[RESPONSE_TIME] < 300', '[IP] == 127.0.0.1'));
+  t.match(up, { ok: true, reason: null, detail: { icmp: { packets_sent: 2, packets_received: 2 } } });
+  const wrong = await run('127.0.0.1', cfg('[PACKET_LOSS] > 0', '[IP] == pat(10.*)', '[CONNECTED] == true'));
+  t.match(wrong, {
+    ok: false,
+    reason: 'condition',
+    error: 'condition: [PACKET_LOSS] (0) > 0; [IP] (127.0.0.1) == pat(10.*)',
+    detail: { icmp: { packets_received: 2 } },
+  });
+
+  dns.missing.add('gone.example.test');
+  t.match(await run('gone.example.test', cfg('[CONNECTED] == true')), { ok: false, reason: 'dns' });
+  t.match(
+    await run('gone.example.test', cfg('[CONNECTED] == false')),
+    { ok: true },
+    '[CONNECTED] == false: a host that must not answer',
+  );
+  const denied = { resolver: createResolver([dns.server], { policy: outboundPolicy('127.0.0.0/8', undefined) }) };
+  t.match(await run('127.0.0.1', cfg('[CONNECTED] == false'), denied), { ok: false, reason: 'denied' }, 'never passes');
+  t.match(await run('127.0.0.1', cfg('[STATUS] == 200')), {
+    ok: false,
+    reason: 'error',
+    error: /^error: conditions: \[STATUS\] is not available on this check type/,
+  });
+});

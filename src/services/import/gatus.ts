@@ -394,7 +394,7 @@ function conditionsFor(src: Source, b: FileBuilder, type: string, list: unknown,
     const c = str(raw);
     if (c === undefined) return;
     const at = src.at([...path, i]);
-    // A connection check is what a port, icmp or smtp check is: the condition says no more.
+    // A connection check is what a port or smtp check is: the condition says no more.
     if (!allowed.length && /^\[CONNECTED\] == true$/.test(c.trim())) return;
     if (!allowed.length) {
       b.note(at, `${label}: condition "${c}" not carried over: ${type} checks take no conditions`);
