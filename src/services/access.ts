@@ -1,6 +1,7 @@
 // Teams, users and API tokens: the token is shown once, only its SHA-256 hash is stored, and
 // lookups are cached in memory (cleared when any process revokes a token, via the meta epoch).
 import { createHash, randomBytes } from 'node:crypto';
+import ms from 'ms';
 import { Conflict, Forbidden, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
@@ -20,6 +21,28 @@ export function parseRole(v: string): Role {
   const r = v.trim().toLowerCase();
   if (!isRole(r)) throw new Invalid(`"${v}" is not a role: one of ${[...ROLES].reverse().join(', ')}`, 'INVALID_ROLE');
   return r;
+}
+
+/**
+ * When a token made at `now` stops being accepted, from a duration (`90d`, `12h`, `2w`, `1y`: the `ms`
+ * package's syntax, a unit required) or a date or date-time (ISO 8601; a date alone is its midnight UTC).
+ * Invalid (INVALID_EXPIRY) unless it is in the future.
+ */
+export function parseExpiry(text: string, now: Date): string {
+  const v = text.trim();
+  let at: number;
+  if (/^\d{4}-\d{2}-\d{2}/.test(v)) at = Date.parse(v);
+  else if (/^\d+(\.\d+)?\s*[a-z]+$/i.test(v)) {
+    const span = ms(v as ms.StringValue) as number | undefined;
+    at = span === undefined ? NaN : now.getTime() + span;
+  } else at = NaN;
+  if (Number.isNaN(at))
+    throw new Invalid(
+      `"${text}" is neither a duration (such as 90d, 12h, 2w, 1y) nor a date (such as 2027-01-31 or 2027-01-31T12:00:00Z)`,
+      'INVALID_EXPIRY',
+    );
+  if (at <= now.getTime()) throw new Invalid(`the expiry ${text} is not in the future`, 'INVALID_EXPIRY');
+  return new Date(at).toISOString();
 }
 
 /** True when a token that ends at `expiresAt` (null: never) is no longer accepted at `now`. */
@@ -122,6 +145,11 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
             (await tx.users.byEmail(team.id, opts.user.toLowerCase())) ??
             (await tx.users.create(team.id, opts.user.toLowerCase(), now));
         else user = (await tx.users.list(team.id))[0] ?? (await tx.users.create(team.id, 'admin@localhost', now));
+        if (opts.role && !roleAllows(user.role, opts.role))
+          throw new Forbidden(
+            `a token's role cannot be higher than its user's: ${user.email} is ${user.role} in team "${team.name}", not ${opts.role}`,
+            'FORBIDDEN_ROLE',
+          );
         const secret = randomBytes(32).toString('base64url');
         const token = `${TOKEN_PREFIX}${secret}`;
         const { id, name } = await tx.tokens.create({

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
-import { parseRole } from '../../services/access.js';
+import { parseExpiry, parseRole } from '../../services/access.js';
 
 export function tokenCommands(program: Command): void {
   const token = program.command('token').description('API tokens (shown once, stored only as hashes)');
@@ -13,26 +13,45 @@ export function tokenCommands(program: Command): void {
     .option('--name <label>', 'token name')
     .option('--read-only', 'the token may only read: every write it sends is refused (403 READ_ONLY_TOKEN)')
     .option(
+      '--role <role>',
+      "the token's own role: owner, editor or viewer, no higher than its user's (default: the user's role, whatever it is at the time)",
+    )
+    .option(
+      '--expires <when>',
+      'when the token stops being accepted: a duration from now (90d, 12h, 2w, 1y) or a date or date-time (2027-01-31, 2027-01-31T12:00:00Z); default: never',
+    )
+    .option(
       '--operator',
       "an operator token: GET /api/v1/nodes shows it every node's details (host, pid, version); other tokens see counts and regions",
     )
     .action(
-      run(async (ctx, o: { user?: string; name?: string; readOnly?: boolean; operator?: boolean }) => {
-        if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
-        const { services } = await ctx.local();
-        const t = await services.access.createToken({
-          team: ctx.opts.team,
-          user: o.user,
-          name: o.name,
-          readOnly: o.readOnly === true,
-          operator: o.operator === true,
-        });
-        ctx.print.out(t, () => t.token);
-      }),
+      run(
+        async (
+          ctx,
+          o: { user?: string; name?: string; readOnly?: boolean; operator?: boolean; role?: string; expires?: string },
+        ) => {
+          if (!ctx.opts.team) throw new UsageError('token create needs --team NAME');
+          const role = o.role === undefined ? null : parseRole(o.role);
+          const expiresAt = o.expires === undefined ? null : parseExpiry(o.expires, new Date());
+          const { services } = await ctx.local();
+          const t = await services.access.createToken({
+            team: ctx.opts.team,
+            user: o.user,
+            name: o.name,
+            readOnly: o.readOnly === true,
+            operator: o.operator === true,
+            role,
+            expiresAt,
+          });
+          ctx.print.out(t, () => t.token);
+        },
+      ),
     );
   token
     .command('list')
-    .description('list tokens (never their secret)')
+    .description(
+      "list tokens (never their secret): each one's scope, own role (- : its user's), expiry and last use (written about once a minute)",
+    )
     .action(
       run(async (ctx) => {
         const { services } = await ctx.local();
@@ -44,7 +63,20 @@ export function tokenCommands(program: Command): void {
               scope: r.read_only ? 'read-only' : 'full',
               operator: r.operator ? 'yes' : 'no',
             })),
-            ['id', 'name', 'team', 'user', 'scope', 'operator', 'prefix', 'created_at', 'last_used_at', 'revoked_at'],
+            [
+              'id',
+              'name',
+              'team',
+              'user',
+              'scope',
+              'role',
+              'operator',
+              'prefix',
+              'created_at',
+              'expires_at',
+              'last_used_at',
+              'revoked_at',
+            ],
           ),
         );
       }),
