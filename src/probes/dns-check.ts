@@ -216,5 +216,6 @@ export const dnsType: EndpointPlugin<'dns'> = {
     certificate: 'none',
   },
   placeholders: DNS_PLACEHOLDERS,
+  upSummary: (o, e) => `DNS ${settingsOf(e).type} answer for ${hostOf(e)} in ${o.responseTimeMs} ms`,
   liveness: (e, c, deps, signal) => probeDns(e, c.timeout_seconds * 1000, deps, signal, c),
 };

@@ -417,6 +417,9 @@ declare module '../domain/endpoint.js' {
   }
 }
 
+/** A passing HTTP check: its status and time. */
+const httpUp = (o: ProbeOutcome) => `HTTP ${o.statusCode} in ${o.responseTimeMs} ms`;
+
 const GET =
   '`GET full_url` (or the configured request) answers `expected_status_code`, or every condition holds ([conditions](conditions.md))';
 
@@ -428,6 +431,7 @@ export const http: EndpointPlugin<'http'> = {
   certificate: 'never',
   docs: { liveness: GET, certificate: 'none' },
   liveness: web,
+  upSummary: httpUp,
   placeholders: HTTP_PLACEHOLDERS,
   httpRequest: true,
 };
@@ -440,6 +444,7 @@ export const https: EndpointPlugin<'https'> = {
   certificate: 'always',
   docs: { liveness: GET, certificate: 'always inspected' },
   liveness: web,
+  upSummary: httpUp,
   placeholders: HTTP_PLACEHOLDERS,
   httpRequest: true,
   inspect: inspectTls,

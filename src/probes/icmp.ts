@@ -256,5 +256,10 @@ export const icmp: EndpointPlugin<'icmp'> = {
     certificate: 'none',
   },
   placeholders: ICMP_PLACEHOLDERS,
+  upSummary: (o) => {
+    const s = o.detail?.icmp;
+    const replies = s ? `${s.packets_received} of ${s.packets_sent} replies, ` : '';
+    return `ICMP echo: ${replies}mean round trip ${o.responseTimeMs} ms`;
+  },
   liveness: (e, c, deps, signal) => probeIcmp(e, c.timeout_seconds * 1000, deps, signal, c),
 };

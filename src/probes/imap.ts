@@ -91,6 +91,8 @@ export const imap: EndpointPlugin<'imap'> = {
     liveness: 'the server greets `* OK` and TLS completes',
     certificate: 'always inspected (behind STARTTLS or implicit TLS)',
   },
+  upSummary: (o, e) =>
+    `IMAP greeting * OK and ${imapMode(effectivePort(e)) === 'implicit' ? 'implicit TLS' : 'STARTTLS'} in ${o.responseTimeMs} ms`,
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
     return probeSession(

@@ -45,6 +45,11 @@ export interface EndpointPlugin<K extends EndpointType = EndpointType> extends E
   };
   liveness: LivenessProbeFn;
   /**
+   * What a check that passed did, in words (`dommon check` prints them): `HTTP 200 in 12 ms`,
+   * `ICMP echo: 3 of 3 replies, mean round trip 1 ms`. Each type says it in its own terms.
+   */
+  upSummary: (o: ProbeOutcome, e: ProbeTarget) => string;
+  /**
    * The condition placeholders its probe supplies (domain/conditions.ts): a configuration's
    * `conditions` may name these only. Absent: the type takes no conditions.
    */

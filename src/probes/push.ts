@@ -78,6 +78,7 @@ export const push: EndpointPlugin<'push'> = {
       'the job pinged its ping URL in time and its last run did not fail (a heartbeat: nothing is dialled, docs/push.md)',
     certificate: 'none',
   },
+  upSummary: () => 'heartbeat: the job pinged in time and its last run did not fail',
   liveness: async (e, _c, deps) => {
     const pings = e.id && deps.heartbeat ? await deps.heartbeat(e.id) : undefined;
     if (!pings) return failure('error', 'a push endpoint is judged by its pings, not probed', 0);

@@ -83,6 +83,8 @@ export const smtp: EndpointPlugin<'smtp'> = {
     liveness: 'the server greets `220` and TLS completes',
     certificate: 'always inspected (behind STARTTLS or implicit TLS)',
   },
+  upSummary: (o, e) =>
+    `SMTP greeting 220 and ${smtpMode(effectivePort(e)) === 'implicit' ? 'implicit TLS' : 'STARTTLS'} in ${o.responseTimeMs} ms`,
   liveness: (e, c, deps, signal) => {
     const port = effectivePort(e);
     return probeSession(

@@ -51,6 +51,7 @@ export const port: EndpointPlugin<'port'> = {
   url: 'host-port',
   certificate: 'tls-ports',
   docs: { liveness: 'the TCP connection is accepted', certificate: `on ${TLS_PORTS.join(', ')}` },
+  upSummary: (o) => `TCP connect in ${o.responseTimeMs} ms`,
   liveness: (e, c, deps, signal) =>
     probeTcp({ host: hostOf(e), port: effectivePort(e), timeoutMs: c.timeout_seconds * 1000 }, deps, signal),
   inspect: inspectTls,

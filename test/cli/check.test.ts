@@ -124,8 +124,27 @@ t.test('targets, grading rules and the exit code', async (t) => {
   t.match(parseTarget('db.internal:5432'), { kind: 'hostport', port: 5432, tls: false });
   t.match(parseTarget('[::1]:8443'), { kind: 'hostport', host: '::1', tls: true, endpoint: { domain: '[::1]' } });
   t.equal(parseTarget('localhost').domain, null, 'a local name has no registrable domain');
-  for (const bad of ['ftp://example.com/', 'exa mple.com', 'host:99999', '', 'smtp://', 'imap://example.com:99999'])
+  for (const bad of [
+    'ftp://example.com/',
+    'exa mple.com',
+    'host:99999',
+    '',
+    'smtp://',
+    'imap://example.com:99999',
+    'icmp://',
+    'icmp://gw.example.com:7',
+    'icmp://gw.example.com/x',
+  ])
     t.throws(() => parseTarget(bad), bad);
+  t.match(parseTarget('icmp://GW.Example.com'), {
+    kind: 'url',
+    host: 'gw.example.com',
+    url: 'icmp://gw.example.com',
+    tls: false,
+    domain: 'example.com',
+    endpoint: { endpoint_type: 'icmp', domain: 'gw.example.com', port: null, path: null },
+  });
+  t.match(parseTarget('icmp://127.0.0.1/'), { host: '127.0.0.1', domain: null, url: 'icmp://127.0.0.1' });
   t.match(parseTarget('smtp://Mail.Example.com:587'), {
     kind: 'url',
     host: 'mail.example.com',
@@ -447,7 +466,7 @@ t.test('check against loopback DNS, RDAP, WHOIS, HTTPS and HTTP peers', async (t
     );
     t.match(critical.stdout, /2 target\(s\): 0 ok, 0 warning, 2 critical -> exit 2\n$/);
     t.equal(usage.code, 2, 'a bad target is a usage error');
-    t.equal(usage.stderr, 'dommon: "ftp://x/": only http, https, smtp, imap URLs can be checked\n');
+    t.equal(usage.stderr, 'dommon: "ftp://x/": only http, https, smtp, imap, icmp URLs can be checked\n');
     t.equal(usage.stdout, '');
     t.notOk(fs.existsSync(dataDir), 'no data directory or database was created');
   });
@@ -534,6 +553,7 @@ t.test('smtp:// and imap:// targets: the certificate behind STARTTLS, the greeti
     `smtp://mail.example.com:${smtp.port}`,
     `imap://mail.example.com:${imap.port}`,
     `smtp://mail.example.com:${bare.port}`,
+    'icmp://gw.example.com',
   ];
   const r = await runChecks(targets.map(parseTarget), engine, ['tls', 'liveness'], {
     warnDays: 30,
@@ -543,7 +563,7 @@ t.test('smtp:// and imap:// targets: the certificate behind STARTTLS, the greeti
     timeoutMs: 5000,
     now: () => new Date(),
   });
-  const [s, i, b] = r.targets.map((x) => Object.fromEntries(x.checks.map((c) => [c.check, c])));
+  const [s, i, b, p] = r.targets.map((x) => Object.fromEntries(x.checks.map((c) => [c.check, c])));
   t.match(s!.tls, {
     status: 'warning',
     summary: /^certificate expires in 20 day\(s\) \(\d{4}-\d\d-\d\d\), expiring_soon$/,
@@ -551,13 +571,13 @@ t.test('smtp:// and imap:// targets: the certificate behind STARTTLS, the greeti
   });
   t.match(s!.liveness, {
     status: 'ok',
-    summary: /^SMTP greeting and TLS in \d+ ms$/,
+    summary: /^SMTP greeting 220 and STARTTLS in \d+ ms$/,
     details: { probe: 'smtp', up: true, status_code: 220, url: targets[0] },
   });
   t.match(i!.tls, { status: 'ok', details: { ssl_status: 'valid', days_until_expiry: 90 } });
   t.match(i!.liveness, {
     status: 'ok',
-    summary: /^IMAP greeting and TLS in \d+ ms$/,
+    summary: /^IMAP greeting \* OK and STARTTLS in \d+ ms$/,
     details: { probe: 'imap', up: true },
   });
   t.match(b!.liveness, {
@@ -566,9 +586,15 @@ t.test('smtp:// and imap:// targets: the certificate behind STARTTLS, the greeti
     details: { up: false, reason: 'tls' },
   });
   t.match(b!.tls, { status: 'critical', summary: /^TLS handshake failed: tls: the server does not offer STARTTLS/ });
+  t.same(Object.keys(p!), ['liveness'], 'icmp: no certificate to inspect');
+  t.match(p!.liveness, {
+    status: 'ok',
+    summary: /^ICMP echo: 3 of 3 replies, mean round trip \d+ ms$/,
+    details: { probe: 'icmp', up: true, url: 'icmp://gw.example.com', status_code: null },
+  });
   t.same(
     r.targets.map((x) => x.status),
-    ['warning', 'ok', 'critical'],
+    ['warning', 'ok', 'critical', 'ok'],
   );
   t.equal(r.exit_code, 2);
 });

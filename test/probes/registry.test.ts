@@ -53,6 +53,7 @@ const madeUp = {
   extension: true,
   docs: { liveness: 'the server answers hello', certificate: 'none' },
   liveness: async () => ({ ok: true, statusCode: null, responseTimeMs: 1, reason: null, error: null }),
+  upSummary: () => 'hello answered',
 } as unknown as EndpointPlugin;
 
 /** Every `endpoint_type` (property or query parameter) in an OpenAPI document: its enum and description. */
@@ -92,7 +93,7 @@ t.test('every endpoint type is one plug-in, and the domain sees its shape', asyn
     const p = pluginOf(type);
     t.equal(p.name, type, `${type}: its name`);
     // The probe-side members (conditions it supplies, an HTTP request it sends) are not the domain's shape.
-    const { name: _n, liveness: _l, inspect, docs, placeholders: _p, httpRequest: _h, ...shape } = p;
+    const { name: _n, liveness: _l, inspect, docs, placeholders: _p, httpRequest: _h, upSummary: _u, ...shape } = p;
     t.same(endpointShape(type), shape, `${type}: the domain rules read the plug-in's shape`);
     t.equal(typeof p.liveness, 'function', `${type}: a liveness probe`);
     t.equal(
@@ -108,6 +109,66 @@ t.test('every endpoint type is one plug-in, and the domain sees its shape', asyn
     'the extensions beyond the spec, as the domain sees them',
   );
   t.throws(() => endpointShape('madeup' as EndpointType), /unknown endpoint type madeup/);
+});
+
+t.test("each type's words for a check that passed (`dommon check` prints them)", async (t) => {
+  const at = (endpoint_type: EndpointType, port: number | null = null, subdomain: string | null = null) => ({
+    endpoint_type,
+    domain: 'example.com',
+    subdomain,
+    port,
+    path: null,
+  });
+  const up = { ok: true, reason: null, error: null, responseTimeMs: 12 } as const;
+  const words: Record<EndpointType, string[]> = {
+    https: [pluginOf('https').upSummary({ ...up, statusCode: 200 }, at('https'))],
+    http: [pluginOf('http').upSummary({ ...up, statusCode: 301 }, at('http'))],
+    port: [pluginOf('port').upSummary({ ...up, statusCode: null }, at('port', 5432))],
+    smtp: [
+      pluginOf('smtp').upSummary({ ...up, statusCode: 220 }, at('smtp', 587)),
+      pluginOf('smtp').upSummary({ ...up, statusCode: 220 }, at('smtp', 465)),
+    ],
+    imap: [
+      pluginOf('imap').upSummary({ ...up, statusCode: null }, at('imap', 143)),
+      pluginOf('imap').upSummary({ ...up, statusCode: null }, at('imap', 993)),
+    ],
+    icmp: [
+      pluginOf('icmp').upSummary(
+        {
+          ...up,
+          responseTimeMs: 1,
+          statusCode: null,
+          detail: {
+            icmp: {
+              packets_sent: 3,
+              packets_received: 2,
+              loss_percent: 33.33,
+              rtt_min_ms: 0.5,
+              rtt_avg_ms: 1.2,
+              rtt_max_ms: 2,
+              rtt_mdev_ms: 0.6,
+            },
+          },
+        },
+        at('icmp'),
+      ),
+    ],
+    push: [pluginOf('push').upSummary({ ...up, responseTimeMs: 0, statusCode: null }, at('push'))],
+    dns: [
+      pluginOf('dns').upSummary({ ...up, statusCode: null }, at('dns', null, 'www')),
+      pluginOf('dns').upSummary({ ...up, statusCode: null }, { ...at('dns'), settings: { record_type: 'MX' } }),
+    ],
+  };
+  t.same(words, {
+    https: ['HTTP 200 in 12 ms'],
+    http: ['HTTP 301 in 12 ms'],
+    port: ['TCP connect in 12 ms'],
+    smtp: ['SMTP greeting 220 and STARTTLS in 12 ms', 'SMTP greeting 220 and implicit TLS in 12 ms'],
+    imap: ['IMAP greeting * OK and STARTTLS in 12 ms', 'IMAP greeting * OK and implicit TLS in 12 ms'],
+    icmp: ['ICMP echo: 2 of 3 replies, mean round trip 1 ms'],
+    push: ['heartbeat: the job pinged in time and its last run did not fail'],
+    dns: ['DNS A answer for www.example.com in 12 ms', 'DNS MX answer for example.com in 12 ms'],
+  });
 });
 
 t.test('the domain takes the shapes once (pure data, no probe)', async (t) => {

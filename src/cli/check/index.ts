@@ -15,6 +15,7 @@ import {
 } from '../../domain/check.js';
 import type { CheckService, NameCheck } from '../../services/check.js';
 import { endpointShape } from '../../domain/endpoint.js';
+import { pluginOf } from '../../probes/registry.js';
 import { expiringWhat } from '../../domain/certificate.js';
 import type { CheckFn, CheckKind, CheckOptions, CheckResult, Severity, Target, TargetRun } from './types.js';
 
@@ -140,13 +141,7 @@ const liveness: CheckFn = async (target, run) => {
     reason: up ? null : o.reason,
     error,
   };
-  const what =
-    form === 'web'
-      ? `HTTP ${o.statusCode}`
-      : form === 'host-port'
-        ? 'TCP connect'
-        : `${target.endpoint.endpoint_type.toUpperCase()} greeting and TLS`;
-  const summary = up ? `${what} in ${o.responseTimeMs} ms` : `down: ${error}`;
+  const summary = up ? pluginOf(target.endpoint.endpoint_type).upSummary(o, target.endpoint) : `down: ${error}`;
   return { check: 'liveness', status: up ? 'ok' : 'critical', summary, details };
 };
 

@@ -1,5 +1,5 @@
 // TARGET strings -> Target: a domain (example.com), a URL (https://host:port/path, smtp://host:port,
-// imap://host:port) or host:port.
+// imap://host:port, icmp://host) or host:port.
 import net from 'node:net';
 import { normalizeDomainName, registrableDomain } from '../../domain/domain-name.js';
 import { endpointShape, fullUrl, TLS_PORTS, wantsTls } from '../../domain/endpoint.js';
@@ -31,6 +31,18 @@ function serviceTarget(input: string, type: EndpointType, u: URL): Target {
   return { input, kind: 'url', host, port, url: fullUrl(endpoint), endpoint, tls: wantsTls(endpoint), domain };
 }
 
+/** Endpoint types written scheme://host, dialled with their fields' defaults: `dommon check icmp://gw.example.com`. */
+const HOST_TYPES = ['icmp'] as const;
+
+function hostTarget(input: string, type: (typeof HOST_TYPES)[number], u: URL): Target {
+  const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
+  if (!host) throw new UsageError(`"${input}": no host`);
+  if (u.port || (u.pathname && u.pathname !== '/') || u.search)
+    throw new UsageError(`"${input}": ${type}:// takes a host only (no port, no path)`);
+  const endpoint = { endpoint_type: type, domain: urlHost(host), subdomain: null, port: null, path: null };
+  return { input, kind: 'url', host, port: 0, url: fullUrl(endpoint), endpoint, tls: false, domain };
+}
+
 export function parseTarget(input: string): Target {
   const s = input.trim();
   if (!s) throw new UsageError('empty target');
@@ -44,8 +56,12 @@ export function parseTarget(input: string): Target {
     const scheme = u.protocol.slice(0, -1);
     const service = SERVICE_TYPES.find((x) => x === scheme);
     if (service) return serviceTarget(s, service, u);
+    const byHost = HOST_TYPES.find((x) => x === scheme);
+    if (byHost) return hostTarget(s, byHost, u);
     if (u.protocol !== 'http:' && u.protocol !== 'https:')
-      throw new UsageError(`"${s}": only ${['http', 'https', ...SERVICE_TYPES].join(', ')} URLs can be checked`);
+      throw new UsageError(
+        `"${s}": only ${['http', 'https', ...SERVICE_TYPES, ...HOST_TYPES].join(', ')} URLs can be checked`,
+      );
     const { host, domain } = names(u.hostname.replace(/^\[|\]$/g, ''));
     const tls = u.protocol === 'https:';
     const port = Number(u.port || (tls ? 443 : 80));
@@ -94,6 +110,8 @@ export function collectTargets(args: string[], fileText: string | null): Target[
     .filter(Boolean);
   const all = [...args, ...fromFile];
   if (!all.length)
-    throw new UsageError('give at least one TARGET (domain, URL, smtp:// or imap:// URL, or host:port) or --file');
+    throw new UsageError(
+      'give at least one TARGET (domain, URL, smtp://, imap:// or icmp:// URL, or host:port) or --file',
+    );
   return all.map(parseTarget);
 }

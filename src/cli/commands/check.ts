@@ -58,7 +58,7 @@ export function checkCommand(program: Command): void {
     .command('check')
     .argument(
       '[targets...]',
-      'domains (example.com), URLs (https://host:port/path, smtp://host:port, imap://host:port) or host:port',
+      'domains (example.com), URLs (https://host:port/path, smtp://host:port, imap://host:port, icmp://host) or host:port',
     )
     .description(
       'check domains, URLs or host:port now (registration, TLS, DNS security, liveness); no database; exit 0 healthy, 1 warning, 2 critical',
@@ -69,6 +69,7 @@ export function checkCommand(program: Command): void {
     'dommon check https://example.com/health mail.example.com:993 --warn-days 21 --crit-days 7',
     'dommon check example.com --checks registration,dns-security --min-security 80',
     'dommon check smtp://mail.example.com:587 imap://mail.example.com:993 --checks tls,liveness',
+    'dommon check icmp://gw.example.com --checks liveness',
     'dommon check --file targets.txt --json > report.json || echo "needs attention: exit $?"',
   ]);
   cmd.action(
