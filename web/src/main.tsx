@@ -15,6 +15,7 @@ import { StatusPages } from './pages/status-pages.js';
 import { Nodes } from './pages/nodes.js';
 import { Portfolios } from './pages/portfolios.js';
 import { Audit } from './pages/audit.js';
+import { Tokens } from './pages/tokens.js';
 import { NotFound } from './pages/not-found.js';
 import { CanOwn, CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
@@ -159,12 +160,13 @@ const NAV: [string, string][] = [
   ['status-pages', 'Status pages'],
   ['nodes', 'Nodes'],
   ['audit', 'Audit'],
+  ['tokens', 'Tokens'],
 ];
 
 /** Pages only an owner's session may read (the API refuses the rest): not offered to others. */
 const OWNERS_ONLY = new Set(['audit']);
 
-function Page({ route }: { route: string[] }) {
+function Page({ route, session }: { route: string[]; session: Session }) {
   const [top, id] = route;
   if (top === 'domains' && id) return <DomainPage id={id} />;
   if (top === 'domains') return <Domains />;
@@ -176,6 +178,7 @@ function Page({ route }: { route: string[] }) {
   if (top === 'nodes') return <Nodes />;
   if (top === 'portfolios') return <Portfolios />;
   if (top === 'audit') return <Audit />;
+  if (top === 'tokens') return <Tokens session={session} />;
   if (top === 'overview') return <Overview />;
   if (top === 'home') return <Home />;
   return <NotFound />;
@@ -236,7 +239,7 @@ function App() {
         <CanWrite.Provider value={session.role !== 'viewer'}>
           <CanOwn.Provider value={session.role === 'owner'}>
             {/* A new team: every page is made anew, so nothing of the old team's stays on screen. */}
-            <Page key={session.team} route={route} />
+            <Page key={session.team} route={route} session={session} />
           </CanOwn.Provider>
         </CanWrite.Provider>
       </main>
