@@ -25,6 +25,7 @@ import { createHomeService } from './home.js';
 import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createResolver, endpointInspector, type ProbeDeps } from '../probes/index.js';
 import { createConfigService } from './config.js';
+import { createManagedReads } from './managed.js';
 import { channels, pluginOf } from '../channels/index.js';
 import { createAuditService } from './audit.js';
 
@@ -111,6 +112,8 @@ export function createServices(
     maintenanceWindows,
     /** Configuration as code: a checked file's plan, applied in one transaction (docs/configuration-file.md). */
     config: createConfigService(deps, (channel) => [...(pluginOf(channel)?.secrets ?? [])]),
+    /** Which objects a configuration file manages, as the reads show it (`managed_by`, `editable`). */
+    managed: createManagedReads(deps.store),
     verification: intel.verification,
     renewals: intel.renewals,
     certificates: createCertificateService({

@@ -40,3 +40,29 @@ export function managedGuard(bypass = false) {
     if (mark && !mark.editable) throw new ManagedByConfig(kind, mark.source);
   };
 }
+
+/**
+ * What a read shows of the marks: `managed_by` is `"config"` for an object a configuration file
+ * manages and null otherwise; `editable` is false only when the file manages it and does not say
+ * `editable: true` (the API then answers 409 MANAGED_BY_CONFIG to a change of it).
+ */
+interface ManagedFields {
+  managed_by: 'config' | null;
+  editable: boolean;
+}
+
+const UNMANAGED: ManagedFields = { managed_by: null, editable: true };
+
+/** The reads' side of the marks: one query per list (ids in chunks), not one per object. */
+export function createManagedReads(store: Pick<Repos, 'configManaged'>) {
+  return {
+    /** A lookup of `ManagedFields` by id for `ids` of one kind. */
+    async of(kind: ManagedKind, ids: readonly string[]): Promise<(id: string) => ManagedFields> {
+      const marks = ids.length ? await store.configManaged.among(kind, ids) : new Map<string, never>();
+      return (id) => {
+        const m = marks.get(id);
+        return m ? { managed_by: 'config', editable: m.editable } : UNMANAGED;
+      };
+    },
+  };
+}

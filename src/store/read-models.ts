@@ -4,18 +4,18 @@
 import type { DB } from './schema.js';
 
 export const READ_MODELS = {
-  /** The domain list (GET /api/v1/domains): domains with their registration data. */
-  domains: ['domains', 'domain_registrations'],
+  /** The domain list (GET /api/v1/domains): domains with their registration data. The lists show which objects a configuration file manages (config_managed). */
+  domains: ['domains', 'domain_registrations', 'config_managed'],
   /** How many domains a team has, per filter (the domain list's remembered totals). */
   domainTotals: ['domains'],
   /** The endpoint list, with each endpoint's domain name. */
-  endpoints: ['endpoints', 'domains'],
+  endpoints: ['endpoints', 'domains', 'config_managed'],
   /** Which endpoints exist (the TLS inspector's pick of new ones). */
   endpointSet: ['endpoints'],
   /** The liveness configuration list, with endpoint and domain names. */
-  liveness: ['liveness_configs', 'endpoints', 'domains'],
+  liveness: ['liveness_configs', 'endpoints', 'domains', 'config_managed'],
   /** The portfolio list, with each portfolio's domain count. */
-  portfolios: ['portfolios', 'domains'],
+  portfolios: ['portfolios', 'domains', 'config_managed'],
   /** The exposure finding list. */
   findings: ['exposure_findings', 'domains'],
   /**

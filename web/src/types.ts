@@ -1,6 +1,12 @@
 // The parts of the Public API's answers the pages read (see docs/http-api.md and schemas/responses/).
 
-export interface Domain {
+/** Every read of a resource a configuration file can manage says so (docs/configuration-file.md#managed-objects). */
+interface ManagedFields {
+  managed_by?: 'config' | null;
+  editable?: boolean;
+}
+
+export interface Domain extends ManagedFields {
   id: string;
   domain: string;
   portfolio_id: string | null;
@@ -40,12 +46,12 @@ export interface Security {
   recommendations: (string | { message?: string; title?: string; severity?: string })[];
 }
 
-export interface Portfolio {
+export interface Portfolio extends ManagedFields {
   id: string;
   name: string;
 }
 
-export interface Endpoint {
+export interface Endpoint extends ManagedFields {
   id: string;
   domain_id: string;
   name: string;
@@ -97,7 +103,7 @@ export interface LogEntry {
   is_test: boolean;
 }
 
-export interface Liveness {
+export interface Liveness extends ManagedFields {
   id: string;
   endpoint_id: string;
   is_enabled: boolean;
@@ -133,7 +139,7 @@ export interface DailyStat {
   avg_response_time_ms: number;
 }
 
-export interface StatusPage {
+export interface StatusPage extends ManagedFields {
   id: string;
   portfolio_id: string;
   slug: string;

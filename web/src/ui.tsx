@@ -1,6 +1,6 @@
 // Shared bits of the pages: status badges, dates, loading and error lines, data tables, form fields
 // and a form's submit with its status line.
-import { Fragment, type ComponentChildren } from 'preact';
+import { Fragment, type ButtonHTMLAttributes, type ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { api, fieldErrors } from './api.js';
 import { refreshAll, type Loaded } from './hooks.js';
@@ -63,6 +63,57 @@ const TONE: Record<string, string> = {
 export function Badge({ value }: { value: string | null | undefined }) {
   const v = value ?? 'unknown';
   return <span class={`badge ${TONE[v] ?? 'none'}`}>{v.replace(/_/g, ' ')}</span>;
+}
+
+/** What the API's reads say of a configuration file's hold on an object (docs/configuration-file.md#managed-objects). */
+export interface Managed {
+  managed_by?: 'config' | null;
+  editable?: boolean;
+}
+
+/** The tooltip of a control a configuration file keeps from being used. */
+export const MANAGED_WHY =
+  'Managed by the configuration file (dommon serve --config): change it in the file, not here.';
+
+/** True when a configuration file manages the object and does not allow editing it elsewhere. */
+export const locked = (m: Managed | undefined): boolean => m?.managed_by === 'config' && m.editable === false;
+
+/** "managed by config" beside an object a configuration file manages (editable or not). */
+export function ManagedBadge({ of }: { of: Managed | undefined }) {
+  if (of?.managed_by !== 'config') return null;
+  return (
+    <span
+      class="badge managed"
+      data-testid="managed-badge"
+      title={of.editable ? 'Made by the configuration file, which allows editing it here' : MANAGED_WHY}
+    >
+      managed by config
+    </span>
+  );
+}
+
+/**
+ * A button that changes an object: disabled, with the reason as its tooltip (on a wrapper too, since
+ * a disabled control gets no pointer events in every browser), when a configuration file holds it.
+ */
+export function ChangeButton({
+  of,
+  children,
+  ...rest
+}: ButtonHTMLAttributes<HTMLButtonElement> & { of: Managed | undefined }) {
+  if (!locked(of))
+    return (
+      <button type="button" {...rest}>
+        {children}
+      </button>
+    );
+  return (
+    <span class="locked" title={MANAGED_WHY}>
+      <button type="button" {...rest} onClick={undefined} disabled title={MANAGED_WHY}>
+        {children}
+      </button>
+    </span>
+  );
 }
 
 export function Days({ days }: { days: number | null | undefined }) {

@@ -15,11 +15,12 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
         'domain-list',
         ctx.query,
       );
-      ctx.body = listBody(
-        'domains',
-        await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q)),
-        domainJson,
+      const r = await s.domains.list(team(ctx), { domain: q.domain, portfolio_id: q.portfolio_id }, page(q));
+      const managed = await s.managed.of(
+        'domain',
+        r.items.map((d) => d.id),
       );
+      ctx.body = listBody('domains', r, (d) => ({ ...domainJson(d), ...managed(d.id) }));
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<DomainInput>('domain-create', ctx.request.body);
@@ -41,12 +42,20 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
       // they are now: the points add up to the score once the recompute that follows each input has run.
       const one = {
         ...domainJson(d),
+        ...(await s.managed.of('domain', [d.id]))(d.id),
         health_reasons: (await s.health.explain(d)).reasons,
         delegation: await s.intel.nameservers.view(d.id),
       };
-      ctx.body = q.include_endpoints
-        ? { ...one, endpoints: (await s.endpoints.forDomain(team(ctx), id)).map(endpointJson) }
-        : one;
+      if (!q.include_endpoints) {
+        ctx.body = one;
+        return;
+      }
+      const eps = await s.endpoints.forDomain(team(ctx), id);
+      const managed = await s.managed.of(
+        'endpoint',
+        eps.map((e) => e.id),
+      );
+      ctx.body = { ...one, endpoints: eps.map((e) => ({ ...endpointJson(e), ...managed(e.id) })) };
     });
     router.put(`${base}/:domainId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'domainId', 'Domain');

@@ -23,7 +23,12 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
         is_enabled?: boolean;
       }>('endpoint-list', ctx.query);
       const f = { domain_id: q.domain_id, endpoint_type: q.endpoint_type, is_enabled: q.is_enabled };
-      ctx.body = listBody('endpoints', await s.endpoints.list(team(ctx), f, page(q)), endpointJson);
+      const r = await s.endpoints.list(team(ctx), f, page(q));
+      const managed = await s.managed.of(
+        'endpoint',
+        r.items.map((e) => e.id),
+      );
+      ctx.body = listBody('endpoints', r, (e) => ({ ...endpointJson(e), ...managed(e.id) }));
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
@@ -56,8 +61,9 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       );
     });
     router.get(`${base}/:endpointId`, ...secure, async (ctx) => {
-      const { d, score } = await s.status.endpointSummary(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));
-      ctx.body = endpointDetailJson(d, score);
+      const id = pathId(ctx, 'endpointId', 'Endpoint');
+      const { d, score } = await s.status.endpointSummary(team(ctx), id);
+      ctx.body = { ...endpointDetailJson(d, score), ...(await s.managed.of('endpoint', [id]))(id) };
     });
     router.get(`${base}/:endpointId/pings`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'endpointId', 'Endpoint');

@@ -20,7 +20,12 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
         is_enabled?: boolean;
       }>('liveness-list', ctx.query);
       const f = { endpoint_id: q.endpoint_id, domain_id: q.domain_id, is_enabled: q.is_enabled };
-      ctx.body = listBody('configs', await s.liveness.list(team(ctx), f, page(q)), (c) => livenessJson(c));
+      const r = await s.liveness.list(team(ctx), f, page(q));
+      const managed = await s.managed.of(
+        'liveness',
+        r.items.map((c) => c.id),
+      );
+      ctx.body = listBody('configs', r, (c) => ({ ...livenessJson(c), ...managed(c.id) }));
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
@@ -44,7 +49,7 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     router.get(`${base}/:livenessId`, ...secure, async (ctx) => {
       const c = await s.liveness.get(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));
       const ep = await s.endpoints.get(team(ctx), c.endpoint_id);
-      ctx.body = livenessJson(c, endpointJson(ep).full_url);
+      ctx.body = { ...livenessJson(c, endpointJson(ep).full_url), ...(await s.managed.of('liveness', [c.id]))(c.id) };
     });
     router.put(`${base}/:livenessId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'livenessId', 'Liveness configuration');

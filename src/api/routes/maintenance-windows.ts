@@ -22,14 +22,20 @@ export function maintenanceWindowRoutes(router: ApiRouter, deps: ApiDeps, secure
   };
   router.get(base, ...secure, async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number }>('maintenance-window-list', ctx.query);
-    ctx.body = listBody('maintenance_windows', await s.maintenanceWindows.list(team(ctx), page(q)), json);
+    const r = await s.maintenanceWindows.list(team(ctx), page(q));
+    const managed = await s.managed.of(
+      'maintenance_window',
+      r.items.map((w) => w.id),
+    );
+    ctx.body = listBody('maintenance_windows', r, (w) => ({ ...json(w), ...managed(w.id) }));
   });
   router.post(base, ...secure, async (ctx) => {
     const body = v.body<MaintenanceWindowInput>('maintenance-window-create', ctx.request.body);
     created(ctx, json(await s.maintenanceWindows.create(team(ctx), body)));
   });
   router.get(`${base}/:windowId`, ...secure, async (ctx) => {
-    ctx.body = json(await s.maintenanceWindows.get(team(ctx), pathId(ctx, 'windowId', 'Maintenance window')));
+    const w = await s.maintenanceWindows.get(team(ctx), pathId(ctx, 'windowId', 'Maintenance window'));
+    ctx.body = { ...json(w), ...(await s.managed.of('maintenance_window', [w.id]))(w.id) };
   });
   router.put(`${base}/:windowId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'windowId', 'Maintenance window');

@@ -11,7 +11,12 @@ export function notificationRoutes(
 ): void {
   const base = '/api/v1/notifications';
   router.get(`${base}/settings`, ...secure, async (ctx) => {
-    ctx.body = await s.notifications.listSettings(ctx.state.principal);
+    const rows = await s.notifications.listSettings(ctx.state.principal);
+    const managed = await s.managed.of(
+      'channel',
+      rows.map((r) => r.id),
+    );
+    ctx.body = rows.map((r) => ({ ...r, ...managed(r.id) }));
   });
   router.put(`${base}/settings/:type`, ...secure, async (ctx) => {
     const type = (ctx as unknown as { params: { type: string } }).params.type;

@@ -11,14 +11,20 @@ export function portfolioRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mi
   const base = '/api/v1/portfolios';
   router.get(base, ...secure, readCache(deps.stamp, 'portfolios'), async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; name?: string }>('portfolio-list', ctx.query);
-    ctx.body = listBody('portfolios', await s.portfolios.list(team(ctx), { name: q.name }, page(q)), portfolioJson);
+    const r = await s.portfolios.list(team(ctx), { name: q.name }, page(q));
+    const managed = await s.managed.of(
+      'portfolio',
+      r.items.map((p) => p.id),
+    );
+    ctx.body = listBody('portfolios', r, (p) => ({ ...portfolioJson(p), ...managed(p.id) }));
   });
   router.post(base, ...secure, async (ctx) => {
     const body = v.body<PortfolioInput>('portfolio-create', ctx.request.body);
     created(ctx, portfolioJson(await s.portfolios.create(team(ctx), body)));
   });
   router.get(`${base}/:portfolioId`, ...secure, async (ctx) => {
-    ctx.body = portfolioJson(await s.portfolios.get(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio')));
+    const p = await s.portfolios.get(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio'));
+    ctx.body = { ...portfolioJson(p), ...(await s.managed.of('portfolio', [p.id]))(p.id) };
   });
   router.put(`${base}/:portfolioId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'portfolioId', 'Portfolio');

@@ -88,14 +88,20 @@ export function statusPageRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.M
   router.get(base, ...secure, async (ctx) => {
     const q = v.query<{ limit?: number; offset?: number; portfolio_id?: string }>('status-page-list', ctx.query);
     const f = { portfolio_id: q.portfolio_id?.toLowerCase() };
-    ctx.body = listBody('status_pages', await s.statusPages.list(team(ctx), f, page(q)), statusPageJson);
+    const r = await s.statusPages.list(team(ctx), f, page(q));
+    const managed = await s.managed.of(
+      'status_page',
+      r.items.map((p) => p.id),
+    );
+    ctx.body = listBody('status_pages', r, (p) => ({ ...statusPageJson(p), ...managed(p.id) }));
   });
   router.post(base, ...secure, async (ctx) => {
     const body = v.body<StatusPageInput>('status-page-create', ctx.request.body);
     created(ctx, statusPageJson(await s.statusPages.create(team(ctx), body)));
   });
   router.get(`${base}/:statusPageId`, ...secure, async (ctx) => {
-    ctx.body = statusPageJson(await s.statusPages.get(team(ctx), pathId(ctx, 'statusPageId', 'Status page')));
+    const p = await s.statusPages.get(team(ctx), pathId(ctx, 'statusPageId', 'Status page'));
+    ctx.body = { ...statusPageJson(p), ...(await s.managed.of('status_page', [p.id]))(p.id) };
   });
   router.put(`${base}/:statusPageId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'statusPageId', 'Status page');

@@ -6,14 +6,18 @@ import { refreshAll, usePoll } from '../hooks.js';
 import type { Domain, DomainStatus, HealthReason, Portfolio, Security } from '../types.js';
 import {
   Badge,
+  ChangeButton,
   Days,
   Field,
+  MANAGED_WHY,
+  ManagedBadge,
   Message,
   PortfolioChoice,
   Section,
   Show,
   fmtDay,
   fmtTime,
+  locked,
   removeAfterConfirm,
   useSubmit,
 } from '../ui.js';
@@ -103,10 +107,17 @@ function EditDomain({
   }, ['portfolio_id', 'notes', 'expiry_date']);
   return (
     <form class="inline" onSubmit={onSubmit} aria-label="Edit the domain">
+      {locked(domain) && (
+        <p class="muted" data-testid="managed-note">
+          {MANAGED_WHY}
+        </p>
+      )}
       <PortfolioChoice value={portfolio} set={setPortfolio} portfolios={portfolios} error={errors.portfolio_id} />
       <Field label="Notes" value={notes} set={setNotes} error={errors.notes} />
       <Field label="Manual expiry" type="date" value={expiry} set={setExpiry} error={errors.expiry_date} />
-      <button type="submit">Save</button>
+      <ChangeButton of={domain} type="submit">
+        Save
+      </ChangeButton>
       <Message msg={msg} />
     </form>
   );
@@ -118,7 +129,9 @@ export function DomainPage({ id }: { id: string }) {
     <Show s={s}>
       {(d) => (
         <>
-          <h1>{d.domain.domain}</h1>
+          <h1>
+            {d.domain.domain} <ManagedBadge of={d.domain} />
+          </h1>
           <div class="grid">
             <Section title="Status">
               <dl>
@@ -226,8 +239,8 @@ export function DomainPage({ id }: { id: string }) {
                 manualExpiry={d.registration?.expiry_override ?? null}
               />
               <p>
-                <button
-                  type="button"
+                <ChangeButton
+                  of={d.domain}
                   class="danger small"
                   onClick={() =>
                     void removeAfterConfirm(
@@ -237,7 +250,7 @@ export function DomainPage({ id }: { id: string }) {
                   }
                 >
                   Remove domain
-                </button>
+                </ChangeButton>
               </p>
             </Section>
           </Write>

@@ -6,8 +6,10 @@ import { usePoll } from '../hooks.js';
 import type { Domain, Portfolio, Renewal, Security } from '../types.js';
 import {
   Badge,
+  ChangeButton,
   Days,
   Field,
+  ManagedBadge,
   Message,
   PortfolioChoice,
   Section,
@@ -15,6 +17,7 @@ import {
   Table,
   isoDay,
   removeAfterConfirm,
+  type Managed,
   useSubmit,
 } from '../ui.js';
 import { Write } from '../scope.js';
@@ -33,6 +36,7 @@ interface Row {
   security: number | null;
   health: number | null;
   grade: string | null;
+  managed: Managed;
 }
 
 /**
@@ -76,6 +80,7 @@ async function load(): Promise<{ rows: Row[]; portfolios: Portfolio[] }> {
       security: securityCache.get(d.id) ?? null,
       health: d.health_score,
       grade: d.health_grade,
+      managed: { managed_by: d.managed_by, editable: d.editable },
     };
   });
   return { rows, portfolios };
@@ -212,7 +217,7 @@ export function Domains() {
                 {shown.map((r) => (
                   <tr key={r.id}>
                     <th scope="row">
-                      <a href={`#/domains/${r.id}`}>{r.name}</a>
+                      <a href={`#/domains/${r.id}`}>{r.name}</a> <ManagedBadge of={r.managed} />
                     </th>
                     <td class={minor}>{r.portfolio}</td>
                     <td class={minor}>{r.registrar}</td>
@@ -229,14 +234,14 @@ export function Domains() {
                     </td>
                     <td class={minor}>
                       <Write>
-                        <button
-                          type="button"
+                        <ChangeButton
+                          of={r.managed}
                           class="danger small"
                           onClick={() => void remove(r)}
                           aria-label={`Remove ${r.name}`}
                         >
                           Remove
-                        </button>
+                        </ChangeButton>
                       </Write>
                     </td>
                   </tr>

@@ -6,7 +6,18 @@ import { useState } from 'preact/hooks';
 import { all, api, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Endpoint, Liveness } from '../types.js';
-import { Badge, Breakable, EndpointBulkActions, Message, Section, Show, Table } from '../ui.js';
+import {
+  Badge,
+  Breakable,
+  ChangeButton,
+  EndpointBulkActions,
+  ManagedBadge,
+  Message,
+  Section,
+  Show,
+  Table,
+  type Managed,
+} from '../ui.js';
 import { Write } from '../scope.js';
 import {
   type Defs,
@@ -91,6 +102,7 @@ function SettingsForm({
   current,
   path,
   submit,
+  managed,
 }: {
   label: string;
   schema: Schema;
@@ -98,6 +110,8 @@ function SettingsForm({
   current: Obj;
   path: string;
   submit: string;
+  /** The object's configuration-file hold: Save is disabled, with the reason, while the file keeps it. */
+  managed: Managed;
 }) {
   const [start, setStart] = useState(() => pick(current, schema, defs));
   const [value, setValue] = useState<Obj>(start);
@@ -112,9 +126,9 @@ function SettingsForm({
     <form ref={form} class="stack schema" noValidate onSubmit={onSubmit} aria-label={label}>
       <Fields schema={schema} defs={defs} value={value} onChange={setValue} errors={errors} />
       <p>
-        <button type="submit" disabled={busy}>
+        <ChangeButton of={managed} type="submit" disabled={busy}>
           {submit}
-        </button>
+        </ChangeButton>
       </p>
       <Message msg={msg} />
     </form>
@@ -174,6 +188,7 @@ export function EndpointSettings({ endpointId }: { endpointId: string }) {
                       current={d.live as unknown as Obj}
                       path={`/api/v1/liveness/${d.live.id}`}
                       submit="Save liveness settings"
+                      managed={d.live}
                     />
                   ) : (
                     <AddLiveness endpointId={endpointId} defs={defs} />
@@ -188,6 +203,7 @@ export function EndpointSettings({ endpointId }: { endpointId: string }) {
                     current={d.endpoint}
                     path={`/api/v1/endpoints/${endpointId}`}
                     submit="Save endpoint"
+                    managed={d.endpoint as Managed}
                   />
                 </div>
               </div>
@@ -253,7 +269,7 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
                 />
               </td>
               <td>
-                <a href={`#/endpoints/${e.id}`}>{e.name}</a>
+                <a href={`#/endpoints/${e.id}`}>{e.name}</a> <ManagedBadge of={e} />
               </td>
               <td>{e.endpoint_type}</td>
               <td class="url">

@@ -6,7 +6,19 @@ import { all, api, get } from '../api.js';
 import { refreshAll, usePoll } from '../hooks.js';
 import type { Endpoint, EndpointStatus, Liveness, RegionView } from '../types.js';
 import { WhyDown } from './endpoint-why.js';
-import { Badge, Days, Section, Show, Table, fmtDay, fmtTime, pct, removeAfterConfirm } from '../ui.js';
+import {
+  Badge,
+  ChangeButton,
+  Days,
+  ManagedBadge,
+  Section,
+  Show,
+  Table,
+  fmtDay,
+  fmtTime,
+  pct,
+  removeAfterConfirm,
+} from '../ui.js';
 import { EndpointSettings } from './endpoint-setup.js';
 import { CanWrite } from '../scope.js';
 
@@ -183,7 +195,9 @@ export function EndpointPage({ id }: { id: string }) {
             d.status.endpoint.endpoint_type === 'https');
         return (
           <>
-            <h1>{d.status.endpoint.name}</h1>
+            <h1>
+              {d.status.endpoint.name} <ManagedBadge of={d.detail} />
+            </h1>
             <p class="muted">
               {d.status.endpoint.full_url} · on <a href={`#/domains/${d.detail.domain_id}`}>{d.detail.domain}</a> ·
               added {new Date(d.detail.created_at).toLocaleDateString(undefined, { dateStyle: 'medium' })}
@@ -207,8 +221,8 @@ export function EndpointPage({ id }: { id: string }) {
                   {d.live.is_enabled ? 'Pause liveness checks' : 'Resume liveness checks'}
                 </button>
               )}{' '}
-              <button
-                type="button"
+              <ChangeButton
+                of={d.detail}
                 class="danger"
                 onClick={() =>
                   void removeAfterConfirm(
@@ -218,7 +232,7 @@ export function EndpointPage({ id }: { id: string }) {
                 }
               >
                 Remove endpoint
-              </button>
+              </ChangeButton>
             </p>
             <div class="grid">
               <Section title="Status">

@@ -5,7 +5,19 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { LogEntry } from '../types.js';
-import { ActionsHead, Badge, Choice, Message, Section, Show, Table, fmtTime } from '../ui.js';
+import {
+  ActionsHead,
+  Badge,
+  ChangeButton,
+  Choice,
+  ManagedBadge,
+  Message,
+  Section,
+  Show,
+  Table,
+  fmtTime,
+  type Managed,
+} from '../ui.js';
 import { Write } from '../scope.js';
 import {
   type Defs,
@@ -18,7 +30,7 @@ import {
   useSchemas,
 } from '../schema-form.js';
 
-interface Setting {
+interface Setting extends Managed {
   id: string;
   notification_type: string;
   delivery_class: string;
@@ -263,7 +275,7 @@ export function Notifications() {
                 {d.settings.map((x) => (
                   <tr key={x.id}>
                     <td>
-                      <strong>{x.notification_type}</strong>
+                      <strong>{x.notification_type}</strong> <ManagedBadge of={x} />
                     </td>
                     <td>{x.delivery_class}</td>
                     <td>
@@ -276,9 +288,9 @@ export function Notifications() {
                     </td>
                     <td>
                       <Write owner>
-                        <button type="button" class="small" onClick={() => setEditing(x.id)}>
+                        <ChangeButton of={x} class="small" onClick={() => setEditing(x.id)}>
                           Edit
-                        </button>{' '}
+                        </ChangeButton>{' '}
                         <button
                           type="button"
                           class="small"

@@ -4,7 +4,7 @@ import { useState } from 'preact/hooks';
 import { all, api } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, Portfolio } from '../types.js';
-import { ActionsHead, Message, Section, Show, Table, removeAfterConfirm } from '../ui.js';
+import { ActionsHead, ChangeButton, ManagedBadge, Message, Section, Show, Table, removeAfterConfirm } from '../ui.js';
 import { Write } from '../scope.js';
 import { type Defs, Fields, useSchemaSubmit, useSchemas } from '../schema-form.js';
 import { naturalCompare } from '../sort.js';
@@ -89,17 +89,17 @@ export function Portfolios() {
                 {d.portfolios.map((p) => (
                   <tr key={p.id}>
                     <td>
-                      <strong>{p.name}</strong>
+                      <strong>{p.name}</strong> <ManagedBadge of={p} />
                     </td>
                     <td>{p.description ?? <span class="muted">—</span>}</td>
                     <td>{d.count.get(p.id) ?? 0}</td>
                     <td>
                       <Write>
-                        <button type="button" class="small" onClick={() => setEditing(p.id)}>
+                        <ChangeButton of={p} class="small" onClick={() => setEditing(p.id)}>
                           Edit
-                        </button>{' '}
-                        <button
-                          type="button"
+                        </ChangeButton>{' '}
+                        <ChangeButton
+                          of={p}
                           class="small danger"
                           aria-label={`Delete ${p.name}`}
                           onClick={() =>
@@ -110,7 +110,7 @@ export function Portfolios() {
                           }
                         >
                           Delete
-                        </button>
+                        </ChangeButton>
                       </Write>
                     </td>
                   </tr>

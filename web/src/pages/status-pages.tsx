@@ -5,7 +5,20 @@ import { useState } from 'preact/hooks';
 import { all, api } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, Endpoint, Portfolio, StatusPage } from '../types.js';
-import { ActionsHead, Badge, Check, Choice, Field, Message, Section, Show, Table, removeAfterConfirm } from '../ui.js';
+import {
+  ActionsHead,
+  Badge,
+  ChangeButton,
+  Check,
+  Choice,
+  Field,
+  ManagedBadge,
+  Message,
+  Section,
+  Show,
+  Table,
+  removeAfterConfirm,
+} from '../ui.js';
 import { Write } from '../scope.js';
 import { type Defs, Fields, useSchemaSubmit, useSchemas } from '../schema-form.js';
 
@@ -222,7 +235,9 @@ export function StatusPages() {
                   >
                     {d.pages.map((p) => (
                       <tr key={p.id}>
-                        <th scope="row">{p.title}</th>
+                        <th scope="row">
+                          {p.title} <ManagedBadge of={p} />
+                        </th>
                         <td>
                           <a href={p.url} target="_blank" rel="noopener">
                             {p.url}
@@ -236,22 +251,22 @@ export function StatusPages() {
                         </td>
                         <td>
                           <Write>
-                            <button
-                              type="button"
+                            <ChangeButton
+                              of={p}
                               class="small"
                               onClick={() => setEditing(p.id)}
                               aria-label={`Edit ${p.title}`}
                             >
                               Edit
-                            </button>{' '}
-                            <button
-                              type="button"
+                            </ChangeButton>{' '}
+                            <ChangeButton
+                              of={p}
                               class="danger small"
                               onClick={() => void remove(p)}
                               aria-label={`Delete ${p.title}`}
                             >
                               Delete
-                            </button>
+                            </ChangeButton>
                           </Write>
                         </td>
                       </tr>
