@@ -291,7 +291,7 @@ async function createLogger(config: Pick<Config, 'logLevel' | 'node'>): Promise<
 export async function openLocal(
   config: Readonly<Config>,
   clock: Clock = systemClock,
-  opts: Pick<AppOptions, 'exposure' | 'log' | 'probes'> & {
+  opts: Pick<AppOptions, 'exposure' | 'log' | 'probes' | 'smtp'> & {
     metrics?: (store: Store) => Metrics;
     /** The serving node (the daemon): scans record its name. The CLI's scans name no node. */
     serving?: boolean;
@@ -339,6 +339,13 @@ export async function openLocal(
       probes,
       checkInterval: config.checkInterval,
       sessions: config.session,
+      mail: {
+        smtpUrl: config.smtpUrl,
+        smtpFrom: config.smtpFrom,
+        smtpTls: config.smtpTls,
+        smtpCa: opts.smtp?.ca,
+        urls: config.channelUrls,
+      },
     },
     io,
   );

@@ -131,7 +131,8 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
   // ETag and 304 on the JSON reads the dashboard polls (not the CLI's in-process API, which never revalidates).
   if (!fixed) app.use(etagMiddleware());
   // The web dashboard (/, /ui/*): not for the CLI's in-process API, which has no browser, nor for a worker node.
-  if (!fixed && !opts.healthAndMetricsOnly) app.use(webMiddleware({ ...deps, authThrottle: throttle }));
+  if (!fixed && !opts.healthAndMetricsOnly)
+    app.use(webMiddleware({ ...deps, authThrottle: throttle, publicUrl: deps.config.publicUrl }));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return { app, router };

@@ -50,6 +50,25 @@ export interface Account {
   disabled: boolean;
 }
 
+/** What a one-time link is for (docs/accounts.md#one-time-links). */
+export type LinkPurpose = 'setup' | 'sign-in' | 'invitation' | 'reset';
+
+/** A one-time link as stored: what it is bound to, never its secret. */
+export interface OneTimeLink {
+  id: string;
+  purpose: LinkPurpose;
+  email: string | null;
+  account_id: string | null;
+  team_id: string | null;
+  user_id: string | null;
+  role: Role | null;
+  created_by: string | null;
+  /** Epoch milliseconds. */
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
+
 /** One team an account belongs to (its users row there). */
 export interface Membership {
   user_id: string;

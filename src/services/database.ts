@@ -11,6 +11,7 @@ import { createSealer, dropKeyFile, guardSealing, keyFileMissing, liveKeyRing, S
 import { createAccessService } from './access.js';
 import { createNodeService } from './nodes.js';
 import { createAuditService } from './audit.js';
+import { createLinkService } from './links.js';
 import { userInfo } from 'node:os';
 
 /** The OS account running the command (null where it has none, as in some containers). */
@@ -86,6 +87,8 @@ export async function openDatabase(
 export interface LocalServices {
   access: ReturnType<typeof createAccessService>;
   nodes: ReturnType<typeof createNodeService>;
+  /** One-time sign-in links (`users add`). */
+  links: ReturnType<typeof createLinkService>;
 }
 
 /** The command line's local door: those services over the configured database, and how to close it (the CLI never holds the store). */
@@ -108,7 +111,7 @@ export async function openLocalServices(
   });
   const deps = { store, clock: systemClock, audit };
   return {
-    services: { access: createAccessService(deps), nodes: createNodeService(deps) },
+    services: { access: createAccessService(deps), nodes: createNodeService(deps), links: createLinkService(deps) },
     close: () => store.close(),
   };
 }

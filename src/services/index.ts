@@ -2,6 +2,7 @@
 import { createAccessService } from './access.js';
 import { createSessionService } from './sessions.js';
 import { createAccountService } from './accounts.js';
+import { createLinkService, type MailContext } from './links.js';
 import type { ServiceDeps } from './deps.js';
 import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
@@ -39,6 +40,8 @@ export function createServices(
     checkInterval?: number;
     /** The dashboard sessions' lifetimes (DOMMON_SESSION_IDLE_HOURS, DOMMON_SESSION_MAX_DAYS); defaults otherwise. */
     sessions?: { idleMs: number; absoluteMs: number };
+    /** The SMTP relay (DOMMON_SMTP_URL, DOMMON_SMTP_FROM, DOMMON_SMTP_TLS) one-time links are mailed through; none: links are only answered. */
+    mail?: MailContext;
   },
   io?: IntelIo,
 ) {
@@ -90,6 +93,8 @@ export function createServices(
     sessions: createSessionService({ store: deps.store, clock: deps.clock, access, ...base.sessions }),
     /** People's accounts: e-mail and password sign-in, their teams. */
     accounts: createAccountService(deps),
+    /** One-time links: set-up, sign-in, invitations, password resets (docs/accounts.md#one-time-links). */
+    links: createLinkService({ ...deps, mail: base.mail, log: io?.log }),
     portfolios: createPortfolioService(deps),
     domains,
     /** A domain's health with the reasons of its grade, computed from its current inputs when asked. */

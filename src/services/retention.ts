@@ -169,6 +169,8 @@ export function createRetentionService(deps: RetentionDeps) {
     );
     const tlsSchedules = await store.certificates.forgetIneligible();
     const sessions = await store.webSessions.prune(ms, ms - (deps.sessionIdleMs ?? 12 * HOUR_MS));
+    // One-time links a day after they were used or ran out (until then a second use says "used").
+    await store.oneTimeLinks.prune(ms - 24 * HOUR_MS);
 
     // Freed pages go back to the file system a slice at a time; the checkpoint lets the file shrink.
     const freeBefore = await r.freePages();

@@ -35,6 +35,7 @@ import { livenessDueRepo } from './repos/liveness-due.js';
 import { rateLimitsRepo } from './repos/rate-limits.js';
 import { webSessionsRepo } from './repos/web-sessions.js';
 import { accountsRepo } from './repos/accounts.js';
+import { oneTimeLinksRepo } from './repos/one-time-links.js';
 import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
@@ -87,6 +88,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     rateLimits: rateLimitsRepo(db),
     webSessions: webSessionsRepo(db),
     accounts: accountsRepo(db),
+    /** Set-up, sign-in, invitation and reset links (services/links.ts). */
+    oneTimeLinks: oneTimeLinksRepo(db),
     authFailures: authFailuresRepo(db),
     /** The dashboard's home and outage reads (read only). */
     dashboard: dashboardRepo(db),

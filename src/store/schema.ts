@@ -27,6 +27,27 @@ export interface AccountsTable {
   created_at: string;
   disabled: ColumnType<Bool, Bool | undefined, Bool>;
 }
+/** A one-time link (migration 033; services/links.ts): only the SHA-256 of its secret is kept. */
+export interface OneTimeLinksTable {
+  id: string;
+  token_hash: string;
+  /** setup | sign-in | invitation | reset. */
+  purpose: string;
+  /** Case-folded: the invitee's address (an invitation), else the account's. */
+  email: string | null;
+  account_id: string | null;
+  team_id: string | null;
+  /** The membership a sign-in or reset link signs in to. */
+  user_id: string | null;
+  /** The role an invitation gives. */
+  role: string | null;
+  /** The member who made it (an invitation, an owner's reset); null when made on the command line. */
+  created_by: string | null;
+  /** Epoch milliseconds. */
+  created_at: number;
+  expires_at: number;
+  used_at: number | null;
+}
 export interface ApiTokensTable {
   id: string;
   team_id: string;
@@ -467,6 +488,7 @@ export interface DB {
   teams: TeamsTable;
   users: UsersTable;
   accounts: AccountsTable;
+  one_time_links: OneTimeLinksTable;
   api_tokens: ApiTokensTable;
   meta: MetaTable;
   portfolios: PortfoliosTable;

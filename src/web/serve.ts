@@ -18,10 +18,11 @@ import { clientKey } from '../domain/client-address.js';
 import { foldEmail } from '../services/accounts.js';
 import type { LiveHub } from './live.js';
 import { formSchemasBody } from './form-schemas.js';
+import { LINK_PATHS, linkRoutes } from './links.js';
 
 class NotJson extends ServiceError {
   constructor() {
-    super('unsupported', 'send the token as JSON (Content-Type: application/json)', 'UNSUPPORTED_MEDIA_TYPE');
+    super('unsupported', 'send the request as JSON (Content-Type: application/json)', 'UNSUPPORTED_MEDIA_TYPE');
   }
 }
 
@@ -112,7 +113,14 @@ function send(ctx: Koa.Context, a: Asset, cache: string): void {
 }
 
 export function webMiddleware(
-  deps: { services: Services; validator: Validator; authThrottle?: AuthThrottle; live?: LiveHub },
+  deps: {
+    services: Services;
+    validator: Validator;
+    authThrottle?: AuthThrottle;
+    live?: LiveHub;
+    /** DOMMON_PUBLIC_URL: where links mailed to people point (docs/accounts.md#one-time-links). */
+    publicUrl?: string | null;
+  },
   dir = WEB_DIR,
 ): Koa.Middleware {
   let build: ReturnType<typeof loadBuild> | undefined;
@@ -257,6 +265,7 @@ export function webMiddleware(
       ctx.set('Allow', 'GET, POST, DELETE');
       ctx.throw(405, 'method not allowed', { expose: true });
     }
+    if (LINK_PATHS.has(p)) return linkRoutes(ctx, { ...deps, answer, notJson: () => new NotJson() });
     if (p === '/ui/session/team') {
       // A password sign-in's session moves to another of the account's teams (the header menu).
       ctx.set('Cache-Control', 'no-store');

@@ -90,7 +90,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   if (res.status === 204) return undefined as T;
   const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string; errors?: unknown };
   if (!res.ok) {
-    if (res.status === 401 && path !== '/ui/session') listeners.forEach((fn) => fn());
+    if (res.status === 401 && !path.startsWith('/ui/')) listeners.forEach((fn) => fn());
     if (res.status === 429) {
       const wait = res.headers.get('retry-after');
       throw new ApiError(429, `Too many requests for now${wait ? `: try again in ${wait} s` : ''}.`, data.code);
@@ -126,6 +126,29 @@ export async function currentSession(): Promise<Session | null> {
 /** Signs in with an API token, or with an account's e-mail and password. */
 export async function signIn(credential: { token: string } | { email: string; password: string }): Promise<Session> {
   const s = await api<Session>('POST', '/ui/session', credential);
+  csrf = s.csrf_token;
+  answers.clear();
+  return s;
+}
+
+/** What a one-time link will do (docs/accounts.md#one-time-links), before it is used. */
+export interface LinkView {
+  purpose: 'setup' | 'sign-in' | 'invitation' | 'reset';
+  email: string | null;
+  team: string | null;
+  role: 'owner' | 'editor' | 'viewer' | null;
+  password: 'required' | 'optional';
+  expires_at: string;
+}
+
+export const linkInfo = (token: string) => api<LinkView>('POST', '/ui/link', { token });
+
+/** Uses a one-time link (a password, and for a set-up link the e-mail and team) and signs in. */
+export async function redeemLink(
+  token: string,
+  body: { password?: string; email?: string; team?: string },
+): Promise<Session> {
+  const s = await api<Session>('POST', '/ui/link/use', { token, ...body });
   csrf = s.csrf_token;
   answers.clear();
   return s;

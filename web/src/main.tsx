@@ -17,6 +17,7 @@ import { Portfolios } from './pages/portfolios.js';
 import { Audit } from './pages/audit.js';
 import { Tokens } from './pages/tokens.js';
 import { NotFound } from './pages/not-found.js';
+import { LinkPage } from './pages/link.js';
 import { CanOwn, CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -201,12 +202,16 @@ function App() {
     // A page's own title; an address with no page (or an id where the page takes none) is "Not found".
     const [top, id] = route;
     const title =
-      top === 'endpoints' && id
-        ? 'Endpoint'
-        : (NAV.find(([k]) => k === top && (!id || k === 'domains'))?.[1] ?? 'Not found');
+      top === 'link'
+        ? 'Sign in'
+        : top === 'endpoints' && id
+          ? 'Endpoint'
+          : (NAV.find(([k]) => k === top && (!id || k === 'domains'))?.[1] ?? 'Not found');
     document.title = `${title} · dommon`;
     document.getElementById('main')?.focus();
   }, [route.join('/')]);
+  // A one-time link is used whoever is signed in (it signs in as the person it is for).
+  if (route[0] === 'link' && route[1]) return <LinkPage token={route[1]} done={setSession} />;
   if (session === undefined) return <p class="muted">Loading…</p>;
   if (session === null) return <SignIn done={setSession} />;
   return (

@@ -3,6 +3,8 @@ import type { Command } from 'commander';
 import { table, UsageError } from '../output.js';
 import { run } from '../run.js';
 import { parseExpiry, parseRole } from '../../services/access.js';
+import { linkUrl } from '../../domain/one-time-link.js';
+import { loadConfig, type Config } from '../../config/index.js';
 
 export function tokenCommands(program: Command): void {
   const token = program.command('token').description('API tokens (shown once, stored only as hashes)');
@@ -107,13 +109,25 @@ export function userCommands(program: Command): void {
     );
   users
     .command('add <email>')
-    .description('add a user to the team (--team creates the team if needed)')
+    .description(
+      'add a user to the team (--team creates the team if needed); prints a one-time link (24 h) where the user sets a password and is signed in',
+    )
     .option('--role <role>', 'owner, editor or viewer (docs/accounts.md)', 'owner')
+    .option(
+      '--public-url <url>',
+      'the address the dashboard is reached at, for the link (DOMMON_PUBLIC_URL, default: http://DOMMON_HOST:DOMMON_PORT)',
+    )
     .action(
-      run(async (ctx, email: string, o: { role: string }) => {
+      run(async (ctx, email: string, o: { role: string; publicUrl?: string }) => {
+        const base = linkBase(o.publicUrl, ctx.config);
         const { services } = await ctx.local();
         const u = await services.access.addUser(ctx.opts.team, email, parseRole(o.role));
-        ctx.print.out(u, () => `added ${u.email} (${u.id}) as ${u.role}`);
+        const link = await services.links.signInLink(u.team_id, u.email);
+        const url = linkUrl(base, link.token);
+        ctx.print.out(
+          { ...u, sign_in_url: url, sign_in_expires_at: link.expires_at },
+          () => `added ${u.email} (${u.id}) as ${u.role}\nsign-in link (one use, until ${link.expires_at}): ${url}`,
+        );
       }),
     );
   users
@@ -163,4 +177,15 @@ async function firstLine(input: NodeJS.ReadableStream): Promise<string> {
     if (text.includes('\n')) break;
   }
   return text.split(/\r?\n/)[0] ?? '';
+}
+
+/**
+ * Where a printed link points: --public-url, else DOMMON_PUBLIC_URL, else the address `serve` listens on
+ * (a wildcard address as localhost).
+ */
+function linkBase(flag: string | undefined, config: Readonly<Config>): string {
+  if (flag !== undefined) return loadConfig({ publicUrl: flag, dataDir: config.dataDir }).publicUrl!;
+  if (config.publicUrl) return config.publicUrl;
+  const host = ['0.0.0.0', '::', ''].includes(config.host) ? 'localhost' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${config.port}`;
 }

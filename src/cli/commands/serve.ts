@@ -4,6 +4,7 @@ import type { GlobalOpts } from '../context.js';
 import { tuneHeap } from '../heap.js';
 import { UsageError } from '../output.js';
 import type { ConfigSync } from '../../api/config-sync.js';
+import { linkUrl } from '../../domain/one-time-link.js';
 
 interface ServeFlags {
   host?: string;
@@ -139,10 +140,21 @@ export function serveCommand(program: Command): void {
       });
       sync?.watch();
       process.stdout.write(`dommon ${app.config.dataDir}: listening on ${url}\n`);
+      // No account yet: a one-time link to make the first owner, on its own line after the contract's one.
+      if (config.node.role !== 'worker') {
+        const setup = await app.services.links.setupLink().catch((err: unknown) => {
+          app.log.warn({ err }, 'no set-up link: it could not be made');
+          return null;
+        });
+        if (setup)
+          process.stdout.write(
+            `set-up link (one use, until ${setup.expires_at}): ${linkUrl(config.publicUrl ?? url, setup.token)}\n`,
+          );
+      }
       // stdout carries the one `listening on` line of the contract; the hint for people goes to stderr.
       if (config.node.role !== 'worker')
         process.stderr.write(
-          `web dashboard: ${config.publicUrl ?? url}/ (sign in with a token from \`dommon token create\`)\n`,
+          `web dashboard: ${config.publicUrl ?? url}/ (sign in with e-mail and password, or a token from \`dommon token create\`)\n`,
         );
       app.log.info(
         { url, dataDir: config.dataDir, node: config.node.name, role: config.node.role, region: config.node.region },

@@ -28,6 +28,7 @@ import * as m029 from './029_result_detail.js';
 import * as m030 from './030_audit_log.js';
 import * as m031 from './031_config_managed.js';
 import * as m032 from './032_accounts.js';
+import * as m033 from './033_one_time_links.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -57,6 +58,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '030_audit_log': m030,
   '031_config_managed': m031,
   '032_accounts': m032,
+  '033_one_time_links': m033,
 };
 
 /**

@@ -126,6 +126,14 @@ export function webSessionsRepo(db: Kysely<DB>) {
       const r = await db.deleteFrom('web_sessions').where('token_id', 'in', tokenIds).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
+    /** Ends every password sign-in session of an account (in any of its teams); returns how many. */
+    async removeForAccount(accountId: string): Promise<number> {
+      const r = await db
+        .deleteFrom('web_sessions')
+        .where('user_id', 'in', db.selectFrom('users').select('id').where('account_id', '=', accountId))
+        .executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     /** Removes sessions idle since before `idleBefore` or past their absolute end at `now` (epoch ms). */
     async prune(now: number, idleBefore: number): Promise<number> {
       const r = await db
