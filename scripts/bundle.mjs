@@ -8,6 +8,7 @@ import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { APP_EXTERNALS, REQUIRE_BANNER } from './externals.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outdir = path.join(root, 'dist/bundle');
@@ -24,26 +25,8 @@ await build({
   entryNames: '[name]',
   chunkNames: 'chunks/[name]-[hash]',
   jsx: 'automatic',
-  // native addon (better-sqlite3), worker threads (pino), files read at run time (whoiser parsers,
-  // swagger-ui-dist assets) and the dashboard's React/Ink/Yoga stack (loaded for `status` only)
-  external: [
-    'better-sqlite3',
-    'pino',
-    'thread-stream',
-    'whoiser',
-    'whoiser/*',
-    'swagger-ui-dist',
-    'ink',
-    'ink-*',
-    'react',
-    'react/*',
-    'react-devtools-core',
-    'yoga-*',
-  ],
-  // CommonJS packages inside an ESM bundle call require() for Node built-ins
-  banner: {
-    js: "import { createRequire as __dommonRequire } from 'node:module'; const require = __dommonRequire(import.meta.url);",
-  },
+  external: APP_EXTERNALS,
+  banner: { js: REQUIRE_BANNER },
   legalComments: 'none',
   logLevel: 'warning',
 });

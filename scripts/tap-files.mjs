@@ -19,6 +19,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
+import { APP_EXTERNALS, REQUIRE_BANNER } from './externals.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const TEST_FILE = /\.test\.tsx?$/;
@@ -52,6 +53,18 @@ const SLOW_FIRST = [
   'test/pg/api-events-data.test.ts',
   'test/api/endpoint-status-list.test.ts',
   'test/cli/db-copy.test.ts',
+];
+
+/** Packages only the tests use that stay in node_modules (they read files beside their code or run programs). */
+const TEST_EXTERNALS = [
+  'tap',
+  '@tapjs/*',
+  'playwright-core',
+  '@seriousme/*',
+  'eslint',
+  'typescript',
+  'esbuild',
+  'oidc-provider',
 ];
 
 /** Per file, its latest run's `{ wallMs, cpuMs, childCpuMs }` (scripts/tap-cpu.mjs records them). */
@@ -105,9 +118,9 @@ if (Object.keys(times).length) {
 
 /**
  * Compiles `files` into `outdir` (`test/x.test.ts` -> `outdir/test/x.test.js`). A bundled module's
- * `import.meta.url` would name the bundle; the tests and the app find fixtures, migrations, `bin/` and
- * `dist/` from it, so each project file's own `import.meta.url` and `import.meta.dirname` are written
- * into it as they were (the text is replaced, in strings too: no file spells them in a string).
+ * `import.meta.url` would name the bundle; the tests, the app and some packages find files (fixtures,
+ * migrations, `bin/`, `dist/`) from it, so each file's own `import.meta.url` and `import.meta.dirname` are written
+ * into it as they were (the text is replaced, in strings too).
  */
 async function compile(outdir) {
   await build({
@@ -118,7 +131,12 @@ async function compile(outdir) {
     bundle: true,
     splitting: true,
     chunkNames: 'chunks/[name]-[hash]',
-    packages: 'external',
+    // The packages are bundled too, as the command line's are (scripts/bundle.mjs): a file then loads a
+    // few chunks instead of resolving, reading and compiling some 900 CommonJS modules one by one, which
+    // cost an app-starting file about 0.4 s of its ~2.3 s of CPU. Left out, besides the command line's:
+    // tap (its runner loads plug-ins) and the test-only packages that read their own files or spawn.
+    external: [...APP_EXTERNALS, ...TEST_EXTERNALS],
+    banner: { js: REQUIRE_BANNER },
     format: 'esm',
     platform: 'node',
     target: 'node20',
@@ -175,6 +193,21 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => process.exit(1));
 const compileStarted = performance.now();
 await compile(outdir);
+// The shared chunks keep no source map: they hold the packages' code with the project's, and Node
+// (--enable-source-maps) reads and decodes a chunk's whole map the first time a stack trace passes
+// through it, which tap does for every assertion's location: ~0.3 s of CPU per file. The test files
+// keep theirs, so an assertion's `at` still names the .ts line; a frame in the app's code names its
+// line in the chunk (`npx tap FILE` runs one file from source, with every frame mapped).
+const chunks = path.join(outdir, 'chunks');
+for (const name of fs.existsSync(chunks) ? fs.readdirSync(chunks) : []) {
+  const file = path.join(chunks, name);
+  if (name.endsWith('.map')) fs.rmSync(file);
+  else if (name.endsWith('.js')) {
+    const code = fs.readFileSync(file, 'utf8');
+    const at = code.lastIndexOf('\n//# sourceMappingURL=');
+    if (at !== -1) fs.writeFileSync(file, code.slice(0, at + 1));
+  }
+}
 t.comment(`compiled ${files.length} files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 
 // The runner itself has no time limit; each file has tap's default 30 s, counted again from every

@@ -8,7 +8,7 @@ import { apiSource, Dashboard, sparkline, StatusApp, visibleRows, type Snapshot 
 
 const tick = (ms = 60) => new Promise((r) => setTimeout(r, ms));
 /** Waits until the last frame satisfies `pred` (renders are asynchronous). */
-async function frameWhere(last: () => string | undefined, pred: (f: string) => boolean, ms = 5000): Promise<string> {
+async function frameWhere(last: () => string | undefined, pred: (f: string) => boolean, ms = 20_000): Promise<string> {
   const end = Date.now() + ms;
   for (;;) {
     const f = strip(last() ?? '');
