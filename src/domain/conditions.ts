@@ -525,8 +525,8 @@ function utf8Length(s: string): number {
 /** `*` any run, `?` one character, `[a-z]` / `[^a-z]` a class, `\x` x itself; a malformed pattern matches nothing. */
 export function wildcardMatch(pattern: string, value: string): boolean {
   if (pattern === '*') return true;
-  const p = Array.from(pattern.replace(/\//g, ''));
-  const v = Array.from(value.replace(/\//g, ''));
+  const p = chars(pattern.includes('/') ? pattern.replace(/\//g, '') : pattern);
+  const v = chars(value.includes('/') ? value.replace(/\//g, '') : value);
   // Iterative star matching with backtracking to the last star (linear in practice).
   let pi = 0;
   let vi = 0;
@@ -555,8 +555,14 @@ export function wildcardMatch(pattern: string, value: string): boolean {
   return true;
 }
 
+/**
+ * A text as characters by index: the string itself when it has no surrogate pair (each UTF-16 unit is
+ * a character, and a 10 KB body is not copied into an array), else its code points.
+ */
+const chars = (s: string): ArrayLike<string> => (/[\uD800-\uDFFF]/.test(s) ? Array.from(s) : s);
+
 /** Matches one pattern item at p[i] against c: its length when it matches, -1 when not, -2 when malformed. */
-function matchOne(p: readonly string[], i: number, c: string): number {
+function matchOne(p: ArrayLike<string>, i: number, c: string): number {
   const t = p[i];
   if (t === '?') return 1;
   if (t === '\\') {

@@ -261,8 +261,17 @@ t.test('pat(): wildcards as Go filepath.Match, slashes ignored', async (t) => {
     ['**', '', true],
     ['x*', '', false],
     ['ü?', 'üß', true],
+    // A character outside the BMP is one character for `?` and a class, on either side.
+    ['a?b', 'a\u{1F600}b', true],
+    ['a??b', 'a\u{1F600}b', false],
+    ['[\u{1F600}]', '\u{1F600}', true],
+    ['*\u{1F600}', 'x/y\u{1F600}', true],
   ];
   for (const [p, v, m] of cases) t.equal(wildcardMatch(p, v), m, `${p} ~ ${v}`);
+  const body = `{"status":"UP","data":"${'x'.repeat(10_000)}"}`;
+  t.equal(wildcardMatch('*"status":"UP"*', body), true, 'a 10 KB body');
+  t.equal(wildcardMatch('*"status":"DOWN"*', body), false);
+  t.equal(wildcardMatch('*UP*\u{1F600}', `${body}\u{1F600}`), true, 'a 10 KB body with a character outside the BMP');
 });
 
 t.test('a result records every failure, bounded', async (t) => {
