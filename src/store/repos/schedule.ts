@@ -114,10 +114,19 @@ export function scheduleRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
     },
     /**
      * A run's end, in the transaction that stores its result: when it ran, how it went, when it runs
-     * next; frees its lease (the row is made when missing).
+     * next; frees its lease. The row is made when missing, unless the domain is gone: a run that ends
+     * after its domain was deleted leaves no row behind.
      */
     async done(kind: string, targetId: string, o: { at: string; next: string; outcome: string }): Promise<void> {
       const set = { next_run_at: o.next, last_run_at: o.at, last_outcome: o.outcome, lease_until: null };
+      const updated = await db
+        .updateTable('check_schedule')
+        .set(set)
+        .where('kind', '=', kind)
+        .where('target_id', '=', targetId)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) > 0) return;
+      if (!(await db.selectFrom('domains').select('id').where('id', '=', targetId).executeTakeFirst())) return;
       await db
         .insertInto('check_schedule')
         .values({ kind, target_id: targetId, ...set })
