@@ -21,6 +21,7 @@ import { errorMiddleware } from './middleware/errors.js';
 import { tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { accountTokenRoutes } from './routes/tokens.js';
+import { memberRoutes } from './routes/members.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -177,6 +178,7 @@ export function createLocalApi(
   const fixed: Middleware[] = [];
   tokenRoutes(router, fixed);
   accountTokenRoutes(router, deps, fixed);
+  memberRoutes(router, deps, fixed);
   portfolioRoutes(router, deps, fixed);
   domainRoutes(router, deps, fixed);
   endpointRoutes(router, deps, fixed);

@@ -12,6 +12,7 @@ import type { AuthThrottle } from '../services/auth-throttle.js';
 import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { accountTokenRoutes } from './routes/tokens.js';
+import { memberRoutes } from './routes/members.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -80,6 +81,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     configRoutes(router, deps);
     tokenRoutes(router, secure);
     accountTokenRoutes(router, deps, secure);
+    memberRoutes(router, deps, secure);
     portfolioRoutes(router, deps, secure);
     domainRoutes(router, deps, secure);
     endpointRoutes(router, deps, secure);

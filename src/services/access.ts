@@ -78,6 +78,8 @@ export interface OwnTokenInput {
   expires_at?: string;
 }
 
+type Tx = Parameters<Parameters<ServiceDeps['store']['transaction']>[0]>[0];
+
 export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
   const cache = new Map<string, Principal | null>();
   const touched = new Set<string>();
@@ -118,6 +120,74 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
   async function bumpEpoch(): Promise<void> {
     await store.meta.set(EPOCH_KEY, randomBytes(16).toString('hex'));
     cache.clear();
+  }
+
+  /** The member `userId` of `team`, read inside a change's transaction after the owners are locked. */
+  async function memberIn(tx: Tx, team: Pick<Team, 'id'>, userId: string, label: string): Promise<User> {
+    const u = await tx.users.byId(userId);
+    if (!u || u.team_id !== team.id) throw new NotFound(label);
+    return u;
+  }
+
+  /** 409 LAST_OWNER: the change would leave the team without an owner. */
+  const lastOwner = (u: User, team: Pick<Team, 'name'>) =>
+    new Conflict(
+      `${u.email} is the last owner of team "${team.name}": make another member an owner first`,
+      'LAST_OWNER',
+    );
+
+  /**
+   * Sets a member's role, refusing to demote the team's last owner (the owners are locked for the
+   * transaction); every node's token cache is dropped, and sessions read the role at each request.
+   */
+  async function applyRole(team: Pick<Team, 'id' | 'name'>, userId: string, label: string, role: Role): Promise<User> {
+    const user = await store.transaction(async (tx) => {
+      const owners = await tx.users.ownerIdsForUpdate(team.id);
+      const u = await memberIn(tx, team, userId, label);
+      if (role !== 'owner' && owners.length === 1 && owners[0] === u.id) throw lastOwner(u, team);
+      await tx.users.setRole(u.id, role);
+      await audit?.record(tx, team.id, {
+        action: 'update',
+        kind: 'user',
+        id: u.id,
+        name: u.email,
+        before: u,
+        after: { ...u, role },
+      });
+      return u;
+    });
+    await bumpEpoch();
+    return { ...user, role };
+  }
+
+  /**
+   * Removes a member, refusing to remove the team's last owner: their tokens are revoked and every
+   * session of theirs ends (token-made and password sign-ins), on every node at once.
+   */
+  async function applyRemove(
+    team: Pick<Team, 'id' | 'name'>,
+    userId: string,
+    label: string,
+  ): Promise<{ user: User; revoked_tokens: number }> {
+    const r = await store.transaction(async (tx) => {
+      const owners = await tx.users.ownerIdsForUpdate(team.id);
+      const u = await memberIn(tx, team, userId, label);
+      if (owners.length === 1 && owners[0] === u.id) throw lastOwner(u, team);
+      await tx.webSessions.removeForTokens(await tx.tokens.liveIdsForUser(u.id));
+      await tx.webSessions.removeForUsers([u.id]);
+      const n = await tx.tokens.revokeForUser(u.id, isoNow(clock));
+      await tx.users.remove(u.id);
+      await audit?.record(tx, team.id, {
+        action: 'delete',
+        kind: 'user',
+        id: u.id,
+        name: u.email,
+        before: { ...u, revoked_tokens: n },
+      });
+      return { user: u, revoked_tokens: n };
+    });
+    await bumpEpoch();
+    return r;
   }
 
   return {
@@ -339,21 +409,8 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       const team = await requireTeam(teamName);
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
-      await store.transaction(async (tx) => {
-        await tx.users.setRole(user.id, role);
-        await audit?.record(tx, team.id, {
-          action: 'update',
-          kind: 'user',
-          id: user.id,
-          name: user.email,
-          before: user,
-          after: { ...user, role },
-        });
-      });
-      await bumpEpoch();
-      return { ...user, role };
+      return applyRole(team, user.id, `User ${email}`, role);
     },
-
     /**
      * Gives a member a dashboard password: the person's account (made when there is none) is linked to
      * the membership and its password set (docs/accounts.md). The password itself is never recorded.
@@ -390,23 +447,18 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       const team = await requireTeam(teamName);
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
-      const revoked = await store.transaction(async (tx) => {
-        // Sessions made from the member's tokens end with them (the look-up joins the member too).
-        await tx.webSessions.removeForTokens(await tx.tokens.liveIdsForUser(user.id));
-        const n = await tx.tokens.revokeForUser(user.id, isoNow(clock));
-        await tx.users.remove(user.id);
-        await audit?.record(tx, team.id, {
-          action: 'delete',
-          kind: 'user',
-          id: user.id,
-          name: user.email,
-          before: { ...user, revoked_tokens: n },
-        });
-        return n;
-      });
-      await bumpEpoch();
-      return { user, revoked_tokens: revoked };
+      return applyRemove(team, user.id, `User ${email}`);
     },
+
+    /** The caller's team's members (an owner's view). */
+    listMembers: (p: Principal) => store.users.list(p.team_id),
+
+    /** Changes the role of a member of the caller's team (another team's is not found). */
+    setMemberRole: (p: Principal, id: string, role: Role) =>
+      applyRole({ id: p.team_id, name: p.team_name }, id, 'Member', role),
+
+    /** Removes a member of the caller's team: their tokens are revoked and their sessions end. */
+    removeMember: (p: Principal, id: string) => applyRemove({ id: p.team_id, name: p.team_name }, id, 'Member'),
 
     /** The caller behind a raw token, or null. Cached: no database round trip per request. */
     async authenticate(token: string | undefined): Promise<Principal | null> {

@@ -61,7 +61,7 @@ async function ping(db: Kysely<DB>): Promise<boolean> {
 function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, engine: Engine, sealer?: Sealer) {
   return {
     teams: teamsRepo(db),
-    users: usersRepo(db),
+    users: usersRepo(db, engine),
     tokens: tokensRepo(db),
     meta: metaRepo(db),
     portfolios: portfoliosRepo(db),

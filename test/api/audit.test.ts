@@ -123,6 +123,10 @@ t.test('every write route records its change, in its transaction, with secrets m
   await api.delete(`/api/v1/account/tokens/${own.id}`);
   const another = (await api.post('/api/v1/account/tokens', { read_only: true })).body;
   await api.delete(`/api/v1/tokens/${another.id}`);
+  // Members: one added, given another role and removed by the owner.
+  const member = await s.app.services.access.addUser('audited', 'member@example.com', 'viewer');
+  await api.put(`/api/v1/members/${member.id}`, { role: 'editor' });
+  await api.delete(`/api/v1/members/${member.id}`);
 
   // A refused change (a taken name) leaves no entry: the row is written with the change or not at all.
   const refused = await raw.post('/api/v1/domains', { domain: 'audit.test' });

@@ -216,6 +216,12 @@ t.test('every Public API operation answers its documented success status with a 
   const tk2 = await api.post('/api/v1/account/tokens', { read_only: true });
   t.equal((await api.delete(`/api/v1/tokens/${tk2.body.id}`)).status, 200);
 
+  // Members
+  const member = await s.app.services.access.addUser('coverage', 'member@example.com', 'viewer');
+  t.equal((await api.get('/api/v1/members')).body.members.length, 2);
+  t.equal((await api.put(`/api/v1/members/${member.id}`, { role: 'editor' })).body.role, 'editor');
+  t.equal((await api.delete(`/api/v1/members/${member.id}`)).status, 200);
+
   // Every success status of every primary (non-alias) path was answered and checked.
   // Tags whose success answers need outside peers are exercised (and checked the same way, through
   // startApp's client) by their own suites: Exposure in test/exposure/.

@@ -31,12 +31,16 @@ t.test('every route answers each role what it allows and nothing else', async (t
   await access.addUser('alpha', 'viewer@example.com', 'viewer');
   const tokenOf = async (user: string, o: { role?: Role; readOnly?: boolean } = {}) =>
     (await access.createToken({ team: 'alpha', user, ...o })).token;
+  // A token scoped above its member's role: made while the member was an owner, who is now an editor.
+  await access.addUser('alpha', 'demoted@example.com', 'owner');
+  const demotedOwnerToken = await tokenOf('demoted@example.com', { role: 'owner' });
+  await access.setRole('alpha', 'demoted@example.com', 'editor');
   const callers: { name: string; role: Role | 'other-team'; token: string; readOnly?: boolean }[] = [
     { name: 'owner', role: 'owner', token: await tokenOf('owner@example.com') },
     { name: 'editor', role: 'editor', token: await tokenOf('editor@example.com') },
     { name: 'viewer', role: 'viewer', token: await tokenOf('viewer@example.com') },
     { name: "owner's editor token", role: 'editor', token: await tokenOf('owner@example.com', { role: 'editor' }) },
-    { name: "editor's owner token", role: 'editor', token: await tokenOf('editor@example.com', { role: 'owner' }) },
+    { name: "editor's owner token", role: 'editor', token: demotedOwnerToken },
     {
       name: 'read-only owner token',
       role: 'viewer',
@@ -134,6 +138,8 @@ t.test("a dashboard session has its member's role, and a role change applies at 
   const s = await startApp();
   t.teardown(() => s.close());
   const access = s.app.services.access;
+  // The team's owner, so that ed may be demoted again once promoted (a team keeps an owner).
+  await access.addUser('gamma', 'boss@example.com', 'owner');
   await access.addUser('gamma', 'ed@example.com', 'editor');
   const { token } = await access.createToken({ team: 'gamma', user: 'ed@example.com' });
   const signIn = await request(s.url, 'POST', '/ui/session', { body: { token }, unchecked: true });

@@ -1,6 +1,7 @@
 // `dommon token create --role ROLE --expires DURATION|DATE` and what `token list` shows of them (own role,
 // expiry, last use), on SQLite and on PostgreSQL: a role above the user's is refused, an expiry must be in
-// the future, and a running daemon holds the token to its role.
+// the future, and a running daemon holds the token to its role. `users set-role` and `users remove`
+// refuse to leave the team without an owner.
 import fs from 'node:fs';
 import t from 'tap';
 import { tempDir } from '../support/app.js';
@@ -64,6 +65,20 @@ for (const engine of ['sqlite', 'postgres'] as const)
       t.match(garbage.stderr, /neither a duration \(such as 90d/);
       t.equal(badRole.code, 2);
       t.match(badRole.stderr, /"admin" is not a role/);
+
+      // The team's last owner can be neither demoted nor removed (409 LAST_OWNER: the conflict exit code, 4).
+      t.equal((await run('--team', 'ops', 'users', 'add', 'boss@example.com')).code, 0);
+      const [demote, remove] = await Promise.all([
+        run('--team', 'ops', 'users', 'set-role', 'boss@example.com', 'editor'),
+        run('--team', 'ops', 'users', 'remove', 'boss@example.com'),
+      ]);
+      for (const r of [demote, remove]) {
+        t.equal(r.code, 4, r.stderr);
+        t.equal(
+          r.stderr,
+          'dommon: boss@example.com is the last owner of team "ops": make another member an owner first\n',
+        );
+      }
 
       const list = await run('--json', 'token', 'list');
       t.equal(list.code, 0, list.stderr);

@@ -27,6 +27,7 @@ t.test('the Tokens page: own tokens made, copied, used and revoked; an owner rev
   const own = page.getByTestId('own-tokens');
   await own.getByRole('rowheader', { name: 'laptop' }).waitFor();
   t.equal(await page.getByTestId('team-tokens').count(), 0, "an editor sees no one else's tokens");
+  t.equal(await page.getByRole('link', { name: 'Members', exact: true }).count(), 0, 'nor the Members page');
   const scope = page.getByLabel('May do');
   t.same(
     await scope.locator('option').evaluateAll((os) => os.map((o) => (o as unknown as { value: string }).value)),
@@ -98,4 +99,48 @@ t.test('the Tokens page: own tokens made, copied, used and revoked; an owner rev
   await page.reload();
   await page.getByRole('button', { name: 'Sign in' }).waitFor();
   t.pass("the editor's session made from the revoked token ended");
+});
+
+t.test('the Members page: an owner changes a role and removes a member; the last owner stays', { skip }, async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const bossToken = await s.token('ops', 'boss@example.com');
+  await s.app.services.access.addUser('ops', 'ed@example.com', 'editor');
+  const ed = client(s.url, (await s.app.services.access.createToken({ team: 'ops', user: 'ed@example.com' })).token);
+  const page = await firstPage(await browser(t));
+  const problems = watch(page);
+  await signIn(page, s.url, bossToken);
+  await page.getByRole('link', { name: 'Members', exact: true }).click();
+  const table = page.getByTestId('members-table');
+  await table.getByRole('rowheader', { name: 'ed@example.com' }).waitFor();
+  t.match(await table.getByRole('rowheader', { name: /boss@example\.com/ }).innerText(), /\(you\)/);
+
+  await page.getByLabel('Role of ed@example.com').selectOption('viewer');
+  await page.getByRole('status').filter({ hasText: 'ed@example.com is now viewer.' }).waitFor();
+  t.equal((await ed.post('/api/v1/portfolios', { name: 'p' })).body.code, 'FORBIDDEN_ROLE', 'ed is a viewer at once');
+
+  // The last owner: the server refuses, the page says why and shows the role unchanged.
+  await page.getByLabel('Role of boss@example.com').selectOption('editor');
+  const alert = page.getByRole('alert');
+  await alert.waitFor();
+  t.match(await alert.innerText(), /boss@example\.com is the last owner of team "ops"/);
+  await page.waitForFunction(
+    () =>
+      (
+        globalThis as unknown as { document: { querySelector(s: string): { value: string } | null } }
+      ).document.querySelector('select[aria-label="Role of boss@example.com"]')?.value === 'owner',
+  );
+  t.pass('the select shows owner again');
+  await shot(t, page, 'members');
+
+  page.once('dialog', (dlg) => void dlg.accept());
+  await page.getByRole('button', { name: 'Remove ed@example.com' }).click();
+  await table.getByRole('rowheader', { name: 'ed@example.com' }).waitFor({ state: 'detached' });
+  t.equal((await ed.get('/api/v1/domains')).status, 401, "the removed member's token is refused");
+  // The refused change's 409 is the one the browser logs.
+  t.same(
+    problems.filter((p) => !p.includes('status of 409')),
+    [],
+    'no other console errors or failed requests',
+  );
 });

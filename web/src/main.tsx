@@ -16,6 +16,7 @@ import { Nodes } from './pages/nodes.js';
 import { Portfolios } from './pages/portfolios.js';
 import { Audit } from './pages/audit.js';
 import { Tokens } from './pages/tokens.js';
+import { Members } from './pages/members.js';
 import { NotFound } from './pages/not-found.js';
 import { LinkPage } from './pages/link.js';
 import { CanOwn, CanWrite } from './scope.js';
@@ -162,10 +163,11 @@ const NAV: [string, string][] = [
   ['nodes', 'Nodes'],
   ['audit', 'Audit'],
   ['tokens', 'Tokens'],
+  ['members', 'Members'],
 ];
 
 /** Pages only an owner's session may read (the API refuses the rest): not offered to others. */
-const OWNERS_ONLY = new Set(['audit']);
+const OWNERS_ONLY = new Set(['audit', 'members']);
 
 function Page({ route, session }: { route: string[]; session: Session }) {
   const [top, id] = route;
@@ -180,6 +182,7 @@ function Page({ route, session }: { route: string[]; session: Session }) {
   if (top === 'portfolios') return <Portfolios />;
   if (top === 'audit') return <Audit />;
   if (top === 'tokens') return <Tokens session={session} />;
+  if (top === 'members') return <Members session={session} />;
   if (top === 'overview') return <Overview />;
   if (top === 'home') return <Home />;
   return <NotFound />;

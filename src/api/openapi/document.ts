@@ -358,6 +358,10 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
       { name: 'System' },
       { name: 'Auth' },
       { name: 'Tokens', description: "API tokens in account settings: your own, and an owner's view of the team's." },
+      {
+        name: 'Members',
+        description: "The team's members and their roles: an owner's view, role changes and removals.",
+      },
       { name: 'Portfolios' },
       { name: 'Domains' },
       { name: 'Endpoints' },

@@ -203,6 +203,38 @@ export const OPERATIONS: OperationDoc[] = [
     responses: { 200: 'ApiTokenRevoked' },
   },
 
+  // Members (docs/accounts.md)
+  {
+    method: 'get',
+    path: '/api/v1/members',
+    role: 'owner',
+    summary: "The team's members and their roles",
+    tag: 'Members',
+    responses: { 200: 'MemberList' },
+  },
+  {
+    method: 'put',
+    path: '/api/v1/members/:memberId',
+    role: 'owner',
+    summary: "Change a member's role",
+    description:
+      "Applies at the member's next request, on every node. The team's last owner cannot be given another role (409 LAST_OWNER).",
+    tag: 'Members',
+    body: 'member-update',
+    responses: { 200: 'Member' },
+    errors: [409],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/members/:memberId',
+    role: 'owner',
+    summary: 'Remove a member: their tokens are revoked and their sessions end, on every node at once',
+    description: "The team's last owner cannot be removed (409 LAST_OWNER).",
+    tag: 'Members',
+    responses: { 200: 'MemberRemoved' },
+    errors: [409],
+  },
+
   // Portfolios
   {
     method: 'get',

@@ -33,7 +33,7 @@ export function teamsRepo(db: Kysely<DB>) {
   };
 }
 
-export function usersRepo(db: Kysely<DB>) {
+export function usersRepo(db: Kysely<DB>, engine: 'sqlite' | 'postgres') {
   const cols = ['id', 'team_id', 'email', 'created_at', 'role'] as const;
   const user = (r: { id: string; team_id: string; email: string; created_at: string; role: string }): User => ({
     ...r,
@@ -68,6 +68,17 @@ export function usersRepo(db: Kysely<DB>) {
       const u = { id: newId(), team_id: teamId, email, created_at: now, role };
       await db.insertInto('users').values(u).execute();
       return u;
+    },
+    /**
+     * The ids of the team's owners, read to decide whether a change would leave it without one. On
+     * PostgreSQL the rows are locked (FOR UPDATE) until the transaction ends, so two changes at once
+     * (on any nodes) are decided one after the other and cannot both take one of the last two owners;
+     * SQLite runs one write transaction at a time.
+     */
+    async ownerIdsForUpdate(teamId: string): Promise<string[]> {
+      const q = db.selectFrom('users').select('id').where('team_id', '=', teamId).where('role', '=', 'owner');
+      const rows = await (engine === 'postgres' ? q.forUpdate() : q).execute();
+      return rows.map((r) => r.id);
     },
     async setRole(id: string, role: Role): Promise<void> {
       await db.updateTable('users').set({ role }).where('id', '=', id).execute();

@@ -134,6 +134,12 @@ export function webSessionsRepo(db: Kysely<DB>) {
         .executeTakeFirst();
       return Number(r.numDeletedRows);
     },
+    /** Ends every password sign-in's session of one of the memberships `userIds`; returns how many. */
+    async removeForUsers(userIds: readonly string[]): Promise<number> {
+      if (!userIds.length) return 0;
+      const r = await db.deleteFrom('web_sessions').where('user_id', 'in', userIds).executeTakeFirst();
+      return Number(r.numDeletedRows);
+    },
     /** Removes sessions idle since before `idleBefore` or past their absolute end at `now` (epoch ms). */
     async prune(now: number, idleBefore: number): Promise<number> {
       const r = await db
