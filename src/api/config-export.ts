@@ -65,6 +65,11 @@ async function readDocument(deps: Pick<ApiDeps, 'services'>, p: Principal): Prom
   const domainName = new Map(domains.map((x) => [x.id, x.domain]));
   const endpointRef = new Map(endpoints.map((x) => [x.id, `${x.domain}/${x.name}`]));
   const livenessOf = new Map(liveness.map((c) => [c.endpoint_id, c]));
+  // A push endpoint's ping key is written: the file applied elsewhere keeps the jobs' ping URLs.
+  const pingKeys = await s.push.keysOf(
+    team,
+    endpoints.filter((e) => e.endpoint_type === 'push').map((e) => e.id),
+  );
   const endpointsOf = new Map<string, typeof endpoints>();
   for (const e of endpoints) endpointsOf.set(e.domain_id, [...(endpointsOf.get(e.domain_id) ?? []), e]);
 
@@ -87,6 +92,7 @@ async function readDocument(deps: Pick<ApiDeps, 'services'>, p: Principal): Prom
           ...e,
           ...e.settings,
           type: e.endpoint_type,
+          ping_key: pingKeys.get(e.id),
           liveness: live && {
             ...live,
             auth: auth

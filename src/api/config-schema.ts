@@ -93,6 +93,13 @@ function endpointSchema(schemas: Record<string, object>): Json {
       },
       type,
       ...rest,
+      ping_key: {
+        type: 'string',
+        format: 'uuid',
+        description:
+          "push endpoints only: the key of its ping URL (`/ping/<key>`, docs/push.md). `dommon export` writes it, so the file applied elsewhere keeps every job's ping URL; left out, a new endpoint gets a random key. Unique across the installation. It lets whoever holds it report the job's runs, no more: kept in clear like the URL in the job's crontab (a `${NAME}` reference works too).",
+        'x-endpoint-types': ['push'],
+      },
       liveness: livenessSchema(schemas),
     },
   };

@@ -24,6 +24,7 @@ import { createLivenessService, type LivenessSettings } from './liveness.js';
 import { createStatusPageService } from './status-pages.js';
 import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createNotificationService } from './notifications.js';
+import { managedGuard } from './managed.js';
 
 export type ConfigKind =
   'portfolio' | 'channel' | 'domain' | 'endpoint' | 'liveness' | 'status_page' | 'maintenance_window';
@@ -147,7 +148,7 @@ const domainKey = (name: string) => name.trim().toLowerCase().replace(/\.$/, '')
 
 /** The endpoint fields of the file as the API's endpoint body (`type` is `endpoint_type`). */
 function endpointBody(e: ConfigEndpoint): Omit<EndpointInput, 'domain_id'> & Record<string, unknown> {
-  const { type, liveness: _l, ...rest } = e;
+  const { type, liveness: _l, ping_key: _k, ...rest } = e;
   return { ...rest, endpoint_type: type } as Omit<EndpointInput, 'domain_id'> & Record<string, unknown>;
 }
 
@@ -236,6 +237,8 @@ export function createConfigService(
     // Under `serve --config` the file's prune deletes only what it manages: objects made by hand stay.
     let ours = new Set<string>();
     const mine = (kind: ConfigKind, id: string) => !opts.source || ours.has(`${kind}:${id}`);
+    /** The ping keys of the team's push endpoints, by endpoint id. */
+    const pushKeys = new Map<string, string>();
 
     async function body(s: Scoped) {
       await s.store.configManaged.lockApply();
@@ -251,7 +254,18 @@ export function createConfigService(
       const pages = await all((pg) => s.statusPages.list(team, {}, pg));
       const windows = await all((pg) => s.maintenanceWindows.list(team, pg));
       const settings = await s.store.notifications.settingsForUser(p.user_id);
+      const pushIds = endpoints.filter((x) => x.endpoint_type === 'push').map((x) => x.id);
+      for (let i = 0; i < pushIds.length; i += 500)
+        for (const c of (await s.store.push.ofEndpoints(pushIds.slice(i, i + 500))).values())
+          pushKeys.set(c.endpoint_id, c.ping_key);
 
+      // Every lookup by key is a Map: a file of thousands of objects is matched in linear time.
+      const portfolioByName = new Map(portfolios.map((x) => [x.name, x]));
+      const settingByRow = new Map(settings.map((x) => [`${x.notification_type} ${x.delivery_class}`, x]));
+      const domainByKey = new Map(domains.map((x) => [domainKey(x.domain), x]));
+      const domainById = new Map(domains.map((x) => [x.id, x]));
+      const pageBySlug = new Map(pages.map((x) => [x.slug, x]));
+      const windowByName = new Map(windows.map((x) => [x.name, x]));
       const portfolioIds = new Map(portfolios.map((x) => [x.name, x.id]));
       const domainIds = new Map(domains.map((x) => [domainKey(x.domain), x.id]));
       const endpointIds = new Map(endpoints.map((x) => [`${domainKey(x.domain)}/${x.name}`, x.id]));
@@ -278,7 +292,7 @@ export function createConfigService(
 
       // Portfolios.
       for (const [i, f] of (doc.portfolios ?? []).entries()) {
-        const cur = portfolios.find((x) => x.name === f.name);
+        const cur = portfolioByName.get(f.name);
         const path = ['portfolios', i];
         if (!cur) {
           steps.push({ kind: 'portfolio', action: 'create', name: f.name });
@@ -299,7 +313,7 @@ export function createConfigService(
       for (const [i, c] of (doc.channels ?? []).entries()) {
         const parts = channelParts(c);
         const name = `${c.type} ${parts.delivery_class}`;
-        const cur = settings.find((x) => x.notification_type === c.type && x.delivery_class === parts.delivery_class);
+        const cur = settingByRow.get(name);
         const secrets = secretsOf(c.type);
         const want: Record<string, unknown> = {
           ...parts.row,
@@ -327,7 +341,7 @@ export function createConfigService(
       for (const [i, f] of (doc.domains ?? []).entries()) {
         const path = ['domains', i];
         const key = domainKey(f.name);
-        const cur = domains.find((x) => domainKey(x.domain) === key);
+        const cur = domainByKey.get(key);
         const portfolio_id =
           f.portfolio === undefined
             ? undefined
@@ -374,7 +388,7 @@ export function createConfigService(
       // Status pages.
       for (const [i, f] of (doc.status_pages ?? []).entries()) {
         const path = ['status_pages', i];
-        const cur = pages.find((x) => x.slug === f.slug);
+        const cur = pageBySlug.get(f.slug);
         const portfolio_id = refPortfolio(f.portfolio, [...path, 'portfolio']);
         const eps = (f.endpoints ?? []).map((e, j) => ({
           endpoint_id: refEndpoint(e.endpoint, [...path, 'endpoints', j, 'endpoint']),
@@ -421,7 +435,7 @@ export function createConfigService(
       // Maintenance windows.
       for (const [i, f] of (doc.maintenance_windows ?? []).entries()) {
         const path = ['maintenance_windows', i];
-        const cur = windows.find((x) => x.name === f.name);
+        const cur = windowByName.get(f.name);
         const { endpoints: eRefs, domains: dRefs, portfolios: pRefs, ...plain } = f;
         const ids = (
           refs: string[] | undefined,
@@ -443,7 +457,7 @@ export function createConfigService(
             {
               ...(cur as unknown as Record<string, unknown>),
               endpoints: cur.endpoint_ids.map((id) => endpointName.get(id) ?? id),
-              domains: cur.domain_ids.map((id) => domains.find((d) => d.id === id)?.domain ?? id),
+              domains: cur.domain_ids.map((id) => domainById.get(id)?.domain ?? id),
               portfolios: cur.portfolio_ids.map((id) => portfolioName.get(id) ?? id),
             },
           );
@@ -505,12 +519,14 @@ export function createConfigService(
       const liveness = new Map((await all((pg) => s.liveness.list(team, {}, pg))).map((c) => [c.endpoint_id, c.id]));
       const pages = new Map((await all((pg) => s.statusPages.list(team, {}, pg))).map((x) => [x.slug, x.id]));
       const windows = new Map((await all((pg) => s.maintenanceWindows.list(team, pg))).map((x) => [x.name, x.id]));
-      const settings = await s.store.notifications.settingsForUser(p.user_id);
+      const settings = new Map(
+        (await s.store.notifications.settingsForUser(p.user_id)).map((x) => [
+          `${x.notification_type} ${x.delivery_class}`,
+          x.id,
+        ]),
+      );
       for (const f of doc.portfolios ?? []) add('portfolio', portfolios.get(f.name));
-      for (const c of doc.channels ?? []) {
-        const cls = c.delivery_class ?? 'instant';
-        add('channel', settings.find((x) => x.notification_type === c.type && x.delivery_class === cls)?.id);
-      }
+      for (const c of doc.channels ?? []) add('channel', settings.get(`${c.type} ${c.delivery_class ?? 'instant'}`));
       for (const f of doc.domains ?? []) {
         add('domain', domains.get(domainKey(f.name)));
         for (const e of f.endpoints ?? []) {
@@ -542,6 +558,27 @@ export function createConfigService(
         fileEndpoints.add(key);
         const cur = endpointByKey.get(`${domainId}/${e.name}`);
         const want = endpointBody(e);
+        const pingKey = typeof e.ping_key === 'string' ? e.ping_key.toLowerCase() : undefined;
+        if (pingKey !== undefined && e.type !== 'push') {
+          problems.push({
+            path: [...epath, 'ping_key'],
+            message: `endpoint ${label}: ping_key is for push endpoints only`,
+          });
+          continue;
+        }
+        /** Gives the endpoint the file's ping key, unless another push endpoint has it (keys are unique). */
+        const setPingKey = async (endpointId: string, k: string) => {
+          const holder = await s.store.push.byKey(k);
+          if (holder && holder.endpoint_id !== endpointId) {
+            problems.push({
+              path: [...epath, 'ping_key'],
+              message: `endpoint ${label}: ping_key ${k} is the key of another push endpoint`,
+            });
+            return;
+          }
+          await s.store.push.setKey(endpointId, k);
+          pushKeys.set(endpointId, k);
+        };
         if (!cur) {
           steps.push({ kind: 'endpoint', action: 'create', name: label });
           if (e.liveness) steps.push({ kind: 'liveness', action: 'create', name: label });
@@ -554,11 +591,23 @@ export function createConfigService(
             }),
           );
           if (made) endpointIds.set(key, made.id);
+          if (made && pingKey !== undefined) await setPingKey(made.id, pingKey);
           continue;
         }
         const changes = diff(want, endpointFields(cur));
-        if (changes.length) {
-          steps.push({ kind: 'endpoint', action: 'update', name: label, changes });
+        const keyNow = pushKeys.get(cur.id);
+        if (pingKey !== undefined && cur.endpoint_type === 'push' && pingKey !== keyNow) {
+          // The key is not one of the endpoint's fields: changed beside them, under the same managed-object check.
+          changes.push({ field: 'ping_key', from: keyNow ?? null, to: pingKey });
+          const guarded = await attempt(epath, `endpoint ${label}`, async () => {
+            await managedGuard(opts.source !== undefined)(s.store, 'endpoint', cur.id);
+            return true;
+          });
+          if (guarded) await setPingKey(cur.id, pingKey);
+        }
+        const fieldChanges = changes.filter((c) => c.field !== 'ping_key');
+        if (changes.length) steps.push({ kind: 'endpoint', action: 'update', name: label, changes });
+        if (fieldChanges.length) {
           const { endpoint_type: _t, ...update } = want;
           if (want.endpoint_type !== cur.endpoint_type)
             problems.push({

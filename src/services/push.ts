@@ -80,6 +80,16 @@ export function createPushService({
       return h && { ...h, now: clock.now().getTime() };
     },
 
+    /** The ping keys of these push endpoints of the team, by endpoint id (what `dommon export` writes). */
+    async keysOf(teamId: string, endpointIds: readonly string[]): Promise<Map<string, string>> {
+      const out = new Map<string, string>();
+      // In parts: far below either engine's bound-parameter limit.
+      for (let i = 0; i < endpointIds.length; i += 500)
+        for (const c of (await store.push.ofEndpoints(endpointIds.slice(i, i + 500))).values())
+          if (c.team_id === teamId) out.set(c.endpoint_id, c.ping_key);
+      return out;
+    },
+
     /** A push endpoint of the team: its ping key and schedule, and its latest pings (newest first). */
     async pings(teamId: string, endpointId: string, limit: number) {
       const endpoint = await store.endpoints.get(teamId, endpointId);

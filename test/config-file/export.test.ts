@@ -152,6 +152,99 @@ t.test('export after apply gives the file back; export -> apply elsewhere -> exp
   t.equal((await request(fresh.url, 'GET', '/api/v1/config/export', { token: ftoken })).body.file, text);
 });
 
+t.test("a push endpoint's ping key: exported, and kept by export -> apply into an empty data directory", async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const token = await s.token('ops');
+  const applied = await request(s.url, 'POST', '/api/v1/config/apply', {
+    token,
+    body: { file: FILE, filename: 'dommon.yaml', env: ENV },
+  });
+  t.equal(applied.status, 200, JSON.stringify(applied.body));
+  const eps = (await request(s.url, 'GET', '/api/v1/endpoints', { token })).body.data;
+  const backup = eps.find((e: any) => e.name === 'backup');
+  const key: string = (await request(s.url, 'GET', `/api/v1/endpoints/${backup.id}/pings`, { token })).body.ping_key;
+  t.match(key, /^[0-9a-f-]{36}$/);
+  const text: string = (await request(s.url, 'GET', '/api/v1/config/export', { token })).body.file;
+  const got = parse(text) as Record<string, any>;
+  const exported = got.domains[0].endpoints.find((e: any) => e.name === 'backup');
+  t.equal(exported.ping_key, key, 'written in clear, as the ping URL in a crontab');
+  t.notOk(
+    got.domains[0].endpoints.some((e: any) => e.name !== 'backup' && 'ping_key' in e),
+    'only push endpoints have one',
+  );
+
+  // Into an empty data directory: the same ping URL answers there.
+  const values = {
+    DOMMON_CHANNEL_SLACK_DIGEST_WEBHOOK_URL: 'https://hooks.slack.com/services/T0/B0/XXXX',
+    DOMMON_CHANNEL_WEBHOOK_WEBHOOK_URL: 'https://hooks.example.test/dommon',
+    DOMMON_CHANNEL_WEBHOOK_SECRET_KEY: ENV.WEBHOOK_SECRET,
+    DOMMON_ENDPOINT_EXAMPLE_COM_API_PASSWORD: ENV.API_PASSWORD,
+  };
+  const fresh = await startApp();
+  t.teardown(() => fresh.close());
+  const ftoken = await fresh.token('ops');
+  const apply = (file: string) =>
+    request(fresh.url, 'POST', '/api/v1/config/apply', {
+      token: ftoken,
+      body: { file, filename: 'export.yaml', env: values },
+    });
+  t.equal((await apply(text)).status, 200);
+  const moved = (await request(fresh.url, 'GET', '/api/v1/endpoints', { token: ftoken })).body.data.find(
+    (e: any) => e.name === 'backup',
+  );
+  const pings = async () =>
+    (await request(fresh.url, 'GET', `/api/v1/endpoints/${moved.id}/pings`, { token: ftoken })).body;
+  t.equal((await pings()).ping_key, key, 'the same key');
+  t.match((await pings()).ping_url, new RegExp(`/ping/${key}$`));
+  const ping = await fetch(`${fresh.url}/ping/${key}`);
+  t.equal(ping.status, 200, 'the cron line of the old installation pings the new one');
+  t.same(
+    (await pings()).pings.map((p: any) => p.kind),
+    ['success'],
+  );
+  t.same((await apply(text)).body.steps, [], 'applied again: nothing to change');
+
+  // A changed key in the file: an update of the endpoint; the old URL stops answering.
+  const other = '0f0e0d0c-0b0a-4908-8706-050403020100';
+  const changed = await apply(text.replace(`ping_key: ${key}`, `ping_key: ${other}`));
+  t.equal(changed.status, 200, JSON.stringify(changed.body));
+  t.same(changed.body.steps, [
+    {
+      kind: 'endpoint',
+      action: 'update',
+      name: 'example.com/backup',
+      changes: [{ field: 'ping_key', from: key, to: other }],
+    },
+  ]);
+  t.equal((await pings()).ping_key, other);
+  t.equal((await fetch(`${fresh.url}/ping/${key}`)).status, 404);
+  t.equal((await fetch(`${fresh.url}/ping/${other}`)).status, 200);
+
+  // Refused, with their place in the file: a key on another type, a key another push endpoint holds.
+  const bad = `version: 1
+domains:
+  - name: example.com
+    endpoints:
+      - name: mx
+        type: dns
+        record_type: MX
+        ping_key: ${key}
+      - name: second
+        type: push
+        ping_key: ${other}
+`;
+  const refused = await apply(bad);
+  t.equal(refused.status, 400);
+  t.equal(refused.body.code, 'INVALID_CONFIG');
+  t.match(JSON.stringify(refused.body.errors), /export\.yaml:8:\d+: .*ping_key is for push endpoints only/);
+  t.match(
+    JSON.stringify(refused.body.errors),
+    /export\.yaml:11:\d+: .*ping_key \S+ is the key of another push endpoint/,
+  );
+  t.equal((await pings()).ping_key, other, 'nothing applied');
+});
+
 t.test('export needs a token', async (t) => {
   const s = await startApp();
   t.teardown(() => s.close());

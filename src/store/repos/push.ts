@@ -47,6 +47,10 @@ export function pushRepo(db: Kysely<DB>) {
       const rows = await db.selectFrom('push_checks').selectAll().where('endpoint_id', 'in', endpointIds).execute();
       return new Map(rows.map((r) => [r.endpoint_id, toCheck(r)]));
     },
+    /** Gives a push endpoint's check another ping key (a configuration file's `ping_key`). */
+    async setKey(endpointId: string, key: string): Promise<void> {
+      await db.updateTable('push_checks').set({ ping_key: key }).where('endpoint_id', '=', endpointId).execute();
+    },
     async byKey(key: string): Promise<PushCheck | undefined> {
       const r = await db.selectFrom('push_checks').selectAll().where('ping_key', '=', key).executeTakeFirst();
       return r && toCheck(r);
