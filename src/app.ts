@@ -30,6 +30,7 @@ import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
 import { guardedAgent as guardedHttp } from './net/guarded-agent.js';
+import { oidcProvider } from './net/oidc.js';
 import { createWhoisReferrals } from './probes/whois-referral.js';
 import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createRegistrationLookup } from './services/registration.js';
@@ -554,6 +555,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       live,
       // Counted in the database on both engines, so every node on PostgreSQL adds to one count.
       authThrottle: createAuthThrottle({ store, clock, limit: config.authFailureLimit, log }),
+      sso: config.oidc ? { provider: oidcProvider(config.oidc), teams: config.oidc.teams } : undefined,
     },
     { healthAndMetricsOnly: config.node.role === 'worker' },
   );

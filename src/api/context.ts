@@ -10,6 +10,7 @@ import type { Metrics } from '../services/metrics.js';
 import type { RateLimiter } from '../services/rate-limit.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import type { LiveHub } from '../web/live.js';
+import type { SsoDeps } from '../web/sso.js';
 
 export interface ApiDeps {
   config: Readonly<Config>;
@@ -32,6 +33,8 @@ export interface ApiDeps {
   authThrottle?: AuthThrottle;
   /** The dashboard's live feed (GET /ui/live); the daemon's, closed before its HTTP server. */
   live?: LiveHub;
+  /** Single sign-on (DOMMON_OIDC_ISSUER and the rest, docs/sso.md): the provider and the claims' mapping to teams; absent: off. */
+  sso?: SsoDeps;
 }
 
 export interface ApiState {

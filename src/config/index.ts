@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { outboundPolicy, OutboundRuleError, type OutboundPolicy } from '../domain/outbound.js';
 import { secretKeyConfig, type SecretKeyConfig } from './secret-key.js';
+import { oidcConfig, type OidcConfig } from './oidc.js';
 
 const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -118,6 +119,8 @@ export interface Config {
   node: NodeConfig;
   /** DOMMON_SECRET_KEY / DOMMON_SECRET_KEY_FILE: the key sealing channel secrets at rest (default DIR/secret.key). */
   secretKey: SecretKeyConfig;
+  /** DOMMON_OIDC_ISSUER and the rest: single sign-on with an OpenID Connect provider (null: off; docs/sso.md). */
+  oidc: OidcConfig | null;
 }
 
 export interface NodeConfig {
@@ -370,6 +373,10 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       Object.entries(CHANNEL_URLS).map(([k, v]) => [k, url(v.env, env[v.env], ['http:', 'https:']) ?? v.default]),
     ),
   ) as ChannelUrls;
+  const base = publicUrl(
+    flags.publicUrl !== undefined ? '--public-url' : 'DOMMON_PUBLIC_URL',
+    flags.publicUrl ?? env.DOMMON_PUBLIC_URL,
+  );
   const config: Config = {
     host: host(flags.host !== undefined ? '--host' : 'DOMMON_HOST', flags.host ?? env.DOMMON_HOST ?? '127.0.0.1'),
     port: int(
@@ -426,10 +433,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       .split(',')
       .map((s) => s.trim().toLowerCase().replace(/\.$/, ''))
       .filter(Boolean),
-    publicUrl: publicUrl(
-      flags.publicUrl !== undefined ? '--public-url' : 'DOMMON_PUBLIC_URL',
-      flags.publicUrl ?? env.DOMMON_PUBLIC_URL,
-    ),
+    publicUrl: base,
     configFile: (flags.config ?? env.DOMMON_CONFIG) ? path.resolve((flags.config ?? env.DOMMON_CONFIG)!) : null,
     remoteUrl: url('--remote / DOMMON_URL', flags.remote ?? env.DOMMON_URL, ['http:', 'https:']),
     remoteToken: flags.token ?? env.DOMMON_TOKEN ?? null,
@@ -440,6 +444,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
     ),
     node: Object.freeze(nodeConfig(flags, env)),
     secretKey: secretKey(env, dataDir),
+    oidc: oidcConfig(env, base, (m) => new ConfigError(m)),
   };
   return Object.freeze(config);
 }

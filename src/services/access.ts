@@ -412,6 +412,67 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       return applyRole(team, user.id, `User ${email}`, role);
     },
     /**
+     * A single sign-on (docs/sso.md): the person's account (made when there is none) and, in each
+     * team the provider's claims map to, a membership with the role they map to (made, or its role
+     * set: roles follow the claims at each sign-in), linked to the account. Teams the claims do not
+     * map to are left as they are. The membership to sign in to (the first team by name), or null
+     * when the claims map to no team or the account is disabled.
+     */
+    async signInSso(email: string, grants: { team: string; role: Role }[]): Promise<{ user_id: string } | null> {
+      if (!EMAIL.test(email) || grants.length === 0) return null;
+      const folded = foldEmail(email);
+      // The person signing in makes these changes, through the sign-in (no token, no session yet).
+      const actor = {
+        user_id: null,
+        user_email: folded,
+        via: 'session',
+        via_id: null,
+        via_name: 'single sign-on',
+        request_id: null,
+      } as const;
+      const work = () =>
+        store.transaction(async (tx) => {
+          const now = isoNow(clock);
+          const account = (await tx.accounts.byEmail(folded)) ?? (await tx.accounts.create(folded, now));
+          if (account.disabled) return { first: null, changed: false };
+          let first: string | null = null;
+          let changed = false;
+          for (const g of grants) {
+            const team = (await tx.teams.byName(g.team)) ?? (await tx.teams.create(g.team, now));
+            let user = await tx.users.byEmail(team.id, folded);
+            if (!user) {
+              user = await tx.users.create(team.id, folded, now, g.role);
+              await audit?.record(tx, team.id, {
+                action: 'create',
+                kind: 'user',
+                id: user.id,
+                name: user.email,
+                after: user,
+              });
+            } else if (user.role !== g.role) {
+              await tx.users.setRole(user.id, g.role);
+              await audit?.record(tx, team.id, {
+                action: 'update',
+                kind: 'user',
+                id: user.id,
+                name: user.email,
+                before: user,
+                after: { ...user, role: g.role },
+              });
+              changed = true;
+            }
+            await tx.accounts.link(user.id, account.id);
+            first ??= user.id;
+          }
+          return { first, changed };
+        });
+      const { first, changed } = await (audit ? audit.run(actor, work) : work());
+      // A role lowered at sign-in applies at once to the member's tokens on every node.
+      if (changed) await bumpEpoch();
+      return first === null ? null : { user_id: first };
+    },
+
+    /**
      * Gives a member a dashboard password: the person's account (made when there is none) is linked to
      * the membership and its password set (docs/accounts.md). The password itself is never recorded.
      */

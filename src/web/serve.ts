@@ -19,6 +19,7 @@ import { foldEmail } from '../services/accounts.js';
 import type { LiveHub } from './live.js';
 import { formSchemasBody } from './form-schemas.js';
 import { LINK_PATHS, linkRoutes } from './links.js';
+import { SSO_START_PATH, ssoRoute, type SsoDeps } from './sso.js';
 
 class NotJson extends ServiceError {
   constructor() {
@@ -120,6 +121,8 @@ export function webMiddleware(
     live?: LiveHub;
     /** DOMMON_PUBLIC_URL: where links mailed to people point (docs/accounts.md#one-time-links). */
     publicUrl?: string | null;
+    /** Single sign-on (docs/sso.md); absent: off. */
+    sso?: SsoDeps;
   },
   dir = WEB_DIR,
 ): Koa.Middleware {
@@ -149,6 +152,10 @@ export function webMiddleware(
     }),
   });
   const throttle = deps.authThrottle;
+  // Signed out: what the sign-in page offers besides its form.
+  const signedOut = deps.sso
+    ? { signed_in: false, sso: { name: deps.sso.provider.name, url: SSO_START_PATH } }
+    : { signed_in: false };
   return async (ctx, next) => {
     const p = ctx.path;
     if (p !== '/' && !p.startsWith('/ui/')) {
@@ -195,6 +202,7 @@ export function webMiddleware(
       // Public like /openapi.json: the schemas of the API's requests, nothing of any team's.
       return send(ctx, formSchemas(), 'no-cache');
     }
+    if (await ssoRoute(ctx, deps)) return;
     if (p === '/ui/session') {
       ctx.set('Cache-Control', 'no-store');
       const sessions = deps.services.sessions;
@@ -202,7 +210,7 @@ export function webMiddleware(
         // Signed out is an answer here, not an error: the page asks this first on every load.
         const sid = sessionId(ctx);
         if (sid === undefined) {
-          ctx.body = { signed_in: false };
+          ctx.body = signedOut;
           return;
         }
         await throttle?.check(clientKey(ctx.ip));
@@ -211,7 +219,7 @@ export function webMiddleware(
           clearSessionCookie(ctx);
           await throttle?.fail(clientKey(ctx.ip));
         }
-        ctx.body = s ? await answer(s) : { signed_in: false };
+        ctx.body = s ? await answer(s) : signedOut;
         return;
       }
       if (ctx.method === 'POST') {

@@ -32,6 +32,7 @@ const NETWORK_MODULES = new Set([
   'undici',
   'nodemailer',
   'whoiser',
+  'openid-client',
 ]);
 
 /**
@@ -46,7 +47,7 @@ const NETWORK_ALLOWED: { path: string; why: string }[] = [
   { path: 'channels/', why: 'notification delivery: webhooks, e-mail, push services' },
   {
     path: 'net/',
-    why: 'outbound connections both of the above make: the guarded resolver and HTTP agent, the SMTP transport options',
+    why: 'outbound connections both of the above make: the guarded resolver and HTTP agent, the SMTP transport options; the OpenID Connect client of single sign-on',
   },
   {
     path: 'app.ts',

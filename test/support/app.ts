@@ -39,13 +39,16 @@ export const OFFLINE_ENV: Readonly<Record<string, string>> = {
 /** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
 export async function startApp(
   env: Record<string, string> = {},
-  opts: { clock?: Clock; dataDir?: string } & Pick<AppOptions, 'probes' | 'notify' | 'exposure' | 'smtp'> = {},
+  opts: { clock?: Clock; dataDir?: string; port?: number } & Pick<
+    AppOptions,
+    'probes' | 'notify' | 'exposure' | 'smtp'
+  > = {},
 ): Promise<TestApp> {
   const dataDir = opts.dataDir ?? tempDir();
   // Under test/pg/ the same tests run on a fresh PostgreSQL database per app.
   const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app', { migrated: true }) : null;
   const config = loadConfig(
-    { dataDir, port: 0, host: '127.0.0.1' },
+    { dataDir, port: opts.port ?? 0, host: '127.0.0.1' },
     withPgKey({
       DOMMON_LOG_LEVEL: 'error',
       ...OFFLINE_ENV,

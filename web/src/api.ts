@@ -116,9 +116,16 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 export const get = <T>(path: string) => api<T>('GET', path);
 
+/** The single sign-on the server offers (its GET /ui/session answer while signed out), if any. */
+let sso: { name: string; url: string } | undefined;
+export const singleSignOn = () => sso;
+
 export async function currentSession(): Promise<Session | null> {
-  const s = await get<Session | { signed_in: false }>('/ui/session');
-  if (!s.signed_in) return null;
+  const s = await get<Session | { signed_in: false; sso?: { name: string; url: string } }>('/ui/session');
+  if (!s.signed_in) {
+    sso = s.sso;
+    return null;
+  }
   csrf = s.csrf_token;
   return s;
 }

@@ -1,7 +1,16 @@
 // The dommon web dashboard (docs/web.md): sign-in, then the pages, routed by the URL's hash.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, type Session, currentSession, onSignedOut, signIn, signOut, switchTeam } from './api.js';
+import {
+  ApiError,
+  type Session,
+  currentSession,
+  onSignedOut,
+  signIn,
+  signOut,
+  singleSignOn,
+  switchTeam,
+} from './api.js';
 import { useRoute } from './hooks.js';
 import { Overview } from './pages/overview.js';
 import { Home } from './pages/home.js';
@@ -30,6 +39,7 @@ function SignIn({ done }: { done: (s: Session) => void }) {
   const [email, setEmail] = useState('');
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
+  const sso = singleSignOn();
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
@@ -61,6 +71,13 @@ function SignIn({ done }: { done: (s: Session) => void }) {
   return (
     <main class="signin">
       <h1>dommon</h1>
+      {sso && (
+        <p>
+          <a class="sso" href={sso.url}>
+            Sign in with {sso.name}
+          </a>
+        </p>
+      )}
       <form onSubmit={(e) => void submit(e)} aria-label="Sign in">
         {withToken ? (
           <>
