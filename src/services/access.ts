@@ -415,7 +415,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
      * A single sign-on (docs/sso.md): the person's account (made when there is none) and, in each
      * team the provider's claims map to, a membership with the role they map to (made, or its role
      * set: roles follow the claims at each sign-in), linked to the account. Teams the claims do not
-     * map to are left as they are. The membership to sign in to (the first team by name), or null
+     * map to are left as they are, and a team's last owner stays an owner. The membership to sign in to (the first team by name), or null
      * when the claims map to no team or the account is disabled.
      */
     async signInSso(email: string, grants: { team: string; role: Role }[]): Promise<{ user_id: string } | null> {
@@ -449,7 +449,11 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
                 name: user.email,
                 after: user,
               });
-            } else if (user.role !== g.role) {
+            } else if (
+              user.role !== g.role &&
+              // A team keeps an owner: its last one stays an owner whatever the claims say now.
+              !(user.role === 'owner' && (await tx.users.ownerIdsForUpdate(team.id)).every((id) => id === user!.id))
+            ) {
               await tx.users.setRole(user.id, g.role);
               await audit?.record(tx, team.id, {
                 action: 'update',

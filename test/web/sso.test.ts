@@ -13,12 +13,15 @@ const people: Record<string, Person> = {
   bob: { email: 'bob@contractor.org', email_verified: true, groups: ['staff', 'dommon-admins'] },
   carol: { email: 'carol@elsewhere.net', email_verified: true, groups: ['staff'] },
   dave: { email: 'dave@example.com', email_verified: false },
+  erin: { email: 'erin@solo.net', email_verified: true, groups: ['solo-admins'] },
 };
 
 const TEAMS = [
   { email_domain: 'example.com', team: 'ops', role: 'viewer' },
   { group: 'dommon-admins', team: 'ops', role: 'owner' },
   { group: 'dommon-admins', team: 'infra', role: 'editor' },
+  { group: 'solo-admins', team: 'solo', role: 'owner' },
+  { group: 'solo-staff', team: 'solo', role: 'viewer' },
 ];
 
 const port = await freePort();
@@ -153,6 +156,22 @@ t.test('a group maps to a role, in each team it names; roles follow the claims a
   t.ok(change, 'the role change is audited');
   t.match(change?.via, { kind: 'session', name: 'single sign-on' });
   t.equal(change?.actor.email, 'bob@example.com');
+});
+
+t.test("a team's last owner stays an owner whatever the claims say", async (t) => {
+  const first = await ssoSignIn(s.url, 'erin');
+  t.equal(first.callback.status, 302);
+  const solo = await s.app.store.teams.byName('solo');
+  t.equal((await s.app.store.users.byEmail(solo!.id, 'erin@solo.net'))?.role, 'owner');
+  people.erin = { email: 'erin@solo.net', email_verified: true, groups: ['solo-staff'] };
+  const kept = await ssoSignIn(s.url, 'erin');
+  t.equal(kept.callback.status, 302);
+  t.equal((await s.app.store.users.byEmail(solo!.id, 'erin@solo.net'))?.role, 'owner', 'the last owner stays');
+  // With another owner, the claims apply.
+  await s.app.services.access.addUser('solo', 'root@solo.net', 'owner');
+  const lowered = await ssoSignIn(s.url, 'erin');
+  t.equal(lowered.callback.status, 302);
+  t.equal((await s.app.store.users.byEmail(solo!.id, 'erin@solo.net'))?.role, 'viewer');
 });
 
 t.test('a wrong state is refused with a page, and no session', async (t) => {
