@@ -13,6 +13,7 @@ import { healthRoutes, tokenRoutes } from './routes/system.js';
 import { portfolioRoutes } from './routes/portfolios.js';
 import { accountTokenRoutes } from './routes/tokens.js';
 import { memberRoutes } from './routes/members.js';
+import { invitationRoutes } from './routes/invitations.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -82,6 +83,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     tokenRoutes(router, secure);
     accountTokenRoutes(router, deps, secure);
     memberRoutes(router, deps, secure);
+    invitationRoutes(router, deps, secure);
     portfolioRoutes(router, deps, secure);
     domainRoutes(router, deps, secure);
     endpointRoutes(router, deps, secure);

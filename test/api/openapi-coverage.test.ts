@@ -221,6 +221,12 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get('/api/v1/members')).body.members.length, 2);
   t.equal((await api.put(`/api/v1/members/${member.id}`, { role: 'editor' })).body.role, 'editor');
   t.equal((await api.delete(`/api/v1/members/${member.id}`)).status, 200);
+  // Invitations and owners' password-reset links (test/web/links.test.ts uses them)
+  const inv = await api.post('/api/v1/invitations', { email: 'invitee@example.com', role: 'viewer' });
+  t.equal(inv.status, 201);
+  t.equal((await api.get('/api/v1/invitations')).body.invitations.length, 1);
+  t.equal((await api.delete(`/api/v1/invitations/${inv.body.id}`)).status, 200);
+  t.equal((await api.post('/api/v1/password-resets', { email: 'cov@example.com' })).status, 201);
 
   // Every success status of every primary (non-alias) path was answered and checked.
   // Tags whose success answers need outside peers are exercised (and checked the same way, through

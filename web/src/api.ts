@@ -161,6 +161,9 @@ export async function redeemLink(
   return s;
 }
 
+/** "Forgot password": the same answer whether or not the e-mail has an account. */
+export const forgotPassword = (email: string) => api<{ message: string }>('POST', '/ui/password-reset', { email });
+
 /** Moves a password sign-in's session to another of the account's teams; every cached answer was the old team's. */
 export async function switchTeam(team: string): Promise<Session> {
   const s = await api<Session>('POST', '/ui/session/team', { team });

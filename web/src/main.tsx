@@ -5,6 +5,7 @@ import {
   ApiError,
   type Session,
   currentSession,
+  forgotPassword,
   onSignedOut,
   signIn,
   signOut,
@@ -28,6 +29,7 @@ import { Tokens } from './pages/tokens.js';
 import { Members } from './pages/members.js';
 import { NotFound } from './pages/not-found.js';
 import { LinkPage } from './pages/link.js';
+import { Invitations } from './pages/invitations.js';
 import { CanOwn, CanWrite } from './scope.js';
 import 'uplot/dist/uPlot.min.css';
 import './style.css';
@@ -131,8 +133,32 @@ function SignIn({ done }: { done: (s: Session) => void }) {
           </p>
         )}
         {other}
+        {!withToken && <Forgot email={email} />}
       </form>
     </main>
+  );
+}
+
+/** "Forgot your password?": a link to set a new one is mailed when the e-mail has an account (the answer never says). */
+function Forgot({ email }: { email: string }) {
+  const [said, setSaid] = useState('');
+  return (
+    <>
+      <button
+        type="button"
+        class="link"
+        onClick={() => {
+          if (!email.trim()) return setSaid('Type your e-mail above first.');
+          forgotPassword(email.trim()).then(
+            (r) => setSaid(r.message),
+            (err: unknown) => setSaid(err instanceof ApiError ? err.message : String(err)),
+          );
+        }}
+      >
+        Forgot your password?
+      </button>
+      {said && <p role="status">{said}</p>}
+    </>
   );
 }
 
@@ -181,10 +207,11 @@ const NAV: [string, string][] = [
   ['audit', 'Audit'],
   ['tokens', 'Tokens'],
   ['members', 'Members'],
+  ['invitations', 'Invitations'],
 ];
 
 /** Pages only an owner's session may read (the API refuses the rest): not offered to others. */
-const OWNERS_ONLY = new Set(['audit', 'members']);
+const OWNERS_ONLY = new Set(['audit', 'members', 'invitations']);
 
 function Page({ route, session }: { route: string[]; session: Session }) {
   const [top, id] = route;
@@ -200,6 +227,7 @@ function Page({ route, session }: { route: string[]; session: Session }) {
   if (top === 'audit') return <Audit />;
   if (top === 'tokens') return <Tokens session={session} />;
   if (top === 'members') return <Members session={session} />;
+  if (top === 'invitations') return <Invitations session={session} />;
   if (top === 'overview') return <Overview />;
   if (top === 'home') return <Home />;
   return <NotFound />;

@@ -362,6 +362,10 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
         name: 'Members',
         description: "The team's members and their roles: an owner's view, role changes and removals.",
       },
+      {
+        name: 'Invitations',
+        description: "Invitations and owners' password-reset links: one-time links to the dashboard.",
+      },
       { name: 'Portfolios' },
       { name: 'Domains' },
       { name: 'Endpoints' },

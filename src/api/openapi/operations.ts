@@ -235,6 +235,49 @@ export const OPERATIONS: OperationDoc[] = [
     errors: [409],
   },
 
+  // Invitations and owners' password-reset links (docs/accounts.md#invitations)
+  {
+    method: 'get',
+    path: '/api/v1/invitations',
+    role: 'owner',
+    summary: "The team's invitations not used yet and still live (never their link)",
+    tag: 'Invitations',
+    responses: { 200: 'InvitationList' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/invitations',
+    role: 'owner',
+    summary: 'Invite an e-mail to the team with a role: a one-time link (24 h), answered and mailed',
+    description:
+      "The link is in this answer only; it is also sent with the SMTP relay when the team has an enabled e-mail channel (`email_sent`). A role above the caller's is 403 FORBIDDEN_ROLE; a member already in the team is 409 USER_EXISTS.",
+    tag: 'Invitations',
+    body: 'invitation-create',
+    responses: { 201: 'OneTimeLinkCreated' },
+    errors: [403, 409],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/invitations/:invitationId',
+    role: 'owner',
+    summary: 'Withdraw an invitation: its link no longer works',
+    tag: 'Invitations',
+    responses: { 200: 'InvitationRevoked' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/password-resets',
+    role: 'owner',
+    summary:
+      "A one-time link (24 h) for a member of the team to set a new password; using it ends the person's other sessions",
+    description:
+      'The link is in this answer only; it is also mailed when the team has an enabled e-mail channel. A member without an account gets one.',
+    tag: 'Invitations',
+    body: 'password-reset-create',
+    responses: { 201: 'OneTimeLinkCreated' },
+    errors: [404],
+  },
+
   // Portfolios
   {
     method: 'get',
