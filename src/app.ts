@@ -347,6 +347,7 @@ export async function openLocal(
         smtpCa: opts.smtp?.ca,
         urls: config.channelUrls,
       },
+      publicUrl: config.publicUrl,
     },
     io,
   );

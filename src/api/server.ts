@@ -14,6 +14,7 @@ import { portfolioRoutes } from './routes/portfolios.js';
 import { accountTokenRoutes } from './routes/tokens.js';
 import { memberRoutes } from './routes/members.js';
 import { invitationRoutes } from './routes/invitations.js';
+import { passkeyRoutes } from './routes/passkeys.js';
 import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
 import { domainRoutes } from './routes/domains.js';
 import { endpointRoutes } from './routes/endpoints.js';
@@ -84,6 +85,7 @@ export function createApi(deps: ApiDeps, opts: ApiOptions = {}): { app: Koa; rou
     accountTokenRoutes(router, deps, secure);
     memberRoutes(router, deps, secure);
     invitationRoutes(router, deps, secure);
+    passkeyRoutes(router, deps, secure);
     portfolioRoutes(router, deps, secure);
     domainRoutes(router, deps, secure);
     endpointRoutes(router, deps, secure);

@@ -69,6 +69,21 @@ export interface OneTimeLink {
   used_at: number | null;
 }
 
+/** A passkey (WebAuthn credential) an account signs in with (docs/accounts.md#passkeys). */
+export interface Passkey {
+  id: string;
+  account_id: string;
+  /** The credential's id as the authenticator gave it, base64url. */
+  credential_id: string;
+  name: string;
+  /** usb, nfc, ble, internal, hybrid, ...: how the browser reaches the authenticator. */
+  transports: string[];
+  /** The authenticator's signature counter as last seen (0: it keeps none). */
+  sign_count: number;
+  created_at: string;
+  last_used_at: string | null;
+}
+
 /** One team an account belongs to (its users row there). */
 export interface Membership {
   user_id: string;

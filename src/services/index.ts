@@ -3,6 +3,7 @@ import { createAccessService } from './access.js';
 import { createSessionService } from './sessions.js';
 import { createAccountService } from './accounts.js';
 import { createLinkService, type MailContext } from './links.js';
+import { createPasskeyService } from './passkeys.js';
 import type { ServiceDeps } from './deps.js';
 import { createDomainService } from './domains.js';
 import { createEndpointService } from './endpoints.js';
@@ -42,6 +43,8 @@ export function createServices(
     sessions?: { idleMs: number; absoluteMs: number };
     /** The SMTP relay (DOMMON_SMTP_URL, DOMMON_SMTP_FROM, DOMMON_SMTP_TLS) one-time links are mailed through; none: links are only answered. */
     mail?: MailContext;
+    /** DOMMON_PUBLIC_URL: the passkeys' relying party (else each request's origin). */
+    publicUrl?: string | null;
   },
   io?: IntelIo,
 ) {
@@ -95,6 +98,8 @@ export function createServices(
     accounts: createAccountService(deps),
     /** One-time links: set-up, sign-in, invitations, password resets (docs/accounts.md#one-time-links). */
     links: createLinkService({ ...deps, mail: base.mail, log: io?.log }),
+    /** Passkeys (WebAuthn): registered by a signed-in person, signed in with instead of a password. */
+    passkeys: createPasskeyService({ ...deps, publicUrl: base.publicUrl }),
     portfolios: createPortfolioService(deps),
     domains,
     /** A domain's health with the reasons of its grade, computed from its current inputs when asked. */

@@ -36,6 +36,7 @@ import { rateLimitsRepo } from './repos/rate-limits.js';
 import { webSessionsRepo } from './repos/web-sessions.js';
 import { accountsRepo } from './repos/accounts.js';
 import { oneTimeLinksRepo } from './repos/one-time-links.js';
+import { passkeysRepo } from './repos/passkeys.js';
 import { pushRepo } from './repos/push.js';
 import { authFailuresRepo } from './repos/auth-failures.js';
 import { dashboardRepo } from './repos/dashboard.js';
@@ -90,6 +91,8 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     accounts: accountsRepo(db),
     /** Set-up, sign-in, invitation and reset links (services/links.ts). */
     oneTimeLinks: oneTimeLinksRepo(db),
+    /** Passkeys of accounts and the WebAuthn challenges handed out (services/passkeys.ts). */
+    passkeys: passkeysRepo(db),
     authFailures: authFailuresRepo(db),
     /** The dashboard's home and outage reads (read only). */
     dashboard: dashboardRepo(db),

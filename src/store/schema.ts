@@ -437,6 +437,32 @@ export interface RateLimitsTable {
 }
 
 /** A signed-in browser of the web dashboard (src/services/sessions.ts); the cookie's id is stored hashed. */
+/** A passkey (WebAuthn credential) of an account (migration 034; docs/accounts.md#passkeys). */
+export interface PasskeysTable {
+  id: string;
+  account_id: string;
+  /** base64url, unique. */
+  credential_id: string;
+  /** The COSE public key, base64url. */
+  public_key: string;
+  /** The authenticator's signature counter as last seen (0: it keeps none). */
+  sign_count: ColumnType<number, number | undefined, number>;
+  /** JSON list of transports (usb, nfc, ble, internal, hybrid, ...). */
+  transports: string;
+  name: string;
+  created_at: string;
+  last_used_at: ColumnType<string | null, string | null | undefined, string | null>;
+}
+/** A WebAuthn challenge handed out, good once until expires_at (migration 034). */
+export interface WebauthnChallengesTable {
+  challenge: string;
+  /** register | sign-in */
+  purpose: string;
+  /** The account adding a passkey (register); null for a sign-in. */
+  account_id: string | null;
+  /** Epoch milliseconds. */
+  expires_at: number;
+}
 export interface WebSessionsTable {
   id_hash: string;
   /** A session made from an API token (else null). */
@@ -522,6 +548,8 @@ export interface DB {
   liveness_region_daily: LivenessRegionDailyTable;
   rate_limits: RateLimitsTable;
   web_sessions: WebSessionsTable;
+  passkeys: PasskeysTable;
+  webauthn_challenges: WebauthnChallengesTable;
   auth_failures: AuthFailuresTable;
   push_checks: PushChecksTable;
   push_pings: PushPingsTable;

@@ -17,6 +17,7 @@ import type { WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
 import { foldEmail } from '../services/accounts.js';
 import type { LiveHub } from './live.js';
+import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { formSchemasBody } from './form-schemas.js';
 import { LINK_PATHS, linkRoutes } from './links.js';
 import { SSO_START_PATH, ssoRoute, type SsoDeps } from './sso.js';
@@ -274,6 +275,39 @@ export function webMiddleware(
       ctx.throw(405, 'method not allowed', { expose: true });
     }
     if (LINK_PATHS.has(p)) return linkRoutes(ctx, { ...deps, answer, notJson: () => new NotJson() });
+    if (p === '/ui/session/passkey/options' || p === '/ui/session/passkey') {
+      // Passkey sign-in (docs/accounts.md#passkeys): options with a one-time challenge, then the
+      // browser's answer, which makes the same session a password sign-in makes.
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.method !== 'POST') {
+        ctx.set('Allow', 'POST');
+        ctx.throw(405, 'method not allowed', { expose: true });
+      }
+      if (!ctx.is('application/json')) throw new NotJson();
+      const client = clientKey(ctx.ip);
+      await throttle?.check(client);
+      if (p === '/ui/session/passkey/options') {
+        deps.validator.body('passkey-options', ctx.request.body);
+        ctx.body = await deps.services.passkeys.signInOptions(`${ctx.protocol}://${ctx.host}`);
+        return;
+      }
+      const body = deps.validator.body<{ response: AuthenticationResponseJSON; team?: string }>(
+        'ui-session-passkey',
+        ctx.request.body,
+      );
+      const who = await deps.services.passkeys.signIn(`${ctx.protocol}://${ctx.host}`, body.response, body.team);
+      const s = who && (await deps.services.sessions.createForMember(who.membership.user_id));
+      if (!s) {
+        await throttle?.fail(client);
+        throw new Unauthorized('This passkey did not sign in');
+      }
+      const before = sessionId(ctx);
+      if (before !== undefined) await deps.services.sessions.end(before);
+      setSessionCookie(ctx, s.id);
+      ctx.status = 201;
+      ctx.body = await answer(s);
+      return;
+    }
     if (p === '/ui/session/team') {
       // A password sign-in's session moves to another of the account's teams (the header menu).
       ctx.set('Cache-Control', 'no-store');

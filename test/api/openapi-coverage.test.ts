@@ -2,7 +2,9 @@
 // response schema in schemas/responses/ is proven against a real answer (client() validates them).
 // The User API twins are covered the same way by test/api/user-api.test.ts.
 import t from 'tap';
-import { client, startApp } from '../support/app.js';
+import { client, request, startApp } from '../support/app.js';
+import { SoftPasskey } from '../support/webauthn.js';
+import { CSRF_HEADER } from '../../src/web/session.js';
 import { OPERATIONS } from '../../src/api/openapi/operations.js';
 import { toOpenApiPath } from '../../src/api/openapi/document.js';
 import { responsesSeen } from '../support/openapi.js';
@@ -227,6 +229,25 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await api.get('/api/v1/invitations')).body.invitations.length, 1);
   t.equal((await api.delete(`/api/v1/invitations/${inv.body.id}`)).status, 200);
   t.equal((await api.post('/api/v1/password-resets', { email: 'cov@example.com' })).status, 201);
+
+  // Passkeys in account settings: a person's session (the member linked to an account), a software passkey.
+  const person = await s.app.services.accounts.ensure('cov@example.com');
+  const covMember = (await s.app.services.access.listUsers('coverage')).find((u) => u.email === 'cov@example.com')!;
+  await s.app.services.accounts.link(covMember.id, person.id);
+  const ses = (await s.app.services.sessions.createForMember(covMember.id))!;
+  const asPerson = { cookie: `dommon_session=${ses.id}`, [CSRF_HEADER]: ses.csrf };
+  const pkOptions = await request(s.url, 'POST', '/api/v1/account/passkeys/options', { body: {}, headers: asPerson });
+  t.equal(pkOptions.status, 200);
+  const pk = await request(s.url, 'POST', '/api/v1/account/passkeys', {
+    body: { name: 'soft', response: new SoftPasskey(s.url).create(pkOptions.body) },
+    headers: asPerson,
+  });
+  t.equal(pk.status, 201);
+  t.equal((await request(s.url, 'GET', '/api/v1/account/passkeys', { headers: asPerson })).body.passkeys.length, 1);
+  t.equal(
+    (await request(s.url, 'DELETE', `/api/v1/account/passkeys/${pk.body.id}`, { headers: asPerson })).status,
+    200,
+  );
 
   // Every success status of every primary (non-alias) path was answered and checked.
   // Tags whose success answers need outside peers are exercised (and checked the same way, through

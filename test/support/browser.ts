@@ -65,7 +65,10 @@ export function watch(page: Page): string[] {
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('requestfailed', (r) => {
     // The live feed's stream is cancelled by the page itself when it signs out or leaves: not a failure.
-    if (new URL(r.url()).pathname === '/ui/live' && r.failure()?.errorText === 'net::ERR_ABORTED') return;
+    // So is the sign-in page's passkey request (its conditional UI) when the page signs in otherwise and moves on.
+    const p = new URL(r.url()).pathname;
+    if ((p === '/ui/live' || p === '/ui/session/passkey/options') && r.failure()?.errorText === 'net::ERR_ABORTED')
+      return;
     problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
   });
   return problems;

@@ -91,6 +91,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   const data = (await res.json().catch(() => ({}))) as { error?: string; code?: string; errors?: unknown };
   if (!res.ok) {
     if (res.status === 401 && !path.startsWith('/ui/')) listeners.forEach((fn) => fn());
+    if (res.status === 401 && path !== '/ui/session' && path !== '/ui/session/passkey') listeners.forEach((fn) => fn());
     if (res.status === 429) {
       const wait = res.headers.get('retry-after');
       throw new ApiError(429, `Too many requests for now${wait ? `: try again in ${wait} s` : ''}.`, data.code);
@@ -163,6 +164,25 @@ export async function redeemLink(
 
 /** "Forgot password": the same answer whether or not the e-mail has an account. */
 export const forgotPassword = (email: string) => api<{ message: string }>('POST', '/ui/password-reset', { email });
+
+/**
+ * Signs in with a passkey (docs/accounts.md#passkeys): the server's options with a one-time
+ * challenge, the browser's authenticator signs it, the server checks it. `autofill`: conditional UI,
+ * the browser offers its passkeys in the e-mail field's autofill and this waits until one is picked.
+ */
+export async function signInWithPasskey(autofill = false): Promise<Session> {
+  const { startAuthentication } = await import('@simplewebauthn/browser');
+  const optionsJSON = await api<Parameters<typeof startAuthentication>[0]['optionsJSON']>(
+    'POST',
+    '/ui/session/passkey/options',
+    {},
+  );
+  const response = await startAuthentication({ optionsJSON, useBrowserAutofill: autofill });
+  const s = await api<Session>('POST', '/ui/session/passkey', { response });
+  csrf = s.csrf_token;
+  answers.clear();
+  return s;
+}
 
 /** Moves a password sign-in's session to another of the account's teams; every cached answer was the old team's. */
 export async function switchTeam(team: string): Promise<Session> {

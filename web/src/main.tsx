@@ -8,6 +8,7 @@ import {
   forgotPassword,
   onSignedOut,
   signIn,
+  signInWithPasskey,
   signOut,
   singleSignOn,
   switchTeam,
@@ -27,6 +28,7 @@ import { Portfolios } from './pages/portfolios.js';
 import { Audit } from './pages/audit.js';
 import { Tokens } from './pages/tokens.js';
 import { Members } from './pages/members.js';
+import { Account } from './pages/account.js';
 import { NotFound } from './pages/not-found.js';
 import { LinkPage } from './pages/link.js';
 import { Invitations } from './pages/invitations.js';
@@ -42,6 +44,39 @@ function SignIn({ done }: { done: (s: Session) => void }) {
   const [password, setPassword] = useState('');
   const [error, setError] = useState('');
   const sso = singleSignOn();
+  const showPasskeyError = (err: unknown) =>
+    setError(
+      err instanceof ApiError && err.status === 401
+        ? 'That passkey did not sign in (removed, or not for this site).'
+        : err instanceof ApiError && err.status === 429
+          ? 'Too many failed sign-ins: wait a minute and try again.'
+          : err instanceof Error && err.name === 'NotAllowedError'
+            ? 'No passkey was used.'
+            : String(err),
+    );
+  // Conditional UI: where the browser can, it offers its passkeys in the e-mail field's autofill.
+  useEffect(() => {
+    let on = true;
+    if (typeof PublicKeyCredential === 'undefined' || !PublicKeyCredential.isConditionalMediationAvailable) return;
+    void PublicKeyCredential.isConditionalMediationAvailable().then((yes) => {
+      if (yes && on)
+        signInWithPasskey(true).then(
+          (s) => on && done(s),
+          // The server refused the passkey picked: say so. Cut short by the button below: the form stays.
+          (err: unknown) => on && err instanceof ApiError && showPasskeyError(err),
+        );
+    });
+    return () => {
+      on = false;
+    };
+  }, []);
+  const passkey = async () => {
+    try {
+      done(await signInWithPasskey());
+    } catch (err) {
+      showPasskeyError(err);
+    }
+  };
   const submit = async (e: Event) => {
     e.preventDefault();
     try {
@@ -107,7 +142,7 @@ function SignIn({ done }: { done: (s: Session) => void }) {
               <input
                 type="email"
                 name="email"
-                autoComplete="username"
+                autoComplete="username webauthn"
                 required
                 value={email}
                 onInput={(e) => setEmail(e.currentTarget.value)}
@@ -134,6 +169,11 @@ function SignIn({ done }: { done: (s: Session) => void }) {
         )}
         {other}
         {!withToken && <Forgot email={email} />}
+        {typeof PublicKeyCredential !== 'undefined' && (
+          <button type="button" onClick={() => void passkey()}>
+            Use a passkey
+          </button>
+        )}
       </form>
     </main>
   );
@@ -208,6 +248,7 @@ const NAV: [string, string][] = [
   ['tokens', 'Tokens'],
   ['members', 'Members'],
   ['invitations', 'Invitations'],
+  ['account', 'Account'],
 ];
 
 /** Pages only an owner's session may read (the API refuses the rest): not offered to others. */
@@ -228,6 +269,7 @@ function Page({ route, session }: { route: string[]; session: Session }) {
   if (top === 'tokens') return <Tokens session={session} />;
   if (top === 'members') return <Members session={session} />;
   if (top === 'invitations') return <Invitations session={session} />;
+  if (top === 'account') return <Account account={session.account === true} />;
   if (top === 'overview') return <Overview />;
   if (top === 'home') return <Home />;
   return <NotFound />;

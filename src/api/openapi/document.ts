@@ -366,6 +366,10 @@ export function buildOpenApi(schemas: Record<string, object>, opts: BuildOptions
         name: 'Invitations',
         description: "Invitations and owners' password-reset links: one-time links to the dashboard.",
       },
+      {
+        name: 'Passkeys',
+        description: 'Passkeys (WebAuthn) of your account, to sign in to the dashboard without a password.',
+      },
       { name: 'Portfolios' },
       { name: 'Domains' },
       { name: 'Endpoints' },

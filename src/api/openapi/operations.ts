@@ -186,6 +186,46 @@ export const OPERATIONS: OperationDoc[] = [
     tag: 'Tokens',
     responses: { 200: 'ApiTokenRevoked' },
   },
+  // Passkeys (account settings; docs/accounts.md#passkeys)
+  {
+    method: 'get',
+    path: '/api/v1/account/passkeys',
+    summary: "The passkeys of the caller's account (a token, which has no account, has none)",
+    tag: 'Passkeys',
+    responses: { 200: 'PasskeyList' },
+  },
+  {
+    method: 'post',
+    path: '/api/v1/account/passkeys/options',
+    role: 'viewer',
+    summary: 'Options to register a new passkey (WebAuthn creation options with a one-time challenge)',
+    description:
+      "Only a person's session (signed in with e-mail and password or a passkey) has an account: a token is refused (403 ACCOUNT_SESSION_REQUIRED).",
+    tag: 'Passkeys',
+    body: 'passkey-options',
+    responses: { 200: 'PasskeyOptions' },
+    errors: [403],
+  },
+  {
+    method: 'post',
+    path: '/api/v1/account/passkeys',
+    role: 'viewer',
+    summary: "Register a passkey: its name and the browser's answer to the options",
+    description:
+      "A response not made over a challenge of the options (used, expired, another account's, never handed out), with another origin, or without user verification is a 400 (PASSKEY_NOT_VERIFIED); a passkey registered already is a 409 (PASSKEY_EXISTS).",
+    tag: 'Passkeys',
+    body: 'passkey-create',
+    responses: { 201: 'Passkey' },
+    errors: [403, 409],
+  },
+  {
+    method: 'delete',
+    path: '/api/v1/account/passkeys/:passkeyId',
+    role: 'viewer',
+    summary: 'Remove one of your passkeys: it no longer signs in',
+    tag: 'Passkeys',
+    responses: { 200: 'PasskeyRemoved' },
+  },
   {
     method: 'get',
     path: '/api/v1/tokens',

@@ -29,6 +29,7 @@ import * as m030 from './030_audit_log.js';
 import * as m031 from './031_config_managed.js';
 import * as m032 from './032_accounts.js';
 import * as m033 from './033_one_time_links.js';
+import * as m034 from './034_passkeys.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -59,6 +60,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '031_config_managed': m031,
   '032_accounts': m032,
   '033_one_time_links': m033,
+  '034_passkeys': m034,
 };
 
 /**
