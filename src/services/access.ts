@@ -484,28 +484,37 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       teamName: string | undefined,
       email: string,
       password: string,
-    ): Promise<{ user_id: string; account_id: string; email: string; team: string }> {
+    ): Promise<{ user_id: string; account_id: string; email: string; team: string; ended_sessions: number }> {
       const team = await requireTeam(teamName);
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
       checkPassword(password);
       const hash = await hashPassword(password);
-      const accountId = await store.transaction(async (tx) => {
+      const account = await store.transaction(async (tx) => {
         const found = await tx.accounts.byEmail(foldEmail(user.email));
         const id = found ? found.id : (await tx.accounts.create(foldEmail(user.email), isoNow(clock))).id;
         await tx.accounts.setPassword(id, hash);
         await tx.accounts.link(user.id, id);
+        // Whoever signed in with the old password, in any of the person's teams, is signed out on every
+        // node (sessions are the database's); sessions made from the person's tokens stay.
+        const ended = await tx.webSessions.removeForAccount(id);
         await audit?.record(tx, team.id, {
           action: 'update',
           kind: 'user',
           id: user.id,
           name: user.email,
           before: { ...user, password: found?.password_hash ? 'set' : 'none' },
-          after: { ...user, password: 'set' },
+          after: { ...user, password: 'set', ended_sessions: ended },
         });
-        return id;
+        return { id, ended };
       });
-      return { user_id: user.id, account_id: accountId, email: user.email, team: team.name };
+      return {
+        user_id: user.id,
+        account_id: account.id,
+        email: user.email,
+        team: team.name,
+        ended_sessions: account.ended,
+      };
     },
 
     async removeUser(teamName: string | undefined, email: string): Promise<{ user: User; revoked_tokens: number }> {

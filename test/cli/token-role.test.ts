@@ -1,7 +1,8 @@
 // `dommon token create --role ROLE --expires DURATION|DATE` and what `token list` shows of them (own role,
 // expiry, last use), on SQLite and on PostgreSQL: a role above the user's is refused, an expiry must be in
 // the future, and a running daemon holds the token to its role. `users set-role` and `users remove`
-// refuse to leave the team without an owner.
+// refuse to leave the team without an owner; `users set-password` ends the person's password sessions
+// on the running daemon.
 import fs from 'node:fs';
 import t from 'tap';
 import { tempDir } from '../support/app.js';
@@ -96,6 +97,33 @@ for (const engine of ['sqlite', 'postgres'] as const)
       const write = await fetch(`${d.url}/api/v1/portfolios`, { method: 'POST', headers: auth, body: '{"name":"p"}' });
       t.equal(write.status, 403);
       t.match(await write.json(), { code: 'FORBIDDEN_ROLE' });
+
+      // A password set on the command line ends the person's password sessions, on the running daemon too.
+      const setPw = (pw: string) =>
+        cli(['--data-dir', dir, '--json', '--team', 'ops', 'users', 'set-password', 'ed@example.com'], {
+          env,
+          input: `${pw}\n`,
+        });
+      const first = await setPw('first password 1');
+      t.equal(first.code, 0, first.stderr);
+      t.equal(first.json.ended_sessions, 0);
+      const signIn = (password: string) =>
+        fetch(`${d.url}/ui/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', origin: d.url },
+          body: JSON.stringify({ email: 'ed@example.com', password }),
+        });
+      const signedIn = await signIn('first password 1');
+      t.equal(signedIn.status, 201);
+      const cookie = { cookie: signedIn.headers.getSetCookie()[0]!.split(';')[0]! };
+      t.equal((await fetch(`${d.url}/api/v1/domains`, { headers: cookie })).status, 200, 'the password session reads');
+      const second = await setPw('second password 2');
+      t.equal(second.code, 0, second.stderr);
+      t.equal(second.json.ended_sessions, 1, 'the old password signed in once');
+      t.equal((await fetch(`${d.url}/api/v1/domains`, { headers: cookie })).status, 401, 'that session has ended');
+      t.equal((await signIn('first password 1')).status, 401, 'the old password is refused');
+      t.equal((await signIn('second password 2')).status, 201, 'the new one signs in');
+      t.equal((await fetch(`${d.url}/api/v1/domains`, { headers: auth })).status, 200, "the person's token stays");
       t.equal(await d.stop(), 0);
 
       const text = await run('token', 'list');

@@ -534,6 +534,9 @@ export const OPERATIONS: OperationDoc[] = [
   {
     method: 'get',
     path: '/api/v1/config/export',
+    // Decided, not defaulted (docs/accounts.md): it shows nothing a viewer cannot read through the
+    // resources' own GETs, secrets only as references, and a read-only token may watch for drift.
+    role: 'viewer',
     summary: "The team's setup as a configuration file (extension; docs/configuration-file.md)",
     description:
       "`file` is the text of the file `POST /api/v1/config/apply` (`dommon apply -f`) reads: the team's portfolios, domains with their endpoints and liveness checks, status pages, maintenance windows and the caller's notification channels, in a stable order. A secret or credential (fields `writeOnly` in the file's schema: channel tokens and webhook URLs, liveness passwords and tokens) is never written: it is a `${NAME}` reference, and `secrets` lists each name with what it stands for. Values equal to the schema's default, nulls and empty lists are left out.",

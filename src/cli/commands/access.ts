@@ -154,7 +154,11 @@ export function userCommands(program: Command): void {
         const password = await firstLine(process.stdin);
         const { services } = await ctx.local();
         const r = await services.access.setPassword(ctx.opts.team, email, password);
-        ctx.print.out(r, () => `password set for ${r.email} in team ${r.team}`);
+        ctx.print.out(
+          r,
+          () =>
+            `password set for ${r.email} in team ${r.team}; ended ${r.ended_sessions} signed-in session(s) of the old password`,
+        );
       }),
     );
   users
