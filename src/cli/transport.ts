@@ -3,7 +3,13 @@ import type { CliContext } from './context.js';
 import { UsageError } from './output.js';
 
 export interface Transport {
-  request(method: string, path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  /** `timeoutMs` bounds a remote request (30 s unless given); a local one runs to its end. */
+  request(
+    method: string,
+    path: string,
+    body?: unknown,
+    opts?: { timeoutMs?: number },
+  ): Promise<{ status: number; body: unknown }>;
   close(): Promise<void>;
 }
 
@@ -22,7 +28,7 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
   if (!remoteUrl) return (await import('../app.js')).openLocalApi(ctx.config, ctx.opts.team);
   if (!remoteToken) throw new UsageError('--remote needs --token (or DOMMON_TOKEN)');
   return {
-    async request(method, path, body) {
+    async request(method, path, body, opts) {
       let res: Response;
       try {
         res = await fetch(remoteUrl + path, {
@@ -32,7 +38,7 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
             ...(body === undefined ? {} : { 'content-type': 'application/json' }),
           },
           body: body === undefined ? undefined : JSON.stringify(body),
-          signal: AbortSignal.timeout(30_000),
+          signal: AbortSignal.timeout(opts?.timeoutMs ?? 30_000),
         });
       } catch (err) {
         throw new Error(`cannot reach ${remoteUrl}: ${(err as Error).message}`);
