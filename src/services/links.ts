@@ -18,7 +18,7 @@ import { email as emailChannel } from '../channels/email.js';
 import type { SendContext } from '../channels/types.js';
 import type { ServiceDeps } from './deps.js';
 import { foldEmail } from './accounts.js';
-import { checkPassword, hashPassword } from './passwords.js';
+import { checkPassword, hashPassword, verifyPassword } from './passwords.js';
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 /** 32 random bytes in base64url. */
@@ -31,6 +31,17 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 export type MailContext = Omit<SendContext, 'timeoutMs' | 'signal'>;
 
 /** A link that cannot be used: one answer for unknown, used, expired and replaced. */
+/** An invitation to an existing account used without that account's password: a failed sign-in. */
+class WrongPassword extends ServiceError {
+  constructor(email: string) {
+    super(
+      'unauthorized',
+      `${email} already has a dommon account: enter its password to accept the invitation (it stays as it is)`,
+      'PASSWORD_WRONG',
+    );
+  }
+}
+
 class LinkInvalid extends ServiceError {
   constructor() {
     super(
@@ -48,8 +59,12 @@ interface LinkView {
   email: string | null;
   team: string | null;
   role: Role | null;
-  /** A password must be chosen (no account or no password yet, a reset), or may be (kept when empty). */
-  password: 'required' | 'optional';
+  /**
+   * A password must be chosen (no account or no password yet, a reset), or may be (a sign-in link:
+   * kept when empty), or the account's current one must be given (an invitation to an account that
+   * has one: it proves the person, and stays).
+   */
+  password: 'required' | 'optional' | 'current';
   expires_at: string;
 }
 
@@ -266,6 +281,13 @@ export function createLinkService({
     async resetLink(p: Principal, email: string, base: string): Promise<IssuedLink> {
       const made = await store.transaction(async (tx) => {
         const { user, account } = await memberWithAccount(tx, p.team_id, email);
+        // The link is shown to the owner: for a person who belongs to other teams too, it would hand
+        // this team's owner those teams as well.
+        if ((await tx.accounts.memberships(account.id)).some((m) => m.team_id !== p.team_id))
+          throw new Conflict(
+            `${user.email} belongs to other teams too: they reset their password themselves ("Forgot your password?"), or the server's administrator runs dommon users set-password`,
+            'ACCOUNT_SHARED',
+          );
         const { token, link } = await issue(tx, 'reset', {
           email: foldEmail(user.email),
           account_id: account.id,
@@ -334,7 +356,7 @@ export function createLinkService({
           : l.email
             ? await store.accounts.byEmail(l.email)
             : undefined;
-        if (a?.password_hash) password = 'optional';
+        if (a?.password_hash) password = l.purpose === 'invitation' ? 'current' : 'optional';
       }
       return {
         purpose: l.purpose,
@@ -388,7 +410,12 @@ export function createLinkService({
           const email = l.email!;
           const found = await tx.accounts.byEmail(email);
           if (found?.disabled) throw new LinkInvalid();
-          const pw = found?.password_hash ? hash : needPassword();
+          // An invitation is shown to the owner who made it: for an account that has a password it
+          // proves nothing about the person, so it is accepted with that password, which it never
+          // changes (else any owner could take over an account of other teams by inviting its e-mail).
+          if (found?.password_hash && !(input.password && (await verifyPassword(input.password, found.password_hash))))
+            throw new WrongPassword(email);
+          const pw = found?.password_hash ? null : needPassword();
           const account = found ?? (await tx.accounts.create(email, nowIso));
           if (pw) await tx.accounts.setPassword(account.id, pw);
           // A membership made since the invitation (by `users add`) keeps its role.

@@ -43,12 +43,14 @@ export async function linkRoutes(
   const throttle = deps.authThrottle;
   const client = clientKey(ctx.ip);
   await throttle?.check(client);
-  // A link that cannot be used is a failed credential of the address.
+  // A link that cannot be used, or an invitation used without the account's password, is a failed
+  // credential of the address.
   const counted = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof ServiceError && err.code === 'LINK_INVALID') await throttle?.fail(client);
+      if (err instanceof ServiceError && ['LINK_INVALID', 'PASSWORD_WRONG'].includes(err.code))
+        await throttle?.fail(client);
       throw err;
     }
   };

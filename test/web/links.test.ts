@@ -229,11 +229,23 @@ t.test('an owner invites by e-mail; the link makes the account and the membershi
   t.match(joined.body, { team: 'alpha', user: 'zoe@example.com', role: 'editor', account: true });
   t.same((await owner.get('/api/v1/invitations')).body.invitations, [], 'used: no longer open');
 
-  // Another team invites Zoe: she has an account and password, which the link may keep.
+  // Another team invites Zoe: she has an account and password. The link is shown to beta's owner, so
+  // it proves nothing about Zoe: it is accepted with her password, which it never changes (else beta's
+  // owner could take over her account, and alpha with it).
   const other = client(s.url, await s.token('beta', 'boss@example.com'));
   const beta = await other.post('/api/v1/invitations', { email: 'ZOE@example.com', role: 'viewer' });
-  t.equal((await post(s, '/ui/link', { token: token(beta.body.url) })).body.password, 'optional');
-  const second = await post(s, '/ui/link/use', { token: token(beta.body.url) });
+  t.equal((await post(s, '/ui/link', { token: token(beta.body.url) })).body.password, 'current');
+  for (const password of [undefined, 'a-new-password-of-the-owner']) {
+    const taken = await post(s, '/ui/link/use', { token: token(beta.body.url), ...(password ? { password } : {}) });
+    t.equal(taken.status, 401, `without Zoe's password (${password ?? 'none'}): refused`);
+    t.equal(taken.body.code, 'PASSWORD_WRONG');
+  }
+  t.equal(
+    (await post(s, '/ui/session', { email: 'zoe@example.com', password: 'a-new-password-of-the-owner' })).status,
+    401,
+    'her password was not changed',
+  );
+  const second = await post(s, '/ui/link/use', { token: token(beta.body.url), password: PASSWORD });
   t.match(second.body, { team: 'beta', role: 'viewer', teams: ['alpha', 'beta'] });
   t.equal((await other.delete(`/api/v1/invitations/${zoe.body.id}`)).status, 404, "another team's invitation: 404");
 });
@@ -254,6 +266,14 @@ t.test('password reset: by an owner, and "forgot password" by mail; using it end
   const oldJar = jarOf(before.headers);
 
   t.equal((await owner.post('/api/v1/password-resets', { email: 'nobody@example.com' })).status, 404, 'not a member');
+  // A person of another team too: this team's owner may not take the other team with a reset link.
+  await s.app.services.access.createToken({ team: 'gamma', user: 'gil@example.com' });
+  await s.app.services.access.addUser('alpha', 'gil@example.com', 'viewer');
+  await s.app.services.access.setPassword('gamma', 'gil@example.com', PASSWORD);
+  await s.app.services.access.setPassword('alpha', 'gil@example.com', PASSWORD);
+  const shared = await owner.post('/api/v1/password-resets', { email: 'gil@example.com' });
+  t.equal(shared.status, 409);
+  t.match(shared.body, { code: 'ACCOUNT_SHARED', error: /gil@example\.com belongs to other teams too/ });
   const reset = await owner.post('/api/v1/password-resets', { email: 'Pat@example.com' });
   t.equal(reset.status, 201);
   t.match(reset.body, { email: 'pat@example.com', team: 'alpha', email_sent: null });

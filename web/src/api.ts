@@ -145,7 +145,7 @@ export interface LinkView {
   email: string | null;
   team: string | null;
   role: 'owner' | 'editor' | 'viewer' | null;
-  password: 'required' | 'optional';
+  password: 'required' | 'optional' | 'current';
   expires_at: string;
 }
 

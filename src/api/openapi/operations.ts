@@ -311,11 +311,11 @@ export const OPERATIONS: OperationDoc[] = [
     summary:
       "A one-time link (24 h) for a member of the team to set a new password; using it ends the person's other sessions",
     description:
-      'The link is in this answer only; it is also mailed when the team has an enabled e-mail channel. A member without an account gets one.',
+      'The link is in this answer only; it is also mailed when the team has an enabled e-mail channel. A member without an account gets one. A person who belongs to other teams too is refused with 409 `ACCOUNT_SHARED`: the link would hand this team\'s owner those teams as well; they reset it themselves ("Forgot your password?").',
     tag: 'Invitations',
     body: 'password-reset-create',
     responses: { 201: 'OneTimeLinkCreated' },
-    errors: [404],
+    errors: [404, 409],
   },
 
   // Portfolios

@@ -42,7 +42,7 @@ export function LinkPage({ token, done }: { token: string; done: (s: Session) =>
     );
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (password !== again) return setError('The two passwords differ.');
+    if (!current && password !== again) return setError('The two passwords differ.');
     setBusy(true);
     try {
       const s = await redeemLink(token, {
@@ -58,6 +58,8 @@ export function LinkPage({ token, done }: { token: string; done: (s: Session) =>
     }
   };
   const optional = view.password === 'optional';
+  // An invitation to an existing account: its password proves the person and stays as it is.
+  const current = view.password === 'current';
   return (
     <main class="signin">
       <h1>{TITLES[view.purpose]}</h1>
@@ -100,11 +102,15 @@ export function LinkPage({ token, done }: { token: string; done: (s: Session) =>
           </p>
         )}
         <label>
-          {optional ? 'New password (leave empty to keep yours)' : 'Choose a password'}
+          {current
+            ? 'Your dommon password'
+            : optional
+              ? 'New password (leave empty to keep yours)'
+              : 'Choose a password'}
           <input
             type="password"
             name="password"
-            autoComplete="new-password"
+            autoComplete={current ? 'current-password' : 'new-password'}
             required={!optional}
             minLength={10}
             maxLength={1024}
@@ -112,19 +118,22 @@ export function LinkPage({ token, done }: { token: string; done: (s: Session) =>
             onInput={(e) => setPassword(e.currentTarget.value)}
           />
         </label>
-        <label>
-          The password again
-          <input
-            type="password"
-            name="password-again"
-            autoComplete="new-password"
-            required={!optional || password !== ''}
-            value={again}
-            onInput={(e) => setAgain(e.currentTarget.value)}
-          />
-        </label>
+        {!current && (
+          <label>
+            The password again
+            <input
+              type="password"
+              name="password-again"
+              autoComplete="new-password"
+              required={!optional || password !== ''}
+              value={again}
+              onInput={(e) => setAgain(e.currentTarget.value)}
+            />
+          </label>
+        )}
         <p class="muted">
-          At least 10 characters. The link works once, until {new Date(view.expires_at).toLocaleString()}.
+          {current ? 'You have an account already: the invitation adds this team to it.' : 'At least 10 characters.'}{' '}
+          The link works once, until {new Date(view.expires_at).toLocaleString()}.
         </p>
         <button type="submit" disabled={busy}>
           {view.purpose === 'invitation'
