@@ -18,24 +18,7 @@ import type { Principal } from '../domain/types.js';
 import type { ApiDeps, ApiRouter, ApiState } from './context.js';
 import { BODY_LIMIT_BYTES, checkJsonDepth } from './json-limits.js';
 import { errorMiddleware } from './middleware/errors.js';
-import { tokenRoutes } from './routes/system.js';
-import { portfolioRoutes } from './routes/portfolios.js';
-import { accountTokenRoutes } from './routes/tokens.js';
-import { memberRoutes } from './routes/members.js';
-import { maintenanceWindowRoutes } from './routes/maintenance-windows.js';
-import { domainRoutes } from './routes/domains.js';
-import { endpointRoutes } from './routes/endpoints.js';
-import { livenessDataRoutes, livenessRoutes } from './routes/liveness.js';
-import { notificationRoutes } from './routes/notifications.js';
-import { exposureRoutes } from './routes/exposure.js';
-import { intelRoutes } from './routes/intel.js';
-import { statusPageRoutes } from './routes/status-pages.js';
-import { nodeRoutes } from './routes/nodes.js';
-import { eventRoutes } from './routes/events.js';
-import { dashboardRoutes } from './routes/dashboard.js';
-import { userApiRoutes } from './routes/user-api.js';
-import { configApplyRoutes } from './routes/config.js';
-import { auditRoutes } from './routes/audit.js';
+import { resourceRoutes } from './routes/index.js';
 
 type Middleware = Koa.Middleware<ApiState>;
 
@@ -176,25 +159,7 @@ export function createLocalApi(
 ): { request(method: string, url: string, body?: unknown): Promise<LocalAnswer> } {
   const { router, routes } = routeTable();
   const fixed: Middleware[] = [];
-  tokenRoutes(router, fixed);
-  accountTokenRoutes(router, deps, fixed);
-  memberRoutes(router, deps, fixed);
-  portfolioRoutes(router, deps, fixed);
-  domainRoutes(router, deps, fixed);
-  endpointRoutes(router, deps, fixed);
-  livenessRoutes(router, deps, fixed);
-  livenessDataRoutes(router, deps, fixed);
-  notificationRoutes(router, deps, fixed);
-  exposureRoutes(router, deps, fixed);
-  intelRoutes(router, deps, fixed);
-  statusPageRoutes(router, deps, fixed);
-  nodeRoutes(router, deps, fixed);
-  eventRoutes(router, deps, fixed);
-  dashboardRoutes(router, deps, fixed);
-  userApiRoutes(router, deps, fixed);
-  maintenanceWindowRoutes(router, deps, fixed);
-  configApplyRoutes(router, deps, fixed);
-  auditRoutes(router, deps, fixed);
+  resourceRoutes(router, deps, fixed);
   const errors = errorMiddleware(deps.log, deps.clock) as Middleware;
 
   return {

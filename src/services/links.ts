@@ -14,7 +14,6 @@ import { LINK_TTL_MS, linkUrl } from '../domain/one-time-link.js';
 import { roleAllows, type Role } from '../domain/roles.js';
 import type { LinkPurpose, OneTimeLink, Principal } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import { email as emailChannel } from '../channels/email.js';
 import type { SendContext } from '../channels/types.js';
 import type { ServiceDeps } from './deps.js';
 import { foldEmail } from './accounts.js';
@@ -30,7 +29,6 @@ const hashToken = (token: string): string => createHash('sha256').update(token).
 /** How the SMTP relay is reached (DOMMON_SMTP_URL, DOMMON_SMTP_FROM, DOMMON_SMTP_TLS): the e-mail channel's send context without its timing. */
 export type MailContext = Omit<SendContext, 'timeoutMs' | 'signal'>;
 
-/** A link that cannot be used: one answer for unknown, used, expired and replaced. */
 /** An invitation to an existing account used without that account's password: a failed sign-in. */
 class WrongPassword extends ServiceError {
   constructor(email: string) {
@@ -42,6 +40,7 @@ class WrongPassword extends ServiceError {
   }
 }
 
+/** A link that cannot be used: one answer for unknown, used, expired and replaced. */
 class LinkInvalid extends ServiceError {
   constructor() {
     super(
@@ -147,6 +146,17 @@ export function createLinkService({
   }
 
   /**
+   * The channel plug-ins when the team has an enabled e-mail channel (mail to a person goes through the
+   * same SMTP relay), else null. They load only then: the command line's token and user commands
+   * never send.
+   */
+  async function mailsPeople(teamId: string) {
+    const { channels: plugins, pluginOf } = await import('../channels/index.js');
+    const channels = await store.notifications.enabledForTeam(teamId, 'instant');
+    return channels.some((c) => pluginOf(c.notification_type) === plugins.email) ? plugins : null;
+  }
+
+  /**
    * Sends a link to `to` through the SMTP relay, when the team has an enabled e-mail channel (else
    * nothing is tried: null). Never throws: the outcome is answered.
    */
@@ -157,14 +167,15 @@ export function createLinkService({
     lines: string[],
     url: string,
   ): Promise<{ sent: boolean | null; error: string | null }> {
-    const channels = await store.notifications.enabledForTeam(teamId, 'instant');
-    if (!mail || !channels.some((c) => c.notification_type === 'email')) return { sent: null, error: null };
+    if (!mail) return { sent: null, error: null };
+    const plugins = await mailsPeople(teamId);
+    if (!plugins) return { sent: null, error: null };
     const text = [...lines, '', url, '', `The link works once, for ${LINK_TTL_MS / 3_600_000} hours.`].join('\n');
     const esc = (s: string) =>
       s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
     const html = `<!doctype html><html><body style="font-family:sans-serif">${lines.map((l) => `<p>${esc(l)}</p>`).join('')}<p><a href="${esc(url)}">${esc(url)}</a></p><p style="color:#888;font-size:12px">The link works once, for ${LINK_TTL_MS / 3_600_000} hours. Sent by dommon</p></body></html>`;
     try {
-      const r = await emailChannel.send({ to: [to], subject, text, html }, { ...mail, timeoutMs: MAIL_TIMEOUT_MS });
+      const r = await plugins.email.send({ to: [to], subject, text, html }, { ...mail, timeoutMs: MAIL_TIMEOUT_MS });
       return { sent: r.ok, error: r.ok ? null : r.error };
     } catch (err) {
       return { sent: false, error: (err as Error).message };
@@ -324,8 +335,7 @@ export function createLinkService({
       const a = await store.accounts.byEmail(email);
       if (!a || a.disabled) return;
       for (const m of await store.accounts.memberships(a.id)) {
-        const channels = await store.notifications.enabledForTeam(m.team_id, 'instant');
-        if (!channels.some((c) => c.notification_type === 'email')) continue;
+        if (!(await mailsPeople(m.team_id))) continue;
         const { token } = await store.transaction((tx) =>
           issue(tx, 'reset', { email, account_id: a.id, team_id: m.team_id, user_id: m.user_id }),
         );

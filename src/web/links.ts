@@ -49,7 +49,7 @@ export async function linkRoutes(
     try {
       return await fn();
     } catch (err) {
-      if (err instanceof ServiceError && ['LINK_INVALID', 'PASSWORD_WRONG'].includes(err.code))
+      if (err instanceof ServiceError && ['LINK_INVALID', 'PASSWORD_WRONG'].includes(err.code ?? ''))
         await throttle?.fail(client);
       throw err;
     }

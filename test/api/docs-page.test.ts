@@ -65,6 +65,8 @@ t.test('Swagger UI renders under the CSP in chromium', { skip: skipBrowser }, as
   page.on('request', (r) => {
     if (!r.url().startsWith(s.url)) foreign.push(r.url());
   });
+  // Swagger UI renders only the operations within the window (a virtual list): a tall one holds them all.
+  await page.setViewportSize({ width: 1280, height: 30_000 });
   await page.goto(`${s.url}/docs`);
   // The document's title and an operation of it: the bundle ran and fetched /api/v1/openapi.json.
   await page.locator('.swagger-ui .info .title').filter({ hasText: 'dommon API' }).waitFor();

@@ -24,7 +24,8 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<DomainInput>('domain-create', ctx.request.body);
-      created(ctx, domainJson(await s.domains.create(team(ctx), body)));
+      const d = await s.domains.create(team(ctx), body);
+      created(ctx, { ...domainJson(d), ...(await s.managed.of('domain', [d.id]))(d.id) });
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ domains: unknown[] }>('domain-bulk', ctx.request.body);
@@ -60,7 +61,10 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
     router.put(`${base}/:domainId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'domainId', 'Domain');
       const body = v.body<Partial<DomainInput>>('domain-update', ctx.request.body);
-      ctx.body = domainJson(await s.domains.update(team(ctx), id, body));
+      ctx.body = {
+        ...domainJson(await s.domains.update(team(ctx), id, body)),
+        ...(await s.managed.of('domain', [id]))(id),
+      };
     });
     router.delete(`${base}/:domainId`, ...secure, async (ctx) => {
       const d = await s.domains.remove(team(ctx), pathId(ctx, 'domainId', 'Domain'));

@@ -29,7 +29,8 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<LivenessInput>('liveness-create', ctx.request.body);
-      created(ctx, livenessJson(await s.liveness.create(team(ctx), body)));
+      const c = await s.liveness.create(team(ctx), body);
+      created(ctx, { ...livenessJson(c), ...(await s.managed.of('liveness', [c.id]))(c.id) });
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ liveness: unknown[] }>('liveness-bulk', ctx.request.body);
@@ -54,7 +55,10 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     router.put(`${base}/:livenessId`, ...secure, async (ctx) => {
       const id = pathId(ctx, 'livenessId', 'Liveness configuration');
       const body = v.body<Partial<LivenessInput>>('liveness-update', ctx.request.body);
-      ctx.body = livenessJson(await s.liveness.update(team(ctx), id, body));
+      ctx.body = {
+        ...livenessJson(await s.liveness.update(team(ctx), id, body)),
+        ...(await s.managed.of('liveness', [id]))(id),
+      };
     });
     router.delete(`${base}/:livenessId`, ...secure, async (ctx) => {
       const c = await s.liveness.remove(team(ctx), pathId(ctx, 'livenessId', 'Liveness configuration'));

@@ -20,7 +20,8 @@ export function portfolioRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mi
   });
   router.post(base, ...secure, async (ctx) => {
     const body = v.body<PortfolioInput>('portfolio-create', ctx.request.body);
-    created(ctx, portfolioJson(await s.portfolios.create(team(ctx), body)));
+    const p = await s.portfolios.create(team(ctx), body);
+    created(ctx, { ...portfolioJson(p), ...(await s.managed.of('portfolio', [p.id]))(p.id) });
   });
   router.get(`${base}/:portfolioId`, ...secure, async (ctx) => {
     const p = await s.portfolios.get(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio'));
@@ -29,7 +30,10 @@ export function portfolioRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mi
   router.put(`${base}/:portfolioId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'portfolioId', 'Portfolio');
     const body = v.body<Partial<PortfolioInput>>('portfolio-update', ctx.request.body);
-    ctx.body = portfolioJson(await s.portfolios.update(team(ctx), id, body));
+    ctx.body = {
+      ...portfolioJson(await s.portfolios.update(team(ctx), id, body)),
+      ...(await s.managed.of('portfolio', [id]))(id),
+    };
   });
   router.delete(`${base}/:portfolioId`, ...secure, async (ctx) => {
     const p = await s.portfolios.remove(team(ctx), pathId(ctx, 'portfolioId', 'Portfolio'));

@@ -97,7 +97,8 @@ export function statusPageRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.M
   });
   router.post(base, ...secure, async (ctx) => {
     const body = v.body<StatusPageInput>('status-page-create', ctx.request.body);
-    created(ctx, statusPageJson(await s.statusPages.create(team(ctx), body)));
+    const p = await s.statusPages.create(team(ctx), body);
+    created(ctx, { ...statusPageJson(p), ...(await s.managed.of('status_page', [p.id]))(p.id) });
   });
   router.get(`${base}/:statusPageId`, ...secure, async (ctx) => {
     const p = await s.statusPages.get(team(ctx), pathId(ctx, 'statusPageId', 'Status page'));
@@ -106,7 +107,10 @@ export function statusPageRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.M
   router.put(`${base}/:statusPageId`, ...secure, async (ctx) => {
     const id = pathId(ctx, 'statusPageId', 'Status page');
     const body = v.body<Partial<StatusPageInput>>('status-page-update', ctx.request.body);
-    ctx.body = statusPageJson(await s.statusPages.update(team(ctx), id, body));
+    ctx.body = {
+      ...statusPageJson(await s.statusPages.update(team(ctx), id, body)),
+      ...(await s.managed.of('status_page', [id]))(id),
+    };
   });
   router.delete(`${base}/:statusPageId`, ...secure, async (ctx) => {
     const p = await s.statusPages.remove(team(ctx), pathId(ctx, 'statusPageId', 'Status page'));
