@@ -2,7 +2,7 @@
 // ETag; If-None-Match with it gives 304 and no body; a change (a domain added, an endpoint's check)
 // gives a new ETag and the new body; another team's answer never matches; errors carry none.
 import t from 'tap';
-import { client } from '../support/app.js';
+import { client, firstLookupsDone } from '../support/app.js';
 import { startLoopbackApp } from '../support/targets.js';
 import { waitFor } from '../support/wait.js';
 
@@ -30,6 +30,7 @@ t.test('ETag, If-None-Match -> 304, a change -> a new ETag', async (t) => {
   const a = client(s.url, await s.token('alpha'));
   const b = client(s.url, await s.token('beta'));
   const d = (await a.post('/api/v1/domains', { domain: 'etag.example' })).body;
+  await firstLookupsDone(s, d.id);
   await settled(a, '/api/v1/domains');
 
   const first = await a.get('/api/v1/domains');

@@ -138,3 +138,17 @@ export function client(base: string, token?: string) {
       request<T>(base, method, p, { token, body, headers });
   return { get: call('GET'), post: call('POST'), put: call('PUT'), delete: call('DELETE'), patch: call('PATCH') };
 }
+
+/**
+ * Waits until a new domain's first background look-ups (registration, DNS security, the nameserver
+ * watch) have each run once: until then each one that ends changes the domain's answers, which a test
+ * comparing two reads (or their ETags) would see as a difference.
+ */
+export async function firstLookupsDone(s: TestApp, domainId: string, timeoutMs = 30_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  for (const kind of ['registration', 'security', 'nameservers'])
+    while (!(await s.app.store.schedule.get(kind, domainId))?.last_run_at) {
+      if (Date.now() > until) throw new Error(`the ${kind} look-up of ${domainId} did not run within ${timeoutMs} ms`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+}
