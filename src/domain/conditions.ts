@@ -254,9 +254,44 @@ export interface ConditionsOutcome {
   failures: ConditionFailure[];
 }
 
-/** Judges every condition of the set against one probe's values; all must hold. */
-export function evaluateConditions(set: ConditionSet, context: ConditionContext): ConditionsOutcome {
-  const body = new BodyCache(context);
+/**
+ * The values of [BODY] operands (a path's value, `len()`, `has()`, the length of an array under a
+ * `[*]`) that one body gave, kept by a probe between the checks of one configuration so that a body
+ * identical to the last one (the same bytes: equal digests) is neither decoded nor parsed again.
+ * Every other placeholder ([STATUS], [RESPONSE_TIME]...) is read fresh on every check: only what
+ * the bytes alone decide is kept. At most MAX_BODY_MEMO characters of values are kept; past that a
+ * value is worked out again on each check.
+ */
+export interface BodyMemo {
+  digest: string | null;
+  values: Map<string, string | number | null>;
+  size: number;
+}
+
+/** The most a BodyMemo keeps (characters of keys and values, each value counted at least 16). */
+export const MAX_BODY_MEMO = 4096;
+
+export const bodyMemo = (): BodyMemo => ({ digest: null, values: new Map(), size: 0 });
+
+/** A body handed over as bytes rather than in the context: decoded only when a value is not in the memo. */
+export interface BodySource {
+  /** The body as text (UTF-8 decoded), asked for at most once. */
+  text: () => string;
+  /** A digest of the body's bytes (collision-resistant: equal digests are taken as equal bytes). */
+  digest: string;
+  memo: BodyMemo;
+}
+
+/**
+ * Judges every condition of the set against one probe's values; all must hold. With `source`, the
+ * body comes from it (and from its memo when the digest is the last one's) instead of context.BODY.
+ */
+export function evaluateConditions(
+  set: ConditionSet,
+  context: ConditionContext,
+  source?: BodySource,
+): ConditionsOutcome {
+  const body = new BodyCache(context, source);
   const failures: ConditionFailure[] = [];
   set.conditions.forEach((c, index) => {
     const seen = evaluate(c, c.left, c.right, context, body);
@@ -270,10 +305,26 @@ type Resolved = { text: string | null; duration?: boolean };
 
 class BodyCache {
   private parsed: { ok: true; value: unknown } | { ok: false } | undefined;
-  constructor(private readonly context: ConditionContext) {}
+  private text: string | undefined;
+  private readonly memo: BodyMemo | null;
+  constructor(
+    private readonly context: ConditionContext,
+    private readonly source?: BodySource,
+  ) {
+    this.memo = source?.memo ?? null;
+    if (source && source.memo.digest !== source.digest) {
+      // Another body: the values of the last one no longer hold.
+      source.memo.digest = source.digest;
+      source.memo.values = new Map();
+      source.memo.size = 0;
+    }
+  }
   get raw(): string {
-    const b = this.context.BODY;
-    return b === undefined ? '' : String(b);
+    if (this.text === undefined) {
+      const b = this.source ? this.source.text() : this.context.BODY;
+      this.text = b === undefined ? '' : String(b);
+    }
+    return this.text;
   }
   get json(): { ok: true; value: unknown } | { ok: false } {
     if (this.parsed === undefined) {
@@ -285,6 +336,28 @@ class BodyCache {
     }
     return this.parsed;
   }
+  /** A value the body alone decides, from the memo when this body's was kept, else worked out (and kept if it fits). */
+  value<T extends string | number | null>(key: string, work: () => T): T {
+    const m = this.memo;
+    if (!m) return work();
+    const kept = m.values.get(key);
+    if (kept !== undefined) return kept as T;
+    const v = work();
+    const size = key.length + Math.max(16, typeof v === 'string' ? v.length : 0);
+    if (m.size + size <= MAX_BODY_MEMO) {
+      m.values.set(key, v);
+      m.size += size;
+    }
+    return v;
+  }
+}
+
+/** A body path as written (`.data[0].name`, `[*]`): the memo's key for what it leads to. */
+function pathText(path: readonly PathSegment[] | null): string {
+  if (!path) return '';
+  let out = '';
+  for (const s of path) out += 'key' in s ? `.${s.key}` : 'index' in s ? `[${s.index}]` : '[*]';
+  return out;
 }
 
 /** null when the condition holds, else its display with the values seen. */
@@ -303,9 +376,13 @@ function evaluate(
     if (operand.kind !== 'placeholder' || !operand.path) continue;
     const w = operand.path.findIndex((s) => 'wildcard' in s);
     if (w < 0) continue;
-    const array = body.json.ok ? walk(body.json.value, operand.path.slice(0, w)) : undefined;
-    if (!Array.isArray(array) || array.length === 0) return `${c.source} (no elements matched)`;
-    for (let i = 0; i < array.length; i++) {
+    const prefix = operand.path.slice(0, w);
+    const length = body.value(`#${pathText(prefix)}`, () => {
+      const array = body.json.ok ? walk(body.json.value, prefix) : undefined;
+      return Array.isArray(array) ? array.length : 0;
+    });
+    if (length === 0) return `${c.source} (no elements matched)`;
+    for (let i = 0; i < length; i++) {
       const path = operand.path.map((s, k) => (k === w ? { index: i } : s));
       const expanded: Operand = { ...operand, path, text: operand.text };
       const failed =
@@ -348,7 +425,8 @@ function cut(s: string): string {
 
 function resolve(o: Operand, context: ConditionContext, body: BodyCache): Resolved {
   if (o.kind !== 'placeholder') return { text: o.text };
-  if (o.name === 'BODY') return resolveBody(o.path, o.fn, body);
+  if (o.name === 'BODY')
+    return { text: body.value(`${o.fn ?? ''}:${pathText(o.path)}`, () => resolveBody(o.path, o.fn, body)) };
   const v = context[o.name];
   const text =
     v === undefined
@@ -366,27 +444,28 @@ function resolve(o: Operand, context: ConditionContext, body: BodyCache): Resolv
   return { text, duration };
 }
 
-function resolveBody(path: PathSegment[] | null, fn: 'len' | 'has' | null, body: BodyCache): Resolved {
+/** The text a [BODY] operand stands for, or null when its path leads nowhere. */
+function resolveBody(path: PathSegment[] | null, fn: 'len' | 'has' | null, body: BodyCache): string | null {
   if (path === null) {
     const raw = body.raw;
     const trimmed = raw.trim();
-    if (fn === 'has') return { text: String(trimmed !== '') };
+    if (fn === 'has') return String(trimmed !== '');
     if (fn === 'len') {
       if (trimmed.startsWith('[') && trimmed.endsWith(']') && body.json.ok && Array.isArray(body.json.value))
-        return { text: String(body.json.value.length) };
-      return { text: String(utf8Length(raw)) };
+        return String(body.json.value.length);
+      return String(utf8Length(raw));
     }
-    return { text: trimmed };
+    return trimmed;
   }
   const value = body.json.ok ? walk(body.json.value, path) : undefined;
   const found = value !== undefined && value !== null;
-  if (fn === 'has') return { text: String(found) };
-  if (!found) return { text: null };
+  if (fn === 'has') return String(found);
+  if (!found) return null;
   if (fn === 'len') {
-    if (Array.isArray(value)) return { text: String(value.length) };
-    return { text: String(utf8Length(atEnd(value))) };
+    if (Array.isArray(value)) return String(value.length);
+    return String(utf8Length(atEnd(value)));
   }
-  return { text: atEnd(value) };
+  return atEnd(value);
 }
 
 /** Follows a path through parsed JSON; undefined where it leads nowhere. */

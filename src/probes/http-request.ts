@@ -45,8 +45,8 @@ interface Answer {
   ip: string;
   /** Milliseconds until the last hop's certificate expires (null: no TLS). */
   certificateMs: number | null;
-  /** The body as text (readBody only). */
-  body: string | null;
+  /** The body's bytes (readBody only). */
+  body: Buffer | null;
   /** The body was longer than MAX_BODY_BYTES (readBody only): not read. */
   tooLarge: boolean;
 }
@@ -173,7 +173,7 @@ function finish({ response, ip }: Response, spec: RequestSpec): Promise<Answer> 
       }
       chunks.push(chunk);
     });
-    response.on('end', () => resolve({ ...answer, body: Buffer.concat(chunks, size).toString('utf8') }));
+    response.on('end', () => resolve({ ...answer, body: Buffer.concat(chunks, size) }));
     response.on('error', reject);
   });
 }

@@ -3,16 +3,19 @@
 import t from 'tap';
 import {
   ConditionSyntaxError,
+  MAX_BODY_MEMO,
   MAX_CONDITIONS,
   MAX_CONDITION_LENGTH,
   MAX_SEEN_LENGTH,
   PLACEHOLDERS,
+  bodyMemo,
   evaluateConditions,
   formatDuration,
   parseCondition,
   parseConditions,
   statusCondition,
   wildcardMatch,
+  type BodyMemo,
   type ConditionContext,
   type ConditionFailure,
   type ConditionSet,
@@ -182,6 +185,76 @@ t.test("Gatus's condition cases", async (t) => {
     if (holds) t.equal(seen, null, `${condition} holds`);
     else t.equal(seen, display, `${condition} fails as ${display}`);
   }
+});
+
+/** Judges a body handed over as a source with a memo: null when it holds, else what was seen; `decoded` counts text() calls. */
+function judgeWithMemo(
+  condition: string,
+  context: ConditionContext,
+  memo: BodyMemo,
+  digest: string,
+  decoded: { n: number },
+): string | null {
+  const { BODY, ...rest } = context;
+  const source = { text: () => (decoded.n++, String(BODY ?? '')), digest, memo };
+  const out = evaluateConditions(parseConditions([condition]), rest, source);
+  return out.ok ? null : out.failures[0].seen;
+}
+
+t.test("a body's values kept for the next identical body: the same verdicts, no decoding", async (t) => {
+  for (const [condition, context, holds, display] of GATUS_CASES) {
+    if (!condition.includes('[BODY]')) continue;
+    const memo = bodyMemo();
+    const decoded = { n: 0 };
+    const want = holds ? null : display;
+    t.equal(judgeWithMemo(condition, context, memo, 'd1', decoded), want, `${condition}: first body`);
+    t.equal(decoded.n, 1, `${condition}: the first body is decoded`);
+    const again = judgeWithMemo(condition, context, memo, 'd1', decoded);
+    t.equal(again, want, `${condition}: the same body again`);
+    // A whole body longer than the memo holds is worked out again; none of these is.
+    t.equal(decoded.n, 1, `${condition}: the same body is not decoded again`);
+  }
+});
+
+t.test('the memo: a new body, other placeholders fresh, bounded', async (t) => {
+  const set = parseConditions(['[BODY].status == UP', '[STATUS] == 200', '[BODY].latency < [RESPONSE_TIME]']);
+  const memo = bodyMemo();
+  let decoded = 0;
+  const run = (body: string, digest: string, context: ConditionContext) =>
+    evaluateConditions(set, context, { text: () => (decoded++, body), digest, memo });
+  const up = '{"status": "UP", "latency": 100}';
+  t.ok(run(up, 'up', { STATUS: 200, RESPONSE_TIME: 150 }).ok);
+  t.same(
+    run(up, 'up', { STATUS: 503, RESPONSE_TIME: 50 }).failures.map((f) => f.seen),
+    ['[STATUS] (503) == 200', '[BODY].latency (100) < [RESPONSE_TIME] (50)'],
+    '[STATUS] and [RESPONSE_TIME] are read fresh with a kept body',
+  );
+  t.equal(decoded, 1, 'the same bytes: decoded once');
+  t.same(
+    run('{"status": "DOWN", "latency": 100}', 'down', { STATUS: 200, RESPONSE_TIME: 150 }).failures.map((f) => f.seen),
+    ['[BODY].status (DOWN) == UP'],
+    'another digest: the new body is judged',
+  );
+  t.equal(decoded, 2);
+  t.equal(memo.digest, 'down');
+  t.same([...memo.values.keys()].sort(), [':.latency', ':.status'], 'only the values of [BODY] operands are kept');
+
+  const whole = bodyMemo();
+  const big = `ok ${'x'.repeat(MAX_BODY_MEMO)}`;
+  let n = 0;
+  const text = parseConditions(['[BODY] == pat(ok*)']);
+  for (let i = 0; i < 3; i++)
+    t.ok(evaluateConditions(text, {}, { text: () => (n++, big), digest: 'big', memo: whole }).ok);
+  t.equal(n, 3, 'a value longer than the bound is not kept: the body is decoded on each check');
+  t.ok(whole.size <= MAX_BODY_MEMO);
+
+  const many = bodyMemo();
+  const items = JSON.stringify({ items: Array.from({ length: 1000 }, (_, i) => ({ state: `UP-${i}` })) });
+  const all = parseConditions(['[BODY].items[*].state == pat(UP-*)']);
+  t.ok(evaluateConditions(all, {}, { text: () => items, digest: 'items', memo: many }).ok);
+  t.ok(many.size <= MAX_BODY_MEMO, `1,000 elements keep at most ${MAX_BODY_MEMO} characters (${many.size})`);
+  t.ok(many.values.size < 1000);
+  t.ok(evaluateConditions(all, {}, { text: () => items, digest: 'items', memo: many }).ok, 'the rest worked out again');
 });
 
 t.test('placeholders: case, zero values, functions on plain values', async (t) => {

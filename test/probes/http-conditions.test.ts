@@ -46,6 +46,36 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
   return { web, other, probe, deps, origin: `http://api.example.test:${web.port}` };
 }
 
+t.test('one configuration checked again: a changed body is judged anew, the status fresh', async (t) => {
+  const { web, deps } = await setup(t);
+  // One settings object for every check, as the scheduler holds it: its last body's values are kept.
+  const settings: ProbeSettings = {
+    timeout_seconds: 3,
+    expected_status_code: 200,
+    conditions: ['[STATUS] == 200', '[BODY].status == UP', 'len([BODY].data) > 1'],
+  };
+  const target: UrlParts = {
+    endpoint_type: 'http',
+    domain: 'example.test',
+    subdomain: 'api',
+    port: web.port,
+    path: '/json',
+  };
+  const check = () => pluginOf('http').liveness(target, settings, deps, never);
+  const up = jsonOfSize(2_000);
+  web.answer(up);
+  t.same([(await check()).ok, (await check()).ok], [true, true], 'the same body twice');
+  web.answer(up, 503);
+  t.equal((await check()).error, 'condition: [STATUS] (503) == 200', 'the same body with another status');
+  // The same length, one byte different.
+  web.answer(jsonOfSize(2_000, 'UQ'));
+  t.equal((await check()).error, 'condition: [BODY].status (UQ) == UP', 'a changed body');
+  web.answer({ status: 'UP', data: [1] });
+  t.equal((await check()).error, 'condition: len([BODY].data) (1) > 1');
+  web.answer(up);
+  t.equal((await check()).ok, true, 'the first body again');
+});
+
 t.test('conditions on a JSON body: pass, fail with the value seen, bounded', async (t) => {
   const { web, probe } = await setup(t);
   web.answer({ status: 'UP', data: [{ name: 'john', id: 1 }], items: [1, 2, 3] });
