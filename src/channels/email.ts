@@ -1,5 +1,6 @@
 // E-mail through nodemailer over DOMMON_SMTP_URL (secured as DOMMON_SMTP_TLS says): plain text and HTML, subject from the event.
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
+import { EMAIL_PATTERN } from '../domain/email.js';
 import { smtpFailure, smtpTransportOptions } from '../net/smtp.js';
 import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
@@ -114,7 +115,7 @@ export const email: ChannelPlugin<EmailMessage> = {
         minItems: 1,
         maxItems: 50,
         uniqueItems: true,
-        items: { type: 'string', pattern: '^[^\\s@]+@[^\\s@]+$', maxLength: 320 },
+        items: { type: 'string', pattern: EMAIL_PATTERN, maxLength: 320 },
       },
     },
   },

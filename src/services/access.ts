@@ -4,15 +4,14 @@ import { createHash, randomBytes } from 'node:crypto';
 import ms from 'ms';
 import { Conflict, Forbidden, Invalid, NotFound } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
+import { foldEmail, isEmail } from '../domain/email.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
 import { isRole, roleAllows, ROLES, type Role } from '../domain/roles.js';
 import type { ServiceDeps } from './deps.js';
-import { foldEmail } from './accounts.js';
 import { checkPassword, hashPassword } from './passwords.js';
 
 const TOKEN_PREFIX = 'dmn_';
 const EPOCH_KEY = 'tokens_epoch';
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 const hashToken = (token: string): string => createHash('sha256').update(token).digest('hex');
 
@@ -204,8 +203,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       role?: Role | null;
       expiresAt?: string | null;
     }): Promise<CreatedToken> {
-      if (opts.user !== undefined && !EMAIL.test(opts.user))
-        throw new Invalid(`"${opts.user}" is not an e-mail address`);
+      if (opts.user !== undefined && !isEmail(opts.user)) throw new Invalid(`"${opts.user}" is not an e-mail address`);
       return store.transaction(async (tx) => {
         const now = isoNow(clock);
         const team = (await tx.teams.byName(opts.team.trim())) ?? (await tx.teams.create(opts.team.trim(), now));
@@ -387,7 +385,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
     },
 
     async addUser(teamName: string | undefined, email: string, role: Role = 'owner'): Promise<User> {
-      if (!EMAIL.test(email)) throw new Invalid(`"${email}" is not an e-mail address`);
+      if (!isEmail(email)) throw new Invalid(`"${email}" is not an e-mail address`);
       const team = teamName ? await ensureTeam(teamName) : await requireTeam();
       if (await store.users.byEmail(team.id, email.toLowerCase()))
         throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
@@ -419,7 +417,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
      * when the claims map to no team or the account is disabled.
      */
     async signInSso(email: string, grants: { team: string; role: Role }[]): Promise<{ user_id: string } | null> {
-      if (!EMAIL.test(email) || grants.length === 0) return null;
+      if (!isEmail(email) || grants.length === 0) return null;
       const folded = foldEmail(email);
       // The person signing in makes these changes, through the sign-in (no token, no session yet).
       const actor = {

@@ -5,14 +5,10 @@
 // unknown e-mail against DECOY).
 import { Invalid } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
+import { foldEmail, isEmail } from '../domain/email.js';
 import type { Account, Membership } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 import { checkPassword, hashPassword, needsRehash, verifyPassword } from './passwords.js';
-
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
-
-/** The form every e-mail is stored and compared in. */
-export const foldEmail = (email: string): string => email.trim().toLowerCase();
 
 /**
  * What an unknown e-mail's password is checked against: the hash of a random password nobody kept,
@@ -46,7 +42,7 @@ export function createAccountService({ store, clock }: Pick<ServiceDeps, 'store'
     /** The account of an e-mail, made (without a password) when there is none. */
     async ensure(email: string): Promise<Account> {
       const e = foldEmail(email);
-      if (!EMAIL.test(e)) throw new Invalid(`"${email}" is not an e-mail address`);
+      if (!isEmail(e)) throw new Invalid(`"${email}" is not an e-mail address`);
       const found = await store.accounts.byEmail(e);
       if (found) {
         const { password_hash: _, ...a } = found;

@@ -10,16 +10,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Conflict, Forbidden, Invalid, NotFound, ServiceError } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
+import { foldEmail, isEmail } from '../domain/email.js';
 import { LINK_TTL_MS, linkUrl } from '../domain/one-time-link.js';
 import { roleAllows, type Role } from '../domain/roles.js';
 import type { LinkPurpose, OneTimeLink, Principal } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
+import { escapeHtml } from '../channels/format.js';
 import type { SendContext } from '../channels/types.js';
 import type { ServiceDeps } from './deps.js';
-import { foldEmail } from './accounts.js';
 import { checkPassword, hashPassword, verifyPassword } from './passwords.js';
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/;
 /** 32 random bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const MAIL_TIMEOUT_MS = 15_000;
@@ -171,9 +171,7 @@ export function createLinkService({
     const plugins = await mailsPeople(teamId);
     if (!plugins) return { sent: null, error: null };
     const text = [...lines, '', url, '', `The link works once, for ${LINK_TTL_MS / 3_600_000} hours.`].join('\n');
-    const esc = (s: string) =>
-      s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-    const html = `<!doctype html><html><body style="font-family:sans-serif">${lines.map((l) => `<p>${esc(l)}</p>`).join('')}<p><a href="${esc(url)}">${esc(url)}</a></p><p style="color:#888;font-size:12px">The link works once, for ${LINK_TTL_MS / 3_600_000} hours. Sent by dommon</p></body></html>`;
+    const html = `<!doctype html><html><body style="font-family:sans-serif">${lines.map((l) => `<p>${escapeHtml(l)}</p>`).join('')}<p><a href="${escapeHtml(url)}">${escapeHtml(url)}</a></p><p style="color:#888;font-size:12px">The link works once, for ${LINK_TTL_MS / 3_600_000} hours. Sent by dommon</p></body></html>`;
     try {
       const r = await plugins.email.send({ to: [to], subject, text, html }, { ...mail, timeoutMs: MAIL_TIMEOUT_MS });
       return { sent: r.ok, error: r.ok ? null : r.error };
@@ -230,7 +228,7 @@ export function createLinkService({
      */
     async invite(p: Principal, input: { email: string; role: Role }, base: string): Promise<IssuedLink> {
       const email = foldEmail(input.email);
-      if (!EMAIL.test(email)) throw new Invalid(`"${input.email}" is not an e-mail address`);
+      if (!isEmail(email)) throw new Invalid(`"${input.email}" is not an e-mail address`);
       if (!roleAllows(p.role, input.role))
         throw new Forbidden(
           `you cannot invite above your own role: you are ${p.role}, not ${input.role}`,
@@ -331,7 +329,7 @@ export function createLinkService({
      */
     async forgot(address: string, base: string): Promise<void> {
       const email = foldEmail(address);
-      if (!EMAIL.test(email)) return;
+      if (!isEmail(email)) return;
       const a = await store.accounts.byEmail(email);
       if (!a || a.disabled) return;
       for (const m of await store.accounts.memberships(a.id)) {
@@ -397,7 +395,7 @@ export function createLinkService({
         if (l.purpose === 'setup') {
           if ((await tx.accounts.count()) > 0) throw new LinkInvalid();
           const email = foldEmail(input.email ?? '');
-          if (!EMAIL.test(email)) throw new Invalid('email: must be an e-mail address');
+          if (!isEmail(email)) throw new Invalid('email: must be an e-mail address');
           const name = (input.team ?? '').trim();
           if (!name || name.length > 100) throw new Invalid('team: must be 1-100 characters');
           const pw = needPassword();

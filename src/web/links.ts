@@ -15,7 +15,7 @@ import type { Services } from '../services/index.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import type { WebSession } from '../services/sessions.js';
 import type { LinkUse } from '../services/links.js';
-import { foldEmail } from '../services/accounts.js';
+import { foldEmail } from '../domain/email.js';
 import { clientKey } from '../domain/client-address.js';
 import { ServiceError } from '../domain/errors.js';
 import { sessionId, setSessionCookie } from './session.js';

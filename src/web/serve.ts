@@ -15,7 +15,7 @@ import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
 import type { WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
-import { foldEmail } from '../services/accounts.js';
+import { foldEmail } from '../domain/email.js';
 import type { LiveHub } from './live.js';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { formSchemasBody } from './form-schemas.js';

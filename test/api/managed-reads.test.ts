@@ -6,57 +6,10 @@
 // file's next apply puts the file's values back.
 // test/pg/api-managed-reads.test.ts runs it again on PostgreSQL.
 import t from 'tap';
-import { client, startApp, type TestApp } from '../support/app.js';
-import { applyConfigText } from '../../src/api/config-apply.js';
+import { client, startApp } from '../support/app.js';
+import { managedConfig, serveApply } from '../support/managed.js';
 
 t.setTimeout(120_000);
-
-const FILE = '/etc/dommon/dommon.yaml';
-
-const text = (editable: boolean) => `version: 1
-${editable ? 'editable: true\n' : ''}portfolios:
-  - name: Web
-channels:
-  - type: email
-    recipients: [ops@example.com]
-domains:
-  - name: example.com
-    portfolio: Web
-    notes: from the file
-    endpoints:
-      - name: www
-        type: https
-        subdomain: www
-        liveness: { interval_seconds: 3600 }
-status_pages:
-  - slug: managed-public
-    title: Public
-    portfolio: Web
-maintenance_windows:
-  - name: Patching
-    cron: "0 3 * * 0"
-    duration_minutes: 60
-    domains: [example.com]
-`;
-
-/** Applies the file as `serve --config` does (prune limited to the file's objects, each marked). */
-async function serveApply(s: TestApp, body: string) {
-  const principal = await s.app.services.access.configPrincipal('gitops');
-  const r = await applyConfigText(
-    { services: s.app.services, validator: s.app.validator },
-    principal,
-    body,
-    FILE,
-    {},
-    {
-      dryRun: false,
-      prune: true,
-      source: `config:${FILE}`,
-    },
-  );
-  if (!('plan' in r)) throw new Error(r.errors.join('\n'));
-  return r.plan;
-}
 
 t.test(
   'reads carry managed_by and editable; editable: true lets the API change, the next apply puts it back',
@@ -64,7 +17,7 @@ t.test(
     const s = await startApp();
     t.teardown(() => s.close());
     const api = client(s.url, await s.token('gitops', 'owner@example.com'));
-    await serveApply(s, text(false));
+    await serveApply(s, managedConfig(false));
     // Made by hand, next to the file's objects: not managed.
     const pf = (await api.post('/api/v1/portfolios', { name: 'Hand' })).body;
     const hand = (await api.post('/api/v1/domains', { domain: 'hand.example.org', portfolio_id: pf.id })).body;
@@ -141,7 +94,7 @@ t.test(
     t.equal(refused.body.code, 'MANAGED_BY_CONFIG');
 
     // `editable: true`: only the marks change (no object does); the cached lists see it at once.
-    const plan = await serveApply(s, text(true));
+    const plan = await serveApply(s, managedConfig(true));
     t.equal(plan.steps.length, 0, 'no object changes');
     for (const [p, key, name, managed] of lists) {
       if (!managed) continue;
@@ -160,7 +113,7 @@ t.test(
     const www = ids['/api/v1/liveness']!.managed;
     t.equal((await api.put(`/api/v1/liveness/${www}`, { interval_seconds: 600 })).status, 200);
     // ...and the file's next apply (SIGHUP, or any change of the file) sets the fields it names back.
-    const back = await serveApply(s, text(true));
+    const back = await serveApply(s, managedConfig(true));
     t.same(back.steps.map((x) => `${x.action} ${x.kind} ${x.name}`).sort(), [
       'update domain example.com',
       'update liveness example.com/www',
@@ -169,11 +122,11 @@ t.test(
     t.equal((await api.get(`/api/v1/liveness/${www}`)).body.interval_seconds, 3600);
     // A field the file does not name keeps the API's value.
     t.equal((await api.put(`/api/v1/domains/${domainId}`, { dkim_selectors: ['s1'] })).status, 200);
-    t.equal((await serveApply(s, text(true))).steps.length, 0, 'dkim_selectors: not in the file, kept');
+    t.equal((await serveApply(s, managedConfig(true))).steps.length, 0, 'dkim_selectors: not in the file, kept');
     t.same((await api.get(`/api/v1/domains/${domainId}`)).body.dkim_selectors, ['s1']);
 
     // Back to `editable: false`: read-only again.
-    await serveApply(s, text(false));
+    await serveApply(s, managedConfig(false));
     t.match((await api.get(`/api/v1/domains/${domainId}`)).body, MANAGED);
     t.equal((await api.put(`/api/v1/domains/${domainId}`, { notes: 'again' })).status, 409);
   },

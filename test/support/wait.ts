@@ -14,19 +14,3 @@ export async function waitFor<T>(
 }
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * Reads `a` between two reads of `b` until `b`'s answer held still around it, and returns that pair of
- * answers: a new domain's first background look-ups (registration, nameserver watch) may land between
- * two reads, and two reads that should be alike are then compared across the change.
- */
-export async function readAlike<A, B>(a: () => Promise<A>, b: () => Promise<B>, timeoutMs = 5000): Promise<[A, B]> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const before = JSON.stringify(await b());
-    const mine = await a();
-    const after = await b();
-    if (JSON.stringify(after) === before || Date.now() > until) return [mine, after];
-    await sleep(100);
-  }
-}

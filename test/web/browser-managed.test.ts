@@ -4,55 +4,18 @@
 // as a tooltip, the hand-made objects beside them untouched; with `editable: true` in the file the
 // badge stays and the controls work again. Skipped, saying so, where chromium is missing.
 import t from 'tap';
-import { client, startApp, type TestApp } from '../support/app.js';
+import { client, startApp } from '../support/app.js';
+import { managedConfig, serveApply } from '../support/managed.js';
 import { browser, firstPage, signIn, skipBrowser as skip, watch } from '../support/browser.js';
-import { applyConfigText } from '../../src/api/config-apply.js';
 
 t.setTimeout(180_000);
-
-const FILE = '/etc/dommon/dommon.yaml';
-const text = (editable: boolean) => `version: 1
-${editable ? 'editable: true\n' : ''}portfolios:
-  - name: Web
-channels:
-  - type: email
-    recipients: [ops@example.com]
-domains:
-  - name: example.com
-    portfolio: Web
-    endpoints:
-      - name: www
-        type: https
-        subdomain: www
-status_pages:
-  - slug: managed-public
-    title: Managed page
-    portfolio: Web
-`;
-
-async function serveApply(s: TestApp, body: string): Promise<void> {
-  const principal = await s.app.services.access.configPrincipal('gitops');
-  const r = await applyConfigText(
-    { services: s.app.services, validator: s.app.validator },
-    principal,
-    body,
-    FILE,
-    {},
-    {
-      dryRun: false,
-      prune: true,
-      source: `config:${FILE}`,
-    },
-  );
-  if (!('plan' in r)) throw new Error(r.errors.join('\n'));
-}
 
 t.test('managed objects: a badge, and their change controls disabled with the reason', { skip }, async (t) => {
   const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
   t.teardown(() => s.close());
   const token = await s.token('gitops', 'owner@example.com');
   const api = client(s.url, token);
-  await serveApply(s, text(false));
+  await serveApply(s, managedConfig(false));
   const hand = (await api.post('/api/v1/domains', { domain: 'hand.example.org' })).body;
   await api.post('/api/v1/portfolios', { name: 'Hand' });
   const managed = (await api.get('/api/v1/domains?domain=example.com')).body.data[0];
@@ -124,7 +87,7 @@ t.test('managed objects: a badge, and their change controls disabled with the re
   }
 
   // `editable: true` in the file: the badge stays (the file still owns them), the controls work again.
-  await serveApply(s, text(true));
+  await serveApply(s, managedConfig(true));
   await page.goto(`${s.url}/#/domains`);
   await row('example.com').getByTestId('managed-badge').waitFor();
   await page.locator('button[aria-label="Remove example.com"]:not([disabled])').waitFor();

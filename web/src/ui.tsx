@@ -264,6 +264,49 @@ export function Breakable({ text }: { text: string }) {
   );
 }
 
+/**
+ * A secret shown once (an API token, a one-time link): what it is (`children`), a read-only field that
+ * selects itself, Copy, and Done (`done` hides it). Give it a `key` of the secret, so a new one starts
+ * without the last one's "copied" line.
+ */
+export function ShownOnce({
+  label,
+  field,
+  value,
+  size,
+  done,
+  children,
+}: {
+  label: string;
+  field: string;
+  value: string;
+  size: number;
+  done: () => void;
+  children: ComponentChildren;
+}) {
+  const [copied, setCopied] = useState('');
+  const copy = () =>
+    navigator.clipboard.writeText(value).then(
+      () => setCopied('Copied to the clipboard.'),
+      () => setCopied(`The browser refused the clipboard: select the ${field.toLowerCase()} and copy it.`),
+    );
+  return (
+    <div class="card" role="region" aria-label={label}>
+      <p>{children}</p>
+      <p>
+        <input readOnly aria-label={field} value={value} size={size} onFocus={(e) => e.currentTarget.select()} />{' '}
+        <button type="button" onClick={() => void copy()}>
+          Copy
+        </button>{' '}
+        <button type="button" onClick={done}>
+          Done
+        </button>
+      </p>
+      {copied && <p role="status">{copied}</p>}
+    </div>
+  );
+}
+
 /** A field's error under it (the API's message for that field). */
 function FieldError({ id, error }: { id: string; error: string | undefined }) {
   return error ? (

@@ -11,6 +11,7 @@ import {
   Message,
   Section,
   Show,
+  ShownOnce,
   Table,
   fmtTime,
   removeAfterConfirm,
@@ -35,35 +36,17 @@ interface Made {
 
 const ROLES = ['owner', 'editor', 'viewer'] as const;
 
-/** A link just made: shown once, with a copy button and what became of the mail. */
+/** A link just made: shown once, with what became of the mail. */
 function LinkCard({ made, label, done }: { made: Made; label: string; done: () => void }) {
-  const [copied, setCopied] = useState('');
-  const copy = () =>
-    navigator.clipboard.writeText(made.url).then(
-      () => setCopied('Copied to the clipboard.'),
-      () => setCopied('The browser refused the clipboard: select the link and copy it.'),
-    );
   return (
-    <div class="card" role="region" aria-label={label}>
-      <p>
-        The link for <strong>{made.email}</strong> works once, until {fmtTime(made.expires_at)}. It is not shown again.{' '}
-        {made.email_sent === true
-          ? 'It was sent by e-mail too.'
-          : made.email_sent === false
-            ? `The e-mail could not be sent (${made.email_error ?? 'unknown error'}): pass the link on yourself.`
-            : 'The team has no e-mail channel: pass the link on yourself.'}
-      </p>
-      <p>
-        <input readOnly aria-label="Link" value={made.url} size={70} onFocus={(e) => e.currentTarget.select()} />{' '}
-        <button type="button" onClick={() => void copy()}>
-          Copy
-        </button>{' '}
-        <button type="button" onClick={done}>
-          Done
-        </button>
-      </p>
-      {copied && <p role="status">{copied}</p>}
-    </div>
+    <ShownOnce key={made.url} label={label} field="Link" value={made.url} size={70} done={done}>
+      The link for <strong>{made.email}</strong> works once, until {fmtTime(made.expires_at)}. It is not shown again.{' '}
+      {made.email_sent === true
+        ? 'It was sent by e-mail too.'
+        : made.email_sent === false
+          ? `The e-mail could not be sent (${made.email_error ?? 'unknown error'}): pass the link on yourself.`
+          : 'The team has no e-mail channel: pass the link on yourself.'}
+    </ShownOnce>
   );
 }
 

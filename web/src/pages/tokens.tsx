@@ -11,6 +11,7 @@ import {
   Message,
   Section,
   Show,
+  ShownOnce,
   Table,
   fmtTime,
   removeAfterConfirm,
@@ -52,7 +53,6 @@ function NewToken({ session }: { session: Session }) {
   const [expiry, setExpiry] = useState('90');
   const [date, setDate] = useState('');
   const [made, setMade] = useState<{ name: string; token: string }>();
-  const [copied, setCopied] = useState('');
   const rank = ROLES.indexOf(session.role);
   const scopes: [string, string][] = [
     ['', `my role (${session.role}, whatever it is at the time)`],
@@ -68,41 +68,23 @@ function NewToken({ session }: { session: Session }) {
     else if (expiry) body.expires_at = new Date(Date.now() + Number(expiry) * DAY).toISOString();
     const t = await api<Token & { token: string }>('POST', '/api/v1/account/tokens', body);
     setMade({ name: t.name, token: t.token });
-    setCopied('');
     setName('');
     return `Made the token ${t.name}.`;
   }, ['name', 'expires_at']);
-  const copy = () =>
-    made &&
-    navigator.clipboard.writeText(made.token).then(
-      () => setCopied('Copied to the clipboard.'),
-      () => setCopied('The browser refused the clipboard: select the token and copy it.'),
-    );
   return (
     <>
       {made && (
-        <div class="card" role="region" aria-label="Your new token">
-          <p>
-            <strong>{made.name}</strong>: copy the token now. It is not shown again (only its first characters are kept
-            in view).
-          </p>
-          <p>
-            <input
-              readOnly
-              aria-label="Token secret"
-              value={made.token}
-              size={60}
-              onFocus={(e) => e.currentTarget.select()}
-            />{' '}
-            <button type="button" onClick={() => void copy()}>
-              Copy
-            </button>{' '}
-            <button type="button" onClick={() => setMade(undefined)}>
-              Done
-            </button>
-          </p>
-          {copied && <p role="status">{copied}</p>}
-        </div>
+        <ShownOnce
+          key={made.token}
+          label="Your new token"
+          field="Token secret"
+          value={made.token}
+          size={60}
+          done={() => setMade(undefined)}
+        >
+          <strong>{made.name}</strong>: copy the token now. It is not shown again (only its first characters are kept in
+          view).
+        </ShownOnce>
       )}
       <form class="stack" noValidate onSubmit={onSubmit} aria-label="Make a token">
         <Field label="Name" value={name} set={setName} maxLength={100} placeholder="ci, grafana…" error={errors.name} />
