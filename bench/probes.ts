@@ -9,7 +9,8 @@
 //   --database-url: each scenario on a fresh database of that (local) PostgreSQL server, with the
 //   server's own CPU per check beside dommon's and the bytes on disk from PostgreSQL's relation sizes
 //   BENCH_PROFILE=DIR writes a CPU profile of the daemon; BENCH_NODE_ARGS adds node flags (e.g. --perf-basic-prof)
-//   (default duration: 3 intervals per N; the issue's set: N=100, 500, 2000 at 20 s, 10000 at 60 s)
+//   (default duration: 3 intervals per N; the issue's set: N=100, 500, 2000 at 20 s, 10000 at 60 s;
+//   on request: --only 0,1 for the idle daemon, --only 50000)
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -42,6 +43,9 @@ const CONDITIONS = args.includes('--conditions')
   : undefined;
 const PG_SERVER = flag('--database-url');
 const SCENARIOS = [
+  // Only on request (--only 0,1): the idle daemon's fixed work, with no configuration and with one.
+  { n: 0, interval: 20, onRequest: true },
+  { n: 1, interval: 20, onRequest: true },
   { n: 100, interval: 20 },
   { n: 500, interval: 20 },
   { n: 2000, interval: 20 },
@@ -129,6 +133,8 @@ async function scenario(n: number, interval: number, target: ProbeTarget) {
   };
   const started = await new Promise<number>((resolve, reject) => {
     lines(child, (l) => {
+      // Anything else on the daemon's stdout (node's --trace-gc through BENCH_NODE_ARGS) goes to stderr.
+      if (!l.startsWith('{')) return void process.stderr.write(`${l}\n`);
       const j = JSON.parse(l) as typeof last & { listening?: string };
       if (j.listening) resolve(Date.now());
       else last = j;
@@ -207,6 +213,8 @@ async function scenario(n: number, interval: number, target: ProbeTarget) {
     seconds: Math.round(elapsed),
     steady_s: Math.round(windowSec),
     'cpu_%_core': +((ticks / TICK / windowSec) * 100).toFixed(1),
+    // The same, as milliseconds of CPU per second (the idle daemon's fixed work at N=0 and 1).
+    cpu_ms_per_s: +(((ticks / TICK) * 1000) / windowSec).toFixed(1),
     rss_mb: Math.round(rssMax),
     cpu_ms_per_check: +(((ticks / TICK) * 1000) / windowChecks).toFixed(3),
     // PostgreSQL's own processes over the same window (null on SQLite, whose work is in dommon's figure).
