@@ -1,6 +1,7 @@
 // HTTP checks that send their own request and judge the answer by conditions, against a loopback
 // server: JSON bodies, redirects (followed through the outbound policy, each hop checked, bounded),
 // credentials that never leave their origin, a body longer than the read bound, [CONNECTED] == false.
+import net from 'node:net';
 import t from 'tap';
 import { createResolver } from '../../src/net/resolve.js';
 import { outboundPolicy } from '../../src/domain/outbound.js';
@@ -221,6 +222,83 @@ t.test('redirects: not followed by default; followed when asked, each hop checke
   t.equal(other.seen.at(-1)!.headers.authorization, undefined, 'not sent to the other origin');
   t.equal(other.seen.at(-1)!.headers.host, `other.example.test:${other.port}`);
 });
+
+/** A loopback server that answers each request with the raw bytes its path names (written in the given pieces, a few ms apart). */
+async function rawServer(t: { teardown(fn: () => unknown): void }, answers: Record<string, (string | Buffer)[]>) {
+  const server = net.createServer((socket) => {
+    let head = '';
+    socket.on('error', () => {});
+    socket.on('data', (d: Buffer) => {
+      head += d.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      const path = head.split(' ')[1];
+      const pieces = [...(answers[path] ?? ['HTTP/1.1 404 Not Found\r\ncontent-length: 0\r\n\r\n'])];
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece === undefined) return void socket.end();
+        socket.write(piece, () => setTimeout(next, 5));
+      };
+      next();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  return (server.address() as net.AddressInfo).port;
+}
+
+t.test(
+  "the answer's framing: Content-Length, chunked, to the close, interim answers, HEAD, and broken answers",
+  async (t) => {
+    const { probe } = await setup(t);
+    const json = '{"status": "UP", "n": 3}';
+    const port = await rawServer(t, {
+      '/length': [`HTTP/1.1 200 OK\r\ncontent-length: ${json.length}\r\n\r\n${json.slice(0, 7)}`, json.slice(7)],
+      '/chunked': [
+        'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n7;ext=1\r\n{"statu',
+        `\r\n${(json.length - 7).toString(16)}\r\n${json.slice(7)}\r\n`,
+        '0\r\nx-trailer: yes\r\n\r\n',
+      ],
+      '/to-close': ['HTTP/1.1 200 OK\r\nconnection: close\r\n\r\n', json],
+      '/interim': ['HTTP/1.1 100 Continue\r\n\r\n', `HTTP/1.1 200 OK\r\ncontent-length: ${json.length}\r\n\r\n${json}`],
+      '/head': ['HTTP/1.1 200 OK\r\ncontent-length: 50\r\n\r\n'],
+      '/cut': [`HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\n${json}`],
+      '/bad-length': ['HTTP/1.1 200 OK\r\ncontent-length: 1x\r\n\r\nok'],
+      // The head's bound is checked as each read ends (a read is at most 64 KB): this one comes in three.
+      '/big-head': ['HTTP/1.1 200 OK\r\nx-big: ', 'a'.repeat(10_000), 'a'.repeat(10_000), '\r\n\r\n'],
+      '/not-http': ['SSH-2.0-OpenSSH_9.6\r\n'],
+      '/utf8': [
+        `HTTP/1.1 200 OK\r\ncontent-length: 17\r\n\r\n`,
+        Buffer.from('{"name": "m'),
+        Buffer.from('üde"}').subarray(0, 1),
+        Buffer.from('üde"}').subarray(1),
+      ],
+    });
+    const conditions = ['[STATUS] == 200', '[BODY].status == UP', '[BODY].n == 3'];
+    for (const path of ['/length', '/chunked', '/to-close', '/interim']) {
+      const o = await probe(path, { conditions }, port);
+      t.same([o.ok, o.statusCode, o.error], [true, 200, null], `${path}: the whole body is read`);
+    }
+    const name = await probe('/utf8', { conditions: ['[BODY].name == müde'] }, port);
+    t.same([name.ok, name.error], [true, null], 'a character split between two packets is decoded whole');
+    const head = await probe(
+      '/head',
+      { method: 'HEAD', conditions: ['[STATUS] == 200', 'has([BODY]) == false'] },
+      port,
+    );
+    t.same([head.ok, head.error], [true, null], 'a HEAD answer has no body, whatever its Content-Length');
+    t.same(
+      [(await probe('/cut', { conditions }, port)).error],
+      ['reset: connection closed before a response'],
+      'closed before the declared length',
+    );
+    t.match((await probe('/bad-length', { conditions }, port)).error, /^error: HPE_INVALID_CONTENT_LENGTH /);
+    t.match((await probe('/big-head', { conditions }, port)).error, /^error: HPE_HEADER_OVERFLOW /);
+    t.equal(
+      (await probe('/not-http', { conditions }, port)).error,
+      'error: HPE_INVALID_CONSTANT Parse Error: not an HTTP response',
+    );
+  },
+);
 
 t.test('[CONNECTED] judges a check that got no answer', async (t) => {
   const { probe } = await setup(t);
