@@ -28,31 +28,57 @@ const TEST_FILE = /\.test\.tsx?$/;
  * The longest files start first, so that the run does not end with one long file alone (longest first
  * packs the lanes best). The order comes from the wall times the last runs in this checkout recorded
  * (`.tap/times.json`, written at the end of every run), a file not recorded there (a new one) first of
- * all. Without that file (a clean clone, CI) the files named here start first, in this order (the
- * slowest of a whole run, most of them waiting on intervals, leases, daemons or a browser), then the rest
- * in path order; a name here that no longer exists is ignored.
+ * all. Without that file (a clean clone, CI) the files named here start first, in this order (the 45
+ * slowest by wall time of a clean-clone run on a quiet machine, most of them waiting on intervals, leases,
+ * daemons or a browser: every file that took over 11 s there), then the rest in path order; a name here
+ * that no longer exists is ignored.
  */
 const SLOW_FIRST = [
   'test/pg/cluster.test.ts',
-  'test/pg/api-push.test.ts',
   'test/pg/due-queue.test.ts',
-  'test/api/push.test.ts',
-  'test/pg/outbox.test.ts',
-  'test/pg/regions.test.ts',
-  'test/cli/postgres.test.ts',
-  'test/pg/api-probing.test.ts',
+  'test/pg/api-push.test.ts',
   'test/scheduler/liveness.test.ts',
-  'test/cli/check-dns-unknown.test.ts',
-  'test/pg/singletons.test.ts',
-  'test/cli/local.test.ts',
+  'test/pg/outbox.test.ts',
+  'test/api/push.test.ts',
+  'test/web/accounts.test.ts',
+  'test/pg/regions.test.ts',
   'test/web/browser.test.ts',
-  'test/cli/liveness-import.test.ts',
+  'test/web/browser-setup.test.ts',
+  'test/cli/postgres.test.ts',
+  'test/pg/web-accounts.test.ts',
   'test/pg/shared-state.test.ts',
-  'test/cli/commands.test.ts',
-  'test/pg/exactly-once.test.ts',
-  'test/pg/api-events-data.test.ts',
+  'test/pg/api-probing.test.ts',
+  'test/pg/singletons.test.ts',
+  'test/cli/token-role.test.ts',
+  'test/cli/check-dns-unknown.test.ts',
+  'test/pg/api-maintenance-windows.test.ts',
+  'test/web/browser-home.test.ts',
+  'test/pg/web-links.test.ts',
   'test/api/endpoint-status-list.test.ts',
-  'test/cli/db-copy.test.ts',
+  'test/pg/api-events-data.test.ts',
+  'test/pg/exactly-once.test.ts',
+  'test/pg/nameserver-watch.test.ts',
+  'test/pg/api-endpoint-fields.test.ts',
+  'test/intel/nameserver-watch.test.ts',
+  'test/api/probing.test.ts',
+  'test/web/links.test.ts',
+  'test/cli/liveness-import.test.ts',
+  'test/web/browser-story.test.ts',
+  'test/api/status-pages.test.ts',
+  'test/cli/access.test.ts',
+  'test/api/health-reasons.test.ts',
+  'test/pg/api-liveness-requests.test.ts',
+  'test/cli/local.test.ts',
+  'test/web/browser-manage.test.ts',
+  'test/api/badges.test.ts',
+  'test/web/browser-tokens.test.ts',
+  'test/cli/audit.test.ts',
+  'test/api/maintenance-windows.test.ts',
+  'test/cli/commands.test.ts',
+  'test/api/bad-input.test.ts',
+  'test/pg/nameserver-watch-nodes.test.ts',
+  'test/pg/api-icmp-conditions.test.ts',
+  'test/api/endpoint-fields.test.ts',
 ];
 
 /** Packages only the tests use that stay in node_modules (they read files beside their code or run programs). */

@@ -7,20 +7,23 @@
 // another purpose or account), is refused. Passkeys are discoverable credentials with user
 // verification; their user handle is the account's id, so a response must name the account its
 // credential belongs to.
-import {
-  generateAuthenticationOptions,
-  generateRegistrationOptions,
-  verifyAuthenticationResponse,
-  verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+import type {
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { Conflict, Duplicate, Forbidden, Invalid, NotFound, QuotaExceeded } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import type { Account, Membership, Passkey, Principal } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
+
+/**
+ * @simplewebauthn/server (with the @peculiar ASN.1 and X.509 packages it brings, ~1 MB of code) loads
+ * with the first passkey request: every command-line process and app start builds this service, and
+ * few of them ever see a passkey.
+ */
+const webauthn = () => import('@simplewebauthn/server');
 
 /** How long a challenge is good for (the browser is told the same as its timeout). */
 const CHALLENGE_TTL_MS = 5 * 60_000;
@@ -90,6 +93,7 @@ export function createPasskeyService({
       const account = await store.accounts.byId(accountId);
       if (!account || account.disabled) throw new NotFound('Account');
       const rp = relyingParty(requestOrigin);
+      const { generateRegistrationOptions } = await webauthn();
       const options = await generateRegistrationOptions({
         rpName: RP_NAME,
         rpID: rp.id,
@@ -121,6 +125,7 @@ export function createPasskeyService({
       const t = now();
       let info;
       try {
+        const { verifyRegistrationResponse } = await webauthn();
         const v = await verifyRegistrationResponse({
           response: input.response,
           expectedChallenge: (c) => store.passkeys.takeChallenge(c, 'register', accountId, t),
@@ -173,6 +178,7 @@ export function createPasskeyService({
     async signInOptions(requestOrigin: string): Promise<PublicKeyCredentialRequestOptionsJSON> {
       if ((await store.passkeys.outstanding(now())) >= MAX_OUTSTANDING)
         throw new QuotaExceeded('too many passkey sign-ins at once: try again in a minute', 60, 'TOO_MANY_CHALLENGES');
+      const { generateAuthenticationOptions } = await webauthn();
       const options = await generateAuthenticationOptions({
         rpID: relyingParty(requestOrigin).id,
         timeout: CHALLENGE_TTL_MS,
@@ -207,6 +213,7 @@ export function createPasskeyService({
       if (handle !== undefined && handle !== Buffer.from(userId(k.account_id)).toString('base64url')) return refuse();
       let counter: number;
       try {
+        const { verifyAuthenticationResponse } = await webauthn();
         const v = await verifyAuthenticationResponse({
           response,
           expectedChallenge: (c) => store.passkeys.takeChallenge(c, 'sign-in', null, t),

@@ -2,7 +2,7 @@
 // every call): --help loads the command table only; `dommon token list` opens the store and the one
 // service it calls; a resource command on the local database builds the services and serves its request
 // through the API's route modules (api/local.ts), without koa or any of the daemon's workers; node-postgres
-// loads only for a PostgreSQL database. A resolve hook reports every package and src/ folder resolved while
+// loads only for a PostgreSQL database, the passkey (WebAuthn) package with the first passkey request. A resolve hook reports every package and src/ folder resolved while
 // the command runs from source (the bundle loads the same modules, as chunks).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -102,9 +102,17 @@ t.test('a resource command on the local database serves its request without koa 
   t.ok(r.folders.includes('api'), `the API's routes load (src/: ${r.folders.join(', ')})`);
   t.ok(r.packages.includes('ajv'), `the request schemas load (${r.packages.join(', ')})`);
   t.same(
-    among(r.packages, ['koa', '@koa/router', '@koa/bodyparser', 'prom-client', 'pg', 'nodemailer']),
+    among(r.packages, [
+      'koa',
+      '@koa/router',
+      '@koa/bodyparser',
+      'prom-client',
+      'pg',
+      'nodemailer',
+      '@simplewebauthn/server',
+    ]),
     [],
-    'no koa, body parser, metrics, PostgreSQL or mail package',
+    'no koa, body parser, metrics, PostgreSQL, mail or passkey package',
   );
   t.same(among(r.folders, ['scheduler']), [], 'no scheduler');
 });
