@@ -13,9 +13,27 @@ import type { ConfigDocument, ConfigPath } from '../domain/config-file.js';
 
 const addFormats = formatsPlugin.default;
 
-/** yaml, loaded when a file is first read (apply, serve --config), not at every command's start. */
+// Two readers, loaded when a file is first read (apply, serve --config), not at every command's start.
+// js-yaml reads the file: a file of 10,000 endpoints in a tenth of the second the yaml library takes.
+// The yaml library is the reference: it reads a file js-yaml refuses (its errors are the ones reported,
+// with their line and column), a file with aliases (its alias limit applies), and, only when an error is
+// to be placed, every file's positions. Both read YAML 1.2's core schema.
 let yamlLib: typeof import('yaml') | undefined;
 const yaml = (): typeof import('yaml') => (yamlLib ??= createRequire(import.meta.url)('yaml') as typeof import('yaml'));
+let jsYamlLib: typeof import('js-yaml') | undefined;
+const jsYaml = (): typeof import('js-yaml') =>
+  (jsYamlLib ??= createRequire(import.meta.url)('js-yaml') as typeof import('js-yaml'));
+
+/** The file's data by js-yaml, or undefined when it refuses it (or it has aliases): the yaml library reads it then. */
+function quickRead(text: string): { value: unknown } | undefined {
+  const j = jsYaml();
+  try {
+    return { value: j.load(text, { schema: j.CORE_SCHEMA, maxAliases: 0 }) };
+  } catch (err) {
+    if (err instanceof j.YAMLException) return undefined;
+    throw err;
+  }
+}
 
 interface FileError {
   line: number;
@@ -103,13 +121,26 @@ function secretKeysOf(schemas: Record<string, object>): Map<string, Set<string>>
   return out;
 }
 
-/** Every `${NAME}` of the document's secret fields, resolved, or the unset ones as errors. */
-function walkStrings(v: unknown, path: ConfigPath, fn: (s: string, path: ConfigPath) => string): unknown {
+/**
+ * A copy of the document with each string replaced by `fn(string, its path)`. The path is one array,
+ * changed as the walk goes: `fn` copies it to keep it.
+ */
+function walkStrings(v: unknown, fn: (s: string, path: ConfigPath) => string, path: (string | number)[] = []): unknown {
   if (typeof v === 'string') return fn(v, path);
-  if (Array.isArray(v)) return v.map((x, i) => walkStrings(x, [...path, i], fn));
+  if (Array.isArray(v))
+    return v.map((x, i) => {
+      path.push(i);
+      const out = walkStrings(x, fn, path);
+      path.pop();
+      return out;
+    });
   if (v && typeof v === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, x] of Object.entries(v)) out[k] = walkStrings(x, [...path, k], fn);
+    for (const [k, x] of Object.entries(v)) {
+      path.push(k);
+      out[k] = walkStrings(x, fn, path);
+      path.pop();
+    }
     return out;
   }
   return v;
@@ -130,15 +161,22 @@ export function parseConfigFile(
   env: Readonly<Record<string, string | undefined>>,
   schemas: Record<string, object>,
 ): ParsedFile {
-  const { parseDocument, LineCounter: Lines } = yaml();
-  const lines: LineCounter = new Lines();
-  const ydoc: Document.Parsed = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  let read: { ydoc: Document.Parsed; lines: LineCounter } | undefined;
+  /** The yaml library's document (with positions), read at the first need. */
+  const full = () => {
+    if (read) return read;
+    const { parseDocument, LineCounter: Lines } = yaml();
+    const lines: LineCounter = new Lines();
+    const ydoc: Document.Parsed = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+    return (read = { ydoc, lines });
+  };
   const errors: FileError[] = [];
   const pos = (offset: number | undefined) => {
-    const p = lines.linePos(offset ?? 0);
+    const p = full().lines.linePos(offset ?? 0);
     return { line: p.line, col: p.col };
   };
   const nodeAt = (path: ConfigPath): Node | undefined => {
+    const { ydoc } = full();
     for (let n = path.length; n >= 0; n--) {
       const node = n === 0 ? ydoc.contents : (ydoc.getIn(path.slice(0, n), true) as Node | undefined);
       if (node && typeof node === 'object' && 'range' in node && node.range) return node;
@@ -160,10 +198,16 @@ export function parseConfigFile(
     locate,
   });
 
-  for (const e of [...ydoc.errors, ...ydoc.warnings])
-    errors.push({ ...pos(e.pos[0]), message: e.message.split('\n')[0]! });
-  if (errors.length) return result();
-  const raw: unknown = ydoc.toJS({ maxAliasCount: 1000 });
+  let raw: unknown;
+  const quick = quickRead(text);
+  if (quick) raw = quick.value;
+  else {
+    const { ydoc } = full();
+    for (const e of [...ydoc.errors, ...ydoc.warnings])
+      errors.push({ ...pos(e.pos[0]), message: e.message.split('\n')[0]! });
+    if (errors.length) return result();
+    raw = ydoc.toJS({ maxAliasCount: 1000 });
+  }
   if (raw === null || raw === undefined || typeof raw !== 'object' || Array.isArray(raw)) {
     errors.push({ line: 1, col: 1, message: 'the file must be a mapping with at least `version: 1`' });
     return result();
@@ -179,12 +223,12 @@ export function parseConfigFile(
       : s.replace(ENV_REF, (m, name: string) => {
           const v = env[name];
           if (v === undefined) {
-            if (!unset.has(`${name} ${path.join('.')}`)) unset.set(`${name} ${path.join('.')}`, path);
+            if (!unset.has(`${name} ${path.join('.')}`)) unset.set(`${name} ${path.join('.')}`, [...path]);
             return m;
           }
           return v;
         });
-  const resolved = walkStrings(raw, [], (s, path) => substitute(s, path, false));
+  const resolved = walkStrings(raw, (s, path) => substitute(s, path, false));
   const validate = validator(schemas);
   if (!validate(resolved)) {
     // Nested keywords (the channels' if/then) report `if` failures of their own: not the user's error.
@@ -194,7 +238,7 @@ export function parseConfigFile(
       errors.push({ ...(d.key ? locateKey(d.path, d.key) : locate(d.path)), message: d.message });
     }
   }
-  const doc = walkStrings(resolved, [], (s, path) => substitute(s, path, true)) as ConfigDocument;
+  const doc = walkStrings(resolved, (s, path) => substitute(s, path, true)) as ConfigDocument;
   for (const [key, path] of unset) {
     const name = key.split(' ')[0]!;
     errors.push({ ...locate(path), message: `${path.join('.')}: the variable ${name} is not set` });

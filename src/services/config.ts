@@ -72,6 +72,16 @@ export class ConfigRejected extends Invalid {
   }
 }
 
+/** A new endpoint of the file, created with the others (createEndpoints). */
+interface EndpointCreate {
+  path: ConfigPath;
+  /** `<domain>/<endpoint>` as the file's references name it. */
+  key: string;
+  label: string;
+  pingKey: string | undefined;
+  input: EndpointInput;
+}
+
 /** Thrown to roll a dry run back after the services checked it. */
 class DryRun extends Error {}
 
@@ -336,12 +346,13 @@ export function createConfigService(
         );
       }
 
-      // Domains and their endpoints.
+      // Domains and their endpoints: the new domains are created together first, then each domain's
+      // changes are made in the file's order, and its new endpoints created together at the end.
       const fileEndpoints = new Set<string>();
-      for (const [i, f] of (doc.domains ?? []).entries()) {
+      const creates: EndpointCreate[] = [];
+      const fileDomains = (doc.domains ?? []).map((f, i) => {
         const path = ['domains', i];
         const key = domainKey(f.name);
-        const cur = domainByKey.get(key);
         const portfolio_id =
           f.portfolio === undefined
             ? undefined
@@ -355,12 +366,23 @@ export function createConfigService(
           expiry_date: f.manual_expiry,
           dkim_selectors: f.dkim_selectors,
         };
-        let domainId = cur?.id;
+        return { f, path, key, cur: domainByKey.get(key), input };
+      });
+      const fresh = fileDomains.filter((x) => !x.cur);
+      for (const [k, r] of (
+        await s.domains.createMany(
+          team,
+          fresh.map((x) => x.input),
+        )
+      ).entries()) {
+        const { f, path, key } = fresh[k]!;
+        if (r.ok) domainIds.set(key, r.value.id);
+        else problems.push({ path, message: `domain ${f.name}: ${r.error.message}` });
+      }
+      for (const { f, path, key, cur, input } of fileDomains) {
+        const domainId = cur?.id ?? domainIds.get(key);
         if (!cur) {
           steps.push({ kind: 'domain', action: 'create', name: f.name });
-          const made = await attempt(path, `domain ${f.name}`, () => s.domains.create(team, input));
-          domainId = made?.id;
-          if (domainId) domainIds.set(key, domainId);
         } else {
           const changes = diff(
             {
@@ -382,8 +404,9 @@ export function createConfigService(
             await attempt(path, `domain ${f.name}`, () => s.domains.update(team, cur.id, rest));
           }
         }
-        await applyEndpoints(s, f, path, domainId, fileEndpoints, endpointByKey, livenessByEndpoint, endpointIds);
+        await applyEndpoints(s, f, path, domainId, fileEndpoints, endpointByKey, livenessByEndpoint, creates);
       }
+      await createEndpoints(s, creates, endpointIds);
 
       // Status pages.
       for (const [i, f] of (doc.status_pages ?? []).entries()) {
@@ -540,6 +563,37 @@ export function createConfigService(
       await s.store.configManaged.sync(team, source, doc.editable === true, want);
     }
 
+    /** Gives the endpoint the file's ping key, unless another push endpoint has it (keys are unique). */
+    async function setPingKey(s: Scoped, path: ConfigPath, label: string, endpointId: string, k: string) {
+      const holder = await s.store.push.byKey(k);
+      if (holder && holder.endpoint_id !== endpointId) {
+        problems.push({
+          path: [...path, 'ping_key'],
+          message: `endpoint ${label}: ping_key ${k} is the key of another push endpoint`,
+        });
+        return;
+      }
+      await s.store.push.setKey(endpointId, k);
+      pushKeys.set(endpointId, k);
+    }
+
+    /** The file's new endpoints, in one createMany: each refusal recorded at its endpoint. */
+    async function createEndpoints(s: Scoped, creates: EndpointCreate[], endpointIds: Map<string, string>) {
+      const outcomes = await s.endpoints.createMany(
+        team,
+        creates.map((c) => c.input),
+      );
+      for (const [k, r] of outcomes.entries()) {
+        const c = creates[k]!;
+        if (!r.ok) {
+          problems.push({ path: c.path, message: `endpoint ${c.label}: ${r.error.message}` });
+          continue;
+        }
+        endpointIds.set(c.key, r.value.id);
+        if (c.pingKey !== undefined) await setPingKey(s, c.path, c.label, r.value.id, c.pingKey);
+      }
+    }
+
     async function applyEndpoints(
       s: Scoped,
       f: ConfigDomain,
@@ -548,7 +602,7 @@ export function createConfigService(
       fileEndpoints: Set<string>,
       endpointByKey: Map<string, Endpoint>,
       livenessByEndpoint: Map<string, LivenessConfig>,
-      endpointIds: Map<string, string>,
+      creates: EndpointCreate[],
     ) {
       const dKey = domainKey(f.name);
       for (const [j, e] of (f.endpoints ?? []).entries()) {
@@ -566,32 +620,17 @@ export function createConfigService(
           });
           continue;
         }
-        /** Gives the endpoint the file's ping key, unless another push endpoint has it (keys are unique). */
-        const setPingKey = async (endpointId: string, k: string) => {
-          const holder = await s.store.push.byKey(k);
-          if (holder && holder.endpoint_id !== endpointId) {
-            problems.push({
-              path: [...epath, 'ping_key'],
-              message: `endpoint ${label}: ping_key ${k} is the key of another push endpoint`,
-            });
-            return;
-          }
-          await s.store.push.setKey(endpointId, k);
-          pushKeys.set(endpointId, k);
-        };
         if (!cur) {
           steps.push({ kind: 'endpoint', action: 'create', name: label });
           if (e.liveness) steps.push({ kind: 'liveness', action: 'create', name: label });
           if (!domainId) continue;
-          const made = await attempt(epath, `endpoint ${label}`, () =>
-            s.endpoints.create(team, {
-              ...want,
-              domain_id: domainId,
-              liveness: e.liveness as LivenessSettings | undefined,
-            }),
-          );
-          if (made) endpointIds.set(key, made.id);
-          if (made && pingKey !== undefined) await setPingKey(made.id, pingKey);
+          creates.push({
+            path: epath,
+            key,
+            label,
+            pingKey,
+            input: { ...want, domain_id: domainId, liveness: e.liveness as LivenessSettings | undefined },
+          });
           continue;
         }
         const changes = diff(want, endpointFields(cur));
@@ -603,7 +642,7 @@ export function createConfigService(
             await managedGuard(opts.source !== undefined)(s.store, 'endpoint', cur.id);
             return true;
           });
-          if (guarded) await setPingKey(cur.id, pingKey);
+          if (guarded) await setPingKey(s, epath, label, cur.id, pingKey);
         }
         const fieldChanges = changes.filter((c) => c.field !== 'ping_key');
         if (changes.length) steps.push({ kind: 'endpoint', action: 'update', name: label, changes });

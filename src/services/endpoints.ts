@@ -1,10 +1,12 @@
 import { managedGuard } from './managed.js';
-import { Conflict, Duplicate, Invalid, NotFound, PlanLimit } from '../domain/errors.js';
+import { Conflict, Duplicate, Invalid, NotFound, PlanLimit, ServiceError } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { givenFields, requiresPort, settingsFor, validSubdomain, type EndpointSettings } from '../domain/endpoint.js';
+import type { AuditChange } from '../domain/audit.js';
 import type {
   CertificateSummary,
   CreatedEndpoint,
+  Domain,
   Endpoint,
   EndpointDetail,
   EndpointFilter,
@@ -14,7 +16,7 @@ import type {
 } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 import { bulkCreate } from './bulk.js';
-import { insertLiveness, type LivenessSettings } from './liveness.js';
+import { livenessRow, type LivenessSettings, type NewLivenessRow } from './liveness.js';
 import { insertPush, pushSettings, PUSH_INTERVAL_SECONDS } from './push.js';
 import type { PushCheck } from '../domain/push.js';
 
@@ -33,6 +35,9 @@ export interface EndpointInput {
 }
 
 const DEFAULT_ENDPOINT_TIMEOUT = 10;
+
+/** One item of createMany: the endpoint made, or the service error that refused it. */
+type CreateOutcome = { ok: true; value: CreatedEndpoint } | { ok: false; error: ServiceError };
 
 function clean(input: Partial<EndpointInput>): Partial<EndpointInput> {
   const out = { ...input };
@@ -113,65 +118,128 @@ export function createEndpointService({
     return e;
   }
 
+  /**
+   * Creates the endpoints (each with its liveness configuration, if it has one) in one transaction and
+   * gives each item's outcome in order: the endpoint, or the service error that refuses it (the checks
+   * and messages of a single create, an earlier item of the list counting as stored). The rows are
+   * written a few hundred per statement and each domain's health is recomputed once: a configuration
+   * file's thousands of endpoints cost a few dozen statements, not a dozen each. An item refused
+   * does not stop the others: the caller decides (a configuration file is applied whole or not at all).
+   */
+  async function createMany(teamId: string, raws: readonly EndpointInput[]): Promise<CreateOutcome[]> {
+    const out: CreateOutcome[] = new Array<CreateOutcome>(raws.length);
+    const refuse = (i: number, err: unknown) => {
+      if (!(err instanceof ServiceError)) throw err;
+      out[i] = { ok: false, error: err };
+    };
+    const checked: { i: number; input: EndpointInput; settings: EndpointSettings }[] = [];
+    for (const [i, raw] of raws.entries()) {
+      try {
+        const input = clean(raw) as EndpointInput;
+        requirePort(input.endpoint_type, input.port);
+        const settings = settingsOf(raw, input.endpoint_type);
+        if (input.endpoint_type === 'push') pushSettings(settings);
+        checked.push({ i, input, settings });
+      } catch (err) {
+        refuse(i, err);
+      }
+    }
+    const made: {
+      i: number;
+      domainId: string;
+      isPush: boolean;
+      live?: NewLivenessRow;
+      id?: string;
+      livenessId?: string;
+      push?: PushCheck;
+    }[] = [];
+    await store.transaction(async (tx) => {
+      const domains = new Map<string, Domain | undefined>();
+      for (const { input } of checked)
+        if (!domains.has(input.domain_id)) domains.set(input.domain_id, await tx.domains.get(teamId, input.domain_id));
+      let count = limits.maxEndpoints !== null && checked.length ? await tx.endpoints.count(teamId) : 0;
+      const taken = await tx.endpoints.namesIn([...domains.keys()].filter((id) => domains.get(id)));
+      const now = isoNow(clock);
+      const rows: Parameters<typeof tx.endpoints.insertMany>[0][number][] = [];
+      for (const { i, input, settings } of checked) {
+        try {
+          const domain = domains.get(input.domain_id);
+          if (!domain) throw new NotFound('Domain');
+          if (limits.maxEndpoints !== null && count >= limits.maxEndpoints)
+            throw new PlanLimit(`endpoint limit reached (${limits.maxEndpoints} per team)`, 'ENDPOINT_LIMIT');
+          const key = `${domain.id}/${input.name}`;
+          if (taken.has(key))
+            throw new Conflict(`endpoint "${input.name}" already exists for ${domain.domain}`, 'ENDPOINT_EXISTS');
+          const row = {
+            team_id: teamId,
+            domain_id: domain.id,
+            name: input.name,
+            endpoint_type: input.endpoint_type,
+            subdomain: input.subdomain ?? null,
+            path: input.path ?? null,
+            port: input.port ?? null,
+            is_enabled: input.is_enabled !== false,
+            timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
+            notes: input.notes ?? null,
+            settings,
+            created_at: now,
+            updated_at: now,
+          };
+          const isPush = input.endpoint_type === 'push';
+          // A push endpoint is judged by its liveness configuration (created with it, whether asked or not).
+          const liveness = isPush ? { interval_seconds: PUSH_INTERVAL_SECONDS, ...input.liveness } : input.liveness;
+          // Its endpoint_id is set once the endpoint has its id.
+          const live = liveness && livenessRow(tx, clock, teamId, { ...row, id: '', domain: domain.domain }, liveness);
+          taken.add(key);
+          count++;
+          rows.push(row);
+          made.push({ i, domainId: domain.id, isPush, live });
+        } catch (err) {
+          refuse(i, err);
+        }
+      }
+      if (!made.length) return;
+      const ids = await tx.endpoints.insertMany(rows);
+      for (const [k, m] of made.entries()) {
+        m.id = ids[k]!;
+        if (m.live) m.live.endpoint_id = m.id;
+        if (m.isPush) m.push = await insertPush(tx, clock, teamId, m.id);
+      }
+      const withLiveness = made.filter((m) => m.live);
+      const livenessIds = await tx.liveness.insertMany(withLiveness.map((m) => m.live!));
+      for (const [k, m] of withLiveness.entries()) m.livenessId = livenessIds[k];
+      for (const domainId of new Set(made.map((m) => m.domainId))) await recomputeHealth?.(tx, domainId);
+      const endpoints = new Map((await tx.endpoints.byIds(ids)).map((e) => [e.id, e]));
+      const configs = await tx.liveness.getMany(teamId, livenessIds);
+      const changes: AuditChange[] = [];
+      for (const m of made) {
+        const endpoint = endpoints.get(m.id!)!;
+        const live = m.livenessId ? configs.get(m.livenessId) : undefined;
+        changes.push({ action: 'create', kind: 'endpoint', id: endpoint.id, name: label(endpoint), after: endpoint });
+        if (live) changes.push({ action: 'create', kind: 'liveness', id: live.id, name: label(endpoint), after: live });
+        out[m.i] = {
+          ok: true,
+          value: live ? { ...endpoint, liveness: live, ...(m.push && { push: m.push }) } : endpoint,
+        };
+      }
+      await audit?.record(tx, teamId, ...changes);
+    });
+    // New configs in the working set: the scheduler reads them (and their endpoints) now.
+    for (const m of made) if (m.livenessId) changes?.emit({ config: m.livenessId, created: true });
+    return out;
+  }
+
   async function create(teamId: string, raw: EndpointInput): Promise<CreatedEndpoint> {
-    const input = clean(raw) as EndpointInput;
-    requirePort(input.endpoint_type, input.port);
-    const settings = settingsOf(raw, input.endpoint_type);
-    const isPush = input.endpoint_type === 'push';
-    if (isPush) pushSettings(settings);
-    let id = '';
-    let livenessId: string | null = null;
-    let push: PushCheck | undefined;
+    let r: CreateOutcome;
     try {
-      await store.transaction(async (tx) => {
-        const domain = await tx.domains.get(teamId, input.domain_id);
-        if (!domain) throw new NotFound('Domain');
-        if (limits.maxEndpoints !== null && (await tx.endpoints.count(teamId)) >= limits.maxEndpoints) {
-          throw new PlanLimit(`endpoint limit reached (${limits.maxEndpoints} per team)`, 'ENDPOINT_LIMIT');
-        }
-        if (await tx.endpoints.byName(domain.id, input.name)) {
-          throw new Conflict(`endpoint "${input.name}" already exists for ${domain.domain}`, 'ENDPOINT_EXISTS');
-        }
-        const now = isoNow(clock);
-        id = await tx.endpoints.insert({
-          team_id: teamId,
-          domain_id: domain.id,
-          name: input.name,
-          endpoint_type: input.endpoint_type,
-          subdomain: input.subdomain ?? null,
-          path: input.path ?? null,
-          port: input.port ?? null,
-          is_enabled: input.is_enabled !== false,
-          timeout_seconds: input.timeout_seconds ?? DEFAULT_ENDPOINT_TIMEOUT,
-          notes: input.notes ?? null,
-          settings,
-          created_at: now,
-          updated_at: now,
-        });
-        if (isPush) push = await insertPush(tx, clock, teamId, id);
-        // A push endpoint is judged by its liveness configuration (created with it, whether asked or not).
-        const liveness = isPush ? { interval_seconds: PUSH_INTERVAL_SECONDS, ...input.liveness } : input.liveness;
-        if (liveness) livenessId = await insertLiveness(tx, clock, teamId, id, liveness);
-        await recomputeHealth?.(tx, domain.id);
-        const after = (await tx.endpoints.get(teamId, id))!;
-        const live = livenessId ? await tx.liveness.get(teamId, livenessId) : undefined;
-        await audit?.record(
-          tx,
-          teamId,
-          { action: 'create', kind: 'endpoint', id, name: label(after), after },
-          ...(live ? [{ action: 'create', kind: 'liveness', id: live.id, name: label(after), after: live }] : []),
-        );
-      });
+      [r] = (await createMany(teamId, [raw])) as [CreateOutcome];
     } catch (err) {
       if (err instanceof Duplicate)
-        throw new Conflict(`endpoint "${input.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
+        throw new Conflict(`endpoint "${raw.name}" already exists for this domain`, 'ENDPOINT_EXISTS');
       throw err;
     }
-    if (!livenessId) return get(teamId, id);
-    // A new config in the working set: the scheduler reads it (and its endpoint) now.
-    changes?.emit({ config: livenessId, created: true });
-    const [endpoint, liveness] = await Promise.all([get(teamId, id), store.liveness.get(teamId, livenessId)]);
-    return { ...endpoint, liveness, ...(push && { push }) };
+    if (!r.ok) throw r.error;
+    return r.value;
   }
 
   /** Endpoint plus what detail views show: certificate state and liveness switch. */
@@ -185,6 +253,7 @@ export function createEndpointService({
     get,
     detail,
     create,
+    createMany,
     list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> =>
       store.endpoints.list(teamId, f, page),
     forDomain: (teamId: string, domainId: string) => store.endpoints.forDomain(teamId, domainId),

@@ -189,12 +189,43 @@ function vantage(
 
 const exists = () => new Conflict('a liveness configuration already exists for this endpoint', 'LIVENESS_EXISTS');
 
+/** A new configuration's row as the store inserts it. */
+export type NewLivenessRow = Parameters<Repos['liveness']['insert']>[0];
+
+/**
+ * The row of a new configuration of `endpoint` (defaults filled in, the request fields checked
+ * against the endpoint's type, credentials sealed), or the Invalid that refuses it.
+ */
+export function livenessRow(
+  tx: Pick<Repos, 'liveness'>,
+  clock: Clock,
+  teamId: string,
+  endpoint: Endpoint,
+  input: LivenessSettings,
+): NewLivenessRow {
+  const request = requestPatch(tx, endpoint, input);
+  const now = isoNow(clock);
+  return {
+    ...request,
+    team_id: teamId,
+    endpoint_id: endpoint.id,
+    is_enabled: input.is_enabled !== false,
+    timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
+    expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
+    interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
+    failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
+    ...vantage(input),
+    created_at: now,
+    updated_at: now,
+  };
+}
+
 /**
  * Inserts an endpoint's configuration (defaults filled in) with the caller's transaction and returns
  * its id. The caller has checked the endpoint belongs to the team, recomputes the domain's health in
  * the same transaction and, after the commit, emits `{ config: id }` so the scheduler picks it up.
  */
-export async function insertLiveness(
+async function insertLiveness(
   tx: Repos,
   clock: Clock,
   teamId: string,
@@ -204,21 +235,7 @@ export async function insertLiveness(
   if (await tx.liveness.byEndpoint(endpointId)) throw exists();
   const endpoint = await tx.endpoints.byId(endpointId);
   if (!endpoint) throw new NotFound('Endpoint');
-  const request = requestPatch(tx, endpoint, input);
-  const now = isoNow(clock);
-  return tx.liveness.insert({
-    ...request,
-    team_id: teamId,
-    endpoint_id: endpointId,
-    is_enabled: input.is_enabled !== false,
-    timeout_seconds: input.timeout_seconds ?? LIVENESS_DEFAULTS.timeout_seconds,
-    expected_status_code: input.expected_status_code ?? LIVENESS_DEFAULTS.expected_status_code,
-    interval_seconds: input.interval_seconds ?? LIVENESS_DEFAULTS.interval_seconds,
-    failure_threshold: input.failure_threshold ?? LIVENESS_DEFAULTS.failure_threshold,
-    ...vantage(input),
-    created_at: now,
-    updated_at: now,
-  });
+  return tx.liveness.insert(livenessRow(tx, clock, teamId, endpoint, input));
 }
 
 export function createLivenessService({

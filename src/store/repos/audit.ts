@@ -25,30 +25,31 @@ const json = (v: unknown): string | null => (v === undefined || v === null ? nul
 
 export function auditRepo(db: Kysely<DB>) {
   return {
+    /** Writes the rows in order, a few hundred per statement (under both engines' limits on bound parameters). */
     async insert(rows: readonly AuditRow[]): Promise<void> {
-      if (!rows.length) return;
-      await db
-        .insertInto('audit_log')
-        .values(
-          rows.map((r) => ({
-            id: newId(),
-            team_id: r.team_id,
-            at: r.at,
-            actor_user_id: r.actor.user_id,
-            actor_email: r.actor.email,
-            via: r.via.kind,
-            via_id: r.via.id,
-            via_name: r.via.name,
-            action: r.action,
-            object_kind: r.object.kind,
-            object_id: r.object.id,
-            object_name: r.object.name,
-            before: json(r.before),
-            after: json(r.after),
-            request_id: r.request_id,
-          })),
-        )
-        .execute();
+      for (let i = 0; i < rows.length; i += 500)
+        await db
+          .insertInto('audit_log')
+          .values(
+            rows.slice(i, i + 500).map((r) => ({
+              id: newId(),
+              team_id: r.team_id,
+              at: r.at,
+              actor_user_id: r.actor.user_id,
+              actor_email: r.actor.email,
+              via: r.via.kind,
+              via_id: r.via.id,
+              via_name: r.via.name,
+              action: r.action,
+              object_kind: r.object.kind,
+              object_id: r.object.id,
+              object_name: r.object.name,
+              before: json(r.before),
+              after: json(r.after),
+              request_id: r.request_id,
+            })),
+          )
+          .execute();
     },
 
     /** Up to `limit` entries of a team, newest first, older than the entry `after` (a cursor) when given. */

@@ -113,6 +113,20 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
       const r = await base().where('d.team_id', '=', teamId).where('d.domain', '=', name).executeTakeFirst();
       return r && toDomain(r);
     },
+    /** Which of these (normalized) names the team's domains have. */
+    async namesIn(teamId: string, names: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < names.length; i += 500) {
+        const rows = await db
+          .selectFrom('domains')
+          .select('domain')
+          .where('team_id', '=', teamId)
+          .where('domain', 'in', names.slice(i, i + 500))
+          .execute();
+        for (const r of rows) out.add(r.domain);
+      }
+      return out;
+    },
     /** `knownTotal`: the caller's still-current count for this filter (skips the count query). */
     async list(teamId: string, f: DomainFilter, page: Page, knownTotal?: number): Promise<PageOf<Domain>> {
       const total =

@@ -20,6 +20,9 @@ type NewEndpoint = Omit<EndpointColumns, 'settings'> & { id?: string; settings?:
 /** The columns an update may change (undefined: unchanged). */
 type EndpointPatch = Partial<Omit<EndpointColumns, 'team_id' | 'domain_id' | 'created_at'>>;
 
+/** Rows per multi-row insert: well under both engines' limits on bound parameters (SQLite 32,766, PostgreSQL 65,535). */
+const INSERT_CHUNK = 500;
+
 /** An endpoint's row with its domain's name. */
 export type EndpointRow = Selectable<EndpointsTable> & { domain: string };
 type Row = EndpointRow;
@@ -240,6 +243,36 @@ export function endpointsRepo(db: Kysely<DB>) {
         .values({ ...e, id, is_enabled: fromBool(e.is_enabled), settings: JSON.stringify(e.settings ?? {}) })
         .execute();
       return id;
+    },
+    /** Inserts the endpoints, a few hundred rows per statement; returns their ids in order. */
+    async insertMany(rows: readonly NewEndpoint[]): Promise<string[]> {
+      const ids = rows.map((e) => e.id ?? newId());
+      for (let i = 0; i < rows.length; i += INSERT_CHUNK)
+        await db
+          .insertInto('endpoints')
+          .values(
+            rows.slice(i, i + INSERT_CHUNK).map((e, j) => ({
+              ...e,
+              id: ids[i + j]!,
+              is_enabled: fromBool(e.is_enabled),
+              settings: JSON.stringify(e.settings ?? {}),
+            })),
+          )
+          .execute();
+      return ids;
+    },
+    /** The names of the endpoints of these domains, as `<domain id>/<name>`. */
+    async namesIn(domainIds: readonly string[]): Promise<Set<string>> {
+      const out = new Set<string>();
+      for (let i = 0; i < domainIds.length; i += 500) {
+        const rows = await db
+          .selectFrom('endpoints')
+          .select(['domain_id', 'name'])
+          .where('domain_id', 'in', domainIds.slice(i, i + 500))
+          .execute();
+        for (const r of rows) out.add(`${r.domain_id}/${r.name}`);
+      }
+      return out;
     },
     async update(teamId: string, id: string, patch: EndpointPatch): Promise<void> {
       const { is_enabled, settings, ...rest } = patch;

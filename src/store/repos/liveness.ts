@@ -65,6 +65,47 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean; sealer?:
     if (f.is_enabled !== undefined) out = out.where('l.is_enabled', '=', f.is_enabled ? 1 : 0);
     return out;
   };
+  /**
+   * Inserts the configs (as insert does each), a few hundred rows per statement, with consecutive
+   * seqs after the largest; returns their ids in order.
+   */
+  async function insertMany(
+    configs: readonly (Omit<LivenessConfig, 'id' | 'seq' | keyof RequestFields> & Partial<RequestFields>)[],
+  ): Promise<string[]> {
+    if (!configs.length) return [];
+    // Several nodes on one PostgreSQL database: two creates must not both read the same max(seq)
+    // (the loser's unique violation would read as "already exists"). A transaction-level advisory
+    // lock orders them; the next max(seq) reads the other's committed row. SQLite has one writer.
+    if (opts.dueQueue) await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, ${SEQ_LOCK})`.execute(db);
+    const rows = configs.map((config) => {
+      const { method, headers, body, follow_redirects, conditions, auth, ...plain } = config;
+      return {
+        ...plain,
+        ...encodeRequest({ headers: headers ?? {}, conditions: conditions ?? [], auth: auth ?? null }),
+        method: method ?? 'GET',
+        body: body ?? null,
+        follow_redirects: fromBool(follow_redirects ?? false),
+        id: newId(),
+        is_enabled: fromBool(config.is_enabled),
+        regions: encodeRegions(config.regions),
+      } as const;
+    });
+    const { n } = await db
+      .selectFrom('liveness_configs')
+      .select((e) => e.fn.max('seq').as('n'))
+      .executeTakeFirstOrThrow();
+    const first = Number(n ?? 0) + 1;
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('liveness_configs')
+        .values(rows.slice(i, i + 500).map((row, j) => ({ ...row, seq: first + i + j })))
+        .execute();
+    // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/liveness.ts).
+    if (opts.dueQueue)
+      for (const [i, row] of rows.entries())
+        await livenessDueRepo(db).add(row.id, Date.parse(row.created_at), configs[i]!.regions);
+    return rows.map((r) => r.id);
+  }
   return {
     sealAuth,
     openAuth,
@@ -173,32 +214,20 @@ export function livenessRepo(db: Kysely<DB>, opts: { dueQueue: boolean; sealer?:
     async insert(
       config: Omit<LivenessConfig, 'id' | 'seq' | keyof RequestFields> & Partial<RequestFields>,
     ): Promise<string> {
-      // Several nodes on one PostgreSQL database: two creates must not both read the same max(seq)
-      // (the loser's unique violation would read as "already exists"). A transaction-level advisory
-      // lock orders them; the next max(seq) reads the other's committed row. SQLite has one writer.
-      if (opts.dueQueue) await sql`select pg_advisory_xact_lock(${LOCK_CLASS}, ${SEQ_LOCK})`.execute(db);
-      const { method, headers, body, follow_redirects, conditions, auth, ...plain } = config;
-      const row = {
-        ...plain,
-        ...encodeRequest({ headers: headers ?? {}, conditions: conditions ?? [], auth: auth ?? null }),
-        method: method ?? 'GET',
-        body: body ?? null,
-        follow_redirects: fromBool(follow_redirects ?? false),
-        id: newId(),
-        is_enabled: fromBool(config.is_enabled),
-        regions: encodeRegions(config.regions),
-      } as const;
-      const { n } = await db
-        .selectFrom('liveness_configs')
-        .select((e) => e.fn.max('seq').as('n'))
-        .executeTakeFirstOrThrow();
-      await db
-        .insertInto('liveness_configs')
-        .values({ ...row, seq: Number(n ?? 0) + 1 })
-        .execute();
-      // Due at once (a claiming node spreads a batch of new ones over a second: scheduler/liveness.ts).
-      if (opts.dueQueue) await livenessDueRepo(db).add(row.id, Date.parse(row.created_at), config.regions);
-      return row.id;
+      return (await insertMany([config]))[0]!;
+    },
+    insertMany,
+    /** These configs of a team, by id (those that exist). */
+    async getMany(teamId: string, ids: readonly string[]): Promise<Map<string, LivenessConfig>> {
+      const out = new Map<string, LivenessConfig>();
+      for (let i = 0; i < ids.length; i += 500) {
+        const rows = await base()
+          .where('l.team_id', '=', teamId)
+          .where('l.id', 'in', ids.slice(i, i + 500))
+          .execute();
+        for (const r of rows) out.set(r.id, toConfig(r));
+      }
+      return out;
     },
     async update(
       teamId: string,
