@@ -2,7 +2,8 @@
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
 import { EMAIL_PATTERN } from '../domain/email.js';
 import { smtpFailure, smtpTransportOptions } from '../net/smtp.js';
-import { digestLine, digestTitle, escapeHtml, eventFacts, headline, portfolioName, truncate } from './format.js';
+import { escapeHtml } from '../domain/html.js';
+import { digestLine, digestTitle, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { AttemptAborted, type ChannelPlugin, type SendContext } from './types.js';
 
 interface EmailMessage {

@@ -2,17 +2,9 @@
 // with `Authorization: Bearer <access_token>`: an m.text message with an HTML formatted_body. The
 // transaction id comes from the event (or digest) id, so a retried attempt is the same message to
 // the homeserver, which drops the duplicate.
+import { escapeHtml } from '../domain/html.js';
 import type { Outgoing } from '../domain/notification.js';
-import {
-  digestLine,
-  digestTitle,
-  escapeHtml,
-  eventFacts,
-  headline,
-  plainText,
-  portfolioName,
-  truncate,
-} from './format.js';
+import { digestLine, digestTitle, eventFacts, headline, plainText, portfolioName, truncate } from './format.js';
 import { jsonNumber, postJson } from './http.js';
 import { httpUrl, secret, withOwn } from './shared.js';
 import type { ChannelPlugin, HttpRequest } from './types.js';

@@ -15,7 +15,7 @@ import { LINK_TTL_MS, linkUrl } from '../domain/one-time-link.js';
 import { roleAllows, type Role } from '../domain/roles.js';
 import type { LinkPurpose, OneTimeLink, Principal } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
-import { escapeHtml } from '../channels/format.js';
+import { escapeHtml } from '../domain/html.js';
 import type { SendContext } from '../channels/types.js';
 import type { ServiceDeps } from './deps.js';
 import { checkPassword, hashPassword, verifyPassword } from './passwords.js';
