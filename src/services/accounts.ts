@@ -3,12 +3,13 @@
 // the account. A sign-in answers the same, in the same time, whether the e-mail is unknown, has no
 // password yet, is disabled or the password is wrong: the password is hashed in every case (an
 // unknown e-mail against DECOY).
-import { Invalid } from '../domain/errors.js';
+import { Conflict, Forbidden, Invalid } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { foldEmail, isEmail } from '../domain/email.js';
-import type { Account, Membership } from '../domain/types.js';
+import type { Account, Membership, Principal } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
 import { checkPassword, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { sessionHash } from './sessions.js';
 
 /**
  * What an unknown e-mail's password is checked against: the hash of a random password nobody kept,
@@ -16,7 +17,7 @@ import { checkPassword, hashPassword, needsRehash, verifyPassword } from './pass
  */
 const DECOY = '$scrypt$ln=17,r=8,p=1$L8WZYCypf5OlEU8c0IqbsQ$WRuOwXja04dMpHSCK9v0i_Zhj27kwG2ILqzZMfnPbXg';
 
-export function createAccountService({ store, clock }: Pick<ServiceDeps, 'store' | 'clock'>) {
+export function createAccountService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
   return {
     /**
      * Checks an e-mail and password; the membership to sign in to (the team named, else the first by
@@ -54,6 +55,55 @@ export function createAccountService({ store, clock }: Pick<ServiceDeps, 'store'
     async setPassword(accountId: string, password: string): Promise<void> {
       checkPassword(password);
       await store.accounts.setPassword(accountId, await hashPassword(password));
+    },
+
+    /**
+     * A person changes their own password (the dashboard's Account page): the current one proves them,
+     * the new one must be a valid password and differ from it. Every other session of the account, in
+     * any of its teams and on every node, ends; the session `keepSession` (the one asking) stays, and
+     * sessions made from the person's API tokens stay (as with `users set-password`). A failed check of
+     * the current password is 403 PASSWORD_WRONG, which the caller counts as a failed sign-in.
+     */
+    async changePassword(
+      p: Principal,
+      current: string,
+      next: string,
+      keepSession: string,
+    ): Promise<{ ended_sessions: number }> {
+      if (p.account_id === undefined)
+        throw new Forbidden(
+          "a password belongs to a person's account: sign in to the dashboard with your e-mail and password (or a passkey, or single sign-on), not with an API token",
+          'ACCOUNT_SESSION_REQUIRED',
+        );
+      try {
+        checkPassword(next);
+      } catch (err) {
+        throw new Invalid(`new_password: ${(err as Error).message}`, 'PASSWORD_INVALID');
+      }
+      const a = await store.accounts.byId(p.account_id);
+      if (!a?.password_hash)
+        throw new Conflict(
+          'current_password: your account has no password yet (you sign in with single sign-on or a passkey): "Forgot your password?" on the sign-in page, or an owner\'s password link, sets one',
+          'NO_PASSWORD',
+        );
+      if (!(await verifyPassword(current, a.password_hash)))
+        throw new Forbidden('current_password: this is not your current password', 'PASSWORD_WRONG');
+      if (next === current) throw new Invalid('new_password: is the same as the current one', 'PASSWORD_UNCHANGED');
+      const hash = await hashPassword(next);
+      const accountId = p.account_id;
+      return store.transaction(async (tx) => {
+        await tx.accounts.setPassword(accountId, hash);
+        const ended = await tx.webSessions.removeForAccount(accountId, sessionHash(keepSession));
+        await audit?.record(tx, p.team_id, {
+          action: 'update',
+          kind: 'user',
+          id: p.user_id,
+          name: p.user_email,
+          before: { password: 'set' },
+          after: { password: 'set', via: 'account settings', ended_sessions: ended },
+        });
+        return { ended_sessions: ended };
+      });
     },
 
     /** Links a membership (a users row of the same e-mail) to its account. */

@@ -22,6 +22,9 @@ const SESSION_ID = /^[A-Za-z0-9_-]{43}$/;
 
 const hashId = (id: string): string => createHash('sha256').update(id).digest('hex');
 
+/** What the database keys a session by: the SHA-256 of its cookie's id. */
+export const sessionHash = hashId;
+
 export interface WebSession {
   principal: Principal;
   /** The CSRF token every write made with this session's cookie must carry. */

@@ -5,7 +5,7 @@
 // Files go out as the build precompressed them (brotli or gzip, by the request's Accept-Encoding).
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { PACKAGE_ROOT } from '../package.js';
 import { NotFound, ServiceError, Unauthorized } from '../domain/errors.js';
@@ -157,6 +157,22 @@ export function webMiddleware(
   const signedOut = deps.sso
     ? { signed_in: false, sso: { name: deps.sso.provider.name, url: SSO_START_PATH } }
     : { signed_in: false };
+  /**
+   * The request's live session and its cookie's id; else 401 (an ended session's cookie is dropped and
+   * the failure counted against the address, like every bad credential).
+   */
+  const liveSession = async (ctx: Koa.Context): Promise<{ sid: string; s: WebSession }> => {
+    const sid = sessionId(ctx);
+    if (sid === undefined) throw new Unauthorized();
+    await throttle?.check(clientKey(ctx.ip));
+    const s = await deps.services.sessions.resolve(sid);
+    if (!s) {
+      clearSessionCookie(ctx);
+      await throttle?.fail(clientKey(ctx.ip));
+      throw new Unauthorized();
+    }
+    return { sid, s };
+  };
   return async (ctx, next) => {
     const p = ctx.path;
     if (p !== '/' && !p.startsWith('/ui/')) {
@@ -187,15 +203,7 @@ export function webMiddleware(
         ctx.set('Allow', 'GET');
         ctx.throw(405, 'method not allowed', { expose: true });
       }
-      const sid = sessionId(ctx);
-      if (sid === undefined) throw new Unauthorized();
-      await throttle?.check(clientKey(ctx.ip));
-      const s = await deps.services.sessions.resolve(sid);
-      if (!s) {
-        clearSessionCookie(ctx);
-        await throttle?.fail(clientKey(ctx.ip));
-        throw new Unauthorized();
-      }
+      const { sid, s } = await liveSession(ctx);
       deps.live.attach(ctx, sid, s);
       return;
     }
@@ -308,6 +316,49 @@ export function webMiddleware(
       ctx.body = await answer(s);
       return;
     }
+    if (p === '/ui/session/password') {
+      // A person changes their own password (docs/accounts.md#changing-your-password): the session's
+      // cookie and CSRF token, and the current password, which is a credential guess like a sign-in's:
+      // counted per address and per account, on the same budget as POST /ui/session.
+      ctx.set('Cache-Control', 'no-store');
+      if (ctx.method !== 'POST') {
+        ctx.set('Allow', 'POST');
+        ctx.throw(405, 'method not allowed', { expose: true });
+      }
+      if (!ctx.is('application/json')) throw new NotJson();
+      const { sid, s } = await liveSession(ctx);
+      const client = clientKey(ctx.ip);
+      checkCsrf(ctx, s.csrf);
+      const body = deps.validator.body<{ current_password: string; new_password: string }>(
+        'ui-session-password',
+        ctx.request.body,
+      );
+      const account = `account:${foldEmail(s.principal.user_email)}`;
+      await throttle?.check(account);
+      const requestId = randomUUID();
+      ctx.set('X-Request-Id', requestId);
+      const actor = {
+        user_id: s.principal.user_id,
+        user_email: s.principal.user_email,
+        via: 'session' as const,
+        via_id: createHash('sha256').update(sid).digest('hex').slice(0, 16),
+        via_name: s.principal.token_name,
+        request_id: requestId,
+      };
+      try {
+        const r = await deps.services.audit.run(actor, () =>
+          deps.services.accounts.changePassword(s.principal, body.current_password, body.new_password, sid),
+        );
+        ctx.body = { message: 'Password changed', ended_sessions: r.ended_sessions };
+      } catch (err) {
+        if (err instanceof ServiceError && err.code === 'PASSWORD_WRONG') {
+          const counted = await Promise.allSettled([throttle?.fail(client), throttle?.fail(account)]);
+          for (const c of counted) if (c.status === 'rejected') throw c.reason;
+        }
+        throw err;
+      }
+      return;
+    }
     if (p === '/ui/session/team') {
       // A password sign-in's session moves to another of the account's teams (the header menu).
       ctx.set('Cache-Control', 'no-store');
@@ -316,15 +367,7 @@ export function webMiddleware(
         ctx.throw(405, 'method not allowed', { expose: true });
       }
       if (!ctx.is('application/json')) throw new NotJson();
-      const sid = sessionId(ctx);
-      if (sid === undefined) throw new Unauthorized();
-      await throttle?.check(clientKey(ctx.ip));
-      const s = await deps.services.sessions.resolve(sid);
-      if (!s) {
-        clearSessionCookie(ctx);
-        await throttle?.fail(clientKey(ctx.ip));
-        throw new Unauthorized();
-      }
+      const { sid, s } = await liveSession(ctx);
       checkCsrf(ctx, s.csrf);
       const { team } = deps.validator.body<{ team: string }>('ui-session-team', ctx.request.body);
       // Another team's name, or a token's session, is no team this session may act in.

@@ -191,6 +191,13 @@ export async function switchTeam(team: string): Promise<Session> {
   return s;
 }
 
+/**
+ * Changes the signed-in person's password (docs/accounts.md#changing-your-password): the current one
+ * proves them; every other session of the account ends, this one stays.
+ */
+export const changePassword = (current_password: string, new_password: string) =>
+  api<{ message: string; ended_sessions: number }>('POST', '/ui/session/password', { current_password, new_password });
+
 export async function signOut(): Promise<void> {
   await api('DELETE', '/ui/session');
   csrf = '';

@@ -355,6 +355,7 @@ interface InputProps {
   maxLength?: number;
   minLength?: number;
   pattern?: string;
+  autoComplete?: string;
 }
 
 /** A labelled text input. */

@@ -126,12 +126,16 @@ export function webSessionsRepo(db: Kysely<DB>) {
       const r = await db.deleteFrom('web_sessions').where('token_id', 'in', tokenIds).executeTakeFirst();
       return Number(r.numDeletedRows);
     },
-    /** Ends every password sign-in session of an account (in any of its teams); returns how many. */
-    async removeForAccount(accountId: string): Promise<number> {
-      const r = await db
+    /**
+     * Ends every password sign-in session of an account (in any of its teams) but the one keyed `keep`,
+     * when given; returns how many.
+     */
+    async removeForAccount(accountId: string, keep?: string): Promise<number> {
+      let q = db
         .deleteFrom('web_sessions')
-        .where('user_id', 'in', db.selectFrom('users').select('id').where('account_id', '=', accountId))
-        .executeTakeFirst();
+        .where('user_id', 'in', db.selectFrom('users').select('id').where('account_id', '=', accountId));
+      if (keep !== undefined) q = q.where('id_hash', '!=', keep);
+      const r = await q.executeTakeFirst();
       return Number(r.numDeletedRows);
     },
     /** Ends every password sign-in's session of one of the memberships `userIds`; returns how many. */

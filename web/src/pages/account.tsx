@@ -1,9 +1,10 @@
-// Account settings: the passkeys (WebAuthn) a person signs in with (docs/accounts.md#passkeys):
-// listed with when each was made and last used, added under a name (the browser asks the
-// authenticator, @simplewebauthn/browser), removed. A token's session has no account, so no passkeys.
+// Account settings: the person's password, changed with the current one (docs/accounts.md#changing-your-password),
+// and the passkeys (WebAuthn) they sign in with (docs/accounts.md#passkeys): listed with when each was
+// made and last used, added under a name (the browser asks the authenticator, @simplewebauthn/browser),
+// removed. A token's session has no account, so neither.
 import { useState } from 'preact/hooks';
 import type { PublicKeyCredentialCreationOptionsJSON } from '@simplewebauthn/browser';
-import { api, get } from '../api.js';
+import { ApiError, api, changePassword, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import { ActionsHead, Field, Message, Section, Show, Table, fmtTime, removeAfterConfirm, useSubmit } from '../ui.js';
 
@@ -13,6 +14,64 @@ interface Passkey {
   transports: string[];
   created_at: string;
   last_used_at: string | null;
+}
+
+function ChangePassword() {
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const { msg, errors, busy, onSubmit } = useSubmit(async () => {
+    if (next !== again) throw new ApiError(400, 'new_password_again: is not the same as the new password');
+    const r = await changePassword(current, next);
+    setCurrent('');
+    setNext('');
+    setAgain('');
+    return r.ended_sessions
+      ? `Password changed. ${r.ended_sessions === 1 ? 'One other session was' : `${r.ended_sessions} other sessions were`} signed out.`
+      : 'Password changed.';
+  }, ['current_password', 'new_password', 'new_password_again']);
+  return (
+    <form class="stack" noValidate onSubmit={onSubmit} aria-label="Change your password">
+      <Field
+        label="Current password"
+        type="password"
+        autoComplete="current-password"
+        value={current}
+        set={setCurrent}
+        required
+        maxLength={1024}
+        error={errors.current_password}
+      />
+      <Field
+        label="New password"
+        type="password"
+        autoComplete="new-password"
+        value={next}
+        set={setNext}
+        required
+        minLength={10}
+        maxLength={1024}
+        error={errors.new_password}
+      />
+      <Field
+        label="The new password again"
+        type="password"
+        autoComplete="new-password"
+        value={again}
+        set={setAgain}
+        required
+        maxLength={1024}
+        error={errors.new_password_again}
+      />
+      <p class="muted">At least 10 characters. Your other sessions, in every team, are signed out; API tokens stay.</p>
+      <p>
+        <button type="submit" disabled={busy || !current || !next || !again}>
+          Change password
+        </button>
+      </p>
+      <Message msg={msg} />
+    </form>
+  );
 }
 
 function AddPasskey() {
@@ -58,6 +117,16 @@ export function Account({ account }: { account: boolean }) {
   return (
     <>
       <h1>Account</h1>
+      <Section title="Password">
+        {account ? (
+          <ChangePassword />
+        ) : (
+          <p class="muted">
+            This session was made from an API token, which has no password: sign in with your e-mail and password to
+            change yours.
+          </p>
+        )}
+      </Section>
       <Section title="Passkeys">
         {!account ? (
           <p class="muted">
