@@ -131,3 +131,56 @@ t.test(
     t.equal((await api.put(`/api/v1/domains/${domainId}`, { notes: 'again' })).status, 409);
   },
 );
+
+t.test('the home rows, and the answers of creates, updates and bulk creates, carry the marks', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  const api = client(s.url, await s.token('gitops', 'owner@example.com'));
+  await serveApply(s, managedConfig(true));
+  const MANAGED = { managed_by: 'config', editable: true };
+  const FREE = { managed_by: null, editable: true };
+
+  // Bulk creates: each item of `data` (made by hand, so not managed).
+  const domains = await api.post('/api/v1/domains/bulk', { domains: [{ domain: 'a.example.org' }, { domain: 'bad' }] });
+  t.equal(domains.status, 201);
+  t.equal(domains.body.data.length, 1);
+  t.match(domains.body.data, [{ domain: 'a.example.org', ...FREE }]);
+  const endpoints = await api.post('/api/v1/endpoints/bulk', {
+    endpoints: [{ domain_id: domains.body.data[0].id, name: 'web', endpoint_type: 'https' }],
+  });
+  t.equal(endpoints.status, 201);
+  t.match(endpoints.body.data, [{ name: 'web', ...FREE }]);
+  const liveness = await api.post('/api/v1/liveness/bulk', {
+    liveness: [{ endpoint_id: endpoints.body.data[0].id, interval_seconds: 3600 }],
+  });
+  t.equal(liveness.status, 201);
+  t.match(liveness.body.data, [{ endpoint_id: endpoints.body.data[0].id, ...FREE }]);
+  const one = await api.post('/api/v1/endpoints', {
+    domain_id: domains.body.data[0].id,
+    name: 'api',
+    endpoint_type: 'https',
+  });
+  t.equal(one.status, 201);
+  t.match(one.body, FREE, 'a single create');
+
+  // An update of the file's endpoint (the file allows it): its answer says the file manages it.
+  const home = await api.get('/api/v1/home?limit=100');
+  t.equal(home.status, 200);
+  const rows = new Map<string, any>(home.body.data.map((r: any) => [`${r.kind} ${r.domain} ${r.name}`, r]));
+  t.match(rows.get('domain example.com example.com'), MANAGED, "the file's domain");
+  t.match(rows.get('endpoint example.com www'), MANAGED, "the file's endpoint");
+  t.match(rows.get('domain a.example.org a.example.org'), FREE, 'a hand-made domain');
+  t.match(rows.get('endpoint a.example.org web'), FREE, 'a hand-made endpoint');
+  const www = rows.get('endpoint example.com www').id;
+  const put = await api.put(`/api/v1/endpoints/${www}`, { notes: 'by hand' });
+  t.equal(put.status, 200, JSON.stringify(put.body));
+  t.match(put.body, MANAGED, 'an update');
+
+  // Read-only again: the home says so.
+  await serveApply(s, managedConfig(false));
+  const again = await api.get('/api/v1/home?limit=100');
+  t.match(
+    again.body.data.find((r: any) => r.id === www),
+    { managed_by: 'config', editable: false },
+  );
+});

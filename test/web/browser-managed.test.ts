@@ -1,6 +1,6 @@
 // The web dashboard in a real browser (Debian's chromium driven by playwright-core, as in
 // browser.test.ts) over objects a configuration file manages (`dommon serve --config`): a
-// "managed by config" badge on their rows and pages, their change controls disabled with the reason
+// "managed by config" badge on their rows (the home's too) and pages, their change controls disabled with the reason
 // as a tooltip, the hand-made objects beside them untouched; with `editable: true` in the file the
 // badge stays and the controls work again. Skipped, saying so, where chromium is missing.
 import t from 'tap';
@@ -27,6 +27,13 @@ t.test('managed objects: a badge, and their change controls disabled with the re
   await signIn(page, s.url, token);
 
   const WHY = /Managed by the configuration file/;
+  // The home: the badge on the file's domain and endpoint rows, none on the hand-made domain's.
+  await page.goto(`${s.url}/#/`);
+  const homeRow = (name: string) => page.locator(`[data-testid="home-row"][data-name="${name}"]`);
+  await homeRow('hand.example.org').waitFor();
+  t.equal(await homeRow('example.com').getByTestId('managed-badge').innerText(), 'managed by config');
+  t.equal(await homeRow('www').getByTestId('managed-badge').count(), 1, "the file's endpoint row");
+  t.equal(await homeRow('hand.example.org').getByTestId('managed-badge').count(), 0, 'no badge on a hand-made row');
   // The domain list: the badge on the file's row only; its Remove disabled with the reason, the other's not.
   await page.goto(`${s.url}/#/domains`);
   const table = page.getByTestId('domains-table');

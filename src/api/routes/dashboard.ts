@@ -25,7 +25,19 @@ export function dashboardRoutes(
     const p = page(q);
     const ids = q.ids === undefined ? undefined : q.ids.toLowerCase().split(',').filter(Boolean);
     const r = await s.home.list(team(ctx), { ...q, ...p, ids, portfolio_id: q.portfolio_id?.toLowerCase() });
-    ctx.body = { data: r.items, pagination: pagination(r.total, p, r.items.length), summary: r.summary };
+    // Each row says whether a configuration file manages its domain or endpoint, as the other reads do.
+    const [domains, endpoints] = await Promise.all([
+      s.managed.of(
+        'domain',
+        r.items.filter((x) => x.kind === 'domain').map((x) => x.id),
+      ),
+      s.managed.of(
+        'endpoint',
+        r.items.filter((x) => x.kind === 'endpoint').map((x) => x.id),
+      ),
+    ]);
+    const data = r.items.map((x) => ({ ...x, ...(x.kind === 'domain' ? domains : endpoints)(x.id) }));
+    ctx.body = { data, pagination: pagination(r.total, p, r.items.length), summary: r.summary };
   });
   router.get('/api/v1/endpoints/:endpointId/incidents', ...secure, async (ctx) => {
     const id = pathId(ctx, 'endpointId', 'Endpoint');

@@ -30,9 +30,18 @@ export function domainRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Middl
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ domains: unknown[] }>('domain-bulk', ctx.request.body);
       const r = await s.domains.bulkCreate(team(ctx), body.domains, (i) => v.body<DomainInput>('domain-create', i));
+      const managed = await s.managed.of(
+        'domain',
+        r.created.map((d) => d.id),
+      );
       created(
         ctx,
-        bulkBody('domains', r, domainJson, (d) => ({ id: d.id, domain: d.domain })),
+        bulkBody(
+          'domains',
+          r,
+          (d) => ({ ...domainJson(d), ...managed(d.id) }),
+          (d) => ({ id: d.id, domain: d.domain }),
+        ),
       );
     });
     router.get(`${base}/:domainId`, ...secure, async (ctx) => {

@@ -32,19 +32,24 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
     });
     router.post(base, ...secure, async (ctx) => {
       const body = v.body<EndpointInput>('endpoint-create', ctx.request.body);
-      created(ctx, createdEndpointJson(await s.endpoints.create(team(ctx), body), originOf(ctx)));
+      const e = await s.endpoints.create(team(ctx), body);
+      created(ctx, { ...createdEndpointJson(e, originOf(ctx)), ...(await s.managed.of('endpoint', [e.id]))(e.id) });
     });
     router.post(`${base}/bulk`, ...secure, async (ctx) => {
       const body = v.body<{ endpoints: unknown[] }>('endpoint-bulk', ctx.request.body);
       const r = await s.endpoints.bulkCreate(team(ctx), body.endpoints, (i) =>
         v.body<EndpointInput>('endpoint-create', i),
       );
+      const managed = await s.managed.of(
+        'endpoint',
+        r.created.map((e) => e.id),
+      );
       created(
         ctx,
         bulkBody(
           'endpoints',
           r,
-          (e) => createdEndpointJson(e, originOf(ctx)),
+          (e) => ({ ...createdEndpointJson(e, originOf(ctx)), ...managed(e.id) }),
           (e) => ({
             id: e.id,
             name: e.name,
@@ -79,7 +84,7 @@ export function endpointRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       const body = v.body<Partial<EndpointInput>>('endpoint-update', ctx.request.body);
       await s.endpoints.update(team(ctx), id, body);
       const { d, score } = await s.status.endpointSummary(team(ctx), id);
-      ctx.body = endpointDetailJson(d, score);
+      ctx.body = { ...endpointDetailJson(d, score), ...(await s.managed.of('endpoint', [id]))(id) };
     });
     router.delete(`${base}/:endpointId`, ...secure, async (ctx) => {
       const e = await s.endpoints.remove(team(ctx), pathId(ctx, 'endpointId', 'Endpoint'));

@@ -37,12 +37,16 @@ export function livenessRoutes(router: ApiRouter, deps: ApiDeps, secure: Koa.Mid
       const r = await s.liveness.bulkCreate(team(ctx), body.liveness, (i) =>
         v.body<LivenessInput>('liveness-create', i),
       );
+      const managed = await s.managed.of(
+        'liveness',
+        r.created.map((c) => c.id),
+      );
       created(
         ctx,
         bulkBody(
           'liveness',
           r,
-          (c) => livenessJson(c),
+          (c) => ({ ...livenessJson(c), ...managed(c.id) }),
           (c) => ({ id: c.id, endpoint_id: c.endpoint_id }),
         ),
       );

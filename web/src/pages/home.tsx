@@ -10,7 +10,19 @@ import { all, get } from '../api.js';
 import { usePoll, type OnLive } from '../hooks.js';
 import type { Portfolio } from '../types.js';
 import { CanWrite } from '../scope.js';
-import { Badge, Breakable, Choice, Days, EndpointBulkActions, LoadError, Table, fmtTime, pct } from '../ui.js';
+import {
+  Badge,
+  Breakable,
+  Choice,
+  Days,
+  EndpointBulkActions,
+  LoadError,
+  ManagedBadge,
+  Table,
+  fmtTime,
+  pct,
+  type Managed,
+} from '../ui.js';
 import './home.css';
 
 interface Check {
@@ -21,7 +33,7 @@ interface Check {
   error: string | null;
 }
 
-interface Row {
+interface Row extends Managed {
   kind: 'domain' | 'endpoint';
   id: string;
   group: string;
@@ -114,7 +126,8 @@ function HomeRow({ r, tick }: { r: Row; tick: Tick | undefined }) {
         <Badge value={r.kind === 'domain' ? DOMAIN_WORD[r.state] : r.state} />
       </td>
       <td class="home-name">
-        <a href={href}>{r.name}</a> <span class="muted">{r.kind === 'domain' ? 'domain' : r.type}</span>
+        <a href={href}>{r.name}</a> <span class="muted">{r.kind === 'domain' ? 'domain' : r.type}</span>{' '}
+        <ManagedBadge of={r} />
         {r.url && (
           <div class="muted url">
             <Breakable text={r.url} />
