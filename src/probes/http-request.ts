@@ -48,8 +48,8 @@ interface Answer {
   ip: string;
   /** Milliseconds until the last hop's certificate expires (null: no TLS). */
   certificateMs: number | null;
-  /** The body's bytes (readBody only). */
-  body: Buffer | null;
+  /** The body's bytes as they came, in pieces (readBody only): joined only by whoever needs them whole. */
+  body: Buffer[] | null;
   /** The body was longer than MAX_BODY_BYTES (readBody only): not read. */
   tooLarge: boolean;
 }
@@ -218,7 +218,7 @@ function once(
         };
         parser[HTTPParser.kOnMessageComplete] = () => {
           // Called for an interim answer too (no `answer` yet): the parser reads on.
-          if (answer) end(null, { answer: { ...answer, body: Buffer.concat(chunks, size) }, location: null });
+          if (answer) end(null, { answer: { ...answer, body: chunks }, location: null });
         };
 
         socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(request));

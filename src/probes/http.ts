@@ -382,10 +382,12 @@ function full(
  * collection of what it built) tells whether it is the configuration's last body again, in which
  * case the values its [BODY] operands gave are taken from the memo and it is not decoded or parsed.
  */
-function bodySource(bytes: Buffer, memo: BodyMemo): BodySource {
+function bodySource(pieces: Buffer[], memo: BodyMemo): BodySource {
+  const hash = createHash('sha256');
+  for (const piece of pieces) hash.update(piece);
   return {
-    text: () => bytes.toString('utf8'),
-    digest: createHash('sha256').update(bytes).digest('base64'),
+    text: () => (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)).toString('utf8'),
+    digest: hash.digest('base64'),
     memo,
   };
 }
