@@ -2,8 +2,8 @@
 // body of its own, credentials, redirects, or conditions on the body, the address or the certificate.
 // The request is written on a socket the probe opens itself (as the plain check does) and the answer
 // is framed by http-parser-js (status line, headers, Content-Length, chunked or read to the close):
-// no http.ClientRequest, IncomingMessage or stream objects per check, about a third less CPU than
-// node:http for a 10 KB answer. Every hop is dialled at the address the guarded resolver chose
+// no http.ClientRequest, IncomingMessage or stream objects per check, about a quarter less CPU than
+// node:http for a 10 KB answer (docs/benchmarks.md, "Figures quoted in the code"). Every hop is dialled at the address the guarded resolver chose
 // (DOMMON_OUTBOUND_DENY checked on each), and a redirect is followed only when the
 // configuration asks, at most MAX_REDIRECTS times. Credentials go only to the origin they were given
 // for, never along a redirect to another one. The body is read only when a condition names it, and

@@ -380,7 +380,8 @@ function full(
 /**
  * A body for the conditions: its SHA-256 (7-8 us for 10 KB, against 60 us for JSON.parse and the
  * collection of what it built) tells whether it is the configuration's last body again, in which
- * case the values its [BODY] operands gave are taken from the memo and it is not decoded or parsed.
+ * case the values its [BODY] operands gave are taken from the memo and it is not decoded or parsed
+ * (docs/benchmarks.md, "Figures quoted in the code").
  */
 function bodySource(pieces: Buffer[], memo: BodyMemo): BodySource {
   const hash = createHash('sha256');
