@@ -87,7 +87,20 @@ function uptimeSince(rows: readonly { bucket: number; total: number; ok: number 
   return total ? round2((ok / total) * 100) : null;
 }
 
-const slugTaken = () => new Conflict('a status page with this slug already exists', 'SLUG_TAKEN');
+const slugTaken = (slug: string) =>
+  new Conflict(
+    `slug "${slug}" is taken: a status page's slug is its public address (/status/<slug>), so it is unique across the installation, whichever team holds it`,
+    'SLUG_TAKEN',
+  );
+
+/**
+ * Refuses a slug another page holds, before the write: a failed insert would end a PostgreSQL
+ * transaction (a configuration file's apply goes on to report its other errors in it).
+ */
+async function checkSlug(tx: Pick<Repos, 'statusPages'>, slug: string, self?: string): Promise<void> {
+  const holder = await tx.statusPages.idOfSlug(slug);
+  if (holder !== undefined && holder !== self) throw slugTaken(slug);
+}
 
 export function createStatusPageService({
   store,
@@ -255,6 +268,7 @@ export function createStatusPageService({
       try {
         await store.transaction(async (tx) => {
           const rows = await checkChoice(tx, teamId, input.portfolio_id.toLowerCase(), input.endpoints ?? []);
+          await checkSlug(tx, input.slug);
           id = await tx.statusPages.insert({
             team_id: teamId,
             portfolio_id: input.portfolio_id.toLowerCase(),
@@ -271,7 +285,7 @@ export function createStatusPageService({
           await audit?.record(tx, teamId, { action: 'create', kind: 'status_page', id, name: input.slug, after });
         });
       } catch (err) {
-        if (err instanceof Duplicate) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken(input.slug);
         throw err;
       }
       forget(input.slug);
@@ -285,6 +299,7 @@ export function createStatusPageService({
           before = await tx.statusPages.get(teamId, id);
           if (!before) throw new NotFound('Status page');
           await guard(tx, 'status_page', id);
+          if (input.slug !== undefined && input.slug !== before.slug) await checkSlug(tx, input.slug, id);
           const portfolio = input.portfolio_id?.toLowerCase() ?? before.portfolio_id;
           // A new portfolio or a new list: the list (given or kept) is checked against the portfolio.
           const rows =
@@ -312,7 +327,7 @@ export function createStatusPageService({
           });
         });
       } catch (err) {
-        if (err instanceof Duplicate) throw slugTaken();
+        if (err instanceof Duplicate) throw slugTaken(input.slug ?? before?.slug ?? '');
         throw err;
       }
       forget(before!.slug, ...(input.slug ? [input.slug] : []));

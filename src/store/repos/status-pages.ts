@@ -137,6 +137,11 @@ export function statusPagesRepo(db: Kysely<DB>) {
         .execute();
       return id;
     },
+    /** The id of the page (of any team) whose address is `slug`, if one is. */
+    async idOfSlug(slug: string): Promise<string | undefined> {
+      const r = await db.selectFrom('status_pages').select('id').where('slug', '=', slug).executeTakeFirst();
+      return r?.id;
+    },
     async update(teamId: string, id: string, patch: StatusPagePatch): Promise<void> {
       await db
         .updateTable('status_pages')
