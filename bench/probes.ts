@@ -4,7 +4,7 @@
 // check (over the run, and in steady state once every config has its rows), and the time from start
 // until every config was checked once.
 // Usage: node --import tsx bench/probes.ts [--duration SECONDS] [--only 100,500]
-//   [--hosts N] [--dist | --root DIR] [--database-url postgres://SERVER] [--conditions]
+//   [--hosts N] [--dist | --root DIR] [--database-url postgres://SERVER] [--conditions] [--domains]
 //   --conditions: every config judges a 10 KB JSON body by three conditions (docs/http-checks.md)
 //   --database-url: each scenario on a fresh database of that (local) PostgreSQL server, with the
 //   server's own CPU per check beside dommon's and the bytes on disk from PostgreSQL's relation sizes
@@ -42,6 +42,10 @@ const CONDITIONS = args.includes('--conditions')
   ? ['[STATUS] == 200', '[BODY].status == UP', 'len([BODY].data) > 100']
   : undefined;
 const PG_SERVER = flag('--database-url');
+// --domains: every config on a domain of its own, so each is a new domain whose first intel round
+// (registration, DNS security, health) falls in the run; cpu_ms_total beside a run without it gives
+// that round's CPU per domain.
+const DOMAINS = args.includes('--domains');
 const SCENARIOS = [
   // Only on request (--only 0,1): the idle daemon's fixed work, with no configuration and with one.
   { n: 0, interval: 20, onRequest: true },
@@ -103,7 +107,14 @@ async function scenario(n: number, interval: number, target: ProbeTarget) {
     ? await benchDatabase(PG_SERVER, `probes_${path.basename(root).replace(/\W/g, '_').toLowerCase()}`)
     : null;
   const config = loadConfig({ dataDir, ...(pgdb ? { databaseUrl: pgdb.url } : {}) });
-  await seedLiveness(config, { n, interval, port: target.port, hosts: HOSTS, conditions: CONDITIONS });
+  await seedLiveness(config, {
+    n,
+    interval,
+    port: target.port,
+    hosts: HOSTS,
+    conditions: CONDITIONS,
+    domains: DOMAINS,
+  });
   const bytes0 = await livenessBytes(config.dbPath, pgdb);
   const raw0 = await livenessBytes(config.dbPath, pgdb, ['liveness_results']);
   const count = async () => Number(await (await fetch(`http://127.0.0.1:${target.port}/__count`)).text());
@@ -215,6 +226,8 @@ async function scenario(n: number, interval: number, target: ProbeTarget) {
     'cpu_%_core': +((ticks / TICK / windowSec) * 100).toFixed(1),
     // The same, as milliseconds of CPU per second (the idle daemon's fixed work at N=0 and 1).
     cpu_ms_per_s: +(((ticks / TICK) * 1000) / windowSec).toFixed(1),
+    // The daemon's CPU over the whole run, from `listening` (start-up included).
+    cpu_ms_total: Math.round(((sum(t1) - sum(ticks0)) / TICK) * 1000),
     rss_mb: Math.round(rssMax),
     cpu_ms_per_check: +(((ticks / TICK) * 1000) / windowChecks).toFixed(3),
     // PostgreSQL's own processes over the same window (null on SQLite, whose work is in dommon's figure).

@@ -7,32 +7,38 @@ import { openLocal } from '../src/app.js';
 
 export async function seedLiveness(
   config: Readonly<Config>,
-  o: { n: number; interval: number; port: number; hosts: number; conditions?: string[] },
+  o: { n: number; interval: number; port: number; hosts: number; conditions?: string[]; domains?: boolean },
 ): Promise<void> {
   const { store, services } = await openLocal(config);
   const { team_id } = await services.access.createToken({ team: 'bench' });
   const now = new Date().toISOString();
   await store.transaction(async (tx) => {
-    const domainId = crypto.randomUUID();
-    await tx.domains.insert({
-      id: domainId,
-      team_id,
-      domain: 'bench.example.com',
-      portfolio_id: null,
-      notes: null,
-      is_verified: false,
-      verified_at: null,
-      verification_token: 'dommon-verify-bench',
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: false,
-      expiry_override: null,
-      dkim_selectors: [],
-      created_at: now,
-      updated_at: now,
-    });
+    // With `domains`, every config is on a domain of its own (each a new domain for the intel scheduler).
+    const addDomain = async (name: string) => {
+      const id = crypto.randomUUID();
+      await tx.domains.insert({
+        id,
+        team_id,
+        domain: name,
+        portfolio_id: null,
+        notes: null,
+        is_verified: false,
+        verified_at: null,
+        verification_token: 'dommon-verify-bench',
+        health_score: null,
+        health_grade: null,
+        overall_status: null,
+        exposure_monitoring_enabled: false,
+        expiry_override: null,
+        dkim_selectors: [],
+        created_at: now,
+        updated_at: now,
+      });
+      return id;
+    };
+    const shared = o.domains ? null : await addDomain('bench.example.com');
     for (let i = 0; i < o.n; i++) {
+      const domainId = shared ?? (await addDomain(`bench-${i}.example.com`));
       const id = crypto.randomUUID();
       await tx.endpoints.insert({
         id,
