@@ -384,13 +384,26 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       return store.users.list((await requireTeam(teamName)).id);
     },
 
-    async addUser(teamName: string | undefined, email: string, role: Role = 'owner'): Promise<User> {
+    /**
+     * Adds a member (`dommon users add`), making the team when `teamName` names none yet. A team this
+     * makes gets its first member as its owner whatever `role` says, so that every team the command
+     * line makes has an owner (who manages members and tokens, and whom LAST_OWNER keeps);
+     * `team_created` tells the caller, which says so. A team that exists keeps the role asked, even
+     * one without an owner (single sign-on may make such a team: the administrator adds the owner).
+     */
+    async addUser(
+      teamName: string | undefined,
+      email: string,
+      role: Role = 'owner',
+    ): Promise<User & { team_created: boolean }> {
       if (!isEmail(email)) throw new Invalid(`"${email}" is not an e-mail address`);
-      const team = teamName ? await ensureTeam(teamName) : await requireTeam();
+      const found = teamName ? await store.teams.byName(teamName.trim()) : await requireTeam();
+      const team = found ?? (await ensureTeam(teamName!));
+      const created = !found;
       if (await store.users.byEmail(team.id, email.toLowerCase()))
         throw new Conflict(`user ${email} already exists`, 'USER_EXISTS');
       return store.transaction(async (tx) => {
-        const user = await tx.users.create(team.id, email.toLowerCase(), isoNow(clock), role);
+        const user = await tx.users.create(team.id, email.toLowerCase(), isoNow(clock), created ? 'owner' : role);
         await audit?.record(tx, team.id, {
           action: 'create',
           kind: 'user',
@@ -398,7 +411,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
           name: user.email,
           after: user,
         });
-        return user;
+        return { ...user, team_created: created };
       });
     },
 

@@ -30,6 +30,8 @@ t.test('a challenge signs one answer, for its purpose and account, in its time',
   const clock = manualClock(new Date('2026-03-01T12:00:00Z'));
   const s = await startApp({}, { clock });
   t.teardown(() => s.close());
+  // The team's owner first: a new team's first member is its owner, and Ann and Bob are editors.
+  await s.app.services.access.addUser('alpha', 'owner@example.com');
   const ann = await person(s, 'ann@example.com', 'alpha');
   const bob = await person(s, 'bob@example.com', 'alpha');
   const key = new SoftPasskey(s.url);

@@ -72,12 +72,15 @@ t.test('serve prints a set-up link while no account exists', async (t) => {
 t.test('users add prints a sign-in link that signs the member in', async (t) => {
   const dir = tempDir();
   const env = { DOMMON_PUBLIC_URL: 'https://dommon.example.com/watch/' };
+  // The team's owner first (a new team's first member is its owner, whatever --role says).
+  t.equal((await cli(['--data-dir', dir, '--team', 'ops', 'users', 'add', 'root@example.com'], { env })).code, 0);
   const text = await cli(['--data-dir', dir, '--team', 'ops', 'users', 'add', 'Bob@Example.com', '--role', 'editor'], {
     env,
   });
   t.equal(text.code, 0, text.stderr);
   const lines = text.stdout.trimEnd().split('\n');
   t.match(lines[0], /^added bob@example\.com \([0-9a-f-]{36}\) as editor$/, 'the contract line, as before');
+  t.equal(text.stderr, '', 'an existing team: the role asked, nothing to say');
   const m =
     /^sign-in link \(one use, until \S+Z\): https:\/\/dommon\.example\.com\/watch\/#\/link\/([A-Za-z0-9_-]{43})$/.exec(
       lines[1]!,
@@ -116,7 +119,7 @@ t.test('users add prints a sign-in link that signs the member in', async (t) => 
   t.equal(bad.code, 2, 'a bad --public-url is a usage error');
   t.equal(
     (await cli(['--data-dir', dir, '--json', '--team', 'ops', 'users', 'list'])).json.length,
-    2,
+    3,
     'and adds nobody',
   );
 
@@ -131,3 +134,46 @@ t.test('users add prints a sign-in link that signs the member in', async (t) => 
   t.match(used.body, { team: 'ops', user: 'bob@example.com', role: 'editor', account: true });
   t.equal(await d.stop(), 0);
 });
+
+t.test(
+  'users add on a team that does not exist yet: its first member is its owner, whatever --role says',
+  async (t) => {
+    const dir = tempDir();
+    const run = (...args: string[]) => cli(['--data-dir', dir, ...args]);
+    const first = await run('--team', 'new-team', 'users', 'add', 'ed@example.com', '--role', 'editor');
+    t.equal(first.code, 0, first.stderr);
+    t.match(
+      first.stdout,
+      /^added ed@example\.com \([0-9a-f-]{36}\) as owner\n/,
+      'the contract line says what was made',
+    );
+    t.equal(
+      first.stderr,
+      'dommon: team "new-team" is new, so its first member is its owner (not editor): add another owner, then users set-role ed@example.com editor\n',
+    );
+    const second = await run('--json', '--team', 'new-team', 'users', 'add', 'vi@example.com', '--role', 'viewer');
+    t.equal(second.code, 0, second.stderr);
+    t.match(second.json, { email: 'vi@example.com', role: 'viewer', team_created: false });
+    t.equal(second.stderr, '', 'the team exists now: the role asked');
+    // The owner it made is kept as the last owner until there is another.
+    const demote = await run('--team', 'new-team', 'users', 'set-role', 'ed@example.com', 'editor');
+    t.equal(demote.code, 4, 'the last owner cannot be demoted');
+    t.equal((await run('--team', 'new-team', 'users', 'add', 'boss@example.com')).code, 0);
+    t.equal((await run('--team', 'new-team', 'users', 'set-role', 'ed@example.com', 'editor')).code, 0);
+    const users = (await run('--json', '--team', 'new-team', 'users', 'list')).json as {
+      email: string;
+      role: string;
+    }[];
+    t.same(users.map((u) => [u.email, u.role]).sort(), [
+      ['boss@example.com', 'owner'],
+      ['ed@example.com', 'editor'],
+      ['vi@example.com', 'viewer'],
+    ]);
+    // --json says so too; --role owner on a new team is nothing to remark on.
+    const json = await run('--json', '--team', 'other', 'users', 'add', 'x@example.com', '--role', 'viewer');
+    t.match(json.json, { email: 'x@example.com', role: 'owner', team_created: true });
+    const owner = await run('--team', 'third', 'users', 'add', 'y@example.com', '--role', 'owner');
+    t.equal(owner.code, 0);
+    t.equal(owner.stderr, '');
+  },
+);

@@ -26,6 +26,8 @@ for (const engine of ['sqlite', 'postgres'] as const)
         engine === 'postgres' ? { DOMMON_DATABASE_URL: (await freshPgDatabase(t, 'tokrole'))! } : {};
       const run = (...args: string[]) => cli(['--data-dir', dir, ...args], { env });
 
+      // The team's owner first: a new team's first member is its owner, whatever --role says.
+      t.equal((await run('--team', 'ops', 'users', 'add', 'boss@example.com')).code, 0);
       t.equal((await run('--team', 'ops', 'users', 'add', 'ed@example.com', '--role', 'editor')).code, 0);
       const before = Date.now();
       const scoped = await run(
@@ -68,7 +70,6 @@ for (const engine of ['sqlite', 'postgres'] as const)
       t.match(badRole.stderr, /"admin" is not a role/);
 
       // The team's last owner can be neither demoted nor removed (409 LAST_OWNER: the conflict exit code, 4).
-      t.equal((await run('--team', 'ops', 'users', 'add', 'boss@example.com')).code, 0);
       const [demote, remove] = await Promise.all([
         run('--team', 'ops', 'users', 'set-role', 'boss@example.com', 'editor'),
         run('--team', 'ops', 'users', 'remove', 'boss@example.com'),

@@ -110,7 +110,7 @@ export function userCommands(program: Command): void {
   users
     .command('add <email>')
     .description(
-      'add a user to the team (--team creates the team if needed); prints a one-time link (24 h) where the user sets a password and is signed in',
+      "add a user to the team (--team creates the team if needed: a new team's first member is its owner, whatever --role says); prints a one-time link (24 h) where the user sets a password and is signed in",
     )
     .option('--role <role>', 'owner, editor or viewer (docs/accounts.md)', 'owner')
     .option(
@@ -121,13 +121,18 @@ export function userCommands(program: Command): void {
       run(async (ctx, email: string, o: { role: string; publicUrl?: string }) => {
         const base = linkBase(o.publicUrl, ctx.config);
         const { services } = await ctx.local();
-        const u = await services.access.addUser(ctx.opts.team, email, parseRole(o.role));
+        const asked = parseRole(o.role);
+        const u = await services.access.addUser(ctx.opts.team, email, asked);
         const link = await services.links.signInLink(u.team_id, u.email);
         const url = linkUrl(base, link.token);
         ctx.print.out(
           { ...u, sign_in_url: url, sign_in_expires_at: link.expires_at },
           () => `added ${u.email} (${u.id}) as ${u.role}\nsign-in link (one use, until ${link.expires_at}): ${url}`,
         );
+        if (u.team_created && u.role !== asked)
+          process.stderr.write(
+            `dommon: team "${ctx.opts.team?.trim()}" is new, so its first member is its owner (not ${asked}): add another owner, then users set-role ${u.email} ${asked}\n`,
+          );
       }),
     );
   users
