@@ -56,12 +56,23 @@ export function createAuditService({
   fallback?: AuditActor;
 }) {
   const secret = new Set([...CREDENTIAL_KEYS, ...secrets]);
-  const scope = new AsyncLocalStorage<AuditActor>();
-  const current = () => scope.getStore() ?? fallback;
+  // null: nothing is recorded in this scope (a dry run, rolled back whatever it wrote).
+  const scope = new AsyncLocalStorage<AuditActor | null>();
+  const current = (): AuditActor | undefined => {
+    const a = scope.getStore();
+    return a === undefined ? fallback : (a ?? undefined);
+  };
   return {
     /** Runs `fn` with `actor` making its changes. */
     run<T>(actor: AuditActor, fn: () => Promise<T>): Promise<T> {
       return scope.run(actor, fn);
+    },
+    /**
+     * Runs `fn` with nothing recorded: a dry run, whose transaction is rolled back, would otherwise
+     * build and insert an entry per object only to drop them.
+     */
+    unrecorded<T>(fn: () => Promise<T>): Promise<T> {
+      return scope.run(null, fn);
     },
     /** Who makes the changes here (undefined: no person, as for the scheduler). */
     actor: (): AuditActor | undefined => current(),

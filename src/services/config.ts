@@ -135,9 +135,17 @@ function scopedServices(
   tx: Parameters<Parameters<Store['transaction']>[0]>[0],
   changes: ChangeFeed,
   asConfigFile: boolean,
+  dryRun: boolean,
 ) {
   const store = { ...deps.store, ...tx, transaction: <T>(fn: (t: typeof tx) => Promise<T>) => fn(tx) } as Store;
-  const d: ServiceDeps = { ...deps, store, changes, asConfigFile };
+  // A dry run is rolled back: a domain's health recompute refuses nothing, so it is skipped there.
+  const d: ServiceDeps = {
+    ...deps,
+    store,
+    changes,
+    asConfigFile,
+    ...(dryRun && { recomputeHealth: undefined }),
+  };
   const maintenanceWindows = createMaintenanceWindowService(d);
   return {
     /** The transaction's repositories (a read outside it would wait for SQLite's one connection). */
@@ -694,28 +702,31 @@ export function createConfigService(
     };
 
     try {
-      // Each object changed is one audit entry, made through the apply (its id) by the caller.
+      // Each object changed is one audit entry, made through the apply (its id) by the caller; a dry run
+      // records none (its transaction is rolled back).
       const apply = () =>
         deps.store.transaction(async (tx) => {
           // Under `serve --config` the file's own writes pass the managed-object check; another apply meets it.
-          await body(scopedServices(deps, tx, feed, opts.source !== undefined));
+          await body(scopedServices(deps, tx, feed, opts.source !== undefined, opts.dryRun));
           if (opts.dryRun) throw new DryRun();
         });
       // `serve --config` has no request: the principal it applies as is the actor.
       const by = deps.audit?.actor();
-      await (deps.audit
-        ? deps.audit.run(
-            {
-              user_id: by?.user_id ?? p.user_id,
-              user_email: by?.user_email ?? p.user_email,
-              via: 'config-apply',
-              via_id: applyId,
-              via_name: by?.via_name ?? null,
-              request_id: by?.request_id ?? null,
-            },
-            apply,
-          )
-        : apply());
+      await (deps.audit && opts.dryRun
+        ? deps.audit.unrecorded(apply)
+        : deps.audit
+          ? deps.audit.run(
+              {
+                user_id: by?.user_id ?? p.user_id,
+                user_email: by?.user_email ?? p.user_email,
+                via: 'config-apply',
+                via_id: applyId,
+                via_name: by?.via_name ?? null,
+                request_id: by?.request_id ?? null,
+              },
+              apply,
+            )
+          : apply());
     } catch (err) {
       if (err instanceof DryRun) return result(false);
       throw err;
