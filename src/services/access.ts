@@ -425,8 +425,10 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
     /**
      * A single sign-on (docs/sso.md): the person's account (made when there is none) and, in each
      * team the provider's claims map to, a membership with the role they map to (made, or its role
-     * set: roles follow the claims at each sign-in), linked to the account. Teams the claims do not
-     * map to are left as they are, and a team's last owner stays an owner. The membership to sign in to (the first team by name), or null
+     * set: roles follow the claims at each sign-in), linked to the account. A membership a single
+     * sign-on made in a team the claims no longer map to is removed; others (the command line, an
+     * invitation) are left as they are, and a team's last owner stays an owner and a member. The
+     * membership to sign in to (the first team by name), or null
      * when the claims map to no team or the account is disabled.
      */
     async signInSso(email: string, grants: { team: string; role: Role }[]): Promise<{ user_id: string } | null> {
@@ -452,7 +454,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
             const team = (await tx.teams.byName(g.team)) ?? (await tx.teams.create(g.team, now));
             let user = await tx.users.byEmail(team.id, folded);
             if (!user) {
-              user = await tx.users.create(team.id, folded, now, g.role);
+              user = await tx.users.create(team.id, folded, now, g.role, 'sso');
               await audit?.record(tx, team.id, {
                 action: 'create',
                 kind: 'user',
@@ -478,6 +480,32 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
             }
             await tx.accounts.link(user.id, account.id);
             first ??= user.id;
+          }
+          // A membership single sign-on made whose team the claims no longer give ends, as a removal
+          // by an owner does (its tokens revoked, its sessions ended); one made otherwise (the command
+          // line, an invitation) is left, and a team's last owner stays.
+          const granted = new Set(grants.map((g) => g.team));
+          for (const m of await tx.users.ssoMemberships(account.id)) {
+            if (granted.has(m.team_name)) continue;
+            const owners = await tx.users.ownerIdsForUpdate(m.team_id);
+            if (owners.length === 1 && owners[0] === m.id) continue;
+            await tx.webSessions.removeForTokens(await tx.tokens.liveIdsForUser(m.id));
+            await tx.webSessions.removeForUsers([m.id]);
+            const revoked = await tx.tokens.revokeForUser(m.id, now);
+            await tx.users.remove(m.id);
+            const { team_name: _, ...before } = m;
+            await audit?.record(tx, m.team_id, {
+              action: 'delete',
+              kind: 'user',
+              id: m.id,
+              name: m.email,
+              before: {
+                ...before,
+                revoked_tokens: revoked,
+                via: 'single sign-on: the claims no longer map to this team',
+              },
+            });
+            changed = true;
           }
           return { first, changed };
         });

@@ -17,6 +17,8 @@ export interface UsersTable {
   role: ColumnType<string, string | undefined, string>;
   /** The person's account (null: a member without password sign-in; migration 032). */
   account_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** `sso`: made by a single sign-on from the provider's claims, which also remove it (migration 035); else null. */
+  origin: ColumnType<string | null, string | null | undefined, string | null>;
 }
 export interface AccountsTable {
   id: string;

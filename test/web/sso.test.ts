@@ -22,6 +22,8 @@ const TEAMS = [
   { group: 'dommon-admins', team: 'infra', role: 'editor' },
   { group: 'solo-admins', team: 'solo', role: 'owner' },
   { group: 'solo-staff', team: 'solo', role: 'viewer' },
+  { group: 'infra-staff', team: 'infra', role: 'viewer' },
+  { group: 'lone-admins', team: 'lone', role: 'owner' },
 ];
 
 const port = await freePort();
@@ -172,6 +174,49 @@ t.test("a team's last owner stays an owner whatever the claims say", async (t) =
   const lowered = await ssoSignIn(s.url, 'erin');
   t.equal(lowered.callback.status, 302);
   t.equal((await s.app.store.users.byEmail(solo!.id, 'erin@solo.net'))?.role, 'viewer');
+});
+
+t.test('a membership single sign-on made ends when the claims stop giving its team; others stay', async (t) => {
+  const { access, accounts } = s.app.services;
+  people.frank = { email: 'frank@else.org', email_verified: true, groups: ['dommon-admins'] };
+  // A membership the command line made (the team's owner first): never single sign-on's to remove.
+  await access.addUser('cli-team', 'root@else.org');
+  const account = await accounts.ensure('frank@else.org');
+  await accounts.link((await access.addUser('cli-team', 'frank@else.org', 'viewer')).id, account.id);
+  await access.addUser('ops', 'ops-root@else.org', 'owner'); // ops keeps an owner without Frank
+  const teams = async () => (await accounts.memberships(account.id)).map((m) => m.team_name);
+
+  t.equal((await ssoSignIn(s.url, 'frank')).callback.status, 302);
+  t.same(await teams(), ['cli-team', 'infra', 'ops'], 'the claims made infra and ops');
+  const token = (await access.createToken({ team: 'ops', user: 'frank@else.org', name: 'laptop' })).token;
+  t.equal((await request(s.url, 'GET', '/api/v1/validate', { token })).status, 200);
+
+  // Out of the admins' group: ops and infra's editor role go, infra as a viewer and lone as its owner come.
+  people.frank = { email: 'frank@else.org', email_verified: true, groups: ['infra-staff', 'lone-admins'] };
+  const second = await ssoSignIn(s.url, 'frank');
+  t.equal(second.callback.status, 302);
+  t.same(await teams(), ['cli-team', 'infra', 'lone'], 'ops removed; the command line’s membership stays');
+  const infra = (await s.app.store.teams.byName('infra'))!;
+  t.equal((await s.app.store.users.byEmail(infra.id, 'frank@else.org'))?.role, 'viewer');
+  const refused = await request(s.url, 'GET', '/api/v1/validate', { token, unchecked: true });
+  t.equal(refused.status, 401, "the removed membership's token is revoked");
+  const ops = (await s.app.store.teams.byName('ops'))!;
+  const audit = await s.app.services.audit.list(ops.id, { object_kind: 'user', action: 'delete' }, { limit: 50 });
+  const removal = audit.items.find((e) => e.object.name === 'frank@else.org');
+  t.ok(removal, 'the removal is audited in its team');
+  t.match(removal, {
+    actor: { email: 'frank@else.org' },
+    via: { kind: 'session', name: 'single sign-on' },
+    before: { role: 'owner', revoked_tokens: 1, via: /single sign-on/ },
+    after: null,
+  });
+
+  // Out of every group: infra goes, lone stays (its last owner), cli-team stays (not single sign-on's).
+  people.frank = { email: 'frank@else.org', email_verified: true, groups: ['solo-staff'] };
+  t.equal((await ssoSignIn(s.url, 'frank')).callback.status, 302);
+  t.same(await teams(), ['cli-team', 'lone', 'solo']);
+  const lone = (await s.app.store.teams.byName('lone'))!;
+  t.equal((await s.app.store.users.byEmail(lone.id, 'frank@else.org'))?.role, 'owner', "a team's last owner stays");
 });
 
 t.test('a wrong state is refused with a page, and no session', async (t) => {

@@ -30,6 +30,7 @@ import * as m031 from './031_config_managed.js';
 import * as m032 from './032_accounts.js';
 import * as m033 from './033_one_time_links.js';
 import * as m034 from './034_passkeys.js';
+import * as m035 from './035_sso_memberships.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -61,6 +62,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '032_accounts': m032,
   '033_one_time_links': m033,
   '034_passkeys': m034,
+  '035_sso_memberships': m035,
 };
 
 /**

@@ -64,10 +64,24 @@ export function usersRepo(db: Kysely<DB>, engine: 'sqlite' | 'postgres') {
       return rows.map(user);
     },
     /** A new member; an owner unless a role is given (what every member was before roles). */
-    async create(teamId: string, email: string, now: string, role: Role = 'owner'): Promise<User> {
+    async create(teamId: string, email: string, now: string, role: Role = 'owner', origin?: 'sso'): Promise<User> {
       const u = { id: newId(), team_id: teamId, email, created_at: now, role };
-      await db.insertInto('users').values(u).execute();
+      await db
+        .insertInto('users')
+        .values({ ...u, origin: origin ?? null })
+        .execute();
       return u;
+    },
+    /** The memberships of an account that a single sign-on made (origin `sso`), with their team's name. */
+    async ssoMemberships(accountId: string): Promise<(User & { team_name: string })[]> {
+      const rows = await db
+        .selectFrom('users as u')
+        .innerJoin('teams as tm', 'tm.id', 'u.team_id')
+        .select(['u.id', 'u.team_id', 'u.email', 'u.created_at', 'u.role', 'tm.name as team_name'])
+        .where('u.account_id', '=', accountId)
+        .where('u.origin', '=', 'sso')
+        .execute();
+      return rows.map((r) => ({ ...user(r), team_name: r.team_name }));
     },
     /**
      * The ids of the team's owners, read to decide whether a change would leave it without one. On
