@@ -202,6 +202,8 @@ export async function signOut(): Promise<void> {
   await api('DELETE', '/ui/session');
   csrf = '';
   answers.clear();
+  // The signed-out answer says what the sign-in page offers besides its form (single sign-on).
+  await currentSession().catch(() => null);
 }
 
 /** Every page of a Public API list (`data` + `pagination.total`), at most `max` items. */

@@ -280,7 +280,14 @@ function App() {
   const route = useRoute();
   useEffect(() => {
     currentSession().then(setSession, () => setSession(null));
-    return onSignedOut(() => setSession(null));
+    // Signed out elsewhere (a 401): the signed-out answer also says whether single sign-on is offered.
+    return onSignedOut(() => {
+      setSession(null);
+      void currentSession().then(
+        (x) => x === null || setSession(x),
+        () => undefined,
+      );
+    });
   }, []);
   // The live feed while signed in (live.ts): views read again when the server says so.
   useEffect(() => {
