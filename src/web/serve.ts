@@ -157,6 +157,16 @@ export function webMiddleware(
   const signedOut = deps.sso
     ? { signed_in: false, sso: { name: deps.sso.provider.name, url: SSO_START_PATH } }
     : { signed_in: false };
+  /** The session routes that change something: POST with a JSON body only, never cached. */
+  const postJsonOnly = (ctx: Koa.Context): void => {
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method !== 'POST') {
+      ctx.set('Allow', 'POST');
+      ctx.throw(405, 'method not allowed', { expose: true });
+    }
+    // A cross-site form cannot send JSON without a CORS preflight, which is never granted.
+    if (!ctx.is('application/json')) throw new NotJson();
+  };
   /**
    * The request's live session and its cookie's id; else 401 (an ended session's cookie is dropped and
    * the failure counted against the address, like every bad credential).
@@ -286,12 +296,7 @@ export function webMiddleware(
     if (p === '/ui/session/passkey/options' || p === '/ui/session/passkey') {
       // Passkey sign-in (docs/accounts.md#passkeys): options with a one-time challenge, then the
       // browser's answer, which makes the same session a password sign-in makes.
-      ctx.set('Cache-Control', 'no-store');
-      if (ctx.method !== 'POST') {
-        ctx.set('Allow', 'POST');
-        ctx.throw(405, 'method not allowed', { expose: true });
-      }
-      if (!ctx.is('application/json')) throw new NotJson();
+      postJsonOnly(ctx);
       const client = clientKey(ctx.ip);
       await throttle?.check(client);
       if (p === '/ui/session/passkey/options') {
@@ -320,12 +325,7 @@ export function webMiddleware(
       // A person changes their own password (docs/accounts.md#changing-your-password): the session's
       // cookie and CSRF token, and the current password, which is a credential guess like a sign-in's:
       // counted per address and per account, on the same budget as POST /ui/session.
-      ctx.set('Cache-Control', 'no-store');
-      if (ctx.method !== 'POST') {
-        ctx.set('Allow', 'POST');
-        ctx.throw(405, 'method not allowed', { expose: true });
-      }
-      if (!ctx.is('application/json')) throw new NotJson();
+      postJsonOnly(ctx);
       const { sid, s } = await liveSession(ctx);
       const client = clientKey(ctx.ip);
       checkCsrf(ctx, s.csrf);
@@ -361,12 +361,7 @@ export function webMiddleware(
     }
     if (p === '/ui/session/team') {
       // A password sign-in's session moves to another of the account's teams (the header menu).
-      ctx.set('Cache-Control', 'no-store');
-      if (ctx.method !== 'POST') {
-        ctx.set('Allow', 'POST');
-        ctx.throw(405, 'method not allowed', { expose: true });
-      }
-      if (!ctx.is('application/json')) throw new NotJson();
+      postJsonOnly(ctx);
       const { sid, s } = await liveSession(ctx);
       checkCsrf(ctx, s.csrf);
       const { team } = deps.validator.body<{ team: string }>('ui-session-team', ctx.request.body);
