@@ -360,6 +360,12 @@ function pathText(path: readonly PathSegment[] | null): string {
   return out;
 }
 
+/** The index of a path's `[*]`, or -1. */
+function wildcardAt(path: readonly PathSegment[]): number {
+  for (let i = 0; i < path.length; i++) if ('wildcard' in path[i]) return i;
+  return -1;
+}
+
 /** null when the condition holds, else its display with the values seen. */
 function evaluate(
   c: ParsedCondition,
@@ -368,13 +374,12 @@ function evaluate(
   context: ConditionContext,
   body: BodyCache,
 ): string | null {
-  // `[*]`: the condition holds for every element, and fails on an empty or missing array.
-  for (const [side, operand] of [
-    ['left', left],
-    ['right', right],
-  ] as const) {
+  // `[*]`: the condition holds for every element, and fails on an empty or missing array. (Two plain
+  // checks of the sides rather than a list of them: this runs on every check, and allocates nothing.)
+  for (let side = 0; side < 2; side++) {
+    const operand = side === 0 ? left : right;
     if (operand.kind !== 'placeholder' || !operand.path) continue;
-    const w = operand.path.findIndex((s) => 'wildcard' in s);
+    const w = wildcardAt(operand.path);
     if (w < 0) continue;
     const prefix = operand.path.slice(0, w);
     const length = body.value(`#${pathText(prefix)}`, () => {
@@ -386,7 +391,7 @@ function evaluate(
       const path = operand.path.map((s, k) => (k === w ? { index: i } : s));
       const expanded: Operand = { ...operand, path, text: operand.text };
       const failed =
-        side === 'left' ? evaluate(c, expanded, right, context, body) : evaluate(c, left, expanded, context, body);
+        side === 0 ? evaluate(c, expanded, right, context, body) : evaluate(c, left, expanded, context, body);
       if (failed !== null) return `${failed} (element ${i})`;
     }
     return null;
@@ -519,6 +524,8 @@ function isEqual(lo: Operand, l: string, ro: Operand, r: string): boolean {
   if (ro.kind === 'pattern') return wildcardMatch(ro.pattern, l);
   if (lo.kind === 'any') return lo.options.includes(r);
   if (ro.kind === 'any') return ro.options.includes(l);
+  // The same text is the same integer (or the same string): no parse, the common passing case.
+  if (l === r) return true;
   const a = goInt(l);
   const b = goInt(r);
   if (a !== null && b !== null) return a === b;
@@ -531,8 +538,13 @@ function isEqual(lo: Operand, l: string, ro: Operand, r: string): boolean {
 const INT64_MIN = -(2n ** 63n);
 const INT64_MAX = 2n ** 63n - 1n;
 
+/** Up to 15 decimal digits without a leading zero (a leading zero means octal to Go). */
+const PLAIN_DECIMAL = /^[1-9]\d{0,14}$/;
+
 /** strconv.ParseInt(s, 0, 64): decimal, 0x, 0o, 0b, a leading 0 for octal, `_` between digits. */
 function goInt(s: string): bigint | null {
+  // Plain decimal digits (the usual operand: a status, a count) within int64: no match to build.
+  if (PLAIN_DECIMAL.test(s)) return BigInt(s);
   const m =
     /^([+-]?)(0[xX](?:_?[0-9a-fA-F])+|0[bB](?:_?[01])+|0[oO](?:_?[0-7])+|0(?:_?[0-7])*|[1-9](?:_?[0-9])*)$/.exec(s);
   if (!m) return null;

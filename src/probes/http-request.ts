@@ -31,6 +31,29 @@ interface RequestSpec {
   auth: { header: string; origin: string } | null;
   readBody: boolean;
   cancel: Cancel;
+  /**
+   * Where the first hop's request is kept between checks (one per configuration: its method, headers,
+   * body and credentials are the configuration's), made again when the URL differs.
+   */
+  first?: FirstHop;
+}
+
+/** A configuration's first request, kept: made once, not on every check. */
+export interface FirstHop {
+  href: string | null;
+  out: Outgoing | null;
+}
+
+export const firstHop = (): FirstHop => ({ href: null, out: null });
+
+/** One hop's request, ready to send: where to, and its bytes. */
+interface Outgoing {
+  url: URL;
+  /** The name to resolve (brackets of an IPv6 literal removed). */
+  host: string;
+  secure: boolean;
+  port: number;
+  request: Buffer;
 }
 
 /**
@@ -65,12 +88,21 @@ class RedirectError extends Error {
 
 /** Sends the request (following redirects when asked) and answers with the last response; throws on a transport error. */
 export async function exchange(spec: RequestSpec, deps: ProbeDeps): Promise<Answer> {
-  let url = new URL(spec.url);
   let method: string = spec.method;
   let body = spec.body;
+  const first = spec.first;
+  let out: Outgoing;
+  if (first && first.href === spec.url && first.out) out = first.out;
+  else {
+    out = outgoing(new URL(spec.url), method, body, spec);
+    if (first) {
+      first.href = spec.url;
+      first.out = out;
+    }
+  }
   for (let hop = 0; ; hop++) {
-    const sendAuth = spec.auth !== null && url.origin === spec.auth.origin;
-    const res = await once(url, method, body, sendAuth ? spec.auth!.header : null, spec, deps);
+    const url = out.url;
+    const res = await once(out, method, spec, deps);
     if (res.location === null) return res.answer;
     if (hop >= MAX_REDIRECTS) throw new RedirectError(`more than ${MAX_REDIRECTS} redirects`);
     let next: URL;
@@ -87,8 +119,26 @@ export async function exchange(spec: RequestSpec, deps: ProbeDeps): Promise<Answ
       method = 'GET';
       body = null;
     }
-    url = next;
+    out = outgoing(next, method, body, spec);
   }
+}
+
+/** The request of one hop: the configuration's headers, the credentials only for their own origin. */
+function outgoing(url: URL, method: string, body: string | null, spec: RequestSpec): Outgoing {
+  const secure = url.protocol === 'https:';
+  const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' };
+  for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
+  headers.host = url.host;
+  headers.connection = 'close';
+  if (spec.auth !== null && url.origin === spec.auth.origin) headers.authorization = spec.auth.header;
+  if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
+  return {
+    url,
+    host: url.hostname.replace(/^\[|\]$/g, ''),
+    secure,
+    port: url.port ? Number(url.port) : secure ? 443 : 80,
+    request: requestBytes(url, method, headers, body),
+  };
 }
 
 /** One hop's answer, and where it redirects to when it is a redirect the configuration follows (else null). */
@@ -129,28 +179,12 @@ function header(list: string[], name: string): string | undefined {
   return undefined;
 }
 
-function once(
-  url: URL,
-  method: string,
-  body: string | null,
-  authorization: string | null,
-  spec: RequestSpec,
-  deps: ProbeDeps,
-): Promise<Hop> {
-  const secure = url.protocol === 'https:';
-  const host = url.hostname.replace(/^\[|\]$/g, '');
+function once(out: Outgoing, method: string, spec: RequestSpec, deps: ProbeDeps): Promise<Hop> {
+  const { secure, host, port, request } = out;
   return deps.resolver.resolve(host).then(
     (addr) =>
       new Promise<Hop>((resolve, reject) => {
         if (spec.cancel.reason) return reject(spec.cancel.reason as Error);
-        const headers: Record<string, string> = { 'user-agent': USER_AGENT, accept: '*/*' };
-        for (const [name, value] of Object.entries(spec.headers)) headers[name.toLowerCase()] = value;
-        headers.host = url.host;
-        headers.connection = 'close';
-        if (authorization) headers.authorization = authorization;
-        if (body !== null) headers['content-length'] = String(Buffer.byteLength(body));
-        const request = requestBytes(url, method, headers, body);
-        const port = url.port ? Number(url.port) : secure ? 443 : 80;
         const socket = secure
           ? tls.connect({
               host: addr.address,

@@ -21,7 +21,7 @@ import {
   type Placeholder,
 } from '../domain/conditions.js';
 import { fullUrl, type UrlParts } from '../domain/endpoint.js';
-import { exchange, MAX_BODY_BYTES, type Cancel } from './http-request.js';
+import { exchange, firstHop, MAX_BODY_BYTES, type Cancel, type FirstHop } from './http-request.js';
 import type { EndpointPlugin, LivenessProbeFn, ProbeSettings, ProbeTarget } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
@@ -186,6 +186,8 @@ interface Plan {
   domain: boolean;
   /** The conditions name [BODY]: what the last body gave them, for a next body with the same bytes. */
   memo: BodyMemo | null;
+  /** The full request's first hop, made on the first check (full checks only). */
+  first: FirstHop | null;
 }
 
 const planOf = new WeakMap<ProbeSettings, Plan>();
@@ -212,7 +214,9 @@ function plan(c: ProbeSettings): Plan {
     judgesConnection: needs('CONNECTED'),
     domain: needs('DOMAIN_EXPIRATION'),
     memo: needs('BODY') ? bodyMemo() : null,
+    first: null,
   };
+  if (p.full) p.first = firstHop();
   planOf.set(c, p);
   return p;
 }
@@ -344,6 +348,7 @@ function full(
         auth,
         readBody,
         cancel,
+        first: p.first ?? undefined,
       },
       deps,
     ).then((a) => {

@@ -218,6 +218,40 @@ t.test('http liveness: the request made once per endpoint object, again when the
   t.equal(dns.queries, 2, 'one look-up per name within its TTL');
 });
 
+t.test('http liveness: a full request kept per configuration is made again for another URL', async (t) => {
+  const dns = await startLoopbackDns({ ttl: 60 });
+  const target = await startHttpTarget();
+  t.teardown(async () => {
+    await target.close();
+    await dns.close();
+  });
+  const deps = { resolver: createResolver([dns.server]) };
+  const endpoint = {
+    endpoint_type: 'http' as const,
+    domain: 'example.test',
+    subdomain: 'a',
+    path: '/one',
+    port: target.port,
+  };
+  // Its own header and a condition on [IP]: the full request of http-request.ts.
+  const settings = {
+    timeout_seconds: 2,
+    expected_status_code: 200,
+    headers: { 'x-check': 'kept' },
+    conditions: ['[STATUS] == 200', '[IP] == 127.0.0.1'],
+  };
+  const http = pluginOf('http');
+  t.equal((await http.liveness(endpoint, settings, deps, never)).ok, true);
+  t.equal((await http.liveness(endpoint, settings, deps, never)).ok, true);
+  t.same(target.hosts, [`a.example.test:${target.port}`, `a.example.test:${target.port}`]);
+  // The same configuration on another endpoint (its URL changed): the new host is asked for.
+  const moved = { ...endpoint, subdomain: 'b' };
+  t.equal((await http.liveness(moved, settings, deps, never)).ok, true);
+  t.equal(target.hosts.at(-1), `b.example.test:${target.port}`);
+  t.equal((await http.liveness(endpoint, settings, deps, never)).ok, true);
+  t.equal(target.hosts.at(-1), `a.example.test:${target.port}`);
+});
+
 t.test('resolver: look-ups of one name in flight together are one query', async (t) => {
   const dns = await startLoopbackDns({ ttl: 60 });
   t.teardown(() => dns.close());
