@@ -7,7 +7,10 @@
 //   builds can be compared back to back. LOOP_PARTS=1 adds two scenarios that split the cost: `ip`
 //   (node:http, no body read: conditions on [STATUS] and [IP]) and `text` (the body read, no JSON:
 //   `[BODY] == pat(*UP*)`). Each figure is one round of --checks checks; the first round is a warm-up.
+//   LOOP_ALLOC=1 adds, per scenario, the bytes allocated per check: one more round under V8's sampling
+//   heap profiler, counting what the collector freed too (what a check allocates, not what it keeps).
 import { spawn } from 'node:child_process';
+import inspector from 'node:inspector';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -77,12 +80,39 @@ for (const name of names) await run(name);
 const out: Record<string, number[]> = Object.fromEntries(names.map((n) => [n, []]));
 for (let r = 0; r < ROUNDS; r++) for (const name of names) out[name]!.push(await run(name));
 const best = (xs: number[]) => Math.min(...xs);
+
+/** Bytes allocated per check in one more round of a scenario, sampled every 256 bytes. */
+async function allocated(name: string): Promise<number> {
+  const session = new inspector.Session();
+  session.connect();
+  const post = <T>(method: string, params?: object) =>
+    new Promise<T>((resolve, reject) =>
+      session.post(method, params, (err, r) => (err ? reject(err) : resolve(r as T))),
+    );
+  await post('HeapProfiler.startSampling', {
+    samplingInterval: 256,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  await run(name);
+  const { profile } = await post<{ profile: { head: SampledNode } }>('HeapProfiler.stopSampling');
+  session.disconnect();
+  const sum = (n: SampledNode): number => n.selfSize + n.children.reduce((a, c) => a + sum(c), 0);
+  return Math.round(sum(profile.head) / CHECKS);
+}
+interface SampledNode {
+  selfSize: number;
+  children: SampledNode[];
+}
+const alloc: Record<string, number> = {};
+if (process.env.LOOP_ALLOC) for (const name of names) alloc[`${name}_bytes_per_check`] = await allocated(name);
 console.log(
   JSON.stringify({
     root: path.relative(process.cwd(), root),
     checks: CHECKS,
     ...Object.fromEntries(names.map((n) => [`${n}_ms`, out[n]!.map((x) => +x.toFixed(4))])),
     ratio_of_best: +(best(out.conditions!) / best(out.plain!)).toFixed(2),
+    ...alloc,
   }),
 );
 peer.kill('SIGTERM');
