@@ -13,6 +13,7 @@ import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { benchDatabase } from './pg.js';
 import { cpuTicks, settled, TICK } from './proc.js';
+import { domainRow } from './rows.js';
 
 const DURATION = Number(process.env.DURATION ?? 5) * 1000;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);
@@ -33,24 +34,9 @@ await store.transaction(async (tx) => {
   for (let i = 0; i < SEED; i++) {
     const id = crypto.randomUUID();
     await tx.schedule.addTarget(['registration', 'security'], id, tomorrow);
-    await tx.domains.insert({
-      id,
-      team_id,
-      domain: `seed-${i}.example.com`,
-      portfolio_id: null,
-      notes: null,
-      is_verified: false,
-      verified_at: null,
-      verification_token: `dommon-verify-${i}`,
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: false,
-      expiry_override: null,
-      dkim_selectors: [],
-      created_at: now,
-      updated_at: now,
-    });
+    await tx.domains.insert(
+      domainRow({ id, team_id, domain: `seed-${i}.example.com`, token: `dommon-verify-${i}`, at: now }),
+    );
   }
 });
 await store.close();

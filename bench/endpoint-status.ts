@@ -16,6 +16,7 @@ import { openLocal } from '../src/app.js';
 import { dayOf, hourOf } from '../src/domain/liveness.js';
 import type { Store } from '../src/store/index.js';
 import { settled } from './proc.js';
+import { domainRow } from './rows.js';
 
 const N = Number(process.env.N ?? 5000);
 const DURATION = Number(process.env.DURATION ?? 10) * 1000;
@@ -48,24 +49,16 @@ async function seed(s: Store, teamId: string, name: string, n: number): Promise<
       if (i % PER_DOMAIN === 0) {
         domainId = crypto.randomUUID();
         await tx.schedule.addTarget(['registration', 'security'], domainId, tomorrow);
-        await tx.domains.insert({
-          id: domainId,
-          team_id: teamId,
-          domain: `${name}-${i / PER_DOMAIN}.example.com`,
-          portfolio_id: null,
-          notes: null,
-          is_verified: true,
-          verified_at: iso,
-          verification_token: `dommon-verify-${name}-${i}`,
-          health_score: null,
-          health_grade: null,
-          overall_status: null,
-          exposure_monitoring_enabled: false,
-          expiry_override: null,
-          dkim_selectors: [],
-          created_at: iso,
-          updated_at: iso,
-        });
+        await tx.domains.insert(
+          domainRow({
+            id: domainId,
+            team_id: teamId,
+            domain: `${name}-${i / PER_DOMAIN}.example.com`,
+            token: `dommon-verify-${name}-${i}`,
+            at: iso,
+            verified: true,
+          }),
+        );
       }
       const id = crypto.randomUUID();
       const created = new Date(now - (n - i) * 1000).toISOString();

@@ -14,6 +14,7 @@ import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { cpuTicks, settled, TICK } from './proc.js';
+import { domainRow } from './rows.js';
 
 const DOMAINS = Number(process.env.DOMAINS ?? 50);
 const PER = Number(process.env.PER ?? 100);
@@ -30,24 +31,9 @@ const pairs: { config: string; endpoint: string }[] = [];
 await store.transaction(async (tx) => {
   for (let d = 0; d < DOMAINS; d++) {
     const domainId = crypto.randomUUID();
-    await tx.domains.insert({
-      id: domainId,
-      team_id,
-      domain: `site-${d}.example.com`,
-      portfolio_id: null,
-      notes: null,
-      is_verified: false,
-      verified_at: null,
-      verification_token: `dommon-verify-${d}`,
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: false,
-      expiry_override: null,
-      dkim_selectors: [],
-      created_at: now,
-      updated_at: now,
-    });
+    await tx.domains.insert(
+      domainRow({ id: domainId, team_id, domain: `site-${d}.example.com`, token: `dommon-verify-${d}`, at: now }),
+    );
     for (let i = 0; i < PER; i++) {
       const id = crypto.randomUUID();
       const cfg = crypto.randomUUID();

@@ -11,6 +11,7 @@ import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { startRdapServer, rdapDomain } from '../test/support/rdap-server.js';
+import { domainRow } from './rows.js';
 
 const SEED = Number(process.env.SEED ?? 2000);
 const N = Number(process.env.N ?? 50);
@@ -33,24 +34,7 @@ await store.transaction(async (tx) => {
   const now = new Date().toISOString();
   for (let i = 0; i < SEED; i++) {
     const id = crypto.randomUUID();
-    await tx.domains.insert({
-      id,
-      team_id,
-      domain: `seed-${i}.com`,
-      portfolio_id: null,
-      notes: null,
-      is_verified: false,
-      verified_at: null,
-      verification_token: `dommon-verify-${i}`,
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: false,
-      expiry_override: null,
-      dkim_selectors: [],
-      created_at: now,
-      updated_at: now,
-    });
+    await tx.domains.insert(domainRow({ id, team_id, domain: `seed-${i}.com`, token: `dommon-verify-${i}`, at: now }));
     await tx.registrations.save({
       domain_id: id,
       source: 'rdap',

@@ -4,6 +4,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
+import { domainRow } from './rows.js';
 
 export async function seedLiveness(
   config: Readonly<Config>,
@@ -16,24 +17,7 @@ export async function seedLiveness(
     // With `domains`, every config is on a domain of its own (each a new domain for the intel scheduler).
     const addDomain = async (name: string) => {
       const id = crypto.randomUUID();
-      await tx.domains.insert({
-        id,
-        team_id,
-        domain: name,
-        portfolio_id: null,
-        notes: null,
-        is_verified: false,
-        verified_at: null,
-        verification_token: 'dommon-verify-bench',
-        health_score: null,
-        health_grade: null,
-        overall_status: null,
-        exposure_monitoring_enabled: false,
-        expiry_override: null,
-        dkim_selectors: [],
-        created_at: now,
-        updated_at: now,
-      });
+      await tx.domains.insert(domainRow({ id, team_id, domain: name, token: 'dommon-verify-bench', at: now }));
       return id;
     };
     const shared = o.domains ? null : await addDomain('bench.example.com');
