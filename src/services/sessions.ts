@@ -25,6 +25,9 @@ const hashId = (id: string): string => createHash('sha256').update(id).digest('h
 /** What the database keys a session by: the SHA-256 of its cookie's id. */
 export const sessionHash = hashId;
 
+/** How the audit trail names a session: a prefix of its hash, never its cookie's id. */
+export const sessionAuditRef = (id: string): string => hashId(id).slice(0, 16);
+
 export interface WebSession {
   principal: Principal;
   /** The CSRF token every write made with this session's cookie must carry. */

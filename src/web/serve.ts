@@ -13,7 +13,7 @@ import type { Validator } from '../domain/validator.js';
 import type { Services } from '../services/index.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
-import type { WebSession } from '../services/sessions.js';
+import { sessionAuditRef, type WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
 import { foldEmail } from '../domain/email.js';
 import type { LiveHub } from './live.js';
@@ -341,7 +341,7 @@ export function webMiddleware(
         user_id: s.principal.user_id,
         user_email: s.principal.user_email,
         via: 'session' as const,
-        via_id: createHash('sha256').update(sid).digest('hex').slice(0, 16),
+        via_id: sessionAuditRef(sid),
         via_name: s.principal.token_name,
         request_id: requestId,
       };

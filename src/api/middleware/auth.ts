@@ -2,12 +2,12 @@
 // and the web dashboard's session cookie (src/web/session.ts), whose writes need the CSRF header. Every
 // bad credential counts as a failure of the client's address (services/auth-throttle.ts), and an
 // address past the limit is answered 429 before its credential is even looked at.
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type Koa from 'koa';
 import { checkCsrf, clearSessionCookie, sessionId } from '../../web/session.js';
 import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
-import type { SessionService } from '../../services/sessions.js';
+import { sessionAuditRef, type SessionService } from '../../services/sessions.js';
 import { clientKey } from '../../domain/client-address.js';
 import type { AuthThrottle } from '../../services/auth-throttle.js';
 import type { AuditService } from '../../services/audit.js';
@@ -85,7 +85,7 @@ export function authMiddleware(
         user_id: principal.user_id,
         user_email: principal.user_email,
         via: session ? 'session' : 'token',
-        via_id: session ? createHash('sha256').update(sid!).digest('hex').slice(0, 16) : principal.token_id,
+        via_id: session ? sessionAuditRef(sid!) : principal.token_id,
         via_name: principal.token_name,
         request_id: requestId,
       },
