@@ -143,7 +143,8 @@ export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
     child.stderr.on('data', (c) => (stderr += c));
     const timer = setTimeout(() => child.kill('SIGKILL'), o.timeoutMs ?? 90_000);
     child.once('error', reject);
-    child.once('close', (code) => {
+    const started = Date.now();
+    child.once('close', (code, signal) => {
       clearTimeout(timer);
       progressed();
       let json: unknown;
@@ -152,6 +153,10 @@ export function cli(args: string[], o: CliOptions = {}): Promise<CliResult> {
       } catch {
         json = undefined;
       }
+      // A process ended by a signal says which, and when, in its stderr: a failing assertion on the
+      // code then shows why (our timeout's SIGKILL, a crash's SIGSEGV, the OOM killer's SIGKILL).
+      if (code === null)
+        stderr += `\n[cli helper] dommon ${args.join(' ')}: ended by ${signal} after ${Date.now() - started} ms`;
       resolve({ code: code ?? -1, stdout, stderr, json });
     });
     child.stdin.end(o.input ?? '');
