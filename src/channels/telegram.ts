@@ -1,7 +1,7 @@
 // Telegram Bot API: POST {DOMMON_TELEGRAM_URL}/bot<token>/sendMessage with `chat_id` and an HTML
 // `text` (parse_mode HTML: only &, < and > need escaping).
 import type { Outgoing } from '../domain/notification.js';
-import { digestLine, digestTitle, eventFacts, headline, portfolioName, truncate } from './format.js';
+import { digestLine, digestTitle, escapeSlack, eventFacts, headline, portfolioName, truncate } from './format.js';
 import { jsonNumber, jsonText, postJson } from './http.js';
 import { secret, withOwn } from './shared.js';
 import type { ChannelPlugin } from './types.js';
@@ -10,7 +10,8 @@ import type { ChannelPlugin } from './types.js';
 const TEXT_MAX = 4096;
 const CHAT_ID = '^(-?[0-9]{1,20}|@[A-Za-z][A-Za-z0-9_]{4,31})$';
 
-const esc = (s: string) => s.replace(/[&<>]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;' })[c]!);
+// Telegram's HTML mode needs only &, < and > escaped, as Slack's mrkdwn does.
+const esc = escapeSlack;
 
 interface TelegramMessage {
   chat_id: string;

@@ -2,6 +2,7 @@
 // coloured message. Every text is XML-escaped; widths are estimated from the characters (Verdana 11
 // px averages about 7 px a character), so no font metrics are read. docs/status-pages.md#badges.
 import type { PublicBadge } from '../services/status-pages.js';
+import { escapeHtml } from '../domain/html.js';
 
 type BadgeColor = 'green' | 'yellow' | 'red' | 'blue' | 'grey';
 
@@ -13,8 +14,8 @@ const FILL: Record<BadgeColor, string> = {
   grey: '#9f9f9f',
 };
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&apos;' })[c]!);
+// SVG is XML: the numeric reference for ' that escapeHtml writes is valid there too.
+const esc = escapeHtml;
 
 /** Width in px of `text` plus its padding (counted in code points, so surrogate pairs count once). */
 const widthOf = (text: string): number => [...text].length * 7 + 10;

@@ -7,6 +7,7 @@
 import type Koa from 'koa';
 import { mapIdentity, SsoFailed, type SsoPending, type SsoProvider, type SsoRule } from '../domain/sso.js';
 import { clientKey } from '../domain/client-address.js';
+import { escapeHtml } from '../domain/html.js';
 import type { Services } from '../services/index.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { sessionId, setSessionCookie } from './session.js';
@@ -51,8 +52,7 @@ function readPending(ctx: Koa.Context): SsoPending | null {
   }
 }
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 
 /** A plain page (no script, the status pages' stylesheet) saying why the sign-in did not happen. */
 function page(ctx: Koa.Context, status: number, title: string, lines: string[], retry: boolean): void {

@@ -2,11 +2,11 @@
 // the stylesheet is a file (status-page-css.ts), so the Content-Security-Policy can forbid both.
 // Everything shown comes from the PublicStatusPage view, which carries no ids and no internal names.
 import type { PublicStatusPage } from '../services/status-pages.js';
+import { escapeHtml } from '../domain/html.js';
 
 export const STATUS_PAGE_CSS_PATH = '/status/assets/status-page.css';
 
-const esc = (s: string): string =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const esc = escapeHtml;
 
 const STATUS_TEXT: Record<PublicStatusPage['status'], string> = {
   operational: 'All systems operational',
