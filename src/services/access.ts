@@ -429,10 +429,10 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
      * sign-on made in a team the claims no longer map to is removed; others (the command line, an
      * invitation) are left as they are, and a team's last owner stays an owner and a member. The
      * membership to sign in to (the first team by name), or null
-     * when the claims map to no team or the account is disabled.
+     * when the claims map to no team (its single sign-on memberships then end) or the account is disabled.
      */
     async signInSso(email: string, grants: { team: string; role: Role }[]): Promise<{ user_id: string } | null> {
-      if (!isEmail(email) || grants.length === 0) return null;
+      if (!isEmail(email)) return null;
       const folded = foldEmail(email);
       // The person signing in makes these changes, through the sign-in (no token, no session yet).
       const actor = {
@@ -446,7 +446,11 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       const work = () =>
         store.transaction(async (tx) => {
           const now = isoNow(clock);
-          const account = (await tx.accounts.byEmail(folded)) ?? (await tx.accounts.create(folded, now));
+          // Claims that map to no team make no account; an existing one still loses what single
+          // sign-on gave it (below).
+          const known = await tx.accounts.byEmail(folded);
+          if (!known && grants.length === 0) return { first: null, changed: false };
+          const account = known ?? (await tx.accounts.create(folded, now));
           if (account.disabled) return { first: null, changed: false };
           let first: string | null = null;
           let changed = false;

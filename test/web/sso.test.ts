@@ -217,6 +217,14 @@ t.test('a membership single sign-on made ends when the claims stop giving its te
   t.same(await teams(), ['cli-team', 'lone', 'solo']);
   const lone = (await s.app.store.teams.byName('lone'))!;
   t.equal((await s.app.store.users.byEmail(lone.id, 'frank@else.org'))?.role, 'owner', "a team's last owner stays");
+
+  // Claims that map to no team at all: refused, and what single sign-on gave goes all the same (solo),
+  // as the last owner (lone) and the command line's membership (cli-team) stay.
+  people.frank = { email: 'frank@else.org', email_verified: true, groups: [] };
+  const none = await ssoSignIn(s.url, 'frank');
+  t.equal(none.callback.status, 403);
+  t.notOk(sessionCookie(none.callback.headers), 'no session');
+  t.same(await teams(), ['cli-team', 'lone'], 'solo removed though the sign-in is refused');
 });
 
 t.test('a wrong state is refused with a page, and no session', async (t) => {
