@@ -1,8 +1,9 @@
-// Bulk writes (creates of domains, endpoints, liveness; actions on endpoints): each item commits on
-// its own, and what failed is reported per item (index, input, error, code) instead of failing the
-// whole request.
+// Bulk writes (creates of domains, endpoints, liveness; actions on endpoints): what failed is reported
+// per item (index, input, error, code) instead of failing the whole request. Domains and endpoints are
+// made through their service's createMany (one transaction for the items it accepts); the others commit
+// item by item.
 import type { BulkResult } from '../domain/types.js';
-import { ServiceError, type ErrorMeaning } from '../domain/errors.js';
+import { Duplicate, ServiceError, type ErrorMeaning } from '../domain/errors.js';
 
 /**
  * Items started together: their transactions join one group commit (store/group-commit.ts), each in
@@ -59,3 +60,52 @@ export const bulkCreate =
   <I, T>(create: (teamId: string, input: I) => Promise<T>) =>
   (teamId: string, items: unknown[], parse: (raw: unknown) => I): Promise<BulkResult<T>> =>
     bulk(items, (i) => create(teamId, parse(i)));
+
+/** One item of a service's createMany: what was made, or the service error that refused it. */
+export type ManyOutcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+
+/**
+ * A bulk create through the service's createMany: the items `parse` accepts are made in one
+ * transaction (one statement per table for the lot), each refusal reported at its item, as the
+ * single create would refuse it. A unique index that another writer beat it to (PostgreSQL, two
+ * requests at once) fails the whole transaction; the items are then made one by one with `create`,
+ * which reports that as the item's conflict.
+ */
+export const bulkCreateMany =
+  <I, T>(
+    createMany: (teamId: string, inputs: readonly I[]) => Promise<ManyOutcome<T>[]>,
+    create: (teamId: string, input: I) => Promise<T>,
+  ) =>
+  async (teamId: string, items: unknown[], parse: (raw: unknown) => I): Promise<BulkResult<T>> => {
+    const parsed: ItemOutcome<I>[] = items.map((raw) => {
+      try {
+        return { ok: true, value: parse(raw) };
+      } catch (err) {
+        if (!(err instanceof ServiceError)) throw err;
+        return { ok: false, error: err.message ?? 'failed', code: err.code, meaning: err.meaning };
+      }
+    });
+    const valid = parsed.flatMap((p, index) => (p.ok ? [{ index, input: p.value }] : []));
+    let made: ManyOutcome<T>[];
+    try {
+      made = valid.length
+        ? await createMany(
+            teamId,
+            valid.map((v) => v.input),
+          )
+        : [];
+    } catch (err) {
+      if (!(err instanceof Duplicate)) throw err;
+      return bulk(items, (i) => create(teamId, parse(i)));
+    }
+    const out: BulkResult<T> = { created: [], failed: [] };
+    const byIndex = new Map(valid.map((v, k) => [v.index, made[k]!]));
+    for (const [index, p] of parsed.entries()) {
+      const r = byIndex.get(index);
+      if (!p.ok) out.failed.push({ index, input: items[index], error: p.error, code: p.code });
+      else if (r?.ok) out.created.push(r.value);
+      else if (r)
+        out.failed.push({ index, input: items[index], error: r.error.message ?? 'failed', code: r.error.code });
+    }
+    return out;
+  };

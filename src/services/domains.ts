@@ -14,7 +14,7 @@ import {
 } from '../domain/types.js';
 import type { Repos } from '../store/index.js';
 import type { ServiceDeps } from './deps.js';
-import { bulkCreate } from './bulk.js';
+import { bulkCreateMany } from './bulk.js';
 
 export interface DomainInput {
   domain: string;
@@ -66,7 +66,9 @@ export function createDomainService({
   async function createMany(teamId: string, inputs: readonly DomainInput[]): Promise<DomainOutcome[]> {
     const out: DomainOutcome[] = new Array<DomainOutcome>(inputs.length);
     const refuse = (i: number, err: unknown) => {
-      if (!(err instanceof ServiceError)) throw err;
+      // A unique index another writer got to first (Duplicate) has aborted the transaction on
+      // PostgreSQL: the whole list fails, and the caller decides (a single create answers 409).
+      if (!(err instanceof ServiceError) || err instanceof Duplicate) throw err;
       out[i] = { ok: false, error: err };
     };
     const named: { i: number; name: string; input: DomainInput }[] = [];
@@ -170,7 +172,7 @@ export function createDomainService({
       totals.set(key, { stamp, total: r.total });
       return r;
     },
-    bulkCreate: bulkCreate(create),
+    bulkCreate: bulkCreateMany(createMany, create),
 
     async update(teamId: string, id: string, input: Partial<DomainInput>): Promise<Domain> {
       const name = input.domain !== undefined ? normalize(input.domain) : undefined;

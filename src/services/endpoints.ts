@@ -15,7 +15,7 @@ import type {
   PageOf,
 } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
-import { bulkCreate } from './bulk.js';
+import { bulkCreateMany } from './bulk.js';
 import { livenessRow, type LivenessSettings, type NewLivenessRow } from './liveness.js';
 import { insertPush, pushSettings, PUSH_INTERVAL_SECONDS } from './push.js';
 import type { PushCheck } from '../domain/push.js';
@@ -129,7 +129,9 @@ export function createEndpointService({
   async function createMany(teamId: string, raws: readonly EndpointInput[]): Promise<CreateOutcome[]> {
     const out: CreateOutcome[] = new Array<CreateOutcome>(raws.length);
     const refuse = (i: number, err: unknown) => {
-      if (!(err instanceof ServiceError)) throw err;
+      // A unique index another writer got to first (Duplicate) has aborted the transaction on
+      // PostgreSQL: the whole list fails, and the caller decides (a single create answers 409).
+      if (!(err instanceof ServiceError) || err instanceof Duplicate) throw err;
       out[i] = { ok: false, error: err };
     };
     const checked: { i: number; input: EndpointInput; settings: EndpointSettings }[] = [];
@@ -257,7 +259,7 @@ export function createEndpointService({
     list: (teamId: string, f: EndpointFilter, page: Page): Promise<PageOf<Endpoint>> =>
       store.endpoints.list(teamId, f, page),
     forDomain: (teamId: string, domainId: string) => store.endpoints.forDomain(teamId, domainId),
-    bulkCreate: bulkCreate(create),
+    bulkCreate: bulkCreateMany(createMany, create),
 
     async update(teamId: string, id: string, raw: Partial<Omit<EndpointInput, 'domain_id'>>): Promise<Endpoint> {
       const input = clean(raw);
