@@ -7,6 +7,7 @@
 // sends with its writes is an HMAC of the session id under a random key kept in the database (one
 // for every node), so it is bound to the session and cannot be computed from anything a browser holds.
 import { createHash, createHmac, randomBytes } from 'node:crypto';
+import type { AuditActor } from '../domain/audit.js';
 import type { Clock } from '../domain/clock.js';
 import type { Principal } from '../domain/types.js';
 import type { Store } from '../store/index.js';
@@ -26,7 +27,22 @@ const hashId = (id: string): string => createHash('sha256').update(id).digest('h
 export const sessionHash = hashId;
 
 /** How the audit trail names a session: a prefix of its hash, never its cookie's id. */
-export const sessionAuditRef = (id: string): string => hashId(id).slice(0, 16);
+const sessionAuditRef = (id: string): string => hashId(id).slice(0, 16);
+
+/**
+ * Who makes a request's changes (the audit trail): its token, or its session (`sessionId`, the
+ * cookie's id) by a reference that is not the cookie's id.
+ */
+export function requestActor(principal: Principal, sessionId: string | undefined, requestId: string): AuditActor {
+  return {
+    user_id: principal.user_id,
+    user_email: principal.user_email,
+    via: sessionId === undefined ? 'token' : 'session',
+    via_id: sessionId === undefined ? principal.token_id : sessionAuditRef(sessionId),
+    via_name: principal.token_name,
+    request_id: requestId,
+  };
+}
 
 export interface WebSession {
   principal: Principal;

@@ -13,7 +13,7 @@ import type { Validator } from '../domain/validator.js';
 import type { Services } from '../services/index.js';
 import type { AuthThrottle } from '../services/auth-throttle.js';
 import { checkCsrf, clearSessionCookie, sessionId, setSessionCookie } from './session.js';
-import { sessionAuditRef, type WebSession } from '../services/sessions.js';
+import { requestActor, type WebSession } from '../services/sessions.js';
 import { clientKey } from '../domain/client-address.js';
 import { foldEmail } from '../domain/email.js';
 import type { LiveHub } from './live.js';
@@ -337,16 +337,8 @@ export function webMiddleware(
       await throttle?.check(account);
       const requestId = randomUUID();
       ctx.set('X-Request-Id', requestId);
-      const actor = {
-        user_id: s.principal.user_id,
-        user_email: s.principal.user_email,
-        via: 'session' as const,
-        via_id: sessionAuditRef(sid),
-        via_name: s.principal.token_name,
-        request_id: requestId,
-      };
       try {
-        const r = await deps.services.audit.run(actor, () =>
+        const r = await deps.services.audit.run(requestActor(s.principal, sid, requestId), () =>
           deps.services.accounts.changePassword(s.principal, body.current_password, body.new_password, sid),
         );
         ctx.body = { message: 'Password changed', ended_sessions: r.ended_sessions };

@@ -7,7 +7,7 @@ import type Koa from 'koa';
 import { checkCsrf, clearSessionCookie, sessionId } from '../../web/session.js';
 import { Forbidden, Unauthorized } from '../../domain/errors.js';
 import type { AccessService } from '../../services/access.js';
-import { sessionAuditRef, type SessionService } from '../../services/sessions.js';
+import { requestActor, type SessionService } from '../../services/sessions.js';
 import { clientKey } from '../../domain/client-address.js';
 import type { AuthThrottle } from '../../services/auth-throttle.js';
 import type { AuditService } from '../../services/audit.js';
@@ -76,20 +76,8 @@ export function authMiddleware(
     ctx.state.principal = principal;
     if (session) ctx.state.viaSession = true;
     stripCredential(ctx);
-    // Who makes the request's changes (the audit trail): the token, or the session by a reference
-    // that is not its cookie (a prefix of the SHA-256 the sessions table keys by).
     const requestId = randomUUID();
     ctx.set('X-Request-Id', requestId);
-    await audit.run(
-      {
-        user_id: principal.user_id,
-        user_email: principal.user_email,
-        via: session ? 'session' : 'token',
-        via_id: session ? sessionAuditRef(sid!) : principal.token_id,
-        via_name: principal.token_name,
-        request_id: requestId,
-      },
-      next,
-    );
+    await audit.run(requestActor(principal, session ? sid : undefined, requestId), next);
   };
 }
