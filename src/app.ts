@@ -25,12 +25,12 @@ import type { RetentionService } from './services/retention.js';
 import type { ProbingWorkers } from './scheduler/probing.js';
 import type { NodeHeartbeat, NodeIdentity } from './services/nodes.js';
 import type { SingletonLocks } from './store/singletons.js';
-import { createResolver, type ProbeDeps } from './probes/index.js';
+import type { ProbeDeps } from './probes/index.js';
+import { createResolver } from './net/resolve.js';
 import { createDnsResolver, type DnsResolver } from './probes/dns.js';
 import { createBootstrapStore, type BootstrapStore } from './probes/rdap.js';
 import { createRegistrationProbes, type RegistrationProbes } from './probes/registration.js';
-import { guardedAgent as guardedHttp } from './net/guarded-agent.js';
-import { oidcProvider } from './net/oidc.js';
+import { lazyGuardedAgent } from './net/dispatcher.js';
 import { createWhoisReferrals } from './probes/whois-referral.js';
 import { createServerLimiter, type ServerLimiter } from './probes/limiter.js';
 import { createRegistrationLookup } from './services/registration.js';
@@ -77,11 +77,13 @@ async function daemonModules() {
     },
     { createMetrics },
     { createRetentionService },
-    { guardedAgent, livenessProbe },
+    { livenessProbe },
+    { guardedAgent },
     { createProbingWorkers },
     { createNodeHeartbeat, HEARTBEAT_MS },
     { sharedBootstrapRefresh },
     { memoryDueQueue, sharedDueQueue },
+    { oidcProvider },
   ] = await Promise.all([
     // CommonJS packages (prom-client) are read from `default`: Node's import() also offers their
     // named exports, the esbuild bundle's (scripts/bundle.mjs) only `default`.
@@ -95,10 +97,12 @@ async function daemonModules() {
     import('./services/metrics.js'),
     import('./services/retention.js'),
     import('./probes/index.js'),
+    import('./net/guarded-agent.js'),
     import('./scheduler/probing.js'),
     import('./services/nodes.js'),
     import('./services/bootstrap.js'),
     import('./services/due-queue.js'),
+    import('./net/oidc.js'),
   ]);
   return {
     ...(await localModules()),
@@ -120,6 +124,7 @@ async function daemonModules() {
     sharedBootstrapRefresh,
     memoryDueQueue,
     sharedDueQueue,
+    oidcProvider,
   };
 }
 
@@ -152,8 +157,9 @@ function compose(
 ): Composed {
   const resolver = createResolver(config.dnsServers, { policy: config.outbound });
   // Every RDAP request (the bootstrap, look-ups, each redirect hop) and every WHOIS connection (the
-  // IANA referral included) goes through DOMMON_OUTBOUND_DENY.
-  const rdapAgent = guardedHttp(resolver);
+  // IANA referral included) goes through DOMMON_OUTBOUND_DENY. The agent (and undici) is made by the
+  // first RDAP request: a command that sends none does not load the HTTP client.
+  const rdapAgent = lazyGuardedAgent(resolver);
   // The RDAP bootstrap is the copy the daemon saved in the data directory, else the shipped one.
   const bootstrap = createBootstrapStore({
     dataDir: config.dataDir,
@@ -433,6 +439,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     createNodeHeartbeat,
     HEARTBEAT_MS,
     sharedBootstrapRefresh,
+    oidcProvider,
   } = await daemonModules();
   const clock = opts.clock ?? systemClock;
   // DOMMON_ROLE: `api` runs no scheduler; `worker` serves /health and /metrics only.

@@ -1,8 +1,8 @@
 // One JSON POST with a timeout, classified as the spec says: 2xx success; 5xx, 408, 429 and network
 // errors transient; every other status permanent.
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { SendOutcome } from '../domain/notification.js';
-import { defaultGuardedAgent } from '../net/guarded-agent.js';
+import { dispatcherOf, undici } from '../net/dispatcher.js';
 import { hostOnly } from './shared.js';
 import { AttemptAborted, type HttpRequest, type SendContext } from './types.js';
 
@@ -36,6 +36,7 @@ export async function postJson(req: HttpRequest, ctx: SendContext, readers: Answ
   const signal = ctx.signal ? AbortSignal.any([timeout, ctx.signal]) : timeout;
   let res: Dispatcher.ResponseData;
   let head = '';
+  const [{ request }, dispatcher] = await Promise.all([undici(), dispatcherOf(ctx.dispatcher)]);
   try {
     // undici's request(), not fetch(): the same pool of keep-alive connections without a WHATWG
     // Request, Response and streams per attempt (a third of the CPU); redirects are not followed.
@@ -44,7 +45,7 @@ export async function postJson(req: HttpRequest, ctx: SendContext, readers: Answ
       headers: { accept: '*/*', 'user-agent': 'dommon', ...req.headers },
       body: req.body,
       signal,
-      dispatcher: ctx.dispatcher ?? defaultGuardedAgent(),
+      dispatcher,
     });
   } catch (err) {
     if (ctx.signal?.aborted) throw new AttemptAborted();

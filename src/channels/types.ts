@@ -1,5 +1,5 @@
 // The shape every channel plug-in shares: a pure render() and an I/O send() of what render() built.
-import type { Dispatcher } from 'undici';
+import type { DispatcherSource } from '../net/dispatcher.js';
 import type { ChannelUrls, SmtpTlsPolicy } from '../config/index.js';
 import type { Outgoing, SendOutcome } from '../domain/notification.js';
 
@@ -24,7 +24,7 @@ export interface SendContext {
   /** Provider API bases (DOMMON_PUSHOVER_URL, DOMMON_TELEGRAM_URL, ...: config CHANNEL_URLS). */
   urls: ChannelUrls;
   /** The HTTP client (guarded by DOMMON_OUTBOUND_DENY); default: system resolvers, default policy. */
-  dispatcher?: Dispatcher;
+  dispatcher?: DispatcherSource;
 }
 
 /** A JSON Schema object (draft-07 subset, as in schemas/). */

@@ -6,7 +6,19 @@ import dgram from 'node:dgram';
 import dns from 'node:dns';
 import net from 'node:net';
 import { randomInt } from 'node:crypto';
-import packet from 'dns-packet';
+import type packet from 'dns-packet';
+
+type Codec = typeof packet;
+let codec: Promise<Codec> | undefined;
+
+/**
+ * The DNS wire codec (dns-packet), loaded by the first query that needs it (DNSSEC records, a name
+ * server's own answer, a zone transfer): the look-ups most commands make (or none) go through the
+ * system's resolver library and do not load it.
+ */
+function wire(): Promise<Codec> {
+  return (codec ??= import('dns-packet').then((m) => m.default));
+}
 
 /** A failed look-up that is not "no such name / no such record" (timeout, SERVFAIL, refused). */
 export class DnsError extends Error {
@@ -172,13 +184,13 @@ export function createDnsResolver(servers: readonly string[], opts: ResolverOpti
   };
 
   async function raw(name: string, type: 'DS' | 'DNSKEY' | 'TXT'): Promise<packet.Answer[]> {
-    const { addrs } = await setup();
+    const [{ addrs }, packet] = await Promise.all([setup(), wire()]);
     let last: Error = new DnsError('no DNS server configured', 'ENOSERVER');
     for (let attempt = 0; attempt < tries; attempt++) {
       for (const a of addrs) {
         try {
           if (cancelled) throw new DnsError('DNS query cancelled', 'ECANCELLED');
-          const res = await udpQuery(a, name, type, timeoutMs, pending);
+          const res = await udpQuery(packet, a, name, type, timeoutMs, pending);
           if (res.rcode === 'NXDOMAIN') return [];
           if (res.rcode && res.rcode !== 'NOERROR') throw new DnsError(`DNS ${res.rcode}`, res.rcode);
           return (res.answers ?? []).filter((x) => x.type === type);
@@ -231,6 +243,7 @@ function caaOf(rec: dns.CaaRecord): CaaRecord {
 
 /** One UDP query (RD set unless `recurse` is false, EDNS0 with DO so validating resolvers return DNSSEC records). */
 function udpQuery(
+  packet: Codec,
   server: ServerAddress,
   name: string,
   type: packet.RecordType,
@@ -303,28 +316,29 @@ export interface DnsReply {
  * server for its own data (a parent zone's delegation). Rejects with a DnsError (ETIMEOUT,
  * ECANCELLED) or a socket error (ECONNREFUSED from a server without TCP).
  */
-export function queryServer(
+export async function queryServer(
   server: string,
   name: string,
   type: packet.RecordType,
   opts: { timeoutMs: number; recurse?: boolean; signal?: AbortSignal },
 ): Promise<DnsReply> {
+  const packet = await wire();
   const pending = new Set<() => void>();
   const onAbort = () => {
     for (const c of [...pending]) c();
   };
-  if (opts.signal?.aborted) return Promise.reject(new DnsError('DNS query cancelled', 'ECANCELLED'));
+  if (opts.signal?.aborted) throw new DnsError('DNS query cancelled', 'ECANCELLED');
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   const to = parseServer(server);
   const recurse = opts.recurse ?? true;
   const started = performance.now();
-  return udpQuery(to, name, type, opts.timeoutMs, pending, recurse)
+  return udpQuery(packet, to, name, type, opts.timeoutMs, pending, recurse)
     .then((res) => {
       // A truncated answer (TC) is asked again over TCP, as RFC 7766 asks of every client; the time
       // left of the query's own bound applies.
       if (!((res.flags ?? 0) & packet.TRUNCATED_RESPONSE)) return replyOf(res);
       const left = Math.max(1, opts.timeoutMs - (performance.now() - started));
-      return tcpQuery(to, name, type, left, pending, recurse).then(replyOf);
+      return tcpQuery(packet, to, name, type, left, pending, recurse).then(replyOf);
     })
     .finally(() => opts.signal?.removeEventListener('abort', onAbort));
 }
@@ -335,6 +349,7 @@ function replyOf(res: packet.Packet & { rcode?: string }): DnsReply {
 
 /** One query over TCP (a 2-byte length before each message), the same question as udpQuery's. */
 function tcpQuery(
+  packet: Codec,
   server: ServerAddress,
   name: string,
   type: packet.RecordType,
@@ -413,7 +428,8 @@ export function tcpFrames(): (chunk: Buffer) => Buffer[] {
 }
 
 /** One AXFR over TCP: length-prefixed messages until the closing SOA, a refusal, an error or the timeout. */
-export function axfr(address: string, port: number, zone: string, timeoutMs: number): Promise<AxfrResult> {
+export async function axfr(address: string, port: number, zone: string, timeoutMs: number): Promise<AxfrResult> {
+  const packet = await wire();
   return new Promise((resolve) => {
     const socket = net.connect({ host: address, port });
     const records: ZoneRecord[] = [];

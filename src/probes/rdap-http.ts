@@ -2,8 +2,8 @@
 // dispatcher, so DOMMON_OUTBOUND_DENY is checked on the address each hop connects to; redirects
 // followed by hand, at most MAX_RDAP_REDIRECTS of them and only to http(s) URLs, each hop a new
 // guarded request; the answer read up to MAX_RDAP_BYTES and the rest cancelled.
-import { request, type Dispatcher } from 'undici';
-import { defaultGuardedAgent } from '../net/guarded-agent.js';
+import type { Dispatcher } from 'undici';
+import { dispatcherOf, undici, type DispatcherSource } from '../net/dispatcher.js';
 
 /** At most this many bytes of an RDAP answer (or of the bootstrap file) are read. */
 export const MAX_RDAP_BYTES = 1024 * 1024;
@@ -63,8 +63,9 @@ export async function rdapGet(
   url: string,
   accept: string,
   signal: AbortSignal,
-  dispatcher: Dispatcher = defaultGuardedAgent(),
+  dispatcher?: DispatcherSource,
 ): Promise<RdapAnswer | RdapFailure> {
+  const [{ request }, through] = await Promise.all([undici(), dispatcherOf(dispatcher)]);
   let at = url;
   for (let hop = 0; ; hop++) {
     let res: Dispatcher.ResponseData;
@@ -73,7 +74,7 @@ export async function rdapGet(
         method: 'GET',
         headers: { accept, 'user-agent': 'dommon' },
         signal,
-        dispatcher,
+        dispatcher: through,
       });
     } catch (err) {
       const f = failure(err, signal);

@@ -9,7 +9,7 @@ import {
   type LookupOutcome,
   type RegistrationData,
 } from '../domain/registration.js';
-import type { Dispatcher } from 'undici';
+import type { DispatcherSource } from '../net/dispatcher.js';
 import { SHIPPED_BOOTSTRAP } from './rdap-bootstrap.js';
 import { MAX_RDAP_BYTES, rdapGet } from './rdap-http.js';
 import { parseWhoisDate, parseWhoisTimestamp } from '../domain/registry-dates.js';
@@ -76,7 +76,7 @@ interface BootstrapOptions {
   dataDir: string;
   url?: string;
   /** The guarded HTTP client (DOMMON_OUTBOUND_DENY); absent: the default policy's. */
-  dispatcher?: Dispatcher;
+  dispatcher?: DispatcherSource;
   onError?: (err: Error) => void;
 }
 
@@ -270,7 +270,7 @@ export async function rdapLookup(
   base: string,
   signal: AbortSignal,
   now: () => Date,
-  dispatcher?: Dispatcher,
+  dispatcher?: DispatcherSource,
 ): Promise<LookupOutcome> {
   const url = `${base.endsWith('/') ? base : `${base}/`}domain/${encodeURIComponent(name)}`;
   const server = new URL(url).host;

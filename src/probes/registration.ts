@@ -1,6 +1,6 @@
 // The registration-data sources, tried in this order: RDAP first, WHOIS as the fallback.
 // Adding a source is one file plus one entry here.
-import type { Dispatcher } from 'undici';
+import type { DispatcherSource } from '../net/dispatcher.js';
 import type { LookupOutcome, RegistrationSource } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { rdapLookup, type BootstrapStore } from './rdap.js';
@@ -29,7 +29,7 @@ interface RegistrationProbeOptions {
   referrals?: WhoisReferrals;
   now: () => Date;
   /** The guarded HTTP client of RDAP requests (DOMMON_OUTBOUND_DENY); absent: the default policy's. */
-  dispatcher?: Dispatcher;
+  dispatcher?: DispatcherSource;
   /** The guarded resolver of WHOIS connections (DOMMON_OUTBOUND_DENY); absent: the name is dialled as is. */
   resolver?: Resolver;
 }

@@ -4,15 +4,8 @@
 // A probe returns an answer; it never throws for a failing server.
 import fs from 'node:fs';
 import path from 'node:path';
-import whoiser from 'whoiser';
-import { parseWhoisServer, whoisAddress, whoisFailure } from './whois.js';
+import { parseWhoisServer, whoisAddress, whoisFailure, whoisQuery } from './whois.js';
 import type { Resolver } from '../net/resolve.js';
-
-const whoisQuery = (
-  whoiser as unknown as {
-    query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
-  }
-).query;
 
 const IANA_WHOIS = 'whois.iana.org:43';
 export const REFERRALS_FILE = 'whois-referrals.json';

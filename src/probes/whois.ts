@@ -1,16 +1,22 @@
 // WHOIS (port 43) domain look-ups through whoiser's raw query; the answer is read by our own
 // parser (src/domain/whois-parse.ts: label tables per registry family, per-registry date order).
 // A probe returns an outcome; it never throws for a failing server.
-import whoiser from 'whoiser';
 import type { LookupOutcome, RegistrationData } from '../domain/registration.js';
 import { registryRegistration } from '../domain/registry-suffixes.js';
 import { classifyWhoisAnswer, parseWhoisAnswer, readWhoisAnswer, type WhoisClass } from '../domain/whois-parse.js';
 import type { Resolver } from '../net/resolve.js';
-const whoisQuery = (
-  whoiser as unknown as {
-    query: (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
-  }
-).query;
+
+type RawQuery = (o: { host: string; port: number; query: string; timeout: number }) => Promise<string>;
+let whoiser: Promise<RawQuery> | undefined;
+
+/**
+ * One raw WHOIS query (whoiser's). whoiser loads with the first query, not with the services that may
+ * send one: a command that sends none does not load it.
+ */
+export function whoisQuery(o: Parameters<RawQuery>[0]): Promise<string> {
+  whoiser ??= import('whoiser').then((m) => (m.default as unknown as { query: RawQuery }).query);
+  return whoiser.then((query) => query(o));
+}
 
 /**
  * Registry WHOIS servers for TLDs dommon knows (no look-up at whois.iana.org needed at run time);
