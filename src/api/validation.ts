@@ -83,10 +83,23 @@ function invalid(errors: ErrorObject[] | null | undefined, where: string): Inval
   });
 }
 
+/** The ids a schema names in `$ref` (every reference in schemas/ is a schema's id). */
+function refsOf(node: unknown, out: Set<string> = new Set()): Set<string> {
+  if (Array.isArray(node)) for (const x of node) refsOf(x, out);
+  else if (node && typeof node === 'object')
+    for (const [k, v] of Object.entries(node)) {
+      if (k === '$ref' && typeof v === 'string') out.add(v.split('#')[0]!);
+      else refsOf(v, out);
+    }
+  return out;
+}
+
 /**
- * Schemas compile on first use. `checkSchemas` also validates each schema against the JSON Schema
- * meta-schema when it is added (the test suite does; at run time it would slow every process start,
- * see docs/benchmarks.md, for files that ship with the package and do not change).
+ * Schemas are added to the validators when first asked for (with the schemas they reference) and
+ * compile then: a process that checks one request (a command on the local database) adds one or two
+ * of them, not all of schemas/ twice. `checkSchemas` adds every one at once and validates each against
+ * the JSON Schema meta-schema as it is added (the test suite does; at run time it would slow every
+ * process start, see docs/benchmarks.md, for files that ship with the package and do not change).
  */
 export function createValidator(
   schemas: Record<string, object> = loadSchemas(),
@@ -114,14 +127,29 @@ export function createValidator(
   });
   addFormats(strict);
   addFormats(coercing);
-  for (const s of Object.values(schemas)) {
-    strict.addSchema(s);
-    coercing.addSchema(s);
-  }
+  const added = new Map<Ajv, Set<string>>([
+    [strict, new Set()],
+    [coercing, new Set()],
+  ]);
+  /** Adds schema `id` and those it references to `ajv`; an id not in schemas/ is left for ajv to report. */
+  const add = (ajv: Ajv, id: string): void => {
+    const have = added.get(ajv)!;
+    const schema = schemas[id];
+    if (!schema || have.has(id)) return;
+    have.add(id);
+    ajv.addSchema(schema);
+    for (const ref of refsOf(schema)) add(ajv, ref);
+  };
+  if (validateSchema)
+    for (const id of Object.keys(schemas)) {
+      add(strict, id);
+      add(coercing, id);
+    }
   const compiled = new Map<string, ValidateFunction>();
   const get = (ajv: Ajv, id: string, key: string): ValidateFunction => {
     let fn = compiled.get(key);
     if (!fn) {
+      add(ajv, id);
       fn = ajv.getSchema(id);
       if (!fn) throw new Error(`no schema "${id}" in schemas/`);
       compiled.set(key, fn);

@@ -30,6 +30,20 @@ t.test(
   },
 );
 
+t.test(
+  'as the server checks them (each added when first asked for), every schema compiles with the ones it references',
+  async (t) => {
+    const schemas = loadSchemas();
+    // A fresh validator per schema: one that already holds another schema's references would hide a missed one.
+    for (const id of Object.keys(schemas)) t.doesNotThrow(() => createValidator(schemas).check(id, {}), id);
+    t.throws(
+      () => createValidator({ Lone: { $id: 'Lone', $ref: 'Missing' } }).check('Lone', {}),
+      /can't resolve reference Missing/,
+      'a reference to no schema is an error when the schema compiles',
+    );
+  },
+);
+
 t.test('the document is valid OpenAPI 3.0.3, version 2.0.0, with every operation complete', async (t) => {
   const doc = buildOpenApi(loadSchemas()) as any;
   const v = new Validator();
