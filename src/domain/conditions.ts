@@ -48,7 +48,17 @@ type PathSegment = { key: string } | { index: number } | { wildcard: true };
 
 type Operand =
   | { kind: 'literal'; text: string }
-  | { kind: 'placeholder'; name: Placeholder; path: PathSegment[] | null; fn: 'len' | 'has' | null; text: string }
+  | {
+      kind: 'placeholder';
+      name: Placeholder;
+      path: PathSegment[] | null;
+      fn: 'len' | 'has' | null;
+      text: string;
+      /** A [BODY] operand's key in a BodyMemo ('' for the others): made once, not on every check. */
+      key: string;
+      /** The index of the path's first `[*]`, or -1. */
+      wildcard: number;
+    }
   | { kind: 'pattern'; pattern: string; text: string }
   | { kind: 'any'; options: string[]; text: string };
 
@@ -169,16 +179,33 @@ function parseOperand(
     const innerLead = inner.length - inner.trimStart().length;
     const ph = parsePlaceholder(inner.trim(), innerStart + innerLead, allowed);
     if (!ph) throw new ConditionSyntaxError(`${name}() takes a placeholder, such as ${name}([BODY].items)`, innerStart);
-    return { ...ph, fn: name as 'len' | 'has', text };
+    return placeholderOperand(ph, name as 'len' | 'has', text);
   }
   const ph = parsePlaceholder(text, start, allowed);
-  if (ph) return { ...ph, fn: null, text };
+  if (ph) return placeholderOperand(ph, null, text);
   if (numeric && numberOf(text) === null)
     throw new ConditionSyntaxError(
       `"${text}" is not a number or a duration (such as 300, 1.5, 48h, 500ms): ${operator} compares numbers`,
       start,
     );
   return { kind: 'literal', text };
+}
+
+function placeholderOperand(
+  ph: { name: Placeholder; path: PathSegment[] | null },
+  fn: 'len' | 'has' | null,
+  text: string,
+): Operand {
+  const { name, path } = ph;
+  return {
+    kind: 'placeholder',
+    name,
+    path,
+    fn,
+    text,
+    key: name === 'BODY' ? memoKey(fn, path) : '',
+    wildcard: path ? wildcardAt(path) : -1,
+  };
 }
 
 /** `[NAME]` or `[BODY]` with a path; null for a literal. Unknown `[UPPER_CASE]` names are errors. */
@@ -249,10 +276,13 @@ export interface ConditionFailure {
 }
 
 export interface ConditionsOutcome {
-  ok: boolean;
+  readonly ok: boolean;
   /** Every condition that failed, in list order. */
-  failures: ConditionFailure[];
+  readonly failures: readonly ConditionFailure[];
 }
+
+/** The outcome of every passing evaluation: one object, as a passing check allocates nothing for it. */
+const PASSED: ConditionsOutcome = Object.freeze({ ok: true, failures: Object.freeze([]) });
 
 /**
  * The values of [BODY] operands (a path's value, `len()`, `has()`, the length of an array under a
@@ -292,16 +322,15 @@ export function evaluateConditions(
   source?: BodySource,
 ): ConditionsOutcome {
   const body = new BodyCache(context, source);
-  const failures: ConditionFailure[] = [];
-  set.conditions.forEach((c, index) => {
+  const list = set.conditions;
+  let failures: ConditionFailure[] | null = null;
+  for (let index = 0; index < list.length; index++) {
+    const c = list[index];
     const seen = evaluate(c, c.left, c.right, context, body);
-    if (seen !== null) failures.push({ index, condition: c.source, seen });
-  });
-  return { ok: failures.length === 0, failures };
+    if (seen !== null) (failures ??= []).push({ index, condition: c.source, seen });
+  }
+  return failures === null ? PASSED : { ok: false, failures };
 }
-
-/** Resolved operand: its text, or null when the named value is missing (a body path that leads nowhere). */
-type Resolved = { text: string | null; duration?: boolean };
 
 class BodyCache {
   private parsed: { ok: true; value: unknown } | { ok: false } | undefined;
@@ -336,21 +365,25 @@ class BodyCache {
     }
     return this.parsed;
   }
-  /** A value the body alone decides, from the memo when this body's was kept, else worked out (and kept if it fits). */
-  value<T extends string | number | null>(key: string, work: () => T): T {
+  /** A value the body alone decides, kept for this body (undefined: not kept, work it out). */
+  kept(key: string): string | number | null | undefined {
+    return this.memo?.values.get(key);
+  }
+  /** Keeps a value worked out from this body, if it fits in the memo. */
+  keep(key: string, v: string | number | null): void {
     const m = this.memo;
-    if (!m) return work();
-    const kept = m.values.get(key);
-    if (kept !== undefined) return kept as T;
-    const v = work();
+    if (!m) return;
     const size = key.length + Math.max(16, typeof v === 'string' ? v.length : 0);
     if (m.size + size <= MAX_BODY_MEMO) {
       m.values.set(key, v);
       m.size += size;
     }
-    return v;
   }
 }
+
+/** A [BODY] operand's key in a memo: its function and path as written. */
+const memoKey = (fn: 'len' | 'has' | null, path: readonly PathSegment[] | null): string =>
+  `${fn ?? ''}:${pathText(path)}`;
 
 /** A body path as written (`.data[0].name`, `[*]`): the memo's key for what it leads to. */
 function pathText(path: readonly PathSegment[] | null): string {
@@ -379,17 +412,26 @@ function evaluate(
   for (let side = 0; side < 2; side++) {
     const operand = side === 0 ? left : right;
     if (operand.kind !== 'placeholder' || !operand.path) continue;
-    const w = wildcardAt(operand.path);
+    const w = operand.wildcard;
     if (w < 0) continue;
     const prefix = operand.path.slice(0, w);
-    const length = body.value(`#${pathText(prefix)}`, () => {
+    const lengthKey = `#${pathText(prefix)}`;
+    let length = body.kept(lengthKey) as number | undefined;
+    if (length === undefined) {
       const array = body.json.ok ? walk(body.json.value, prefix) : undefined;
-      return Array.isArray(array) ? array.length : 0;
-    });
+      length = Array.isArray(array) ? array.length : 0;
+      body.keep(lengthKey, length);
+    }
     if (length === 0) return `${c.source} (no elements matched)`;
     for (let i = 0; i < length; i++) {
       const path = operand.path.map((s, k) => (k === w ? { index: i } : s));
-      const expanded: Operand = { ...operand, path, text: operand.text };
+      const expanded: Operand = {
+        ...operand,
+        path,
+        text: operand.text,
+        key: memoKey(operand.fn, path),
+        wildcard: wildcardAt(path),
+      };
       const failed =
         side === 0 ? evaluate(c, expanded, right, context, body) : evaluate(c, left, expanded, context, body);
       if (failed !== null) return `${failed} (element ${i})`;
@@ -399,27 +441,37 @@ function evaluate(
   const l = resolve(left, context, body);
   const r = resolve(right, context, body);
   let holds: boolean;
-  if (l.text === null || r.text === null) holds = false;
+  if (l === null || r === null) holds = false;
   else if (c.operator === '==' || c.operator === '!=') {
-    const equal = isEqual(left, l.text, right, r.text);
+    const equal = isEqual(left, l, right, r);
     holds = c.operator === '==' ? equal : !equal;
   } else {
-    const a = numberOf(l.text);
-    const b = numberOf(r.text);
-    if (a === null || b === null) holds = false;
-    else if (c.operator === '<') holds = a < b;
-    else if (c.operator === '<=') holds = a <= b;
-    else if (c.operator === '>') holds = a > b;
-    else holds = a >= b;
+    const order = compareNumbers(l, r);
+    if (order === null) holds = false;
+    else if (c.operator === '<') holds = order < 0;
+    else if (c.operator === '<=') holds = order <= 0;
+    else if (c.operator === '>') holds = order > 0;
+    else holds = order >= 0;
   }
   if (holds) return null;
   return `${show(left, l)} ${c.operator} ${show(right, r)}`;
 }
 
-function show(o: Operand, r: Resolved): string {
+/** The order of two numeric operands (negative, 0, positive), or null when either is not a number. */
+function compareNumbers(l: string, r: string): number | null {
+  // Plain decimals (a count, a status, a time in ms) are exact as doubles: no BigInt per check.
+  if (PLAIN_DECIMAL.test(l) && PLAIN_DECIMAL.test(r)) return Number(l) - Number(r);
+  const a = numberOf(l);
+  const b = numberOf(r);
+  if (a === null || b === null) return null;
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function show(o: Operand, text: string | null): string {
   if (o.kind !== 'placeholder') return o.text;
-  if (r.text === null) return `${o.text} (INVALID)`;
-  const value = r.duration ? formatDuration(Number(r.text)) : r.text;
+  if (text === null) return `${o.text} (INVALID)`;
+  const duration = o.fn === null && (o.name === 'CERTIFICATE_EXPIRATION' || o.name === 'DOMAIN_EXPIRATION');
+  const value = duration ? formatDuration(Number(text)) : text;
   return `${o.text} (${cut(value)})`;
 }
 
@@ -428,10 +480,16 @@ function cut(s: string): string {
   return chars.length <= MAX_SEEN_LENGTH ? s : `${chars.slice(0, MAX_SEEN_LENGTH).join('')}...(truncated)`;
 }
 
-function resolve(o: Operand, context: ConditionContext, body: BodyCache): Resolved {
-  if (o.kind !== 'placeholder') return { text: o.text };
-  if (o.name === 'BODY')
-    return { text: body.value(`${o.fn ?? ''}:${pathText(o.path)}`, () => resolveBody(o.path, o.fn, body)) };
+/** An operand's text, or null when the named value is missing (a body path that leads nowhere). */
+function resolve(o: Operand, context: ConditionContext, body: BodyCache): string | null {
+  if (o.kind !== 'placeholder') return o.text;
+  if (o.name === 'BODY') {
+    const kept = body.kept(o.key);
+    if (kept !== undefined) return kept as string | null;
+    const v = resolveBody(o.path, o.fn, body);
+    body.keep(o.key, v);
+    return v;
+  }
   const v = context[o.name];
   const text =
     v === undefined
@@ -443,10 +501,9 @@ function resolve(o: Operand, context: ConditionContext, body: BodyCache): Resolv
       : typeof v === 'number'
         ? String(Math.trunc(v))
         : String(v);
-  if (o.fn === 'has') return { text: String(text !== '') };
-  if (o.fn === 'len') return { text: String(utf8Length(text)) };
-  const duration = o.name === 'CERTIFICATE_EXPIRATION' || o.name === 'DOMAIN_EXPIRATION';
-  return { text, duration };
+  if (o.fn === 'has') return String(text !== '');
+  if (o.fn === 'len') return String(utf8Length(text));
+  return text;
 }
 
 /** The text a [BODY] operand stands for, or null when its path leads nowhere. */
