@@ -1,17 +1,19 @@
 // The full HTTP exchange of a check that asks for more than a status line: a method, headers and a
 // body of its own, credentials, redirects, or conditions on the body, the address or the certificate.
 // The request is written on a socket the probe opens itself (as the plain check does) and the answer
-// is framed by http-parser-js (status line, headers, Content-Length, chunked or read to the close):
+// is framed by http-response.ts (status line, headers, Content-Length, chunked or read to the close):
 // no http.ClientRequest, IncomingMessage or stream objects per check, about a quarter less CPU than
-// node:http for a 10 KB answer (docs/benchmarks.md, "Figures quoted in the code"). Every hop is dialled at the address the guarded resolver chose
+// node:http for a 10 KB answer (docs/benchmarks.md, "Figures quoted in the code"). One object per
+// hop holds the exchange's state and frames the answer; the caller hears of the end by a callback. Every hop is dialled at the address the guarded resolver chose
 // (DOMMON_OUTBOUND_DENY checked on each), and a redirect is followed only when the
 // configuration asks, at most MAX_REDIRECTS times. Credentials go only to the origin they were given
 // for, never along a redirect to another one. The body is read only when a condition names it, and
 // never past MAX_BODY_BYTES.
 import net from 'node:net';
 import tls from 'node:tls';
-import { HTTPParser } from 'http-parser-js';
 import type { HttpMethod } from '../domain/types.js';
+import type { Address } from '../net/resolve.js';
+import { parseError, READ_ON, ResponseFramer, STOP } from './http-response.js';
 import type { ProbeDeps } from './types.js';
 
 /** Redirects followed at most (as Go's HTTP client, which Gatus uses). */
@@ -21,7 +23,7 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 
 const USER_AGENT = 'dommon-liveness/1';
 
-interface RequestSpec {
+export interface RequestSpec {
   url: string;
   method: HttpMethod;
   headers: Record<string, string>;
@@ -30,7 +32,6 @@ interface RequestSpec {
   /** The Authorization header and the origin it may be sent to. */
   auth: { header: string; origin: string } | null;
   readBody: boolean;
-  cancel: Cancel;
   /**
    * Where the first hop's request is kept between checks (one per configuration: its method, headers,
    * body and credentials are the configuration's), made again when the URL differs.
@@ -57,15 +58,15 @@ interface Outgoing {
 }
 
 /**
- * How the caller stops an exchange (its deadline, a shutdown): it sets `reason` and calls `onCancel`,
- * which destroys what is in flight. One plain object per check: no AbortController or listener.
+ * How the caller stops an exchange (its deadline, a shutdown): it sets `reason` and aborts `hop`, the
+ * hop in flight, which destroys its socket. One plain object per check: no AbortController or listener.
  */
 export interface Cancel {
   reason: unknown;
-  onCancel: ((reason: unknown) => void) | null;
+  hop: { abort(reason: unknown): void } | null;
 }
 
-interface Answer {
+export interface Answer {
   status: number;
   /** The address the last hop connected to. */
   ip: string;
@@ -75,7 +76,12 @@ interface Answer {
   body: Buffer[] | null;
   /** The body was longer than MAX_BODY_BYTES (readBody only): not read. */
   tooLarge: boolean;
+  /** Where a redirect the configuration follows points (else null). */
+  location: string | null;
 }
+
+/** How an exchange ends: with the last answer, or with the error that stopped it (answer null). */
+export type Done = (err: Error | null, answer: Answer | null) => void;
 
 /** A refused redirect, reported as the check's error. */
 class RedirectError extends Error {
@@ -86,41 +92,63 @@ class RedirectError extends Error {
   }
 }
 
-/** Sends the request (following redirects when asked) and answers with the last response; throws on a transport error. */
-export async function exchange(spec: RequestSpec, deps: ProbeDeps): Promise<Answer> {
-  let method: string = spec.method;
-  let body = spec.body;
-  const first = spec.first;
+/** Sends the request (following redirects when asked) and calls `done` once, with the last answer or a transport error. */
+export function exchange(spec: RequestSpec, cancel: Cancel, deps: ProbeDeps, done: Done): void {
   let out: Outgoing;
-  if (first && first.href === spec.url && first.out) out = first.out;
-  else {
-    out = outgoing(new URL(spec.url), method, body, spec);
-    if (first) {
-      first.href = spec.url;
-      first.out = out;
+  const first = spec.first;
+  try {
+    if (first && first.href === spec.url && first.out) out = first.out;
+    else {
+      out = outgoing(new URL(spec.url), spec.method, spec.body, spec);
+      if (first) {
+        first.href = spec.url;
+        first.out = out;
+      }
     }
+  } catch (err) {
+    return done(err as Error, null);
   }
-  for (let hop = 0; ; hop++) {
-    const url = out.url;
-    const res = await once(out, method, spec, deps);
-    if (res.location === null) return res.answer;
-    if (hop >= MAX_REDIRECTS) throw new RedirectError(`more than ${MAX_REDIRECTS} redirects`);
+  if (spec.followRedirects) follow(out, spec.method, spec.body, 0, spec, cancel, deps, done);
+  else send(out, spec.method, spec, cancel, deps, done);
+}
+
+/** One hop of a configuration that follows redirects, and the next one when its answer is a redirect. */
+function follow(
+  out: Outgoing,
+  method: string,
+  body: string | null,
+  hop: number,
+  spec: RequestSpec,
+  cancel: Cancel,
+  deps: ProbeDeps,
+  done: Done,
+): void {
+  send(out, method, spec, cancel, deps, (err, answer) => {
+    if (err || answer!.location === null) return done(err, answer);
+    const location = answer!.location;
+    if (hop >= MAX_REDIRECTS) return done(new RedirectError(`more than ${MAX_REDIRECTS} redirects`), null);
     let next: URL;
     try {
-      next = new URL(res.location, url);
+      next = new URL(location, out.url);
     } catch {
-      throw new RedirectError(`redirect to an invalid URL (${res.location.slice(0, 200)})`);
+      return done(new RedirectError(`redirect to an invalid URL (${location.slice(0, 200)})`), null);
     }
     if (next.protocol !== 'http:' && next.protocol !== 'https:')
-      throw new RedirectError(`redirect to a ${next.protocol} URL: only http and https are followed`);
+      return done(new RedirectError(`redirect to a ${next.protocol} URL: only http and https are followed`), null);
     // As browsers and Go: 303 (and 301/302 after a POST) turn into a GET without a body; 307 and 308 keep both.
-    const status = res.answer.status;
+    const status = answer!.status;
     if (status === 303 ? method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
       method = 'GET';
       body = null;
     }
-    out = outgoing(next, method, body, spec);
-  }
+    let to: Outgoing;
+    try {
+      to = outgoing(next, method, body, spec);
+    } catch (e) {
+      return done(e as Error, null);
+    }
+    follow(to, method, body, hop + 1, spec, cancel, deps, done);
+  });
 }
 
 /** The request of one hop: the configuration's headers, the credentials only for their own origin. */
@@ -141,15 +169,6 @@ function outgoing(url: URL, method: string, body: string | null, spec: RequestSp
   };
 }
 
-/** One hop's answer, and where it redirects to when it is a redirect the configuration follows (else null). */
-interface Hop {
-  answer: Answer;
-  location: string | null;
-}
-
-/** The longest head (status line and headers) read, as node:http's default. */
-const MAX_HEAD_BYTES = 16 * 1024;
-
 /** What node:http refuses in a header value: control characters other than tab, and anything past latin1. */
 const INVALID_HEADER_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
 
@@ -167,122 +186,134 @@ function requestBytes(url: URL, method: string, headers: Record<string, string>,
   return body === null ? Buffer.from(head, 'latin1') : Buffer.concat([Buffer.from(head, 'latin1'), Buffer.from(body)]);
 }
 
-/** What a head callback returns to end the parse there (the answer is complete, or not wanted further). */
-const STOP = 2;
-
-/** A protocol error, as node:http reports one (classified as an `error` with its code). */
-const parseError = (code: string, message: string) => Object.assign(new Error(`Parse Error: ${message}`), { code });
-
-/** The first value of a header in http-parser-js's flat list (name, value, name, value...), by its lower-case name. */
-function header(list: string[], name: string): string | undefined {
-  for (let i = 0; i < list.length; i += 2) if (list[i].toLowerCase() === name) return list[i + 1];
-  return undefined;
+/** One hop: resolves the host, connects, writes the request and frames the answer. */
+function send(out: Outgoing, method: string, spec: RequestSpec, cancel: Cancel, deps: ProbeDeps, done: Done): void {
+  if (cancel.reason) return done(cancel.reason as Error, null);
+  const hop = new Hop(out, method, spec, cancel, deps, done);
+  cancel.hop = hop;
+  deps.resolver.resolve(out.host).then(
+    (addr) => hop.connect(addr),
+    (err: unknown) => hop.abort(err),
+  );
 }
 
-function once(out: Outgoing, method: string, spec: RequestSpec, deps: ProbeDeps): Promise<Hop> {
-  const { secure, host, port, request } = out;
-  return deps.resolver.resolve(host).then(
-    (addr) =>
-      new Promise<Hop>((resolve, reject) => {
-        if (spec.cancel.reason) return reject(spec.cancel.reason as Error);
-        const socket = secure
-          ? tls.connect({
-              host: addr.address,
-              port,
-              ...(net.isIP(host) ? {} : { servername: host }),
-              ...(deps.ca ? { ca: deps.ca } : {}),
-              ALPNProtocols: ['http/1.1'],
-            })
-          : net.connect({ host: addr.address, port });
-        // The head and the body of the request back to back, as one write after the handshake.
-        socket.setNoDelay(true);
-        let done = false;
-        const end = (err: Error | null, hop?: Hop) => {
-          if (done) return;
-          done = true;
-          spec.cancel.onCancel = null;
-          socket.destroy();
-          if (err) reject(err);
-          else resolve(hop!);
-        };
-        spec.cancel.onCancel = (reason) => end(reason as Error);
+const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
-        let answer: Answer | null = null;
-        const chunks: Buffer[] = [];
-        let size = 0;
-        const parser = new HTTPParser(HTTPParser.RESPONSE);
-        parser.maxHeaderSize = MAX_HEAD_BYTES;
-        parser[HTTPParser.kOnHeadersComplete] = (info) => {
-          const status = info.statusCode;
-          // An interim answer (100 Continue, 103 Early Hints): the real one follows on the same connection.
-          if (status >= 100 && status < 200 && status !== 101) return 0;
-          const list = info.headers;
-          const declared = header(list, 'content-length');
-          if (declared !== undefined && !/^\d+$/.test(declared.trim())) {
-            end(parseError('HPE_INVALID_CONTENT_LENGTH', 'Invalid character in Content-Length'));
-            return STOP;
-          }
-          let certificateMs: number | null = null;
-          if (secure) {
-            const notAfter = Date.parse((socket as tls.TLSSocket).getPeerCertificate().valid_to ?? '');
-            if (Number.isFinite(notAfter)) certificateMs = notAfter - Date.now();
-          }
-          answer = { status, ip: addr.address, certificateMs, body: null, tooLarge: false };
-          const location = header(list, 'location');
-          if (spec.followRedirects && status >= 300 && status <= 399 && location) {
-            end(null, { answer, location });
-            return STOP;
-          }
-          if (!spec.readBody) {
-            end(null, { answer, location: null });
-            return STOP;
-          }
-          if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
-            end(null, { answer: { ...answer, tooLarge: true }, location: null });
-            return STOP;
-          }
-          // A HEAD answer has no body, whatever its Content-Length says.
-          return method === 'HEAD' ? STOP : 0;
-        };
-        parser[HTTPParser.kOnBody] = (chunk, offset, length) => {
-          if (done) return;
-          size += length;
-          if (size > MAX_BODY_BYTES) return end(null, { answer: { ...answer!, tooLarge: true }, location: null });
-          chunks.push(offset === 0 && length === chunk.length ? chunk : chunk.subarray(offset, offset + length));
-        };
-        parser[HTTPParser.kOnMessageComplete] = () => {
-          // Called for an interim answer too (no `answer` yet): the parser reads on.
-          if (answer) end(null, { answer: { ...answer, body: chunks }, location: null });
-        };
+/** One hop's state: its socket, the answer as it is framed, the body's pieces when the conditions read it. */
+class Hop extends ResponseFramer {
+  private ended = false;
+  private socket: net.Socket | null = null;
+  private address = '';
+  private answer: Answer | null = null;
+  private pieces: Buffer[] | null = null;
+  private size = 0;
 
-        socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(request));
-        socket.on('data', (chunk: Buffer) => {
-          if (done) return;
-          let out: number | Error;
-          try {
-            out = parser.execute(chunk);
-          } catch (err) {
-            out = err as Error;
-          }
-          if (out instanceof Error) {
-            const e = out as Error & { code?: string };
-            end(
-              e.message === 'max header size exceeded'
-                ? parseError('HPE_HEADER_OVERFLOW', 'Header overflow')
-                : e.code
-                  ? parseError(e.code, e.message.replace(/^Parse Error:?\s*/, '') || 'not an HTTP response')
-                  : parseError('HPE_INVALID', e.message),
-            );
-          }
-        });
-        socket.on('error', (err: Error) => end(err));
-        // The server closed: the end of a body read to the close, else an answer cut short.
-        socket.on('end', () => {
-          if (done) return;
-          if (answer) parser.finish();
-          end(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
-        });
-        socket.on('close', () => end(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
-      }),
-  );
+  constructor(
+    private readonly out: Outgoing,
+    private readonly method: string,
+    private readonly spec: RequestSpec,
+    private readonly cancel: Cancel,
+    private readonly deps: ProbeDeps,
+    private readonly done: Done,
+  ) {
+    super();
+  }
+
+  connect(addr: Address): void {
+    if (this.ended) return;
+    const { secure, host, port, request } = this.out;
+    this.address = addr.address;
+    const socket = secure
+      ? tls.connect({
+          host: addr.address,
+          port,
+          ...(net.isIP(host) ? {} : { servername: host }),
+          ...(this.deps.ca ? { ca: this.deps.ca } : {}),
+          ALPNProtocols: ['http/1.1'],
+        })
+      : net.connect({ host: addr.address, port });
+    this.socket = socket;
+    // The head and the body of the request back to back, as one write after the handshake.
+    socket.setNoDelay(true);
+    socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(request));
+    socket.on('data', (chunk: Buffer) => {
+      if (this.ended) return;
+      const err = this.execute(chunk);
+      if (err) this.end(err, null);
+    });
+    socket.on('error', (err: Error) => this.end(err, null));
+    // The server closed: the end of a body read to the close, else an answer cut short.
+    socket.on('end', () => {
+      if (this.ended) return;
+      if (this.answer) this.finish();
+      if (!this.ended) this.end(hangUp(), null);
+    });
+    // Closed before an answer: what node:http calls "socket hang up" (no error made after the end).
+    socket.on('close', () => {
+      if (!this.ended) this.end(hangUp(), null);
+    });
+  }
+
+  abort(reason: unknown): void {
+    this.end(reason as Error, null);
+  }
+
+  private end(err: Error | null, answer: Answer | null): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.stop();
+    if (this.cancel.hop === this) this.cancel.hop = null;
+    this.socket?.destroy();
+    this.done(err, answer);
+  }
+
+  protected onHead(): number {
+    const status = this.status;
+    const declared = this.contentLength;
+    if (declared !== undefined && !/^\d+$/.test(declared.trim())) {
+      this.end(parseError('HPE_INVALID_CONTENT_LENGTH', 'Invalid character in Content-Length'), null);
+      return STOP;
+    }
+    let certificateMs: number | null = null;
+    if (this.out.secure) {
+      const notAfter = Date.parse((this.socket as tls.TLSSocket).getPeerCertificate().valid_to ?? '');
+      if (Number.isFinite(notAfter)) certificateMs = notAfter - Date.now();
+    }
+    const answer: Answer = { status, ip: this.address, certificateMs, body: null, tooLarge: false, location: null };
+    this.answer = answer;
+    const location = this.location;
+    if (this.spec.followRedirects && status >= 300 && status <= 399 && location) {
+      answer.location = location;
+      this.end(null, answer);
+      return STOP;
+    }
+    if (!this.spec.readBody) {
+      this.end(null, answer);
+      return STOP;
+    }
+    if (declared !== undefined && Number(declared) > MAX_BODY_BYTES) {
+      answer.tooLarge = true;
+      this.end(null, answer);
+      return STOP;
+    }
+    // A HEAD answer has no body, whatever its Content-Length says.
+    return this.method === 'HEAD' ? STOP : READ_ON;
+  }
+
+  protected onBody(chunk: Buffer, from: number, to: number): void {
+    if (this.ended) return;
+    this.size += to - from;
+    if (this.size > MAX_BODY_BYTES) {
+      this.answer!.tooLarge = true;
+      return this.end(null, this.answer);
+    }
+    (this.pieces ??= []).push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+  }
+
+  protected onComplete(): void {
+    const answer = this.answer;
+    if (!answer) return;
+    answer.body = this.pieces ?? [];
+    this.end(null, answer);
+  }
 }

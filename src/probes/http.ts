@@ -6,7 +6,7 @@
 // signal; the URL is parsed and the request's bytes made once per endpoint. A check that asks for
 // more (its own method, headers, body or credentials, redirects, conditions on the body, the address
 // or the certificate) goes through http-request.ts.
-import { createHash } from 'node:crypto';
+import { createHash, hash } from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
 import {
@@ -21,7 +21,15 @@ import {
   type Placeholder,
 } from '../domain/conditions.js';
 import { fullUrl, type UrlParts } from '../domain/endpoint.js';
-import { exchange, firstHop, MAX_BODY_BYTES, type Cancel, type FirstHop } from './http-request.js';
+import {
+  exchange,
+  firstHop,
+  MAX_BODY_BYTES,
+  type Answer,
+  type Cancel,
+  type FirstHop,
+  type RequestSpec,
+} from './http-request.js';
 import type { EndpointPlugin, LivenessProbeFn, ProbeSettings, ProbeTarget } from './plugin.js';
 import { inspectTls } from './tls.js';
 import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
@@ -188,6 +196,8 @@ interface Plan {
   memo: BodyMemo | null;
   /** The full request's first hop, made on the first check (full checks only). */
   first: FirstHop | null;
+  /** The full request as the exchange takes it, made again when the URL or the credentials change. */
+  spec: RequestSpec | null;
 }
 
 const planOf = new WeakMap<ProbeSettings, Plan>();
@@ -215,6 +225,7 @@ function plan(c: ProbeSettings): Plan {
     domain: needs('DOMAIN_EXPIRATION'),
     memo: needs('BODY') ? bodyMemo() : null,
     first: null,
+    spec: null,
   };
   if (p.full) p.first = firstHop();
   planOf.set(c, p);
@@ -297,18 +308,30 @@ function full(
         0,
       ),
     );
+  let spec = p.spec;
+  if (spec === null || spec.url !== url || spec.auth !== auth)
+    p.spec = spec = {
+      url,
+      method: c.method ?? 'GET',
+      headers: c.headers ?? {},
+      body: c.body ?? null,
+      followRedirects: c.follow_redirects === true,
+      auth,
+      readBody: p.conditions.uses.has('BODY'),
+      first: p.first ?? undefined,
+    };
+  const request = spec;
   const timeoutMs = c.timeout_seconds * 1000;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
-  const readBody = p.conditions.uses.has('BODY');
   // As the plain check: one promise, one timer and no listener of its own on the caller's signal.
   return new Promise<ProbeOutcome>((resolve) => {
     let settled = false;
     let timedOut = false;
-    const cancel: Cancel = { reason: null, onCancel: null };
+    const cancel: Cancel = { reason: null, hop: null };
     const stop = (reason: unknown) => {
       cancel.reason = reason;
-      cancel.onCancel?.(reason);
+      cancel.hop?.abort(reason);
       fail(reason);
     };
     const timer = setTimeout(
@@ -338,48 +361,35 @@ function full(
     }
     if (parent.aborted) return fail(parent.reason);
     release = onAbort(parent, () => stop(parent.reason));
-    exchange(
-      {
-        url,
-        method: c.method ?? 'GET',
-        headers: c.headers ?? {},
-        body: c.body ?? null,
-        followRedirects: c.follow_redirects === true,
-        auth,
-        readBody,
-        cancel,
-        first: p.first ?? undefined,
-      },
-      deps,
-    ).then((a) => {
-      const ms = elapsed();
-      if (a.tooLarge)
-        return settle(
-          failure(
-            'condition',
-            `the body is longer than ${MAX_BODY_BYTES} bytes: conditions read at most that`,
-            ms,
-            a.status,
-          ),
-        );
-      settle(
-        judged(
-          p,
-          {
-            ...known,
-            STATUS: a.status,
-            RESPONSE_TIME: ms,
-            CONNECTED: true,
-            IP: a.ip,
-            ...(a.certificateMs !== null && { CERTIFICATE_EXPIRATION: a.certificateMs }),
-          },
-          ms,
-          a.status,
-          a.body && p.memo ? bodySource(a.body, p.memo) : undefined,
-        ),
-      );
-    }, fail);
+    exchange(request, cancel, deps, (err, a) => {
+      if (settled) return;
+      if (err) return fail(err);
+      settle(answered(p, a!, elapsed(), known));
+    });
   });
+}
+
+/** The outcome of an answer: the body's bound, then the conditions. */
+function answered(p: Plan, a: Answer, ms: number, known: ConditionContext): ProbeOutcome {
+  if (a.tooLarge)
+    return failure(
+      'condition',
+      `the body is longer than ${MAX_BODY_BYTES} bytes: conditions read at most that`,
+      ms,
+      a.status,
+    );
+  const context: ConditionContext =
+    a.certificateMs === null
+      ? { ...known, STATUS: a.status, RESPONSE_TIME: ms, CONNECTED: true, IP: a.ip }
+      : {
+          ...known,
+          STATUS: a.status,
+          RESPONSE_TIME: ms,
+          CONNECTED: true,
+          IP: a.ip,
+          CERTIFICATE_EXPIRATION: a.certificateMs,
+        };
+  return judged(p, context, ms, a.status, a.body && p.memo ? bodySource(a.body, p.memo) : undefined);
 }
 
 /**
@@ -389,13 +399,19 @@ function full(
  * (docs/benchmarks.md, "Figures quoted in the code").
  */
 function bodySource(pieces: Buffer[], memo: BodyMemo): BodySource {
-  const hash = createHash('sha256');
-  for (const piece of pieces) hash.update(piece);
   return {
     text: () => (pieces.length === 1 ? pieces[0] : Buffer.concat(pieces)).toString('utf8'),
-    digest: hash.digest('base64'),
+    digest: digestOf(pieces),
     memo,
   };
+}
+
+/** SHA-256 of the pieces as one text, without joining them: one call (no Hash object) for a body in one piece. */
+function digestOf(pieces: Buffer[]): string {
+  if (pieces.length === 1) return hash('sha256', pieces[0], 'base64');
+  const h = createHash('sha256');
+  for (const piece of pieces) h.update(piece);
+  return h.digest('base64');
 }
 
 /** Nothing known before the request: the context of a check whose conditions name no stored value. */
