@@ -1,11 +1,12 @@
 // http and https liveness. A plain check (GET, nothing else asked) is one GET to full_url on a fresh
 // connection (no agent, no keep-alive), redirects not followed, success when the status equals
 // expected_status_code or every condition holds. That request is written on a plain TCP (or TLS)
-// socket and only the status line is read: no http.ClientRequest, parser or stream objects per
-// check. Per check there is one promise, one timer and no listener of its own on the caller's
-// signal; the URL is parsed and the request's bytes made once per endpoint. A check that asks for
-// more (its own method, headers, body or credentials, redirects, conditions on the body, the address
-// or the certificate) goes through http-request.ts.
+// socket and only the status line is read: no http.ClientRequest or parser per check, and a plain
+// (unencrypted) socket reads into one buffer shared by every check (net's `onread`: no buffer
+// allocated per read, no readable-stream machinery). Per check there is one promise, one timer and
+// no listener of its own on the caller's signal; the URL is parsed and the request's bytes made
+// once per endpoint. A check that asks for more (its own method, headers, body or credentials,
+// redirects, conditions on the body, the address or the certificate) goes through http-request.ts.
 import { createHash, hash } from 'node:crypto';
 import net from 'node:net';
 import tls from 'node:tls';
@@ -90,11 +91,39 @@ const byStatus =
       ? { ok: true, responseTimeMs: ms, statusCode: status, error: null, reason: null }
       : failure('status', `HTTP ${status}, expected ${expected}`, ms, status);
 
-/** The status line at the head of a response: its code, or null when the bytes are not HTTP. */
-function statusOf(head: Buffer, end: number): number | null {
-  const m = /^HTTP\/\d(?:\.\d)? (\d{3})/.exec(head.toString('latin1', 0, Math.min(end, 64)));
-  return m ? Number(m[1]) : null;
+/**
+ * The status line at the head of a response (`HTTP/d[.d] ddd`, in the bytes before `end`): its code,
+ * or null when the bytes are not HTTP. Read from the bytes: no string per check.
+ */
+function statusOf(head: Uint8Array, end: number): number | null {
+  // "HTTP/", the major version, [".", the minor version], " ", three digits
+  if (end < 10 || head[0] !== 0x48 || head[1] !== 0x54 || head[2] !== 0x54 || head[3] !== 0x50 || head[4] !== 0x2f)
+    return null;
+  let i = 5;
+  if (!isDigit(head[i++]!)) return null;
+  if (head[i] === 0x2e) {
+    if (!isDigit(head[i + 1]!)) return null;
+    i += 2;
+  }
+  if (i + 4 > end || head[i] !== 0x20) return null;
+  let code = 0;
+  for (let k = i + 1; k < i + 4; k++) {
+    if (!isDigit(head[k]!)) return null;
+    code = code * 10 + head[k]! - 0x30;
+  }
+  return code;
 }
+
+const isDigit = (b: number) => b >= 0x30 && b <= 0x39;
+
+/** The most of a response's head looked at for its status line (bytes). */
+const MAX_HEAD = 8192;
+
+/**
+ * Where every plain socket of the HTTP check reads its bytes (net's `onread`): a read's callback
+ * looks at them, and copies what it keeps, before the event loop reads another socket into it.
+ */
+const READS = Buffer.allocUnsafe(MAX_HEAD);
 
 /** One GET on a new socket: resolves with the outcome once the status line is read (the socket is then closed). */
 function check(
@@ -133,11 +162,24 @@ function check(
     };
     if (parent.aborted) return fail(parent.reason);
     release = onAbort(parent, () => fail(parent.reason));
-    const onData = (chunk: Buffer) => {
-      head = head ? Buffer.concat([head, chunk]) : chunk;
-      const nl = head.indexOf(10);
-      if (nl < 0 && head.length < 8192) return;
-      const status = statusOf(head, nl < 0 ? head.length : nl);
+    // `n` bytes of `bytes` arrived (the shared READS buffer, or a TLS socket's chunk): judged once the
+    // status line is complete, or MAX_HEAD bytes came without one. Only a status line split over
+    // reads is copied.
+    const onBytes = (bytes: Buffer, n: number): void => {
+      let buf = bytes;
+      let len = n;
+      if (head) {
+        head = Buffer.concat([head, bytes.subarray(0, n)]);
+        buf = head;
+        len = head.length;
+      }
+      let nl = 0;
+      while (nl < len && buf[nl] !== 0x0a) nl++;
+      if (nl === len && len < MAX_HEAD) {
+        head ??= Buffer.from(bytes.subarray(0, n));
+        return;
+      }
+      const status = statusOf(buf, nl);
       if (status === null)
         return fail(Object.assign(new Error('Parse Error: not an HTTP response'), { code: 'HPE_INVALID_CONSTANT' }));
       settle(judge(status, elapsed()));
@@ -152,14 +194,26 @@ function check(
             ...(deps.ca ? { ca: deps.ca } : {}),
             ALPNProtocols: ['http/1.1'],
           })
-        : net.connect({ host: addr.address, port: p.port });
+        : net.connect({
+            host: addr.address,
+            port: p.port,
+            onread: {
+              buffer: READS,
+              callback: (n: number, buf: Uint8Array) => {
+                onBytes(buf as Buffer, n);
+                return true;
+              },
+            },
+          });
       sock = s;
       // TLS writes its handshake's last flight and the request back to back: no Nagle delay between
       // them. A plain request is one write, which Nagle never holds back.
-      if (p.secure) s.setNoDelay(true);
+      if (p.secure) {
+        s.setNoDelay(true);
+        // Raw bytes (no string decoder): only the status line is looked at.
+        s.on('data', (chunk: Buffer) => onBytes(chunk, chunk.length));
+      }
       s.once(p.secure ? 'secureConnect' : 'connect', () => s.write(p.request));
-      // Raw bytes (no string decoder): only the status line is looked at.
-      s.on('data', onData);
       s.on('error', fail);
       // Closed before a status line: what node:http calls "socket hang up".
       s.on('close', () => fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));

@@ -1,4 +1,5 @@
 import t from 'tap';
+import net from 'node:net';
 import { createResolver } from '../../src/net/resolve.js';
 import { probeHttp } from '../../src/probes/http.js';
 import { pluginOf } from '../../src/probes/registry.js';
@@ -290,4 +291,62 @@ t.test('a shared signal aborting cancels every probe waiting on it, and only tho
   t.same(new Set(outcomes.map((o) => o.reason)), new Set(['cancelled']));
   const late = await probeHttp({ url, timeoutMs: 2000, expectedStatus: 200 }, deps, shutdown.signal);
   t.equal(late.reason, 'cancelled', 'a probe started on an aborted signal is cancelled at once');
+});
+
+t.test('http: the status line read from raw bytes, whole or in pieces, by several checks at once', async (t) => {
+  // A server that answers each connection with the pieces of the first request line's path
+  // (`/a|b|c`: "a", then "b" 30 ms later, ...), then closes.
+  const server = net.createServer((sock) => {
+    sock.once('data', (d) => {
+      const path = decodeURIComponent(/^GET (\S+)/.exec(d.toString('latin1'))![1]!.slice(1));
+      const pieces = path.split('|');
+      const next = () => {
+        const piece = pieces.shift();
+        if (piece === undefined) return void sock.end();
+        sock.write(Buffer.from(piece, 'latin1'));
+        setTimeout(next, 30);
+      };
+      next();
+    });
+    sock.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  t.teardown(() => new Promise<void>((r) => server.close(() => r())));
+  const { port } = server.address() as net.AddressInfo;
+  const deps = { resolver: createResolver([]) };
+  const check = (answer: string, expectedStatus = 200) =>
+    probeHttp(
+      { url: `http://127.0.0.1:${port}/${encodeURIComponent(answer)}`, timeoutMs: 2000, expectedStatus },
+      deps,
+      never,
+    );
+  const outcomes = await Promise.all([
+    check('HTTP/1.1 200 OK\r\n\r\n'),
+    check('HTTP/1.1 2|04 No Content\r\n\r\n', 204),
+    check('HTT|P/1.0 503 Unavailable|\r\nx: y\r\n\r\n'),
+    check('HTTP/1 200\r\n'),
+    check('HTTP/2 418\n'),
+    check('SSH-2.0-OpenSSH_9.6\r\n'),
+    check('HTTP/1.1 20'),
+    check('HTTP/1.x 200 OK\r\n'),
+    check(`HTTP/1.1 200 ${'x'.repeat(9000)}`),
+    check('x'.repeat(9000)),
+  ]);
+  t.same(
+    outcomes.map((o) => [o.ok, o.statusCode, o.reason]),
+    [
+      [true, 200, null],
+      [true, 204, null],
+      [false, 503, 'status'],
+      [true, 200, null],
+      [false, 418, 'status'],
+      [false, null, 'error'],
+      [false, null, 'reset'],
+      [false, null, 'error'],
+      [true, 200, null],
+      [false, null, 'error'],
+    ],
+  );
+  t.match(outcomes[5]!.error, /not an HTTP response/);
+  t.match(outcomes[7]!.error, /not an HTTP response/);
 });
