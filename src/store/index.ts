@@ -4,7 +4,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { DB } from './schema.js';
 import { openConnection, type Connection, type OpenOptions } from './db.js';
-import { startCheckpointer, type Checkpointer } from './checkpointer.js';
+import { startCheckpointer, type Checkpointer, type CheckpointOptions } from './checkpointer.js';
 import { groupCommit } from './group-commit.js';
 import { metaRepo, teamsRepo, tokensRepo, usersRepo } from './repos/teams.js';
 import { portfoliosRepo } from './repos/portfolios.js';
@@ -123,7 +123,7 @@ export interface Store extends Repos {
   /** PostgreSQL's connection pool (connections in use, idle, and requests waiting for one); null on SQLite. */
   pool(): { inUse: number; idle: number; waiting: number } | null;
   /** WAL checkpoints on a worker thread instead of inside commits (the daemon); null for an in-memory database. */
-  backgroundCheckpoints(opts?: { intervalMs?: number; onError?: (message: string) => void }): Checkpointer | null;
+  backgroundCheckpoints(opts?: CheckpointOptions): Checkpointer | null;
   /**
    * The locks of the jobs one node runs at a time (retention, digests, sweep, RDAP bootstrap): advisory
    * locks on a dedicated connection on PostgreSQL, always held on SQLite (singletons.ts).

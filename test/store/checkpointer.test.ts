@@ -11,6 +11,26 @@ import { sql } from 'kysely';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
+/** A domain row of about a kilobyte: a few of them fill a WAL page. */
+const domainRow = (teamId: string, i: number) => ({
+  id: `d${i}`,
+  team_id: teamId,
+  domain: `n${i}.example.com`,
+  portfolio_id: null,
+  notes: 'x'.repeat(800),
+  is_verified: false,
+  verified_at: null,
+  verification_token: `dommon-verify-${i}`,
+  health_score: null,
+  health_grade: null,
+  overall_status: null,
+  exposure_monitoring_enabled: false,
+  expiry_override: null,
+  dkim_selectors: [],
+  created_at: NOW,
+  updated_at: NOW,
+});
+
 t.test('a worker thread checkpoints what the daemon connection commits', async (t) => {
   const dir = tempDir();
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -28,24 +48,7 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
 
   // ~3,000 pages of WAL: past the 1,000-page threshold where a commit would have checkpointed itself.
   for (let i = 0; i < 3000; i++) {
-    await store.domains.insert({
-      id: `d${i}`,
-      team_id: team.id,
-      domain: `n${i}.example.com`,
-      portfolio_id: null,
-      notes: 'x'.repeat(800),
-      is_verified: false,
-      verified_at: null,
-      verification_token: `dommon-verify-${i}`,
-      health_score: null,
-      health_grade: null,
-      overall_status: null,
-      exposure_monitoring_enabled: false,
-      expiry_override: null,
-      dkim_selectors: [],
-      created_at: NOW,
-      updated_at: NOW,
-    });
+    await store.domains.insert(domainRow(team.id, i));
   }
   const walPages = fs.statSync(`${file}-wal`).size / 4096;
   t.ok(walPages > 2000, `no commit checkpointed: the WAL holds every page written (${Math.round(walPages)} pages)`);
@@ -68,6 +71,50 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
   await cp.stop();
   t.equal(await autocheckpoint(), 1000, 'stop() gives the connection its automatic checkpoint back');
   t.equal(await cp.stop(), undefined, 'stop() twice is harmless');
+});
+
+t.test('the worker checkpoints once enough frames wait, or once they have waited long enough', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'dommon.db');
+  const store = await openStore(file);
+  t.teardown(() => store.close());
+  const team = await store.teams.create('ops', NOW);
+  const domains = async (from: number, n: number) => {
+    for (let i = from; i < from + n; i++) await store.domains.insert(domainRow(team.id, i));
+  };
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  const until = async (ok: () => boolean, ms: number) => {
+    for (const end = Date.now() + ms; !ok() && Date.now() < end;) await sleep(10);
+  };
+  // By age: looks every 20 ms, checkpoints once frames waited 1 s.
+  const cp = store.backgroundCheckpoints({ intervalMs: 20, frames: 1e9, maxAgeMs: 1000 })!;
+  await cp.now(); // what opening the store wrote
+  const idle = cp.stats.runs;
+  await domains(0, 5);
+  const written = Date.now();
+  await sleep(300);
+  t.equal(cp.stats.runs, idle, 'a few frames waiting a short while: no checkpoint yet');
+  await until(() => cp.stats.runs > idle, 5000);
+  t.equal(cp.stats.runs, idle + 1, 'once they waited maxAgeMs: one checkpoint');
+  t.ok(Date.now() - written >= 1000, 'not before');
+  t.equal(cp.stats.lastCheckpointed, cp.stats.lastLog, 'which copied every frame back');
+  await sleep(300);
+  t.equal(cp.stats.runs, idle + 1, 'nothing waiting: no checkpoint');
+  t.equal(cp.stats.failures, 0);
+  await cp.stop();
+
+  // By count: 300 frames (and no age limit to speak of).
+  const byCount = store.backgroundCheckpoints({ intervalMs: 20, frames: 300, maxAgeMs: 600_000 })!;
+  t.teardown(() => byCount.stop());
+  await domains(5, 5);
+  await sleep(300);
+  t.equal(byCount.stats.runs, 0, 'a few frames: none');
+  await domains(10, 400);
+  await until(() => byCount.stats.runs > 0, 5000);
+  t.ok(byCount.stats.runs >= 1, 'past the count: a checkpoint');
+  t.ok(byCount.stats.lastLog >= 300, `the WAL held them (${byCount.stats.lastLog} frames)`);
+  t.equal(byCount.stats.failures, 0);
 });
 
 t.test('an in-memory store has no checkpointer', async (t) => {
