@@ -34,8 +34,10 @@ t.test(
   'as the server checks them (each added when first asked for), every schema compiles with the ones it references',
   async (t) => {
     const schemas = loadSchemas();
+    const referring = Object.keys(schemas).filter((id) => JSON.stringify(schemas[id]).includes('"$ref"'));
+    t.ok(referring.length > 30, `${referring.length} schemas reference others`);
     // A fresh validator per schema: one that already holds another schema's references would hide a missed one.
-    for (const id of Object.keys(schemas)) t.doesNotThrow(() => createValidator(schemas).check(id, {}), id);
+    for (const id of referring) t.doesNotThrow(() => createValidator(schemas).check(id, {}), id);
     t.throws(
       () => createValidator({ Lone: { $id: 'Lone', $ref: 'Missing' } }).check('Lone', {}),
       /can't resolve reference Missing/,
