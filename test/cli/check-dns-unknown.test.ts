@@ -80,7 +80,7 @@ for (const mode of ['drops every query', 'answers SERVFAIL', 'nothing listens'] 
       t.equal(sec.details.security_score, null);
       t.match((sec.details.lookup_errors as Record<string, string>).spf, cause);
       t.equal(sec.status, 'warning', 'nothing known, nothing failed');
-      t.not(r.exit_code, 2);
+      t.equal(r.exit_code, 1, 'a warning, not critical');
       // The grade is the registration's alone (400 days out: 100), and says what was left out and why.
       t.match(target.health, { score: 100, grade: 'A' });
       const why = Object.fromEntries(target.health.reasons.map((x) => [x.input, x]));
@@ -91,6 +91,10 @@ for (const mode of ['drops every query', 'answers SERVFAIL', 'nothing listens'] 
       if (mode === 'drops every query')
         t.ok(Date.now() - started < 30_000, 'DKIM stops asking once the resolver does not answer');
 
+      // The command line's process, with its exit code and JSON, once: where the resolver drops every
+      // query (the process must still end, its queries given up). The other two ways are the same
+      // engine's report, asserted above, through the same process.
+      if (mode !== 'drops every query') return;
       await ensureBuilt();
       const out = await cli(['check', 'mail.com', '--checks', 'registration,dns-security', '--json'], { env });
       t.equal(out.code, 1, out.stderr);

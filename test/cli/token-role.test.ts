@@ -50,24 +50,30 @@ for (const engine of ['sqlite', 'postgres'] as const)
       const expires = Date.parse(scoped.json.expires_at);
       t.ok(expires >= before + 90 * DAY && expires <= Date.now() + 90 * DAY, `90d from now: ${scoped.json.expires_at}`);
 
-      const [dated, tooHigh, past, garbage, badRole] = await Promise.all([
+      const [dated, tooHigh] = await Promise.all([
         run('--json', 'token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--expires', '2099-01-31'),
         run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--role', 'owner'),
-        run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--expires', '2001-01-01T00:00:00Z'),
-        run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--expires', '90'),
-        run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--role', 'admin'),
       ]);
       t.equal(dated.code, 0, dated.stderr);
       t.match(dated.json, { role: null, expires_at: '2099-01-31T00:00:00.000Z' }, 'a date alone: its midnight UTC');
       t.equal(tooHigh.code, 1, 'a role above the user: refused');
       t.match(tooHigh.stderr, /^dommon: a token's role cannot be higher than its user's: ed@example\.com is editor/);
       t.equal(tooHigh.stdout, '');
-      t.equal(past.code, 2, 'an expiry in the past: invalid');
-      t.match(past.stderr, /not in the future/);
-      t.equal(garbage.code, 2, 'a number without a unit is neither a duration nor a date');
-      t.match(garbage.stderr, /neither a duration \(such as 90d/);
-      t.equal(badRole.code, 2);
-      t.match(badRole.stderr, /"admin" is not a role/);
+      // --expires and --role are read before the database is opened: the refusals of what they say are
+      // the same process on either engine, so they run on SQLite only.
+      if (engine === 'sqlite') {
+        const [past, garbage, badRole] = await Promise.all([
+          run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--expires', '2001-01-01T00:00:00Z'),
+          run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--expires', '90'),
+          run('token', 'create', '--team', 'ops', '--user', 'ed@example.com', '--role', 'admin'),
+        ]);
+        t.equal(past.code, 2, 'an expiry in the past: invalid');
+        t.match(past.stderr, /not in the future/);
+        t.equal(garbage.code, 2, 'a number without a unit is neither a duration nor a date');
+        t.match(garbage.stderr, /neither a duration \(such as 90d/);
+        t.equal(badRole.code, 2);
+        t.match(badRole.stderr, /"admin" is not a role/);
+      }
 
       // The team's last owner can be neither demoted nor removed (409 LAST_OWNER: the conflict exit code, 4).
       const [demote, remove] = await Promise.all([
