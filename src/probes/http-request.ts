@@ -197,6 +197,13 @@ function send(out: Outgoing, method: string, spec: RequestSpec, cancel: Cancel, 
   );
 }
 
+/**
+ * Where every plain (unencrypted) socket of the full check reads its bytes (net's `onread`: no buffer
+ * allocated per read, no readable-stream machinery); a read's callback frames them, and copies what
+ * it keeps, before the event loop reads another socket into it.
+ */
+const READS = Buffer.allocUnsafe(64 * 1024);
+
 const hangUp = () => Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 
 /** One hop's state: its socket, the answer as it is framed, the body's pieces when the conditions read it. */
@@ -231,16 +238,22 @@ class Hop extends ResponseFramer {
           ...(this.deps.ca ? { ca: this.deps.ca } : {}),
           ALPNProtocols: ['http/1.1'],
         })
-      : net.connect({ host: addr.address, port });
+      : net.connect({
+          host: addr.address,
+          port,
+          onread: {
+            buffer: READS,
+            callback: (n: number, buf: Uint8Array) => {
+              this.read(buf as Buffer, n);
+              return true;
+            },
+          },
+        });
     this.socket = socket;
     // The head and the body of the request back to back, as one write after the handshake.
     socket.setNoDelay(true);
     socket.once(secure ? 'secureConnect' : 'connect', () => socket.write(request));
-    socket.on('data', (chunk: Buffer) => {
-      if (this.ended) return;
-      const err = this.execute(chunk);
-      if (err) this.end(err, null);
-    });
+    if (secure) socket.on('data', (chunk: Buffer) => this.read(chunk, chunk.length));
     socket.on('error', (err: Error) => this.end(err, null));
     // The server closed: the end of a body read to the close, else an answer cut short.
     socket.on('end', () => {
@@ -252,6 +265,13 @@ class Hop extends ResponseFramer {
     socket.on('close', () => {
       if (!this.ended) this.end(hangUp(), null);
     });
+  }
+
+  /** The first `n` bytes of `bytes` came (READS, or a TLS socket's chunk). */
+  private read(bytes: Buffer, n: number): void {
+    if (this.ended) return;
+    const err = this.execute(bytes, n);
+    if (err) this.end(err, null);
   }
 
   abort(reason: unknown): void {
@@ -307,7 +327,10 @@ class Hop extends ResponseFramer {
       this.answer!.tooLarge = true;
       return this.end(null, this.answer);
     }
-    (this.pieces ??= []).push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+    // A copy: the bytes may be READS, which the next read of any socket overwrites.
+    const piece = Buffer.allocUnsafeSlow(to - from);
+    chunk.copy(piece, 0, from, to);
+    (this.pieces ??= []).push(piece);
   }
 
   protected onComplete(): void {

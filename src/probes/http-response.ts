@@ -93,7 +93,7 @@ export abstract class ResponseFramer {
 
   /** The head of the final (not 1xx) answer: READ_ON or STOP. */
   protected abstract onHead(): number;
-  /** A piece of the body: bytes [from, to) of chunk. */
+  /** A piece of the body: bytes [from, to) of chunk (valid during the call only). */
   protected abstract onBody(chunk: Buffer, from: number, to: number): void;
   /** The final answer is complete. */
   protected abstract onComplete(): void;
@@ -103,9 +103,12 @@ export abstract class ResponseFramer {
     this.state = DONE;
   }
 
-  /** Reads the bytes of one read from the socket; an Error when they are not a well-formed answer. */
-  execute(chunk: Buffer): Error | null {
-    const end = chunk.length;
+  /**
+   * Reads the bytes of one read from the socket (the first `end` of `chunk`); an Error when they are
+   * not a well-formed answer. `chunk` may be a buffer every read goes into: nothing is kept of it
+   * past the call but copies (onBody's receiver copies what it keeps).
+   */
+  execute(chunk: Buffer, end = chunk.length): Error | null {
     let at = 0;
     this.pause = false;
     try {
@@ -123,11 +126,12 @@ export abstract class ResponseFramer {
           continue;
         }
         const head = state === STATUS_LINE || state === HEADER;
-        const nl = chunk.indexOf(LF, at);
+        let nl = chunk.indexOf(LF, at);
+        // Past `end` lie the bytes of an earlier read of a shared buffer: not this one's.
+        if (nl >= end) nl = -1;
         if (nl < 0) {
-          // A read's buffer is its own (never reused by the socket): the rest is kept as a view of it.
-          const rest = chunk.subarray(at);
-          this.partial = this.partial ? Buffer.concat([this.partial, rest]) : rest;
+          const rest = chunk.subarray(at, end);
+          this.partial = this.partial ? Buffer.concat([this.partial, rest]) : Buffer.from(rest);
           if (head) this.headBytes += end - at;
           at = end;
           break;

@@ -418,7 +418,14 @@ function full(
     exchange(request, cancel, deps, (err, a) => {
       if (settled) return;
       if (err) return fail(err);
-      settle(answered(p, a!, elapsed(), known));
+      // Called from the socket's read: a throw here would end no check, so it fails this one.
+      let o: ProbeOutcome;
+      try {
+        o = answered(p, a!, elapsed(), known);
+      } catch (e) {
+        return fail(e);
+      }
+      settle(o);
     });
   });
 }

@@ -261,3 +261,43 @@ t.test('one framer per answer: nothing of one answer reaches the next', async (t
   a.execute(b('HTTP/1.1 500 Later\r\ncontent-length: 1\r\n\r\nx'));
   t.same([a.heads, a.out.status, a.out.body], [1, 302, 'abc'], 'bytes after the answer are not read');
 });
+
+t.test(
+  'reads into one shared buffer: what a framer keeps is its own, stale bytes past a read are not read',
+  async (t) => {
+    // As the probe's plain sockets read: every read of every socket into one buffer, `n` bytes each.
+    const shared = Buffer.alloc(256, '\n');
+    const feed = (r: Recorder, text: string) => {
+      shared.fill('\n');
+      const n = shared.write(text, 'latin1');
+      // Whatever was in the buffer before (here line feeds) stays past the read's `n` bytes.
+      return r.execute(shared, n);
+    };
+    const a = new Recorder(false);
+    const c = new Recorder(false);
+    feed(a, 'HTTP/1.1 200 OK\r\ncontent-le');
+    feed(c, 'HTTP/1.1 404 Not Found\r\ntransfer-encoding: chunked\r\n\r\n5\r\nno');
+    feed(a, 'ngth: 6\r\nx-y: z\r\n\r\nhel');
+    feed(c, 'ne!\r\n0\r\n\r\n');
+    feed(a, 'lo!');
+    t.same(a.out, {
+      status: 200,
+      contentLength: '6',
+      location: undefined,
+      body: 'hello!',
+      complete: true,
+      error: null,
+    });
+    t.same(c.out, {
+      status: 404,
+      contentLength: undefined,
+      location: undefined,
+      body: 'none!',
+      complete: true,
+      error: null,
+    });
+    const d = new Recorder(false);
+    feed(d, 'HTTP/1.1 200 OK');
+    t.same([d.out.status, d.out.error], [null, null], 'a status line without its end waits for the next read');
+  },
+);
