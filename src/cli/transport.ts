@@ -1,10 +1,7 @@
-// Resource commands speak the Public API: in-process on the local database, or to a daemon with --remote.
-// A remote request goes through node:http or node:https: Node's fetch compiles its own undici, the
-// WHATWG streams and the llhttp WebAssembly parser at its first request, ~110 ms of CPU (more than
-// the rest of a --remote command) against ~10 ms (docs/benchmarks.md).
-import http from 'node:http';
-import https from 'node:https';
+// Resource commands speak the Public API: in-process on the local database, or to a daemon with --remote
+// (through node:http or node:https, not Node's fetch: http.ts).
 import type { CliContext } from './context.js';
+import { httpSend, keepAliveAgent, type HttpAnswer } from './http.js';
 import { UsageError } from './output.js';
 
 export interface Transport {
@@ -32,19 +29,23 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
   const { remoteUrl, remoteToken } = ctx.config;
   if (!remoteUrl) return (await import('../app.js')).openLocalApi(ctx.config, ctx.opts.team);
   if (!remoteToken) throw new UsageError('--remote needs --token (or DOMMON_TOKEN)');
-  const secure = new URL(remoteUrl).protocol === 'https:';
   // One kept-alive connection for a command's requests (an import sends many); idle, it does not keep
   // the process alive (Node unrefs an agent's free sockets), and close() ends it.
-  const agent = secure ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
+  const agent = keepAliveAgent(remoteUrl);
   return {
     async request(method, path, body, opts) {
-      let answer: { status: number; location: string | undefined; text: string };
+      let answer: HttpAnswer;
       try {
-        answer = await send(secure ? https : http, agent, remoteUrl + path, {
+        answer = await httpSend(remoteUrl + path, {
           method,
-          headers: { accept: '*/*', authorization: `Bearer ${remoteToken}` },
+          headers: {
+            accept: '*/*',
+            authorization: `Bearer ${remoteToken}`,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           body: body === undefined ? undefined : JSON.stringify(body),
           timeoutMs: opts?.timeoutMs ?? 30_000,
+          agent,
         });
       } catch (err) {
         throw new Error(`cannot reach ${remoteUrl}: ${(err as Error).message}`);
@@ -68,44 +69,6 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
       agent.destroy();
     },
   };
-}
-
-/**
- * One request; the answer's status, Location and body. Rejects with the socket's error (ECONNREFUSED,
- * ENOTFOUND, a TLS failure) or, after `timeoutMs` (the whole exchange), a timeout.
- */
-function send(
-  client: typeof http | typeof https,
-  agent: http.Agent,
-  url: string,
-  o: { method: string; headers: Record<string, string>; body?: string; timeoutMs: number },
-): Promise<{ status: number; location: string | undefined; text: string }> {
-  return new Promise((resolve, reject) => {
-    const headers =
-      o.body === undefined
-        ? o.headers
-        : { ...o.headers, 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(o.body)) };
-    const req = client.request(url, { method: o.method, headers, agent }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', fail);
-      res.on('end', () => {
-        clearTimeout(timer);
-        resolve({
-          status: res.statusCode ?? 0,
-          location: res.headers.location,
-          text: Buffer.concat(chunks).toString('utf8'),
-        });
-      });
-    });
-    const timer = setTimeout(() => req.destroy(new Error(`no answer within ${o.timeoutMs} ms`)), o.timeoutMs);
-    function fail(err: Error) {
-      clearTimeout(timer);
-      reject(err);
-    }
-    req.on('error', fail);
-    req.end(o.body);
-  });
 }
 
 /**

@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Command } from 'commander';
+import { httpSend } from '../http.js';
 import { run } from '../run.js';
 import { UsageError } from '../output.js';
 import { addOptions, convert, withExamples, type OptSpec } from '../spec.js';
@@ -53,20 +54,20 @@ async function ping(url: string, timeoutMs: number, body?: string): Promise<void
   for (let attempt = 0; attempt <= RETRY_WAITS_MS.length; attempt++) {
     if (attempt) await new Promise((r) => setTimeout(r, RETRY_WAITS_MS[attempt - 1]));
     try {
-      const r = await fetch(url, {
+      // node:http, not fetch (../http.ts); a redirect is not followed (as `curl -fsS` does not).
+      const r = await httpSend(url, {
         method: body === undefined ? 'GET' : 'POST',
         body,
         headers: body === undefined ? {} : { 'content-type': 'text/plain; charset=utf-8' },
-        signal: AbortSignal.timeout(timeoutMs),
+        timeoutMs,
       });
-      await r.arrayBuffer().catch(() => undefined);
-      if (r.ok) return;
+      if (r.status >= 200 && r.status < 300) return;
       last = `HTTP ${r.status}`;
       // A key the server does not know is not retried: it will not know it a second later.
       if (r.status === 404) break;
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string; message?: string } };
-      last = e.cause?.code ?? e.cause?.message ?? e.message;
+      const e = err as Error & { code?: string };
+      last = e.code ?? e.message;
     }
   }
   // The key is cut as in the server's log.
