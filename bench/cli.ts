@@ -1,12 +1,13 @@
 // bench/cli: how long one `dommon` command takes from start to exit (what a cron job or a script pays
 // on every call), on a fresh SQLite data directory with a few tokens and domains: wall time, and the
-// CPU time (user + system) the process reports as it exits, which a busy machine changes less. The
-// commands run in turn (round robin, so a change of the machine's load touches each alike); `node -e 0`
+// CPU time (user + system) the process reports as it exits, which a busy machine changes less. One
+// command talks to a daemon (`serve` of the same build on a data directory of its own, with the same
+// domains, every outside service pointed at a closed loopback port) with --remote. The commands run in turn (round robin, so a change of the machine's load touches each alike); `node -e 0`
 // is the floor any command pays. Prints one JSON line per command, then a markdown table and the load
 // average.
 // Usage: npm run build && npm run bench:cli -- [--runs 20] [--bin bin/dommon.js]
 //   --bin: another build of the CLI (e.g. an older checkout's bin/dommon.js) to compare with
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,14 +25,46 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-cli-'));
 const env = { PATH: process.env.PATH, HOME: process.env.HOME, DOMMON_DATA_DIR: dir };
 
 function dommon(...argv: string[]): string {
-  const r = spawnSync(process.execPath, [bin, ...argv], { env, encoding: 'utf8' });
+  return dommonIn(env, ...argv);
+}
+
+function dommonIn(e: NodeJS.ProcessEnv, ...argv: string[]): string {
+  const r = spawnSync(process.execPath, [bin, ...argv], { env: e, encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`dommon ${argv.join(' ')}: exit ${r.status}: ${r.stderr}`);
   return r.stdout;
 }
 
 // A small installation: one team, three tokens, five domains.
 for (const name of ['ci', 'cron', 'ops']) dommon('token', 'create', '--team', 'ops', '--name', name);
-for (const d of ['alpha.test', 'beta.test', 'gamma.test', 'delta.test', 'epsilon.test']) dommon('domains', 'add', d);
+const DOMAINS = ['alpha.test', 'beta.test', 'gamma.test', 'delta.test', 'epsilon.test'];
+for (const d of DOMAINS) dommon('domains', 'add', d);
+
+// The daemon for --remote: its own data directory (one writer per SQLite file), no outside service.
+const daemonDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dommon-bench-cli-daemon-'));
+const closed = '127.0.0.1:9';
+const daemonEnv = {
+  ...env,
+  DOMMON_DATA_DIR: daemonDir,
+  DOMMON_DNS_SERVERS: closed,
+  DOMMON_RDAP_URL: `http://${closed}/`,
+  DOMMON_WHOIS_SERVER: closed,
+  DOMMON_IANA_WHOIS: closed,
+};
+const token = dommonIn(daemonEnv, 'token', 'create', '--team', 'ops').trim();
+for (const d of DOMAINS) dommonIn(daemonEnv, 'domains', 'add', d);
+const daemon = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
+  env: daemonEnv,
+  stdio: ['ignore', 'pipe', 'ignore'],
+});
+const url = await new Promise<string>((resolve, reject) => {
+  let out = '';
+  daemon.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+    const m = /listening on (http:\/\/\S+)/.exec(out);
+    if (m) resolve(m[1]!);
+  });
+  daemon.once('exit', (code) => reject(new Error(`dommon serve exited ${code}: ${out}`)));
+});
 
 // Each process writes its CPU time (process.cpuUsage(), from its start) to fd 3 as it exits.
 const cpuHook = `data:text/javascript,${encodeURIComponent(
@@ -44,6 +77,10 @@ const commands: { name: string; argv: () => string[] }[] = [
   { name: 'dommon token list', argv: () => [bin, 'token', 'list'] },
   { name: 'dommon domains list --json', argv: () => [bin, 'domains', 'list', '--json'] },
   { name: 'dommon domains add', argv: () => [bin, 'domains', 'add', `bench-${++added}.test`] },
+  {
+    name: 'dommon --remote URL domains list --json',
+    argv: () => [bin, '--remote', url, '--token', token, 'domains', 'list', '--json'],
+  },
 ];
 
 /** One run: wall ms from spawn to exit, CPU ms the process used. */
@@ -72,7 +109,11 @@ for (let i = 0; i < runs; i++) {
   }
 }
 const loadAfter = os.loadavg();
+const stopped = new Promise((r) => daemon.once('exit', r));
+daemon.kill('SIGTERM');
+await stopped;
 fs.rmSync(dir, { recursive: true, force: true });
+fs.rmSync(daemonDir, { recursive: true, force: true });
 
 const rows = commands.map((c) => {
   const { wall, cpu } = times.get(c.name)!;
