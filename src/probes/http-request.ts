@@ -81,7 +81,7 @@ export interface Answer {
 }
 
 /** How an exchange ends: with the last answer, or with the error that stopped it (answer null). */
-export type Done = (err: Error | null, answer: Answer | null) => void;
+type Done = (err: Error | null, answer: Answer | null) => void;
 
 /** A refused redirect, reported as the check's error. */
 class RedirectError extends Error {

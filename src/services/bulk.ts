@@ -62,7 +62,7 @@ export const bulkCreate =
     bulk(items, (i) => create(teamId, parse(i)));
 
 /** One item of a service's createMany: what was made, or the service error that refused it. */
-export type ManyOutcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
+type ManyOutcome<T> = { ok: true; value: T } | { ok: false; error: ServiceError };
 
 /**
  * A bulk create through the service's createMany: the items `parse` accepts are made in one
