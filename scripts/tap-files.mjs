@@ -13,7 +13,12 @@
 // runner). An app-starting file then costs about a third less CPU (docs/testing.md).
 // `npx tap test/x.test.ts` for one file is unchanged.
 //
-// Usage: node scripts/tap-files.mjs [--jobs=N] [file or folder ...]  (default: every test file)
+// Small files share a process: a group of files of one folder runs in one `node` process, one file after
+// another, each as a subtest named by its path (scripts/tap-group.mjs), so that Node's start and the
+// loading of the app's modules are paid once per group instead of once per file (docs/testing.md).
+//
+// Usage: node scripts/tap-files.mjs [--jobs=N] [--alone] [file or folder ...]  (default: every test file;
+// --alone: every file in a process of its own)
 import { build } from 'esbuild';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -96,6 +101,27 @@ const TEST_EXTERNALS = [
 /** Per file, its latest run's `{ wallMs, cpuMs, childCpuMs }` (scripts/tap-cpu.mjs records them). */
 const TIMES = path.join(ROOT, '.tap/times.json');
 
+/** What the test files' `tap` imports resolve to (scripts/tap-group.mjs). */
+const TAP_GROUP = pathToFileURL(path.join(ROOT, 'scripts/tap-group.mjs')).href;
+
+/**
+ * A test file that must have a process of its own says so on a line of its own, with its reason:
+ * `// tap-files: alone (sets process.env for the files after it)`. Reasons: it sets process.env or
+ * other process-wide state that later files would inherit, counts what the whole process saw (the
+ * OpenAPI answers seen so far), installs process handlers, or its timing assertions need the process
+ * fresh.
+ */
+const ALONE = /^\/\/ tap-files: alone\b/m;
+/** The PostgreSQL re-runs of other files: they set DOMMON_TEST_ENGINE, all to the same value. */
+const PG_RERUN = /^\s*process\.env\.DOMMON_TEST_ENGINE = 'postgres';$/m;
+/**
+ * A group is cut before it would exceed either bound: its files' expected wall times added up (a group
+ * is one lane of the `--jobs` lanes and must not be the run's long tail), and how many files it holds.
+ * A file expected to take half the wall bound or more runs alone: its start is a small part of its cost.
+ */
+const GROUP_WALL_MS = 30_000;
+const GROUP_FILES = 12;
+
 /** Every test file under `dir` (relative to the project), sorted. */
 function testFiles(dir) {
   return fs
@@ -111,10 +137,12 @@ function testFiles(dir) {
 }
 
 let jobs = 3;
+let alone = false;
 const named = [];
 for (const arg of process.argv.slice(2)) {
   const j = /^--jobs=(\d+)$/.exec(arg);
   if (j) jobs = Number(j[1]);
+  else if (arg === '--alone') alone = true;
   else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
   else named.push(arg);
 }
@@ -134,12 +162,85 @@ try {
 } catch {
   // no run recorded yet
 }
-if (Object.keys(times).length) {
-  const wall = (f) => times[f]?.wallMs ?? Infinity;
-  files.sort((a, b) => wall(b) - wall(a) || a.localeCompare(b));
+const recorded = Object.keys(times).length > 0;
+
+/**
+ * A file's expected wall time (ms): its last recorded one; else (a clean clone, a new file) a guess
+ * from what it starts (the medians recorded on the busy development machine, load 10-17: 14 s, 8.6 s
+ * and 1.4 s; less on a quiet one): a file in `SLOW_FIRST` as long, one that runs `dommon` commands or
+ * daemons (test/support/cli.ts, spawn-dommon.ts) 12 s, one that starts the app in-process or a browser
+ * 5 s, any other 2 s; a PostgreSQL re-run twice the file it runs again.
+ */
+function expectedMs(file) {
+  if (times[file]) return times[file].wallMs;
+  if (SLOW_FIRST.includes(file)) return GROUP_WALL_MS;
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  const rerun = PG_RERUN.test(text) && /await import\('(\.\.\/[\w/-]+\.test)\.js'\)/.exec(text);
+  if (rerun) {
+    const original = path.posix.join(path.posix.dirname(file), rerun[1]);
+    for (const ext of ['.ts', '.tsx'])
+      if (fs.existsSync(path.join(ROOT, original + ext))) return 2 * expectedMs(original + ext);
+  }
+  if (/support\/(?:cli|spawn-dommon)\.js'/.test(text)) return 12_000;
+  if (/support\/(?:app|browser)\.js'/.test(text)) return 5_000;
+  return 2_000;
+}
+
+/**
+ * Which files may share a process, by key: a file's folder, the PostgreSQL re-runs apart from the rest
+ * of test/pg/ (a re-run imports the file it runs again, which must then not have run in that process);
+ * null for a file that runs alone.
+ */
+function groupKey(file) {
+  if (expectedMs(file) * 2 >= GROUP_WALL_MS) return null;
+  const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+  if (ALONE.test(text)) return null;
+  // A file's `t` is its subtest only through the default import (a named one would be tap's root).
+  const imports = text.match(/^import [^;]*? from 'tap';$/gm) ?? [];
+  if (!imports.every((i) => /^import (?:t|t, \{ type \w+ \}|type \{[^}]*\}) from 'tap';$/.test(i))) return null;
+  const dir = path.posix.dirname(file);
+  return PG_RERUN.test(text) ? `${dir}/ re-runs` : `${dir}/`;
+}
+
+/**
+ * What runs, one process each: `{ name, files, ms }`, a file alone (its name the file's) or a group
+ * (`group test/api/ 2/4 (9 files)`). Longest first, so that the run does not end with one long process
+ * alone (longest first packs the lanes best): by the recorded wall times, a file not recorded there (a
+ * new one) first of all; in a clean clone the files named in `SLOW_FIRST` first, in that order, then the
+ * groups, then the rest in path order.
+ */
+const units = [];
+const byKey = new Map();
+for (const file of [...files].sort()) {
+  const key = alone || files.length === 1 ? null : groupKey(file);
+  if (key === null) units.push({ name: file, files: [file], ms: expectedMs(file) });
+  else byKey.set(key, [...(byKey.get(key) ?? []), file]);
+}
+for (const [key, members] of byKey) {
+  const groups = [];
+  for (const file of members) {
+    const last = groups.at(-1);
+    const ms = expectedMs(file);
+    if (last && last.files.length < GROUP_FILES && last.ms + ms <= GROUP_WALL_MS) {
+      last.files.push(file);
+      last.ms += ms;
+    } else groups.push({ files: [file], ms });
+  }
+  const shared = groups.filter((g) => g.files.length > 1);
+  for (const g of groups) {
+    const nth = shared.length > 1 ? ` ${shared.indexOf(g) + 1}/${shared.length}` : '';
+    units.push({ name: g.files.length === 1 ? g.files[0] : `group ${key}${nth} (${g.files.length} files)`, ...g });
+  }
+}
+if (recorded) {
+  const first = (u) => (u.files.some((f) => !times[f]) ? 1 : 0);
+  units.sort((a, b) => first(b) - first(a) || b.ms - a.ms || a.name.localeCompare(b.name));
 } else {
-  const rank = (f) => (SLOW_FIRST.includes(f) ? SLOW_FIRST.indexOf(f) : SLOW_FIRST.length);
-  files.sort((a, b) => rank(a) - rank(b));
+  const rank = (u) =>
+    u.files.length === 1 && SLOW_FIRST.includes(u.name)
+      ? SLOW_FIRST.indexOf(u.name)
+      : SLOW_FIRST.length + (u.files.length > 1 ? 0 : 1);
+  units.sort((a, b) => rank(a) - rank(b) || b.files.length - a.files.length || a.name.localeCompare(b.name));
 }
 
 /**
@@ -171,6 +272,14 @@ async function compile(outdir) {
     sourcesContent: false,
     logLevel: 'warning',
     plugins: [
+      {
+        // The files' `import t from 'tap'` is tap's root in a file's own process and the file's own
+        // subtest in a group's (scripts/tap-group.mjs), the same module a group's entry imports.
+        name: 'tap-group',
+        setup(b) {
+          b.onResolve({ filter: /^tap$/ }, () => ({ path: TAP_GROUP, external: true }));
+        },
+      },
       {
         name: 'import-meta',
         setup(b) {
@@ -237,33 +346,43 @@ for (const name of fs.existsSync(chunks) ? fs.readdirSync(chunks) : []) {
 t.comment(`compiled ${files.length} files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 
 // The runner itself has no time limit; each file has tap's default 30 s, counted again from every
-// `# timeout=` its own t.setTimeout() prints (test/support/cli.ts's progressed()).
+// `# timeout=` its own t.setTimeout() prints (test/support/cli.ts's progressed()); a group's process
+// has its running file's limit plus a margin, and each of its files its own (scripts/tap-group.mjs).
 t.setTimeout(0);
-t.jobs = Math.max(1, Math.min(jobs, files.length));
-t.plan(files.length);
+t.jobs = Math.max(1, Math.min(jobs, units.length));
+t.plan(units.length);
 const cpuRecorder = pathToFileURL(path.join(ROOT, 'scripts/tap-cpu.mjs')).href;
-for (const file of files) {
+const bundle = (file) => path.join(outdir, file.replace(/\.tsx?$/, '.js'));
+const groupsDir = path.join(outdir, 'groups');
+units.forEach((unit, i) => {
+  let entry = bundle(unit.name);
+  if (unit.files.length > 1) {
+    // One entry per group: imports its files' bundles one after another, each under its own subtest.
+    fs.mkdirSync(groupsDir, { recursive: true });
+    entry = path.join(groupsDir, `group-${i}.mjs`);
+    const list = unit.files.map(
+      (f) => `  [${JSON.stringify(f)}, () => import(${JSON.stringify(pathToFileURL(bundle(f)).href)})],`,
+    );
+    fs.writeFileSync(
+      entry,
+      `import { runGroup } from ${JSON.stringify(TAP_GROUP)};\nawait runGroup([\n${list.join('\n')}\n]);\n`,
+    );
+  }
   // `t.spawn` puts tap's process-info loader into the child's NODE_OPTIONS whatever `env` says;
   // `env -u NODE_OPTIONS` drops it between that and node (the child keeps the same pid).
-  t.spawn(
-    'env',
-    [
-      '-u',
-      'NODE_OPTIONS',
-      process.execPath,
-      '--enable-source-maps',
-      `--import=${cpuRecorder}`,
-      path.join(outdir, file.replace(/\.tsx?$/, '.js')),
-    ],
-    {
-      name: file,
-      externalID: file,
-      cwd: ROOT,
-      env: { ...process.env, DOMMON_TAP_FILE: file, DOMMON_TAP_TIMES: runTimes },
-      buffered: t.jobs > 1,
-      timeout: 30_000,
-      at: null,
-      stack: '',
+  t.spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, '--enable-source-maps', `--import=${cpuRecorder}`, entry], {
+    name: unit.name,
+    externalID: unit.name,
+    cwd: ROOT,
+    // A group's files record their own figures (scripts/tap-group.mjs); its process records none.
+    env: {
+      ...process.env,
+      DOMMON_TAP_FILE: unit.files.length > 1 ? '' : unit.name,
+      DOMMON_TAP_TIMES: runTimes,
     },
-  );
-}
+    buffered: t.jobs > 1,
+    timeout: 30_000,
+    at: null,
+    stack: '',
+  });
+});

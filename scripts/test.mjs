@@ -88,8 +88,14 @@ const child = spawn(process.execPath, [filesRunner, ...args], { stdio: ['ignore'
 
 let summary = null;
 let tail = '';
-/** [ms, file] of every test file, from tap's top-level `ok N - test/x.test.ts # time=...ms` lines. */
+/**
+ * [ms, file] of every test file, from tap's `ok N - test/x.test.ts # time=...ms` lines: the top-level
+ * ones of the files that ran alone, those one level down of the files that ran in a group's process
+ * (scripts/tap-files.mjs: `group test/api/ 2/4 (9 files)`).
+ */
 const fileTimes = [];
+/** A group's process, as tap-files.mjs names it. */
+const GROUP = /^group \S+/;
 /**
  * Every failed assertion, as its path (file > subtest > ... > assertion) and the first lines of its
  * diagnostic, repeated after the whole run: CI keeps only the end of the output, and a failure in the
@@ -117,10 +123,13 @@ function noteFailure(line) {
   }
   const notOk = /^not ok \d+ - (.*?)(?: # time=[\d.]+ms)?$/.exec(body);
   if (!notOk || /# (?:TODO|SKIP)/i.test(body)) return;
-  const path = [...subtests.slice(0, depth), notOk[1]].join(' > ');
+  // A failure in a group's process is named from its file down (the group's name says no more).
+  const names = [...subtests.slice(0, depth), notOk[1]];
+  const full = names.join(' > ');
   // A failed subtest repeats as `not ok` at each level above it: keep the deepest one only.
-  if (failures.some((f) => f.path.startsWith(`${path} > `))) return;
-  diagnostic = { path, depth, lines: [] };
+  if (failures.some((f) => f.full.startsWith(`${full} > `))) return;
+  const path = (GROUP.test(names[0]) && names.length > 1 ? names.slice(1) : names).join(' > ');
+  diagnostic = { path, full, depth, lines: [] };
   failures.push(diagnostic);
 }
 child.stdout.on('data', (chunk) => {
@@ -131,8 +140,8 @@ child.stdout.on('data', (chunk) => {
   for (const line of lines) {
     const m = /^# (\{.*\})\s*$/.exec(line);
     if (m && m[1].includes('total')) summary = m[1];
-    const f = /^(?:not )?ok \d+ - (\S+) .*# time=([\d.]+)ms/.exec(line);
-    if (f) fileTimes.push([Number(f[2]), f[1]]);
+    const f = /^( {4})?(?:not )?ok \d+ - (\S+) .*# time=([\d.]+)ms/.exec(line);
+    if (f && (f[1] ? GROUP.test(subtests[0] ?? '') : f[2] !== 'group')) fileTimes.push([Number(f[3]), f[2]]);
     noteFailure(line);
   }
 });

@@ -1,6 +1,7 @@
 // Every documented success answer of the Public API is produced once by the real server, so each
 // response schema in schemas/responses/ is proven against a real answer (client() validates them).
 // The User API twins are covered the same way by test/api/user-api.test.ts.
+// tap-files: alone (asserts on every OpenAPI answer its process saw: other files' answers would count)
 import t from 'tap';
 import { client, request, startApp } from '../support/app.js';
 import { SoftPasskey } from '../support/webauthn.js';

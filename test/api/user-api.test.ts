@@ -1,6 +1,7 @@
 // The User API (/api-*) over real HTTP: every path of the spec's User API table, on the same port and
 // the same handlers as the Public API. Every answer is also checked against the OpenAPI document
 // by client() (test/support/openapi.ts).
+// tap-files: alone (asserts on every OpenAPI answer its process saw: other files' answers would count)
 import t from 'tap';
 import { client, firstLookupsDone, request, startApp } from '../support/app.js';
 import { responsesSeen } from '../support/openapi.js';

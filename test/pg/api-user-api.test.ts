@@ -1,4 +1,5 @@
 // test/api/user-api.test.ts again, on PostgreSQL: every app the tests start gets a fresh database.
+// tap-files: alone (asserts on every OpenAPI answer its process saw: other files' answers would count)
 import t from 'tap';
 import { PG_SKIP, pgServerUrl } from '../support/pg.js';
 
