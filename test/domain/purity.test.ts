@@ -54,10 +54,9 @@ const NETWORK_ALLOWED: { path: string; why: string }[] = [
     why: "the composition root: the daemon's HTTP server (node:http), Node's root CAs for `dommon check --ca` (node:tls)",
   },
   { path: 'api/routes/metrics.ts', why: 'node:net isIPv4/isIPv6 only (the scrape allow-list); no I/O' },
-  { path: 'cli/transport.ts', why: "the CLI's HTTP client of a remote daemon (fetch)" },
   {
-    path: 'cli/commands/run-job.ts',
-    why: "dommon run's pings to a push endpoint's URL on the operator's daemon (fetch)",
+    path: 'cli/http.ts',
+    why: "the command line's HTTP client (node:http, node:https): --remote requests to a daemon and dommon run's pings to a push endpoint's URL",
   },
   { path: 'cli/check/targets.ts', why: 'node:net isIP only (reading targets); no I/O' },
 ];
