@@ -197,9 +197,14 @@ function responseObject(status: number, doc: ResponseDoc, schemas: Record<string
   }
   if (!d.schema) return base;
   if (!schemas[d.schema]) throw new Error(`response schema "${d.schema}" is not in schemas/`);
+  // JSON with the schema, and any other type the answer may take (the audit trail's JSON lines) as text.
+  const others = types.filter((t) => t !== 'application/json').map((t) => [t, { schema: { type: 'string' } }]);
   return {
     ...base,
-    content: { 'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } } },
+    content: {
+      'application/json': { schema: { $ref: `#/components/schemas/${componentName(d.schema)}` } },
+      ...Object.fromEntries(others),
+    },
   };
 }
 
