@@ -78,7 +78,12 @@ export function createServices(
   const liveness = createLivenessService(deps);
   const domains = createDomainService(deps);
   const maintenanceWindows = createMaintenanceWindowService(deps);
-  const monitor = createMonitorService({ ...deps, maintenance: maintenanceWindows });
+  const monitor = createMonitorService({
+    ...deps,
+    // The health service's own hook has a batched form; a hook given by the caller is called per domain.
+    recomputeHealthMany: deps.recomputeHealth === health.recompute ? health.recomputeMany : undefined,
+    maintenance: maintenanceWindows,
+  });
   const intel = createIntelServices({
     store: deps.store,
     clock: deps.clock,

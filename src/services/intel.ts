@@ -19,6 +19,7 @@ import { createNameCheck } from './check.js';
 import type { MaintenanceWindowService } from './maintenance-windows.js';
 import { createNameserverWatch } from './nameservers.js';
 import type { ProbeDeps } from '../probes/types.js';
+import type { RefreshOptions } from './refresh.js';
 
 /** The outside world the intelligence services talk to; app.ts builds the real one. */
 export interface IntelIo {
@@ -141,15 +142,15 @@ export function createIntelServices(deps: {
       io.dns.cancel?.();
       io.bootstrap?.stop();
     },
-    /** Registration refresh (it stores the health it feeds in the same transaction). */
-    refreshRegistration: async (d: Domain, opts: { fresh?: boolean } = {}) => {
+    /** Registration refresh (it stores the health it feeds in the same transaction, unless `deferHealth`). */
+    refreshRegistration: async (d: Domain, opts: RefreshOptions = {}) => {
       const r = await registration.refresh(d, opts);
       // `fresh`: a person asked for it now (the scheduler's refreshes are not theirs).
       if (opts.fresh) await refreshed(d, 'registration');
       return r;
     },
     /** DNS-security refresh (likewise). */
-    refreshSecurity: async (d: Domain, opts: { fresh?: boolean } = {}) => {
+    refreshSecurity: async (d: Domain, opts: RefreshOptions = {}) => {
       const r = await security.refresh(d, opts);
       if (opts.fresh) await refreshed(d, 'security');
       return r;
@@ -168,8 +169,8 @@ export function createIntelServices(deps: {
       async claimDue(kind: DomainRefreshKind, now: string, limit: number, leaseUntil: string): Promise<string[]> {
         return (await store.schedule.claimDue(kind, now, limit, leaseUntil)).map((r) => r.target_id);
       },
-      /** A domain by id (none: deleted since it was claimed). */
-      domain: (id: string) => store.domains.byId(id),
+      /** Domains by id, at most 500 (one deleted since it was claimed is left out). */
+      domains: (ids: readonly string[]) => store.domains.byIds(ids),
     },
     /**
      * A scheduled refresh that crashed: tried again after a tenth of the interval (at least a minute);

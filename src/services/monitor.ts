@@ -124,12 +124,15 @@ export function createMonitorService({
   clock,
   metrics,
   recomputeHealth,
+  recomputeHealthMany,
   maintenance,
 }: {
   store: Store;
   clock: Clock;
   metrics?: { check(kind: string, outcome: string, n?: number): void };
   recomputeHealth?: HealthHook;
+  /** Recomputes many domains at once (services/health.ts recomputeMany); absent: recomputeHealth, one by one. */
+  recomputeHealthMany?: (domainIds: readonly string[]) => Promise<unknown>;
   /** Which maintenance window covers an endpoint when (absent: none ever does). */
   maintenance?: Pick<MaintenanceWindowService, 'covering' | 'coveringEach' | 'spansOf'>;
 }) {
@@ -154,7 +157,9 @@ export function createMonitorService({
         const ids = [...healthDue];
         healthDue.clear();
         const started = performance.now();
-        for (const id of ids) await recomputeHealth(store, id).catch(() => undefined); // the sweep retries
+        // A failure is left to the sweep, which recomputes every domain.
+        if (recomputeHealthMany) await recomputeHealthMany(ids).catch(() => undefined);
+        else for (const id of ids) await recomputeHealth(store, id).catch(() => undefined);
         healthCooldownUntil = performance.now() + Math.max(250, 50 * (performance.now() - started));
       }
       healthDue.clear();

@@ -25,7 +25,7 @@ import type { Repos, Store } from '../store/index.js';
 import type { RegistrationProbes } from '../probes/registration.js';
 import type { ServerLimiter } from '../probes/limiter.js';
 import type { HealthHook } from './deps.js';
-import { singleFlight, teamDomain } from './refresh.js';
+import { singleFlight, teamDomain, type RefreshOptions } from './refresh.js';
 
 const LOOKUP_BUDGET_MS = 20_000;
 
@@ -184,7 +184,7 @@ export function createRegistrationService(deps: RegistrationDeps) {
   const { store, clock, log } = deps;
   const { lookup, abort, aborted } = createRegistrationLookup(deps);
 
-  async function doRefresh(d: Domain): Promise<Registration> {
+  async function doRefresh(d: Domain, opts: RefreshOptions): Promise<Registration> {
     const name = registrableDomain(d.domain) ?? d.domain;
     const outcome = await lookup(name).catch((err: Error): LookupResult => ({
       kind: 'error',
@@ -280,7 +280,7 @@ export function createRegistrationService(deps: RegistrationDeps) {
         outcome: next.state,
       });
       await writeExpiryAlert(tx, cur, next, now);
-      await deps.recomputeHealth?.(tx, d.id);
+      if (!opts.deferHealth) await deps.recomputeHealth?.(tx, d.id);
       return next;
     });
   }

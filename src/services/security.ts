@@ -26,7 +26,7 @@ import type { DnsResolver } from '../probes/dns.js';
 import type { Store } from '../store/index.js';
 import type { HealthHook } from './deps.js';
 import { lookUpDmarc } from './dmarc.js';
-import { singleFlight, teamDomain } from './refresh.js';
+import { singleFlight, teamDomain, type RefreshOptions } from './refresh.js';
 import { walkSpf } from './spf.js';
 
 interface SecurityDeps {
@@ -212,7 +212,7 @@ export function createSecurityService(deps: SecurityDeps) {
   const { store, clock, dns } = deps;
   const evaluate = createSecurityEvaluator(dns);
 
-  async function run(d: Domain): Promise<SecurityRecord> {
+  async function run(d: Domain, opts: RefreshOptions): Promise<SecurityRecord> {
     const name = registrableDomain(d.domain) ?? d.domain;
     const [reg, prev] = await Promise.all([store.registrations.get(d.id), store.security.get(d.id)]);
     const now = clock.now();
@@ -240,7 +240,7 @@ export function createSecurityService(deps: SecurityDeps) {
         next: record.next_check_at!,
         outcome: `score ${record.security_score}`,
       });
-      await deps.recomputeHealth?.(tx, d.id);
+      if (!opts.deferHealth) await deps.recomputeHealth?.(tx, d.id);
     });
     return record;
   }

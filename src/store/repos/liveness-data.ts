@@ -429,11 +429,12 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
     },
     /**
      * The liveness input of domain health in one query: per enabled configuration on an enabled
-     * endpoint (of `domainId`, or of every domain), its domain, status and hourly sums since `fromHour`.
+     * endpoint (of one domain, of several (at most 500), or of every domain), its domain, status and
+     * hourly sums since `fromHour`.
      */
     async healthInputs(
       fromHour: number,
-      domainId?: string,
+      domainIds?: string | readonly string[],
     ): Promise<{ domain_id: string; status: string | null; total: number; ok: number }[]> {
       let q = db
         .selectFrom('liveness_configs as c')
@@ -448,7 +449,8 @@ export function livenessDataRepo(db: Kysely<DB>, hot: LivenessHotPath) {
         ])
         .where('c.is_enabled', '=', 1)
         .where('e.is_enabled', '=', 1);
-      if (domainId !== undefined) q = q.where('e.domain_id', '=', domainId);
+      if (typeof domainIds === 'string') q = q.where('e.domain_id', '=', domainIds);
+      else if (domainIds) q = q.where('e.domain_id', 'in', domainIds.length ? domainIds : ['']);
       // Every selected column grouped (PostgreSQL requires it; one row per configuration either way).
       const rows = await q.groupBy(['c.seq', 'e.domain_id', 's.status']).execute();
       return rows.map((r) => ({

@@ -99,6 +99,24 @@ export function renewalsRepo(db: Kysely<DB>) {
       for (const r of rows) out.set(r.domain_id, [...(out.get(r.domain_id) ?? []), r.ssl_status]);
       return out;
     },
+    /** Certificate status of every enabled endpoint of each of these domains (health input), at most 500 ids. */
+    async certificatesOf(domainIds: readonly string[]): Promise<Map<string, string[]>> {
+      const out = new Map<string, string[]>();
+      if (!domainIds.length) return out;
+      const rows = await db
+        .selectFrom('endpoint_certificates as c')
+        .innerJoin('endpoints as e', 'e.id', 'c.endpoint_id')
+        .select(['e.domain_id', 'c.ssl_status'])
+        .where('e.domain_id', 'in', domainIds)
+        .where('e.is_enabled', '=', 1)
+        .execute();
+      for (const r of rows) {
+        const list = out.get(r.domain_id);
+        if (list) list.push(r.ssl_status);
+        else out.set(r.domain_id, [r.ssl_status]);
+      }
+      return out;
+    },
     /** Certificate status of every endpoint of a domain (health input). */
     async domainCertificates(
       domainId: string,

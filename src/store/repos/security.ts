@@ -32,6 +32,18 @@ export function securityRepo(db: Kysely<DB>) {
         .execute();
       return new Map(rows.map((r) => [r.domain_id, r.security_score!]));
     },
+    /** The score of each of these domains' stored check (health input; as `get` sees it), at most 500 ids. */
+    async scoresOf(domainIds: readonly string[]): Promise<Map<string, number>> {
+      if (!domainIds.length) return new Map();
+      const rows = await db
+        .selectFrom('domain_security')
+        .select(['domain_id', 'security_score'])
+        .where('domain_id', 'in', domainIds)
+        .where('security_score', 'is not', null)
+        .where('checked_at', 'is not', null)
+        .execute();
+      return new Map(rows.map((r) => [r.domain_id, r.security_score!]));
+    },
     async remove(domainId: string): Promise<void> {
       await db.deleteFrom('domain_security').where('domain_id', '=', domainId).execute();
     },
