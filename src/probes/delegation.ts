@@ -41,16 +41,19 @@ export async function askRecursive(
   deps: ProbeDeps,
   opts: { timeoutMs: number; signal: AbortSignal },
 ): Promise<DnsReply> {
-  let last: unknown = new DnsError('no DNS server configured', 'ENOSERVER');
+  // The error is made when every server failed: an Error's stack costs more than an answer's parsing.
+  let failed = false;
+  let last: unknown;
   for (const r of recursiveServers(deps)) {
     try {
       return await queryServer(r, name, type, { ...opts, recurse: true });
     } catch (err) {
       if (opts.signal.aborted) throw err;
+      failed = true;
       last = err;
     }
   }
-  throw last;
+  throw failed ? last : new DnsError('no DNS server configured', 'ENOSERVER');
 }
 
 /**
@@ -83,7 +86,8 @@ export async function askNameservers(
   deps: ProbeDeps,
   opts: { timeoutMs: number; signal: AbortSignal; anyAnswer?: boolean },
 ): Promise<{ reply: DnsReply; server: string }> {
-  let last: unknown = new DnsError('no name server to ask', 'ENOSERVER');
+  let failed = false;
+  let last: unknown;
   for (const ns of names) {
     try {
       const addr = await raceSignal(deps.resolver.resolve(ns), opts.signal);
@@ -94,13 +98,15 @@ export async function askNameservers(
         recurse: false,
       });
       if (opts.anyAnswer || reply.rcode === 'NOERROR' || reply.rcode === 'NXDOMAIN') return { reply, server };
+      failed = true;
       last = new DnsError(`${reply.rcode} from ${ns} (${server}) for ${qname} ${type}`, reply.rcode);
     } catch (err) {
       if (opts.signal.aborted) throw err;
+      failed = true;
       last = err;
     }
   }
-  throw last;
+  throw failed ? last : new DnsError('no name server to ask', 'ENOSERVER');
 }
 
 /**
