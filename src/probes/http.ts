@@ -214,9 +214,15 @@ function check(
         s.on('data', (chunk: Buffer) => onBytes(chunk, chunk.length));
       }
       s.once(p.secure ? 'secureConnect' : 'connect', () => s.write(p.request));
-      s.on('error', fail);
+      // After the verdict the socket is destroyed: its close (and any late error) is no news, and
+      // no error object is built for it.
+      s.on('error', (err) => {
+        if (!settled) fail(err);
+      });
       // Closed before a status line: what node:http calls "socket hang up".
-      s.on('close', () => fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })));
+      s.on('close', () => {
+        if (!settled) fail(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      });
     }, fail);
   });
 }
