@@ -20,6 +20,8 @@ type Referral = { server: string } | { none: string } | { error: string };
 interface Entry {
   /** null: IANA lists no WHOIS server for the TLD. */
   server: string | null;
+  /** false: IANA does not know the TLD at all (absent in files written before it was kept: known). */
+  known?: boolean;
   fetched_at: string;
 }
 
@@ -68,8 +70,11 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
     }
   }
 
+  // The same words whether IANA was asked just now or its answer came from the cache.
   const answer = (tld: string, e: Entry): Referral =>
-    e.server ? { server: e.server } : { none: `IANA lists no WHOIS server for .${tld}` };
+    e.server
+      ? { server: e.server }
+      : { none: e.known === false ? `.${tld} is not a TLD IANA knows` : `IANA lists no WHOIS server for .${tld}` };
 
   async function ask(tld: string, timeoutMs: number, signal?: AbortSignal): Promise<Referral> {
     let timer: NodeJS.Timeout | undefined;
@@ -85,11 +90,15 @@ export function createWhoisReferrals(o: WhoisReferralOptions) {
       });
       const text = await Promise.race([q, stop]);
       const r = parseIanaReferral(text);
-      const entry: Entry = { server: r.server, fetched_at: o.now().toISOString() };
+      const entry: Entry = {
+        server: r.server,
+        ...(r.known ? {} : { known: false }),
+        fetched_at: o.now().toISOString(),
+      };
       cache.set(tld, entry);
       failedAt.delete(tld);
       save();
-      return r.known ? answer(tld, entry) : { none: `.${tld} is not a TLD IANA knows` };
+      return answer(tld, entry);
     } catch (err) {
       const reason = `IANA WHOIS ${label}: ${whoisFailure(err)}`;
       failedAt.set(tld, { at: o.now().getTime(), reason });

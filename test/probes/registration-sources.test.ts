@@ -138,6 +138,8 @@ t.test('IANA referral: parsed, cached in memory and on disk, failures retried la
   t.same(await r.serverFor('nn', 2000), { none: 'IANA lists no WHOIS server for .nn' });
   t.same(await r.serverFor('zz', 2000), { none: '.zz is not a TLD IANA knows' });
   t.same(await r.serverFor('qq', 2000), { server: 'whois.nic.qq' });
+  t.same(await r.serverFor('zz', 2000), { none: '.zz is not a TLD IANA knows' }, 'the same words from the cache');
+  t.same(await r.serverFor('nn', 2000), { none: 'IANA lists no WHOIS server for .nn' });
   t.equal(iana.queries.length, 3, 'answers come from the cache');
   const saved = JSON.parse(fs.readFileSync(path.join(dataDir, REFERRALS_FILE), 'utf8'));
   t.same(saved.qq, { server: 'whois.nic.qq', fetched_at: '2026-01-01T00:00:00.000Z' });
@@ -146,6 +148,7 @@ t.test('IANA referral: parsed, cached in memory and on disk, failures retried la
   await iana.close();
   const again = createWhoisReferrals({ iana: iana.address, dataDir, now: clock });
   t.same(await again.serverFor('qq', 2000), { server: 'whois.nic.qq' });
+  t.same(await again.serverFor('zz', 2000), { none: '.zz is not a TLD IANA knows' }, 'and after a restart');
   // Past the TTL IANA is asked again; unreachable, the old referral still serves.
   now += 8 * 86_400_000;
   t.same(await again.serverFor('qq', 2000), { server: 'whois.nic.qq' });
