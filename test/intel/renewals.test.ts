@@ -8,7 +8,9 @@ const day = (base: number, n: number) => new Date(base + n * DAY).toISOString().
 t.test('renewals filters, windows, pagination; status variants', async (t) => {
   let now = Date.parse('2026-03-10T12:00:00Z');
   const clock = { now: () => new Date(now) };
-  const s = await startApp({}, { clock });
+  // An API node: no scheduler runs, so the TLS worker does not inspect the new https endpoints and
+  // write their certificate rows beside the ones this test writes (a unique key on endpoint_id).
+  const s = await startApp({ DOMMON_ROLE: 'api' }, { clock });
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
   const mk = async (domain: string, offset: number | null) =>
