@@ -4,29 +4,14 @@
 // PostgreSQL's server processes not included). Linux's /proc/self/stat has both; elsewhere only the
 // process's own CPU is known.
 import fs from 'node:fs';
+import { procCpu } from './proc-cpu.mjs';
 
 const out = process.env.DOMMON_TAP_TIMES;
 const file = process.env.DOMMON_TAP_FILE;
 
-/** [own, children] CPU in ms from /proc/self/stat (utime, stime, cutime, cstime, in clock ticks of 10 ms). */
-function cpu() {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    // fields 14-17 of proc(5); f[0] is field 3
-    return [(f[11] + f[12]) * 10, (f[13] + f[14]) * 10];
-  } catch {
-    const u = process.cpuUsage();
-    return [(u.user + u.system) / 1000, 0];
-  }
-}
-
 if (out && file)
   process.once('exit', () => {
-    const [own, children] = cpu();
+    const [own, children] = procCpu();
     const line = { file, wallMs: Math.round(process.uptime() * 1000), cpuMs: own + children, childCpuMs: children };
     fs.appendFileSync(out, `${JSON.stringify(line)}\n`);
   });

@@ -11,6 +11,7 @@
 // time and CPU from its start to its end, the commands and daemons it waited for included) appended to
 // $DOMMON_TAP_TIMES as scripts/tap-cpu.mjs does for a file alone.
 import fs from 'node:fs';
+import { procCpu } from './proc-cpu.mjs';
 import root from 'tap';
 
 export * from 'tap';
@@ -23,21 +24,6 @@ const FILE_TIMEOUT = 30_000;
 /** How much longer than the running file's limit the process's own limit (and its runner's) is. */
 const MARGIN = 15_000;
 
-/** [own, waited-for children] CPU in ms (/proc/self/stat's utime + stime, cutime + cstime). */
-function cpu() {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return [(f[11] + f[12]) * 10, (f[13] + f[14]) * 10];
-  } catch {
-    const u = process.cpuUsage();
-    return [(u.user + u.system) / 1000, 0];
-  }
-}
-
 /**
  * Runs `files` (`[path, import]` pairs, in order) in this process, each as a subtest of tap's root named
  * by its path. A file's failure, timeout included, fails its subtest and the group goes on to the next.
@@ -46,7 +32,7 @@ export async function runGroup(files) {
   const out = process.env.DOMMON_TAP_TIMES;
   for (const [file, load] of files) {
     const started = performance.now();
-    const [own0, children0] = cpu();
+    const [own0, children0] = procCpu();
     // The process's limit (its runner's too: tap's root passes it on) follows the running file's, so
     // that a file's own limit is the one that fails it.
     root.setTimeout(FILE_TIMEOUT + MARGIN);
@@ -60,7 +46,7 @@ export async function runGroup(files) {
       await load();
     });
     t = root;
-    const [own, children] = cpu();
+    const [own, children] = procCpu();
     if (out)
       fs.appendFileSync(
         out,

@@ -3,6 +3,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
+import { procCpu } from './proc-cpu.mjs';
 
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
@@ -56,20 +57,6 @@ const checks = checking
       `# static checks: ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
     ])
   : Promise.resolve([]);
-
-/** CPU (user + sys, s) of this process and the processes it waited for, all their descendants included (Linux). */
-function cpuSeconds() {
-  try {
-    const stat = fs.readFileSync('/proc/self/stat', 'utf8');
-    const f = stat
-      .slice(stat.lastIndexOf(')') + 2)
-      .split(' ')
-      .map(Number);
-    return (f[11] + f[12] + f[13] + f[14]) / 100;
-  } catch {
-    return null;
-  }
-}
 
 /** Per file, `{ wallMs, cpuMs, childCpuMs }` of its latest run (scripts/tap-files.mjs writes it). */
 function recordedTimes() {
@@ -191,10 +178,9 @@ child.on('close', async (code) => {
       for (const l of told.slice(0, 10)) process.stdout.write(`#     ${l}\n`);
     }
   }
-  const cpuAll = cpuSeconds();
-  process.stdout.write(
-    `# npm test: ${((Date.now() - started) / 1000).toFixed(0)} s${cpuAll === null ? '' : `, ${cpuAll.toFixed(0)} s of CPU`}\n`,
-  );
+  // user + sys of this process and every process it waited for, their descendants included (Linux).
+  const cpuAll = procCpu().reduce((a, b) => a + b, 0) / 1000;
+  process.stdout.write(`# npm test: ${((Date.now() - started) / 1000).toFixed(0)} s, ${cpuAll.toFixed(0)} s of CPU\n`);
   const skipped = num('skip') + num('todo');
   process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   process.exit(failedChecks.length ? 1 : (code ?? 1));
