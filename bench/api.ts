@@ -13,7 +13,7 @@ import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { benchDatabase } from './pg.js';
 import { cpuTicks, settled, TICK } from './proc.js';
-import { domainRow } from './rows.js';
+import { domainRow } from '../test/support/rows.js';
 
 const DURATION = Number(process.env.DURATION ?? 5) * 1000;
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 16);

@@ -16,7 +16,7 @@ import { openLocal } from '../src/app.js';
 import { dayOf, hourOf } from '../src/domain/liveness.js';
 import type { Store } from '../src/store/index.js';
 import { settled } from './proc.js';
-import { domainRow } from './rows.js';
+import { domainRow } from '../test/support/rows.js';
 
 const N = Number(process.env.N ?? 5000);
 const DURATION = Number(process.env.DURATION ?? 10) * 1000;

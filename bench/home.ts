@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { cpuTicks, settled, TICK } from './proc.js';
-import { domainRow } from './rows.js';
+import { domainRow } from '../test/support/rows.js';
 
 const DOMAINS = Number(process.env.DOMAINS ?? 50);
 const PER = Number(process.env.PER ?? 100);

@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
 import { startDnsServer } from '../test/support/dns-server.js';
 import { startRdapServer, rdapDomain } from '../test/support/rdap-server.js';
-import { domainRow } from './rows.js';
+import { domainRow } from '../test/support/rows.js';
 
 const SEED = Number(process.env.SEED ?? 2000);
 const N = Number(process.env.N ?? 50);

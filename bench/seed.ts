@@ -4,7 +4,7 @@
 import crypto from 'node:crypto';
 import type { Config } from '../src/config/index.js';
 import { openLocal } from '../src/app.js';
-import { domainRow } from './rows.js';
+import { domainRow } from '../test/support/rows.js';
 
 export async function seedLiveness(
   config: Readonly<Config>,

@@ -7,29 +7,14 @@ import Database from 'better-sqlite3';
 import t from 'tap';
 import { openStore } from '../../src/store/index.js';
 import { tempDir } from '../support/app.js';
+import { domainRow } from '../support/rows.js';
 import { sql } from 'kysely';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
 /** A domain row of about a kilobyte: a few of them fill a WAL page. */
-const domainRow = (teamId: string, i: number) => ({
-  id: `d${i}`,
-  team_id: teamId,
-  domain: `n${i}.example.com`,
-  portfolio_id: null,
-  notes: 'x'.repeat(800),
-  is_verified: false,
-  verified_at: null,
-  verification_token: `dommon-verify-${i}`,
-  health_score: null,
-  health_grade: null,
-  overall_status: null,
-  exposure_monitoring_enabled: false,
-  expiry_override: null,
-  dkim_selectors: [],
-  created_at: NOW,
-  updated_at: NOW,
-});
+const kilobyteRow = (teamId: string, i: number) =>
+  domainRow({ id: `d${i}`, team_id: teamId, domain: `n${i}.example.com`, at: NOW }, { notes: 'x'.repeat(800) });
 
 t.test('a worker thread checkpoints what the daemon connection commits', async (t) => {
   const dir = tempDir();
@@ -48,7 +33,7 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
 
   // ~3,000 pages of WAL: past the 1,000-page threshold where a commit would have checkpointed itself.
   for (let i = 0; i < 3000; i++) {
-    await store.domains.insert(domainRow(team.id, i));
+    await store.domains.insert(kilobyteRow(team.id, i));
   }
   const walPages = fs.statSync(`${file}-wal`).size / 4096;
   t.ok(walPages > 2000, `no commit checkpointed: the WAL holds every page written (${Math.round(walPages)} pages)`);
@@ -81,7 +66,7 @@ t.test('the worker checkpoints once enough frames wait, or once they have waited
   t.teardown(() => store.close());
   const team = await store.teams.create('ops', NOW);
   const domains = async (from: number, n: number) => {
-    for (let i = from; i < from + n; i++) await store.domains.insert(domainRow(team.id, i));
+    for (let i = from; i < from + n; i++) await store.domains.insert(kilobyteRow(team.id, i));
   };
   const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   const until = async (ok: () => boolean, ms: number) => {

@@ -8,32 +8,14 @@ import { sql } from 'kysely';
 import { openPgStore, openStore, type Store } from '../../src/store/index.js';
 import { freshPgDatabase, PG_SKIP } from '../support/pg.js';
 import { tempDir } from '../support/app.js';
+import { domainRow } from '../support/rows.js';
 import { Conflict, Duplicate } from '../../src/domain/errors.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const FOREIGN_KEY = /FOREIGN KEY|foreign key constraint/;
 
-function domainRow(teamId: string, id: string, domain: string, extra: Record<string, unknown> = {}) {
-  return {
-    id,
-    team_id: teamId,
-    domain,
-    portfolio_id: null,
-    notes: null,
-    is_verified: false,
-    verified_at: null,
-    verification_token: `dommon-verify-${id}`,
-    health_score: null,
-    health_grade: null,
-    overall_status: null,
-    exposure_monitoring_enabled: false,
-    expiry_override: null,
-    dkim_selectors: [],
-    created_at: NOW,
-    updated_at: NOW,
-    ...extra,
-  };
-}
+const row = (teamId: string, id: string, domain: string, extra: Parameters<typeof domainRow>[1] = {}) =>
+  domainRow({ id, team_id: teamId, domain, at: NOW }, extra);
 
 /**
  * A write hitting a unique key fails with the domain's Duplicate (a Conflict, code ALREADY_EXISTS) on
@@ -59,7 +41,7 @@ async function contract(t: any, store: Store) {
 
   // team scoping
   const stamp0 = store.stamp(['domains']);
-  await store.domains.insert(domainRow(a.id, 'a1', 'example.com'));
+  await store.domains.insert(row(a.id, 'a1', 'example.com'));
   t.not(store.stamp(['domains']), stamp0, 'stamp moves on a write');
   t.equal(store.stamp(['portfolios']), store.stamp(['portfolios']), 'stamp is stable without writes');
   // raw statements move the stamp of the table they write, not every stamp
@@ -75,22 +57,22 @@ async function contract(t: any, store: Store) {
   await sql`insert into ${sql.table('meta')} (key, value) values ('contract.raw', '1')`.execute(store.db);
   t.not(store.stamp(['meta']), meta0, 'a raw insert into a table parameter moves that table');
   t.equal(store.stamp(['endpoints']), endpoints0, '... and no other');
-  await store.domains.insert(domainRow(b.id, 'b1', 'example.com'));
+  await store.domains.insert(row(b.id, 'b1', 'example.com'));
   t.equal((await store.domains.get(a.id, 'a1'))?.domain, 'example.com');
   t.equal(await store.domains.get(b.id, 'a1'), undefined, "another team's id is not found");
-  await duplicate(t, store.domains.insert(domainRow(a.id, 'a2', 'example.com')), 'domains', 'unique within a team');
+  await duplicate(t, store.domains.insert(row(a.id, 'a2', 'example.com')), 'domains', 'unique within a team');
   // the same inside a transaction (rolled back as a whole, the store usable after it) and on an update
   await duplicate(
     t,
     store.transaction(async (tx) => {
-      await tx.domains.insert(domainRow(a.id, 'a2', 'other-name.com'));
-      await tx.domains.insert(domainRow(a.id, 'a5', 'example.com'));
+      await tx.domains.insert(row(a.id, 'a2', 'other-name.com'));
+      await tx.domains.insert(row(a.id, 'a5', 'example.com'));
     }),
     'domains',
     'in a transaction',
   );
   t.equal(await store.domains.get(a.id, 'a2'), undefined, 'the transaction with the duplicate rolled back');
-  await store.domains.insert(domainRow(a.id, 'a2', 'renamed.com'));
+  await store.domains.insert(row(a.id, 'a2', 'renamed.com'));
   await duplicate(
     t,
     store.domains.update(a.id, 'a2', { domain: 'example.com' }),
@@ -102,20 +84,20 @@ async function contract(t: any, store: Store) {
   // transactions commit or roll back as a whole
   await t.rejects(
     store.transaction(async (tx) => {
-      await tx.domains.insert(domainRow(a.id, 'a3', 'rolled-back.com'));
+      await tx.domains.insert(row(a.id, 'a3', 'rolled-back.com'));
       throw new Error('abort');
     }),
     /abort/,
   );
   t.equal(await store.domains.get(a.id, 'a3'), undefined, 'rolled back');
   await store.transaction(async (tx) => {
-    await tx.domains.insert(domainRow(a.id, 'a3', 'kept.com'));
-    await tx.domains.insert(domainRow(a.id, 'a4', 'kept2.com'));
+    await tx.domains.insert(row(a.id, 'a3', 'kept.com'));
+    await tx.domains.insert(row(a.id, 'a4', 'kept2.com'));
   });
   t.equal(await store.domains.count(a.id), 3);
 
   // foreign keys are enforced, and cascade
-  await t.rejects(store.domains.insert(domainRow('no-team', 'x1', 'x.com')), FOREIGN_KEY);
+  await t.rejects(store.domains.insert(row('no-team', 'x1', 'x.com')), FOREIGN_KEY);
   await store.endpoints.insert({
     id: 'e1',
     team_id: a.id,
@@ -135,9 +117,8 @@ async function contract(t: any, store: Store) {
   t.equal(await store.endpoints.get(a.id, 'e1'), undefined, 'endpoint cascaded');
 
   // literal partial match and stable pagination
-  for (let i = 0; i < 12; i++)
-    await store.domains.insert(domainRow(a.id, `p${String(i).padStart(2, '0')}`, `page${i}.com`));
-  await store.domains.insert(domainRow(a.id, 'lit', 'a_b.com'));
+  for (let i = 0; i < 12; i++) await store.domains.insert(row(a.id, `p${String(i).padStart(2, '0')}`, `page${i}.com`));
+  await store.domains.insert(row(a.id, 'lit', 'a_b.com'));
   t.equal((await store.domains.list(a.id, { domain: '_' }, { limit: 50, offset: 0 })).total, 1);
   t.equal((await store.domains.list(a.id, { domain: '%' }, { limit: 50, offset: 0 })).total, 0);
   t.equal(

@@ -5,6 +5,7 @@ import path from 'node:path';
 import t from 'tap';
 import { openStore } from '../../src/store/index.js';
 import { tempDir } from '../support/app.js';
+import { domainRow } from '../support/rows.js';
 
 t.test('chunks walk every domain once, in index order, with filters', async (t) => {
   const dir = tempDir();
@@ -27,24 +28,12 @@ t.test('chunks walk every domain once, in index order, with filters', async (t) 
       const exposure = verified && i % 10 === 0;
       const id = crypto.randomUUID();
       made.push({ id, team, created, verified, exposure });
-      await tx.domains.insert({
-        id,
-        team_id: team,
-        domain: `d${i}.example.com`,
-        portfolio_id: null,
-        notes: null,
-        is_verified: verified,
-        verified_at: null,
-        verification_token: `dommon-verify-${i}`,
-        health_score: null,
-        health_grade: null,
-        overall_status: null,
-        exposure_monitoring_enabled: exposure,
-        expiry_override: null,
-        dkim_selectors: [],
-        created_at: created,
-        updated_at: created,
-      });
+      await tx.domains.insert(
+        domainRow(
+          { id, team_id: team, domain: `d${i}.example.com`, token: `dommon-verify-${i}`, at: created },
+          { is_verified: verified, exposure_monitoring_enabled: exposure },
+        ),
+      );
     }
   });
   const order = [...made].sort((x, y) =>

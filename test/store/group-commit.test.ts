@@ -10,6 +10,7 @@ import t from 'tap';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../../src/store/index.js';
 import { tempDir } from '../support/app.js';
+import { domainRow } from '../support/rows.js';
 import { Duplicate } from '../../src/domain/errors.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -31,26 +32,8 @@ async function setup(t: { teardown(fn: () => unknown): void }) {
   return { store, team, seen, stored };
 }
 
-function row(teamId: string, name: string) {
-  return {
-    id: crypto.randomUUID(),
-    team_id: teamId,
-    domain: name,
-    portfolio_id: null,
-    notes: null,
-    is_verified: false,
-    verified_at: null,
-    verification_token: `dommon-verify-${name}`,
-    health_score: null,
-    health_grade: null,
-    overall_status: null,
-    exposure_monitoring_enabled: false,
-    expiry_override: null,
-    dkim_selectors: [],
-    created_at: NOW,
-    updated_at: NOW,
-  };
-}
+const row = (teamId: string, name: string) =>
+  domainRow({ id: crypto.randomUUID(), team_id: teamId, domain: name, token: `dommon-verify-${name}`, at: NOW });
 
 const create = (store: Store, teamId: string, name: string) =>
   store.transaction(async (tx) => (await tx.domains.insert(row(teamId, name))).domain);

@@ -7,6 +7,7 @@ import t from 'tap';
 import { openStore } from '../../src/store/index.js';
 import { reusingCompiled } from '../../src/store/repos/util.js';
 import { tempDir } from '../support/app.js';
+import { domainRow } from '../support/rows.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -79,24 +80,12 @@ t.test('domain creates through the store: reused inserts, fresh stamps, schedule
   for (let i = 0; i < 5; i++) {
     await store.transaction(async (tx) => {
       const id = `d-${i}`;
-      await tx.domains.insert({
-        id,
-        team_id: team.id,
-        domain: `d${i}.example.com`,
-        portfolio_id: null,
-        notes: i % 2 ? 'n' : null,
-        is_verified: false,
-        verified_at: null,
-        verification_token: `dommon-verify-${i}`,
-        health_score: null,
-        health_grade: null,
-        overall_status: null,
-        exposure_monitoring_enabled: false,
-        expiry_override: null,
-        dkim_selectors: [],
-        created_at: NOW,
-        updated_at: NOW,
-      });
+      await tx.domains.insert(
+        domainRow(
+          { id, team_id: team.id, domain: `d${i}.example.com`, token: `dommon-verify-${i}`, at: NOW },
+          { notes: i % 2 ? 'n' : null },
+        ),
+      );
       await tx.schedule.addTarget(['registration', 'security'], id, NOW);
     });
     stamps.add(store.stamp(['domains']));
