@@ -50,6 +50,19 @@ export interface Connection {
   close(): Promise<void>;
 }
 
+/** Runs `fn` again while it fails with SQLITE_BUSY, every 50 ms for at most `ms`. */
+async function untilNotBusy(fn: () => void, ms: number): Promise<void> {
+  const until = performance.now() + ms;
+  for (;;) {
+    try {
+      return fn();
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY' || performance.now() >= until) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
+
 export async function openConnection(file: string, opts: OpenOptions = {}): Promise<Connection> {
   // A PostgreSQL URL is never a file name (it would become a directory named `postgres:`).
   if (/^postgres(ql)?:\/\//i.test(file))
@@ -58,17 +71,23 @@ export async function openConnection(file: string, opts: OpenOptions = {}): Prom
   const sqlite = new Database(file, { readonly: opts.readonly ?? false });
   // SQLite gives the -wal and -shm files the database file's mode: 0600 here makes all three private.
   if (file !== ':memory:' && !opts.readonly) restrictFile(file);
-  // Before anything writes the header (switching to WAL does): auto_vacuum only applies to a new file.
-  if (!opts.readonly) sqlite.pragma('auto_vacuum = INCREMENTAL');
-  sqlite.pragma('journal_mode = WAL');
-  // NORMAL in WAL mode survives a killed process (kill -9) without losing a committed transaction.
-  sqlite.pragma('synchronous = NORMAL');
-  // A WAL that grew during a burst is cut back to 64 MB when it restarts after a checkpoint.
-  sqlite.pragma('journal_size_limit = 67108864');
-  // Statement and savepoint journals (the group commit's SAVEPOINT per unit) in memory, not temp files.
-  sqlite.pragma('temp_store = MEMORY');
-  sqlite.pragma('foreign_keys = ON');
+  // The busy handler first, so that every pragma below waits out a writer's lock (up to 5 s each).
   sqlite.pragma('busy_timeout = 5000');
+  // The pragmas below take a lock to read the header. SQLite answers SQLITE_BUSY without waiting where
+  // waiting could deadlock, and a busy process can hold the file past one busy timeout: a command or a
+  // second connection opening a busy daemon's file tries again (the pragmas are safe to repeat), for 10 s.
+  await untilNotBusy(() => {
+    // Before anything writes the header (switching to WAL does): auto_vacuum only applies to a new file.
+    if (!opts.readonly) sqlite.pragma('auto_vacuum = INCREMENTAL');
+    sqlite.pragma('journal_mode = WAL');
+    // NORMAL in WAL mode survives a killed process (kill -9) without losing a committed transaction.
+    sqlite.pragma('synchronous = NORMAL');
+    // A WAL that grew during a burst is cut back to 64 MB when it restarts after a checkpoint.
+    sqlite.pragma('journal_size_limit = 67108864');
+    // Statement and savepoint journals (the group commit's SAVEPOINT per unit) in memory, not temp files.
+    sqlite.pragma('temp_store = MEMORY');
+    sqlite.pragma('foreign_keys = ON');
+  }, 10_000);
   const changes = new ChangeTracker();
   changes.attach(sqlite);
   const db = new Kysely<DB>({
