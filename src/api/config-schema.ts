@@ -5,6 +5,7 @@
 // build); the daemon serves it at GET /api/v1/config/schema.json.
 
 import { pluginOf } from '../channels/index.js';
+import { PING_KEY } from '../domain/push.js';
 
 type Json = Record<string, unknown>;
 
@@ -95,9 +96,9 @@ function endpointSchema(schemas: Record<string, object>): Json {
       ...rest,
       ping_key: {
         type: 'string',
-        format: 'uuid',
+        pattern: PING_KEY.source,
         description:
-          "push endpoints only: the key of its ping URL (`/ping/<key>`, docs/push.md). `dommon export` writes it, so the file applied elsewhere keeps every job's ping URL; left out, a new endpoint gets a random key. Unique across the installation. It lets whoever holds it report the job's runs, no more: kept in clear like the URL in the job's crontab (a `${NAME}` reference works too).",
+          "push endpoints only: the key of its ping URL (`/ping/<key>`, and Uptime Kuma's `/api/push/<key>`; docs/push.md): 10 to 64 letters, digits, `-` and `_`, such as a random UUID or a Kuma push token (`dommon import uptime-kuma` keeps each monitor's). `dommon export` writes it, so the file applied elsewhere keeps every job's ping URL; left out, a new endpoint gets a random UUID. Unique across the installation; a UUID is read in any case, any other key exactly as written. It lets whoever holds it report the job's runs, no more: kept in clear like the URL in the job's crontab (a `${NAME}` reference works too).",
         'x-endpoint-types': ['push'],
       },
       liveness: livenessSchema(schemas),

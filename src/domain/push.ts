@@ -2,6 +2,22 @@
 // /fail, /<exit status>, /log) instead of being probed. What crosses the store's boundary and the
 // ping's own rules; when a ping is late is the plug-in's (src/probes/push.ts).
 
+/**
+ * What a ping key may be: 10 to 64 letters, digits, `-` and `_`. A key dommon makes is a random UUID; a
+ * configuration file may set another, such as an Uptime Kuma push token (32 random letters and digits),
+ * so the job's existing URL keeps working.
+ */
+export const PING_KEY = /^[A-Za-z0-9_-]{10,64}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A ping key as stored and looked up: a UUID in lower case (a URL may carry it in either case, as
+ * Healthchecks.io's does), any other key exactly as written (an Uptime Kuma token is case-sensitive).
+ */
+export function pingKeyOf(key: string): string {
+  return UUID.test(key) ? key.toLowerCase() : key;
+}
+
 /** The kinds of ping: a run starts, ends well, ends badly; or a message kept without changing anything. */
 export type PingKind = 'start' | 'success' | 'fail' | 'log';
 
@@ -20,7 +36,7 @@ export interface PushSchedule {
 export interface PushCheck {
   endpoint_id: string;
   team_id: string;
-  /** The ping URL's secret: a random UUID. */
+  /** The ping URL's secret: a random UUID, or a key a configuration file set (PING_KEY). */
   ping_key: string;
   /** Epoch ms. */
   created_at: number;

@@ -25,6 +25,7 @@ import { createStatusPageService } from './status-pages.js';
 import { createMaintenanceWindowService } from './maintenance-windows.js';
 import { createNotificationService } from './notifications.js';
 import { managedGuard } from './managed.js';
+import { pingKeyOf } from '../domain/push.js';
 
 export type ConfigKind =
   'portfolio' | 'channel' | 'domain' | 'endpoint' | 'liveness' | 'status_page' | 'maintenance_window';
@@ -620,7 +621,7 @@ export function createConfigService(
         fileEndpoints.add(key);
         const cur = endpointByKey.get(`${domainId}/${e.name}`);
         const want = endpointBody(e);
-        const pingKey = typeof e.ping_key === 'string' ? e.ping_key.toLowerCase() : undefined;
+        const pingKey = typeof e.ping_key === 'string' ? pingKeyOf(e.ping_key) : undefined;
         if (pingKey !== undefined && e.type !== 'push') {
           problems.push({
             path: [...epath, 'ping_key'],

@@ -10,7 +10,7 @@ import { isoNow, type Clock } from '../domain/clock.js';
 import { Invalid, NotFound } from '../domain/errors.js';
 import type { CheckOutcome } from '../domain/liveness.js';
 import type { EndpointSettings } from '../domain/endpoint.js';
-import { PING_BODY_LIMIT, pingKindOf, type HeartbeatPings, type PushCheck } from '../domain/push.js';
+import { PING_BODY_LIMIT, pingKeyOf, pingKindOf, type HeartbeatPings, type PushCheck } from '../domain/push.js';
 import { pushSettingsError } from '../probes/heartbeat.js';
 import type { Repos, Store } from '../store/index.js';
 import type { DueQueue } from './due-queue.js';
@@ -40,6 +40,17 @@ export async function insertPush(tx: Repos, clock: Clock, teamId: string, endpoi
   await tx.push.insert(check);
   return check;
 }
+
+/** What a job may say of its run beside the ping's kind (Uptime Kuma's push URL: `msg` and `ping`). */
+interface PingReport {
+  /** Why the run failed: written into the down result's reason. */
+  message?: string;
+  /** How long the run took, in ms, as the job measured it. */
+  responseTimeMs?: number;
+}
+
+/** The most of a job's own reason that goes into a result's error text (the whole is kept as the ping's body). */
+const REASON_LIMIT = 500;
 
 /** A ping's body: its first bytes (at least the first PING_BODY_LIMIT, if it had as many) and its full size. */
 interface PingBody {
@@ -100,13 +111,14 @@ export function createPushService({
     },
 
     /**
-     * One ping: `action` is the URL's part after the key (none, start, fail, log or an exit status).
-     * NotFound for an unknown key (and an unknown action: the URL is no ping URL).
+     * One ping: `action` is the URL's part after the key (none, start, fail, log or an exit status);
+     * `report`, what the job said of the run (its failure's reason, its duration). NotFound for an
+     * unknown key (and an unknown action: the URL is no ping URL).
      */
-    async ping(key: string, action: string | undefined, body: PingBody | null): Promise<void> {
+    async ping(key: string, action: string | undefined, body: PingBody | null, report: PingReport = {}): Promise<void> {
       const what = pingKindOf(action);
       if (!what) throw new NotFound('Ping URL');
-      const check = await store.push.byKey(key);
+      const check = await store.push.byKey(pingKeyOf(key));
       if (!check) throw new NotFound('Ping URL');
       const now = clock.now().getTime();
       const endpointId = check.endpoint_id;
@@ -117,6 +129,8 @@ export function createPushService({
         const [start, last] = await Promise.all([store.push.lastStart(endpointId), store.push.lastFinish(endpointId)]);
         if (start && (!last || start.at > last.at) && now >= start.at) duration = now - start.at;
       }
+      // A time the job reported itself is the run's, in place of the one measured from a start ping.
+      if (finish && report.responseTimeMs !== undefined) duration = Math.round(report.responseTimeMs);
       await store.push.addPing(endpointId, {
         kind: what.kind,
         at: now,
@@ -137,7 +151,7 @@ export function createPushService({
             ok: false,
             responseTimeMs: duration ?? 0,
             statusCode: null,
-            error: `failed: the job reported a failure at ${isoNow(clock)}${status}`,
+            error: `failed: the job reported a failure at ${isoNow(clock)}${status}${report.message ? `: ${report.message.slice(0, REASON_LIMIT)}` : ''}`,
           };
       // The holder of this config's run (this node or another) knows the state before this one: its
       // lease is revoked first, so a result it computed from that state (the probe in flight, the

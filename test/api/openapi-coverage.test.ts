@@ -123,6 +123,11 @@ t.test('every Public API operation answers its documented success status with a 
   t.equal((await anon.get(pingPath)).text, 'OK');
   t.equal((await anon.get(`${pingPath}/nope`)).status, 404);
   t.equal((await anon.get('/ping/00000000-0000-4000-8000-000000000000')).text, 'not found');
+  // Uptime Kuma's push URL on the same key: JSON answers.
+  t.same((await anon.get(`/api/push/${push.body.ping_key}?status=up&msg=OK&ping=`)).body, { ok: true });
+  t.same((await anon.post(`/api/push/${push.body.ping_key}?status=up&ping=12`)).body, { ok: true });
+  t.equal((await anon.get(`/api/push/${push.body.ping_key}?ping=x`)).status, 400);
+  t.equal((await anon.get('/api/push/00000000-0000-4000-8000-000000000000')).body.ok, false);
   t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
   t.ok((await api.get('/api/v1/home?type=endpoint')).body.data.some((r: { id: string }) => r.id === e.body.id));
   t.same((await api.get(`/api/v1/endpoints/${e.body.id}/incidents`)).body.data, []);

@@ -90,7 +90,8 @@ t.test("every object the fixture's README lists is in the file or reported", asy
 });
 
 t.test('what the monitors become', async (t) => {
-  const r = importUptimeKuma(kumaCopy(t));
+  const file = kumaCopy(t);
+  const r = importUptimeKuma(file);
   const ep = (domain: string, name: string) =>
     r.file.domains!.find((d) => d.name === domain)!.endpoints.find((e) => e.name === name)!;
   t.same(ep('example.com', 'Homepage'), {
@@ -153,12 +154,23 @@ t.test('what the monitors become', async (t) => {
     count: 3,
     liveness: { interval_seconds: 60, failure_threshold: 3, timeout_seconds: 10 },
   });
+  // A push monitor's token is its ping key: the job's /api/push/<token> URL keeps working (docs/push.md).
   t.same(ep('example.com', 'Nightly backup (push)'), {
     name: 'Nightly backup (push)',
     type: 'push',
     period_seconds: 86400,
     grace_seconds: 60,
+    ping_key: 'ExAmPlEpUsHtOkEnNiGhTlYbAcKuP001',
   });
+  t.equal(ep('example.com', 'Cron heartbeat (push, 5 min)').ping_key, 'ExAmPlEpUsHtOkEnCrOnHeArTbEaT002');
+  t.ok(
+    r.notes.some(
+      (n) =>
+        n.at === `${file}: monitor 22 "Nightly backup (push)"` &&
+        /its push token is its ping key: the job's URL \/api\/push\/<token> keeps working/.test(n.message),
+    ),
+    'the note says the URL keeps working',
+  );
   t.same(ep('example.com', 'FTP (decommissioned, paused)').liveness!.is_enabled, false, 'paused: not enabled');
   t.same(ep('example.org', 'Admin (basic auth)').liveness!.auth, {
     type: 'basic',
@@ -166,14 +178,7 @@ t.test('what the monitors become', async (t) => {
     password: '${ADMIN_BASIC_AUTH_PASSWORD}',
   });
   const text = JSON.stringify(r.file);
-  for (const secret of [
-    'EXAMPLE-PASSWORD',
-    'EXAMPLE-TOKEN-4',
-    'EXAMPLE-TOKEN-5',
-    'EXAMPLE-TOKEN-6',
-    'EXAMPLE-TOKEN-7',
-    'ExAmPlEpUsHtOkEn',
-  ])
+  for (const secret of ['EXAMPLE-PASSWORD', 'EXAMPLE-TOKEN-4', 'EXAMPLE-TOKEN-5', 'EXAMPLE-TOKEN-6', 'EXAMPLE-TOKEN-7'])
     t.notOk(text.includes(secret), `${secret}... is not in the file`);
   t.same(
     r.file.maintenance_windows,
@@ -292,6 +297,40 @@ t.test('a JSON backup: monitors, their tags and notifications', async (t) => {
       ),
     ),
   );
+});
+
+t.test("a JSON backup's push tokens: each kept as the ping key when it can be one, else reported", async (t) => {
+  const dir = tempDir();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'backup.json');
+  const TOKEN = 'Abc123Def456Ghi789Jkl012Mno345Pq';
+  const push = (id: number, name: string, pushToken: string | null) => ({
+    id,
+    name,
+    type: 'push',
+    pushToken,
+    interval: 3600,
+    retryInterval: 3600,
+    maxretries: 0,
+    active: true,
+  });
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      version: '1.23.16',
+      notificationList: [],
+      monitorList: [push(1, 'Backup', TOKEN), push(2, 'Old', 'abc'), push(3, 'Copy', TOKEN), push(4, 'None', null)],
+    }),
+  );
+  const r = importUptimeKuma(file, { pushDomain: 'jobs.example.com' });
+  t.same(fileProblems(r.file), []);
+  const keys = Object.fromEntries(r.file.domains![0]!.endpoints.map((e) => [e.name, e.ping_key]));
+  t.same(keys, { Backup: TOKEN, Old: undefined, Copy: undefined, None: undefined });
+  const note = (id: number, name: string) => r.notes.find((n) => n.at === `${file}: monitor ${id} "${name}"`)?.message;
+  t.match(note(1, 'Backup'), /its push token is its ping key/);
+  t.match(note(2, 'Old'), /its push token is not carried over \(a ping key is 10 to 64 letters, digits, - and _\)/);
+  t.match(note(3, 'Copy'), /its push token is another monitor's, kept there/);
+  t.match(note(4, 'None'), /it has no push token/);
 });
 
 t.test('the built command', async (t) => {

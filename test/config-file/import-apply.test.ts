@@ -1,6 +1,7 @@
 // The importers' files applied: each Gatus example and the Uptime Kuma 2.5.3 data file, converted by
 // `dommon import`, applied to an empty team (its secrets' variables set) creates every object the
-// file holds, the export of that team holds as many, and applying the file again changes nothing.
+// file holds, the export of that team holds as many, and applying the file again changes nothing; the
+// push URL of a Kuma push monitor reports to the endpoint it became.
 import fs from 'node:fs';
 import t from 'tap';
 import { parse } from 'yaml';
@@ -89,6 +90,12 @@ t.test('imported files apply whole to an empty team', async (t) => {
       body: { file: text, filename: name, env },
     });
     t.same(again.body.steps, [], `${name}: applied again, nothing changes`);
+    if (name === 'uptime-kuma kuma.db') {
+      // The push URL Kuma shows for its push monitor, with dommon's address as the base, reports the run.
+      const url = `${s.url}/api/push/ExAmPlEpUsHtOkEnNiGhTlYbAcKuP001?status=up&msg=OK&ping=`;
+      const pushed = await request(s.url, 'GET', url.slice(s.url.length));
+      t.same([pushed.status, pushed.body], [200, { ok: true }], "Kuma's push URL of the imported monitor answers");
+    }
   }
   t.ok((created.get('uptime-kuma kuma.db') ?? 0) > 10, 'the Kuma file made its endpoints');
   t.ok((created.get('gatus config.yaml') ?? 0) > 0, "Gatus's example made its endpoints");

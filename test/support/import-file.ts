@@ -2,9 +2,10 @@
 // with the configuration file's own reader and schema; `fileProblems` checks every object against the API's
 // own request schema (an endpoint against endpoint-create, its liveness against liveness-create, a
 // channel against its channel's config schema with secrets as `${NAME}` references, windows and
-// status pages against theirs), and every reference between objects resolves to an object of the file.
+// status pages against theirs; a push endpoint's ping_key against the key's form), and every reference between objects resolves to an object of the file.
 import { formatError, parseConfigFile, referencedNames } from '../../src/api/config-file.js';
 import { createValidator, loadSchemas } from '../../src/api/validation.js';
+import { PING_KEY } from '../../src/domain/push.js';
 
 type Json = Record<string, any>;
 const ID = '00000000-0000-4000-8000-000000000000';
@@ -54,6 +55,7 @@ export function fileProblems(file: Json): string[] {
   }
   const endpoints = new Set<string>();
   const domains = new Set<string>();
+  const pingKeys = new Set<unknown>();
   for (const d of file.domains ?? []) {
     const { name, portfolio, notes, dkim_selectors, manual_expiry, endpoints: eps, ...rest } = d;
     for (const k of Object.keys(rest)) problems.push(`domain ${name}: ${k}: unknown field`);
@@ -69,8 +71,15 @@ export function fileProblems(file: Json): string[] {
     if (domains.has(name)) problems.push(`domain ${name}: twice`);
     domains.add(name);
     for (const e of eps ?? []) {
-      const { name: ep, type, liveness, ...fields } = e;
+      // ping_key is the file's own field (not the API's): a push endpoint's, of the key's form, unique.
+      const { name: ep, type, liveness, ping_key: pingKey, ...fields } = e;
       check(`endpoint ${name}/${ep}`, 'endpoint-create', { domain_id: ID, name: ep, endpoint_type: type, ...fields });
+      if (pingKey !== undefined) {
+        if (type !== 'push' || typeof pingKey !== 'string' || !PING_KEY.test(pingKey))
+          problems.push(`endpoint ${name}/${ep}: ping_key ${JSON.stringify(pingKey)} is not a push endpoint's key`);
+        if (pingKeys.has(pingKey)) problems.push(`endpoint ${name}/${ep}: ping_key twice`);
+        pingKeys.add(pingKey);
+      }
       if (/\//.test(ep)) problems.push(`endpoint ${name}/${ep}: a name has no "/"`);
       if (liveness) check(`endpoint ${name}/${ep} liveness`, 'liveness-create', { endpoint_id: ID, ...liveness });
       const ref = `${name}/${ep}`;

@@ -16,6 +16,7 @@
 import { CHANNELS } from '../../channels/index.js';
 import { DOCS_ASSETS } from './swagger-ui.js';
 import { STATUS_PAGE_CACHE_SECONDS } from '../../domain/status-page.js';
+import { PING_KEY } from '../../domain/push.js';
 import { BADGE_KINDS } from '../../web/badge.js';
 import type { Role } from '../../domain/roles.js';
 
@@ -69,6 +70,8 @@ export const requiredRole = (op: Pick<OperationDoc, 'method' | 'role'>): Role =>
   op.role ?? (op.method === 'get' ? 'viewer' : 'owner');
 
 const CHANNEL = { type: 'string', enum: [...CHANNELS] };
+/** A push endpoint's ping key (PING_KEY): a random UUID, or the key a configuration file set. */
+const PING_KEY_PARAM = { type: 'string', pattern: PING_KEY.source };
 const SLUG_PARAM = { type: 'string', pattern: '^[a-z0-9][a-z0-9-]{1,62}[a-z0-9]$' };
 
 export const OPERATIONS: OperationDoc[] = [
@@ -1066,13 +1069,13 @@ export const OPERATIONS: OperationDoc[] = [
       path,
       summary: `A heartbeat ping of a push endpoint: ${what}`,
       description:
-        "No token: the key (a random UUID) is the secret. GET, HEAD and POST answer alike; a POST body (any content type) is the run's log, its first 100,000 bytes kept. Each key takes 60 pings a minute from one client address, and each address may try 30 unknown keys a minute.",
+        "No token: the key (a random UUID, or the key a configuration file set) is the secret. GET, HEAD and POST answer alike; a POST body (any content type) is the run's log, its first 100,000 bytes kept. Each key takes 60 pings a minute from one client address, and each address may try 30 unknown keys a minute.",
       tag: 'Push',
       auth: false,
       plain: true,
       ...(method === 'post' ? { textBody: "The run's log (its first 100,000 bytes are kept, the rest counted)" } : {}),
       params: {
-        key: { type: 'string', format: 'uuid' },
+        key: PING_KEY_PARAM,
         ...(path.endsWith(':action')
           ? {
               action: {
@@ -1097,6 +1100,33 @@ export const OPERATIONS: OperationDoc[] = [
       },
     })),
   ),
+
+  // Uptime Kuma's push URL, for the same keys (docs/push.md#uptime-kumas-push-url)
+  ...(['get', 'post'] as const).map((method): OperationDoc => ({
+    method,
+    path: '/api/push/:key',
+    summary: "Uptime Kuma's push URL of a push endpoint: the job reports a run (extension)",
+    description:
+      "No token: the key is the secret, as for the ping URLs (an Uptime Kuma push token that `dommon import uptime-kuma` kept, or any ping key). `status=up` (the default): the run succeeded; any other status: it failed, down at once, with `msg` as the reason; `ping`: the time the job took, in ms. Answered as Uptime Kuma answers. GET, HEAD and POST answer alike (a body is not read). The limits are the ping URLs', shared with them: 60 reports of a key a minute from one client address, 30 unknown keys a minute.",
+    tag: 'Push',
+    auth: false,
+    plain: true,
+    query: 'kuma-push',
+    params: { key: PING_KEY_PARAM },
+    responses: {
+      200: { schema: 'KumaPushAnswer', description: '`{"ok":true}`: the report is recorded' },
+      400: { schema: 'KumaPushAnswer', description: '`ok: false`: `ping` is no number, negative, or over a day' },
+      404: {
+        schema: 'KumaPushAnswer',
+        description: '`{"ok":false,"msg":"Monitor not found or not active."}`: no push endpoint has this key',
+      },
+      429: {
+        schema: 'KumaPushAnswer',
+        description: '`rate limited`: too many reports of this key, or unknown keys, from this address this minute',
+        headers: { 'Retry-After': 'Seconds until the window ends' },
+      },
+    },
+  })),
 
   // User API only
   {

@@ -4,18 +4,30 @@
 // 429 `rate limited`. A POST body's first PING_BODY_LIMIT bytes are kept as the ping's log; the rest is
 // read and dropped, up to DRAIN_LIMIT. Served ahead of the JSON body parser (a ping's body is any text),
 // and logged with the key cut to its first 8 characters.
+// Uptime Kuma's push URL is served too, for the same keys: /api/push/<key>?status=up|down&msg=...&ping=<ms>
+// (status up by default, anything else a failure with msg as its reason; ping the reported time in ms),
+// answered as Kuma does: {"ok":true}, {"ok":false,"msg":...} with 400 for a bad ping value, 404 for an
+// unknown key (the same answer for every unknown or malformed key) and 429 past the same limits, which the
+// two forms share.
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import { clientKey } from '../../domain/client-address.js';
 import { NotFound } from '../../domain/errors.js';
-import { PING_BODY_LIMIT } from '../../domain/push.js';
+import { PING_BODY_LIMIT, PING_KEY, pingKeyOf } from '../../domain/push.js';
 import type { PushService } from '../../services/push.js';
 
 const PING_PATH = /^\/ping\/([^/]{1,100})(?:\/([^/]{1,20}))?\/?$/;
 /** A path with a segment under /ping/: the ping URLs' own space. */
 const PING_SPACE = /^\/ping\/[^/]/;
-const KEY = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** Uptime Kuma's push URL: /api/push/<key>, its report in the query string. */
+const KUMA_PATH = /^\/api\/push\/([^/]{1,100})\/?$/;
+/** A path with a segment under /api/push/: Kuma's push URLs' own space. */
+const KUMA_SPACE = /^\/api\/push\/[^/]/;
+/** Kuma's bounds of a reported ping time (ms): none negative, none over a day. */
+const KUMA_PING_MAX_MS = 86_400_000;
+/** Kuma's answer to a key it does not know (the same for every key, known or not, that is not a push monitor's). */
+const KUMA_UNKNOWN = 'Monitor not found or not active.';
 /** Past this many bytes a ping's body is not read on: the connection is closed after the answer. */
 const DRAIN_LIMIT = 10 * PING_BODY_LIMIT;
 /** Pings per key and client address, and unknown keys per client address, in one minute. */
@@ -66,14 +78,73 @@ async function readBody(
   return { data: Buffer.concat(chunks), bytes: seen, ended: true };
 }
 
+/** A query parameter's first value (`?status=a&status=b` gives "a"). */
+function first(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+/** Kuma's `ping` parameter: null when absent or empty, else a number of ms within Kuma's bounds, or why not. */
+function kumaPingMs(raw: string | undefined): { ms: number | null } | { error: string } {
+  if (raw === undefined || raw === '') return { ms: null };
+  const ms = Number(raw);
+  if (Number.isNaN(ms)) return { error: `Invalid ping value: '${raw.slice(0, 50)}' is not a valid number` };
+  if (ms < 0) return { error: `Invalid ping value: ${ms}ms cannot be negative` };
+  if (ms > KUMA_PING_MAX_MS)
+    return { error: `Ping value ${ms}ms exceeds maximum allowed (${KUMA_PING_MAX_MS}ms = 24 hours)` };
+  return { ms };
+}
+
 export function pingMiddleware(deps: { services: { push: PushService }; clock: Clock; log: Logger }): Koa.Middleware {
   const counter = windowCounter(deps.clock);
   const misses = windowCounter(deps.clock);
+  /** Refuses a client past the limits (counting this ping): unknown keys this minute, or this key's pings. */
+  const limited = (key: string, client: string) =>
+    misses.over(client, PING_RATE.misses) || !counter.take(`${key} ${client}`, PING_RATE.perKey);
+  const retryAfter = String(Math.ceil(PING_RATE.windowMs / 1000));
+
+  /** Uptime Kuma's push URL. */
+  const kuma = async (ctx: Koa.Context, m: RegExpExecArray | null) => {
+    ctx.type = 'application/json';
+    const answer = (status: number, body: { ok: boolean; msg?: string }) => {
+      ctx.status = status;
+      ctx.body = JSON.stringify(body);
+    };
+    if (!m) return answer(404, { ok: false, msg: KUMA_UNKNOWN });
+    const key = pingKeyOf(m[1]!);
+    const client = clientKey(ctx.ip);
+    if (limited(key, client)) {
+      ctx.set('Retry-After', retryAfter);
+      return answer(429, { ok: false, msg: 'rate limited' });
+    }
+    // A body is not Kuma's report: it is not read (past DRAIN_LIMIT the connection is closed after the answer).
+    if (ctx.method === 'POST' && !(await readBody(ctx.req, 0, DRAIN_LIMIT)).ended) ctx.set('Connection', 'close');
+    const q = ctx.query as Record<string, string | string[] | undefined>;
+    // Checked before the key, as Kuma does: the answer says nothing of the key.
+    const ping = kumaPingMs(first(q.ping));
+    if ('error' in ping) return answer(400, { ok: false, msg: ping.error });
+    const up = (first(q.status) || 'up') === 'up';
+    const msg = first(q.msg) || undefined;
+    try {
+      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
+      await deps.services.push.ping(key, up ? undefined : 'fail', msg === undefined ? null : textBody(msg), {
+        message: up ? undefined : msg,
+        responseTimeMs: ping.ms ?? undefined,
+      });
+      answer(200, { ok: true });
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      misses.take(client, PING_RATE.misses);
+      answer(404, { ok: false, msg: KUMA_UNKNOWN });
+    }
+  };
+
   return async (ctx, next) => {
-    const m = PING_PATH.exec(ctx.path);
-    // Every path below /ping/ is a ping URL's: one that is not well formed is a plain 404 here, never
-    // the JSON API's answers (its body parser, its error body).
-    if (!m && !PING_SPACE.test(ctx.path)) {
+    const hc = PING_PATH.exec(ctx.path);
+    const km = hc ? null : KUMA_PATH.exec(ctx.path);
+    // Every path below /ping/ (and /api/push/) is a ping URL's: one that is not well formed is a plain 404
+    // here, never the JSON API's answers (its body parser, its error body).
+    const inKuma = !hc && (km !== null || KUMA_SPACE.test(ctx.path));
+    if (!hc && !inKuma && !PING_SPACE.test(ctx.path)) {
       await next();
       return;
     }
@@ -82,20 +153,27 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
       ctx.set('Allow', 'GET, HEAD, POST');
       return;
     }
+    if (inKuma) {
+      await kuma(ctx, km);
+      const shown = km ? `/api/push/${km[1]!.slice(0, 8)}…` : '/api/push/…';
+      deps.log.debug({ method: ctx.method, path: shown, status: ctx.status }, 'ping');
+      return;
+    }
+    const m = hc;
     if (!m) {
       ctx.type = 'text/plain';
       ctx.status = 404;
       ctx.body = 'not found';
       return;
     }
-    const key = m[1]!.toLowerCase();
+    const key = pingKeyOf(m[1]!);
     const client = clientKey(ctx.ip);
     const shown = `/ping/${key.slice(0, 8)}…${m[2] ? `/${m[2]}` : ''}`;
     ctx.type = 'text/plain';
     // A client that tried too many unknown keys this minute is refused before any look-up.
-    if (misses.over(client, PING_RATE.misses) || !counter.take(`${key} ${client}`, PING_RATE.perKey)) {
+    if (limited(key, client)) {
       ctx.status = 429;
-      ctx.set('Retry-After', String(Math.ceil(PING_RATE.windowMs / 1000)));
+      ctx.set('Retry-After', retryAfter);
       ctx.body = 'rate limited';
       return;
     }
@@ -106,7 +184,7 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
       body = read;
     }
     try {
-      if (!KEY.test(key)) throw new NotFound('Ping URL');
+      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
       await deps.services.push.ping(key, m[2], body);
       ctx.status = 200;
       ctx.body = 'OK';
@@ -119,4 +197,10 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
     }
     deps.log.debug({ method: ctx.method, path: shown, status: ctx.status }, 'ping');
   };
+}
+
+/** A message as a ping's body. */
+function textBody(text: string): { data: Buffer; bytes: number } {
+  const data = Buffer.from(text, 'utf8');
+  return { data, bytes: data.length };
 }

@@ -4,6 +4,7 @@
 // in a note.
 import fs from 'node:fs';
 import { Invalid } from '../../domain/errors.js';
+import { PING_KEY, pingKeyOf } from '../../domain/push.js';
 import { KUMA_TABLES, type KumaRow, type KumaTables } from '../../domain/uptime-kuma.js';
 import { readKumaDatabase } from '../../store/uptime-kuma.js';
 import { envName, FileBuilder, splitHost, type FileEndpoint, type ImportResult } from './file.js';
@@ -92,6 +93,8 @@ interface Ctx {
   /** monitor id -> the endpoint reference made from it */
   refs: Map<number, string>;
   pushDomain?: string;
+  /** The push tokens given to endpoints so far (a ping key is unique). */
+  pushTokens: Set<string>;
 }
 
 const monitorAt = (c: Ctx, m: KumaRow) => `${c.file}: monitor ${s(m.id)} "${s(m.name)}"`;
@@ -99,7 +102,7 @@ const monitorAt = (c: Ctx, m: KumaRow) => `${c.file}: monitor ${s(m.id)} "${s(m.
 export function importUptimeKuma(file: string, options: { pushDomain?: string } = {}): ImportResult {
   const { tables, kind } = readKuma(file);
   const b = new FileBuilder();
-  const c: Ctx = { b, file, tables, refs: new Map(), pushDomain: options.pushDomain };
+  const c: Ctx = { b, file, tables, refs: new Map(), pushDomain: options.pushDomain, pushTokens: new Set() };
   importNotifications(c);
   const byId = new Map(tables.monitor.map((m) => [n(m.id), m]));
   // Hosted monitors first: push monitors (no host) go under a domain the others made.
@@ -211,9 +214,22 @@ function importMonitor(c: Ctx, m: KumaRow, byId: Map<number, KumaRow>): void {
         ),
       ),
     };
+    // Kuma's token becomes the ping key: the job's push URL keeps working on dommon's address.
+    const token = s(m.push_token);
+    let keyNote: string;
+    if (!token) keyNote = 'it has no push token: the job pings the URL dommon gives it';
+    else if (!PING_KEY.test(token))
+      keyNote = `its push token is not carried over (a ping key is 10 to 64 letters, digits, - and _): the job pings the URL dommon gives it`;
+    else if (c.pushTokens.has(pingKeyOf(token)))
+      keyNote = `its push token is another monitor's, kept there: the job pings the URL dommon gives it`;
+    else {
+      c.pushTokens.add(pingKeyOf(token));
+      ep.ping_key = token;
+      keyNote = `its push token is its ping key: the job's URL /api/push/<token> keeps working with dommon's address as the base (and /ping/<token>)`;
+    }
     b.note(
       at,
-      `carried over as a push monitor under ${split.domain}: Kuma's push monitors have no host (--push-domain picks the domain); the job pings the URL dommon gives it, not /api/push/<token>; grace_seconds is the retries' time (retries x retry interval)`,
+      `carried over as a push monitor under ${split.domain}: Kuma's push monitors have no host (--push-domain picks the domain); ${keyNote}; grace_seconds is the retries' time (retries x retry interval)`,
     );
   } else if (http) {
     let u: URL;
