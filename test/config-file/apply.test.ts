@@ -2,9 +2,16 @@
 // against the team's stored setup, applied in one transaction through the services; a second apply of
 // the same file changes nothing; a change is one update with its fields; without prune nothing is
 // deleted, with it what the file leaves out is; an invalid file, or one the services refuse, applies
-// nothing and lists every error at its line and column. test/pg/config-apply.test.ts runs it on PostgreSQL.
+// nothing and lists every error at its line and column; an apply with nothing to change writes no table.
+// test/pg/config-apply.test.ts runs it on PostgreSQL.
+import fs from 'node:fs';
 import t from 'tap';
 import { request, startApp } from '../support/app.js';
+
+/** The tables of the store (the committed schema snapshot the store tests keep). */
+const SCHEMA = JSON.parse(fs.readFileSync(new URL('../store/schema.sqlite.json', import.meta.url), 'utf8')) as {
+  tables: Record<string, unknown>;
+};
 
 const FILE = (interval: number, extra = '') => `# yaml-language-server: $schema=../schemas/config/dommon.schema.json
 version: 1
@@ -146,4 +153,39 @@ t.test('apply: plan, one transaction, idempotent, updates, prune, errors', async
   const unset = await apply(FILE(30), '', {});
   t.equal(unset.status, 400);
   t.same(unset.body.errors, ['dommon.yaml:9:17: channels.0.secret_key: the variable WEBHOOK_SECRET is not set']);
+});
+
+t.test('a second apply of the same file writes no table; a change writes only its own', async (t) => {
+  // An API node: no scheduler writes beside the applies (registration look-ups, results).
+  const s = await startApp({ DOMMON_ROLE: 'api' });
+  t.teardown(() => s.close());
+  const token = await s.token('ops');
+  const apply = (file: string) =>
+    request(s.url, 'POST', '/api/v1/config/apply', { token, body: { file, filename: 'dommon.yaml', env: ENV } });
+  // Every table of the schema but those written beside any request: this node's heartbeat, the
+  // token's last use, the sign-in throttle's pruning, and on PostgreSQL the shared rate limit.
+  const bookkeeping = ['nodes', 'api_tokens', 'auth_failures', 'rate_limits'];
+  const tables = Object.keys(SCHEMA.tables).filter((x) => !bookkeeping.includes(x));
+  // The store's per-table write counters (store/change-tracker.ts): the stamp's last part.
+  const epochs = () => new Map(tables.map((x) => [x, s.app.store.stamp([x]).split(':').pop()]));
+  const written = (before: Map<string, string | undefined>) => {
+    const after = epochs();
+    return tables.filter((x) => before.get(x) !== after.get(x));
+  };
+
+  let before = epochs();
+  t.equal((await apply(FILE(60))).status, 200);
+  t.ok(written(before).includes('endpoints'), 'the counters see the first apply');
+  before = epochs();
+  const again = await apply(FILE(60));
+  t.same(again.body.steps, []);
+  t.same(written(before), [], 'no table written');
+  before = epochs();
+  t.equal((await apply(FILE(30))).body.steps.length, 1);
+  // Its row and its audit entry (and on PostgreSQL the due-queue's row of the check, its next run).
+  t.same(
+    written(before).filter((x) => x !== 'liveness_due'),
+    ['audit_log', 'liveness_configs'],
+    'one change: its row and its audit entry',
+  );
 });
