@@ -1,8 +1,9 @@
 // Round trips of the configuration file, property-tested (fast-check): a random setup (portfolios,
 // channels with secrets and credentials, domains with endpoints of several types and liveness checks
-// with credentials, status pages, maintenance windows) is applied to an empty team; its export holds
-// every value the file set (secrets as references, never their values); that export applied to
-// another empty team exports the same text; applied again to its own team it changes nothing.
+// with credentials and regions, push endpoints with their ping keys, status pages, maintenance
+// windows) is applied to an empty team; its export holds every value the file set (secrets as
+// references, never their values); that export applied to another empty team exports the same text;
+// applied again to its own team it changes nothing.
 // Each run uses new teams of one app (a team's setup is all an export reads); the fixed case through
 // an empty data directory, on both stores, is test/config-file/export.test.ts.
 import fs from 'node:fs';
@@ -57,22 +58,32 @@ const channel = fc.oneof(
   }),
 );
 
-const liveness = fc.record(
-  {
-    interval_seconds: fc.integer({ min: 30, max: 3600 }),
-    failure_threshold: fc.integer({ min: 1, max: 5 }),
-    expected_status_code: fc.constantFrom(200, 204, 301),
-    method: fc.constantFrom('GET', 'HEAD', 'POST'),
-    follow_redirects: fc.boolean(),
-    headers: fc.dictionary(fc.constantFrom('X-Probe', 'Accept'), fc.constantFrom('dommon', 'text/html')),
-    conditions: fc.uniqueArray(fc.constantFrom('[STATUS] == 200', '[RESPONSE_TIME] < 500'), { maxLength: 2 }),
-    auth: fc.oneof(
-      fc.record({ type: fc.constant('basic'), username: fc.constantFrom('ops', 'monitor'), password: secretValue }),
-      fc.record({ type: fc.constant('bearer'), token: secretValue }),
-    ),
-  },
-  { requiredKeys: ['interval_seconds'] },
-);
+const liveness = fc
+  .record(
+    {
+      interval_seconds: fc.integer({ min: 30, max: 3600 }),
+      failure_threshold: fc.integer({ min: 1, max: 5 }),
+      expected_status_code: fc.constantFrom(200, 204, 301),
+      method: fc.constantFrom('GET', 'HEAD', 'POST'),
+      follow_redirects: fc.boolean(),
+      headers: fc.dictionary(fc.constantFrom('X-Probe', 'Accept'), fc.constantFrom('dommon', 'text/html')),
+      conditions: fc.uniqueArray(fc.constantFrom('[STATUS] == 200', '[RESPONSE_TIME] < 500'), { maxLength: 2 }),
+      auth: fc.oneof(
+        fc.record({ type: fc.constant('basic'), username: fc.constantFrom('ops', 'monitor'), password: secretValue }),
+        fc.record({ type: fc.constant('bearer'), token: secretValue }),
+      ),
+      regions: fc.uniqueArray(fc.constantFrom('eu-west', 'us-east', 'ap-south'), { minLength: 1, maxLength: 3 }),
+      confirm_from: fc.integer({ min: 1, max: 3 }),
+    },
+    { requiredKeys: ['interval_seconds'] },
+  )
+  // confirm_from counts regions: at most their number, and none without them.
+  .map(({ confirm_from, ...l }) =>
+    l.regions ? { ...l, ...(confirm_from ? { confirm_from: Math.min(confirm_from, l.regions.length) } : {}) } : l,
+  );
+
+/** A ping key as a file may set it: a UUID, or another key of its form (an Uptime Kuma token). */
+const pingKey = fc.oneof(fc.uuid({ version: 4 }), fc.stringMatching(/^[A-Za-z0-9_-]{10,64}$/));
 
 const endpoint = (name: string) =>
   fc.oneof(
@@ -94,6 +105,7 @@ const endpoint = (name: string) =>
       type: fc.constant('push'),
       period_seconds: fc.integer({ min: 60, max: 86400 }),
       grace_seconds: maybe(fc.integer({ min: 60, max: 7200 })),
+      ping_key: maybe(pingKey),
     }),
     fc.record({ name: fc.constant(name), type: fc.constant('port'), port: fc.integer({ min: 1, max: 65535 }) }),
   );
