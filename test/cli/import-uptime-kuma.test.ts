@@ -2,9 +2,11 @@
 // (test/fixtures/uptime-kuma-2.5.3, its README lists every object in it) becomes a dommon file whose
 // every object the API's schemas accept, and every monitor, notification, tag, maintenance window and
 // status page of the README is in that file or named on stderr. Kuma's directory is never written to.
-// A JSON backup (Kuma 1.x's export: monitors and notifications) is read too.
+// A JSON backup (Kuma 1.x's export: monitors and notifications) is read too, and so is a kuma.db
+// without the monitor columns Kuma 2.x added.
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
 import { parse } from 'yaml';
 import { importUptimeKuma } from '../../src/services/import/uptime-kuma.js';
@@ -219,6 +221,39 @@ t.test('what the monitors become', async (t) => {
       ],
     },
   ]);
+});
+
+t.test("a kuma.db without the monitor columns Kuma 2.x's migrations added, as Kuma 1.23 has it", async (t) => {
+  // The fixture with its monitor table cut back to the columns before mqtt_check_type: those from it on
+  // came with Kuma 2.x's migrations (db/knex_migrations, October 2023 on: MQTT check type, remote
+  // browsers, SNMP, JSON operators, conditions, cache busting, ping options, IP family, bearer token...).
+  // Not a file a real 1.23 wrote: the importer is shown to need none of those columns.
+  const file = kumaCopy(t);
+  const full = importUptimeKuma(file);
+  const db = new Database(file);
+  const cols = (db.prepare('PRAGMA table_info(monitor)').all() as { name: string }[]).map((c) => c.name);
+  const kept = cols.slice(0, cols.indexOf('mqtt_check_type'));
+  t.ok(kept.length > 60 && kept.includes('push_token') && !kept.includes('json_path_operator'), 'cut back');
+  db.pragma('foreign_keys = OFF');
+  db.exec(
+    `CREATE TABLE monitor_1_23 AS SELECT ${kept.map((c) => `"${c}"`).join(', ')} FROM monitor;
+     DROP TABLE monitor; ALTER TABLE monitor_1_23 RENAME TO monitor;`,
+  );
+  db.close();
+  const r = importUptimeKuma(file);
+  t.same(fileProblems(r.file), []);
+  t.same(
+    r.notes.map((n) => `${n.at}: ${n.message}`),
+    full.notes.map((n) => `${n.at}: ${n.message}`),
+    'the same notes: every monitor carried over or reported as before',
+  );
+  // The one difference: a ping monitor's count (ping_count came with 2.x) is dommon's default.
+  const ping = (f: typeof r.file) => f.domains!.flatMap((d) => d.endpoints).find((e) => e.name === 'Gateway ping')!;
+  t.equal(ping(full.file).count, 3);
+  const { count: _count, ...rest } = ping(full.file);
+  t.same(ping(r.file), rest);
+  ping(r.file).count = 3;
+  t.same(r.file, full.file, 'else the same file');
 });
 
 t.test('a JSON backup: monitors, their tags and notifications', async (t) => {
