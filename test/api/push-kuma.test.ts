@@ -6,6 +6,9 @@
 import t, { type Test } from 'tap';
 import { client, startApp } from '../support/app.js';
 
+// Each test starts its own app (on PostgreSQL a fresh database each): slow on a loaded machine.
+t.setTimeout(120_000);
+
 /** The shape of a token Kuma's UI makes: 32 letters and digits, mixed case. */
 const TOKEN = 'ExAmPlEpUsHtOkEnNiGhTlYbAcKuP001';
 const UNKNOWN = { ok: false, msg: 'Monitor not found or not active.' };
