@@ -128,6 +128,8 @@ t.test('every Public API operation answers its documented success status with a 
   t.same((await anon.post(`/api/push/${push.body.ping_key}?status=up&ping=12`)).body, { ok: true });
   t.equal((await anon.get(`/api/push/${push.body.ping_key}?ping=x`)).status, 400);
   t.equal((await anon.get('/api/push/00000000-0000-4000-8000-000000000000')).body.ok, false);
+  const job = client(s.url, push.body.ping_key);
+  t.equal((await job.post('/api/v1/endpoints/jobs_nightly/external?success=true&duration=2s')).status, 200);
   t.equal((await api.get(`/api/v1/events?category=endpoint_down`)).body.total, 0);
   t.ok((await api.get('/api/v1/home?type=endpoint')).body.data.some((r: { id: string }) => r.id === e.body.id));
   t.same((await api.get(`/api/v1/endpoints/${e.body.id}/incidents`)).body.data, []);

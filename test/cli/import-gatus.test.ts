@@ -102,8 +102,9 @@ t.test("Gatus's config.yaml: groups as portfolios, URLs split, dns and icmp, wha
 t.test('alerting providers become channels; secrets become ${NAME} references, never the values', async (t) => {
   const r = run('features.yaml');
   const text = JSON.stringify(r.file);
+  // (An external endpoint's token is kept as its ping key, as an export writes ping keys: the next test.)
   for (const secret of [
-    'EXAMPLE-TOKEN',
+    '123456789:EXAMPLE-TOKEN',
     'EXAMPLE-PASSWORD',
     '00000000000000000000000000000000',
     'a3VtYTpzM2NyZXQ=',
@@ -176,9 +177,10 @@ t.test('alerting providers become channels; secrets become ${NAME} references, n
       type: 'push',
       period_seconds: 86400,
       grace_seconds: 60,
+      ping_key: 'EXAMPLE-TOKEN-2',
       liveness: { failure_threshold: 3 },
     },
-    'external endpoint: a push monitor with the heartbeat as its period',
+    'external endpoint: a push monitor with the heartbeat as its period and its token as the ping key',
   );
   t.same(r.file.maintenance_windows, [
     {
@@ -204,7 +206,7 @@ t.test('alerting providers become channels; secrets become ${NAME} references, n
     /^features.yaml:100: endpoint "ping": ui not carried over/,
     /^features.yaml:109: endpoint "mx": condition "\[STATUS\] == 200" not carried over: dns checks have no \[STATUS\]$/,
     /^features.yaml:112: endpoint "udp": not carried over: dommon has no udp:\/\/ checks$/,
-    /^features.yaml:124: external endpoint "nightly-backup": carried over as a push monitor under example.com: .*\/api\/v1\/endpoints\/backend_nightly-backup\/external/,
+    /^features.yaml:124: external endpoint "nightly-backup": carried over as a push monitor under example.com: .*its token is its ping key: the job's POST to \/api\/v1\/endpoints\/backend_nightly-backup\/external with that Bearer token keeps working/,
     /^features.yaml:131: external endpoint "adhoc": no heartbeat interval/,
   ])
     t.ok(

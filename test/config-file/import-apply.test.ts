@@ -96,6 +96,18 @@ t.test('imported files apply whole to an empty team', async (t) => {
       const pushed = await request(s.url, 'GET', url.slice(s.url.length));
       t.same([pushed.status, pushed.body], [200, { ok: true }], "Kuma's push URL of the imported monitor answers");
     }
+    if (name === 'gatus features.yaml') {
+      // Gatus's external-endpoint URL, with dommon's address as the base and the external endpoint's token.
+      const pushed = await fetch(`${s.url}/api/v1/endpoints/backend_nightly-backup/external?success=true`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer EXAMPLE-TOKEN-2' },
+      });
+      t.same(
+        [pushed.status, await pushed.text()],
+        [200, ''],
+        "Gatus's external-endpoint URL of the imported monitor answers",
+      );
+    }
   }
   t.ok((created.get('uptime-kuma kuma.db') ?? 0) > 10, 'the Kuma file made its endpoints');
   t.ok((created.get('gatus config.yaml') ?? 0) > 0, "Gatus's example made its endpoints");

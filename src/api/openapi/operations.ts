@@ -1128,6 +1128,40 @@ export const OPERATIONS: OperationDoc[] = [
     },
   })),
 
+  // Gatus's external-endpoint URL, for the same keys (docs/push.md#gatuss-external-endpoint-url)
+  {
+    method: 'post',
+    path: '/api/v1/endpoints/:key/external',
+    summary: "Gatus's external-endpoint URL of a push endpoint: the job reports a run (extension)",
+    description:
+      "No API token: `Authorization: Bearer <token>` carries the push endpoint's ping key (a Gatus external endpoint's token that `dommon import gatus` kept, or any ping key), which alone picks the endpoint; `key` is Gatus's name for it (`<group>_<name>`) and is not checked. `success=true`: the run succeeded; `success=false`: it failed, down at once, with `error` (or a JSON body's `error`) as the reason; `duration`: the time the job took. Answered as Gatus answers: plain text, 200 with an empty body. The limits are the ping URLs', shared with them: 60 reports of a key a minute from one client address, 30 unknown tokens a minute.",
+    tag: 'Push',
+    auth: false,
+    plain: true,
+    query: 'gatus-external',
+    textBody: 'Optional: `{"error": "..."}`, the reason of a failure reported without `error` in the query',
+    params: {
+      key: { type: 'string', description: "Gatus's key of the external endpoint, `<group>_<name>` (not checked)" },
+    },
+    responses: {
+      200: { contentType: 'text/plain', description: 'Empty: the report is recorded' },
+      400: {
+        contentType: 'text/plain',
+        description: '`missing or invalid success query parameter`, or `invalid duration: ...`',
+      },
+      401: {
+        contentType: 'text/plain',
+        description:
+          '`invalid Authorization header` (no Bearer token), or `invalid token`: no push endpoint has this key',
+      },
+      429: {
+        contentType: 'text/plain',
+        description: '`rate limited`: too many reports of this key, or unknown tokens, from this address this minute',
+        headers: { 'Retry-After': 'Seconds until the window ends' },
+      },
+    },
+  },
+
   // User API only
   {
     method: 'post',

@@ -9,10 +9,16 @@
 // answered as Kuma does: {"ok":true}, {"ok":false,"msg":...} with 400 for a bad ping value, 404 for an
 // unknown key (the same answer for every unknown or malformed key) and 429 past the same limits, which the
 // two forms share.
+// Gatus's external-endpoint URL is served too: POST /api/v1/endpoints/<gatus key>/external?success=true|false
+// with `Authorization: Bearer <token>`, the token being the push endpoint's ping key (what `dommon import
+// gatus` keeps of an external endpoint's token); `error` (query, or a JSON body's `error`) is a failure's
+// reason and `duration` (Go's form: 1m30s) the run's time. The key in the path names the endpoint in
+// Gatus; here the token alone picks it, so an unknown or wrong token is one answer (401), whatever the key.
 import type Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Clock } from '../../domain/clock.js';
 import { clientKey } from '../../domain/client-address.js';
+import { goDurationMs } from '../../domain/go-duration.js';
 import { NotFound } from '../../domain/errors.js';
 import { PING_BODY_LIMIT, PING_KEY, pingKeyOf } from '../../domain/push.js';
 import type { PushService } from '../../services/push.js';
@@ -24,6 +30,8 @@ const PING_SPACE = /^\/ping\/[^/]/;
 const KUMA_PATH = /^\/api\/push\/([^/]{1,100})\/?$/;
 /** A path with a segment under /api/push/: Kuma's push URLs' own space. */
 const KUMA_SPACE = /^\/api\/push\/[^/]/;
+/** Gatus's external-endpoint URL: /api/v1/endpoints/<key>/external, the report in the query string. */
+const GATUS_PATH = /^\/api\/v1\/endpoints\/[^/]{1,200}\/external\/?$/;
 /** Kuma's bounds of a reported ping time (ms): none negative, none over a day. */
 const KUMA_PING_MAX_MS = 86_400_000;
 /** Kuma's answer to a key it does not know (the same for every key, known or not, that is not a push monitor's). */
@@ -138,7 +146,69 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
     }
   };
 
+  /** Gatus's external-endpoint URL (POST only; answers as Gatus does: plain text, 200 with no body). */
+  const gatus = async (ctx: Koa.Context) => {
+    ctx.type = 'text/plain';
+    const answer = (status: number, text: string) => {
+      ctx.status = status;
+      ctx.body = text;
+    };
+    const q = ctx.query as Record<string, string | string[] | undefined>;
+    const success = first(q.success);
+    if (success !== 'true' && success !== 'false') return answer(400, 'missing or invalid success query parameter');
+    const auth = ctx.get('Authorization');
+    if (!auth.startsWith('Bearer ')) return answer(401, 'invalid Authorization header');
+    const key = pingKeyOf(auth.slice(7).trim());
+    const client = clientKey(ctx.ip);
+    if (limited(key, client)) {
+      ctx.set('Retry-After', retryAfter);
+      return answer(429, 'rate limited');
+    }
+    const read = await readBody(ctx.req, PING_BODY_LIMIT, DRAIN_LIMIT);
+    if (!read.ended) ctx.set('Connection', 'close');
+    const rawDuration = first(q.duration);
+    let responseTimeMs: number | undefined;
+    if (rawDuration) {
+      const ms = goDurationMs(rawDuration);
+      if (ms === null || ms < 0 || ms > KUMA_PING_MAX_MS)
+        return answer(
+          400,
+          `invalid duration: ${JSON.stringify(rawDuration.slice(0, 50))} is not a duration from 0 to 24h`,
+        );
+      responseTimeMs = ms;
+    }
+    // A failure's reason: the query's `error`, else a JSON body's `error` (Gatus reads both).
+    let message = success === 'false' ? first(q.error) || undefined : undefined;
+    if (success === 'false' && !message && read.data.length) {
+      try {
+        const parsed = JSON.parse(read.data.toString('utf8')) as { error?: unknown };
+        if (typeof parsed?.error === 'string' && parsed.error) message = parsed.error;
+      } catch {
+        // Not JSON: no reason (Gatus logs it and goes on).
+      }
+    }
+    try {
+      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
+      await deps.services.push.ping(
+        key,
+        success === 'true' ? undefined : 'fail',
+        message === undefined ? null : textBody(message),
+        { message, responseTimeMs },
+      );
+      answer(200, '');
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      misses.take(client, PING_RATE.misses);
+      answer(401, 'invalid token');
+    }
+  };
+
   return async (ctx, next) => {
+    if (ctx.method === 'POST' && GATUS_PATH.test(ctx.path)) {
+      await gatus(ctx);
+      deps.log.debug({ method: ctx.method, path: ctx.path, status: ctx.status }, 'ping');
+      return;
+    }
     const hc = PING_PATH.exec(ctx.path);
     const km = hc ? null : KUMA_PATH.exec(ctx.path);
     // Every path below /ping/ (and /api/push/) is a ping URL's: one that is not well formed is a plain 404

@@ -3,6 +3,7 @@
 // keeps the file's keys unique the way `dommon apply` needs them: a domain once, an endpoint name once
 // per domain, a portfolio once; a name taken twice gets a suffix, and the rename is reported.
 import { normalizeDomainName, registrableDomain } from '../../domain/domain-name.js';
+import { goDurationMs } from '../../domain/go-duration.js';
 
 type Json = Record<string, unknown>;
 
@@ -209,14 +210,10 @@ export class FileBuilder {
   }
 }
 
-/** A Go-style duration (`30s`, `1h30m`, `500ms`) in whole seconds (rounded up); null when it is none. */
+/** A Go-style duration (`30s`, `1h30m`, `500ms`) in whole seconds (rounded up); null when it is none or negative. */
 export function goDurationSeconds(v: unknown): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.ceil(v / 1e9); // a bare number is nanoseconds in Go
   if (typeof v !== 'string') return null;
-  const s = v.trim();
-  if (!/^(\d+(\.\d+)?(ns|us|µs|ms|s|m|h))+$/.test(s)) return null;
-  const unit: Record<string, number> = { ns: 1e-9, us: 1e-6, µs: 1e-6, ms: 1e-3, s: 1, m: 60, h: 3600 };
-  let total = 0;
-  for (const m of s.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)) total += Number(m[1]) * unit[m[2]!]!;
-  return Math.ceil(total - 1e-9);
+  const ms = goDurationMs(v);
+  return ms === null || ms < 0 ? null : Math.ceil(ms / 1000 - 1e-9);
 }

@@ -6,6 +6,7 @@ import { parseConditions, PLACEHOLDERS, type Placeholder } from '../../domain/co
 import type { EndpointType } from '../../domain/endpoint.js';
 import { Invalid } from '../../domain/errors.js';
 import { pluginOf } from '../../probes/index.js';
+import { PING_KEY, pingKeyOf } from '../../domain/push.js';
 import { envName, FileBuilder, goDurationSeconds, splitHost, type FileEndpoint, type ImportResult } from './file.js';
 
 type Json = Record<string, unknown>;
@@ -164,7 +165,8 @@ export function importGatus(file: string, text: string, options: GatusOptions = 
   const externals = Array.isArray(root['external-endpoints']) ? root['external-endpoints'] : [];
   if (externals.length) {
     const pushDomain = options.pushDomain ?? b.domainNames()[0];
-    externals.forEach((e, i) => importExternal(src, b, alerting, e, ['external-endpoints', i], pushDomain));
+    const tokens = new Set<string>();
+    externals.forEach((e, i) => importExternal(src, b, alerting, e, ['external-endpoints', i], pushDomain, tokens));
   }
 
   if (isObj(root.maintenance)) {
@@ -612,6 +614,7 @@ function importExternal(
   raw: unknown,
   path: Path,
   pushDomain: string | undefined,
+  tokens: Set<string>,
 ): void {
   if (!isObj(raw)) return;
   const name = str(raw.name)?.trim();
@@ -633,11 +636,26 @@ function importExternal(
     return;
   }
   const group = str(raw.group)?.trim() ?? '';
+  const ep: Json = { type: 'push', ...(split.subdomain ? { subdomain: split.subdomain } : {}) };
+  // The token becomes the ping key: the job's POST to /api/v1/endpoints/<key>/external with the same
+  // Bearer token keeps working with dommon's address as the base.
+  const url = `/api/v1/endpoints/${gatusKey(group, name)}/external`;
+  const token = str(raw.token);
+  let keyNote: string;
+  if (!token) keyNote = `it has no token: its pushes go to the ping URL dommon gives it, not to ${url}`;
+  else if (!PING_KEY.test(token))
+    keyNote = `its token is not carried over (a ping key is 10 to 64 letters, digits, - and _; a \${...} reference is not resolved by an import): its pushes go to the ping URL dommon gives it, not to ${url}`;
+  else if (tokens.has(pingKeyOf(token)))
+    keyNote = `its token is another external endpoint's, kept there: its pushes go to the ping URL dommon gives it, not to ${url}`;
+  else {
+    tokens.add(pingKeyOf(token));
+    ep.ping_key = token;
+    keyNote = `its token is its ping key: the job's POST to ${url} with that Bearer token keeps working with dommon's address as the base (and /ping/<token>)`;
+  }
   b.note(
     src.at(path),
-    `${label}: carried over as a push monitor under ${split.domain}${split.subdomain ? ` (subdomain ${split.subdomain})` : ''}: Gatus's external endpoints have no host (--push-domain picks the domain). Its pushes go to the ping URL dommon gives it, not to /api/v1/endpoints/${gatusKey(group, name)}/external, and its token is not used`,
+    `${label}: carried over as a push monitor under ${split.domain}${split.subdomain ? ` (subdomain ${split.subdomain})` : ''}: Gatus's external endpoints have no host (--push-domain picks the domain); ${keyNote}`,
   );
-  const ep: Json = { type: 'push', ...(split.subdomain ? { subdomain: split.subdomain } : {}) };
   const heartbeat = isObj(raw.heartbeat) ? goDurationSeconds(raw.heartbeat.interval) : null;
   if (heartbeat) {
     ep.period_seconds = Math.min(31536000, heartbeat);
