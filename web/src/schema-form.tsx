@@ -60,6 +60,12 @@ export const channelKinds = (defs: Defs) =>
     .filter((k) => k.startsWith('channels/'))
     .map((k) => k.slice('channels/'.length));
 
+/** The endpoint types there are a probe for (endpoint-create's `endpoint_type`, from the probe registry). */
+export const endpointTypes = (defs: Defs): string[] =>
+  (resolve(defs['endpoint-create']?.properties?.endpoint_type ?? {}, defs).enum ?? []).filter(
+    (x): x is string => typeof x === 'string',
+  );
+
 export function resolve(s: Schema, defs: Defs): Schema {
   if (!s.$ref) return s;
   const { $ref, ...rest } = s;

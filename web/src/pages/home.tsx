@@ -23,6 +23,7 @@ import {
   pct,
   type Managed,
 } from '../ui.js';
+import { endpointTypes, useSchemas } from '../schema-form.js';
 import './home.css';
 
 interface Check {
@@ -184,6 +185,9 @@ export function Home() {
   }, [text]);
   useEffect(() => setOffset(0), [f]);
   const canWrite = useContext(CanWrite);
+  // The endpoint types to filter by: the probe registry's, as the API's schema lists them.
+  const defs = useSchemas();
+  const types = defs ? endpointTypes(defs) : [];
   // The ticked endpoints of the page shown: another page or other filters start with none ticked.
   const [chosen, setChosen] = useState<ReadonlySet<string>>(new Set());
   useEffect(() => setChosen(new Set()), [f, offset]);
@@ -273,16 +277,7 @@ export function Home() {
           name="type"
           value={f.type}
           set={set('type')}
-          options={[
-            ['', 'any'],
-            ['domain', 'domains'],
-            ['endpoint', 'endpoints'],
-            'https',
-            'http',
-            'port',
-            'smtp',
-            'imap',
-          ]}
+          options={[['', 'any'], ['domain', 'domains'], ['endpoint', 'endpoints'], ...types]}
         />
         <Choice
           label="Portfolio"
