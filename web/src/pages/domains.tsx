@@ -15,6 +15,7 @@ import {
   Section,
   Show,
   Table,
+  fmtDay,
   isoDay,
   removeAfterConfirm,
   type Managed,
@@ -187,6 +188,15 @@ export function Domains() {
                   many with <code>dommon domains import FILE</code>.
                 </p>
               );
+            if (!shown.length)
+              return (
+                <p class="muted" data-testid="empty">
+                  No domain of {rows.length} matches “{filter.trim()}”.{' '}
+                  <button type="button" onClick={() => setFilter('')}>
+                    Clear the filter
+                  </button>
+                </p>
+              );
             return (
               <Table
                 testid="domains-table"
@@ -221,7 +231,7 @@ export function Domains() {
                     </th>
                     <td class={minor}>{r.portfolio}</td>
                     <td class={minor}>{r.registrar}</td>
-                    <td class={minor}>{r.expiry}</td>
+                    <td class={minor}>{fmtDay(r.expiry)}</td>
                     <td>
                       <Days days={r.days} />
                     </td>
