@@ -8,6 +8,7 @@
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startWebhookReceiver } from '../support/webhook-receiver.js';
+import { waitFor } from '../support/wait.js';
 import { browser, firstPage, shot, signIn, skipBrowser as skip, watch } from '../support/browser.js';
 
 t.setTimeout(180_000);
@@ -211,6 +212,21 @@ t.test(
     await page.getByTestId('endpoints-table').getByText('paused').waitFor();
     await shot(t, page, 'domain-endpoints');
 
+    // The Home's Type filter offers the same endpoint types as the form (the probe registry's), each one.
+    await page.goto(`${s.url}/#/home`);
+    const typeFilter = page.getByRole('form', { name: 'Filter' }).getByLabel('Type');
+    await typeFilter.locator('option', { hasText: /^icmp$/ }).waitFor({ state: 'attached' });
+    t.same(
+      (await typeFilter.locator('option').allInnerTexts()).slice(3),
+      types,
+      'the Type filter: any, domains, endpoints, then every endpoint type of the form',
+    );
+    await typeFilter.selectOption('https');
+    const homeNames = async () =>
+      Promise.all((await page.getByTestId('home-row').all()).map((r) => r.getAttribute('data-name')));
+    await waitFor(async () => (await homeNames().catch(() => [])).join() === 'web', 15_000).catch(() => undefined);
+    t.same(await homeNames(), ['web'], 'type=https: the https endpoint only');
+
     // An unknown address: a 404 view, not the overview.
     await page.goto(`${s.url}/#/nonexistent`);
     await page.getByRole('heading', { name: 'Page not found' }).waitFor();
@@ -261,6 +277,24 @@ t.test(
       ['example-1.com', 'example-2.com', 'example-10.com'],
       'natural order: example-2 before example-10',
     );
+    // A manual expiry date reads as a day, not as ISO text.
+    const first = (await api.get('/api/v1/domains')).body.data.find(
+      (d: { domain: string }) => d.domain === 'example-1.com',
+    );
+    t.equal((await api.put(`/api/v1/domains/${first.id}`, { expiry_date: '2031-05-04' })).status, 200);
+    const expiryCell = table.locator('tbody tr', { hasText: 'example-1.com' }).locator('td').nth(2);
+    await expiryCell.filter({ hasText: '2031' }).waitFor();
+    t.notMatch(
+      await expiryCell.innerText(),
+      /\d{4}-\d{2}-\d{2}/,
+      `the expiry as a day (${await expiryCell.innerText()})`,
+    );
+    // A filter that matches nothing says so, with a way back, instead of a table of headers.
+    await page.getByLabel('Filter').fill('nothing-like-this');
+    t.match(await page.getByTestId('empty').innerText(), /No domain of 3 matches “nothing-like-this”/);
+    t.equal(await table.count(), 0, 'no table of headers only');
+    await page.getByRole('button', { name: 'Clear the filter' }).click();
+    t.equal(await table.locator('tbody tr').count(), 3, 'all three again');
 
     // 390 px: the key columns (days left, health) stay in view; the minor ones give way.
     await page.setViewportSize({ width: 390, height: 800 });
