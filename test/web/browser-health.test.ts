@@ -1,6 +1,7 @@
 // The domain page of the web dashboard in a real browser (chromium, as in browser.test.ts) shows the
 // reasons of the health grade next to it: a known bad DMARC with the points it cost, an SPF whose
-// look-up failed as unknown with its cause. Skipped, saying so, where chromium is missing.
+// look-up failed as unknown with its cause; the registry's creation date as a day, and its expiry date
+// not put in the manual expiry field. Skipped, saying so, where chromium is missing.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startDnsServer } from '../support/dns-server.js';
@@ -20,6 +21,7 @@ t.test('the domain page shows the reasons of the grade', { skip }, async (t) => 
       registrar: 'Good Registrar',
       expiry: new Date(Date.now() + 400 * 86_400_000).toISOString(),
       status: ['client transfer prohibited'],
+      created: '2009-03-14T10:20:30Z',
     }),
   });
   const s = await startApp({ DOMMON_DNS_SERVERS: dns.address, DOMMON_RDAP_URL: rdap.url });
@@ -54,5 +56,22 @@ t.test('the domain page shows the reasons of the grade', { skip }, async (t) => 
     'SPF unknown with its cause',
   );
   t.match(await page.locator('dd', { has: reasons }).innerText(), new RegExp(`^${d.health_score} ${d.health_grade}`));
+  // The registry's dates read as days, and its expiry is not put in the manual expiry field.
+  const registration = page.getByRole('region', { name: 'Registration' });
+  const created = registration.locator('dt:text-is("Created") + dd');
+  t.equal(
+    await created.innerText(),
+    await page.evaluate(() =>
+      new Date('2009-03-14T00:00:00Z').toLocaleDateString(undefined, { dateStyle: 'medium', timeZone: 'UTC' }),
+    ),
+    'Created: the day in words, not ISO text',
+  );
+  t.notMatch(await registration.innerText(), /\d{4}-\d{2}-\d{2}/, 'no ISO date in the Registration card');
+  t.ok((await api.get(`/api/v1/domains/${id}/registration`)).body.effective_expiry_date, 'the registry gave an expiry');
+  t.equal(
+    await page.getByLabel('Manual expiry').inputValue(),
+    '',
+    "the manual expiry is not pre-filled with the registry's",
+  );
   t.same(problems, [], 'no console error, CSP violation or failed request');
 });
