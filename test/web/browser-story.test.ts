@@ -1,9 +1,9 @@
 // The whole story in one browser session, as a person new to dommon lives it (issue 41's words): sign
 // in; create a portfolio, a domain in it, an https endpoint with an interval and a failure
 // threshold, a webhook channel and a status page, all from the forms; see the endpoint go down on the
-// Home with its reason, pushed by the live feed, and come back; pause it from the Home; and see a
-// change made through the API appear without a reload. The same page all along: a marker set in it
-// survives. (browser-setup.test.ts and browser-home.test.ts go deeper into each part.)
+// Home with its reason, pushed by the live feed, and come back, with the incident and its alert on the
+// endpoint's page; pause it from the Home; and see a change made through the API appear without a
+// reload. The same page all along: a marker set in it survives. (browser-setup.test.ts and browser-home.test.ts go deeper into each part.)
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startHttpTarget, startLoopbackDns } from '../support/targets.js';
@@ -108,6 +108,21 @@ t.test(
     await row.and(page.locator('[data-state="up"]')).waitFor({ timeout: 30_000 });
     const told = await rx.waitFor(1, 30_000);
     t.match(told[0]!.raw.toString(), /endpoint_down/, 'the webhook channel was told of the outage');
+
+    // The endpoint's page: the outage in its incident timeline, how long, and the alert sent for it.
+    await row.getByRole('link', { name: 'web' }).click();
+    const incident = page
+      .getByTestId('incidents')
+      .locator('li')
+      .filter({ hasText: /Down from .* to .*503/ });
+    await incident.filter({ hasText: `Alert via webhook to ${rx.url}: ` }).waitFor({ timeout: 30_000 });
+    t.match(await incident.innerText(), /\(\d+ (s|min)/, 'how long it lasted');
+    t.match(
+      await incident.innerText(),
+      new RegExp(`Alert via webhook to ${rx.url}: (sent|success)`),
+      'the alert, sent',
+    );
+    await go('Home');
 
     // Paused from the Home.
     await page.getByLabel('Select web', { exact: true }).check();
