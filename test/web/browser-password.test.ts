@@ -5,7 +5,7 @@
 // keeps this one, and the new password signs in. Skipped, saying so, where chromium is missing.
 import t from 'tap';
 import { request, startApp } from '../support/app.js';
-import { browser, firstPage, skipBrowser as skip, watch } from '../support/browser.js';
+import { browser, firstPage, shot, skipBrowser as skip, watch } from '../support/browser.js';
 import { hashPassword } from '../../src/services/passwords.js';
 
 // Three sign-ins and a change, each hashed with scrypt (N=2^17), on a machine shared with other jobs.
@@ -52,6 +52,7 @@ t.test('the Account page changes the password; other sessions end, this one stay
   const again = form.getByLabel('The new password again');
   const button = form.getByRole('button', { name: 'Change password' });
   t.ok(await button.isDisabled(), 'nothing to send yet');
+  await shot(t, page, 'account');
   t.equal(await current.getAttribute('autocomplete'), 'current-password');
   t.equal(await next.getAttribute('autocomplete'), 'new-password');
 
