@@ -117,6 +117,22 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
 
 export const get = <T>(path: string) => api<T>('GET', path);
 
+/**
+ * A GET of an answer that is the same for every session and changes only with the server's version
+ * (GET /ui/schemas): through the browser's own cache, which keeps it across page loads and
+ * revalidates it by its ETag, so a repeat visit gets a 304 of a few hundred bytes, not the answer.
+ */
+export async function getShared<T>(path: string): Promise<T> {
+  let res: Response;
+  try {
+    res = await fetch(path, { headers: { accept: 'application/json' }, credentials: 'same-origin' });
+  } catch {
+    throw new ApiError(0, 'The dommon server cannot be reached (network error).', 'NETWORK');
+  }
+  if (!res.ok) throw new ApiError(res.status, `HTTP ${res.status}`);
+  return (await res.json()) as T;
+}
+
 /** The single sign-on the server offers (its GET /ui/session answer while signed out), if any. */
 let sso: { name: string; url: string } | undefined;
 export const singleSignOn = () => sso;

@@ -11,7 +11,7 @@
 // shown at the field they name.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { fieldErrors, get } from './api.js';
+import { fieldErrors, getShared } from './api.js';
 import { refreshAll } from './hooks.js';
 
 export interface Schema {
@@ -48,7 +48,7 @@ let loading: Promise<Defs> | undefined;
 export function useSchemas(): Defs | undefined {
   const [defs, setDefs] = useState<Defs>();
   useEffect(() => {
-    loading ??= get<{ schemas: Defs }>('/ui/schemas').then((r) => r.schemas);
+    loading ??= getShared<{ schemas: Defs }>('/ui/schemas').then((r) => r.schemas);
     loading.then(setDefs, () => (loading = undefined));
   }, []);
   return defs;
