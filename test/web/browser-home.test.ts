@@ -3,6 +3,7 @@
 // open Home shows it down with its reason without a reload, pushed by the live feed (/ui/live), then
 // up again when the target answers; a domain added through the API appears the same way. Filters
 // and natural sort; the endpoint's page with its reason, incident, check history and ranged chart.
+// The reason shows on the domain's endpoint table and the Overview too.
 // Screenshots: home.png, home-down.png, endpoint-why.png. Skipped where chromium is missing.
 import net from 'node:net';
 import t from 'tap';
@@ -145,6 +146,23 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
     'no certificate for plain http',
   );
   await shot(t, page, 'endpoint-why');
+  // The same words beside it on its domain's endpoint table and in the Overview's list of what is down.
+  await page.getByRole('link', { name: 'example-2.com' }).click();
+  const epRow = page.getByTestId('endpoints-table').locator('tbody tr', { hasText: 'web' });
+  await epRow.getByTestId('reason').waitFor();
+  t.match(
+    await epRow.getByTestId('endpoint-state').innerText(),
+    /^down\s+Connection refused: nothing answers on that port$/,
+    "the domain's endpoint table: down, and why",
+  );
+  await page.getByRole('link', { name: 'Overview', exact: true }).click();
+  const downNow = page.getByRole('region', { name: 'Endpoints down now' });
+  await downNow.getByTestId('reason').waitFor();
+  t.equal(
+    await downNow.getByTestId('reason').innerText(),
+    'Connection refused: nothing answers on that port',
+    'the Overview: why it is down',
+  );
 
   // It answers again: the Home shows it up without a reload, and a domain added through the API.
   await page.getByRole('link', { name: 'Home', exact: true }).click();

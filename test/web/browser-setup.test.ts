@@ -209,7 +209,7 @@ t.test(
     await page.getByRole('button', { name: 'Pause checks' }).click();
     await page.getByText('Paused 1 endpoint.').waitFor();
     t.equal((await api.get(`/api/v1/liveness/${live.id}`)).body.is_enabled, false, 'paused');
-    await page.getByTestId('endpoints-table').getByText('paused').waitFor();
+    await page.getByTestId('endpoints-table').getByTestId('endpoint-state').filter({ hasText: 'paused' }).waitFor();
     await shot(t, page, 'domain-endpoints');
 
     // The Home's Type filter offers the same endpoint types as the form (the probe registry's), each one.

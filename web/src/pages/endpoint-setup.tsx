@@ -30,6 +30,7 @@ import {
   useSchemas,
 } from '../schema-form.js';
 import { naturalCompare } from '../sort.js';
+import { readStates, type RowState } from './home.js';
 
 type Obj = Record<string, unknown>;
 
@@ -219,9 +220,18 @@ export function EndpointSettings({ endpointId }: { endpointId: string }) {
 
 /** A domain's endpoints with their checks; the ticked ones pause, resume or go together. */
 export function DomainEndpoints({ domainId, endpoints }: { domainId: string; endpoints: Endpoint[] }) {
-  const live = usePoll(() => all<Liveness>(`/api/v1/liveness?domain_id=${domainId}`, 2000), `live:${domainId}`);
+  const ids = endpoints.map((e) => e.id).join(',');
+  const live = usePoll(
+    () =>
+      Promise.all([
+        all<Liveness>(`/api/v1/liveness?domain_id=${domainId}`, 2000),
+        readStates(endpoints.map((e) => e.id)),
+      ]),
+    `live:${domainId}:${ids}`,
+  );
   const [chosen, setChosen] = useState<Set<string>>(new Set());
-  const byEndpoint = new Map((live.data ?? []).map((l) => [l.endpoint_id, l]));
+  const byEndpoint = new Map((live.data?.[0] ?? []).map((l) => [l.endpoint_id, l]));
+  const states = live.data?.[1] ?? new Map<string, RowState>();
   const rows = [...endpoints].sort((a, b) => naturalCompare(a.name, b.name));
   const picked = rows.filter((e) => chosen.has(e.id));
   const toggle = (id: string, on: boolean) => {
@@ -251,6 +261,7 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
             />
           </th>,
           'Name',
+          'State',
           'Type',
           'Address',
           'Checks',
@@ -258,6 +269,7 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
       >
         {rows.map((e) => {
           const l = byEndpoint.get(e.id);
+          const st = states.get(e.id);
           return (
             <tr key={e.id}>
               <td>
@@ -270,6 +282,14 @@ export function DomainEndpoints({ domainId, endpoints }: { domainId: string; end
               </td>
               <td>
                 <a href={`#/endpoints/${e.id}`}>{e.name}</a> <ManagedBadge of={e} />
+              </td>
+              <td data-testid="endpoint-state">
+                {st ? <Badge value={st.state === 'unknown' ? 'not checked' : st.state} /> : '—'}
+                {st?.reason && (
+                  <div class={st.state === 'down' ? 'bad reason' : 'warn reason'} data-testid="reason">
+                    {st.reason}
+                  </div>
+                )}
               </td>
               <td>{e.endpoint_type}</td>
               <td class="url">

@@ -77,6 +77,22 @@ const MAX_IDS = 200;
 const FILTERS = { state: '', type: '', portfolio_id: '', q: '', group: 'domain', sort: 'name', order: 'asc' };
 type Filters = typeof FILTERS;
 
+/** A row's state and why, in words (null while it is fine). */
+export interface RowState {
+  state: Row['state'];
+  reason: string | null;
+}
+
+/**
+ * The states of some endpoints or domains (at most MAX_IDS, the first ones), in one read of the
+ * Home's rows: what another page shows beside its own list, in the Home's words.
+ */
+export async function readStates(ids: readonly string[]): Promise<Map<string, RowState>> {
+  if (!ids.length) return new Map();
+  const a = await get<HomeAnswer>(`/api/v1/home?checks=1&ids=${ids.slice(0, MAX_IDS).join(',')}`);
+  return new Map(a.data.map((r) => [r.id, { state: r.state, reason: r.reason }]));
+}
+
 function Beats({ checks }: { checks: Check[] }) {
   if (!checks.length) return <span class="muted">—</span>;
   const failed = checks.filter((c) => !c.ok).length;

@@ -1,9 +1,11 @@
 // Overview: domains by health grade and status, what expires in 7/30/90 days, endpoints down now,
-// the latest events (GET /api/v1/events) and the latest notifications sent.
+// each with why in words (the Home's rows), the latest events (GET /api/v1/events) and the latest
+// notifications sent.
 import { all, get } from '../api.js';
 import { usePoll } from '../hooks.js';
 import type { Domain, EndpointStatus, LogEntry, Renewal } from '../types.js';
 import { Badge, Breakable, Section, Show, addDays, fmtTime, isoDay } from '../ui.js';
+import { readStates, type RowState } from './home.js';
 
 /** One item of GET /api/v1/events. */
 interface EventItem {
@@ -21,6 +23,8 @@ interface Data {
   domains: Domain[];
   renewals: Renewal[];
   down: { data: EndpointStatus[]; summary: Record<string, number> };
+  /** Why each endpoint listed as down is down, in words. */
+  why: Map<string, RowState>;
   log: LogEntry[];
   events: EventItem[];
 }
@@ -44,7 +48,8 @@ async function load(): Promise<Data> {
     get<LogEntry[]>('/api/v1/notifications/log?limit=8'),
     get<{ data: EventItem[] }>('/api/v1/events?limit=10'),
   ]);
-  return { domains, renewals: [...doms, ...certs], down, log, events: events.data };
+  const why = await readStates(down.data.map((e) => e.endpoint_id));
+  return { domains, renewals: [...doms, ...certs], down, log, events: events.data, why };
 }
 
 function countBy<T>(xs: T[], key: (x: T) => string): [string, number][] {
@@ -131,6 +136,11 @@ export function Overview() {
                     <Breakable text={e.endpoint.full_url} />
                   </a>{' '}
                   <Badge value={e.liveness.status} />
+                  {d.why.get(e.endpoint_id)?.reason && (
+                    <div class="bad reason" data-testid="reason">
+                      {d.why.get(e.endpoint_id)!.reason}
+                    </div>
+                  )}
                 </li>
               ))}
             </ul>
