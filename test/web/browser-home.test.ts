@@ -262,3 +262,54 @@ t.test('ticked Home rows are paused, resumed and removed, one request per action
   t.same(writes, Array(3).fill('/api/v1/endpoints/bulk-actions'), 'one request per action, none per row');
   t.same(problems, [], 'no console error, CSP violation or failed request');
 });
+
+t.test('an endpoint in a maintenance window: its state, the count and the filter on the Home', { skip }, async (t) => {
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  t.teardown(() => s.close());
+  const token = await s.token('upkeep', 'upkeep@example.com');
+  const api = client(s.url, token);
+  const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;
+  const made = [];
+  for (const name of ['api', 'web'])
+    made.push(
+      (
+        await api.post('/api/v1/endpoints', {
+          domain_id: d.id,
+          name,
+          endpoint_type: 'https',
+          subdomain: name,
+          liveness: { interval_seconds: 3600 },
+        })
+      ).body,
+    );
+  const now = Date.now();
+  t.equal(
+    (
+      await api.post('/api/v1/maintenance-windows', {
+        name: 'upgrade',
+        starts_at: new Date(now - 60_000).toISOString(),
+        ends_at: new Date(now + 3_600_000).toISOString(),
+        endpoint_ids: [made[1].id],
+      })
+    ).status,
+    201,
+  );
+  t.equal((await api.get(`/api/v1/home?ids=${made[1].id}`)).body.data[0].state, 'maintenance', 'the API says so first');
+
+  const ctx = await browser(t);
+  const page = await firstPage(ctx);
+  const problems = watch(page);
+  await signIn(page, s.url, token);
+  const web = page.locator('[data-testid="home-row"][data-name="web"]');
+  await web.and(page.locator('[data-state="maintenance"]')).waitFor();
+  t.equal(await web.locator('.badge').first().innerText(), 'maintenance', 'its badge');
+  t.match(await page.getByTestId('home-summary').innerText(), /· 1 in maintenance ·/, 'counted on top');
+  await page.getByLabel('State').selectOption('maintenance');
+  await waitFor(async () => (await page.getByTestId('home-row').count()) === 1, 10_000);
+  t.equal(
+    await page.getByTestId('home-row').getAttribute('data-name'),
+    'web',
+    'the filter: only the one in maintenance',
+  );
+  t.same(problems, [], 'no console error, CSP violation or failed request');
+});

@@ -44,7 +44,7 @@ interface Row extends Managed {
   name: string;
   url: string | null;
   type: string;
-  state: 'up' | 'down' | 'paused' | 'unknown';
+  state: 'up' | 'down' | 'paused' | 'unknown' | 'maintenance';
   reason: string | null;
   expiring: boolean;
   days_left: number | null;
@@ -65,6 +65,7 @@ interface HomeAnswer {
     down: number;
     paused: number;
     unknown: number;
+    maintenance: number;
     expiring: number;
     domains: number;
     endpoints: number;
@@ -115,6 +116,7 @@ const DOMAIN_WORD: Record<Row['state'], string> = {
   down: 'expired',
   paused: 'paused',
   unknown: 'unknown',
+  maintenance: 'maintenance',
 };
 
 /** An endpoint row's tick for the bulk actions (none on a domain row, none for a read-only session). */
@@ -268,8 +270,11 @@ export function Home() {
           / <strong class={d.summary.expiring ? 'warn' : ''}>{d.summary.expiring} expiring</strong>
           <span class="muted">
             {' '}
-            {d.summary.up + d.summary.down > 0 && `· ${d.summary.paused} paused `}· {d.summary.unknown} not checked yet
-            · {d.summary.domains} domains, {d.summary.endpoints} endpoints
+            {d.summary.up + d.summary.down > 0 && `· ${d.summary.paused} paused `}
+            {d.summary.maintenance > 0 && (
+              <span data-testid="summary-maintenance">· {d.summary.maintenance} in maintenance </span>
+            )}
+            · {d.summary.unknown} not checked yet · {d.summary.domains} domains, {d.summary.endpoints} endpoints
           </span>
         </p>
       )}
@@ -285,6 +290,7 @@ export function Home() {
             ['up', 'up'],
             ['expiring', 'expiring'],
             ['paused', 'paused'],
+            ['maintenance', 'in maintenance'],
             ['unknown', 'not checked'],
           ]}
         />
