@@ -64,6 +64,9 @@ t.test(
     t.equal(await page.getByLabel('Manual expiry').inputValue(), '', 'the manual expiry is not pre-filled');
     await page.getByText('Exposure scans run on verified domains only').waitFor();
     t.equal(await page.getByText('None found.').count(), 0, 'no "None" findings on an unverified domain');
+    // No registry answered (the test runs offline): said in words, not as "— (— days)".
+    t.equal(await page.getByTestId('registration-expires').innerText(), 'not known yet');
+    t.notMatch(await page.locator('main').innerText(), /\(— days\)/, 'no "(— days)"');
     const domain = (await api.get('/api/v1/domains')).body.data[0];
     t.equal(domain.portfolio_id, portfolios[0].id, 'the domain is in the portfolio');
 
@@ -187,6 +190,9 @@ t.test(
     // The endpoint's own settings page: the liveness form holds the values set above.
     await page.goto(`${s.url}/#/endpoints/${ep.id}`);
     const liveForm = page.getByRole('form', { name: 'Liveness settings' });
+    // Not inspected yet (nothing answers at www.example.com): the certificate's expiry in words.
+    t.equal(await page.getByTestId('certificate-expires').innerText(), 'not known yet');
+    t.notMatch(await page.locator('main').innerText(), /\(— days\)/, 'no "(— days)" on the endpoint page');
     t.equal(await liveForm.getByLabel('Interval seconds').inputValue(), '30');
     t.equal(await liveForm.getByLabel('Failure threshold').inputValue(), '3');
     await liveForm.getByLabel('Expected status code').fill('204');

@@ -142,8 +142,14 @@ export function DomainPage({ id }: { id: string }) {
                   <HealthReasons reasons={d.domain.health_reasons} graded={d.domain.health_grade !== null} />
                 </dd>
                 <dt>Registration expires</dt>
-                <dd>
-                  {fmtDay(d.status.whois.expiry_date)} (<Days days={d.status.whois.days_until_expiry} /> days)
+                <dd data-testid="registration-expires">
+                  {d.status.whois.expiry_date ? (
+                    <>
+                      {fmtDay(d.status.whois.expiry_date)} (<Days days={d.status.whois.days_until_expiry} /> days)
+                    </>
+                  ) : (
+                    <span class="muted">not known yet</span>
+                  )}
                 </dd>
                 <dt>Certificate</dt>
                 <dd>

@@ -268,8 +268,14 @@ export function EndpointPage({ id }: { id: string }) {
                       <Badge value={d.status.ssl.status} />
                     </dd>
                     <dt>Expires</dt>
-                    <dd>
-                      {fmtDay(d.status.ssl.expiry_date)} (<Days days={d.status.ssl.days_until_expiry} /> days)
+                    <dd data-testid="certificate-expires">
+                      {d.status.ssl.expiry_date ? (
+                        <>
+                          {fmtDay(d.status.ssl.expiry_date)} (<Days days={d.status.ssl.days_until_expiry} /> days)
+                        </>
+                      ) : (
+                        <span class="muted">not known yet</span>
+                      )}
                     </dd>
                     <dt>Issuer</dt>
                     <dd>{d.status.ssl.issuer ?? '—'}</dd>
