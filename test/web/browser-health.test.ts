@@ -1,7 +1,8 @@
 // The domain page of the web dashboard in a real browser (chromium, as in browser.test.ts) shows the
 // reasons of the health grade next to it: a known bad DMARC with the points it cost, an SPF whose
 // look-up failed as unknown with its cause; the registry's creation date as a day, and its expiry date
-// not put in the manual expiry field. Skipped, saying so, where chromium is missing.
+// not put in the manual expiry field; the Domains table's security score without a read per domain.
+// Skipped, saying so, where chromium is missing.
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { startDnsServer } from '../support/dns-server.js';
@@ -73,5 +74,18 @@ t.test('the domain page shows the reasons of the grade', { skip }, async (t) => 
     '',
     "the manual expiry is not pre-filled with the registry's",
   );
+  // The Domains table: the DNS security score the domain's own security answer gives, read with the
+  // lists (no read per domain).
+  const score = (await api.get(`/api/v1/domains/${id}/security`)).body.security_score;
+  t.type(score, 'number', 'a score to show');
+  const perDomain: string[] = [];
+  page.on('request', (r) => {
+    if (/\/api\/v1\/domains\/[^/]+\/(security|status)$/.test(new URL(r.url()).pathname)) perDomain.push(r.url());
+  });
+  await page.getByRole('link', { name: 'Domains', exact: true }).click();
+  const row = page.getByTestId('domains-table').locator('tbody tr', { hasText: 'mail.com' });
+  await row.waitFor();
+  t.equal((await row.locator('td').nth(5).innerText()).trim(), String(score), 'the Security column');
+  t.same(perDomain, [], 'no read per domain');
   t.same(problems, [], 'no console error, CSP violation or failed request');
 });

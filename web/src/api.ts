@@ -232,17 +232,3 @@ export async function all<T>(path: string, max = 500): Promise<T[]> {
     if (r.data.length === 0 || out.length >= r.pagination.total || out.length >= max) return out;
   }
 }
-
-/** Runs fn over items, `width` at a time. */
-export async function pool<T, R>(items: readonly T[], width: number, fn: (x: T) => Promise<R>): Promise<R[]> {
-  const out: R[] = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
-      out[i] = await fn(items[i]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(width, items.length) }, worker));
-  return out;
-}

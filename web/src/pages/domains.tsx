@@ -1,9 +1,9 @@
-// Domains: a sortable, filterable table of the team's domains (certificate state and security score
-// read per domain from its status and security answers), with add and remove.
+// Domains: a sortable, filterable table of the team's domains (the certificate that expires first from
+// the renewals list, the DNS security score from the Home's domain rows), with add and remove.
 import { useState } from 'preact/hooks';
-import { all, api, get, pool } from '../api.js';
+import { all, api } from '../api.js';
 import { usePoll } from '../hooks.js';
-import type { Domain, Portfolio, Renewal, Security } from '../types.js';
+import type { Domain, Portfolio, Renewal } from '../types.js';
 import {
   Badge,
   ChangeButton,
@@ -40,32 +40,22 @@ interface Row {
   managed: Managed;
 }
 
-/**
- * Security scores are read one domain at a time (the list has none): once per page load, for the
- * first SECURITY_ROWS domains, so that a large team stays well inside the API's rate limit (100
- * requests a minute per team by default). Everything else comes from three paged lists.
- */
-const SECURITY_ROWS = 30;
-const securityCache = new Map<string, number | null>();
-
 const daysUntil = (date: string) =>
   Math.round((Date.parse(`${date}T00:00:00Z`) - Date.parse(`${isoDay(new Date())}T00:00:00Z`)) / 86_400_000);
 
 async function load(): Promise<{ rows: Row[]; portfolios: Portfolio[] }> {
-  const [domains, portfolios, certs] = await Promise.all([
+  // The DNS security scores come with the Home's domain rows: paged lists, never a read per domain.
+  const [domains, portfolios, certs, scored] = await Promise.all([
     all<Domain>('/api/v1/domains', 1000),
     all<Portfolio>('/api/v1/portfolios'),
     all<Renewal>('/api/v1/renewals?type=certificates', 2000),
+    all<{ id: string; dns_score: number | null }>('/api/v1/home?type=domain&checks=1', 1000),
   ]);
+  const security = new Map(scored.map((r) => [r.id, r.dns_score]));
   const names = new Map(portfolios.map((p) => [p.id, p.name]));
   // The domain's certificate that expires first (renewals come soonest first).
   const cert = new Map<string, Renewal>();
   for (const c of certs) if (!cert.has(c.domain_id)) cert.set(c.domain_id, c);
-  const missing = domains.slice(0, SECURITY_ROWS).filter((d) => !securityCache.has(d.id));
-  await pool(missing, 4, async (d) => {
-    const sec = await get<Security>(`/api/v1/domains/${d.id}/security`).catch(() => undefined);
-    securityCache.set(d.id, sec?.security_score ?? null);
-  });
   const rows = domains.map((d): Row => {
     const expiry = d.expiry_date ?? d.whois.expiry_date ?? '';
     const c = cert.get(d.id);
@@ -78,7 +68,7 @@ async function load(): Promise<{ rows: Row[]; portfolios: Portfolio[] }> {
       days: expiry ? daysUntil(expiry) : null,
       cert: c ? c.days_until_expiry : null,
       certStatus: c?.status ?? null,
-      security: securityCache.get(d.id) ?? null,
+      security: security.get(d.id) ?? null,
       health: d.health_score,
       grade: d.health_grade,
       managed: { managed_by: d.managed_by, editable: d.editable },
