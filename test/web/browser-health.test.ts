@@ -57,6 +57,11 @@ t.test('the domain page shows the reasons of the grade', { skip }, async (t) => 
     'SPF unknown with its cause',
   );
   t.match(await page.locator('dd', { has: reasons }).innerText(), new RegExp(`^${d.health_score} ${d.health_grade}`));
+  // The reasons read as lines across the page, not a squeezed column: the Status card takes the row.
+  const status = await page.getByRole('region', { name: 'Status' }).boundingBox();
+  const regBox = await page.getByRole('region', { name: 'Registration' }).boundingBox();
+  t.ok(status && regBox && status.width > 2 * regBox.width, 'the Status card is as wide as the row');
+  t.ok(status && regBox && regBox.y > status.y + status.height - 1, 'the other cards below it');
   // The registry's dates read as days, and its expiry is not put in the manual expiry field.
   const registration = page.getByRole('region', { name: 'Registration' });
   const created = registration.locator('dt:text-is("Created") + dd');

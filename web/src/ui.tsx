@@ -122,9 +122,10 @@ export function Days({ days }: { days: number | null | undefined }) {
   return <span class={tone}>{days}</span>;
 }
 
-export function Section({ title, children }: { title: string; children: ComponentChildren }) {
+/** A titled card; `wide`: across the whole row of a grid (for content that reads badly squeezed). */
+export function Section({ title, children, wide }: { title: string; children: ComponentChildren; wide?: boolean }) {
   return (
-    <section class="card" aria-label={title}>
+    <section class={wide ? 'card wide' : 'card'} aria-label={title}>
       <h2>{title}</h2>
       {children}
     </section>

@@ -133,7 +133,8 @@ export function DomainPage({ id }: { id: string }) {
             {d.domain.domain} <ManagedBadge of={d.domain} />
           </h1>
           <div class="grid">
-            <Section title="Status">
+            {/* The grade's reasons are sentences: the card takes the whole row rather than a squeezed column. */}
+            <Section title="Status" wide={(d.domain.health_reasons?.length ?? 0) > 0}>
               <dl>
                 <dt>Health</dt>
                 <dd>
