@@ -16,6 +16,8 @@ const ROOTS = [
   'notification-test',
   'notification-log',
   'status-page-create',
+  'maintenance-window-create',
+  'maintenance-window-update',
 ];
 
 function refs(schema: unknown, out: Set<string>): void {

@@ -25,6 +25,7 @@ import { Notifications } from './pages/notifications.js';
 import { StatusPages } from './pages/status-pages.js';
 import { Nodes } from './pages/nodes.js';
 import { Portfolios } from './pages/portfolios.js';
+import { Maintenance } from './pages/maintenance.js';
 import { Audit } from './pages/audit.js';
 import { Tokens } from './pages/tokens.js';
 import { Members } from './pages/members.js';
@@ -243,6 +244,7 @@ const NAV: [string, string][] = [
   ['renewals', 'Renewals'],
   ['notifications', 'Notifications'],
   ['status-pages', 'Status pages'],
+  ['maintenance', 'Maintenance'],
   ['nodes', 'Nodes'],
   ['audit', 'Audit'],
   ['tokens', 'Tokens'],
@@ -265,6 +267,7 @@ function Page({ route, session }: { route: string[]; session: Session }) {
   if (top === 'status-pages') return <StatusPages />;
   if (top === 'nodes') return <Nodes />;
   if (top === 'portfolios') return <Portfolios />;
+  if (top === 'maintenance') return <Maintenance />;
   if (top === 'audit') return <Audit />;
   if (top === 'tokens') return <Tokens session={session} />;
   if (top === 'members') return <Members session={session} />;

@@ -150,3 +150,21 @@ export interface StatusPage extends ManagedFields {
   enabled: boolean;
   endpoints: { endpoint_id: string; display_name: string | null; name: string; public_name?: string }[];
 }
+
+export interface MaintenanceWindow extends ManagedFields {
+  id: string;
+  name: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  cron: string | null;
+  duration_minutes: number | null;
+  timezone: string;
+  endpoint_ids: string[];
+  domain_ids: string[];
+  portfolio_ids: string[];
+  is_enabled: boolean;
+  /** An occurrence holds now. */
+  active: boolean;
+  /** The occurrence holding now, else the next one; null when none is left. */
+  current_or_next: { starts_at: string; ends_at: string } | null;
+}
