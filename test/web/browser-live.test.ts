@@ -4,7 +4,7 @@
 // as GET /api/v1/nodes does. The Home's first visit and a repeat visit, weighed on the wire as chromium
 // counts it, against the budgets of docs/web.md. Skipped where chromium is missing.
 import t from 'tap';
-import { client, startApp } from '../support/app.js';
+import { client, firstLookupsDone, startApp } from '../support/app.js';
 import { browser, firstPage, shot, signIn, skipBrowser as skip, watch, type PageGlobals } from '../support/browser.js';
 
 t.setTimeout(120_000);
@@ -72,7 +72,19 @@ t.test(
     const token = await s.token('bytes', 'bytes@example.com');
     const api = client(s.url, token);
     const shop = (await api.post('/api/v1/portfolios', { name: 'Shop' })).body;
-    await api.post('/api/v1/domains', { domain: 'example.com', portfolio_id: shop.id });
+    const domain = (await api.post('/api/v1/domains', { domain: 'example.com', portfolio_id: shop.id })).body;
+    // The domain's first look-ups and the health they bring change the Home's answer: a repeat visit
+    // measured while they land would read it whole again. Wait until the answer stays the same for
+    // longer than the health recompute's coalescing (1 s).
+    await firstLookupsDone(s, domain.id);
+    const homeTag = async () =>
+      (await fetch(`${s.url}/api/v1/home`, { headers: { authorization: `Bearer ${token}` } })).headers.get('etag');
+    for (let tag = await homeTag(), i = 0; i < 20; i++) {
+      await new Promise((r) => setTimeout(r, 1500));
+      const next = await homeTag();
+      if (next === tag) break;
+      tag = next;
+    }
 
     const ctx = await browser(t);
     const page = await firstPage(ctx);

@@ -64,7 +64,27 @@ export function onSignedOut(fn: () => void): () => void {
   return () => listeners.delete(fn);
 }
 
+/** The GET of each path in flight now: a second GET of it waits for that one and then asks with its ETag. */
+const inFlight = new Map<string, Promise<unknown>>();
+
+/**
+ * One request. A GET of a path already being read (a view's first read, and the read the live feed's
+ * `ready` asks for at the same moment) is sent when that one has answered, with its ETag: unchanged, it
+ * is a 304 of a few hundred bytes, not the answer again, and it still sees what changed meanwhile.
+ */
 export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  if (method !== 'GET') return request<T>(method, path, body);
+  const before = inFlight.get(path);
+  const run = before ? before.catch(() => undefined).then(() => request<T>(method, path)) : request<T>(method, path);
+  inFlight.set(path, run);
+  try {
+    return await run;
+  } finally {
+    if (inFlight.get(path) === run) inFlight.delete(path);
+  }
+}
+
+async function request<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && csrf) headers['x-csrf-token'] = csrf;
