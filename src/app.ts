@@ -346,6 +346,7 @@ export async function openLocal(
       probes,
       checkInterval: config.checkInterval,
       sessions: config.session,
+      passwordCost: config.passwordCost,
       mail: {
         smtpUrl: config.smtpUrl,
         smtpFrom: config.smtpFrom,

@@ -77,6 +77,8 @@ export interface Config {
   trustProxy: boolean;
   /** DOMMON_SESSION_IDLE_HOURS and DOMMON_SESSION_MAX_DAYS: when a dashboard session ends unused, and at the latest. */
   session: { idleMs: number; absoluteMs: number };
+  /** DOMMON_PASSWORD_COST: scrypt's cost for password hashes, log2 of N (12-20; services/passwords.ts). */
+  passwordCost: number;
   maxDomains: number | null;
   maxEndpoints: number | null;
   verifyInterval: number;
@@ -415,6 +417,7 @@ export function loadConfig(flags: ConfigFlags = {}, env: Env = process.env): Rea
       idleMs: int('DOMMON_SESSION_IDLE_HOURS', env.DOMMON_SESSION_IDLE_HOURS, 12, 1, 24 * 366) * 3_600_000,
       absoluteMs: int('DOMMON_SESSION_MAX_DAYS', env.DOMMON_SESSION_MAX_DAYS, 7, 1, 366) * 86_400_000,
     }),
+    passwordCost: int('DOMMON_PASSWORD_COST', env.DOMMON_PASSWORD_COST, 17, 12, 20),
     maxDomains: optInt('DOMMON_MAX_DOMAINS', env.DOMMON_MAX_DOMAINS),
     maxEndpoints: optInt('DOMMON_MAX_ENDPOINTS', env.DOMMON_MAX_ENDPOINTS),
     verifyInterval: int('DOMMON_VERIFY_INTERVAL', env.DOMMON_VERIFY_INTERVAL, 300, 1),

@@ -8,7 +8,7 @@ import { foldEmail, isEmail } from '../domain/email.js';
 import type { ApiToken, Principal, Team, User } from '../domain/types.js';
 import { isRole, roleAllows, ROLES, type Role } from '../domain/roles.js';
 import type { ServiceDeps } from './deps.js';
-import { checkPassword, hashPassword } from './passwords.js';
+import { checkPassword, createPasswords } from './passwords.js';
 
 const TOKEN_PREFIX = 'dmn_';
 const EPOCH_KEY = 'tokens_epoch';
@@ -79,7 +79,13 @@ export interface OwnTokenInput {
 
 type Tx = Parameters<Parameters<ServiceDeps['store']['transaction']>[0]>[0];
 
-export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
+export function createAccessService({
+  store,
+  clock,
+  audit,
+  passwordCost,
+}: Pick<ServiceDeps, 'store' | 'clock' | 'audit' | 'passwordCost'>) {
+  const passwords = createPasswords(passwordCost);
   const cache = new Map<string, Principal | null>();
   const touched = new Set<string>();
   let epoch: string | undefined;
@@ -532,7 +538,7 @@ export function createAccessService({ store, clock, audit }: Pick<ServiceDeps, '
       const user = await store.users.byEmail(team.id, email.toLowerCase());
       if (!user) throw new NotFound(`User ${email}`);
       checkPassword(password);
-      const hash = await hashPassword(password);
+      const hash = await passwords.hash(password);
       const account = await store.transaction(async (tx) => {
         const found = await tx.accounts.byEmail(foldEmail(user.email));
         const id = found ? found.id : (await tx.accounts.create(foldEmail(user.email), isoNow(clock))).id;

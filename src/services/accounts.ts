@@ -1,23 +1,23 @@
 // People's accounts (docs/accounts.md): an e-mail (case-folded, unique) and a scrypt password hash
 // (services/passwords.ts); the teams a person belongs to are the memberships (users rows) linked to
 // the account. A sign-in answers the same, in the same time, whether the e-mail is unknown, has no
-// password yet, is disabled or the password is wrong: the password is hashed in every case (an
-// unknown e-mail against DECOY).
+// password yet, is disabled or the password is wrong: the password is hashed in every case (with
+// no hash to check, against the decoy: services/passwords.ts).
 import { Conflict, Forbidden, Invalid } from '../domain/errors.js';
 import { isoNow } from '../domain/clock.js';
 import { foldEmail, isEmail } from '../domain/email.js';
 import type { Account, Membership, Principal } from '../domain/types.js';
 import type { ServiceDeps } from './deps.js';
-import { checkPassword, hashPassword, needsRehash, verifyPassword } from './passwords.js';
+import { checkPassword, createPasswords } from './passwords.js';
 import { sessionHash } from './sessions.js';
 
-/**
- * What an unknown e-mail's password is checked against: the hash of a random password nobody kept,
- * made with PASSWORD_PARAMS (raise them together, so it costs what a real account's check does).
- */
-const DECOY = '$scrypt$ln=17,r=8,p=1$L8WZYCypf5OlEU8c0IqbsQ$WRuOwXja04dMpHSCK9v0i_Zhj27kwG2ILqzZMfnPbXg';
-
-export function createAccountService({ store, clock, audit }: Pick<ServiceDeps, 'store' | 'clock' | 'audit'>) {
+export function createAccountService({
+  store,
+  clock,
+  audit,
+  passwordCost,
+}: Pick<ServiceDeps, 'store' | 'clock' | 'audit' | 'passwordCost'>) {
+  const passwords = createPasswords(passwordCost);
   return {
     /**
      * Checks an e-mail and password; the membership to sign in to (the team named, else the first by
@@ -30,12 +30,13 @@ export function createAccountService({ store, clock, audit }: Pick<ServiceDeps, 
       team?: string,
     ): Promise<{ account: Account; membership: Membership } | null> {
       const a = await store.accounts.byEmail(foldEmail(email));
-      const ok = await verifyPassword(password, a?.password_hash ?? DECOY);
+      const ok = a?.password_hash ? await passwords.verify(password, a.password_hash) : await passwords.decoy(password);
       if (!a || !a.password_hash || !ok || a.disabled) return null;
       const ms = await store.accounts.memberships(a.id);
       const membership = team === undefined ? ms[0] : ms.find((m) => m.team_name === team);
       if (!membership) return null;
-      if (needsRehash(a.password_hash)) await store.accounts.setPassword(a.id, await hashPassword(password));
+      if (passwords.needsRehash(a.password_hash))
+        await store.accounts.setPassword(a.id, await passwords.hash(password));
       const { password_hash: _, ...account } = a;
       return { account, membership };
     },
@@ -54,7 +55,7 @@ export function createAccountService({ store, clock, audit }: Pick<ServiceDeps, 
 
     async setPassword(accountId: string, password: string): Promise<void> {
       checkPassword(password);
-      await store.accounts.setPassword(accountId, await hashPassword(password));
+      await store.accounts.setPassword(accountId, await passwords.hash(password));
     },
 
     /**
@@ -86,10 +87,10 @@ export function createAccountService({ store, clock, audit }: Pick<ServiceDeps, 
           'current_password: your account has no password yet (you sign in with single sign-on or a passkey): "Forgot your password?" on the sign-in page, or an owner\'s password link, sets one',
           'NO_PASSWORD',
         );
-      if (!(await verifyPassword(current, a.password_hash)))
+      if (!(await passwords.verify(current, a.password_hash)))
         throw new Forbidden('current_password: this is not your current password', 'PASSWORD_WRONG');
       if (next === current) throw new Invalid('new_password: is the same as the current one', 'PASSWORD_UNCHANGED');
-      const hash = await hashPassword(next);
+      const hash = await passwords.hash(next);
       const accountId = p.account_id;
       return store.transaction(async (tx) => {
         await tx.accounts.setPassword(accountId, hash);

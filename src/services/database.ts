@@ -109,7 +109,7 @@ export async function openLocalServices(
       request_id: null,
     },
   });
-  const deps = { store, clock: systemClock, audit };
+  const deps = { store, clock: systemClock, audit, passwordCost: config.passwordCost };
   return {
     services: { access: createAccessService(deps), nodes: createNodeService(deps), links: createLinkService(deps) },
     close: () => store.close(),

@@ -22,6 +22,8 @@ export interface ServiceDeps {
   changes?: ChangeFeed;
   /** The audit trail (services/audit.ts): every write path records its change with it; createServices makes one. */
   audit?: AuditService;
+  /** DOMMON_PASSWORD_COST: scrypt's cost (log2 of N) for the passwords hashed (services/passwords.ts); default 17. */
+  passwordCost?: number;
   /** The configuration file's own writes (services/config.ts): the managed-object check (managed.ts) is skipped. */
   asConfigFile?: boolean;
 }

@@ -18,7 +18,7 @@ import type { Repos } from '../store/index.js';
 import { escapeHtml } from '../domain/html.js';
 import type { SendContext } from '../channels/types.js';
 import type { ServiceDeps } from './deps.js';
-import { checkPassword, hashPassword, verifyPassword } from './passwords.js';
+import { checkPassword, createPasswords } from './passwords.js';
 
 /** 32 random bytes in base64url. */
 const TOKEN = /^[A-Za-z0-9_-]{43}$/;
@@ -95,10 +95,12 @@ export function createLinkService({
   audit,
   mail,
   log,
-}: Pick<ServiceDeps, 'store' | 'clock' | 'audit'> & {
+  passwordCost,
+}: Pick<ServiceDeps, 'store' | 'clock' | 'audit' | 'passwordCost'> & {
   mail?: MailContext;
   log?: { warn(obj: object, msg: string): void };
 }) {
+  const passwords = createPasswords(passwordCost);
   const now = () => clock.now().getTime();
 
   async function issue(
@@ -383,7 +385,7 @@ export function createLinkService({
     async use(token: string, input: LinkUse): Promise<{ user_id: string; account_id: string }> {
       const l = await live(token);
       if (input.password !== undefined && input.password !== '') checkPassword(input.password);
-      const hash = input.password ? await hashPassword(input.password) : null;
+      const hash = input.password ? await passwords.hash(input.password) : null;
       const at = now();
       return store.transaction(async (tx) => {
         if (!(await tx.oneTimeLinks.use(l.id, at))) throw new LinkInvalid();
@@ -421,7 +423,10 @@ export function createLinkService({
           // An invitation is shown to the owner who made it: for an account that has a password it
           // proves nothing about the person, so it is accepted with that password, which it never
           // changes (else any owner could take over an account of other teams by inviting its e-mail).
-          if (found?.password_hash && !(input.password && (await verifyPassword(input.password, found.password_hash))))
+          if (
+            found?.password_hash &&
+            !(input.password && (await passwords.verify(input.password, found.password_hash)))
+          )
             throw new WrongPassword(email);
           const pw = found?.password_hash ? null : needPassword();
           const account = found ?? (await tx.accounts.create(email, nowIso));

@@ -1,8 +1,9 @@
 // Password hashes (docs/accounts.md): scrypt (Node's crypto.scrypt, on the thread pool, never the
-// event loop) with N = 2^17, r = 8, p = 1 (128 MiB and ~0.2-0.5 s of one core per hash: OWASP's
-// minimum), a random 16-byte salt and a 32-byte key. The parameters are stored with each hash,
-// `$scrypt$ln=17,r=8,p=1$<salt>$<key>` (base64url), so raising them later is a change of PARAMS: an
-// old hash still verifies with its own, and is replaced at the person's next sign-in.
+// event loop) with N = 2^ln, r = 8, p = 1, a random 16-byte salt and a 32-byte key. ln is
+// DOMMON_PASSWORD_COST (default 17: 128 MiB and ~0.2-0.5 s of one core per hash, OWASP's minimum).
+// The parameters are stored with each hash, `$scrypt$ln=17,r=8,p=1$<salt>$<key>` (base64url), so a
+// hash keeps verifying with its own after the cost changes, and one below the configured cost is
+// replaced at the person's next sign-in.
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { Invalid } from '../domain/errors.js';
 
@@ -13,7 +14,10 @@ interface Params {
   p: number;
 }
 
-const PASSWORD_PARAMS: Readonly<Params> = Object.freeze({ ln: 17, r: 8, p: 1 });
+/** DOMMON_PASSWORD_COST's default (src/config gives the variable's bounds, 12-20). */
+export const PASSWORD_COST_DEFAULT = 17;
+const R = 8;
+const P = 1;
 const KEY_BYTES = 32;
 const SALT_BYTES = 16;
 const FORMAT = /^\$scrypt\$ln=(\d{1,2}),r=(\d{1,2}),p=(\d{1,2})\$([A-Za-z0-9_-]{16,64})\$([A-Za-z0-9_-]{16,128})$/;
@@ -36,14 +40,14 @@ function derive(password: string, salt: Buffer, p: Params, length: number): Prom
   );
 }
 
-export async function hashPassword(password: string, params: Params = PASSWORD_PARAMS): Promise<string> {
+async function hash(password: string, params: Params): Promise<string> {
   const salt = randomBytes(SALT_BYTES);
   const key = await derive(password, salt, params, KEY_BYTES);
   return `$scrypt$ln=${params.ln},r=${params.r},p=${params.p}$${salt.toString('base64url')}$${key.toString('base64url')}`;
 }
 
 /** True when `password` matches `stored`; a malformed stored value matches nothing. */
-export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+async function verify(password: string, stored: string): Promise<boolean> {
   const m = FORMAT.exec(stored);
   if (!m) return false;
   const params = { ln: Number(m[1]), r: Number(m[2]), p: Number(m[3]) };
@@ -53,9 +57,39 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(got, want);
 }
 
-/** True when `stored` was made with lower parameters than today's (rehash it at the next sign-in). */
-export function needsRehash(stored: string): boolean {
-  const m = FORMAT.exec(stored);
-  if (!m) return true;
-  return Number(m[1]) < PASSWORD_PARAMS.ln || Number(m[2]) < PASSWORD_PARAMS.r || Number(m[3]) < PASSWORD_PARAMS.p;
+/** Hashing and checking passwords at one cost (`ln`, log2 of scrypt's N): what the services share. */
+interface Passwords {
+  hash(password: string): Promise<string>;
+  /** True when `password` matches `stored` (checked with the parameters stored with it). */
+  verify(password: string, stored: string): Promise<boolean>;
+  /** True when `stored` was made with lower parameters than this cost's (rehash it at the next sign-in). */
+  needsRehash(stored: string): boolean;
+  /**
+   * What a sign-in with no hash to check (an unknown e-mail, an account without a password) costs
+   * instead: one scrypt at this cost, as a real check does. Always false.
+   */
+  decoy(password: string): Promise<false>;
+}
+
+export function createPasswords(cost: number = PASSWORD_COST_DEFAULT): Passwords {
+  const params: Readonly<Params> = Object.freeze({ ln: cost, r: R, p: P });
+  // The hash of a random password nobody kept, made at this cost by the first sign-in that needs it
+  // (that one pays the hashing instead of a check: one scrypt either way), so no start-up pays for it.
+  let decoy: string | undefined;
+  return {
+    hash: (password) => hash(password, params),
+    verify,
+    needsRehash(stored) {
+      const m = FORMAT.exec(stored);
+      if (!m) return true;
+      return Number(m[1]) < params.ln || Number(m[2]) < params.r || Number(m[3]) < params.p;
+    },
+    async decoy(password) {
+      if (decoy === undefined) {
+        const made = await hash(randomBytes(24).toString('base64url'), params);
+        decoy ??= made;
+      } else await verify(password, decoy);
+      return false;
+    },
+  };
 }

@@ -3,6 +3,7 @@
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
+import { PASSWORD_COST_DEFAULT } from '../../src/services/passwords.js';
 import { tempDir } from '../support/app.js';
 import { dommon, ensureBuilt } from '../support/cli.js';
 
@@ -122,23 +123,31 @@ const invalid: [string, string, RegExp][] = [
   ['DOMMON_AUTH_FAILURE_LIMIT', '0', /DOMMON_AUTH_FAILURE_LIMIT/],
   ['DOMMON_SESSION_IDLE_HOURS', '0', /DOMMON_SESSION_IDLE_HOURS/],
   ['DOMMON_SESSION_MAX_DAYS', '400', /DOMMON_SESSION_MAX_DAYS/],
+  ['DOMMON_PASSWORD_COST', '11', /DOMMON_PASSWORD_COST must be between 12 and 20, got 11/],
+  ['DOMMON_PASSWORD_COST', '21', /DOMMON_PASSWORD_COST must be between 12 and 20, got 21/],
+  ['DOMMON_PASSWORD_COST', '2^17', /DOMMON_PASSWORD_COST must be a whole number/],
 ];
 
-t.test('sessions, the failure throttle and --trust-proxy: defaults, variables, the flag', async (t) => {
+t.test('sessions, passwords, the failure throttle and --trust-proxy: defaults, variables, the flag', async (t) => {
   const d = loadConfig({}, {});
   t.equal(d.trustProxy, false, 'X-Forwarded-* ignored unless asked for');
   t.equal(d.authFailureLimit, 20);
   t.same(d.session, { idleMs: 12 * 3_600_000, absoluteMs: 7 * 86_400_000 });
+  t.equal(d.passwordCost, 17, 'scrypt at N = 2^17 by default');
+  t.equal(d.passwordCost, PASSWORD_COST_DEFAULT, "the services' own default is the same");
   const env = {
     DOMMON_TRUST_PROXY: 'yes',
     DOMMON_AUTH_FAILURE_LIMIT: '5',
     DOMMON_SESSION_IDLE_HOURS: '1',
     DOMMON_SESSION_MAX_DAYS: '2',
+    DOMMON_PASSWORD_COST: '12',
   };
   const c = loadConfig({}, env);
   t.equal(c.trustProxy, true);
   t.equal(c.authFailureLimit, 5);
   t.same(c.session, { idleMs: 3_600_000, absoluteMs: 2 * 86_400_000 });
+  t.equal(c.passwordCost, 12);
+  t.equal(loadConfig({}, { DOMMON_PASSWORD_COST: '20' }).passwordCost, 20);
   t.equal(loadConfig({ trustProxy: true }, {}).trustProxy, true, '--trust-proxy');
   t.equal(loadConfig({}, { DOMMON_TRUST_PROXY: 'off' }).trustProxy, false);
 });
@@ -189,6 +198,7 @@ t.test('the CLI exits 2 with a one-line message on a bad variable', async (t) =>
     [['token', 'list'], { DOMMON_LOG_LEVEL: 'chatty' }],
     [['domains', 'list'], { DOMMON_MAX_DOMAINS: 'x' }],
     [['serve', '--port', '0'], { DOMMON_SMTP_TLS: 'off' }],
+    [['users', 'set-password', 'ann@example.com'], { DOMMON_PASSWORD_COST: '21' }],
   ] as [string[], Record<string, string>][]) {
     const r = await dommon(['--data-dir', dir, ...args], env);
     const what = `${Object.entries(env)[0]!.join('=')} dommon ${args.join(' ')}`;

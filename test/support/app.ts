@@ -9,6 +9,7 @@ import type { Clock } from '../../src/domain/clock.js';
 import { checkResponse } from './openapi.js';
 import { createPgDatabase, onPostgres } from './pg.js';
 import { withPgKey } from './cli.js';
+import { TEST_PASSWORD_ENV } from './passwords.js';
 
 export interface TestApp {
   app: App;
@@ -36,7 +37,10 @@ export const OFFLINE_ENV: Readonly<Record<string, string>> = {
   DOMMON_IANA_WHOIS: '127.0.0.1:9',
 };
 
-/** env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options. */
+/**
+ * env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options.
+ * Passwords hash at the tests' cost (test/support/passwords.ts) unless env sets DOMMON_PASSWORD_COST.
+ */
 export async function startApp(
   env: Record<string, string> = {},
   opts: { clock?: Clock; dataDir?: string; port?: number } & Pick<
@@ -52,6 +56,7 @@ export async function startApp(
     withPgKey({
       DOMMON_LOG_LEVEL: 'error',
       ...OFFLINE_ENV,
+      ...TEST_PASSWORD_ENV,
       ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}),
       ...env,
     }),

@@ -5,6 +5,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { TEST_PASSWORD_ENV } from './passwords.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin/dommon.js');
@@ -187,7 +188,8 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
   for (const [k, v] of Object.entries(process.env))
     if (!/^(DOMMON_|TAP|_TAPJS|NODE_OPTIONS$|NO_COLOR$|FORCE_COLOR$)/.test(k)) env[k] = v;
   // DNS, RDAP and WHOIS default to a closed loopback port (as in startApp): no child ever reaches the internet.
-  return { ...env, DOMMON_LOG_LEVEL: 'error', ...OFFLINE, ...extra };
+  // Passwords hash at the tests' cost, as in startApp (test/support/passwords.ts).
+  return { ...env, DOMMON_LOG_LEVEL: 'error', ...OFFLINE, ...TEST_PASSWORD_ENV, ...extra };
 }
 
 export interface Daemon {

@@ -6,7 +6,7 @@ import t from 'tap';
 import { startApp } from '../support/app.js';
 import { browser, firstPage, shot, skipBrowser as skip, watch } from '../support/browser.js';
 
-// Two passwords hashed with scrypt (N=2^17) on a machine shared with other jobs.
+// A browser through two set-ups and sign-ins on a machine shared with other jobs.
 t.setTimeout(180_000);
 
 t.test('set-up link -> first owner signed in -> invitation -> the invitee signs in as editor', { skip }, async (t) => {

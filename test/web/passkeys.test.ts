@@ -9,7 +9,7 @@ import type { Page } from 'playwright-core';
 import { request, startApp, type TestApp } from '../support/app.js';
 import { browser, firstPage, skipBrowser, watch } from '../support/browser.js';
 import { CSRF_HEADER } from '../../src/web/session.js';
-import { hashPassword } from '../../src/services/passwords.js';
+import { testHash } from '../support/passwords.js';
 
 t.setTimeout(300_000);
 
@@ -50,7 +50,7 @@ t.test('a passkey is added, signs in, and once removed signs in no more', { skip
   // localhost, not 127.0.0.1: a relying party id is a host name, and localhost is a secure context over HTTP.
   const url = s.url.replace('127.0.0.1', 'localhost');
   const { account } = await person(s, 'pat@example.com', 'alpha');
-  await s.app.store.accounts.setPassword(account.id, await hashPassword(PASSWORD));
+  await s.app.store.accounts.setPassword(account.id, await testHash(PASSWORD));
 
   const ctx = await browser(t);
   const page = await firstPage(ctx);
