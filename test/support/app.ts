@@ -5,6 +5,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import { loadConfig, type Config } from '../../src/config/index.js';
 import { createApp, type App, type AppOptions } from '../../src/app.js';
+import { openConnection } from '../../src/store/db.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { checkResponse } from './openapi.js';
 import { createPgDatabase, onPostgres } from './pg.js';
@@ -38,6 +39,27 @@ export const OFFLINE_ENV: Readonly<Record<string, string>> = {
 };
 
 /**
+ * A SQLite file with every migration applied, made once per process; an app on SQLite starts on a
+ * copy of it (its data directory's dommon.db, when the test has not put one there) instead of
+ * migrating a new file: ~40 ms of CPU and ~0.15 s of wall less per app. The copy is the same file
+ * the app would have made (test/store/migrations.test.ts and test/ops/migrations.test.ts still
+ * migrate new and older files themselves).
+ */
+let sqliteTemplate: Promise<string> | undefined;
+function migratedSqliteFile(): Promise<string> {
+  sqliteTemplate ??= (async () => {
+    const dir = tempDir('dommon-template-');
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+    const file = path.join(dir, 'dommon.db');
+    await (await openConnection(file)).close();
+    // The last connection's close checkpoints the write-ahead log into the file and removes it.
+    if (fs.existsSync(`${file}-wal`)) throw new Error(`${file}-wal is left after close`);
+    return file;
+  })();
+  return sqliteTemplate;
+}
+
+/**
  * env holds DOMMON_* overrides (e.g. { DOMMON_RATE_LIMIT: '5' }); opts the test-only app options.
  * Passwords hash at the tests' cost (test/support/passwords.ts) unless env sets DOMMON_PASSWORD_COST.
  */
@@ -51,6 +73,9 @@ export async function startApp(
   const dataDir = opts.dataDir ?? tempDir();
   // Under test/pg/ the same tests run on a fresh PostgreSQL database per app.
   const pgDb = onPostgres() && !env.DOMMON_DATABASE_URL ? await createPgDatabase('app', { migrated: true }) : null;
+  const dbFile = path.join(dataDir, 'dommon.db');
+  if (!pgDb && !env.DOMMON_DATABASE_URL && fs.existsSync(dataDir) && !fs.existsSync(dbFile))
+    fs.copyFileSync(await migratedSqliteFile(), dbFile, fs.constants.COPYFILE_EXCL);
   const config = loadConfig(
     { dataDir, port: opts.port ?? 0, host: '127.0.0.1' },
     withPgKey({
