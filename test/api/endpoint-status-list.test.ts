@@ -69,32 +69,37 @@ async function seed(s: TestApp, api: Api, name: string, n: number, domains: numb
       .insertInto('endpoint_certificates')
       .values(certs.slice(k, k + 500) as any)
       .execute();
+  // The liveness configurations through the bulk route, 500 a request (each item is what a single
+  // POST /api/v1/liveness would take; test/api/liveness-bulk.test.ts holds the two to the same answers).
+  const live = eps
+    .map((e, i) => ({ e, live: LIVENESS[Math.floor(i / CERTS.length) % LIVENESS.length]! }))
+    .filter((x) => x.live !== 'none');
   const outcomes: Parameters<typeof s.app.services.monitor.record>[0] = [];
-  for (let from = 0; from < eps.length; from += 50) {
-    await Promise.all(
-      eps.slice(from, from + 50).map(async (e, k) => {
-        const live = LIVENESS[Math.floor((from + k) / CERTS.length) % LIVENESS.length]!;
-        if (live === 'none') return;
-        const l = (
-          await api.post('/api/v1/liveness', {
-            endpoint_id: e.id,
-            is_enabled: !live.startsWith('off-'),
-            interval_seconds: 86400,
-          })
-        ).body;
-        const oks = OUTCOMES[live] ?? [];
-        const config = await s.app.services.liveness.get(teamId, l.id);
-        const endpoint = await s.app.services.endpoints.get(teamId, e.id);
-        oks.forEach((ok, j) =>
-          outcomes.push({
-            config,
-            endpoint,
-            at: now - (oks.length - j) * 60_000,
-            outcome: { ok, responseTimeMs: 20 + j, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503' },
-          }),
-        );
-      }),
-    );
+  for (let from = 0; from < live.length; from += 500) {
+    const batch = live.slice(from, from + 500);
+    const r = await api.post('/api/v1/liveness/bulk', {
+      operation: 'create',
+      liveness: batch.map((x) => ({
+        endpoint_id: x.e.id,
+        is_enabled: !x.live.startsWith('off-'),
+        interval_seconds: 86400,
+      })),
+    });
+    if (r.status !== 201 || r.body.created !== batch.length) throw new Error(`liveness bulk: ${r.text.slice(0, 300)}`);
+    const made = new Map((r.body.data as { id: string; endpoint_id: string }[]).map((l) => [l.endpoint_id, l.id]));
+    for (const x of batch) {
+      const oks = OUTCOMES[x.live] ?? [];
+      const config = await s.app.services.liveness.get(teamId, made.get(x.e.id)!);
+      const endpoint = await s.app.services.endpoints.get(teamId, x.e.id);
+      oks.forEach((ok, j) =>
+        outcomes.push({
+          config,
+          endpoint,
+          at: now - (oks.length - j) * 60_000,
+          outcome: { ok, responseTimeMs: 20 + j, statusCode: ok ? 200 : 503, error: ok ? null : 'HTTP 503' },
+        }),
+      );
+    }
   }
   await s.app.services.monitor.record(outcomes);
   return { teamId, domains: ds, endpoints: eps };
