@@ -14,7 +14,9 @@ import { ENDPOINT_TYPES } from '../../src/probes/registry.js';
 t.setTimeout(120_000);
 
 t.test('smtp and imap endpoints: create, full_url, filters, and 400 for bad input', async (t) => {
-  const s = await startApp();
+  // An API node: no scheduler runs, so the TLS worker does not inspect the new endpoints (whose names
+  // resolve nowhere) and turn the `ssl_status` read below from unknown into error first.
+  const s = await startApp({ DOMMON_ROLE: 'api' });
   t.teardown(() => s.close());
   const api = client(s.url, await s.token());
   const d = (await api.post('/api/v1/domains', { domain: 'example.com' })).body;

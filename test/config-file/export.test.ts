@@ -7,6 +7,10 @@ import t, { type Test } from 'tap';
 import { parse } from 'yaml';
 import { request, startApp } from '../support/app.js';
 
+// Five apps, each (test/pg/config-export) with a PostgreSQL database of its own: 24-31 s on a loaded
+// 2-core machine, past tap's default 30 s.
+t.setTimeout(120_000);
+
 const FILE = `version: 1
 portfolios:
   - name: Production
