@@ -11,6 +11,7 @@
 // milliseconds and a decimal is cut to its integer part; pat() is a wildcard match (`*`, `?`,
 // `[a-z]`; `/` ignored on both sides), any() a list of exact alternatives; `[*]` in a body path
 // means every element of the array.
+import { goDurationMs } from './go-duration.js';
 
 /** The placeholders a condition may name. */
 export const PLACEHOLDERS = [
@@ -613,31 +614,15 @@ function goInt(s: string): bigint | null {
   return n < INT64_MIN || n > INT64_MAX ? null : n;
 }
 
-const DURATION_UNITS: Record<string, number> = {
-  ns: 1e-6,
-  us: 1e-3,
-  µs: 1e-3,
-  μs: 1e-3,
-  ms: 1,
-  s: 1000,
-  m: 60_000,
-  h: 3_600_000,
-};
-
 /** time.ParseDuration, in whole milliseconds (truncated); null when it is not one, or is zero. */
-function goDurationMs(s: string): number | null {
-  const m = /^([+-]?)((?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(s);
-  if (!m) return null;
-  let ms = 0;
-  for (const part of m[2].matchAll(/(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g))
-    ms += Number(part[1]) * DURATION_UNITS[part[2]];
-  if (!Number.isFinite(ms) || ms === 0) return null;
-  return Math.trunc(m[1] === '-' ? -ms : ms);
+function durationMs(s: string): number | null {
+  const ms = goDurationMs(s);
+  return ms === null || !Number.isFinite(ms) || ms === 0 ? null : Math.trunc(ms);
 }
 
 /** A numeric operand: a non-zero duration in ms, else a Go integer, else a decimal cut to its integer part. */
 function numberOf(s: string): bigint | null {
-  const d = goDurationMs(s);
+  const d = durationMs(s);
   if (d !== null) return BigInt(d);
   const i = goInt(s);
   if (i !== null) return i;

@@ -15,8 +15,7 @@ const DURATION = /^[-+]?(?:0|(?:(?:\d+(?:\.\d*)?|\.\d+)(?:ns|us|µs|μs|ms|s|m|h
 const PART = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/g;
 
 /** A Go duration string in milliseconds (fractions kept, sign applied); null when it is not one. */
-export function goDurationMs(text: string): number | null {
-  const s = text.trim();
+export function goDurationMs(s: string): number | null {
   if (!DURATION.test(s)) return null;
   let ms = 0;
   for (const m of s.matchAll(PART)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;

@@ -116,6 +116,30 @@ export function ChangeButton({
   );
 }
 
+/** A row's Edit and Delete buttons (disabled, with the reason, on an object a configuration file manages). */
+export function EditDelete({
+  of,
+  name,
+  onEdit,
+  onDelete,
+}: {
+  of: Managed | undefined;
+  name: string;
+  onEdit: () => void;
+  onDelete: () => void;
+}) {
+  return (
+    <Write>
+      <ChangeButton of={of} class="small" onClick={onEdit} aria-label={`Edit ${name}`}>
+        Edit
+      </ChangeButton>{' '}
+      <ChangeButton of={of} class="danger small" onClick={onDelete} aria-label={`Delete ${name}`}>
+        Delete
+      </ChangeButton>
+    </Write>
+  );
+}
+
 export function Days({ days }: { days: number | null | undefined }) {
   if (days === null || days === undefined) return <span class="muted">—</span>;
   const tone = days < 0 ? 'bad' : days <= 30 ? 'warn' : '';

@@ -214,6 +214,6 @@ export class FileBuilder {
 export function goDurationSeconds(v: unknown): number | null {
   if (typeof v === 'number' && Number.isFinite(v)) return Math.ceil(v / 1e9); // a bare number is nanoseconds in Go
   if (typeof v !== 'string') return null;
-  const ms = goDurationMs(v);
+  const ms = goDurationMs(v.trim());
   return ms === null || ms < 0 ? null : Math.ceil(ms / 1000 - 1e-9);
 }

@@ -12,7 +12,7 @@ import type { Domain, Endpoint, MaintenanceWindow, Portfolio } from '../types.js
 import {
   ActionsHead,
   Badge,
-  ChangeButton,
+  EditDelete,
   Check,
   ManagedBadge,
   Message,
@@ -384,24 +384,12 @@ export function Maintenance() {
                           <Badge value={stateOf(w)} />
                         </td>
                         <td>
-                          <Write>
-                            <ChangeButton
-                              of={w}
-                              class="small"
-                              onClick={() => setEditing(w.id)}
-                              aria-label={`Edit ${w.name}`}
-                            >
-                              Edit
-                            </ChangeButton>{' '}
-                            <ChangeButton
-                              of={w}
-                              class="danger small"
-                              onClick={() => void remove(w)}
-                              aria-label={`Delete ${w.name}`}
-                            >
-                              Delete
-                            </ChangeButton>
-                          </Write>
+                          <EditDelete
+                            of={w}
+                            name={w.name}
+                            onEdit={() => setEditing(w.id)}
+                            onDelete={() => void remove(w)}
+                          />
                         </td>
                       </tr>
                     ))}

@@ -8,7 +8,7 @@ import type { Domain, Endpoint, Portfolio, StatusPage } from '../types.js';
 import {
   ActionsHead,
   Badge,
-  ChangeButton,
+  EditDelete,
   Check,
   Choice,
   Field,
@@ -250,24 +250,12 @@ export function StatusPages() {
                           {p.show_certificates ? '' : ' no certificates'}
                         </td>
                         <td>
-                          <Write>
-                            <ChangeButton
-                              of={p}
-                              class="small"
-                              onClick={() => setEditing(p.id)}
-                              aria-label={`Edit ${p.title}`}
-                            >
-                              Edit
-                            </ChangeButton>{' '}
-                            <ChangeButton
-                              of={p}
-                              class="danger small"
-                              onClick={() => void remove(p)}
-                              aria-label={`Delete ${p.title}`}
-                            >
-                              Delete
-                            </ChangeButton>
-                          </Write>
+                          <EditDelete
+                            of={p}
+                            name={p.title}
+                            onEdit={() => setEditing(p.id)}
+                            onDelete={() => void remove(p)}
+                          />
                         </td>
                       </tr>
                     ))}
