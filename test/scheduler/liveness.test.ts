@@ -76,9 +76,11 @@ for (const engine of ENGINES) {
         .slice(20)
         .map((c) => firstDue.get(c.id)! - startedAt)
         .sort((a, b) => a - b);
+      // The spread starts at the restart's first claim, a moment after start (more on a loaded machine),
+      // and covers less than one interval from there.
       t.ok(
-        overdue[0]! >= -50 && overdue.at(-1)! < 4000,
-        `overdue configs due within one interval of the restart: ${overdue[0]}..${overdue.at(-1)} ms`,
+        overdue[0]! >= -50 && overdue[0]! < 1000 && overdue.at(-1)! - overdue[0]! < 4000,
+        `overdue configs due within one interval of the restart's first claim: ${overdue[0]}..${overdue.at(-1)} ms`,
       );
       // sequence(20) spreads them to 0, 1/20, ..., 19/20 of the interval: 200 ms apart, not all at once.
       const steps = overdue.slice(1).map((x, i) => x - overdue[i]!);
