@@ -68,9 +68,9 @@ function recordedTimes() {
 }
 
 // The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs). Many wait on
-// child processes, PostgreSQL, loopback peers and timers rather than the CPU: six at once keep 2 cores
-// busier than four did (docs/testing.md, keeping the suite fast). Arguments: test files or folders.
-const args = ['--jobs=6', ...process.argv.slice(2)];
+// child processes, PostgreSQL, loopback peers and timers rather than the CPU: four at once keep 2 cores
+// busier than three did (docs/testing.md, keeping the suite fast). Arguments: test files or folders.
+const args = ['--jobs=4', ...process.argv.slice(2)];
 const child = spawn(process.execPath, [filesRunner, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;
