@@ -109,6 +109,21 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
   const limited = (key: string, client: string) =>
     misses.over(client, PING_RATE.misses) || !counter.take(`${key} ${client}`, PING_RATE.perKey);
   const retryAfter = String(Math.ceil(PING_RATE.windowMs / 1000));
+  /**
+   * Records a ping (every URL form comes here); false when no push endpoint has the key (or it is
+   * no key's form), which counts one unknown key against the client: keys cannot be tried in bulk.
+   */
+  const record = async (client: string, ...ping: Parameters<PushService['ping']>): Promise<boolean> => {
+    try {
+      if (!PING_KEY.test(ping[0])) throw new NotFound('Ping URL');
+      await deps.services.push.ping(...ping);
+      return true;
+    } catch (err) {
+      if (!(err instanceof NotFound)) throw err;
+      misses.take(client, PING_RATE.misses);
+      return false;
+    }
+  };
 
   /** Uptime Kuma's push URL. */
   const kuma = async (ctx: Koa.Context, m: RegExpExecArray | null) => {
@@ -132,18 +147,12 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
     if ('error' in ping) return answer(400, { ok: false, msg: ping.error });
     const up = (first(q.status) || 'up') === 'up';
     const msg = first(q.msg) || undefined;
-    try {
-      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
-      await deps.services.push.ping(key, up ? undefined : 'fail', msg === undefined ? null : textBody(msg), {
-        message: up ? undefined : msg,
-        responseTimeMs: ping.ms ?? undefined,
-      });
-      answer(200, { ok: true });
-    } catch (err) {
-      if (!(err instanceof NotFound)) throw err;
-      misses.take(client, PING_RATE.misses);
-      answer(404, { ok: false, msg: KUMA_UNKNOWN });
-    }
+    const known = await record(client, key, up ? undefined : 'fail', msg === undefined ? null : textBody(msg), {
+      message: up ? undefined : msg,
+      responseTimeMs: ping.ms ?? undefined,
+    });
+    if (known) answer(200, { ok: true });
+    else answer(404, { ok: false, msg: KUMA_UNKNOWN });
   };
 
   /** Gatus's external-endpoint URL (POST only; answers as Gatus does: plain text, 200 with no body). */
@@ -187,20 +196,15 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
         // Not JSON: no reason (Gatus logs it and goes on).
       }
     }
-    try {
-      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
-      await deps.services.push.ping(
-        key,
-        success === 'true' ? undefined : 'fail',
-        message === undefined ? null : textBody(message),
-        { message, responseTimeMs },
-      );
-      answer(200, '');
-    } catch (err) {
-      if (!(err instanceof NotFound)) throw err;
-      misses.take(client, PING_RATE.misses);
-      answer(401, 'invalid token');
-    }
+    const known = await record(
+      client,
+      key,
+      success === 'true' ? undefined : 'fail',
+      message === undefined ? null : textBody(message),
+      { message, responseTimeMs },
+    );
+    if (known) answer(200, '');
+    else answer(401, 'invalid token');
   };
 
   return async (ctx, next) => {
@@ -253,18 +257,9 @@ export function pingMiddleware(deps: { services: { push: PushService }; clock: C
       if (!read.ended) ctx.set('Connection', 'close');
       body = read;
     }
-    try {
-      if (!PING_KEY.test(key)) throw new NotFound('Ping URL');
-      await deps.services.push.ping(key, m[2], body);
-      ctx.status = 200;
-      ctx.body = 'OK';
-    } catch (err) {
-      if (!(err instanceof NotFound)) throw err;
-      // Unknown keys count against the client: keys cannot be tried in bulk.
-      misses.take(client, PING_RATE.misses);
-      ctx.status = 404;
-      ctx.body = 'not found';
-    }
+    const known = await record(client, key, m[2], body);
+    ctx.status = known ? 200 : 404;
+    ctx.body = known ? 'OK' : 'not found';
     deps.log.debug({ method: ctx.method, path: shown, status: ctx.status }, 'ping');
   };
 }
