@@ -21,6 +21,7 @@
 // --alone: every file in a process of its own)
 import { build } from 'esbuild';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
@@ -31,60 +32,13 @@ const TEST_FILE = /\.test\.tsx?$/;
 
 /**
  * The longest files start first, so that the run does not end with one long file alone (longest first
- * packs the lanes best). The order comes from the wall times the last runs in this checkout recorded
- * (`.tap/times.json`, written at the end of every run), a file not recorded there (a new one) first of
- * all. Without that file (a clean clone, CI) the files named here start first, in this order (the 45
- * slowest by wall time of a clean-clone run on a quiet machine, most of them waiting on intervals, leases,
- * daemons or a browser: every file that took over 11 s there), then the rest in path order; a name here
- * that no longer exists is ignored.
+ * packs the lanes best), and as many run at once as keep the cores busy (below). Both come from each
+ * file's wall time and CPU: those the last runs in this checkout recorded (`.tap/times.json`, written at
+ * the end of every run), else those of a whole clean-clone run kept in the repository
+ * (`scripts/test-times.json`: what a clean clone, CI, starts from; `npm run test:times` refreshes it
+ * from `.tap/times.json` after a whole run), else (a new file) a guess from what the file starts.
  */
-const SLOW_FIRST = [
-  'test/pg/cluster.test.ts',
-  'test/pg/due-queue.test.ts',
-  'test/pg/api-push.test.ts',
-  'test/scheduler/liveness.test.ts',
-  'test/pg/outbox.test.ts',
-  'test/api/push.test.ts',
-  'test/web/accounts.test.ts',
-  'test/pg/regions.test.ts',
-  'test/web/browser.test.ts',
-  'test/web/browser-setup.test.ts',
-  'test/cli/postgres.test.ts',
-  'test/pg/web-accounts.test.ts',
-  'test/pg/shared-state.test.ts',
-  'test/pg/api-probing.test.ts',
-  'test/pg/singletons.test.ts',
-  'test/cli/token-role.test.ts',
-  'test/cli/check-dns-unknown.test.ts',
-  'test/pg/api-maintenance-windows.test.ts',
-  'test/web/browser-home.test.ts',
-  'test/pg/web-links.test.ts',
-  'test/api/endpoint-status-list.test.ts',
-  'test/pg/api-events-data.test.ts',
-  'test/pg/exactly-once.test.ts',
-  'test/pg/nameserver-watch.test.ts',
-  'test/pg/api-endpoint-fields.test.ts',
-  'test/intel/nameserver-watch.test.ts',
-  'test/api/probing.test.ts',
-  'test/web/links.test.ts',
-  'test/cli/liveness-import.test.ts',
-  'test/web/browser-story.test.ts',
-  'test/api/status-pages.test.ts',
-  'test/cli/access.test.ts',
-  'test/api/health-reasons.test.ts',
-  'test/pg/api-liveness-requests.test.ts',
-  'test/cli/local.test.ts',
-  'test/web/browser-manage.test.ts',
-  'test/api/badges.test.ts',
-  'test/web/browser-tokens.test.ts',
-  'test/cli/audit.test.ts',
-  'test/api/maintenance-windows.test.ts',
-  'test/cli/commands.test.ts',
-  'test/api/bad-input.test.ts',
-  'test/pg/nameserver-watch-nodes.test.ts',
-  'test/pg/api-icmp-conditions.test.ts',
-  'test/api/endpoint-fields.test.ts',
-];
+const BASELINE = path.join(ROOT, 'scripts/test-times.json');
 
 /** Packages only the tests use that stay in node_modules (they read files beside their code or run programs). */
 const TEST_EXTERNALS = [
@@ -136,12 +90,18 @@ function testFiles(dir) {
     .sort();
 }
 
-let jobs = 3;
+// At most this many processes at once (`--jobs=N`), and at most as many as keep `--cpus=N` cores busy
+// (default: this machine's), by each running file's share of a core (its recorded CPU over its wall
+// time; see `admit` below).
+let jobs = 8;
+let cpus = os.availableParallelism();
 let alone = false;
 const named = [];
 for (const arg of process.argv.slice(2)) {
   const j = /^--jobs=(\d+)$/.exec(arg);
+  const c = /^--cpus=(\d+(?:\.\d+)?)$/.exec(arg);
   if (j) jobs = Number(j[1]);
+  else if (c) cpus = Number(c[1]);
   else if (arg === '--alone') alone = true;
   else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
   else named.push(arg);
@@ -157,23 +117,23 @@ for (const name of named.length ? named : ['test']) {
 files = [...new Set(files)];
 /** @type {Record<string, { wallMs: number, cpuMs: number, childCpuMs: number }>} */
 let times = {};
-try {
-  times = JSON.parse(fs.readFileSync(TIMES, 'utf8'));
-} catch {
-  // no run recorded yet
-}
-const recorded = Object.keys(times).length > 0;
+/** This checkout's figures over the repository's: the machine that runs is the one that recorded them. */
+for (const source of [BASELINE, TIMES])
+  try {
+    Object.assign(times, JSON.parse(fs.readFileSync(source, 'utf8')));
+  } catch {
+    // no run recorded yet
+  }
 
 /**
- * A file's expected wall time (ms): its last recorded one; else (a clean clone, a new file) a guess
- * from what it starts (the medians recorded on the busy development machine, load 10-17: 14 s, 8.6 s
- * and 1.4 s; less on a quiet one): a file in `SLOW_FIRST` as long, one that runs `dommon` commands or
- * daemons (test/support/cli.ts, spawn-dommon.ts) 12 s, one that starts the app in-process or a browser
- * 5 s, any other 2 s; a PostgreSQL re-run twice the file it runs again.
+ * A file's expected wall time (ms): its recorded one; else (a new file) a guess from what it starts (the
+ * medians recorded on the busy development machine, load 10-17: 14 s, 8.6 s and 1.4 s; less on a quiet
+ * one): one that runs `dommon` commands or daemons (test/support/cli.ts, spawn-dommon.ts) 12 s, one
+ * that starts the app in-process or a browser 5 s, any other 2 s; a PostgreSQL re-run twice the file it
+ * runs again.
  */
 function expectedMs(file) {
   if (times[file]) return times[file].wallMs;
-  if (SLOW_FIRST.includes(file)) return GROUP_WALL_MS;
   const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
   const rerun = PG_RERUN.test(text) && /await import\('(\.\.\/[\w/-]+\.test)\.js'\)/.exec(text);
   if (rerun) {
@@ -203,11 +163,9 @@ function groupKey(file) {
 }
 
 /**
- * What runs, one process each: `{ name, files, ms }`, a file alone (its name the file's) or a group
- * (`group test/api/ 2/4 (9 files)`). Longest first, so that the run does not end with one long process
- * alone (longest first packs the lanes best): by the recorded wall times, a file not recorded there (a
- * new one) first of all; in a clean clone the files named in `SLOW_FIRST` first, in that order, then the
- * groups, then the rest in path order.
+ * What runs, one process each: `{ name, files, ms, cpuMs }`, a file alone (its name the file's) or a
+ * group (`group test/api/ 2/4 (9 files)`), longest first (longest first packs the lanes best); a unit
+ * holding a file with no figures (a new one) first of all.
  */
 const units = [];
 const byKey = new Map();
@@ -232,15 +190,19 @@ for (const [key, members] of byKey) {
     units.push({ name: g.files.length === 1 ? g.files[0] : `group ${key}${nth} (${g.files.length} files)`, ...g });
   }
 }
-if (recorded) {
-  const first = (u) => (u.files.some((f) => !times[f]) ? 1 : 0);
-  units.sort((a, b) => first(b) - first(a) || b.ms - a.ms || a.name.localeCompare(b.name));
-} else {
-  const rank = (u) =>
-    u.files.length === 1 && SLOW_FIRST.includes(u.name)
-      ? SLOW_FIRST.indexOf(u.name)
-      : SLOW_FIRST.length + (u.files.length > 1 ? 0 : 1);
-  units.sort((a, b) => rank(a) - rank(b) || b.files.length - a.files.length || a.name.localeCompare(b.name));
+const unknown = (u) => (u.files.some((f) => !times[f]) ? 1 : 0);
+units.sort((a, b) => unknown(b) - unknown(a) || b.ms - a.ms || a.name.localeCompare(b.name));
+
+/**
+ * How much of a core a unit keeps busy while it runs: its files' recorded CPU (their own and their
+ * `dommon` commands' and daemons') over their wall time, at most one core per process it starts (a file
+ * of commands may keep more than one busy) and at least a tenth (a file waiting on timers still wakes).
+ * A file with no figures counts as one core.
+ */
+function coreShare(unit) {
+  if (unit.files.some((f) => !times[f])) return 1;
+  const cpuMs = unit.files.reduce((sum, f) => sum + times[f].cpuMs, 0);
+  return Math.min(cpus / 2, Math.max(0.1, cpuMs / Math.max(1, unit.ms)));
 }
 
 /**
@@ -312,6 +274,8 @@ for (const e of fs.existsSync(buildRoot) ? fs.readdirSync(buildRoot, { withFileT
   }
 }
 const outdir = path.join(buildRoot, `run-${process.pid}`);
+/** When each unit started and ended (ms from the first start) and its core share: `.tap/timeline.json`. */
+const timeline = [];
 const runTimes = path.join(outdir, 'times.jsonl');
 process.on('exit', () => {
   // this run's figures replace the files' earlier ones; the other files' stay
@@ -323,6 +287,8 @@ process.on('exit', () => {
     }
     fs.writeFileSync(TIMES, `${JSON.stringify(times, null, 1)}\n`);
   }
+  if (timeline.length)
+    fs.writeFileSync(path.join(ROOT, '.tap/timeline.json'), `${JSON.stringify(timeline, null, 1)}\n`);
   fs.rmSync(outdir, { recursive: true, force: true });
 });
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.once(signal, () => process.exit(1));
@@ -354,7 +320,9 @@ t.plan(units.length);
 const cpuRecorder = pathToFileURL(path.join(ROOT, 'scripts/tap-cpu.mjs')).href;
 const bundle = (file) => path.join(outdir, file.replace(/\.tsx?$/, '.js'));
 const groupsDir = path.join(outdir, 'groups');
-units.forEach((unit, i) => {
+
+/** Starts one unit's process under tap's root; resolves when it has ended. */
+function spawnUnit(unit, i) {
   let entry = bundle(unit.name);
   if (unit.files.length > 1) {
     // One entry per group: imports its files' bundles one after another, each under its own subtest.
@@ -370,19 +338,52 @@ units.forEach((unit, i) => {
   }
   // `t.spawn` puts tap's process-info loader into the child's NODE_OPTIONS whatever `env` says;
   // `env -u NODE_OPTIONS` drops it between that and node (the child keeps the same pid).
-  t.spawn('env', ['-u', 'NODE_OPTIONS', process.execPath, '--enable-source-maps', `--import=${cpuRecorder}`, entry], {
-    name: unit.name,
-    externalID: unit.name,
-    cwd: ROOT,
-    // A group's files record their own figures (scripts/tap-group.mjs); its process records none.
-    env: {
-      ...process.env,
-      DOMMON_TAP_FILE: unit.files.length > 1 ? '' : unit.name,
-      DOMMON_TAP_TIMES: runTimes,
+  return t.spawn(
+    'env',
+    ['-u', 'NODE_OPTIONS', process.execPath, '--enable-source-maps', `--import=${cpuRecorder}`, entry],
+    {
+      name: unit.name,
+      externalID: unit.name,
+      cwd: ROOT,
+      // A group's files record their own figures (scripts/tap-group.mjs); its process records none.
+      env: {
+        ...process.env,
+        DOMMON_TAP_FILE: unit.files.length > 1 ? '' : unit.name,
+        DOMMON_TAP_TIMES: runTimes,
+      },
+      buffered: t.jobs > 1,
+      timeout: 30_000,
+      at: null,
+      stack: '',
     },
-    buffered: t.jobs > 1,
-    timeout: 30_000,
-    at: null,
-    stack: '',
-  });
-});
+  );
+}
+
+// Admission: the units start in their order (longest first), the next one as soon as it fits: fewer than
+// `--jobs` processes run and the running ones' core shares plus its own stay within `--cpus` cores, or
+// fewer than two run at all. Most of the long files wait (intervals, leases, peers, a browser) and keep a
+// fraction of a core busy, so several of them run beside the files that compute; a fixed number of
+// processes at once either left the cores idle while the long files waited or, raised, ran the files
+// that compute several to a core (docs/testing.md, keeping the suite fast). A unit that does not fit
+// waits for the next to end: none overtakes it, or the files that compute most would end the run.
+const queue = units.map((unit, i) => ({ unit, i, share: coreShare(unit) }));
+let running = 0;
+let busy = 0;
+const runStarted = performance.now();
+const since = () => Math.round(performance.now() - runStarted);
+function admit() {
+  while (queue.length && running < t.jobs && (running < 2 || busy + queue[0].share <= cpus + 1e-9)) {
+    const { unit, i, share } = queue.shift();
+    running += 1;
+    busy += share;
+    const entry = { name: unit.name, share: Number(share.toFixed(2)), startMs: since(), endMs: 0 };
+    timeline.push(entry);
+    spawnUnit(unit, i).finally(() => {
+      entry.endMs = since();
+      running -= 1;
+      busy -= share;
+      admit();
+    });
+  }
+}
+admit();

@@ -17,7 +17,7 @@ const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 // after the test files' TAP. Locally: `npm run lint`, `npm run typecheck:all`, `npm run knip`,
 // `npm run format:check`.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
-// A whole-suite run is one without test files or folders named; `npm test -- --jobs=4` is one too.
+// A whole-suite run is one without test files or folders named; `npm test -- --jobs=6` is one too.
 const checking = ci && process.argv.slice(2).every((arg) => arg.startsWith('-'));
 const failedChecks = [];
 
@@ -67,10 +67,10 @@ function recordedTimes() {
   }
 }
 
-// The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs). Many wait on
-// child processes, PostgreSQL, loopback peers and timers rather than the CPU: four at once keep 2 cores
-// busier than three did (docs/testing.md, keeping the suite fast). Arguments: test files or folders.
-const args = ['--jobs=4', ...process.argv.slice(2)];
+// The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs), as many at once
+// as keep this machine's cores busy by their recorded CPU and wall times (at most eight processes).
+// Arguments: test files or folders, `--jobs=N` (processes at most), `--cpus=N` (cores to fill).
+const args = process.argv.slice(2);
 const child = spawn(process.execPath, [filesRunner, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;

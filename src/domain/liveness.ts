@@ -35,6 +35,8 @@ export interface CheckOutcome {
   detail?: ResultDetail;
   /** The check asks to run next at this time (epoch ms) instead of one interval on: a push endpoint's deadline. */
   nextCheckAt?: number;
+  /** How long after the check's start its first packet went out to the target (ms; ProbeOutcome's). */
+  sentAfterMs?: number;
 }
 
 /** The next due time a check asked for (never before `now`), else the schedule's. */

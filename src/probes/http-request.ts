@@ -64,6 +64,8 @@ interface Outgoing {
 export interface Cancel {
   reason: unknown;
   hop: { abort(reason: unknown): void } | null;
+  /** When the first hop's connection was opened (performance.now()), once its name was resolved. */
+  sentAt?: number;
 }
 
 export interface Answer {
@@ -230,6 +232,7 @@ class Hop extends ResponseFramer {
     if (this.ended) return;
     const { secure, host, port, request } = this.out;
     this.address = addr.address;
+    this.cancel.sentAt ??= performance.now();
     const socket = secure
       ? tls.connect({
           host: addr.address,

@@ -148,13 +148,15 @@ function check(
       Math.max(1, timeoutMs),
     );
     let release = () => {};
+    /** When the connection was opened (performance.now()), once the name is resolved. */
+    let sentAt = 0;
     const settle = (outcome: ProbeOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       release();
       sock?.destroy();
-      resolve(outcome);
+      resolve(sentAt === 0 ? outcome : { ...outcome, sentAfterMs: Math.round(sentAt - started) });
     };
     const fail = (err: unknown) => {
       const { reason, detail } = classify(err, parent, () => timedOut && !parent.aborted);
@@ -186,6 +188,7 @@ function check(
     };
     deps.resolver.resolve(p.host).then((addr) => {
       if (settled) return;
+      sentAt = performance.now();
       const s = p.secure
         ? tls.connect({
             host: addr.address,
@@ -407,7 +410,7 @@ function full(
       settled = true;
       clearTimeout(timer);
       release();
-      resolve(o);
+      resolve(cancel.sentAt === undefined ? o : { ...o, sentAfterMs: Math.round(cancel.sentAt - started) });
     };
     function fail(err: unknown) {
       const { reason, detail } = classify(err, parent, () => timedOut && !parent.aborted);

@@ -16,8 +16,11 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
   const elapsed = () => Math.round(performance.now() - started);
   if (!(t.port > 0 && t.port < 65536)) return failure('error', `invalid port ${t.port}`, 0);
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
+  /** The connection's opening, once the name is resolved (ms from the start; ProbeOutcome's sentAfterMs). */
+  let sent: { sentAfterMs: number } | null = null;
   try {
     const addr = await raceSignal(deps.resolver.resolve(t.host), signal);
+    sent = { sentAfterMs: elapsed() };
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect({ host: addr.address, port: t.port, family: addr.family, signal });
       socket.once('connect', () => {
@@ -26,13 +29,14 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
       });
       socket.once('error', reject);
     });
-    return passed(elapsed());
+    return { ...passed(elapsed()), ...sent };
   } catch (err) {
-    return failedWith(err, parent, timedOut, {
+    const outcome = failedWith(err, parent, timedOut, {
       timeoutMs: t.timeoutMs,
       noAnswer: 'no connection',
       elapsedMs: elapsed(),
     });
+    return sent ? { ...outcome, ...sent } : outcome;
   } finally {
     done();
   }

@@ -54,6 +54,12 @@ export interface ProbeOutcome {
   nextCheckAt?: number;
   /** Numbers of the probe type's own, stored with the result (an icmp check's loss and round trips). */
   detail?: ResultDetail;
+  /**
+   * How long after the probe's start its first packet went out to the target (ms): the name's resolution
+   * before it. The scheduler spaces the next run from then (a slow first resolution is not a short gap
+   * between two probes as the target sees them). Absent: the probe's start.
+   */
+  sentAfterMs?: number;
 }
 
 export function failure(

@@ -70,13 +70,20 @@ async function probeOnce(
 
 /** A fresh config's second run comes this far into the next interval at the earliest (a fraction of it). */
 const FRESH_FROM = 0.6;
+/**
+ * A run is never sent less than this fraction of an interval after the probe before it went out. The
+ * promise is half an interval as the target sees it: the target stamps each probe when it arrives and
+ * is handled, later than it was sent by the connection's latency and its own delays, which vary from
+ * probe to probe; the tenth of an interval above a half is that margin.
+ */
+const MIN_GAP = 0.6;
 
 /**
  * The next due time (epoch ms, whole) after a run due at `due` that was sent at `sent` and ended at
  * `now`: one interval later, or for a fresh config a random point of the later part of the next
  * interval (configs created together do not probe together forever; FRESH_FROM); missed beats are
- * skipped rather than bunched, and never less than half an interval after the probe went out (a run
- * started late, as a dead node's taken over, does not catch up on its old phase with a second probe
+ * skipped rather than bunched, and never less than MIN_GAP of an interval after the probe went out (a
+ * run started late, as a dead node's taken over, does not catch up on its old phase with a second probe
  * right after).
  */
 export function nextDue(
@@ -90,8 +97,8 @@ export function nextDue(
   let next =
     due + (fresh ? Math.floor(intervalMs * FRESH_FROM + (1 - random()) * intervalMs * (1 - FRESH_FROM)) : intervalMs);
   // Rounded up to a slot boundary: the wheel starts a run anywhere in its slot, so a due time inside
-  // the slot could send it up to SLOT_MS before half an interval has passed.
-  const earliest = Math.max(now + 1, Math.ceil((sent + Math.ceil(intervalMs / 2)) / SLOT_MS) * SLOT_MS);
+  // the slot could send it up to SLOT_MS before MIN_GAP of an interval has passed.
+  const earliest = Math.max(now + 1, Math.ceil((sent + Math.ceil(intervalMs * MIN_GAP)) / SLOT_MS) * SLOT_MS);
   if (next < earliest) next += Math.ceil((earliest - next) / intervalMs) * intervalMs;
   return next;
 }
@@ -493,8 +500,10 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
     if (!signal.aborted) {
       const t = now();
       // A check may ask for its next run (a push endpoint's deadline); else one interval on.
+      // Spaced from when the probe went out: after the name's resolution, which a cold cache makes slow.
+      const sent = started + (outcome.sentAfterMs ?? 0);
       const next = askedDue(outcome, t, () =>
-        nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, started),
+        nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, sent),
       );
       // Keep the lease and run it from here: while this node holds no more than its part of the queue, and
       // whenever it is due again before the next claim round could take it.

@@ -325,7 +325,7 @@ for (const engine of ENGINES) {
   );
 }
 
-t.test('the next run: never within half an interval of the probe sent before it', async (t) => {
+t.test('the next run: never within 0.6 of an interval of the probe sent before it', async (t) => {
   const due = 1_000_000;
   // A new config's second run: in the later part of the next interval, whatever the draw.
   t.equal(
@@ -351,17 +351,24 @@ t.test('the next run: never within half an interval of the probe sent before it'
     due + 20_000,
     'not 0.1 s after the late probe',
   );
-  // Started 12 s late: the phase's next point (15 s) is 3 s after it, over half an interval.
+  // Started 12 s late: the phase's next point (15 s) is 3 s after it, 0.6 of an interval.
   t.equal(
     nextDue(due, 5000, false, () => 0.5, due + 12_050, due + 12_000),
     due + 15_000,
     'the phase kept',
   );
-  // The phase's next point (due + 15 s = 1,015,100) is 2.56 s after the probe, but its slot
-  // (1,015,000-1,015,249) may start it 2.46 s after: the next run comes one interval later.
+  // Started 12.3 s late: the phase's next point is 2.7 s after it, over half an interval but within
+  // the tenth kept for the target's view (latency, its own delays): one interval later.
   t.equal(
-    nextDue(due + 100, 5000, false, () => 0.5, due + 12_590, due + 12_540),
+    nextDue(due, 5000, false, () => 0.5, due + 12_350, due + 12_300),
+    due + 20_000,
+    'half an interval and a tenth to spare',
+  );
+  // The phase's next point (due + 15 s = 1,015,100) is 3.06 s after the probe, but its slot
+  // (1,015,000-1,015,249) may start it 2.96 s after: the next run comes one interval later.
+  t.equal(
+    nextDue(due + 100, 5000, false, () => 0.5, due + 12_090, due + 12_040),
     due + 20_100,
-    'not in a slot that may start it within half an interval',
+    'not in a slot that may start it within 0.6 of an interval',
   );
 });
