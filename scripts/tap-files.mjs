@@ -70,11 +70,15 @@ const ALONE = /^\/\/ tap-files: alone\b/m;
 const PG_RERUN = /^\s*process\.env\.DOMMON_TEST_ENGINE = 'postgres';$/m;
 /**
  * A group is cut before it would exceed either bound: its files' expected wall times added up (a group
- * is one lane of the `--jobs` lanes and must not be the run's long tail), and how many files it holds.
+ * is one process among those running and must not be the run's long tail), and how many files it holds.
  * A file expected to take half the wall bound or more runs alone: its start is a small part of its cost.
+ * A process costs about 0.75 s of CPU before its files' own work (loading ~0.43 s, the first app's cold
+ * start ~0.3 s; a later app ~0.07 s): with the suite filling both cores that is wall time too. Bounds of
+ * 60 s and 20 files (30 s and 12 before) cut test/pg and test/cli from 48 processes to 29 and their CPU
+ * from 283 to 269 s, PostgreSQL's not counted (docs/testing.md).
  */
-const GROUP_WALL_MS = 30_000;
-const GROUP_FILES = 12;
+const GROUP_WALL_MS = 60_000;
+const GROUP_FILES = 20;
 
 /** Every test file under `dir` (relative to the project), sorted. */
 function testFiles(dir) {
@@ -96,6 +100,8 @@ function testFiles(dir) {
 let jobs = 8;
 let cpus = os.availableParallelism();
 let alone = false;
+/** `--list`: print the units (what runs in one process), their expected wall time and core share, and stop. */
+let list = false;
 const named = [];
 for (const arg of process.argv.slice(2)) {
   const j = /^--jobs=(\d+)$/.exec(arg);
@@ -103,6 +109,7 @@ for (const arg of process.argv.slice(2)) {
   if (j) jobs = Number(j[1]);
   else if (c) cpus = Number(c[1]);
   else if (arg === '--alone') alone = true;
+  else if (arg === '--list') list = true;
   else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
   else named.push(arg);
 }
@@ -203,6 +210,13 @@ function coreShare(unit) {
   if (unit.files.some((f) => !times[f])) return 1;
   const cpuMs = unit.files.reduce((sum, f) => sum + times[f].cpuMs, 0);
   return Math.min(cpus / 2, Math.max(0.1, cpuMs / Math.max(1, unit.ms)));
+}
+
+if (list) {
+  for (const u of units)
+    console.log(`${(u.ms / 1000).toFixed(1).padStart(6)} s  ${coreShare(u).toFixed(2)}  ${u.name}`);
+  console.log(`${units.length} processes for ${files.length} files`);
+  process.exit(0);
 }
 
 /**

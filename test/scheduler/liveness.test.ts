@@ -253,8 +253,14 @@ for (const engine of ENGINES) {
       t.teardown(() => sched.stop());
       await sched.settled();
       t.equal(sched.size(), N, 'the first claim holds every config');
-      await sleep(2300);
-      t.equal(sched.stats.firstRun.size, N, 'all configs ran once within the first interval');
+      // Every config runs (a run lost behind the cursor would not run at all), in its first interval on a
+      // machine that gives this process the 2,000 checks a second it asks for; a starved process (the
+      // suite fills both cores) runs the last few hundred ms later, which the p99 below bounds.
+      const ran = await waitFor(() => sched.stats.firstRun.size === N, 6000, 50).then(
+        () => true,
+        () => false,
+      );
+      t.ok(ran, `all ${N} configs ran (${sched.stats.firstRun.size} did)`);
       const late = [...sched.stats.lateMs].sort((a, b) => a - b);
       // 2,000 checks a second, their lease readings (on PostgreSQL one statement for the runs of the next
       // 2 s) and result batches on a shared 2-core machine: late by a second or more there (1.4 s seen
