@@ -23,7 +23,7 @@ as_owner() {
 
 start_server() {
   as_owner "$1/pg_ctl" -D "$2/data" -l "$2/server.log" -w -t 60 \
-    -o "-h 127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" start >/dev/null
+    -o "-h 127.0.0.1 -p $3 -k $2 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${DOMMON_PG_EXTRA:-}" start >/dev/null
 }
 
 case "$cmd" in

@@ -31,6 +31,7 @@ import * as m032 from './032_accounts.js';
 import * as m033 from './033_one_time_links.js';
 import * as m034 from './034_passkeys.js';
 import * as m035 from './035_sso_memberships.js';
+import * as m036 from './036_deliveries_claimable.js';
 
 export const MIGRATIONS: Record<string, Migration> = {
   '001_initial': m001,
@@ -63,6 +64,7 @@ export const MIGRATIONS: Record<string, Migration> = {
   '033_one_time_links': m033,
   '034_passkeys': m034,
   '035_sso_memberships': m035,
+  '036_deliveries_claimable': m036,
 };
 
 /**

@@ -6,6 +6,11 @@ import { engineOf } from '../migrations/engine.js';
 import type { Delivery, DeliveryRequest, NotificationSetting } from '../../domain/notification.js';
 import { isSealed, SealError, sealedKeyId, type Sealer } from '../sealing.js';
 
+/** Deliveries added at once from which addDeliveries() refreshes the table's statistics (PostgreSQL). */
+const BURST_ROWS = 1000;
+/** Deliveries this process added since it last refreshed the statistics (repositories are made per transaction). */
+let addedSinceAnalyze = 0;
+
 /** A row's config: sealed (opened with `sealer`) or plain JSON from before sealing; never throws. */
 function openConfig(
   stored: string,
@@ -344,6 +349,16 @@ export function notificationsRepo(db: Kysely<DB>, sealer?: Sealer) {
           .execute();
         n += r.length;
       }
+      // A burst (an outage of many endpoints, a big fan-out) on PostgreSQL: the table's statistics are
+      // brought up to date once this process has added BURST_ROWS since it last did, rather than at
+      // autovacuum's next pass, up to a minute away. Planned on stale ones (a near-empty table), the
+      // workers' claim sorted every due row instead of reading `deliveries_claimable` from its start:
+      // 12.7 against 1.5 ms a claim with 20,000 queued.
+      addedSinceAnalyze += n;
+      if (addedSinceAnalyze >= BURST_ROWS && engineOf(db) === 'postgres') {
+        addedSinceAnalyze = 0;
+        await sql`analyze deliveries`.execute(db);
+      }
       return n;
     },
     /**
@@ -361,7 +376,9 @@ export function notificationsRepo(db: Kysely<DB>, sealer?: Sealer) {
           const due = eb
             .selectFrom('deliveries')
             .select('id')
-            .where('status', 'in', ['queued', 'partial'])
+            // The statuses as literals, as the partial index `deliveries_claimable` names them: a prepared
+            // statement's generic plan can use that index only where its predicate is in the text.
+            .where(sql<boolean>`status in ('queued', 'partial')`)
             .where('next_attempt_at', '<=', now)
             .where((w) => w.or([w('lease_until', 'is', null), w('lease_until', '<', now)]))
             .orderBy('next_attempt_at')
