@@ -138,7 +138,17 @@ export async function request<T = any>(
     body = typeof opts.body === 'string' ? opts.body : JSON.stringify(opts.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetch(base + p, { method, headers, body });
+  let res: Response;
+  try {
+    res = await fetch(base + p, { method, headers, body });
+  } catch (err) {
+    // fetch keeps connections alive and reuses one the server is closing at that moment (its 5 s idle
+    // timeout): a reset before any answer. Browsers send an idempotent request again then; so does this
+    // (a GET or HEAD only, once). Seen on a loaded machine, where the client's own idle timer (4 s) ran late.
+    const code = ((err as Error).cause as { code?: string } | undefined)?.code;
+    if (!['GET', 'HEAD'].includes(method) || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
+    res = await fetch(base + p, { method, headers, body });
+  }
   const text = await res.text();
   let parsed: unknown = undefined;
   try {
