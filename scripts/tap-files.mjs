@@ -102,6 +102,8 @@ let cpus = os.availableParallelism();
 let alone = false;
 /** `--list`: print the units (what runs in one process), their expected wall time and core share, and stop. */
 let list = false;
+/** `--reserve-while=FILE`: while FILE exists (the static checks run beside), one core fewer is filled. */
+let reserveWhile = '';
 const named = [];
 for (const arg of process.argv.slice(2)) {
   const j = /^--jobs=(\d+)$/.exec(arg);
@@ -110,6 +112,7 @@ for (const arg of process.argv.slice(2)) {
   else if (c) cpus = Number(c[1]);
   else if (arg === '--alone') alone = true;
   else if (arg === '--list') list = true;
+  else if (arg.startsWith('--reserve-while=')) reserveWhile = arg.slice('--reserve-while='.length);
   else if (arg.startsWith('-')) throw new Error(`unknown option ${arg}`);
   else named.push(arg);
 }
@@ -385,8 +388,11 @@ let running = 0;
 let busy = 0;
 const runStarted = performance.now();
 const since = () => Math.round(performance.now() - runStarted);
+/** The cores to fill now: one fewer while what runs beside (the static checks) runs. */
+const budget = () => (reserveWhile && fs.existsSync(reserveWhile) ? Math.max(1, cpus - 1) : cpus);
 function admit() {
-  while (queue.length && running < t.jobs && (running < 2 || busy + queue[0].share <= cpus + 1e-9)) {
+  const cores = budget();
+  while (queue.length && running < t.jobs && (running < 2 || busy + queue[0].share <= cores + 1e-9)) {
     const { unit, i, share } = queue.shift();
     running += 1;
     busy += share;
@@ -401,3 +407,11 @@ function admit() {
   }
 }
 admit();
+// The reserved core comes back when the file goes: admit again meanwhile, not only when a file ends.
+if (reserveWhile) {
+  const poll = setInterval(() => {
+    admit();
+    if (!queue.length || !fs.existsSync(reserveWhile)) clearInterval(poll);
+  }, 1000);
+  poll.unref();
+}

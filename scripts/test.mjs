@@ -8,12 +8,10 @@ import { procCpu } from './proc-cpu.mjs';
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
 // In CI (.ci/run sets CI) a whole-suite run also runs the static checks, at once and beside the test
-// files (each is one process, and the test files leave the cores idle part of the time while they wait
-// on timers, peers and PostgreSQL); each one that fails counts as a failed test, so the last line still
-// tells. They run at a slightly lower priority (nice 5: a third of a test file's share of a busy core),
-// so that they mostly take the CPU the test files leave idle and the files that assert timing bounds
-// keep most of what they ask for; not lower, or on a machine busy with other jobs they starve (at nice
-// 10-19 they got a few percent of it there). Each one's output is printed whole
+// files; each one that fails counts as a failed test, so the last line still tells. The test files fill
+// the cores by their recorded CPU (scripts/tap-files.mjs), so while the checks run the files are given
+// one core fewer (`--reserve-while`): at a lower priority beside a full set of files the checks got a
+// tenth of a core and `lint` ended the run (496 s of a 496 s run). Each one's output is printed whole
 // after the test files' TAP. Locally: `npm run lint`, `npm run typecheck:all`, `npm run knip`,
 // `npm run format:check`.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
@@ -45,17 +43,24 @@ function run(command, args, niceness = 0) {
 
 /** Runs one check; resolves to its output and status line, printed after the tests' TAP. */
 const check = async (name) => {
-  const [code, output, ms] = await run('npm', ['run', '--silent', name], 5);
+  const [code, output, ms] = await run('npm', ['run', '--silent', name]);
   if (code !== 0) failedChecks.push(name);
   return `${output}# check ${name}: ${code === 0 ? 'ok' : 'FAILED'} (${(ms / 1000).toFixed(0)} s)\n`;
 };
 
 const started = Date.now();
+/** Exists while the static checks run: scripts/tap-files.mjs keeps a core for them meanwhile. */
+const checksRunning = new URL(`../.tap/checks-running-${process.pid}`, import.meta.url).pathname;
+if (checking) {
+  fs.mkdirSync(new URL('../.tap/', import.meta.url), { recursive: true });
+  fs.writeFileSync(checksRunning, '');
+  process.on('exit', () => fs.rmSync(checksRunning, { force: true }));
+}
 const checks = checking
-  ? Promise.all(['typecheck:all', 'lint', 'knip', 'format:check'].map(check)).then((outputs) => [
-      ...outputs,
-      `# static checks: ${((Date.now() - started) / 1000).toFixed(0)} s\n`,
-    ])
+  ? Promise.all(['typecheck:all', 'lint', 'knip', 'format:check'].map(check)).then((outputs) => {
+      fs.rmSync(checksRunning, { force: true });
+      return [...outputs, `# static checks: ${((Date.now() - started) / 1000).toFixed(0)} s\n`];
+    })
   : Promise.resolve([]);
 
 /** Per file, `{ wallMs, cpuMs, childCpuMs }` of its latest run (scripts/tap-files.mjs writes it). */
@@ -70,7 +75,7 @@ function recordedTimes() {
 // The files run compiled, without tap's runner and its loaders (scripts/tap-files.mjs), as many at once
 // as keep this machine's cores busy by their recorded CPU and wall times (at most eight processes).
 // Arguments: test files or folders, `--jobs=N` (processes at most), `--cpus=N` (cores to fill).
-const args = process.argv.slice(2);
+const args = [...(checking ? [`--reserve-while=${checksRunning}`] : []), ...process.argv.slice(2)];
 const child = spawn(process.execPath, [filesRunner, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
 
 let summary = null;

@@ -5,6 +5,7 @@
 // the path; the limits are the ping URLs'. test/pg/api-push-gatus.test.ts runs it again on PostgreSQL.
 import t, { type Test } from 'tap';
 import { client, startApp } from '../support/app.js';
+import { freshWindowClock } from '../support/clock.js';
 
 t.setTimeout(120_000);
 
@@ -24,7 +25,8 @@ domains:
 `;
 
 async function setUp(t: Test) {
-  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  // The ping URLs' limits count in fixed minutes: the test starts at the beginning of one.
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' }, { clock: freshWindowClock() });
   t.teardown(() => s.close());
   const apiToken = await s.token('gatus');
   const api = client(s.url, apiToken);

@@ -5,6 +5,7 @@
 // both forms share the limits. test/pg/api-push-kuma.test.ts runs it again on PostgreSQL.
 import t, { type Test } from 'tap';
 import { client, startApp } from '../support/app.js';
+import { freshWindowClock } from '../support/clock.js';
 
 // Each test starts its own app (on PostgreSQL a fresh database each): slow on a loaded machine.
 t.setTimeout(120_000);
@@ -25,7 +26,8 @@ domains:
 `;
 
 async function setUp(t: Test) {
-  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' });
+  // The ping URLs' limits count in fixed minutes: the test starts at the beginning of one.
+  const s = await startApp({ DOMMON_RATE_LIMIT: '1000000' }, { clock: freshWindowClock() });
   t.teardown(() => s.close());
   const token = await s.token('kuma');
   const api = client(s.url, token);

@@ -29,3 +29,12 @@ export function runningClock(offsetMs = 0): Clock & { advance(ms: number): void 
     },
   };
 }
+
+/**
+ * A running clock set 1 s past the start of a fixed window of `windowMs` (the rate limits' minute, which
+ * starts on the minute): a test that counts requests up to a limit has the whole window before the count
+ * starts again, however slowly a loaded machine sends them. Up to one window ahead of real time.
+ */
+export function freshWindowClock(windowMs = 60_000): Clock & { advance(ms: number): void } {
+  return runningClock(windowMs - (Date.now() % windowMs) + 1000);
+}
