@@ -2,7 +2,6 @@
 // Runs the whole tap suite and ends with the line CI reads: `N passed, N failed`.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import { procCpu } from './proc-cpu.mjs';
 
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
@@ -19,20 +18,11 @@ const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 const checking = ci && process.argv.slice(2).every((arg) => arg.startsWith('-'));
 const failedChecks = [];
 
-/**
- * Runs a command to its end at the given niceness (its children inherit it: npm starts the check's own
- * process after ~0.2 s of loading), its stdout and stderr kept together; resolves to [exit code, output, ms].
- */
-function run(command, args, niceness = 0) {
+/** Runs a command to its end, its stdout and stderr kept together; resolves to [exit code, output, ms]. */
+function run(command, args) {
   const started = Date.now();
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    if (niceness && child.pid)
-      try {
-        os.setPriority(child.pid, niceness);
-      } catch {
-        // not allowed here: it runs at the normal priority
-      }
     let output = '';
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
