@@ -200,17 +200,18 @@ for (const [key, members] of byKey) {
     units.push({ name: g.files.length === 1 ? g.files[0] : `group ${key}${nth} (${g.files.length} files)`, ...g });
   }
 }
-const unknown = (u) => (u.files.some((f) => !times[f]) ? 1 : 0);
-units.sort((a, b) => unknown(b) - unknown(a) || b.ms - a.ms || a.name.localeCompare(b.name));
+/** Whether a unit holds a file with no recorded figures (a new one). */
+const unknown = (u) => u.files.some((f) => !times[f]);
+units.sort((a, b) => Number(unknown(b)) - Number(unknown(a)) || b.ms - a.ms || a.name.localeCompare(b.name));
 
 /**
  * How much of a core a unit keeps busy while it runs: its files' recorded CPU (their own and their
- * `dommon` commands' and daemons') over their wall time, at most one core per process it starts (a file
- * of commands may keep more than one busy) and at least a tenth (a file waiting on timers still wakes).
- * A file with no figures counts as one core.
+ * `dommon` commands' and daemons') over their wall time, at most half the cores (a file of commands may
+ * keep more than one core busy; two such still run at once) and at least a tenth (a file waiting on
+ * timers still wakes). A unit with a file with no figures counts as one core.
  */
 function coreShare(unit) {
-  if (unit.files.some((f) => !times[f])) return 1;
+  if (unknown(unit)) return 1;
   const cpuMs = unit.files.reduce((sum, f) => sum + times[f].cpuMs, 0);
   return Math.min(cpus / 2, Math.max(0.1, cpuMs / Math.max(1, unit.ms)));
 }
