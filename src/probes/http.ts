@@ -33,7 +33,7 @@ import {
 } from './http-request.js';
 import type { EndpointPlugin, LivenessProbeFn, ProbeSettings, ProbeTarget } from './plugin.js';
 import { inspectTls } from './tls.js';
-import { classify, failure, onAbort, type ProbeDeps, type ProbeOutcome } from './types.js';
+import { classify, failure, onAbort, sentAfter, type ProbeDeps, type ProbeOutcome } from './types.js';
 
 interface HttpTarget {
   url: string;
@@ -149,14 +149,14 @@ function check(
     );
     let release = () => {};
     /** When the connection was opened (performance.now()), once the name is resolved. */
-    let sentAt = 0;
+    let sentAt: number | undefined;
     const settle = (outcome: ProbeOutcome) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
       release();
       sock?.destroy();
-      resolve(sentAt === 0 ? outcome : { ...outcome, sentAfterMs: Math.round(sentAt - started) });
+      resolve(sentAfter(outcome, started, sentAt));
     };
     const fail = (err: unknown) => {
       const { reason, detail } = classify(err, parent, () => timedOut && !parent.aborted);
@@ -410,7 +410,7 @@ function full(
       settled = true;
       clearTimeout(timer);
       release();
-      resolve(cancel.sentAt === undefined ? o : { ...o, sentAfterMs: Math.round(cancel.sentAt - started) });
+      resolve(sentAfter(o, started, cancel.sentAt));
     };
     function fail(err: unknown) {
       const { reason, detail } = classify(err, parent, () => timedOut && !parent.aborted);

@@ -3,7 +3,16 @@ import net from 'node:net';
 import { effectivePort, hostOf, TLS_PORTS } from '../domain/endpoint.js';
 import type { EndpointPlugin } from './plugin.js';
 import { inspectTls } from './tls.js';
-import { deadline, failedWith, failure, passed, raceSignal, type ProbeDeps, type ProbeOutcome } from './types.js';
+import {
+  deadline,
+  failedWith,
+  failure,
+  passed,
+  raceSignal,
+  sentAfter,
+  type ProbeDeps,
+  type ProbeOutcome,
+} from './types.js';
 
 interface TcpTarget {
   host: string;
@@ -16,11 +25,11 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
   const elapsed = () => Math.round(performance.now() - started);
   if (!(t.port > 0 && t.port < 65536)) return failure('error', `invalid port ${t.port}`, 0);
   const { signal, timedOut, done } = deadline(parent, t.timeoutMs);
-  /** The connection's opening, once the name is resolved (ms from the start; ProbeOutcome's sentAfterMs). */
-  let sent: { sentAfterMs: number } | null = null;
+  /** When the connection was opened (performance.now()), once the name is resolved. */
+  let sentAt: number | undefined;
   try {
     const addr = await raceSignal(deps.resolver.resolve(t.host), signal);
-    sent = { sentAfterMs: elapsed() };
+    sentAt = performance.now();
     await new Promise<void>((resolve, reject) => {
       const socket = net.connect({ host: addr.address, port: t.port, family: addr.family, signal });
       socket.once('connect', () => {
@@ -29,14 +38,14 @@ export async function probeTcp(t: TcpTarget, deps: ProbeDeps, parent: AbortSigna
       });
       socket.once('error', reject);
     });
-    return { ...passed(elapsed()), ...sent };
+    return sentAfter(passed(elapsed()), started, sentAt);
   } catch (err) {
     const outcome = failedWith(err, parent, timedOut, {
       timeoutMs: t.timeoutMs,
       noAnswer: 'no connection',
       elapsedMs: elapsed(),
     });
-    return sent ? { ...outcome, ...sent } : outcome;
+    return sentAfter(outcome, started, sentAt);
   } finally {
     done();
   }

@@ -127,6 +127,14 @@ export function failedWith(
   return failure(reason, reason === 'timeout' ? `${t.noAnswer} within ${t.timeoutMs / 1000} s` : detail, t.elapsedMs);
 }
 
+/**
+ * `o` with its sentAfterMs: when its first packet went out (`sentAt`) after the probe's start
+ * (`started`), both performance.now(); `o` itself when nothing went out.
+ */
+export function sentAfter(o: ProbeOutcome, started: number, sentAt: number | undefined): ProbeOutcome {
+  return sentAt === undefined ? o : { ...o, sentAfterMs: Math.round(sentAt - started) };
+}
+
 /** A probe that passed, in `responseTimeMs`. */
 export function passed(responseTimeMs: number, statusCode: number | null = null): ProbeOutcome {
   return { ok: true, responseTimeMs, statusCode, error: null, reason: null };
