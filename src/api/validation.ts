@@ -35,6 +35,16 @@ export function loadSchemas(dir = SCHEMA_DIR): Record<string, object> {
   return out;
 }
 
+let packageSchemas: Record<string, object> | undefined;
+
+/**
+ * schemas/ of the package, read once per process: the files ship with it and do not change, and a
+ * process that starts several apps (the tests, `bench/`) read and parsed them for each (5 ms an app).
+ */
+function shippedSchemas(): Record<string, object> {
+  return (packageSchemas ??= loadSchemas());
+}
+
 /** At most this many field errors in one 400's `errors` list. */
 const MAX_FIELD_ERRORS = 20;
 
@@ -102,7 +112,7 @@ function refsOf(node: unknown, out: Set<string> = new Set()): Set<string> {
  * process start, see docs/benchmarks.md, for files that ship with the package and do not change).
  */
 export function createValidator(
-  schemas: Record<string, object> = loadSchemas(),
+  schemas: Record<string, object> = shippedSchemas(),
   opts: { checkSchemas?: boolean } = {},
 ): Validator {
   const validateSchema = opts.checkSchemas ?? false;

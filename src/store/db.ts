@@ -137,49 +137,55 @@ async function migrate(conn: Connection, migrations: Record<string, Migration> =
   return migrateDb(conn.db, migrations);
 }
 
-/** Applies pending migrations on either engine; returns the names applied. */
+/**
+ * Migrations in the order of their names (a number first), compared by code unit. Kysely's default
+ * compares with `localeCompare`, whose first call builds ICU's collator: 9 ms of every command's start.
+ */
+const byName = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/**
+ * Applies pending migrations on either engine; returns the names applied. A database that has every
+ * migration is left alone after one read of `kysely_migration`: Kysely's migrator would first read the
+ * columns of every table to find its own two (about 3 ms of every app and command start on SQLite, a
+ * catalog walk of the server's on PostgreSQL), then take its lock to find nothing to do.
+ *
+ * `allowNewer`: a rolling upgrade (several nodes on one PostgreSQL database) where a newer node has
+ * already applied migrations this build does not know. Migrations only add tables, columns with
+ * defaults and indexes, so an older node runs on that schema as it is. A database that lacks some of
+ * this build's migrations as well is refused.
+ */
 export async function migrateDb(
   db: Kysely<DB>,
   migrations: Record<string, Migration> = MIGRATIONS,
   opts: { allowNewer?: boolean } = {},
 ): Promise<string[]> {
-  if (opts.allowNewer) {
-    const newer = await newerMigrations(db, migrations);
-    if (newer) return [];
+  const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db).then(
+    (r) => r.rows.map((x) => x.name),
+    // No such table: a new database.
+    () => null,
+  );
+  if (applied) {
+    const pending = Object.keys(migrations).filter((name) => !applied.includes(name));
+    const newer = applied.filter((name) => !(name in migrations));
+    if (newer.length && opts.allowNewer) {
+      if (pending.length)
+        throw new Error(
+          `the database has migrations this version does not know (${newer.join(', ')}) and lacks some it needs (${pending.join(', ')})`,
+        );
+      return [];
+    }
+    if (!pending.length && !newer.length) return [];
   }
-  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrations) });
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrations), nameComparator: byName });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
 
-/**
- * A rolling upgrade (several nodes on one PostgreSQL database): a newer node has already applied
- * migrations this build does not know. Migrations only add tables, columns with defaults and
- * indexes, so an older node runs on that schema as it is: returns the newer names (null when there
- * are none). A database that lacks some of this build's migrations as well is refused.
- */
-async function newerMigrations(db: Kysely<DB>, migrations: Record<string, Migration>): Promise<string[] | null> {
-  const executed = await sql<{ name: string }>`select name from kysely_migration`
-    .execute(db)
-    .then((r) => r.rows.map((x) => x.name))
-    .catch(() => [] as string[]);
-  const newer = executed.filter((name) => !(name in migrations));
-  if (newer.length) {
-    const pending = Object.keys(migrations).filter((name) => !executed.includes(name));
-    if (pending.length)
-      throw new Error(
-        `the database has migrations this version does not know (${newer.join(', ')}) and lacks some it needs (${pending.join(', ')})`,
-      );
-    return newer;
-  }
-  return null;
-}
-
 export async function migrationStatus(
   conn: Pick<Connection, 'db'>,
 ): Promise<{ name: string; applied_at: string | null }[]> {
-  const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider() });
+  const migrator = new Migrator({ db: conn.db, provider: new StaticMigrationProvider(), nameComparator: byName });
   const list = await migrator.getMigrations();
   return list.map((m) => ({ name: m.name, applied_at: m.executedAt ? m.executedAt.toISOString() : null }));
 }
