@@ -103,3 +103,29 @@ t.test('every prefix of the migration list migrates forward to the full schema',
     await c2.close();
   }
 });
+
+t.test('a database with every migration is opened with one read of kysely_migration', async (t) => {
+  const dir = tempDir('dommon-migrate-');
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'dommon.db');
+  await (await openConnection(file)).close();
+  // Every statement prepared while the migrated file is opened again (the pragmas are run, not prepared).
+  const prepared: string[] = [];
+  const prepare = Database.prototype.prepare;
+  Database.prototype.prepare = function (this: Database.Database, source: string) {
+    prepared.push(source);
+    return prepare.call(this, source);
+  } as typeof prepare;
+  try {
+    const conn = await openConnection(file);
+    await conn.close();
+  } finally {
+    Database.prototype.prepare = prepare;
+  }
+  const migrationReads = prepared.filter((s) => /kysely_migration/.test(s));
+  t.same(migrationReads, ['select name from kysely_migration'], 'one read of the applied migrations');
+  t.notOk(
+    prepared.some((s) => /sqlite_master|pragma_table_info|kysely_migration_lock/.test(s)),
+    `no table list, no column list, no migration lock: ${JSON.stringify(prepared)}`,
+  );
+});

@@ -76,7 +76,7 @@ async function onServer<T>(server: string, db: string | null, fn: (c: pg.Client)
 /**
  * Migrated databases this process's apps have finished with, emptied for the next one. A database made
  * and dropped costs the server about 0.27 s of CPU (copying the template's system catalogs in and out),
- * an emptied one about 10 ms, and a run of the suite takes a few hundred (docs/testing.md). Named after
+ * an emptied one about 15 ms, and a run of the suite takes a few hundred (docs/testing.md). Named after
  * the process, so one that outlives its process (a crash) is dropped by the next process to start.
  */
 const spare: string[] = [];
