@@ -396,9 +396,10 @@ t.test('the public page: real data, nothing private, strict headers, one read pe
       `:${tls.port}`,
       '/health',
       'Status Page Test CA',
-      '503',
     ])
       t.notOk(text.includes(secret), `${what}: does not contain ${secret}`);
+    // The failing check's status code, not digits of a time's milliseconds (".503Z") or of a share.
+    t.notMatch(text, /(?<![.\d])503(?!\d)/, `${what}: does not contain the failure's status code 503`);
   }
   t.notMatch(body, /<script/i, 'no script');
   t.notMatch(body, /<style|\sstyle=/i, 'no inline style');
