@@ -481,7 +481,10 @@ t.test(
     const changedAt = Date.now();
     t.equal((await made.c.put(`/api/v1/endpoints/${made.endpoints[0]}`, { path: '/moved' })).status, 200);
     await until('a check of the new path', () => (hits.get('/moved')?.length ?? 0) > 0, 15_000);
-    t.ok(hits.get('/moved')![0]! - changedAt < 8_500, 'the new path checked within an interval of the change');
+    // The next run, at most one 6 s interval away, already reads the new path. The bound leaves 4.5 s for
+    // a loaded machine's claim round and the probe itself (2.5 s was passed once in a loaded CI run).
+    const movedAfter = hits.get('/moved')![0]! - changedAt;
+    t.ok(movedAfter < 10_500, `the new path checked at the next run after the change (${movedAfter} ms after it)`);
     const moved = (await rows()).find((r) => r.configId === made.ids[0])!;
     t.ok(moved.token >= 3, `revoked (a new token) and claimed again: token ${moved.token}`);
 
