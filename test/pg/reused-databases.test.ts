@@ -3,23 +3,13 @@
 // instead of reused, and so is one another session is still connected to.
 import t from 'tap';
 import pg from 'pg';
-import { createPgDatabase, PG_SKIP, pgServerUrl } from '../support/pg.js';
+import { createPgDatabase, PG_SKIP, pgServerUrl, withPgClient } from '../support/pg.js';
 
 const skip = pgServerUrl() ? false : PG_SKIP;
 
-async function onDb<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return await fn(c);
-  } finally {
-    await c.end();
-  }
-}
-
 const exists = async (url: string) => {
   const name = new URL(url).pathname.slice(1);
-  return onDb(
+  return withPgClient(
     pgServerUrl()!,
     async (c) => (await c.query('select 1 from pg_database where datname = $1', [name])).rowCount === 1,
   );
@@ -27,7 +17,7 @@ const exists = async (url: string) => {
 
 t.test('an emptied database goes to the next app; a changed or busy one is dropped', { skip }, async (t) => {
   const first = (await createPgDatabase('app', { migrated: true }))!;
-  await onDb(first.url, async (c) => {
+  await withPgClient(first.url, async (c) => {
     await c.query(
       `insert into teams (id, name, timezone, created_at) values ('t1', 'ops', 'UTC', '2030-01-01T00:00:00.000Z')`,
     );
@@ -41,7 +31,7 @@ t.test('an emptied database goes to the next app; a changed or busy one is dropp
 
   const second = (await createPgDatabase('app', { migrated: true }))!;
   t.equal(second.url, first.url, 'the next app takes it');
-  await onDb(second.url, async (c) => {
+  await withPgClient(second.url, async (c) => {
     t.equal((await c.query('select count(*)::int as n from teams')).rows[0].n, 0, 'no row of the first app');
     t.equal(
       (await c.query(`select count(*)::int as n from pg_inherits where inhparent = 'liveness_results'::regclass`))

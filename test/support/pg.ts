@@ -39,9 +39,7 @@ let template: Promise<string> | undefined;
 function migratedTemplate(server: string): Promise<string> {
   template ??= (async () => {
     const name = `dommon_template_${migrationsHash()}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    try {
+    await withPgClient(server, async (admin) => {
       await admin.query('select pg_advisory_lock(hashtext($1))', [name]);
       const found = await admin.query('select 1 from pg_database where datname = $1', [name]);
       if (!found.rowCount) {
@@ -52,9 +50,7 @@ function migratedTemplate(server: string): Promise<string> {
         await admin.query(`alter database ${building} rename to ${name}`);
       }
       await admin.query('select pg_advisory_unlock(hashtext($1))', [name]);
-    } finally {
-      await admin.end();
-    }
+    });
     await dropOrphans(server);
     return name;
   })();
@@ -63,8 +59,9 @@ function migratedTemplate(server: string): Promise<string> {
   return template;
 }
 
-async function onServer<T>(server: string, db: string | null, fn: (c: pg.Client) => Promise<T>): Promise<T> {
-  const c = new pg.Client({ connectionString: db ? dbUrl(server, db) : server, application_name: 'dommon-test' });
+/** Runs `fn` on a connection of its own to `url`, closed afterwards whatever `fn` does. */
+export async function withPgClient<T>(url: string, fn: (c: pg.Client) => Promise<T>): Promise<T> {
+  const c = new pg.Client({ connectionString: url, application_name: 'dommon-test' });
   await c.connect();
   try {
     return await fn(c);
@@ -72,6 +69,10 @@ async function onServer<T>(server: string, db: string | null, fn: (c: pg.Client)
     await c.end();
   }
 }
+
+/** withPgClient on the server's own database, or (`db`) on one of its databases. */
+const onServer = <T>(server: string, db: string | null, fn: (c: pg.Client) => Promise<T>): Promise<T> =>
+  withPgClient(db ? dbUrl(server, db) : server, fn);
 
 /**
  * Migrated databases this process's apps have finished with, emptied for the next one. A database made
