@@ -11,7 +11,8 @@ const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 // the cores by their recorded CPU (scripts/tap-files.mjs), so while the checks run the files are given
 // one core fewer (`--reserve-while`): at a lower priority beside a full set of files the checks got a
 // tenth of a core and `lint` ended the run (496 s of a 496 s run). Each one's output is printed whole
-// after the test files' TAP. Locally: `npm run lint`, `npm run typecheck:all`, `npm run knip`,
+// after the test files' TAP. `check:code` is `typecheck:all` and `lint` on one pair of TypeScript programs
+// (scripts/check-code.mjs). Locally: `npm run check:code` (or `lint`, `typecheck:all`), `npm run knip`,
 // `npm run format:check`.
 const ci = Boolean(process.env.CI) && !['0', 'false'].includes(process.env.CI);
 // A whole-suite run is one without test files or folders named; `npm test -- --jobs=6` is one too.
@@ -47,7 +48,7 @@ if (checking) {
   process.on('exit', () => fs.rmSync(checksRunning, { force: true }));
 }
 const checks = checking
-  ? Promise.all(['typecheck:all', 'lint', 'knip', 'format:check'].map(check)).then((outputs) => {
+  ? Promise.all(['check:code', 'knip', 'format:check'].map(check)).then((outputs) => {
       fs.rmSync(checksRunning, { force: true });
       return [...outputs, `# static checks: ${((Date.now() - started) / 1000).toFixed(0)} s\n`];
     })
