@@ -331,16 +331,24 @@ t.test('two nodes inspect each TLS endpoint once (leased per target)', { skip },
   const w1 = await startApp(env('w1', 'worker'));
   const w2 = await startApp(env('w2', 'worker'));
   t.teardown(() => Promise.all([w1.close(), w2.close()]));
-  const deadline = Date.now() + 30_000;
+  // Until every endpoint has a verdict and the target saw 40 handshakes (on a loaded machine, beside
+  // other test files, the last ones took over 30 s once), or a minute.
+  const deadline = Date.now() + 60_000;
+  let unknown = 40;
   for (;;) {
     const s = (await c.get(`/api/v1/endpoints?domain_id=${domain.id}&limit=100`)).body;
     const list = (s.data ?? s.endpoints ?? s.items) as { ssl_status: string }[];
-    if (list.every((e) => e.ssl_status !== 'unknown') || Date.now() > deadline) break;
+    unknown = list.filter((e) => e.ssl_status === 'unknown').length;
+    if ((!unknown && target.connections - before >= 40) || Date.now() > deadline) break;
     await new Promise((r) => setTimeout(r, 250));
   }
   // Two more cycles of each node: nothing is inspected twice within the check interval.
   await new Promise((r) => setTimeout(r, 4500));
-  t.equal(target.connections - before, 40, 'one handshake per endpoint, with two nodes inspecting');
+  t.equal(
+    target.connections - before,
+    40,
+    `one handshake per endpoint, with two nodes inspecting (${unknown} without a verdict at the wait's end)`,
+  );
 });
 
 t.test('a claim with a share takes 1/n of what is due, and all that is urgent', { skip }, async (t) => {
