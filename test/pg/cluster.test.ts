@@ -121,12 +121,22 @@ t.test('three nodes: each check once per interval, a killed node taken over and 
   }
   const expected = (CONFIGS * (to - from)) / (INTERVAL_S * 1000);
   t.comment(`${checks} checks in ${to - from} ms (expected ${Math.round(expected)}); per node: ${perNode.join(', ')}`);
+  // How the shares came about, interval by interval from the creation (a skewed share says whether it
+  // was still moving towards a third or had settled).
+  const byInterval: string[] = [];
+  for (let a = created; a < to; a += INTERVAL_S * 1000) {
+    const n = [0, 0, 0];
+    for (let i = 0; i < CONFIGS; i++) for (const x of within(a, a + INTERVAL_S * 1000)(i)) n[x.node]!++;
+    byInterval.push(n.join('/'));
+  }
+  const shares = `per node, interval by interval since the creation: ${byInterval.join(', ')}`;
+  t.comment(shares);
   t.equal(missing, 0, 'every configuration was checked');
   t.equal(tooFar, 0, 'no gap over two intervals');
   t.ok(Math.abs(checks - expected) <= CONFIGS, `checks ${checks} within one round of ${Math.round(expected)}`);
   t.equal(listed, 3, 'three nodes listed');
   for (const [k, n] of perNode.entries())
-    t.ok(n > checks / 6, `node n${k + 1} ran ${n} of ${checks} checks (a fair share is a third)`);
+    t.ok(n > checks / 6, `node n${k + 1} ran ${n} of ${checks} checks (a fair share is a third; ${shares})`);
 
   // SIGKILL: the dead node's leases run out and the others take its runs.
   const killedAt = Date.now();
