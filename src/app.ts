@@ -80,7 +80,7 @@ async function daemonModules() {
     { livenessProbe },
     { guardedAgent },
     { createProbingWorkers },
-    { createNodeHeartbeat, HEARTBEAT_MS },
+    { createNodeHeartbeat, HEARTBEAT_MS, MOVED_CHECK_MS },
     { sharedBootstrapRefresh },
     { memoryDueQueue, sharedDueQueue },
     { oidcProvider },
@@ -121,6 +121,7 @@ async function daemonModules() {
     createProbingWorkers,
     createNodeHeartbeat,
     HEARTBEAT_MS,
+    MOVED_CHECK_MS,
     sharedBootstrapRefresh,
     memoryDueQueue,
     sharedDueQueue,
@@ -439,6 +440,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     clientErrorHandler,
     createNodeHeartbeat,
     HEARTBEAT_MS,
+    MOVED_CHECK_MS,
     sharedBootstrapRefresh,
     oidcProvider,
   } = await daemonModules();
@@ -668,6 +670,8 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       if (runsWorkers) await singletons.start();
       await heartbeat.beat();
       every(HEARTBEAT_MS, () => heartbeat.beat());
+      // Sooner when the runs this node holds moved (a burst of new configurations): the others size their part by it.
+      if (runsWorkers) every(MOVED_CHECK_MS, () => heartbeat.beatIfMoved());
       // Scans this node (any role: the API starts scans too) left running when it stopped, and those of dead nodes.
       await services.exposure.recover();
       if (runsWorkers) {

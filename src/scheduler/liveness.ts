@@ -150,6 +150,9 @@ const ROUND_MAX_MS = 6000;
 const KEEP_SLACK = 0.01;
 const KEEP_SLACK_MIN = 2;
 
+/** How far short of its part a node claims at the fastest pace (roundMs): a tenth of it, at least a few runs. */
+const SHORT_OF_PART = 0.1;
+
 /** Held runs whose targets one statement reads again (refreshHeld). */
 const REFRESH_CHUNK = 1000;
 
@@ -207,6 +210,14 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
   /** This node's fair part of the queue: the queued runs over the live workers (null: not counted yet). */
   const fair = () =>
     queued && Math.ceil(queued.plain / Math.max(1, workers) + queued.regional / Math.max(1, regionWorkers));
+  /**
+   * Whether this node holds clearly fewer runs than its part (short by over SHORT_OF_PART of it): the
+   * parts are estimates from heartbeats, and a few runs short must not keep a node at the faster pace.
+   */
+  const lacking = () => {
+    const part = fair();
+    return part !== null && held.size + Math.max(KEEP_SLACK_MIN, Math.ceil(part * SHORT_OF_PART)) < part;
+  };
   /** Whether a finished run's lease is kept for its next run: while this node holds no more than its part. */
   const withinPart = () => {
     const part = fair();
@@ -247,8 +258,13 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
    * what one node's take per check; docs/benchmarks.md). But never so rarely that a run this node released
    * (in a batch, up to `flushMs` after it ran) could fall due before its next round (at most 1.5 rounds away)
    * takes it back: short intervals keep the lone node's pace, and their leases move between nodes.
+   * A node short of its part keeps that pace too until it has it: the runs the others let go are taken by
+   * whoever claims first, and a node holding short intervals claims every `claimMs`, so one holding none
+   * at the slower pace found them gone (after a burst of new configurations taken by one node, a third
+   * node held nothing for four intervals of 5 s while the second took its runs).
    */
-  const roundMs = () => Math.max(claimMs, Math.min(claimMs * workers, ROUND_MAX_MS, (shortest - flushMs) / 1.5));
+  const roundMs = () =>
+    lacking() ? claimMs : Math.max(claimMs, Math.min(claimMs * workers, ROUND_MAX_MS, (shortest - flushMs) / 1.5));
   /** When this node last looked for leases that ran out (performance.now()): every TAKEOVER_MS, not every round. */
   let lookedForTakeover = -Infinity;
   /** When this node's next claim round is due (performance.now()). */

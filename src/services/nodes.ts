@@ -12,6 +12,16 @@ import type { Store } from '../store/index.js';
 
 /** How often a node writes its row. */
 export const HEARTBEAT_MS = 10_000;
+
+/**
+ * How often a node looks whether the runs it holds moved enough since its last heartbeat to write its row
+ * before the next one: by more than MOVED_MIN runs and MOVED_SHARE of the count last written. The other
+ * nodes size their part of the queue from these counts (docs/scale-out.md, Keep), so after a burst of
+ * new configurations taken by one node they learn of it within a second, not up to 10 s later.
+ */
+export const MOVED_CHECK_MS = 1000;
+const MOVED_MIN = 10;
+const MOVED_SHARE = 0.1;
 /** A row not written for this long is shown as `stale` (three heartbeats missed). */
 export const STALE_AFTER_MS = 30_000;
 /** A row not written for this long is deleted (a node gone for a day is no longer listed). */
@@ -161,6 +171,9 @@ export function createNodeHeartbeat(deps: {
   const samples: { at: number; total: number }[] = [];
   // Set once claim() accepted the name: only then is the row this node's to write and delete.
   let joined = false;
+  /** The runs held as the last heartbeat wrote them, and whether one is being written. */
+  let written = 0;
+  let beating: Promise<void> | null = null;
 
   function perMinute(at: number, total: number): number {
     samples.push({ at, total });
@@ -191,27 +204,12 @@ export function createNodeHeartbeat(deps: {
       joined = true;
     },
     /** Writes this node's row now (after claim()). */
-    async beat(): Promise<void> {
-      if (!joined) return;
-      const now = clock.now();
-      const total = deps.counters.checksTotal();
-      await store.nodes.heartbeat({
-        name: me.name,
-        role: me.role,
-        region: me.region,
-        version: me.version,
-        host: me.host,
-        pid: me.pid,
-        started_at: me.startedAt,
-        last_heartbeat: now.toISOString(),
-        work_claimed: deps.counters.workClaimed(),
-        work_regional: deps.counters.workRegional?.() ?? 0,
-        checks_total: total,
-        checks_per_minute: perMinute(performance.now(), total),
-        singletons: [...deps.counters.singletons()],
-      });
-      const pruned = await store.nodes.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
-      if (pruned) deps.log.info({ pruned }, 'removed nodes whose heartbeat stopped a day ago');
+    beat: beatNow,
+    /** Writes this node's row now if the runs it holds moved enough since the last one (MOVED_CHECK_MS). */
+    async beatIfMoved(): Promise<void> {
+      if (!joined || beating) return;
+      const moved = Math.abs(deps.counters.workClaimed() - written);
+      if (moved > MOVED_MIN && moved > written * MOVED_SHARE) await beatNow();
     },
     /** Deletes this node's row (a clean stop: the node left the cluster). */
     async leave(): Promise<void> {
@@ -220,6 +218,39 @@ export function createNodeHeartbeat(deps: {
       await store.nodes.remove(me.name, me.host, me.pid);
     },
   };
+
+  function beatNow(): Promise<void> {
+    const p = beat().finally(() => {
+      if (beating === p) beating = null;
+    });
+    beating = p;
+    return p;
+  }
+
+  async function beat(): Promise<void> {
+    if (!joined) return;
+    const now = clock.now();
+    const total = deps.counters.checksTotal();
+    const claimed = deps.counters.workClaimed();
+    await store.nodes.heartbeat({
+      name: me.name,
+      role: me.role,
+      region: me.region,
+      version: me.version,
+      host: me.host,
+      pid: me.pid,
+      started_at: me.startedAt,
+      last_heartbeat: now.toISOString(),
+      work_claimed: claimed,
+      work_regional: deps.counters.workRegional?.() ?? 0,
+      checks_total: total,
+      checks_per_minute: perMinute(performance.now(), total),
+      singletons: [...deps.counters.singletons()],
+    });
+    written = claimed;
+    const pruned = await store.nodes.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
+    if (pruned) deps.log.info({ pruned }, 'removed nodes whose heartbeat stopped a day ago');
+  }
 }
 
 export type NodeHeartbeat = ReturnType<typeof createNodeHeartbeat>;

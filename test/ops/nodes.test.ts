@@ -8,7 +8,13 @@ import t from 'tap';
 import { client, request, startApp, tempDir } from '../support/app.js';
 import { BIN, cleanEnv, cli, cliIn, ensureBuilt, nodeCommand } from '../support/cli.js';
 import { parseExposition } from '../support/prometheus.js';
-import { HEARTBEAT_MS, PRUNE_AFTER_MS, STALE_AFTER_MS } from '../../src/services/nodes.js';
+import {
+  createNodeHeartbeat,
+  HEARTBEAT_MS,
+  MOVED_CHECK_MS,
+  PRUNE_AFTER_MS,
+  STALE_AFTER_MS,
+} from '../../src/services/nodes.js';
 
 t.setTimeout(120_000);
 
@@ -220,4 +226,34 @@ t.test('dommon serve --role --node-name --region (flags), and dommon nodes --rem
   const worker = await cli(['--remote', url, '--token', token, 'nodes']);
   t.equal(worker.code, 3);
   t.match(worker.stderr, /no route for GET \/api\/v1\/nodes/);
+});
+
+t.test('a node writes its row early when the runs it holds moved by over a tenth (and 10 runs)', async (t) => {
+  const s = await startApp();
+  t.teardown(() => s.close());
+  let held = 0;
+  const hb = createNodeHeartbeat({
+    store: s.app.store,
+    clock: { now: () => new Date() },
+    log: s.app.log,
+    identity: { ...s.app.node, name: 'moving' },
+    counters: { workClaimed: () => held, checksTotal: () => 0, singletons: () => [] },
+  });
+  const written = async () => (await s.app.store.nodes.get('moving'))?.work_claimed;
+  await hb.claim();
+  await hb.beat();
+  t.equal(await written(), 0, 'the first heartbeat');
+  held = 10;
+  await hb.beatIfMoved();
+  t.equal(await written(), 0, '10 runs more: not yet (at most 10 runs)');
+  held = 300;
+  await hb.beatIfMoved();
+  t.equal(await written(), 300, 'a burst taken: written at once');
+  held = 320;
+  await hb.beatIfMoved();
+  t.equal(await written(), 300, '20 runs of 300: under a tenth, left to the next heartbeat');
+  held = 100;
+  await hb.beatIfMoved();
+  t.equal(await written(), 100, 'two hundred let go: written at once');
+  t.ok(MOVED_CHECK_MS <= HEARTBEAT_MS / 5, `looked at every ${MOVED_CHECK_MS} ms`);
 });
