@@ -243,17 +243,17 @@ t.test('a node writes its row early when the runs it holds moved by over a tenth
   await hb.claim();
   await hb.beat();
   t.equal(await written(), 0, 'the first heartbeat');
-  held = 10;
-  await hb.beatIfMoved();
-  t.equal(await written(), 0, '10 runs more: not yet (at most 10 runs)');
-  held = 300;
-  await hb.beatIfMoved();
-  t.equal(await written(), 300, 'a burst taken: written at once');
-  held = 320;
-  await hb.beatIfMoved();
-  t.equal(await written(), 300, '20 runs of 300: under a tenth, left to the next heartbeat');
-  held = 100;
-  await hb.beatIfMoved();
-  t.equal(await written(), 100, 'two hundred let go: written at once');
+  // [runs held now, the count the row then says, why]
+  const steps: [number, number, string][] = [
+    [10, 0, '10 runs more: not yet (at most 10 runs)'],
+    [300, 300, 'a burst taken: written at once'],
+    [320, 300, '20 runs of 300: under a tenth, left to the next heartbeat'],
+    [100, 100, 'two hundred let go: written at once'],
+  ];
+  for (const [now, row, why] of steps) {
+    held = now;
+    await hb.beatIfMoved();
+    t.equal(await written(), row, why);
+  }
   t.ok(MOVED_CHECK_MS <= HEARTBEAT_MS / 5, `looked at every ${MOVED_CHECK_MS} ms`);
 });
