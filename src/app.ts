@@ -670,8 +670,9 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
       if (runsWorkers) await singletons.start();
       await heartbeat.beat();
       every(HEARTBEAT_MS, () => heartbeat.beat());
-      // Sooner when the runs this node holds moved (a burst of new configurations): the others size their part by it.
-      if (runsWorkers) every(MOVED_CHECK_MS, () => heartbeat.beatIfMoved());
+      // Sooner when the runs this node holds moved (a burst of new configurations): the other nodes on the
+      // shared database size their part by it.
+      if (runsWorkers && config.database !== null) every(MOVED_CHECK_MS, () => heartbeat.beatIfMoved());
       // Scans this node (any role: the API starts scans too) left running when it stopped, and those of dead nodes.
       await services.exposure.recover();
       if (runsWorkers) {

@@ -171,9 +171,8 @@ export function createNodeHeartbeat(deps: {
   const samples: { at: number; total: number }[] = [];
   // Set once claim() accepted the name: only then is the row this node's to write and delete.
   let joined = false;
-  /** The runs held as the last heartbeat wrote them, and whether one is being written. */
+  /** The runs held as the last heartbeat wrote (or is writing) them. */
   let written = 0;
-  let beating: Promise<void> | null = null;
 
   function perMinute(at: number, total: number): number {
     samples.push({ at, total });
@@ -204,12 +203,11 @@ export function createNodeHeartbeat(deps: {
       joined = true;
     },
     /** Writes this node's row now (after claim()). */
-    beat: beatNow,
+    beat,
     /** Writes this node's row now if the runs it holds moved enough since the last one (MOVED_CHECK_MS). */
     async beatIfMoved(): Promise<void> {
-      if (!joined || beating) return;
       const moved = Math.abs(deps.counters.workClaimed() - written);
-      if (moved > MOVED_MIN && moved > written * MOVED_SHARE) await beatNow();
+      if (moved > MOVED_MIN && moved > written * MOVED_SHARE) await beat();
     },
     /** Deletes this node's row (a clean stop: the node left the cluster). */
     async leave(): Promise<void> {
@@ -219,19 +217,12 @@ export function createNodeHeartbeat(deps: {
     },
   };
 
-  function beatNow(): Promise<void> {
-    const p = beat().finally(() => {
-      if (beating === p) beating = null;
-    });
-    beating = p;
-    return p;
-  }
-
   async function beat(): Promise<void> {
     if (!joined) return;
     const now = clock.now();
     const total = deps.counters.checksTotal();
-    const claimed = deps.counters.workClaimed();
+    // Set before the write: a look while it is on its way compares with what it writes.
+    written = deps.counters.workClaimed();
     await store.nodes.heartbeat({
       name: me.name,
       role: me.role,
@@ -241,13 +232,12 @@ export function createNodeHeartbeat(deps: {
       pid: me.pid,
       started_at: me.startedAt,
       last_heartbeat: now.toISOString(),
-      work_claimed: claimed,
+      work_claimed: written,
       work_regional: deps.counters.workRegional?.() ?? 0,
       checks_total: total,
       checks_per_minute: perMinute(performance.now(), total),
       singletons: [...deps.counters.singletons()],
     });
-    written = claimed;
     const pruned = await store.nodes.prune(new Date(now.getTime() - PRUNE_AFTER_MS).toISOString());
     if (pruned) deps.log.info({ pruned }, 'removed nodes whose heartbeat stopped a day ago');
   }
