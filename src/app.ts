@@ -22,6 +22,7 @@ import type { NotifyWorker } from './scheduler/notify.js';
 import type { IntelIo } from './services/intel.js';
 import type { Metrics } from './services/metrics.js';
 import type { RetentionService } from './services/retention.js';
+import type { IntelScheduler } from './scheduler/intel.js';
 import type { ProbingWorkers } from './scheduler/probing.js';
 import type { NodeHeartbeat, NodeIdentity } from './services/nodes.js';
 import type { SingletonLocks } from './store/singletons.js';
@@ -271,6 +272,8 @@ export interface App {
   retention: RetentionService;
   /** The liveness scheduler and TLS inspection workers. */
   probing: ProbingWorkers;
+  /** Registration, DNS-security and verification refreshes, the health sweep (src/scheduler/intel.ts). */
+  intel: IntelScheduler;
   /** This node (DOMMON_NODE_NAME, DOMMON_ROLE, DOMMON_NODE_REGION) as the node list shows it. */
   node: NodeIdentity;
   /** Writes this node's row in the node list (every HEARTBEAT_MS while started). */
@@ -654,6 +657,7 @@ export async function createApp(config: Readonly<Config>, opts: AppOptions = {})
     metrics,
     retention,
     probing,
+    intel: intelScheduler,
     node,
     heartbeat,
     singletons,

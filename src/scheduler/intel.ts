@@ -185,3 +185,5 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
     },
   };
 }
+
+export type IntelScheduler = ReturnType<typeof createIntelScheduler>;

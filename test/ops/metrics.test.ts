@@ -104,15 +104,16 @@ t.test(
     );
     await app.probing.liveness.stop();
 
-    // What the registration worker writes (its own look-ups go to closed loopback peers here, and the
-    // health score they trigger is let finish before known values are written over them).
+    // What the registration worker writes (its own look-ups go to closed loopback peers here). Then the
+    // intelligence refreshes stop (the round's DNS-security checks and its health recompute end first),
+    // so that nothing writes over the known values below.
     await waitFor(
       async () =>
         (await db.selectFrom('domain_registrations').select('domain_id').where('checked_at', 'is not', null).execute())
           .length >= 2,
       10_000,
     );
-    await new Promise((r) => setTimeout(r, 200));
+    await app.intel.stop();
     await db
       .insertInto('domain_registrations')
       .values({ domain_id: dom.id, state: 'ok', expiry_date: '2028-05-17', nameservers: '[]', statuses: '[]' })
