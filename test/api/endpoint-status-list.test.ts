@@ -268,7 +268,10 @@ t.test('a page costs the same SQL statements at 60 endpoints as at 2,000', async
   for (const q of ['limit=50', 'limit=50&offset=10', 'limit=50&health=warning', 'limit=50&health=healthy&offset=5']) {
     const few = await statements(small, q);
     const many = await statements(big, q);
-    t.equal(many.length, few.length, `${q}: ${many.length} statements at 2,000 endpoints, ${few.length} at 60`);
+    t.equal(many.length, few.length, `${q}: ${many.length} statements at 2,000 endpoints, ${few.length} at 60`, {
+      many,
+      few,
+    });
     t.ok(many.length <= 10, `${q}: a fixed handful (${many.length})`);
   }
   const domain = await statements(big, `limit=50&domain_id=${B.domains[3]}`);
