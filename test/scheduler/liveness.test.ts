@@ -266,10 +266,11 @@ for (const engine of ENGINES) {
       t.ok(ran, `all ${N} configs ran (${sched.stats.firstRun.size} did)`);
       const late = [...sched.stats.lateMs].sort((a, b) => a - b);
       // 1,000 checks a second, their lease readings (on PostgreSQL one statement for the runs of the next
-      // 2 s) and result batches on a shared 2-core machine: late by a second or more there. Within half an
-      // interval: a run held back to a later claim round or interval would be later still.
+      // 2 s) and result batches on a shared 2-core machine: late by a second or more there (3.6 s seen on
+      // a machine half as fast, its suite filling both cores). Within one interval: a run held back a turn
+      // of the wheel would be a whole interval late.
       const p99 = late[Math.floor(late.length * 0.99)]!;
-      t.ok(p99 < (INTERVAL_S * 1000) / 2, `p99 lateness ${p99} ms`);
+      t.ok(p99 < INTERVAL_S * 1000, `p99 lateness ${p99} ms`);
       // Stop first: the scheduler keeps starting checks (1,000 a second here) while the count is read.
       await sched.stop();
       t.equal(await s.store.livenessData.countResults(), sched.stats.checks, 'every check written');
