@@ -173,9 +173,12 @@ t.test('the Home shows an endpoint go down with its reason and come back, withou
   await page.locator('[data-testid="home-row"][data-name="added-by-api.com"]').waitFor({ timeout: 15_000 });
   t.equal(await page.evaluate(() => (globalThis as unknown as PageGlobals).marker), 42, 'still no reload');
   await page.getByRole('link', { name: 'web' }).click();
+  // At least one closed incident: on a loaded machine a probe of the 1 s timeout can fail on its own and
+  // open one more.
   await page
     .getByTestId('incidents')
     .getByText(/Down from .* to /)
+    .first()
     .waitFor({ timeout: 15_000 });
   t.same(problems, [], 'no console error, CSP violation or failed request');
 });
