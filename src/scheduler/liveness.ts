@@ -83,8 +83,8 @@ const MIN_GAP = 0.6;
  * `now`: one interval later, or for a fresh config a random point of the later part of the next
  * interval (configs created together do not probe together forever; FRESH_FROM); missed beats are
  * skipped rather than bunched, and never less than MIN_GAP of an interval after the probe went out (a
- * run started late, as a dead node's taken over, does not catch up on its old phase with a second probe
- * right after).
+ * run started late does not catch up on its old phase with a second probe right after; one taken over
+ * from a dead node passes its own sending time as `due`: its phase starts again from it).
  */
 export function nextDue(
   due: number,
@@ -518,8 +518,14 @@ export function createLivenessScheduler(deps: LivenessSchedulerDeps) {
       // A check may ask for its next run (a push endpoint's deadline); else one interval on.
       // Spaced from when the probe went out: after the name's resolution, which a cold cache makes slow.
       const sent = started + (outcome.sentAfterMs ?? 0);
+      const interval = run.config.interval_seconds * 1000;
+      // A run taken over from a dead node went out late, in a burst with the dead node's other runs that
+      // the targets may handle late: its next run is one whole interval after it, not its old phase's
+      // next point (which may come 0.6 of an interval after it, and less as such a target saw it).
       const next = askedDue(outcome, t, () =>
-        nextDue(run.at, run.config.interval_seconds * 1000, run.claim.fresh, random, t, sent),
+        run.claim.taken
+          ? nextDue(Math.ceil(sent), interval, false, random, t, sent)
+          : nextDue(run.at, interval, run.claim.fresh, random, t, sent),
       );
       // Keep the lease and run it from here: while this node holds no more than its part of the queue, and
       // whenever it is due again before the next claim round could take it.
