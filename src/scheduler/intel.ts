@@ -28,6 +28,8 @@ interface IntelSchedulerDeps {
   bootstrapRefresh?: (now: Date) => Promise<unknown>;
   /** Runs the health sweep only where this node holds its singleton lock (store/singletons.ts). */
   exclusive?: Exclusive;
+  /** At most this long (ms) between a domain's refreshes and its health; HEALTH_FLUSH_MS by default. */
+  healthFlushMs?: number;
 }
 
 const SYNC_MS = 600_000;
@@ -78,7 +80,7 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
   }
   function healthAfterRound(domainId: string): void {
     healthDue.add(domainId);
-    healthTimer ??= setTimeout(() => void flushHealth(), HEALTH_FLUSH_MS);
+    healthTimer ??= setTimeout(() => void flushHealth(), deps.healthFlushMs ?? HEALTH_FLUSH_MS);
   }
 
   /** The domain's due refreshes, one after another, then its health (a crashed refresh changed nothing). */

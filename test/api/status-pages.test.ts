@@ -452,13 +452,21 @@ t.test('the public page: real data, nothing private, strict headers, one read pe
   const svc = s.app.services.statusPages;
   await api.put(`/api/v1/status-pages/${page.body.id}`, { title: 'Public Shop' }); // empties this slug's entry
   const before = svc.publicReads();
+  const viewsStarted = Date.now();
   await Promise.all(
     Array.from({ length: 50 }, (_, i) =>
       request(s.url, 'GET', i % 2 ? '/status/public-shop' : '/status/public-shop.json'),
     ),
   );
   for (let i = 0; i < 50; i++) t.equal((await request(s.url, 'GET', '/status/public-shop')).status, 200);
-  t.equal(svc.publicReads() - before, 1, '100 views, one read');
+  // One read per cache window the views spanned: one, unless a loaded machine took longer than the
+  // window (10 s) for the hundred.
+  const windows = 1 + Math.floor((Date.now() - viewsStarted) / (STATUS_PAGE_CACHE_SECONDS * 1000));
+  t.ok(
+    svc.publicReads() - before <= windows,
+    `100 views, ${svc.publicReads() - before} read(s) in ${windows} window(s)`,
+  );
+  t.ok(svc.publicReads() - before >= 1);
   t.match(
     (await request(s.url, 'GET', '/status/public-shop')).text,
     /<h1>Public Shop<\/h1>/,
