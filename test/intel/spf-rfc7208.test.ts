@@ -177,6 +177,9 @@ t.test('RFC 7208 suite scenarios through the daemon: domain added, security chec
     await s.close();
     await dns.close();
   });
+  // The checks are the ones asked for: the daemon's own first round of each new domain (registration,
+  // DNS security) would run beside them against the same server.
+  await Promise.all(s.app.intel.workers.map((w) => w.stop()));
   const api = client(s.url, await s.token());
   const check = async (domain: string) => {
     const id = (await api.post('/api/v1/domains', { domain })).body.id as string;
