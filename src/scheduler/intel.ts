@@ -178,6 +178,10 @@ export function createIntelScheduler(deps: IntelSchedulerDeps) {
       stopping = false;
       for (const w of workers) void w.start();
     },
+    /** Stops the periodic workers; unlike stop(), look-ups in flight and those asked for still run. */
+    async pause() {
+      await Promise.all(workers.map((w) => w.stop()));
+    },
     async stop() {
       stopping = true;
       intel.abort();

@@ -179,7 +179,7 @@ t.test('RFC 7208 suite scenarios through the daemon: domain added, security chec
   });
   // The checks are the ones asked for: the daemon's own first round of each new domain (registration,
   // DNS security) would run beside them against the same server.
-  await Promise.all(s.app.intel.workers.map((w) => w.stop()));
+  await s.app.intel.pause();
   const api = client(s.url, await s.token());
   const check = async (domain: string) => {
     const id = (await api.post('/api/v1/domains', { domain })).body.id as string;

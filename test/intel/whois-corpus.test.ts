@@ -47,7 +47,7 @@ t.test('WHOIS corpus through the app: expiry, registrar and state as the API sho
   });
   // The look-ups are the ones asked for: the daemon's own first round of each new domain would take
   // the same servers' turns (one look-up at a time each) at moments of its choosing.
-  await Promise.all(s.app.intel.workers.map((w) => w.stop()));
+  await s.app.intel.pause();
   const api = client(s.url, await s.token());
   let right = 0;
   const started = Date.now();

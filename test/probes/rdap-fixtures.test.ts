@@ -50,9 +50,9 @@ t.test("registries' RDAP answers read through the API", async (t) => {
     await rdap.close();
   });
   // The look-ups here are the ones asked for: the daemon's own first round of each new domain, which
-  // would meet the same answers (a 429 among them) at a moment of its choosing, does not run. Its
-  // workers stop (intel.stop() would also abort the look-ups asked for).
-  await Promise.all(s.app.intel.workers.map((w) => w.stop()));
+  // would meet the same answers (a 429 among them) at a moment of its choosing, does not run (pause, not
+  // stop: stop aborts the look-ups asked for too).
+  await s.app.intel.pause();
   const api = client(s.url, await s.token());
   for (const [file, e] of Object.entries(expected)) {
     const id = (await api.post('/api/v1/domains', { domain: e.query })).body.id;
