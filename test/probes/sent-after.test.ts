@@ -79,12 +79,12 @@ t.test('plain HTTP, the full request and TCP: sent after the resolution, at once
 
 t.test('the next run is spaced from when the probe went out, not from its start', async (t) => {
   // A new config's first run started at its due time; the resolution took 1.5 s, so the probe went out
-  // then. The earliest second run (0.6 of the 5 s interval on) would be 1.5 s after it as the target sees
+  // then. The earliest second run (0.7 of the 5 s interval on) would be 2 s after it as the target sees
   // it; that point is skipped for the one an interval later.
   const due = 1_000_000;
   const fromStart = nextDue(due, 5000, true, () => 0.999999, due + 1540, due);
-  t.equal(fromStart, due + 3000, 'spaced from the start: 3 s after it');
+  t.equal(fromStart, due + 3500, 'spaced from the start: 3.5 s after it');
   const fromSent = nextDue(due, 5000, true, () => 0.999999, due + 1540, due + 1500);
-  t.ok(fromSent - (due + 1500) >= 3000, `spaced from the probe: ${fromSent - (due + 1500)} ms after it went out`);
-  t.equal(fromSent, due + 8000, 'the 3 s point skipped: the one an interval after it');
+  t.ok(fromSent - (due + 1500) >= 3500, `spaced from the probe: ${fromSent - (due + 1500)} ms after it went out`);
+  t.equal(fromSent, due + 8500, 'the 3.5 s point skipped: the one an interval after it');
 });

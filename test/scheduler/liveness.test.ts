@@ -314,14 +314,14 @@ for (const engine of ENGINES) {
         const after = runsOf(c.id)[0]!.due - Date.parse(c.created_at);
         t.ok(after <= 2000, `first run soon after its creation (${after} ms)`);
       }
-      // The second run at a random point of the later part of the next interval (from 0.6 of it: never within
+      // The second run at a random point of the later part of the next interval (from 0.7 of it: never within
       // half an interval of the first; sequence(20): 0, 1/20, ... of the rest), the third one interval after
       // the second: the twenty no longer probe together.
       // A first run that ends after its drawn point (a loaded machine) keeps the point's phase one
       // interval on (nextDue never schedules into the past).
       const second = configs.map((c) => runsOf(c.id)[1]!.due - runsOf(c.id)[0]!.due);
       t.ok(
-        second.every((g) => g >= 2400 && (g <= 4000 || (g < 8000 && g % 4000 >= 2400))),
+        second.every((g) => g >= 2800 && (g <= 4000 || (g < 8000 && g % 4000 >= 2800))),
         `second run within the later part of the next interval (or its point one interval on): ${second.join(',')}`,
       );
       // The same source also jitters the first runs, and probes may end between admissions, so which
@@ -336,13 +336,13 @@ for (const engine of ENGINES) {
   );
 }
 
-t.test('the next run: never within 0.6 of an interval of the probe sent before it', async (t) => {
+t.test('the next run: never within 0.7 of an interval of the probe sent before it', async (t) => {
   const due = 1_000_000;
   // A new config's second run: in the later part of the next interval, whatever the draw.
   t.equal(
     nextDue(due, 5000, true, () => 0.999999, due + 40, due),
-    due + 3000,
-    'the earliest draw: 0.6 interval on',
+    due + 3500,
+    'the earliest draw: 0.7 interval on',
   );
   t.equal(
     nextDue(due, 5000, true, () => 0, due + 40, due),
@@ -362,24 +362,24 @@ t.test('the next run: never within 0.6 of an interval of the probe sent before i
     due + 20_000,
     'not 0.1 s after the late probe',
   );
-  // Started 12 s late: the phase's next point (15 s) is 3 s after it, 0.6 of an interval.
+  // Started 11.5 s late: the phase's next point (15 s) is 3.5 s after it, 0.7 of an interval.
   t.equal(
-    nextDue(due, 5000, false, () => 0.5, due + 12_050, due + 12_000),
+    nextDue(due, 5000, false, () => 0.5, due + 11_550, due + 11_500),
     due + 15_000,
     'the phase kept',
   );
-  // Started 12.3 s late: the phase's next point is 2.7 s after it, over half an interval but within
-  // the tenth kept for the target's view (latency, its own delays): one interval later.
+  // Started 11.8 s late: the phase's next point is 3.2 s after it, over half an interval but within
+  // the fifth kept for the target's view (latency, its own delays): one interval later.
   t.equal(
-    nextDue(due, 5000, false, () => 0.5, due + 12_350, due + 12_300),
+    nextDue(due, 5000, false, () => 0.5, due + 11_850, due + 11_800),
     due + 20_000,
-    'half an interval and a tenth to spare',
+    'half an interval and a fifth to spare',
   );
-  // The phase's next point (due + 15 s = 1,015,100) is 3.06 s after the probe, but its slot
-  // (1,015,000-1,015,249) may start it 2.96 s after: the next run comes one interval later.
+  // The phase's next point (due + 15 s = 1,015,100) is 3.56 s after the probe, but its slot
+  // (1,015,000-1,015,249) may start it 3.46 s after: the next run comes one interval later.
   t.equal(
-    nextDue(due + 100, 5000, false, () => 0.5, due + 12_090, due + 12_040),
+    nextDue(due + 100, 5000, false, () => 0.5, due + 11_590, due + 11_540),
     due + 20_100,
-    'not in a slot that may start it within 0.6 of an interval',
+    'not in a slot that may start it within 0.7 of an interval',
   );
 });
