@@ -136,5 +136,9 @@ t.test('a cycle over many unverified domains starts at most 100 look-ups a secon
   const secs = (Date.now() - w0) / 1000;
   // The loopback server answers at once: without the cap, 400 look-ups would all go out in well under a second.
   t.ok(n <= 100 * secs + 10, `${n} look-ups in ${secs.toFixed(2)} s (cap 100/s)`);
-  t.ok(n >= 50 * secs, `and the cycle keeps going (${n} in ${secs.toFixed(2)} s)`);
+  // Paced, not stopped: the cycle goes on past the first seconds' budgets to the 400th domain (how fast
+  // depends on the machine's load, so it is not timed here; a loaded host asked 49 in 1.6 s).
+  const t1 = Date.now();
+  while (asked() < 400 && Date.now() - t1 < 30_000) await new Promise((r) => setTimeout(r, 50));
+  t.ok(asked() >= 400, `and the cycle keeps going to every domain (${((Date.now() - w0) / 1000).toFixed(1)} s)`);
 });
