@@ -330,9 +330,11 @@ for (const name of fs.existsSync(chunks) ? fs.readdirSync(chunks) : []) {
 }
 t.comment(`compiled ${files.length} files in ${((performance.now() - compileStarted) / 1000).toFixed(1)} s`);
 
-// The runner itself has no time limit; each file has tap's default 30 s, counted again from every
+// The runner itself has no time limit; each file has FILE_TIMEOUT (60 s: twice tap's default, which a
+// file of 8-12 s ran past on a host busy with PostgreSQL's share of the run), counted again from every
 // `# timeout=` its own t.setTimeout() prints (test/support/cli.ts's progressed()); a group's process
 // has its running file's limit plus a margin, and each of its files its own (scripts/tap-group.mjs).
+const FILE_TIMEOUT = 60_000;
 t.setTimeout(0);
 t.jobs = Math.max(1, Math.min(jobs, units.length));
 t.plan(units.length);
@@ -369,9 +371,11 @@ function spawnUnit(unit, i) {
         ...process.env,
         DOMMON_TAP_FILE: unit.files.length > 1 ? '' : unit.name,
         DOMMON_TAP_TIMES: runTimes,
+        // The child's own root limit (tap reads it in seconds), the same as its runner's below.
+        TAP_TIMEOUT: String(FILE_TIMEOUT / 1000),
       },
       buffered: t.jobs > 1,
-      timeout: 30_000,
+      timeout: FILE_TIMEOUT,
       at: null,
       stack: '',
     },

@@ -19,8 +19,8 @@ export * from 'tap';
 let t = root;
 export { t as default };
 
-/** A file's limit unless it sets another: tap's default, as a file alone has. */
-const FILE_TIMEOUT = 30_000;
+/** A file's limit unless it sets another, as a file alone has (scripts/tap-files.mjs's FILE_TIMEOUT). */
+const FILE_TIMEOUT = 60_000;
 /** How much longer than the running file's limit the process's own limit (and its runner's) is. */
 const MARGIN = 15_000;
 
