@@ -1,7 +1,7 @@
 // Resource commands speak the Public API: in-process on the local database, or to a daemon with --remote
 // (through node:http or node:https, not Node's fetch: http.ts).
 import type { CliContext } from './context.js';
-import { httpSend, keepAliveAgent, type HttpAnswer } from './http.js';
+import type { HttpAnswer } from './http.js';
 import { UsageError } from './output.js';
 
 export interface Transport {
@@ -30,7 +30,9 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
   if (!remoteUrl) return (await import('../app.js')).openLocalApi(ctx.config, ctx.opts.team);
   if (!remoteToken) throw new UsageError('--remote needs --token (or DOMMON_TOKEN)');
   // One kept-alive connection for a command's requests (an import sends many); idle, it does not keep
-  // the process alive (Node unrefs an agent's free sockets), and close() ends it.
+  // the process alive (Node unrefs an agent's free sockets), and close() ends it. node:http and
+  // node:https load here, for --remote only (~5 % of a local command's CPU: docs/benchmarks.md).
+  const { httpSend, keepAliveAgent } = await import('./http.js');
   const agent = keepAliveAgent(remoteUrl);
   return {
     async request(method, path, body, opts) {

@@ -3,10 +3,8 @@
 // through, then a success ping or /<exit status> with the tail of its output as the body. dommon exits
 // with CMD's status; a ping that cannot be delivered is retried briefly, then warned about on stderr,
 // and never changes the exit status.
-import { spawn } from 'node:child_process';
 import { constants } from 'node:os';
 import type { Command } from 'commander';
-import { httpSend } from '../http.js';
 import { run } from '../run.js';
 import { UsageError } from '../output.js';
 import { addOptions, convert, withExamples, type OptSpec } from '../spec.js';
@@ -54,7 +52,9 @@ async function ping(url: string, timeoutMs: number, body?: string): Promise<void
   for (let attempt = 0; attempt <= RETRY_WAITS_MS.length; attempt++) {
     if (attempt) await new Promise((r) => setTimeout(r, RETRY_WAITS_MS[attempt - 1]));
     try {
-      // node:http, not fetch (../http.ts); a redirect is not followed (as `curl -fsS` does not).
+      // node:http, not fetch (../http.ts, loaded here: other commands need neither it nor node:http);
+      // a redirect is not followed (as `curl -fsS` does not).
+      const { httpSend } = await import('../http.js');
       const r = await httpSend(url, {
         method: body === undefined ? 'GET' : 'POST',
         body,
@@ -112,6 +112,7 @@ export function runJobCommand(program: Command): void {
       if (!file) throw new UsageError('no command to run (dommon run --ping KEY -- CMD ...)');
 
       await ping(`${url}/start`, timeout * 1000);
+      const { spawn } = await import('node:child_process');
       const out = tail(TAIL_BYTES);
       const status = await new Promise<number>((resolve) => {
         const child = spawn(file, args, { stdio: ['inherit', 'pipe', 'pipe'] });

@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../../config/index.js';
 import type { GlobalOpts } from '../context.js';
-import { tuneHeap } from '../heap.js';
 import { UsageError } from '../output.js';
 import type { ConfigSync } from '../../api/config-sync.js';
 import { linkUrl } from '../../domain/one-time-link.js';
@@ -56,7 +55,7 @@ export function serveCommand(program: Command): void {
       ]);
       // A writable data directory, served by one daemon at a time (`dommon restore` checks the same lock).
       const release = claimDataDir(config);
-      tuneHeap();
+      (await import('../heap.js')).tuneHeap();
       const { createApp } = await import('../../app.js');
       let app: Awaited<ReturnType<typeof createApp>>;
       try {
