@@ -6,6 +6,14 @@ import { procCpu } from './proc-cpu.mjs';
 
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
+// Node reads NODE_EXTRA_CA_CERTS at the start of every process, whatever the process then does. With a
+// system bundle there (some hosts set it so that npm reaches its registry through a proxy) that is ~145
+// certificates parsed: 400 million instructions, 40-45 ms of CPU a process on a slow host, and the run
+// starts well over a thousand node processes (commands, daemons, test files, the static checks). Nothing
+// in the run reaches past loopback, and the tests that speak TLS bring their own CA (a test that wants
+// a child to trust one sets the variable for that child), so the run goes without it.
+delete process.env.NODE_EXTRA_CA_CERTS;
+
 // In CI (.ci/run sets CI) a whole-suite run also runs the static checks, at once and beside the test
 // files; each one that fails counts as a failed test, so the last line still tells. The test files fill
 // the cores by their recorded CPU (scripts/tap-files.mjs), so while the checks run the files are given
