@@ -119,9 +119,12 @@ t.test('score, grade and overall status follow every input at once', async (t) =
     })
   ).body;
   const status = async () => (await api.get(`/api/v1/liveness/${cfg.id}/status`)).body;
+  // Up, with its first uptime: the status answer reads the state and the 24 h sums in two queries at
+  // once (on PostgreSQL two connections, not one snapshot), so a read as the first batch commits can
+  // see `up` without its sums (a loaded PostgreSQL run read `up` with uptime null once).
   const up = await waitFor(async () => {
     const b = await status();
-    return b.status === 'up' && b;
+    return b.status === 'up' && b.uptime_24h !== null && b;
   }, 8000);
   // A flip is written by the probe's batch; its domain's health right after, off that write path.
   await s.app.services.monitor.healthSettled();

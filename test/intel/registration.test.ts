@@ -377,6 +377,9 @@ t.test('where look-ups go: registry suffixes, DOMMON_WHOIS_SERVERS and IANA refe
     },
     { dataDir },
   );
+  // Only the look-ups asked for below: the scheduler's own first round of a new domain would ask the
+  // same servers a second time whenever it came before the end (a loaded CI host: one more query each).
+  await s.app.intel.pause();
   t.teardown(async () => {
     await s.close();
     await Promise.all([centralnic.close(), registry.close(), iana.close()]);
