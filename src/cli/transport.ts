@@ -31,7 +31,7 @@ export async function openTransport(ctx: CliContext): Promise<Transport> {
   if (!remoteToken) throw new UsageError('--remote needs --token (or DOMMON_TOKEN)');
   // One kept-alive connection for a command's requests (an import sends many); idle, it does not keep
   // the process alive (Node unrefs an agent's free sockets), and close() ends it. node:http and
-  // node:https load here, for --remote only (~5 % of a local command's CPU: docs/benchmarks.md).
+  // node:https load here, for --remote only (a local command needs neither: ~1 % of its instructions).
   const { httpSend, keepAliveAgent } = await import('./http.js');
   const agent = keepAliveAgent(remoteUrl);
   return {
