@@ -49,7 +49,9 @@ t.test('doctor: every configured peer answers', async (t) => {
     DOMMON_WHOIS_SERVER: whois.address,
     DOMMON_SMTP_URL: smtp.url,
   };
-  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa: smtp.ca });
+  // 10 s: every peer answers, so the wait ends with the answer; a stalled host took the in-process SMTP
+  // server's TLS handshake past 3 s once.
+  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 10_000, smtpCa: smtp.ca });
   const by = new Map(report.checks.map((c) => [c.name, c]));
   t.same(
     report.checks.map((c) => [c.name, c.status]),
@@ -94,9 +96,9 @@ t.test('doctor: unreachable peers, wrong SMTP password, no secret in the output;
     DOMMON_WHOIS_SERVER: `127.0.0.1:${p3}`,
     DOMMON_SMTP_URL: `smtp://mailer:wrong-pass-xyz@127.0.0.1:${smtp.port}`,
   };
-  // 2 s: the SMTP check's TLS handshake and login must end within it on a loaded machine (500 ms ran out
-  // once); the DNS check waits all of it for the closed port's silence.
-  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 2000, smtpCa: smtp.ca });
+  // 5 s: the SMTP check's TLS handshake and login must end within it on a loaded machine (500 ms ran out
+  // once, 3 s on a stalled host); the DNS check waits all of it for the closed port's silence.
+  const report = await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 5000, smtpCa: smtp.ca });
   const status = Object.fromEntries(report.checks.map((c) => [c.name, c.status]));
   t.same(status, {
     'data directory': 'ok',
@@ -135,7 +137,7 @@ t.test('doctor: the SMTP check connects as DOMMON_SMTP_TLS says', async (t) => {
   t.teardown(() => Promise.all([plain.close(), tls.close()]));
   const dir = await dataDir(t);
   const smtpCheck = async (env: Record<string, string>, smtpCa?: string) =>
-    (await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 3000, smtpCa })).checks.find(
+    (await runDoctor(loadConfig({ dataDir: dir }, env), { timeoutMs: 10_000, smtpCa })).checks.find(
       (c) => c.name === 'smtp',
     )!;
 
