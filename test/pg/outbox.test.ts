@@ -252,11 +252,8 @@ t.test('two daemons: kill -9 of the node waiting to retry, the other sends the n
       'select attempt, outcome from delivery_attempts where delivery_id = $1 order by attempt',
       [sent.body.id],
     );
-  let after = await attempts();
-  for (let i = 0; i < 100 && after.rows.length < 2; i++) {
-    await new Promise((res) => setTimeout(res, 100));
-    after = await attempts();
-  }
+  await until('the second attempt recorded', async () => (await attempts()).rows.length >= 2, 10_000);
+  const after = await attempts();
   t.same(
     after.rows.map((r) => [r.attempt, r.outcome]),
     [
