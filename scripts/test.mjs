@@ -7,7 +7,7 @@ import { procCpu } from './proc-cpu.mjs';
 const filesRunner = new URL('./tap-files.mjs', import.meta.url).pathname;
 
 // Node reads NODE_EXTRA_CA_CERTS at the start of every process, whatever the process then does. With a
-// system bundle there (some hosts set it so that npm reaches its registry through a proxy) that is ~145
+// system bundle there (some hosts set it so that npm reaches its registry through a proxy) that is (here) 144
 // certificates parsed: 400 million instructions, 40-45 ms of CPU a process on a slow host, and the run
 // starts well over a thousand node processes (commands, daemons, test files, the static checks). Nothing
 // in the run reaches past loopback, and the tests that speak TLS bring their own CA (a test that wants
