@@ -11,6 +11,7 @@ import { checkResponse } from './openapi.js';
 import { createPgDatabase, onPostgres } from './pg.js';
 import { withPgKey } from './cli.js';
 import { TEST_PASSWORD_ENV } from './passwords.js';
+import './http-client.js';
 
 export interface TestApp {
   app: App;
@@ -142,9 +143,9 @@ export async function request<T = any>(
   try {
     res = await fetch(base + p, { method, headers, body });
   } catch (err) {
-    // fetch keeps connections alive and reuses one the server is closing at that moment (its 5 s idle
-    // timeout): a reset before any answer. Browsers send an idempotent request again then; so does this
-    // (a GET or HEAD only, once). Seen on a loaded machine, where the client's own idle timer (4 s) ran late.
+    // A GET or HEAD reuses a kept-alive connection (./http-client.ts), which the server may be closing at
+    // that moment: a reset before any answer. Browsers send an idempotent request again then; so does
+    // this (once). Other methods go on a connection of their own and are never sent twice.
     const code = ((err as Error).cause as { code?: string } | undefined)?.code;
     if (!['GET', 'HEAD'].includes(method) || (code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET')) throw err;
     res = await fetch(base + p, { method, headers, body });
