@@ -8,44 +8,29 @@
 //
 // A checkpoint is not free when there is little to copy: it syncs the WAL and the database file,
 // and the first commit after a complete one restarts the WAL and syncs its header on the daemon's
-// own thread. So the worker looks at the WAL every second (two numbers of the wal-index header in
-// the -shm file, one read) and checkpoints once it holds FRAMES frames not yet copied back (SQLite's
-// own automatic threshold) or its oldest such frame is MAX_AGE_MS old: a fleet that writes a few
-// pages a second pays for one checkpoint every ten seconds, not ten. A kill -9 loses nothing either
-// way (the WAL is in the file); an operating system crash may lose the commits since the last sync,
-// as with synchronous = NORMAL before.
+// own thread. So the WAL is looked at every second (two numbers of the wal-index header in the -shm
+// file, one 100-byte read, on the daemon's thread) and checkpointed once it holds FRAMES frames not
+// yet copied back (SQLite's own threshold) or its oldest such frame is MAX_AGE_MS old: a fleet that
+// writes a few pages a second pays for one checkpoint every ten seconds, not ten. A kill -9 loses
+// nothing either way (the WAL is in the file); an operating system crash may lose the commits since
+// the last sync, as with synchronous = NORMAL before.
+//
+// The worker starts with the first checkpoint, not with the daemon: a thread is a Node environment of
+// its own (tens of milliseconds of CPU to start), which a daemon that stops before its WAL needs a
+// checkpoint (closing the last connection checkpoints) never pays.
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 import type Database from 'better-sqlite3';
 
 // The worker's code (CommonJS, evaluated): no separate file to locate in dist/ or the CLI bundle.
 const WORKER = `
-const fs = require('node:fs');
-const os = require('node:os');
 const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.file);
 db.pragma('busy_timeout = 5000');
-// The wal-index header (https://www.sqlite.org/walformat.html, native byte order): mxFrame, the
-// WAL's last committed frame, at byte 16; nBackfill, the frames a checkpoint copied back, at 96.
-const header = Buffer.alloc(100);
-const le = os.endianness() === 'LE';
-let shm = null;
-const uncopied = () => {
-  try {
-    shm ??= fs.openSync(workerData.file + '-shm', 'r');
-    if (fs.readSync(shm, header, 0, 100, 0) < 100) return Infinity;
-    const n = le ? header.readUInt32LE(16) - header.readUInt32LE(96) : header.readUInt32BE(16) - header.readUInt32BE(96);
-    // A header read while a writer changed it: checkpoint (the hint only decides when).
-    return n >= 0 ? n : Infinity;
-  } catch {
-    return Infinity;
-  }
-};
-// When frames were first seen waiting (performance.now()), or null while the WAL is copied back.
-let waitingSince = null;
 const run = () => {
-  waitingSince = null;
   try {
     const [r] = db.pragma('wal_checkpoint(PASSIVE)');
     parentPort.postMessage({ ok: true, log: r.log, checkpointed: r.checkpointed });
@@ -53,25 +38,45 @@ const run = () => {
     parentPort.postMessage({ ok: false, error: String(err && err.message || err) });
   }
 };
-const look = () => {
-  const n = uncopied();
-  if (n === 0) return void (waitingSince = null);
-  const t = performance.now();
-  waitingSince ??= t;
-  if (n >= workerData.frames || t - waitingSince >= workerData.maxAgeMs) run();
-};
-const timer = setInterval(look, workerData.intervalMs);
 parentPort.on('message', (m) => {
   if (m === 'now') run();
   if (m === 'stop') {
-    clearInterval(timer);
     run();
-    if (shm !== null) fs.closeSync(shm);
     db.close();
     parentPort.close();
   }
 });
 `;
+
+/**
+ * Frames of `file`'s WAL not yet copied back, read from the wal-index header
+ * (https://www.sqlite.org/walformat.html, native byte order): mxFrame, the WAL's last committed frame,
+ * at byte 16; nBackfill, the frames a checkpoint copied back, at 96. Infinity when it cannot be read,
+ * or was read while a writer changed it (the number only decides when to checkpoint).
+ */
+function walReader(file: string): { uncopied(): number; close(): void } {
+  const header = Buffer.alloc(100);
+  const le = os.endianness() === 'LE';
+  let shm: number | null = null;
+  return {
+    uncopied() {
+      try {
+        shm ??= fs.openSync(`${file}-shm`, 'r');
+        if (fs.readSync(shm, header, 0, 100, 0) < 100) return Infinity;
+        const n = le
+          ? header.readUInt32LE(16) - header.readUInt32LE(96)
+          : header.readUInt32BE(16) - header.readUInt32BE(96);
+        return n >= 0 ? n : Infinity;
+      } catch {
+        return Infinity;
+      }
+    },
+    close() {
+      if (shm !== null) fs.closeSync(shm);
+      shm = null;
+    },
+  };
+}
 
 export interface CheckpointStats {
   runs: number;
@@ -84,9 +89,11 @@ export interface CheckpointStats {
 
 export interface Checkpointer {
   stats: CheckpointStats;
+  /** Whether the worker thread has started (with the first checkpoint). */
+  threadStarted(): boolean;
   /** One checkpoint now (tests, tooling); resolves with the stats after it. */
   now(): Promise<CheckpointStats>;
-  /** Stops the worker after one last checkpoint and gives the connection its automatic checkpoint back. */
+  /** Stops the worker (if it started) after one last checkpoint and gives the connection its automatic checkpoint back. */
   stop(): Promise<void>;
 }
 
@@ -96,7 +103,7 @@ const FRAMES = 1000;
 const MAX_AGE_MS = 10_000;
 
 export interface CheckpointOptions {
-  /** How often the worker looks at the WAL (ms). */
+  /** How often the WAL is looked at (ms). */
   intervalMs?: number;
   /** Checkpoint once this many frames wait (default FRAMES). */
   frames?: number;
@@ -107,56 +114,95 @@ export interface CheckpointOptions {
 
 /**
  * Starts background checkpoints of `file` (looking at its WAL every `intervalMs`; see the top of this
- * file for when one runs) and turns off the automatic checkpoint of `sqlite` (the daemon's connection)
- * until stop().
+ * file for when one runs, and when the worker starts) and turns off the automatic checkpoint of
+ * `sqlite` (the daemon's connection) until stop().
  */
 export function startCheckpointer(sqlite: Database.Database, file: string, opts: CheckpointOptions = {}): Checkpointer {
-  const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER, {
-    eval: true,
-    workerData: {
-      file,
-      driver,
-      intervalMs: opts.intervalMs ?? 1000,
-      frames: opts.frames ?? FRAMES,
-      maxAgeMs: opts.maxAgeMs ?? MAX_AGE_MS,
-    },
-  });
-  worker.unref();
+  const frames = opts.frames ?? FRAMES;
+  const maxAgeMs = opts.maxAgeMs ?? MAX_AGE_MS;
   const stats: CheckpointStats = { runs: 0, failures: 0, lastLog: 0, lastCheckpointed: 0, lastError: null };
   let waiters: ((s: CheckpointStats) => void)[] = [];
-  worker.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {
-    stats.runs++;
-    if (m.ok) {
-      stats.lastLog = m.log ?? 0;
-      stats.lastCheckpointed = m.checkpointed ?? 0;
-    } else {
-      stats.failures++;
-      stats.lastError = m.error ?? 'failed';
-      opts.onError?.(stats.lastError);
-    }
-    const w = waiters;
-    waiters = [];
-    for (const fn of w) fn({ ...stats });
-  });
-  const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
-  worker.on('error', (err) => opts.onError?.(err.message));
-  sqlite.pragma('wal_autocheckpoint = 0');
+  let worker: { thread: Worker; exited: Promise<void> } | undefined;
   let stopping: Promise<void> | undefined;
+  const started = () => {
+    if (worker) return worker.thread;
+    const thread = new Worker(WORKER, {
+      eval: true,
+      workerData: { file, driver: createRequire(import.meta.url).resolve('better-sqlite3') },
+    });
+    thread.unref();
+    thread.on('message', (m: { ok: boolean; log?: number; checkpointed?: number; error?: string }) => {
+      pending--;
+      waitingSince = null;
+      stats.runs++;
+      if (m.ok) {
+        stats.lastLog = m.log ?? 0;
+        stats.lastCheckpointed = m.checkpointed ?? 0;
+      } else {
+        stats.failures++;
+        stats.lastError = m.error ?? 'failed';
+        opts.onError?.(stats.lastError);
+      }
+      const w = waiters;
+      waiters = [];
+      for (const fn of w) fn({ ...stats });
+    });
+    thread.on('error', (err) => opts.onError?.(err.message));
+    const exited = new Promise<void>((resolve) =>
+      thread.once('exit', () => {
+        // A thread that died (not stopped): the next checkpoint starts another.
+        if (!stopping && worker?.thread === thread) {
+          worker = undefined;
+          pending = 0;
+        }
+        resolve();
+      }),
+    );
+    worker = { thread, exited };
+    return thread;
+  };
+
+  // When frames were first seen waiting (performance.now()), or null while the WAL is copied back.
+  let waitingSince: number | null = null;
+  /** Checkpoints asked for and not yet answered: the WAL is not looked at meanwhile. */
+  let pending = 0;
+  /** Asks for one checkpoint (the worker runs them one after another, in order). */
+  const checkpoint = () => {
+    pending++;
+    started().postMessage('now');
+  };
+  const wal = walReader(file);
+  const look = () => {
+    if (pending > 0) return;
+    const n = wal.uncopied();
+    if (n === 0) return void (waitingSince = null);
+    const t = performance.now();
+    waitingSince ??= t;
+    if (n >= frames || t - waitingSince >= maxAgeMs) checkpoint();
+  };
+  const timer = setInterval(look, opts.intervalMs ?? 1000);
+  timer.unref();
+  sqlite.pragma('wal_autocheckpoint = 0');
   return {
     stats,
+    threadStarted: () => worker !== undefined,
     now() {
       return new Promise<CheckpointStats>((resolve) => {
         waiters.push(resolve);
-        worker.postMessage('now');
+        checkpoint();
       });
     },
     stop() {
       stopping ??= (async () => {
-        worker.postMessage('stop');
-        const timer = setTimeout(() => void worker.terminate(), 10_000);
-        await exited;
-        clearTimeout(timer);
+        clearInterval(timer);
+        wal.close();
+        // A worker runs a last checkpoint; without one, closing the connection (the last) checkpoints.
+        if (worker) {
+          worker.thread.postMessage('stop');
+          const kill = setTimeout(() => void worker?.thread.terminate(), 10_000);
+          await worker.exited;
+          clearTimeout(kill);
+        }
         try {
           sqlite.pragma('wal_autocheckpoint = 1000');
         } catch {

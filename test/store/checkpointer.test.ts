@@ -1,6 +1,7 @@
 // WAL checkpoints on a worker thread: while it runs, commits never checkpoint (the connection's
 // automatic checkpoint is off) and the worker copies every committed frame back into the database
-// file; stop() runs a last checkpoint and gives the connection its automatic checkpoint back.
+// file; stop() runs a last checkpoint and gives the connection its automatic checkpoint back. The
+// thread starts with the first checkpoint: a daemon that never needs one never starts it.
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -100,6 +101,52 @@ t.test('the worker checkpoints once enough frames wait, or once they have waited
   t.ok(byCount.stats.runs >= 1, 'past the count: a checkpoint');
   t.ok(byCount.stats.lastLog >= 300, `the WAL held them (${byCount.stats.lastLog} frames)`);
   t.equal(byCount.stats.failures, 0);
+});
+
+t.test('the worker thread starts with the first checkpoint, not before', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'dommon.db');
+  const store = await openStore(file);
+  t.teardown(() => store.close());
+  const team = await store.teams.create('ops', NOW);
+  await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.db); // what opening the store wrote
+  const cp = store.backgroundCheckpoints({ intervalMs: 20, frames: 50, maxAgeMs: 600_000 })!;
+  t.teardown(() => cp.stop());
+  for (let i = 0; i < 5; i++) await store.domains.insert(kilobyteRow(team.id, i));
+  await new Promise((r) => setTimeout(r, 300));
+  t.equal(cp.threadStarted(), false, 'a few frames waiting: no thread');
+  t.equal(cp.stats.runs, 0);
+  for (let i = 5; i < 200; i++) await store.domains.insert(kilobyteRow(team.id, i));
+  for (const end = Date.now() + 5000; cp.stats.runs === 0 && Date.now() < end;)
+    await new Promise((r) => setTimeout(r, 10));
+  t.equal(cp.threadStarted(), true, 'past the frames: the thread started');
+  t.ok(cp.stats.runs >= 1, 'and checkpointed');
+  t.equal(cp.stats.lastCheckpointed, cp.stats.lastLog, 'every frame copied back');
+  t.equal(cp.stats.failures, 0);
+});
+
+t.test('a checkpointer stopped before its first checkpoint leaves the WAL to the connection', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'dommon.db');
+  const store = await openStore(file);
+  const team = await store.teams.create('ops', NOW);
+  const cp = store.backgroundCheckpoints({ intervalMs: 600_000 })!;
+  for (let i = 0; i < 20; i++) await store.domains.insert(kilobyteRow(team.id, i));
+  await cp.stop();
+  t.equal(cp.threadStarted(), false, 'never started');
+  t.equal(
+    (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!
+      .wal_autocheckpoint,
+    1000,
+    'the automatic checkpoint is back',
+  );
+  await store.close();
+  t.notOk(fs.existsSync(`${file}-wal`), 'closing the last connection checkpointed and removed the WAL');
+  const ro = new Database(file, { readonly: true });
+  t.equal((ro.prepare('select count(*) as n from domains').get() as { n: number }).n, 20, 'every row in the file');
+  ro.close();
 });
 
 t.test('an in-memory store has no checkpointer', async (t) => {
