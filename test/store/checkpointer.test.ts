@@ -5,8 +5,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import t from 'tap';
-import { openStore } from '../../src/store/index.js';
+import t, { type Test } from 'tap';
+import { openStore, type Store } from '../../src/store/index.js';
 import { tempDir } from '../support/app.js';
 import { domainRow } from '../support/rows.js';
 import { sql } from 'kysely';
@@ -17,20 +17,30 @@ const NOW = '2026-01-01T00:00:00.000Z';
 const kilobyteRow = (teamId: string, i: number) =>
   domainRow({ id: `d${i}`, team_id: teamId, domain: `n${i}.example.com`, at: NOW }, { notes: 'x'.repeat(800) });
 
-t.test('a worker thread checkpoints what the daemon connection commits', async (t) => {
+/** A store on a new file (closed at the test's end unless `keepOpen`), with one team. */
+async function fileStore(t: Test, keepOpen = false) {
   const dir = tempDir();
   t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
   const file = path.join(dir, 'dommon.db');
   const store = await openStore(file);
-  t.teardown(() => store.close());
+  if (!keepOpen) t.teardown(() => store.close());
   const team = await store.teams.create('ops', NOW);
+  return { file, store, team };
+}
+
+const autocheckpoint = async (store: Store) =>
+  (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!.wal_autocheckpoint;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const until = async (ok: () => boolean, ms: number) => {
+  for (const end = Date.now() + ms; !ok() && Date.now() < end;) await sleep(10);
+};
+
+t.test('a worker thread checkpoints what the daemon connection commits', async (t) => {
+  const { file, store, team } = await fileStore(t);
   // A long interval: the test takes the checkpoint itself with now().
   const cp = store.backgroundCheckpoints({ intervalMs: 600_000 })!;
   t.ok(cp, 'a file database gets a checkpointer');
-  const autocheckpoint = async () =>
-    (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!
-      .wal_autocheckpoint;
-  t.equal(await autocheckpoint(), 0, 'commits no longer checkpoint');
+  t.equal(await autocheckpoint(store), 0, 'commits no longer checkpoint');
 
   // ~3,000 pages of WAL: past the 1,000-page threshold where a commit would have checkpointed itself.
   for (let i = 0; i < 3000; i++) {
@@ -44,7 +54,7 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
   t.equal(st.lastCheckpointed, st.lastLog, 'and copied every frame back');
 
   // What the worker copied is in the main file: a reader that ignores the WAL sees the rows.
-  const copy = path.join(dir, 'copy.db');
+  const copy = path.join(path.dirname(file), 'copy.db');
   fs.copyFileSync(file, copy);
   const ro = new Database(copy, { readonly: true });
   t.equal(
@@ -55,23 +65,14 @@ t.test('a worker thread checkpoints what the daemon connection commits', async (
   ro.close();
 
   await cp.stop();
-  t.equal(await autocheckpoint(), 1000, 'stop() gives the connection its automatic checkpoint back');
+  t.equal(await autocheckpoint(store), 1000, 'stop() gives the connection its automatic checkpoint back');
   t.equal(await cp.stop(), undefined, 'stop() twice is harmless');
 });
 
 t.test('the worker checkpoints once enough frames wait, or once they have waited long enough', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'dommon.db');
-  const store = await openStore(file);
-  t.teardown(() => store.close());
-  const team = await store.teams.create('ops', NOW);
+  const { store, team } = await fileStore(t);
   const domains = async (from: number, n: number) => {
     for (let i = from; i < from + n; i++) await store.domains.insert(kilobyteRow(team.id, i));
-  };
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-  const until = async (ok: () => boolean, ms: number) => {
-    for (const end = Date.now() + ms; !ok() && Date.now() < end;) await sleep(10);
   };
   // By age: looks every 20 ms, checkpoints once frames waited 1 s.
   const cp = store.backgroundCheckpoints({ intervalMs: 20, frames: 1e9, maxAgeMs: 1000 })!;
@@ -104,22 +105,16 @@ t.test('the worker checkpoints once enough frames wait, or once they have waited
 });
 
 t.test('the worker thread starts with the first checkpoint, not before', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'dommon.db');
-  const store = await openStore(file);
-  t.teardown(() => store.close());
-  const team = await store.teams.create('ops', NOW);
+  const { store, team } = await fileStore(t);
   await sql`pragma wal_checkpoint(TRUNCATE)`.execute(store.db); // what opening the store wrote
   const cp = store.backgroundCheckpoints({ intervalMs: 20, frames: 50, maxAgeMs: 600_000 })!;
   t.teardown(() => cp.stop());
   for (let i = 0; i < 5; i++) await store.domains.insert(kilobyteRow(team.id, i));
-  await new Promise((r) => setTimeout(r, 300));
+  await sleep(300);
   t.equal(cp.threadStarted(), false, 'a few frames waiting: no thread');
   t.equal(cp.stats.runs, 0);
   for (let i = 5; i < 200; i++) await store.domains.insert(kilobyteRow(team.id, i));
-  for (const end = Date.now() + 5000; cp.stats.runs === 0 && Date.now() < end;)
-    await new Promise((r) => setTimeout(r, 10));
+  await until(() => cp.stats.runs > 0, 5000);
   t.equal(cp.threadStarted(), true, 'past the frames: the thread started');
   t.ok(cp.stats.runs >= 1, 'and checkpointed');
   t.equal(cp.stats.lastCheckpointed, cp.stats.lastLog, 'every frame copied back');
@@ -127,21 +122,12 @@ t.test('the worker thread starts with the first checkpoint, not before', async (
 });
 
 t.test('a checkpointer stopped before its first checkpoint leaves the WAL to the connection', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => fs.rmSync(dir, { recursive: true, force: true }));
-  const file = path.join(dir, 'dommon.db');
-  const store = await openStore(file);
-  const team = await store.teams.create('ops', NOW);
+  const { file, store, team } = await fileStore(t, true);
   const cp = store.backgroundCheckpoints({ intervalMs: 600_000 })!;
   for (let i = 0; i < 20; i++) await store.domains.insert(kilobyteRow(team.id, i));
   await cp.stop();
   t.equal(cp.threadStarted(), false, 'never started');
-  t.equal(
-    (await sql<{ wal_autocheckpoint: number }>`pragma wal_autocheckpoint`.execute(store.db)).rows[0]!
-      .wal_autocheckpoint,
-    1000,
-    'the automatic checkpoint is back',
-  );
+  t.equal(await autocheckpoint(store), 1000, 'the automatic checkpoint is back');
   await store.close();
   t.notOk(fs.existsSync(`${file}-wal`), 'closing the last connection checkpointed and removed the WAL');
   const ro = new Database(file, { readonly: true });
