@@ -83,10 +83,7 @@ export async function startApp(
       DOMMON_LOG_LEVEL: 'error',
       ...OFFLINE_ENV,
       ...TEST_PASSWORD_ENV,
-      // A test app's few requests at a time need few connections, and each one the pool opens costs
-      // the server a process and its catalog caches (about 55 ms of CPU on the 2-core development
-      // machine): at the default 10 an app's start and stop opened 6-7 (docs/testing.md).
-      ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url, DOMMON_DATABASE_POOL_SIZE: '3' } : {}),
+      ...(pgDb ? { DOMMON_DATABASE_URL: pgDb.url } : {}),
       ...env,
     }),
   );

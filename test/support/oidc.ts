@@ -3,7 +3,6 @@
 // them, every redirect followed, the provider's sign-in and consent forms submitted.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createServer } from 'node:net';
 import Provider from 'oidc-provider';
 
 export interface Person {
@@ -14,15 +13,6 @@ export interface Person {
 
 export const CLIENT_ID = 'dommon-test';
 export const CLIENT_SECRET = 'a-client-secret-for-the-tests-only';
-
-/** A free loopback port (the app's public URL must be known before it starts). */
-export async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
-  const { port } = s.address() as AddressInfo;
-  await new Promise<void>((resolve) => s.close(() => resolve()));
-  return port;
-}
 
 /** The provider: `people` by login name (any login signs in, as the development pages allow). */
 export async function startOidcProvider(

@@ -2,21 +2,13 @@
 // key under OpenSSL's security level): `openssl s_server` at security level 0 on a loopback port.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './targets.js';
 
 interface OpensslServer {
   port: number;
   close(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const s = net.createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
 }
 
 /** Serves `cert` (the leaf) with `chain` (PEM intermediates, may be empty) until closed. */

@@ -90,6 +90,28 @@ export async function startTcpTarget(): Promise<TcpTarget> {
   return t;
 }
 
+/**
+ * A loopback port for a server that starts later under a number known now (an app whose public URL
+ * must be known before it starts, `openssl s_server -accept`): one below Linux's ephemeral range
+ * (32768-60999), free when tried. A port the kernel handed out (`listen(0)`) may be taken meanwhile as
+ * the local port of any process's outgoing connection (a clean clone's app failed to listen:
+ * EADDRINUSE); the kernel never picks one below the range for that.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    const server = net.createServer();
+    const free = await new Promise<boolean>((resolve) => {
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => resolve(true));
+    });
+    if (free) {
+      await new Promise<void>((r) => server.close(() => r()));
+      return port;
+    }
+  }
+}
+
 /** A port nothing listens on (bound once, then released). */
 export async function closedPort(): Promise<number> {
   const server = net.createServer();

@@ -5,7 +5,8 @@
 import t from 'tap';
 import { startApp } from '../support/app.js';
 import { browser, firstPage, skipBrowser as skip, watch } from '../support/browser.js';
-import { CLIENT_ID, CLIENT_SECRET, freePort, startOidcProvider, type Person } from '../support/oidc.js';
+import { CLIENT_ID, CLIENT_SECRET, startOidcProvider, type Person } from '../support/oidc.js';
+import { freePort } from '../support/targets.js';
 
 t.setTimeout(180_000);
 

@@ -5,7 +5,8 @@
 // are refused with a page saying so, and no session.
 import t from 'tap';
 import { request, startApp, type TestApp } from '../support/app.js';
-import { CLIENT_ID, CLIENT_SECRET, freePort, ssoSignIn, startOidcProvider, type Person } from '../support/oidc.js';
+import { CLIENT_ID, CLIENT_SECRET, ssoSignIn, startOidcProvider, type Person } from '../support/oidc.js';
+import { freePort } from '../support/targets.js';
 import { ConfigError, loadConfig } from '../../src/config/index.js';
 
 const people: Record<string, Person> = {
