@@ -78,7 +78,10 @@ t.test('doctor: every configured peer answers', async (t) => {
   t.same(smtp.authAttempts, ['mailer']);
 
   // Through the CLI: one JSON document, exit 0 (the child trusts the test CA through Node's NODE_EXTRA_CA_CERTS).
-  const r = await dommon(['--data-dir', dir, '--json', 'doctor'], { ...env, NODE_EXTRA_CA_CERTS: smtp.caFile });
+  const r = await dommon(['--data-dir', dir, '--json', 'doctor', '--timeout', '10000'], {
+    ...env,
+    NODE_EXTRA_CA_CERTS: smtp.caFile,
+  });
   t.equal(r.code, 0, r.stderr);
   const json = JSON.parse(r.stdout);
   t.equal(json.ok, true);
