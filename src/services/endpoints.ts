@@ -210,7 +210,8 @@ export function createEndpointService({
       const withLiveness = made.filter((m) => m.live);
       const livenessIds = await tx.liveness.insertMany(withLiveness.map((m) => m.live!));
       for (const [k, m] of withLiveness.entries()) m.livenessId = livenessIds[k];
-      for (const domainId of new Set(made.map((m) => m.domainId))) await recomputeHealth?.(tx, domainId);
+      // In id order: each recompute locks its domain's row, and every locker takes them in that order.
+      for (const domainId of [...new Set(made.map((m) => m.domainId))].sort()) await recomputeHealth?.(tx, domainId);
       const endpoints = new Map((await tx.endpoints.byIds(ids)).map((e) => [e.id, e]));
       const configs = await tx.liveness.getMany(teamId, livenessIds);
       const changes: AuditChange[] = [];

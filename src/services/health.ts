@@ -3,7 +3,14 @@
 // Every service that changes an input calls `recompute` (as the HealthHook of deps.ts) inside its own
 // transaction; the monitor's liveness flips and the intel scheduler's rounds call `recomputeMany` for
 // many domains at once, right after; the sweep is only a safety net for time passing.
+//
+// Rule: a health is written only from inputs read in the writing transaction, after the domain's row
+// is locked (PostgreSQL: `for update`; SQLite: the transaction excludes every other writer). A health
+// computed from an earlier read would overwrite a newer one that a transaction (this node's or
+// another's) committed in between. The batch paths read outside any transaction to find what moved
+// (most often nothing) and read again, locked, only for those.
 import { computeHealth, type HealthInputs, type HealthResult } from '../domain/health.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Clock } from '../domain/clock.js';
 import { first24hBucket, uptimePercent } from '../domain/liveness.js';
 import { securityParts } from '../domain/security.js';
@@ -12,6 +19,8 @@ import type { Repos, Store } from '../store/index.js';
 
 /** How long a domain's liveness input is reused by recomputes whose cause is not liveness. */
 const LIVENESS_REUSE_MS = 60_000;
+/** Tries at a batch write's rows that other transactions hold (50 ms, 100 ms, ... apart); then they are left to those transactions' own recomputes and the sweep. */
+const LOCKED_TRIES = 5;
 
 export function createHealthService({ store, clock }: { store: Store; clock: Clock }) {
   /** Status and 24 h uptime of each enabled configuration, grouped by domain, in one query (one domain's recompute, a batch, or the sweep). */
@@ -99,6 +108,7 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
    * `reuseLiveness`: the cause is not liveness, so a liveness input read in the last minute will do.
    */
   async function recompute(repos: Repos, domainId: string, reuseLiveness = false): Promise<HealthResult | null> {
+    if (repos !== store) await repos.domains.lockForHealth([domainId]);
     const d = await repos.domains.byId(domainId);
     if (!d) return null;
     const h = computeHealth(await inputs(repos, d, reuseLiveness, true), clock.now());
@@ -125,10 +135,11 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     );
 
   /**
-   * Recomputes many domains outside any transaction, as `recompute(store, id)` does each (the same
-   * stored health), with each input read once per 500 domains instead of once per domain: a burst
-   * of liveness flips, or a round of intelligence refreshes. The liveness input is read afresh and
-   * kept for the recomputes that may reuse it. Returns how many changed.
+   * Recomputes many domains, as `recompute(store, id)` does each (the same stored health), with each
+   * input read once per 500 domains instead of once per domain: a burst of liveness flips, or a round
+   * of intelligence refreshes. That read is outside any transaction and only finds the domains whose
+   * health moved; those are read again and written under their locks (`settle`). The liveness input
+   * is read afresh and kept for the recomputes that may reuse it. Returns how many changed.
    */
   async function recomputeMany(domainIds: Iterable<string>): Promise<number> {
     const ids = [...new Set(domainIds)];
@@ -143,22 +154,50 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
         livenessInputs(store, chunk),
       ]);
       const now = clock.now();
-      const results = domains.map((d) => {
+      const moved: string[] = [];
+      for (const d of domains) {
         keepLiveness(d.id, liveness.get(d.id) ?? [], t);
-        return { d, h: stored(d, certs, scores, liveness, now) };
-      });
-      const moved = results.filter(({ d, h }) => !same(d, h));
-      // The changed ones in one transaction: one commit for the lot, not one per domain.
-      if (moved.length)
-        await store.transaction(async (tx) => {
-          for (const r of moved) await save(tx, r.d, r.h);
-        });
-      changed += moved.length;
+        if (!same(d, stored(d, certs, scores, liveness, now))) moved.push(d.id);
+      }
+      if (moved.length) changed += await settle(moved);
     }
     return changed;
   }
 
-  /** Every domain, chunk by chunk (the other inputs are read once, up front); returns how many changed. */
+  /**
+   * Stores the health of these domains (at most 500) from inputs read under their rows' locks, all in
+   * one transaction (one commit for the lot). Rows another transaction holds are not waited for (a
+   * batch that waited while holding others could close a cycle): they are tried again a few times,
+   * after which that transaction's own recompute or the sweep has them. Returns how many changed.
+   */
+  async function settle(ids: readonly string[]): Promise<number> {
+    let changed = 0;
+    let left = ids;
+    for (let attempt = 0; left.length && attempt < LOCKED_TRIES; attempt++) {
+      if (attempt) await sleep(50 * attempt);
+      left = await store.transaction(async (tx) => {
+        const held = await tx.domains.lockForHealth(left, { skipLocked: true });
+        if (held.length) {
+          const [domains, certs, scores, liveness] = await Promise.all([
+            tx.domains.byIds(held),
+            tx.renewals.certificatesOf(held),
+            tx.security.scoresOf(held),
+            livenessInputs(tx, held),
+          ]);
+          const now = clock.now();
+          for (const d of domains) if (await save(tx, d, stored(d, certs, scores, liveness, now))) changed++;
+        }
+        const got = new Set(held);
+        return left.filter((id) => !got.has(id));
+      });
+    }
+    return changed;
+  }
+
+  /**
+   * Every domain, chunk by chunk (the other inputs are read once, up front, to find what moved; those
+   * are written as `recomputeMany` writes them); returns how many changed.
+   */
   async function recomputeAll(chunks: AsyncIterable<Domain[]> | Iterable<Domain[]>): Promise<number> {
     const [scores, certs, liveness] = await Promise.all([
       store.security.scores(),
@@ -168,7 +207,8 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     const now = clock.now();
     let changed = 0;
     for await (const domains of chunks) {
-      for (const d of domains) if (await save(store, d, stored(d, certs, scores, liveness, now))) changed++;
+      const moved = domains.filter((d) => !same(d, stored(d, certs, scores, liveness, now))).map((d) => d.id);
+      for (let i = 0; i < moved.length; i += 500) changed += await settle(moved.slice(i, i + 500));
     }
     return changed;
   }

@@ -66,7 +66,7 @@ function repos(db: Kysely<DB>, hot: LivenessHotPath, reuse: ReusingCompiled, eng
     tokens: tokensRepo(db),
     meta: metaRepo(db),
     portfolios: portfoliosRepo(db),
-    domains: domainsRepo(db, reuse),
+    domains: domainsRepo(db, reuse, engine),
     endpoints: endpointsRepo(db),
     // On PostgreSQL a new config gets its due-queue row in the transaction that creates it.
     liveness: livenessRepo(db, { dueQueue: engine === 'postgres', sealer }),

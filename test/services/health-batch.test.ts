@@ -177,6 +177,131 @@ async function batch(t: Test, store: Store) {
   t.same(triple((await store.domains.byId(secOnly))!), [h.score, h.grade, h.overall_status]);
 }
 
+/**
+ * A domain with a security score of 80 and no stored health yet, the services over `store`, and a
+ * writer of another score (the input change a refresh commits with its own recompute).
+ */
+async function raceSetup(store: Store) {
+  const at = new Date(Date.UTC(2026, 0, 1, 12)).toISOString();
+  const clock: Clock = { now: () => new Date(at) };
+  const services = createServices({
+    store,
+    clock,
+    limits: { maxDomains: null, maxEndpoints: null },
+    exposure: noExposure(),
+  });
+  const { team_id: teamId } = await services.access.createToken({ team: 'race' });
+  const id = (await services.domains.create(teamId, { domain: 'race.com' })).id;
+  const score = (repos: Pick<Store, 'security'>, security_score: number) =>
+    repos.security.save({
+      domain_id: id,
+      spf: 'pass',
+      dmarc: 'pass',
+      dkim: 'fail',
+      caa: 'pass',
+      dnssec_enabled: false,
+      security_score,
+      details: {},
+      recommendations: [],
+      checked_at: at,
+      next_check_at: null,
+    });
+  await score(store, 80);
+  const health = async () => {
+    const h = await services.intel.health.explain((await store.domains.byId(id))!);
+    return [h.score, h.grade, h.overall_status];
+  };
+  const at80 = await health();
+  await score(store, 20);
+  const at20 = await health();
+  await score(store, 80);
+  await store.domains.update(teamId, id, { health_score: null, health_grade: null, overall_status: null });
+  return { services, id, score, at80, at20, stored: async () => triple((await store.domains.byId(id))!) };
+}
+
+async function readThenCommit(t: Test, store: Store) {
+  const { services, id, score, at80, at20, stored } = await raceSetup(store);
+  t.not(JSON.stringify(at80), JSON.stringify(at20), 'the two scores give two healths');
+  // Right after the batch's unlocked read, a refresh commits score 20 and its own recompute.
+  const realScores = store.security.scoresOf.bind(store.security);
+  let raced = false;
+  store.security.scoresOf = async (ids) => {
+    const read = await realScores(ids);
+    if (!raced) {
+      raced = true;
+      await store.transaction(async (tx) => {
+        await score(tx, 20);
+        await services.intel.health.recompute(tx, id);
+      });
+    }
+    return read;
+  };
+  const changed = await services.intel.health.recomputeMany([id]);
+  t.ok(raced, 'the refresh committed between the read and the write');
+  t.same(await stored(), at20, "the batch's read of score 80 did not overwrite it");
+  t.equal(changed, 0, 'read again under the lock, nothing had moved');
+}
+
+t.test('a batch never overwrites a health committed after its read (SQLite)', async (t) => {
+  const dir = tempDir('dommon-health-race-');
+  const store = await openStore(path.join(dir, 'dommon.db'));
+  t.teardown(async () => {
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  await readThenCommit(t, store);
+});
+
+t.test('the same on PostgreSQL', { skip: pgServerUrl() ? false : PG_SKIP }, async (t) => {
+  const store = await openPgStore((await freshPgDatabase(t, 'health_race'))!);
+  t.teardown(() => store.close());
+  await readThenCommit(t, store);
+});
+
+t.test(
+  "a batch on one node does not wait for, nor overwrite, another node's open recompute (PostgreSQL)",
+  { skip: pgServerUrl() ? false : PG_SKIP },
+  async (t) => {
+    const url = (await freshPgDatabase(t, 'health_nodes'))!;
+    const [a, b] = [await openPgStore(url), await openPgStore(url)];
+    t.teardown(async () => {
+      await a.close();
+      await b.close();
+    });
+    const { services, id, score, at20, stored } = await raceSetup(a);
+    const onB = createServices({
+      store: b,
+      clock: { now: () => new Date(Date.UTC(2026, 0, 1, 12)) },
+      limits: { maxDomains: null, maxEndpoints: null },
+      exposure: noExposure(),
+    });
+    // Node B: a refresh that stores score 20 and its health, and holds its transaction open.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let holding!: () => void;
+    const held = new Promise<void>((r) => (holding = r));
+    const refresh = b.transaction(async (tx) => {
+      await score(tx, 20);
+      await onB.intel.health.recompute(tx, id);
+      holding();
+      await gate;
+    });
+    await held;
+    // Node A's batch reads score 80 (B's is not committed) and finds the row locked.
+    let transactions = 0;
+    const realTransaction = a.transaction.bind(a);
+    a.transaction = (fn) => {
+      if (++transactions === 1) setTimeout(release, 20);
+      return realTransaction(fn);
+    };
+    const changed = await services.intel.health.recomputeMany([id]);
+    await refresh;
+    t.ok(transactions >= 2, `tried again after the row was released (${transactions} transactions)`);
+    t.same(await stored(), at20, "B's health stands");
+    t.equal(changed, 0, "read again once B committed: B's health was already the one");
+  },
+);
+
 t.test('a batch stores what one recompute per domain stores, reading each input once (SQLite)', async (t) => {
   const dir = tempDir('dommon-health-batch-');
   const store = await openStore(path.join(dir, 'dommon.db'));

@@ -77,7 +77,7 @@ function toDomain(r: Row): Domain {
   };
 }
 
-export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
+export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled, engine: 'sqlite' | 'postgres') {
   const base = () =>
     db
       .selectFrom('domains as d')
@@ -113,6 +113,17 @@ export function domainsRepo(db: Kysely<DB>, reuse: ReusingCompiled) {
     async byIds(ids: readonly string[]): Promise<Domain[]> {
       if (!ids.length) return [];
       return (await base().where('d.id', 'in', ids).execute()).map(toDomain);
+    },
+    /**
+     * Locks these domains' rows for a health write, inside a transaction, and returns the ids it holds
+     * (every one that exists), in id order so that two lockers never wait on each other in a cycle.
+     * `skipLocked`: rows another transaction holds are left out instead of waited for. On SQLite the
+     * transaction already excludes every other writer: every id is returned, gone ones included.
+     */
+    async lockForHealth(ids: readonly string[], opts: { skipLocked?: boolean } = {}): Promise<string[]> {
+      if (engine !== 'postgres' || !ids.length) return [...ids];
+      const q = db.selectFrom('domains').select('id').where('id', 'in', ids).orderBy('id').forUpdate();
+      return (await (opts.skipLocked ? q.skipLocked() : q).execute()).map((r) => r.id);
     },
     async byName(teamId: string, name: string): Promise<Domain | undefined> {
       const r = await base().where('d.team_id', '=', teamId).where('d.domain', '=', name).executeTakeFirst();
