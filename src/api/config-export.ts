@@ -11,6 +11,7 @@ import type { ApiDeps } from './context.js';
 import type { Page, PageOf, Principal } from '../domain/types.js';
 import type { ConfigDocument } from '../domain/config-file.js';
 import { CONFIG_SCHEMA_ID } from './config-schema.js';
+import { configSchemaUrl } from '../config/index.js';
 
 type Json = Record<string, unknown>;
 
@@ -221,9 +222,8 @@ export async function exportConfig(
   if (format === 'json') return { format, file: `${JSON.stringify(doc, null, 2)}\n`, secrets };
   // yaml is loaded when a file is written, not at every command's start (as the reader does).
   const { stringify } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-  const base = deps.config.publicUrl ?? 'http://127.0.0.1:8080';
   const head = [
-    `# yaml-language-server: $schema=${base.replace(/\/$/, '')}/api/v1/config/schema.json`,
+    `# yaml-language-server: $schema=${configSchemaUrl(deps.config)}`,
     '# Made by `dommon export`; apply with `dommon apply -f FILE` (docs/configuration-file.md).',
     ...(secrets.length
       ? [

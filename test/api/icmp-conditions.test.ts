@@ -37,7 +37,15 @@ t.test('a Gatus icmp endpoint, imported and applied, is judged by its conditions
   t.same(imported.notes, [], 'every condition carried over');
   const applied = await request(s.url, 'POST', '/api/v1/config/apply', {
     token,
-    body: { file: fileText(imported, { tool: 'gatus', source: 'gatus.yaml', json: false }), filename: 'gatus.yaml' },
+    body: {
+      file: fileText(imported, {
+        tool: 'gatus',
+        source: 'gatus.yaml',
+        json: false,
+        schemaUrl: 'http://127.0.0.1:8080/api/v1/config/schema.json',
+      }),
+      filename: 'gatus.yaml',
+    },
   });
   t.equal(applied.status, 200, JSON.stringify(applied.body.errors ?? ''));
 

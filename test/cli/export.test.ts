@@ -42,7 +42,12 @@ t.test('dommon export', async (t) => {
 
   const out = await run(a, ['export']);
   t.equal(out.code, 0, out.stderr);
-  t.match(out.stdout, /^# yaml-language-server: \$schema=/);
+  t.match(out.stdout, /^# yaml-language-server: \$schema=http:\/\/127\.0\.0\.1:8080\/api\/v1\/config\/schema\.json\n/);
+  t.match(
+    (await run(a, ['export'], { DOMMON_PORT: '8181' })).stdout,
+    /^# yaml-language-server: \$schema=http:\/\/127\.0\.0\.1:8181\/api\/v1\/config\/schema\.json\n/,
+    "the schema line names the daemon's own port",
+  );
   t.match(out.stdout, /\n {4}webhook_url: \$\{DOMMON_CHANNEL_SLACK_WEBHOOK_URL\}\n/);
   t.notOk(out.stdout.includes('hooks.slack.com'), 'the webhook URL is not written');
   t.equal(

@@ -32,7 +32,14 @@ t.test('every fixture gives a file the API schemas accept, each note with its li
     const r = run(name);
     t.same(fileProblems(r.file), [], `${name}: valid`);
     t.same(
-      applyErrors(fileText(r, { tool: 'gatus', source: name, json: false })),
+      applyErrors(
+        fileText(r, {
+          tool: 'gatus',
+          source: name,
+          json: false,
+          schemaUrl: 'http://127.0.0.1:8080/api/v1/config/schema.json',
+        }),
+      ),
       [],
       `${name}: the file format's reader takes it`,
     );
@@ -272,7 +279,21 @@ t.test('the built command: stdout, -o, --json, a file that is no YAML', async (t
   const out = await cli(['import', 'gatus', fixture]);
   t.equal(out.code, 0, 'exit 0');
   t.same(parse(out.stdout), run('features.yaml').file, 'stdout is the file');
-  t.match(out.stdout, /^# yaml-language-server: \$schema=\S+\n# Made by `dommon import gatus .*features.yaml`/);
+  t.match(
+    out.stdout,
+    /^# yaml-language-server: \$schema=http:\/\/127\.0\.0\.1:8080\/api\/v1\/config\/schema\.json\n# Made by `dommon import gatus .*features.yaml`/,
+  );
+  // The schema line names where this installation's daemon serves it: its public URL, else its address.
+  const schemaLine = async (env: Record<string, string>) =>
+    (await cli(['import', 'gatus', fixture], { env })).stdout.split('\n')[0];
+  t.equal(
+    await schemaLine({ DOMMON_PUBLIC_URL: 'https://mon.example.com/dommon/' }),
+    '# yaml-language-server: $schema=https://mon.example.com/dommon/api/v1/config/schema.json',
+  );
+  t.equal(
+    await schemaLine({ DOMMON_HOST: '0.0.0.0', DOMMON_PORT: '9123' }),
+    '# yaml-language-server: $schema=http://127.0.0.1:9123/api/v1/config/schema.json',
+  );
   t.same(applyErrors(out.stdout), [], 'what the command writes, the file reader takes');
   t.match(out.stdout, /# {3}TELEGRAM_BOT_TOKEN: alerting.telegram.token\n/);
   t.match(

@@ -52,7 +52,12 @@ t.test('imported files apply whole to an empty team', async (t) => {
   const created = new Map<string, number>();
   for (const [name, load] of cases) {
     const res = load();
-    const text = fileText(res, { tool: 'test', source: name, json: false });
+    const text = fileText(res, {
+      tool: 'test',
+      source: name,
+      json: false,
+      schemaUrl: 'http://127.0.0.1:8080/api/v1/config/schema.json',
+    });
     const token = await s.token(`import-${n++}`);
     const env = valuesFor(text);
     const applied = await request(s.url, 'POST', '/api/v1/config/apply', {

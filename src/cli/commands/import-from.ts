@@ -4,6 +4,7 @@
 // apply -f` does that. The importers (and the YAML writer) load only when one of these runs.
 import fs from 'node:fs';
 import type { Command } from 'commander';
+import { configSchemaUrl } from '../../config/index.js';
 import { run } from '../run.js';
 import { addOptions, withExamples, type OptSpec } from '../spec.js';
 import type { ImportResult } from '../../services/import/file.js';
@@ -19,10 +20,11 @@ async function emit(
   o: { output?: string },
   json: boolean,
   tool: string,
+  schemaUrl: string,
 ): Promise<void> {
   const { fileText } = await import('../../services/import/index.js');
   const asJson = o.output ? /\.json$/i.test(o.output) : json;
-  const text = fileText(res, { tool, source, json: asJson });
+  const text = fileText(res, { tool, source, json: asJson, schemaUrl });
   for (const n of res.notes) process.stderr.write(`${n.at}: ${n.message}\n`);
   if (res.secrets.length)
     process.stderr.write(
@@ -80,7 +82,7 @@ export function importFromCommands(program: Command): void {
       const text = readSource(file);
       const { importGatus } = await import('../../services/import/gatus.js');
       const res = importGatus(file === '-' ? 'stdin' : file, text, { pushDomain: o.pushDomain });
-      await emit(res, file, o, ctx.print.json, 'gatus');
+      await emit(res, file, o, ctx.print.json, 'gatus', configSchemaUrl(ctx.config));
     }),
   );
 
@@ -104,7 +106,7 @@ export function importFromCommands(program: Command): void {
     run(async (ctx, file: string, o: { output?: string; pushDomain?: string }) => {
       const { importUptimeKuma } = await import('../../services/import/uptime-kuma.js');
       const res = importUptimeKuma(file, { pushDomain: o.pushDomain });
-      await emit(res, file, o, ctx.print.json, 'uptime-kuma');
+      await emit(res, file, o, ctx.print.json, 'uptime-kuma', configSchemaUrl(ctx.config));
     }),
   );
 }

@@ -3,10 +3,14 @@
 import { stringify } from 'yaml';
 import type { ImportResult } from './file.js';
 
-export function fileText(res: ImportResult, o: { tool: string; source: string; json: boolean }): string {
+/** `schemaUrl`: where the daemon that will apply the file serves its JSON Schema (config's configSchemaUrl). */
+export function fileText(
+  res: ImportResult,
+  o: { tool: string; source: string; json: boolean; schemaUrl: string },
+): string {
   if (o.json) return `${JSON.stringify(res.file, null, 2)}\n`;
   const head = [
-    '# yaml-language-server: $schema=http://127.0.0.1:8080/api/v1/config/schema.json',
+    `# yaml-language-server: $schema=${o.schemaUrl}`,
     `# Made by \`dommon import ${o.tool} ${o.source}\`; apply with \`dommon apply -f FILE\` (docs/import-${o.tool}.md).`,
     ...(res.secrets.length
       ? [
