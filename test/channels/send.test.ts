@@ -4,16 +4,7 @@ import { channels, deliverOnce, type SendContext } from '../../src/channels/inde
 import { startWebhookReceiver, verifySignature } from '../support/webhook-receiver.js';
 import { startSmtp } from '../support/smtp.js';
 import { event, urls } from './fixtures.js';
-import net from 'node:net';
-
-/** A loopback port nobody listens on (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const port = (srv.address() as net.AddressInfo).port;
-  await new Promise<void>((r) => srv.close(() => r()));
-  return port;
-}
+import { closedPort } from '../support/targets.js';
 
 const ctx = (over: Partial<SendContext> = {}): SendContext => ({
   timeoutMs: 2000,

@@ -1,21 +1,12 @@
 // `dommon run --ping KEY -- CMD` against a real daemon: start and finish pings with the exit status and
 // the tail of the output, the job's stdio passed through, dommon exiting with the job's status, and a
 // ping that cannot be delivered changing nothing but a warning on stderr.
-import net from 'node:net';
 import t from 'tap';
 import { client, startApp } from '../support/app.js';
 import { cli, ensureBuilt } from '../support/cli.js';
+import { closedPort } from '../support/targets.js';
 
 t.setTimeout(180_000);
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const srv = net.createServer();
-  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
-  const { port } = srv.address() as net.AddressInfo;
-  await new Promise((r) => srv.close(r));
-  return port;
-}
 
 t.test('dommon run reports a cron job to its push endpoint', async (t) => {
   await ensureBuilt();
