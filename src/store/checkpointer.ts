@@ -91,7 +91,7 @@ export interface Checkpointer {
   stats: CheckpointStats;
   /** Whether the worker thread has started (with the first checkpoint). */
   threadStarted(): boolean;
-  /** One checkpoint now (tests, tooling); resolves with the stats after it. */
+  /** One checkpoint now (tests, tooling); resolves with the stats after it (a failure counted when the thread died). */
   now(): Promise<CheckpointStats>;
   /** Stops the worker (if it started) after one last checkpoint and gives the connection its automatic checkpoint back. */
   stop(): Promise<void>;
@@ -101,6 +101,8 @@ export interface Checkpointer {
 const FRAMES = 1000;
 /** ...or once the first of them has waited this long (ms). */
 const MAX_AGE_MS = 10_000;
+/** How long after a thread died the WAL is looked at again (ms); now() starts a thread at once. */
+const RESTART_MS = 30_000;
 
 export interface CheckpointOptions {
   /** How often the WAL is looked at (ms). */
@@ -147,13 +149,26 @@ export function startCheckpointer(sqlite: Database.Database, file: string, opts:
       waiters = [];
       for (const fn of w) fn({ ...stats });
     });
-    thread.on('error', (err) => opts.onError?.(err.message));
+    let died = 'the checkpoint thread exited';
+    thread.on('error', (err) => {
+      died = err.message;
+      opts.onError?.(err.message);
+    });
     const exited = new Promise<void>((resolve) =>
       thread.once('exit', () => {
-        // A thread that died (not stopped): the next checkpoint starts another.
+        // A thread that died (not stopped): the checkpoints it owed failed, and one asked for after
+        // RESTART_MS starts another (a thread that cannot open the file does not start every second).
         if (!stopping && worker?.thread === thread) {
           worker = undefined;
+          if (pending > 0) {
+            stats.failures++;
+            stats.lastError = died;
+          }
           pending = 0;
+          restartAt = performance.now() + RESTART_MS;
+          const w = waiters;
+          waiters = [];
+          for (const fn of w) fn({ ...stats });
         }
         resolve();
       }),
@@ -166,6 +181,8 @@ export function startCheckpointer(sqlite: Database.Database, file: string, opts:
   let waitingSince: number | null = null;
   /** Checkpoints asked for and not yet answered: the WAL is not looked at meanwhile. */
   let pending = 0;
+  /** After a thread died: the WAL is not looked at before this (performance.now()). */
+  let restartAt = 0;
   /** Asks for one checkpoint (the worker runs them one after another, in order). */
   const checkpoint = () => {
     pending++;
@@ -173,7 +190,7 @@ export function startCheckpointer(sqlite: Database.Database, file: string, opts:
   };
   const wal = walReader(file);
   const look = () => {
-    if (pending > 0) return;
+    if (pending > 0 || (!worker && performance.now() < restartAt)) return;
     const n = wal.uncopied();
     if (n === 0) return void (waitingSince = null);
     const t = performance.now();

@@ -135,6 +135,28 @@ t.test('a checkpointer stopped before its first checkpoint leaves the WAL to the
   ro.close();
 });
 
+t.test(
+  'a thread that dies answers the checkpoint it owed with a failure, and is not restarted every second',
+  async (t) => {
+    const { file, store, team } = await fileStore(t);
+    const cp = store.backgroundCheckpoints({ intervalMs: 20, frames: 1, maxAgeMs: 0 })!;
+    t.teardown(() => cp.stop());
+    // The directory goes: the daemon's connection goes on with its open files, but a new thread cannot
+    // open the database and dies as it starts.
+    fs.rmSync(path.dirname(file), { recursive: true, force: true });
+    const st = await Promise.race([cp.now(), sleep(10_000).then(() => null)]);
+    t.ok(st, 'now() answered');
+    t.equal(st?.failures, 1, 'with one failure');
+    t.match(st?.lastError, /unable to open database file|directory does not exist/, st?.lastError ?? '');
+    t.equal(cp.threadStarted(), false, 'no thread now');
+    // Frames keep waiting (and every look would checkpoint at once): no new thread for a while.
+    for (let i = 0; i < 20; i++) await store.domains.insert(kilobyteRow(team.id, i));
+    await sleep(400);
+    t.equal(cp.threadStarted(), false, 'none started by the looks that followed');
+    t.equal(cp.stats.failures, 1, 'and no more failures counted');
+  },
+);
+
 t.test('an in-memory store has no checkpointer', async (t) => {
   const store = await openStore(':memory:');
   t.teardown(() => store.close());
