@@ -134,6 +134,19 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
       now,
     );
 
+  /** These domains (at most 500; gone ones left out) with the health their inputs give now, each input read once through `repos`. */
+  async function healthsOf(repos: Repos, ids: readonly string[]) {
+    if (!ids.length) return [];
+    const [domains, certs, scores, liveness] = await Promise.all([
+      repos.domains.byIds(ids),
+      repos.renewals.certificatesOf(ids),
+      repos.security.scoresOf(ids),
+      livenessInputs(repos, ids),
+    ]);
+    const now = clock.now();
+    return domains.map((d) => ({ d, h: stored(d, certs, scores, liveness, now), liveness: liveness.get(d.id) ?? [] }));
+  }
+
   /**
    * Recomputes many domains, as `recompute(store, id)` does each (the same stored health), with each
    * input read once per 500 domains instead of once per domain: a burst of liveness flips, or a round
@@ -147,17 +160,10 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const t = clock.now().getTime();
-      const [domains, certs, scores, liveness] = await Promise.all([
-        store.domains.byIds(chunk),
-        store.renewals.certificatesOf(chunk),
-        store.security.scoresOf(chunk),
-        livenessInputs(store, chunk),
-      ]);
-      const now = clock.now();
       const moved: string[] = [];
-      for (const d of domains) {
-        keepLiveness(d.id, liveness.get(d.id) ?? [], t);
-        if (!same(d, stored(d, certs, scores, liveness, now))) moved.push(d.id);
+      for (const { d, h, liveness } of await healthsOf(store, chunk)) {
+        keepLiveness(d.id, liveness, t);
+        if (!same(d, h)) moved.push(d.id);
       }
       if (moved.length) changed += await settle(moved);
     }
@@ -177,16 +183,7 @@ export function createHealthService({ store, clock }: { store: Store; clock: Clo
       if (attempt) await sleep(50 * attempt);
       left = await store.transaction(async (tx) => {
         const held = await tx.domains.lockForHealth(left, { skipLocked: true });
-        if (held.length) {
-          const [domains, certs, scores, liveness] = await Promise.all([
-            tx.domains.byIds(held),
-            tx.renewals.certificatesOf(held),
-            tx.security.scoresOf(held),
-            livenessInputs(tx, held),
-          ]);
-          const now = clock.now();
-          for (const d of domains) if (await save(tx, d, stored(d, certs, scores, liveness, now))) changed++;
-        }
+        for (const { d, h } of await healthsOf(tx, held)) if (await save(tx, d, h)) changed++;
         const got = new Set(held);
         return left.filter((id) => !got.has(id));
       });

@@ -19,17 +19,33 @@ const triple = (d: Pick<Domain, 'health_score' | 'health_grade' | 'overall_statu
   d.overall_status,
 ];
 
+const servicesOn = (store: Store, clock: Clock) =>
+  createServices({ store, clock, limits: { maxDomains: null, maxEndpoints: null }, exposure: noExposure() });
+
+/** `body` on a new SQLite file, then on a new PostgreSQL database (when the tests have a server). */
+function onBothStores(name: string, body: (t: Test, store: Store) => Promise<void>): void {
+  t.test(`${name} (SQLite)`, async (t) => {
+    const dir = tempDir('dommon-health-batch-');
+    const store = await openStore(path.join(dir, 'dommon.db'));
+    t.teardown(async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+    await body(t, store);
+  });
+  t.test(`${name} (PostgreSQL)`, { skip: pgServerUrl() ? false : PG_SKIP }, async (t) => {
+    const store = await openPgStore((await freshPgDatabase(t, 'health_batch'))!);
+    t.teardown(() => store.close());
+    await body(t, store);
+  });
+}
+
 async function batch(t: Test, store: Store) {
   const now = Date.UTC(2026, 0, 1, 12);
   const clock: Clock = { now: () => new Date(now) };
   const day = (n: number) => new Date(now + n * DAY).toISOString().slice(0, 10);
   const at = new Date(now).toISOString();
-  const services = createServices({
-    store,
-    clock,
-    limits: { maxDomains: null, maxEndpoints: null },
-    exposure: noExposure(),
-  });
+  const services = servicesOn(store, clock);
   const { team_id: teamId } = await services.access.createToken({ team: 'batch' });
   const add = async (name: string) => (await services.domains.create(teamId, { domain: name })).id;
   const [full, soon, empty, secOnly] = [
@@ -184,12 +200,7 @@ async function batch(t: Test, store: Store) {
 async function raceSetup(store: Store) {
   const at = new Date(Date.UTC(2026, 0, 1, 12)).toISOString();
   const clock: Clock = { now: () => new Date(at) };
-  const services = createServices({
-    store,
-    clock,
-    limits: { maxDomains: null, maxEndpoints: null },
-    exposure: noExposure(),
-  });
+  const services = servicesOn(store, clock);
   const { team_id: teamId } = await services.access.createToken({ team: 'race' });
   const id = (await services.domains.create(teamId, { domain: 'race.com' })).id;
   const score = (repos: Pick<Store, 'security'>, security_score: number) =>
@@ -242,21 +253,7 @@ async function readThenCommit(t: Test, store: Store) {
   t.equal(changed, 0, 'read again under the lock, nothing had moved');
 }
 
-t.test('a batch never overwrites a health committed after its read (SQLite)', async (t) => {
-  const dir = tempDir('dommon-health-race-');
-  const store = await openStore(path.join(dir, 'dommon.db'));
-  t.teardown(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await readThenCommit(t, store);
-});
-
-t.test('the same on PostgreSQL', { skip: pgServerUrl() ? false : PG_SKIP }, async (t) => {
-  const store = await openPgStore((await freshPgDatabase(t, 'health_race'))!);
-  t.teardown(() => store.close());
-  await readThenCommit(t, store);
-});
+onBothStores('a batch never overwrites a health committed after its read', readThenCommit);
 
 t.test(
   "a batch on one node does not wait for, nor overwrite, another node's open recompute (PostgreSQL)",
@@ -269,12 +266,7 @@ t.test(
       await b.close();
     });
     const { services, id, score, at20, stored } = await raceSetup(a);
-    const onB = createServices({
-      store: b,
-      clock: { now: () => new Date(Date.UTC(2026, 0, 1, 12)) },
-      limits: { maxDomains: null, maxEndpoints: null },
-      exposure: noExposure(),
-    });
+    const onB = servicesOn(b, { now: () => new Date(Date.UTC(2026, 0, 1, 12)) });
     // Node B: a refresh that stores score 20 and its health, and holds its transaction open.
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -302,18 +294,4 @@ t.test(
   },
 );
 
-t.test('a batch stores what one recompute per domain stores, reading each input once (SQLite)', async (t) => {
-  const dir = tempDir('dommon-health-batch-');
-  const store = await openStore(path.join(dir, 'dommon.db'));
-  t.teardown(async () => {
-    await store.close();
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
-  await batch(t, store);
-});
-
-t.test('the same on PostgreSQL', { skip: pgServerUrl() ? false : PG_SKIP }, async (t) => {
-  const store = await openPgStore((await freshPgDatabase(t, 'health_batch'))!);
-  t.teardown(() => store.close());
-  await batch(t, store);
-});
+onBothStores('a batch stores what one recompute per domain stores, reading each input once', batch);
