@@ -239,11 +239,11 @@ function url(name: string, raw: string | undefined, protocols: string[]): string
   return raw.replace(/\/+$/, '');
 }
 
-/** An http(s) base URL without credentials, query or fragment; a path is kept (a proxy may serve dommon under one). */
 /**
  * Where this installation's daemon serves the configuration file's JSON Schema: under DOMMON_PUBLIC_URL,
- * else at its own listening address (a wildcard address as loopback). What the `# yaml-language-server:
- * $schema=` line of a file that `dommon export` or `dommon import` writes names.
+ * else at its own listening address (a wildcard address as loopback; port 0, a free one picked at start,
+ * as the default 8080). What the `# yaml-language-server: $schema=` line of a file that `dommon export`
+ * or `dommon import` writes names.
  */
 export function configSchemaUrl(c: Pick<Config, 'publicUrl' | 'host' | 'port'>): string {
   const host = ['', '0.0.0.0', '::'].includes(c.host) ? '127.0.0.1' : c.host.includes(':') ? `[${c.host}]` : c.host;
@@ -251,6 +251,7 @@ export function configSchemaUrl(c: Pick<Config, 'publicUrl' | 'host' | 'port'>):
   return `${base.replace(/\/$/, '')}/api/v1/config/schema.json`;
 }
 
+/** An http(s) base URL without credentials, query or fragment; a path is kept (a proxy may serve dommon under one). */
 function publicUrl(name: string, raw: string | undefined): string | null {
   const base = url(name, raw, ['http:', 'https:']);
   if (base === null) return null;
