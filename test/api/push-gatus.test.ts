@@ -105,11 +105,15 @@ t.test('bad reports and bad tokens: 400 and 401 as Gatus answers them, and nothi
     t.same([r.status, r.text], [401, 'invalid token'], token === apiToken ? 'an API token' : token);
   }
   t.equal((await pings()).length, 0, 'no report kept');
+  // The key in the path is not checked, however long (a Gatus group and name of any length).
+  const long = await client(s.url, TOKEN).post(`/api/v1/endpoints/${'k'.repeat(500)}/external?success=true`);
+  t.same([long.status, long.text], [200, ''], 'a 500-character key');
+  t.equal((await pings()).length, 1, 'its report kept');
   // Only POST is the external-endpoint URL: another method is the JSON API's route, which has none here.
   const get = await fetch(`${s.url}${URL_OF('?success=true')}`, { headers: { authorization: `Bearer ${TOKEN}` } });
   t.equal(get.status, 404, 'the JSON API, which has no such route');
   t.match(await get.json(), { code: 'NOT_FOUND' });
-  t.equal((await pings()).length, 0);
+  t.equal((await pings()).length, 1);
 });
 
 t.test(

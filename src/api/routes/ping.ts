@@ -31,7 +31,7 @@ const KUMA_PATH = /^\/api\/push\/([^/]{1,100})\/?$/;
 /** A path with a segment under /api/push/: Kuma's push URLs' own space. */
 const KUMA_SPACE = /^\/api\/push\/[^/]/;
 /** Gatus's external-endpoint URL: /api/v1/endpoints/<key>/external, the report in the query string. */
-const GATUS_PATH = /^\/api\/v1\/endpoints\/[^/]{1,200}\/external\/?$/;
+const GATUS_PATH = /^\/api\/v1\/endpoints\/[^/]+\/external\/?$/;
 /** Kuma's bounds of a reported ping time (ms): none negative, none over a day. */
 const KUMA_PING_MAX_MS = 86_400_000;
 /** Kuma's answer to a key it does not know (the same for every key, known or not, that is not a push monitor's). */
