@@ -24,8 +24,43 @@ function jsonDepth(value: unknown, cap = Infinity): number {
   return max;
 }
 
-/** Refuses a parsed body nested deeper than MAX_JSON_DEPTH (400 JSON_TOO_DEEP). */
-export function checkJsonDepth(body: unknown): void {
+/** Where a parsed value holds U+0000 in a string or a key (a dotted path, "" for the whole), or null. */
+function nulAt(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length) {
+    const [v, at] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return at;
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    // Pushed last to first, so the first one in the document is the one named.
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x: unknown, i) => [String(i), x])
+      : Object.entries(v as Record<string, unknown>);
+    for (const [k] of entries) if (k.includes('\u0000')) return at ? `${at}.${k}` : k;
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [k, x] = entries[i]!;
+      stack.push([x, at ? `${at}.${k}` : k]);
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses a parsed body nested deeper than MAX_JSON_DEPTH (400 JSON_TOO_DEEP) or holding the NUL
+ * character (U+0000, which JSON may escape) in any string or key (400 VALIDATION_ERROR): no field takes
+ * one, and PostgreSQL's text cannot store it.
+ */
+export function checkJsonBody(body: unknown): void {
   if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
     throw new Invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
+  const at = nulAt(body);
+  if (at !== null) throw nulRefused(at || 'body');
 }
+
+/** The 400 for a NUL character at `field` (a body's, or a query parameter's: validation.ts). */
+export const nulRefused = (field: string) =>
+  new Invalid(`${field}: must not contain the NUL character (U+0000)`, 'VALIDATION_ERROR', {
+    errors: [{ field, message: 'must not contain the NUL character (U+0000)' }],
+  });

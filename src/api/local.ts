@@ -16,7 +16,7 @@ import compose from 'koa-compose';
 import { match, type MatchFunction } from 'path-to-regexp';
 import type { Principal } from '../domain/types.js';
 import type { ApiDeps, ApiRouter, ApiState } from './context.js';
-import { BODY_LIMIT_BYTES, checkJsonDepth } from './json-limits.js';
+import { BODY_LIMIT_BYTES, checkJsonBody } from './json-limits.js';
 import { errorMiddleware } from './middleware/errors.js';
 import { resourceRoutes } from './routes/index.js';
 
@@ -173,7 +173,7 @@ export function createLocalApi(
       const parse: Middleware = async (_ctx, next) => {
         if (Buffer.byteLength(text) > BODY_LIMIT_BYTES) throw tooLarge();
         ctx.request.body = text ? (JSON.parse(text) as unknown) : {};
-        checkJsonDepth(ctx.request.body);
+        checkJsonBody(ctx.request.body);
         await next();
       };
       const route: Middleware = async (_ctx, next) => {

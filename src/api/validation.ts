@@ -5,6 +5,7 @@ import { PACKAGE_ROOT } from '../package.js';
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import formatsPlugin from 'ajv-formats';
 import { Invalid } from '../domain/errors.js';
+import { nulRefused } from './json-limits.js';
 import type { Validator } from '../domain/validator.js';
 
 const addFormats = formatsPlugin.default;
@@ -181,6 +182,8 @@ export function createValidator(
           ?.properties ?? {};
       for (const [k, v] of Object.entries(value)) {
         const last: unknown = Array.isArray(v) ? v[v.length - 1] : v;
+        // No parameter takes a NUL character (%00), as no body field does (json-limits.ts).
+        if (typeof last === 'string' && last.includes('\u0000')) throw nulRefused(k);
         // Query booleans also take 1/0 (ajv coerces only "true"/"false").
         copy[k] = props[k]?.type === 'boolean' && (last === '1' || last === '0') ? last === '1' : last;
       }

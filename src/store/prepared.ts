@@ -28,11 +28,34 @@ const nameOf = (text: string): string => {
 
 type Query = (text: unknown, values?: unknown, callback?: unknown) => unknown;
 
-/** Makes a pool client send statements ending with PREPARED as named (prepared) statements. */
+/**
+ * A parameter as PostgreSQL can store it: its text and jsonb types cannot hold U+0000, which SQLite's
+ * can, and a value with one failed its whole statement (a 500, or a results batch lost). Text from
+ * outside (a probed server's answer, a WHOIS record, a DNS TXT record, a job's ping) may carry one:
+ * it is kept with U+FFFD in its place. (Requests to the API refuse the character: api/json-limits.ts.)
+ */
+function storable(value: unknown): unknown {
+  if (typeof value === 'string') return value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
+  if (!Array.isArray(value)) return value;
+  let out: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const v = value[i] as unknown;
+    const c = storable(v);
+    if (c !== v) (out ??= value.slice())[i] = c;
+  }
+  return out ?? value;
+}
+
+/**
+ * Makes a pool client send statements ending with PREPARED as named (prepared) statements, and every
+ * statement's parameters without U+0000 (`storable`).
+ */
 export function preparingStatements(client: pg.PoolClient): void {
   const query = client.query.bind(client) as Query;
-  (client as unknown as { query: Query }).query = (text, values, callback) =>
-    typeof text === 'string' && callback === undefined && Array.isArray(values) && text.endsWith(MARK)
-      ? query({ name: nameOf(text), text, values })
-      : query(text, values, callback);
+  (client as unknown as { query: Query }).query = (text, values, callback) => {
+    const params = Array.isArray(values) ? storable(values) : values;
+    return typeof text === 'string' && callback === undefined && Array.isArray(params) && text.endsWith(MARK)
+      ? query({ name: nameOf(text), text, values: params })
+      : query(text, params, callback);
+  };
 }

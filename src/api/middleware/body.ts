@@ -6,7 +6,7 @@
 import type Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
 import { ServiceError } from '../../domain/errors.js';
-import { checkJsonDepth } from '../json-limits.js';
+import { checkJsonBody } from '../json-limits.js';
 
 /** Request body limit, after decompression. */
 const BODY_LIMIT = '1mb';
@@ -94,7 +94,7 @@ export function bodyMiddleware(): Koa.Middleware {
       if (header) ctx.req.headers['content-encoding'] = header;
       await parse(ctx, async () => {
         parsed = true;
-        checkJsonDepth(ctx.request.body);
+        checkJsonBody(ctx.request.body);
         await next();
       });
     } catch (err) {
