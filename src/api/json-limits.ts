@@ -7,56 +7,51 @@ const MAX_JSON_DEPTH = 64;
 /** Request body limit in bytes, after decompression (1 MB, as the body parser's '1mb'). */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
-/** The depth of a parsed JSON value (0 for a scalar), without recursion, stopping once past `cap`. */
-function jsonDepth(value: unknown, cap = Infinity): number {
-  let max = 0;
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length) {
-    const [v, d] = stack.pop()!;
-    if (v === null || typeof v !== 'object') continue;
-    if (d > max) {
-      max = d;
-      if (max > cap) return max;
-    }
-    for (const x of Array.isArray(v) ? v : Object.values(v))
-      if (x !== null && typeof x === 'object') stack.push([x, d + 1]);
-  }
-  return max;
+/** A value met while walking a body: its key under its parent (none for the body), kept to name a path. */
+interface Frame {
+  value: unknown;
+  depth: number;
+  key: string;
+  up: Frame | null;
 }
 
-/** Where a parsed value holds U+0000 in a string or a key (a dotted path, "" for the whole), or null. */
-function nulAt(value: unknown): string | null {
-  const stack: [unknown, string][] = [[value, '']];
-  while (stack.length) {
-    const [v, at] = stack.pop()!;
-    if (typeof v === 'string') {
-      if (v.includes('\u0000')) return at;
-      continue;
-    }
-    if (v === null || typeof v !== 'object') continue;
-    // Pushed last to first, so the first one in the document is the one named.
-    const entries: [string, unknown][] = Array.isArray(v)
-      ? v.map((x: unknown, i) => [String(i), x])
-      : Object.entries(v as Record<string, unknown>);
-    for (const [k] of entries) if (k.includes('\u0000')) return at ? `${at}.${k}` : k;
-    for (let i = entries.length - 1; i >= 0; i--) {
-      const [k, x] = entries[i]!;
-      stack.push([x, at ? `${at}.${k}` : k]);
-    }
-  }
-  return null;
+/** The dotted path of a frame's value ("" for the body itself), then `key` under it when given. */
+function pathOf(f: Frame, key?: string): string {
+  const keys = key === undefined ? [] : [key];
+  for (let x: Frame | null = f; x?.up; x = x.up) keys.push(x.key);
+  return keys.reverse().join('.');
 }
 
 /**
- * Refuses a parsed body nested deeper than MAX_JSON_DEPTH (400 JSON_TOO_DEEP) or holding the NUL
- * character (U+0000, which JSON may escape) in any string or key (400 VALIDATION_ERROR): no field takes
- * one, and PostgreSQL's text cannot store it.
+ * Refuses a parsed body nested deeper than MAX_JSON_DEPTH (400 JSON_TOO_DEEP, whatever else it holds)
+ * or holding the NUL character (U+0000, which JSON may escape) in any string or key (400
+ * VALIDATION_ERROR, naming the first in the document): no field takes one, and PostgreSQL's text cannot
+ * store it. One walk, without recursion; a path is spelled only for a NUL found.
  */
 export function checkJsonBody(body: unknown): void {
-  if (jsonDepth(body, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
-    throw new Invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
-  const at = nulAt(body);
-  if (at !== null) throw nulRefused(at || 'body');
+  let nul: string | null = null;
+  const stack: Frame[] = [{ value: body, depth: 1, key: '', up: null }];
+  while (stack.length) {
+    const f = stack.pop()!;
+    const v = f.value;
+    if (typeof v === 'string') {
+      if (nul === null && v.includes('\u0000')) nul = pathOf(f);
+      continue;
+    }
+    if (v === null || typeof v !== 'object') continue;
+    if (f.depth > MAX_JSON_DEPTH)
+      throw new Invalid(`request body is nested deeper than ${MAX_JSON_DEPTH} levels`, 'JSON_TOO_DEEP');
+    const entries: [string, unknown][] = Array.isArray(v)
+      ? v.map((x: unknown, i) => [String(i), x])
+      : Object.entries(v as Record<string, unknown>);
+    if (nul === null) for (const [k] of entries) if (k.includes('\u0000')) nul ??= pathOf(f, k);
+    // Pushed last to first, so the values are met in the document's order.
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const [key, value] = entries[i]!;
+      stack.push({ value, depth: f.depth + 1, key, up: f });
+    }
+  }
+  if (nul !== null) throw nulRefused(nul || 'body');
 }
 
 /** The 400 for a NUL character at `field` (a body's, or a query parameter's: validation.ts). */
