@@ -325,8 +325,9 @@ for (const engine of ENGINES) {
         `second run within the later part of the next interval (or its point one interval on): ${second.join(',')}`,
       );
       // The same source also jitters the first runs, and probes may end between admissions, so which
-      // twenty of its values the second runs draw depends on timing: still spread over much of the interval.
-      t.ok(Math.max(...second) - Math.min(...second) >= 800, `spread over the later part: ${second.join(',')}`);
+      // twenty of its values the second runs draw depends on timing: still spread over at least half of the
+      // later part (1,200 ms; a clean clone on a loaded machine drew 780 ms of it).
+      t.ok(Math.max(...second) - Math.min(...second) >= 600, `spread over the later part: ${second.join(',')}`);
       t.ok(new Set(second).size >= 8, 'at many different times');
       for (const c of configs) {
         const [, b, c3] = runsOf(c.id);
